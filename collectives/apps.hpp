@@ -1,0 +1,79 @@
+// Built-in applications for `clustersim run --app NAME:key=value,...`.
+//
+// Each app is a Program with documented parameters, registered by name in an AppRegistry
+// through register_builtin_apps(). Parameter values carry units (size=1MiB) and are parsed
+// strictly: an unknown app or parameter is an error that lists the valid ones.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collectives/program.hpp"
+#include "simulator/time.hpp"
+
+namespace clustersim::mpi {
+
+// An app is a Program that can also describe its result in its own terms.
+class App : public Program {
+public:
+    // Lines "label: value" for the human summary (e.g. one-way latency of a ping-pong).
+    virtual std::vector<std::pair<std::string, std::string>> summarize(Time simulated) const {
+        (void)simulated;
+        return {};
+    }
+};
+
+struct AppParam {
+    std::string name;
+    std::string kind;  // "size", "count", ...: how it is parsed
+    std::string default_value;  // "" = required
+    std::string help;
+};
+
+// The key=value pairs of one --app spec, with typed, checked access.
+class AppArgs {
+public:
+    AppArgs(std::string spec, std::map<std::string, std::string> values)
+        : spec_(std::move(spec)), values_(std::move(values)) {}
+    std::uint64_t size(const std::string& key) const;
+    std::uint64_t count(const std::string& key) const;
+    const std::string& spec() const { return spec_; }
+    const std::map<std::string, std::string>& values() const { return values_; }
+
+private:
+    std::string spec_;
+    std::map<std::string, std::string> values_;  // defaults already filled in
+};
+
+struct AppInfo {
+    std::string name;
+    std::string help;
+    std::vector<AppParam> params;
+    std::uint32_t min_ranks = 1;
+    std::function<std::unique_ptr<App>(const AppArgs&, std::uint32_t ranks)> make;
+};
+
+class AppRegistry {
+public:
+    void add(AppInfo info);
+    // Parses "name:key=value,..." and builds the app for `ranks` ranks; throws InputError
+    // (file "--app") for an unknown app, unknown or missing parameter, bad value, too few ranks.
+    std::unique_ptr<App> create(const std::string& spec, std::uint32_t ranks) const;
+    // The app's minimum rank count (the default for --ranks).
+    std::uint32_t min_ranks(const std::string& spec) const;
+    const std::vector<AppInfo>& apps() const { return apps_; }
+    std::string names() const;  // "pingpong, stream"
+
+private:
+    const AppInfo& find(const std::string& spec) const;
+    std::vector<AppInfo> apps_;
+};
+
+void register_builtin_apps(AppRegistry& registry);
+
+}  // namespace clustersim::mpi

@@ -1,0 +1,93 @@
+#include "collectives/simulation.hpp"
+
+#include <chrono>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+
+namespace clustersim::mpi {
+
+void check_routes(const topo::Topology& t, topo::Router& router, const std::vector<RankLocation>& ranks) {
+    if (ranks.empty()) return;
+    const topo::VertexId root = ranks[0].vertex;
+    std::vector<bool> checked(t.num_vertices(), false);
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const topo::VertexId v = ranks[r].vertex;
+        if (checked[v]) continue;
+        checked[v] = true;
+        const bool ok = v == root ? true : (router.reachable(v, root) && router.reachable(root, v));
+        // A socket also needs a neighbour to exchange messages between its own ranks.
+        const bool has_link = t.out_edge_range(v).first < t.out_edge_range(v).second;
+        const auto& node = t.nodes[ranks[r].node];
+        if (!ok)
+            throw InputError(t.source, node.line,
+                             fmt::format("node '{}' hosts rank {} but has no route to or from node '{}' (rank 0)",
+                                         node.name, r, t.nodes[ranks[0].node].name));
+        if (!has_link && ranks.size() > 1)
+            throw InputError(t.source, node.line,
+                             fmt::format("socket '{}' hosts rank {} but has no link (it needs at least a "
+                                         "memory node to exchange messages)",
+                                         t.vertex(v).name, r));
+    }
+}
+
+SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocation>& ranks, Program& program) {
+    topo::Router router(t);
+    check_routes(t, router, ranks);
+
+    Engine engine;
+    // Forwarding shim: the network and CPUs are built before the runtime that listens.
+    struct Forward final : net::NetworkClient, cpu::CpuClient {
+        Runtime* rt = nullptr;
+        void message_delivered(std::uint64_t c) override { rt->message_delivered(c); }
+        void message_injected(std::uint64_t c) override { rt->message_injected(c); }
+        void compute_done(std::uint64_t c) override { rt->compute_done(c); }
+    } forward;
+    net::Network network(engine, t, router, forward);
+    cpu::Cpus cpus(engine, forward);
+
+    // One core model per (node, socket, core) that hosts at least one rank.
+    std::unordered_map<std::uint64_t, std::uint32_t> core_of;
+    std::vector<std::uint32_t> rank_core(ranks.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const auto& loc = ranks[r];
+        const std::uint64_t key = (static_cast<std::uint64_t>(loc.node) << 32) |
+                                  (static_cast<std::uint64_t>(loc.socket) << 16) | loc.core;
+        auto [it, fresh] = core_of.emplace(key, 0);
+        if (fresh) it->second = cpus.add_core(t.nodes[loc.node].sockets[loc.socket].speed);
+        rank_core[r] = it->second;
+    }
+
+    Runtime runtime(engine, network, cpus, ranks, std::move(rank_core), t.settings.eager_threshold, program);
+    forward.rt = &runtime;
+
+    const auto t0 = std::chrono::steady_clock::now();
+    runtime.start();
+    engine.run();
+    const auto t1 = std::chrono::steady_clock::now();
+
+    if (!runtime.all_finished()) {
+        const auto blocked = runtime.blocked_ranks();
+        std::string list;
+        for (std::size_t i = 0; i < blocked.size() && i < 8; ++i) list += (i ? "; " : "") + blocked[i];
+        if (blocked.size() > 8) list += fmt::format("; and {} more", blocked.size() - 8);
+        throw InputError("app", 0,
+                         fmt::format("deadlock at {}: {} of {} ranks wait forever: {}", format_time(engine.now()),
+                                     blocked.size(), ranks.size(), list));
+    }
+
+    SimulationResult res;
+    res.events = engine.events_processed();
+    res.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
+    res.ranks = runtime.results();
+    for (const auto& r : res.ranks) res.simulated = max(res.simulated, r.finish);
+    res.placement = ranks;
+    res.network = network.stats();
+    for (std::uint64_t b : network.edge_bytes()) res.bytes_on_edges += b;
+    return res;
+}
+
+}  // namespace clustersim::mpi

@@ -1,0 +1,33 @@
+// One simulation run: a cluster model, a placement of ranks, and a program per rank.
+// Owns the engine, router, network, CPUs and MPI runtime for the duration of the run.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "collectives/placement.hpp"
+#include "collectives/runtime.hpp"
+#include "models/network.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim::mpi {
+
+struct SimulationResult {
+    Time simulated;            // when the last rank finished
+    std::uint64_t events = 0;  // engine events processed
+    double wall_seconds = 0;   // wall-clock time of the event loop
+    std::vector<RankResult> ranks;
+    std::vector<RankLocation> placement;
+    net::NetworkStats network;
+    std::uint64_t bytes_on_edges = 0;  // sum over edges of payload bytes that crossed them
+};
+
+// Checks that every rank's socket can reach every other rank's socket (via rank 0's, both
+// ways); throws InputError naming the model file, the node's line and both nodes otherwise.
+void check_routes(const topo::Topology& topology, topo::Router& router, const std::vector<RankLocation>& ranks);
+
+// Runs `program` on `ranks` placed on `topology`. Throws InputError on a deadlock (the
+// program's ranks wait for each other forever), naming the blocked ranks and operations.
+SimulationResult simulate(const topo::Topology& topology, const std::vector<RankLocation>& ranks, Program& program);
+
+}  // namespace clustersim::mpi

@@ -1,0 +1,345 @@
+#include "models/network.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace clustersim::net {
+
+Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& router,
+                 NetworkClient& client)
+    : engine_(engine), topo_(topology), router_(router), client_(client) {
+    id_ = engine_.add(*this);
+    links_.resize(topo_.num_edges());
+    edge_bytes_.assign(topo_.num_edges(), 0);
+    relays_.resize(topo_.num_vertices());
+    for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
+        const auto& p = topo_.vertex(v);
+        relays_[v] = Relay{Time::zero(), p.relay, p.local, p.kind == topo::VertexKind::MemoryNode};
+    }
+}
+
+EdgeId Network::first_hop(const Stream& s) {
+    if (s.src != s.dst) return router_.next_hop(s.src, s.dst);
+    // Two processes on one socket: out to the socket's first neighbour (its memory node)
+    // and back.
+    auto [lo, hi] = topo_.out_edge_range(s.src);
+    return lo < hi ? lo : topo::kNoEdge;
+}
+
+std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+    if (auto it = stream_index_.find(key); it != stream_index_.end()) return it->second;
+
+    Stream s{};
+    s.src = src;
+    s.dst = dst;
+    const auto& vp = topo_.vertex(src);
+    if (vp.node >= 0) {
+        const auto& node = topo_.nodes[static_cast<std::size_t>(vp.node)];
+        s.granularity = node.granularity;
+        s.analytical = node.nic_model == topo::NicModel::Analytical;
+    } else {
+        s.granularity = topo_.settings.granularity;
+        s.analytical = topo_.settings.nic_model == topo::NicModel::Analytical;
+    }
+    // The first-choice path, to size the window.
+    std::vector<EdgeId> path;
+    const EdgeId first = first_hop(s);
+    if (first == topo::kNoEdge)
+        throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(src).name,
+                                             topo_.vertex(dst).name));
+    path.push_back(first);
+    const VertexId after = topo_.target_of(first);
+    if (after != dst) {
+        auto rest = router_.path(after, dst);
+        if (rest.empty())
+            throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(src).name,
+                                                 topo_.vertex(dst).name));
+        path.insert(path.end(), rest.begin(), rest.end());
+    }
+    if (s.granularity == 0) {
+        s.window = UINT32_MAX;  // whole messages: no packet window
+    } else {
+        // Window = packets that fit in the path's pipeline at its bottleneck rate, + 1.
+        Time total;
+        std::uint64_t bottleneck = UINT64_MAX;
+        for (std::size_t i = 0; i < path.size(); ++i) {
+            const auto& ep = topo_.edge(path[i]);
+            total += ep.latency + transfer_time(s.granularity, ep.bandwidth);
+            bottleneck = std::min(bottleneck, ep.bandwidth.bytes_per_s);
+            if (i > 0) {
+                const Relay& r = relays_[topo_.source_of(path[i])];
+                if (!r.rate.infinite()) {
+                    total += transfer_time(s.granularity, r.rate);
+                    bottleneck = std::min(bottleneck, r.rate.bytes_per_s);
+                }
+            }
+        }
+        const Time per_packet = transfer_time(s.granularity, Bandwidth{bottleneck});
+        const std::int64_t pp = std::max<std::int64_t>(1, per_packet.ps());
+        const std::int64_t w = (total.ps() + pp - 1) / pp + 1;
+        s.window = static_cast<std::uint32_t>(std::clamp<std::int64_t>(w, 2, 1 << 20));
+    }
+    streams_.push_back(s);
+    const auto index = static_cast<std::uint32_t>(streams_.size() - 1);
+    stream_index_.emplace(key, index);
+    return index;
+}
+
+std::uint32_t Network::window(VertexId src, VertexId dst) { return streams_[stream_for(src, dst)].window; }
+
+std::uint32_t Network::new_packet() {
+    if (!free_packets_.empty()) {
+        const std::uint32_t p = free_packets_.back();
+        free_packets_.pop_back();
+        return p;
+    }
+    packets_.emplace_back();
+    return static_cast<std::uint32_t>(packets_.size() - 1);
+}
+
+std::uint32_t Network::new_message() {
+    if (!free_messages_.empty()) {
+        const std::uint32_t m = free_messages_.back();
+        free_messages_.pop_back();
+        return m;
+    }
+    messages_.emplace_back();
+    return static_cast<std::uint32_t>(messages_.size() - 1);
+}
+
+void Network::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+                   bool notify_injected) {
+    const std::uint32_t si = stream_for(src, dst);
+    const std::uint32_t mi = new_message();
+    messages_[mi] = Message{cookie, bytes, 0, 0, si, kNil, 0, notify_injected, notify_injected, false};
+    Stream& s = streams_[si];
+    if (s.tail == kNil) s.head = mi;
+    else messages_[s.tail].next = mi;
+    s.tail = mi;
+    ++stats_.messages_sent;
+    stats_.bytes_sent += bytes;
+    refill(si);
+}
+
+void Network::refill(std::uint32_t si) {
+    while (streams_[si].inflight < streams_[si].window && streams_[si].head != kNil) {
+        Stream& s = streams_[si];
+        const std::uint32_t mi = s.head;
+        Message& m = messages_[mi];
+        const std::uint64_t left = m.bytes - m.packetized;
+        const std::uint64_t size = s.granularity == 0 ? left : std::min(s.granularity, left);
+        m.packetized += size;
+        ++m.pending;
+        const bool last = m.packetized == m.bytes;
+        if (last) {
+            s.head = m.next;
+            if (s.head == kNil) s.tail = kNil;
+        }
+        ++s.inflight;
+        const std::uint32_t pi = new_packet();
+        packets_[pi] = Packet{size, mi, si, s.src, topo::kNoVertex, kNil, last};
+        ++stats_.packets;
+        if (s.analytical) inject_analytical(pi);
+        else inject_packet(pi);
+    }
+}
+
+Time Network::transmit(EdgeId e, const Packet& p, Time earliest) {
+    Link& link = links_[e];
+    Time start = max(earliest, link.busy_until);
+    Time relay_time;
+    const VertexId v = topo_.source_of(e);
+    if (p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay is used
+        Relay& r = relays_[v];
+        Bandwidth rate = r.rate;
+        const Stream& s = streams_[p.stream];
+        if (r.memory_node && !r.local.infinite() && p.prev == s.src && topo_.target_of(e) == s.dst)
+            rate = r.local;
+        if (!rate.infinite()) {
+            start = max(start, r.free_at);
+            relay_time = transfer_time(p.bytes, rate);
+            r.free_at = start + relay_time;
+        }
+    }
+    const Time wire = transfer_time(p.bytes, topo_.edge(e).bandwidth);
+    const Time end = start + max(wire, relay_time);
+    link.busy_until = end;
+    edge_bytes_[e] += p.bytes;
+    ++stats_.packet_hops;
+    return end;
+}
+
+void Network::inject_packet(std::uint32_t pi) {
+    const EdgeId e = first_hop(streams_[packets_[pi].stream]);
+    enqueue(e, pi);
+}
+
+void Network::inject_analytical(std::uint32_t pi) {
+    Packet& p = packets_[pi];
+    const Stream& s = streams_[p.stream];
+    Time t = engine_.now();
+    VertexId v = s.src;
+    EdgeId e = first_hop(s);
+    bool first = true;
+    for (;;) {
+        const Time end = transmit(e, p, t);
+        if (first && p.last && messages_[p.message].notify_injected)
+            engine_.schedule(end, id_, kInjected, p.message);
+        first = false;
+        t = end + topo_.edge(e).latency;
+        p.prev = v;
+        v = topo_.target_of(e);
+        if (v == s.dst) break;
+        e = router_.next_hop(v, s.dst);
+        if (e == topo::kNoEdge) throw std::logic_error("analytical packet lost its route");
+    }
+    p.at = v;
+    engine_.schedule(t, id_, kDeliver, pi);
+}
+
+void Network::enqueue(EdgeId e, std::uint32_t pi) {
+    Link& link = links_[e];
+    const std::uint64_t key = (static_cast<std::uint64_t>(e) << 32) | packets_[pi].stream;
+    std::uint32_t qi;
+    if (link.active_tail != kNil && queues_[link.active_tail].key == key) {
+        qi = link.active_tail;  // common case: the stream that queued last queues again
+    } else {
+        qi = queue_index_.find(key);
+        if (qi == SlotMap::kAbsent) {
+            if (!free_queues_.empty()) {
+                qi = free_queues_.back();
+                free_queues_.pop_back();
+            } else {
+                queues_.emplace_back();
+                qi = static_cast<std::uint32_t>(queues_.size() - 1);
+            }
+            queues_[qi] = Queue{key, kNil, kNil, kNil};
+            queue_index_.insert(key, qi);
+            if (link.active_tail == kNil) link.active_head = qi;
+            else queues_[link.active_tail].next_active = qi;
+            link.active_tail = qi;
+        }
+    }
+    Queue& q = queues_[qi];
+    packets_[pi].next = kNil;
+    if (q.tail == kNil) q.head = pi;
+    else packets_[q.tail].next = pi;
+    q.tail = pi;
+
+    if (link.wake_pending) return;
+    if (link.busy_until <= engine_.now()) {
+        start_next(e);
+    } else {
+        link.wake_pending = true;
+        engine_.schedule(link.busy_until, id_, kLinkFree, e);
+    }
+}
+
+void Network::start_next(EdgeId e) {
+    Link& link = links_[e];
+    const std::uint32_t qi = link.active_head;
+    Queue& q = queues_[qi];
+    const std::uint32_t pi = q.head;
+    q.head = packets_[pi].next;
+    link.active_head = q.next_active;
+    if (link.active_head == kNil) link.active_tail = kNil;
+    if (q.head != kNil) {
+        // More packets of this stream here: back to the end of the round.
+        q.next_active = kNil;
+        if (link.active_tail == kNil) link.active_head = qi;
+        else queues_[link.active_tail].next_active = qi;
+        link.active_tail = qi;
+    } else {
+        q.tail = kNil;
+        queue_index_.erase(q.key);
+        free_queues_.push_back(qi);
+    }
+
+    Packet& p = packets_[pi];
+    const Time end = transmit(e, p, engine_.now());
+    const bool from_source = p.prev == topo::kNoVertex;
+    p.prev = topo_.source_of(e);
+    p.at = topo_.target_of(e);
+    if (from_source && p.last && messages_[p.message].notify_injected)
+        engine_.schedule(end, id_, kInjected, p.message);
+    engine_.schedule(end + topo_.edge(e).latency, id_, kArrive, pi);
+    if (link.active_head != kNil) {
+        link.wake_pending = true;
+        engine_.schedule(end, id_, kLinkFree, e);
+    }
+}
+
+void Network::arrive(std::uint32_t pi) {
+    Packet& p = packets_[pi];
+    const Stream& s = streams_[p.stream];
+    if (p.at == s.dst) {
+        deliver(pi);
+        return;
+    }
+    const EdgeId e = router_.next_hop(p.at, s.dst);
+    if (e == topo::kNoEdge) throw std::logic_error("packet lost its route");
+    enqueue(e, pi);
+}
+
+void Network::deliver(std::uint32_t pi) {
+    const Packet p = packets_[pi];
+    free_packets_.push_back(pi);
+    Stream& s = streams_[p.stream];
+    --s.inflight;
+    Message& m = messages_[p.message];
+    m.delivered += p.bytes;
+    --m.pending;
+    stats_.bytes_delivered += p.bytes;
+    const bool complete = m.pending == 0 && m.packetized == m.bytes;
+    refill(p.stream);
+    if (complete) {
+        Message& done = messages_[p.message];
+        done.delivered_all = true;
+        ++stats_.messages_delivered;
+        const std::uint64_t cookie = done.cookie;
+        if (!done.injected_pending) release_message(p.message);
+        client_.message_delivered(cookie);
+    }
+}
+
+void Network::release_message(std::uint32_t mi) { free_messages_.push_back(mi); }
+
+void Network::handle(Engine& engine, const Event& ev) {
+    switch (ev.kind) {
+        case kArrive:
+            arrive(static_cast<std::uint32_t>(ev.data));
+            break;
+        case kLinkFree: {
+            const auto e = static_cast<EdgeId>(ev.data);
+            Link& link = links_[e];
+            link.wake_pending = false;
+            if (link.active_head == kNil) break;
+            if (link.busy_until > engine.now()) {  // reserved meanwhile by analytical traffic
+                link.wake_pending = true;
+                engine.schedule(link.busy_until, id_, kLinkFree, e);
+            } else {
+                start_next(e);
+            }
+            break;
+        }
+        case kDeliver:
+            deliver(static_cast<std::uint32_t>(ev.data));
+            break;
+        case kInjected: {
+            const auto mi = static_cast<std::uint32_t>(ev.data);
+            Message& m = messages_[mi];
+            m.injected_pending = false;
+            const std::uint64_t cookie = m.cookie;
+            if (m.delivered_all) release_message(mi);
+            client_.message_injected(cookie);
+            break;
+        }
+        default:
+            throw std::logic_error("network: unknown event kind");
+    }
+}
+
+}  // namespace clustersim::net

@@ -1,0 +1,160 @@
+// The packetized flow network (PIOsimHD section 3.2).
+//
+// A message from one socket to another is cut into packets of the sending node's transfer
+// granularity (or sent whole). Every (source, destination) socket pair is one stream; a
+// stream keeps at most `window` packets in flight, the bandwidth-delay product of its path
+// in packets, so nothing piles up at a bottleneck and nothing is ever dropped: a packet
+// that cannot move waits in its stream's queue at that link. Each one-way link serves the
+// streams queued at it round-robin, one packet each, so streams sharing a link share it
+// fairly. A store-and-forward vertex (switch, NIC, memory node) receives a whole packet,
+// then relays it; its relay bandwidth is shared by all its outgoing links, and a memory
+// node relays at its `local` rate when the stream's two ends are both its neighbours.
+//
+// Two NIC implementations, chosen per node in the model:
+//  - packet:     every packet is routed hop by hop; two events per packet per hop
+//                (arrival at the next vertex, link free for the next packet).
+//  - analytical: the route is computed once per packet at injection and the packet
+//                reserves each link and relay on its way in one go; one event per packet.
+// Credits return to the sender at the instant of delivery (the simulator's global view).
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "models/slot_map.hpp"
+#include "simulator/engine.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim::net {
+
+using topo::EdgeId;
+using topo::VertexId;
+
+// Who is told about messages: the MPI layer.
+class NetworkClient {
+public:
+    virtual ~NetworkClient() = default;
+    // The last byte of the message has arrived at its destination socket.
+    virtual void message_delivered(std::uint64_t cookie) = 0;
+    // The last byte has left the source socket (only if asked for at send()).
+    virtual void message_injected(std::uint64_t cookie) = 0;
+};
+
+struct NetworkStats {
+    std::uint64_t messages_sent = 0;
+    std::uint64_t messages_delivered = 0;
+    std::uint64_t bytes_sent = 0;       // payload bytes handed to send()
+    std::uint64_t bytes_delivered = 0;  // payload bytes that arrived at destinations
+    std::uint64_t packets = 0;
+    std::uint64_t packet_hops = 0;
+};
+
+class Network : public Component {
+public:
+    Network(Engine& engine, const topo::Topology& topology, topo::Router& router, NetworkClient& client);
+
+    // Sends `bytes` from socket vertex `src` to socket vertex `dst` (they may be equal: two
+    // processes on one socket exchange through its memory node). `cookie` is handed back.
+    void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie, bool notify_injected);
+
+    const NetworkStats& stats() const { return stats_; }
+    // Payload bytes that crossed each one-way edge, indexed by edge id.
+    const std::vector<std::uint64_t>& edge_bytes() const { return edge_bytes_; }
+    std::size_t streams() const { return streams_.size(); }
+    // Packets in flight for one window of stream (src, dst) (for tests and reports).
+    std::uint32_t window(VertexId src, VertexId dst);
+
+    void handle(Engine& engine, const Event& event) override;
+    std::string name() const override { return "network"; }
+
+private:
+    enum Kind : std::uint32_t { kArrive = 0, kLinkFree = 1, kDeliver = 2, kInjected = 3 };
+    static constexpr std::uint32_t kNil = UINT32_MAX;
+
+    struct Message {
+        std::uint64_t cookie;
+        std::uint64_t bytes;
+        std::uint64_t packetized;  // bytes already cut into packets
+        std::uint64_t delivered;
+        std::uint32_t stream;
+        std::uint32_t next;     // next message of the stream waiting to be packetized
+        std::uint32_t pending;  // packets cut but not yet delivered
+        bool notify_injected;
+        bool injected_pending;  // an injected notification is still to come
+        bool delivered_all;
+    };
+    struct Packet {
+        std::uint64_t bytes;
+        std::uint32_t message;
+        std::uint32_t stream;
+        VertexId at;    // vertex it is at (or travelling to)
+        VertexId prev;  // vertex it came from
+        std::uint32_t next;  // next packet in the same link queue
+        bool last;           // last packet of its message
+    };
+    struct Stream {
+        VertexId src, dst;
+        std::uint64_t granularity;  // 0 = whole message
+        std::uint32_t window;
+        std::uint32_t inflight = 0;
+        std::uint32_t head = kNil, tail = kNil;  // messages waiting to be packetized
+        bool analytical;
+    };
+    // The packets of one stream queued at one link.
+    struct Queue {
+        std::uint64_t key;
+        std::uint32_t head, tail;
+        std::uint32_t next_active;
+    };
+    struct Link {
+        Time busy_until;
+        std::uint32_t active_head = kNil, active_tail = kNil;  // round-robin ring of queues
+        bool wake_pending = false;
+    };
+    struct Relay {
+        Time free_at;
+        Bandwidth rate;   // relay bandwidth (infinite = none)
+        Bandwidth local;  // memory node: neighbour-to-neighbour rate
+        bool memory_node;
+    };
+
+    std::uint32_t stream_for(VertexId src, VertexId dst);
+    std::uint32_t new_packet();
+    std::uint32_t new_message();
+    void refill(std::uint32_t stream);
+    void inject_packet(std::uint32_t pkt);
+    void inject_analytical(std::uint32_t pkt);
+    EdgeId first_hop(const Stream& s);
+    void enqueue(EdgeId e, std::uint32_t pkt);
+    void start_next(EdgeId e);
+    // Occupies link e (and its source's relay) with packet p from `earliest`; returns the
+    // time its last byte has left, and sets `relay_end`.
+    Time transmit(EdgeId e, const Packet& p, Time earliest);
+    void arrive(std::uint32_t pkt);
+    void deliver(std::uint32_t pkt);
+    void release_message(std::uint32_t msg);
+
+    Engine& engine_;
+    const topo::Topology& topo_;
+    topo::Router& router_;
+    NetworkClient& client_;
+    ComponentId id_;
+
+    std::vector<Link> links_;
+    std::vector<Relay> relays_;
+    std::vector<std::uint64_t> edge_bytes_;
+    std::vector<Packet> packets_;
+    std::vector<std::uint32_t> free_packets_;
+    std::vector<Message> messages_;
+    std::vector<std::uint32_t> free_messages_;
+    std::vector<Stream> streams_;
+    std::unordered_map<std::uint64_t, std::uint32_t> stream_index_;
+    std::vector<Queue> queues_;
+    std::vector<std::uint32_t> free_queues_;
+    SlotMap queue_index_;  // (edge, stream) -> queue
+    NetworkStats stats_;
+};
+
+}  // namespace clustersim::net

@@ -1,0 +1,30 @@
+// User-facing input errors. Every bad input (XML, trace, flag) becomes an InputError whose
+// message is one line: "<file>:<line>: <what was expected>". The command prints it and
+// exits with code 2. Programming errors are assertions, never InputError.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace clustersim {
+
+class InputError : public std::runtime_error {
+public:
+    InputError(std::string file, int line, const std::string& what)
+        : std::runtime_error(format(file, line, what)), file_(std::move(file)), line_(line) {}
+    const std::string& file() const { return file_; }
+    int line() const { return line_; }
+
+private:
+    static std::string format(const std::string& file, int line, const std::string& what) {
+        if (file.empty()) return what;
+        if (line <= 0) return fmt::format("{}: {}", file, what);
+        return fmt::format("{}:{}: {}", file, line, what);
+    }
+    std::string file_;
+    int line_;
+};
+
+}  // namespace clustersim

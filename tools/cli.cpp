@@ -1,0 +1,281 @@
+#include "tools/cli.hpp"
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "collectives/apps.hpp"
+#include "collectives/placement.hpp"
+#include "collectives/simulation.hpp"
+#include "simulator/error.hpp"
+#include "simulator/memory.hpp"
+#include "simulator/units.hpp"
+#include "topologies/generators.hpp"
+#include "topologies/model_xml.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/summary.hpp"
+
+namespace clustersim::cli {
+namespace {
+
+constexpr int kBadInput = 2;
+
+// Parses a unit-bearing flag value, turning a UnitError into an InputError naming the flag.
+template <typename F>
+auto flag_value(const std::string& flag, const std::string& text, F parse) {
+    try {
+        return parse(text);
+    } catch (const UnitError& e) {
+        throw InputError(flag, 0, e.what());
+    }
+}
+
+std::vector<std::uint32_t> parse_list(const std::string& flag, const std::string& text) {
+    std::vector<std::uint32_t> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t comma = text.find_first_of(",x", pos);
+        const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        const std::uint64_t v = flag_value(flag, item, parse_count);
+        if (v == 0 || v > UINT32_MAX) throw InputError(flag, 0, fmt::format("'{}': expected positive numbers", text));
+        out.push_back(static_cast<std::uint32_t>(v));
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return out;
+}
+
+std::string with_commas(std::uint64_t v) {
+    std::string s = std::to_string(v);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+    return s;
+}
+
+int cmd_validate(const std::string& model_path) {
+    const topo::Topology t = topo::load_model(model_path);
+    topo::Router router(t);
+    std::cout << topo::format_summary(topo::summarize(t, router));
+    return 0;
+}
+
+struct GenerateFlags {
+    std::string kind;
+    std::uint32_t nodes = 16, sockets = 1, cores = 1;
+    std::string cpu_speed = "2G", link_bandwidth = "1.25GB/s", link_latency = "1us", switch_bandwidth;
+    std::string memory_bandwidth = "20GB/s", memory_latency = "100ns";
+    std::string granularity = "100KiB", nic = "packet", routing = "shortest-path", memory = "16GiB";
+    std::string eager_threshold = "64KiB", down, up, dims;
+};
+
+int cmd_generate(const GenerateFlags& f) {
+    topo::GenerateOptions o;
+    o.kind = f.kind;
+    o.nodes = f.nodes;
+    o.sockets = f.sockets;
+    o.cores = f.cores;
+    o.cpu_speed = flag_value("--cpu-speed", f.cpu_speed, parse_speed);
+    o.link_bandwidth = flag_value("--link-bandwidth", f.link_bandwidth, parse_bandwidth);
+    o.link_latency = flag_value("--link-latency", f.link_latency, parse_time);
+    if (!f.switch_bandwidth.empty())
+        o.switch_bandwidth = flag_value("--switch-bandwidth", f.switch_bandwidth, parse_bandwidth);
+    o.memory_bandwidth = flag_value("--memory-bandwidth", f.memory_bandwidth, parse_bandwidth);
+    o.memory_latency = flag_value("--memory-latency", f.memory_latency, parse_time);
+    o.granularity = f.granularity == "message" ? 0 : flag_value("--granularity", f.granularity, parse_size);
+    if (f.granularity != "message" && o.granularity == 0)
+        throw InputError("--granularity", 0, "expected a positive size or 'message'");
+    if (f.nic == "packet") o.nic = topo::NicModel::Packet;
+    else if (f.nic == "analytical") o.nic = topo::NicModel::Analytical;
+    else throw InputError("--nic", 0, fmt::format("'{}': expected packet or analytical", f.nic));
+    if (f.routing == "shortest-path") o.routing = topo::Routing::ShortestPath;
+    else if (f.routing == "round-robin") o.routing = topo::Routing::RoundRobin;
+    else throw InputError("--routing", 0, fmt::format("'{}': expected shortest-path or round-robin", f.routing));
+    o.memory = flag_value("--memory", f.memory, parse_size);
+    o.eager_threshold = flag_value("--eager-threshold", f.eager_threshold, parse_size);
+    if (!f.down.empty()) o.down = parse_list("--down", f.down);
+    if (!f.up.empty()) o.up = parse_list("--up", f.up);
+    if (!f.dims.empty()) o.dims = parse_list("--dims", f.dims);
+    if (o.nodes == 0) throw InputError("--nodes", 0, "expected at least 1 node");
+    if (o.sockets == 0) throw InputError("--sockets", 0, "expected at least 1 socket");
+    if (o.cores == 0) throw InputError("--cores", 0, "expected at least 1 core");
+    std::cout << topo::generate_model_xml(o);
+    return 0;
+}
+
+struct RunFlags {
+    std::string model, app, placement = "round-robin";
+    std::uint32_t ranks = 0;
+    bool json = false, per_rank = false;
+};
+
+nlohmann::json op_totals(const mpi::SimulationResult& res) {
+    nlohmann::json ops = nlohmann::json::object();
+    for (int k = 0; k < mpi::kOpKinds; ++k) {
+        mpi::OpStats total;
+        for (const auto& r : res.ranks) {
+            total.count += r.ops[k].count;
+            total.time += r.ops[k].time;
+            total.bytes += r.ops[k].bytes;
+        }
+        if (total.count == 0) continue;
+        ops[mpi::to_string(static_cast<mpi::OpKind>(k))] = {
+            {"count", total.count}, {"time_s", total.time.seconds()}, {"bytes", total.bytes}};
+    }
+    return ops;
+}
+
+int cmd_run(const RunFlags& f) {
+    const auto t_load = std::chrono::steady_clock::now();
+    const topo::Topology t = topo::load_model(f.model);
+    const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
+    mpi::AppRegistry registry;
+    mpi::register_builtin_apps(registry);
+    const std::uint32_t ranks = f.ranks != 0 ? f.ranks : registry.min_ranks(f.app);
+    auto app = registry.create(f.app, ranks);
+    const auto placement = mpi::place_ranks(t, ranks, mpi::parse_placement(f.placement));
+    const mpi::SimulationResult res = mpi::simulate(t, placement, *app);
+    const std::uint64_t peak = peak_memory_bytes();
+    const double eps = res.wall_seconds > 0 ? static_cast<double>(res.events) / res.wall_seconds : 0.0;
+
+    if (f.json) {
+        nlohmann::json j;
+        j["model"] = f.model;
+        j["app"] = f.app;
+        j["ranks"] = ranks;
+        j["placement"] = f.placement;
+        j["simulated_time_s"] = res.simulated.seconds();
+        j["simulated_time_ps"] = res.simulated.ps();
+        j["events"] = res.events;
+        j["wall_time_s"] = res.wall_seconds;
+        j["model_load_s"] = load_s;
+        j["events_per_s"] = eps;
+        j["peak_memory_bytes"] = peak;
+        j["network"] = {{"messages", res.network.messages_delivered},
+                        {"bytes_sent", res.network.bytes_sent},
+                        {"bytes_delivered", res.network.bytes_delivered},
+                        {"packets", res.network.packets},
+                        {"packet_hops", res.network.packet_hops}};
+        j["operations"] = op_totals(res);
+        nlohmann::json summary = nlohmann::json::object();
+        for (const auto& [k, v] : app->summarize(res.simulated)) summary[k] = v;
+        j["app_summary"] = summary;
+        if (f.per_rank) {
+            nlohmann::json pr = nlohmann::json::array();
+            for (std::size_t r = 0; r < res.ranks.size(); ++r) {
+                const auto& loc = res.placement[r];
+                pr.push_back({{"rank", r},
+                              {"node", t.nodes[loc.node].name},
+                              {"socket", loc.socket},
+                              {"core", loc.core},
+                              {"finish_s", res.ranks[r].finish.seconds()},
+                              {"bytes_sent", res.ranks[r].bytes_sent},
+                              {"bytes_received", res.ranks[r].bytes_received}});
+            }
+            j["per_rank"] = pr;
+        }
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+
+    std::cout << fmt::format("clustersim run: model {} ({} nodes), app {}\n", f.model, t.nodes.size(), f.app);
+    std::cout << fmt::format("  {} ranks placed {}", ranks, f.placement);
+    const std::size_t show = std::min<std::size_t>(res.placement.size(), 4);
+    for (std::size_t r = 0; r < show; ++r) {
+        const auto& loc = res.placement[r];
+        std::cout << fmt::format("{} rank {} on {} socket {} core {}", r == 0 ? ":" : ",", r,
+                                 t.nodes[loc.node].name, loc.socket, loc.core);
+    }
+    std::cout << (res.placement.size() > show ? ", ...\n" : "\n");
+    std::cout << fmt::format("\n  simulated time     {}\n", format_time(res.simulated));
+    for (const auto& [k, v] : app->summarize(res.simulated)) std::cout << fmt::format("  {:<18} {}\n", k, v);
+    std::cout << fmt::format("  messages           {} ({} delivered in {} packets, {} packet hops)\n",
+                             with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
+                             with_commas(res.network.packets), with_commas(res.network.packet_hops));
+    std::cout << "\n  operation        count   time (sum over ranks)   bytes\n";
+    for (int k = 0; k < mpi::kOpKinds; ++k) {
+        mpi::OpStats total;
+        for (const auto& r : res.ranks) {
+            total.count += r.ops[k].count;
+            total.time += r.ops[k].time;
+            total.bytes += r.ops[k].bytes;
+        }
+        if (total.count == 0) continue;
+        std::cout << fmt::format("  {:<12} {:>9}   {:>21}   {}\n", mpi::to_string(static_cast<mpi::OpKind>(k)),
+                                 with_commas(total.count), format_time(total.time), format_size(total.bytes));
+    }
+    std::cout << fmt::format("\n  simulator: {} events in {:.3f} s wall ({:.1f} M events/s), model load {:.3f} s, "
+                             "peak memory {}\n",
+                             with_commas(res.events), res.wall_seconds, eps / 1e6, load_s, format_size(peak));
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"clustersim: predict how MPI applications perform on a described cluster"};
+    app.require_subcommand(1);
+
+    std::string validate_model;
+    auto* validate = app.add_subcommand("validate", "Build a model and print what was built, or its errors");
+    validate->add_option("MODEL", validate_model, "cluster model XML file")->required();
+
+    GenerateFlags g;
+    auto* generate = app.add_subcommand("generate", "Write a generated cluster model XML to stdout");
+    generate->add_option("KIND", g.kind, "star, fat-tree or torus")
+        ->required()
+        ->check(CLI::IsMember({"star", "fat-tree", "torus"}));
+    generate->add_option("--nodes", g.nodes, "number of nodes (star; torus/fat-tree default shape)");
+    generate->add_option("--sockets", g.sockets, "sockets per node");
+    generate->add_option("--cores", g.cores, "cores per socket");
+    generate->add_option("--cpu-speed", g.cpu_speed, "instructions per second per core, e.g. 2.8G");
+    generate->add_option("--link-bandwidth", g.link_bandwidth, "network link bandwidth, e.g. 10Gbit/s");
+    generate->add_option("--link-latency", g.link_latency, "network link latency, e.g. 1us");
+    generate->add_option("--switch-bandwidth", g.switch_bandwidth, "switch relay bandwidth (default unlimited)");
+    generate->add_option("--memory-bandwidth", g.memory_bandwidth, "socket to memory-node bandwidth");
+    generate->add_option("--memory-latency", g.memory_latency, "socket to memory-node latency");
+    generate->add_option("--granularity", g.granularity, "packet size, or 'message' for whole messages");
+    generate->add_option("--nic", g.nic, "packet or analytical");
+    generate->add_option("--routing", g.routing, "shortest-path or round-robin");
+    generate->add_option("--memory", g.memory, "memory per node, e.g. 64GiB");
+    generate->add_option("--eager-threshold", g.eager_threshold, "largest eagerly sent message");
+    generate->add_option("--down", g.down, "fat-tree: children per switch per level, e.g. 8,4");
+    generate->add_option("--up", g.up, "fat-tree: parents per vertex per level, e.g. 1,2");
+    generate->add_option("--dims", g.dims, "torus: dimensions, e.g. 4,4,4");
+
+    RunFlags r;
+    auto* run = app.add_subcommand("run", "Simulate an application on a cluster model");
+    run->add_option("MODEL", r.model, "cluster model XML file")->required();
+    run->add_option("--app", r.app, "application: pingpong:size=1MiB,iterations=10 | stream:size=1GiB")->required();
+    run->add_option("--ranks", r.ranks, "number of MPI ranks (default: the app's minimum)");
+    run->add_option("--placement", r.placement, "round-robin or sequential");
+    run->add_flag("--json", r.json, "print one JSON object instead of the summary");
+    run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "clustersim: error: " << e.what() << " (see clustersim --help)\n";
+        return kBadInput;
+    }
+
+    try {
+        if (*validate) return cmd_validate(validate_model);
+        if (*generate) return cmd_generate(g);
+        if (*run) return cmd_run(r);
+    } catch (const InputError& e) {
+        std::cerr << "clustersim: error: " << e.what() << "\n";
+        return kBadInput;
+    }
+    return 0;
+}
+
+}  // namespace clustersim::cli

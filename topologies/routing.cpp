@@ -1,0 +1,174 @@
+#include "topologies/routing.hpp"
+
+#include <algorithm>
+#include <deque>
+
+namespace clustersim::topo {
+
+Router::Router(const Topology& topology) : topo_(topology) {
+    const std::size_t n = topo_.num_vertices();
+    parent_.assign(n, kNoVertex);
+    anchor_.assign(n, kNoVertex);
+    tin_.assign(n, 0);
+    tout_.assign(n, 0);
+    core_index_.assign(n, kUnreached);
+    rotation_.assign(n, 0);
+
+    // Undirected neighbour sets; a neighbour counts for peeling only if edges go both ways.
+    std::vector<std::vector<VertexId>> nbrs(n);
+    for (EdgeId e = 0; e < topo_.num_edges(); ++e) {
+        const VertexId a = topo_.source_of(e), b = topo_.target_of(e);
+        if (a != b) nbrs[a].push_back(b), nbrs[b].push_back(a);
+    }
+    auto has_edge = [&](VertexId a, VertexId b) {
+        auto [lo, hi] = topo_.out_edge_range(a);
+        for (EdgeId e = lo; e < hi; ++e)
+            if (topo_.target_of(e) == b) return true;
+        return false;
+    };
+    for (auto& list : nbrs) {
+        std::sort(list.begin(), list.end());
+        list.erase(std::unique(list.begin(), list.end()), list.end());
+    }
+    std::vector<std::uint32_t> degree(n);
+    for (VertexId v = 0; v < n; ++v) degree[v] = static_cast<std::uint32_t>(nbrs[v].size());
+    std::vector<bool> removed(n, false);
+    std::deque<VertexId> queue;
+    for (VertexId v = 0; v < n; ++v)
+        if (degree[v] == 1) queue.push_back(v);
+    while (!queue.empty()) {
+        const VertexId v = queue.front();
+        queue.pop_front();
+        if (removed[v] || degree[v] != 1) continue;
+        VertexId p = kNoVertex;
+        for (VertexId w : nbrs[v])
+            if (!removed[w]) p = w;
+        if (p == kNoVertex || !has_edge(v, p) || !has_edge(p, v)) continue;  // one-way: keep in core
+        // Never peel the last vertex of a component: it becomes the root.
+        if (degree[p] == 1) {
+            bool p_other = false;
+            for (VertexId w : nbrs[p])
+                if (!removed[w] && w != v) p_other = true;
+            if (!p_other && v < p) continue;  // keep the lower-numbered of the last two as root
+        }
+        removed[v] = true;
+        parent_[v] = p;
+        if (--degree[p] == 1) queue.push_back(p);
+    }
+    for (VertexId v = 0; v < n; ++v) {
+        if (!removed[v]) {
+            core_index_[v] = static_cast<std::uint32_t>(core_vertices_.size());
+            core_vertices_.push_back(v);
+        }
+    }
+    tables_.resize(core_vertices_.size());
+
+    // Euler tour of each tree from its core anchor (iterative: trees can be deep in chains).
+    std::vector<std::vector<VertexId>> children(n);
+    for (VertexId v = 0; v < n; ++v)
+        if (parent_[v] != kNoVertex) children[parent_[v]].push_back(v);
+    std::uint32_t clock = 0;
+    std::vector<std::pair<VertexId, std::size_t>> stack;
+    for (VertexId root : core_vertices_) {
+        stack.emplace_back(root, 0);
+        anchor_[root] = root;
+        tin_[root] = clock++;
+        while (!stack.empty()) {
+            auto& [v, i] = stack.back();
+            if (i < children[v].size()) {
+                const VertexId c = children[v][i++];
+                anchor_[c] = anchor_[v];
+                tin_[c] = clock++;
+                stack.emplace_back(c, 0);
+            } else {
+                tout_[v] = clock++;
+                stack.pop_back();
+            }
+        }
+    }
+}
+
+const std::vector<std::uint32_t>& Router::table(VertexId anchor) const {
+    const std::uint32_t ci = core_index_[anchor];
+    auto& slot = tables_[ci];
+    if (slot) return *slot;
+    // Breadth-first search backwards along edges from the anchor, over core vertices only.
+    auto dist = std::make_unique<std::vector<std::uint32_t>>(core_vertices_.size(), kUnreached);
+    std::vector<VertexId> frontier{anchor}, next;
+    (*dist)[ci] = 0;
+    std::uint32_t d = 0;
+    while (!frontier.empty()) {
+        ++d;
+        next.clear();
+        for (VertexId v : frontier) {
+            for (auto [it, last] = boost::in_edges(v, topo_.graph); it != last; ++it) {
+                const VertexId u = static_cast<VertexId>(boost::source(*it, topo_.graph));
+                const std::uint32_t cu = core_index_[u];
+                if (cu == kUnreached || (*dist)[cu] != kUnreached) continue;
+                (*dist)[cu] = d;
+                next.push_back(u);
+            }
+        }
+        frontier.swap(next);
+    }
+    ++tables_built_;
+    slot = std::move(dist);
+    return *slot;
+}
+
+void Router::candidates(VertexId v, VertexId dst, std::vector<EdgeId>& out) const {
+    out.clear();
+    VertexId toward = kNoVertex;
+    if (anchor_[v] == anchor_[dst] && in_subtree(v, dst)) {
+        // Down the tree: the child of v on the way to dst.
+        VertexId c = dst;
+        while (parent_[c] != v) c = parent_[c];
+        toward = c;
+    } else if (parent_[v] != kNoVertex) {
+        toward = parent_[v];  // up towards the common ancestor or the core
+    } else {
+        // v is a core vertex and dst hangs elsewhere: follow the table to dst's anchor.
+        const VertexId target = anchor_[dst];
+        const auto& dist = table(target);
+        const std::uint32_t dv = dist[core_index_[v]];
+        if (dv == kUnreached || dv == 0) return;
+        auto [lo, hi] = topo_.out_edge_range(v);
+        for (EdgeId e = lo; e < hi; ++e) {
+            const std::uint32_t cw = core_index_[topo_.target_of(e)];
+            if (cw != kUnreached && dist[cw] + 1 == dv) out.push_back(e);
+        }
+        return;
+    }
+    auto [lo, hi] = topo_.out_edge_range(v);
+    for (EdgeId e = lo; e < hi; ++e)
+        if (topo_.target_of(e) == toward) out.push_back(e);
+}
+
+EdgeId Router::next_hop(VertexId v, VertexId dst) {
+    candidates(v, dst, scratch_);
+    if (scratch_.empty()) return kNoEdge;
+    if (scratch_.size() == 1 || topo_.settings.routing == Routing::ShortestPath) return scratch_[0];
+    return scratch_[rotation_[v]++ % scratch_.size()];
+}
+
+EdgeId Router::peek_hop(VertexId v, VertexId dst) const {
+    std::vector<EdgeId> c;
+    candidates(v, dst, c);
+    return c.empty() ? kNoEdge : c[0];
+}
+
+std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
+    std::vector<EdgeId> p;
+    VertexId v = from;
+    while (v != to) {
+        const EdgeId e = peek_hop(v, to);
+        if (e == kNoEdge || p.size() > topo_.num_vertices()) return {};
+        p.push_back(e);
+        v = topo_.target_of(e);
+    }
+    return p;
+}
+
+bool Router::reachable(VertexId from, VertexId to) const { return from == to || !path(from, to).empty(); }
+
+}  // namespace clustersim::topo

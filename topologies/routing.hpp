@@ -1,0 +1,62 @@
+// Routing over the hardware graph: fewest hops, with either a fixed choice among equal-cost
+// next hops (shortest-path) or a per-vertex rotation among them (round-robin).
+//
+// Cluster graphs are mostly trees hanging off a small meshed core: a node's sockets, memory
+// nodes and NIC hang off a switch; a star is a tree altogether. The router peels the graph:
+// a vertex whose only neighbour (both directions) is one other vertex is a leaf of a tree,
+// repeatedly, until only the core is left. Inside a tree the route is up to the common
+// ancestor and down again (Euler-tour intervals answer "is dst below me" in O(1)); between
+// trees it climbs to the core, follows a breadth-first distance table towards the
+// destination's anchor (built lazily per anchor, over core vertices only), and descends.
+// So a 65,536-node star needs no table at all, and a fat tree one small table per leaf
+// switch that is actually used.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace clustersim::topo {
+
+class Router {
+public:
+    explicit Router(const Topology& topology);
+
+    // Next edge from v towards dst (v != dst), or kNoEdge if dst cannot be reached. With
+    // round-robin routing this advances v's rotation when there is a choice.
+    EdgeId next_hop(VertexId v, VertexId dst);
+    // The same decision without advancing any rotation (the first choice).
+    EdgeId peek_hop(VertexId v, VertexId dst) const;
+    // The first-choice path from `from` to `to` as edge ids; empty if unreachable or equal.
+    std::vector<EdgeId> path(VertexId from, VertexId to) const;
+    bool reachable(VertexId from, VertexId to) const;
+
+    std::size_t core_size() const { return core_vertices_.size(); }
+    std::size_t tables_built() const { return tables_built_; }
+    const Topology& topology() const { return topo_; }
+
+private:
+    static constexpr std::uint32_t kUnreached = UINT32_MAX;
+    // Candidate edges from v towards dst: fills `out` (cleared first).
+    void candidates(VertexId v, VertexId dst, std::vector<EdgeId>& out) const;
+    // Fewest-hop distance table of every core vertex to the core vertex `anchor`.
+    const std::vector<std::uint32_t>& table(VertexId anchor) const;
+    bool in_subtree(VertexId root, VertexId v) const {
+        return tin_[root] <= tin_[v] && tout_[v] <= tout_[root];
+    }
+
+    const Topology& topo_;
+    std::vector<VertexId> parent_;     // tree parent; kNoVertex for core vertices
+    std::vector<VertexId> anchor_;     // core vertex at the root of v's tree (v itself if core)
+    std::vector<std::uint32_t> tin_, tout_;
+    std::vector<std::uint32_t> core_index_;  // dense index of core vertices, kUnreached otherwise
+    std::vector<VertexId> core_vertices_;
+    mutable std::vector<std::unique_ptr<std::vector<std::uint32_t>>> tables_;
+    mutable std::size_t tables_built_ = 0;
+    std::vector<std::uint32_t> rotation_;  // round-robin position per vertex
+    std::vector<EdgeId> scratch_;
+};
+
+}  // namespace clustersim::topo

@@ -1,0 +1,92 @@
+#include "topologies/topology.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+namespace clustersim::topo {
+
+const char* to_string(VertexKind kind) {
+    switch (kind) {
+        case VertexKind::Socket: return "socket";
+        case VertexKind::MemoryNode: return "memory-node";
+        case VertexKind::Switch: return "switch";
+        case VertexKind::Nic: return "nic";
+    }
+    return "?";
+}
+
+const char* to_string(NicModel model) {
+    return model == NicModel::Packet ? "packet" : "analytical";
+}
+
+const char* to_string(Routing routing) {
+    return routing == Routing::ShortestPath ? "shortest-path" : "round-robin";
+}
+
+VertexId Topology::find_vertex(const std::string& name) const {
+    for (VertexId v = 0; v < num_vertices(); ++v)
+        if (graph[v].name == name) return v;
+    return kNoVertex;
+}
+
+VertexId TopologyBuilder::add_vertex(VertexProps props) {
+    vertices_.push_back(std::move(props));
+    return static_cast<VertexId>(vertices_.size() - 1);
+}
+
+void TopologyBuilder::add_edge(VertexId from, VertexId to, Time latency, Bandwidth bandwidth, int line) {
+    edges_.push_back(PendingEdge{from, to, EdgeProps{latency, bandwidth, line}});
+}
+
+Topology TopologyBuilder::build(std::string name, std::string source) && {
+    // CSR needs edges sorted by source; a stable sort keeps the declaration order of a
+    // vertex's out-edges, which fixes the tie-breaking order of shortest-path routing.
+    std::stable_sort(edges_.begin(), edges_.end(),
+                     [](const PendingEdge& a, const PendingEdge& b) { return a.from < b.from; });
+    std::vector<std::pair<VertexId, VertexId>> ends;
+    std::vector<EdgeProps> props;
+    ends.reserve(edges_.size());
+    props.reserve(edges_.size());
+    for (const auto& e : edges_) {
+        ends.emplace_back(e.from, e.to);
+        props.push_back(e.props);
+    }
+    Topology t;
+    t.name = std::move(name);
+    t.source = std::move(source);
+    t.settings = settings_;
+    t.graph = Graph(boost::edges_are_unsorted_multi_pass, ends.begin(), ends.end(), props.begin(),
+                    vertices_.size());
+    for (VertexId v = 0; v < vertices_.size(); ++v) t.graph[v] = std::move(vertices_[v]);
+    // Read the edge ids back from the graph itself rather than assuming its internal order.
+    const std::size_t m = ends.size();
+    t.source_.resize(m);
+    t.target_.resize(m);
+    t.edge_.resize(m);
+    t.row_start_.assign(t.num_vertices() + 1, 0);
+    for (VertexId v = 0; v < t.num_vertices(); ++v) {
+        EdgeId lo = UINT32_MAX, hi = 0;
+        for (auto [it, last] = boost::out_edges(v, t.graph); it != last; ++it) {
+            const EdgeId e = static_cast<EdgeId>(boost::get(boost::edge_index, t.graph, *it));
+            t.source_[e] = v;
+            t.target_[e] = static_cast<VertexId>(boost::target(*it, t.graph));
+            t.edge_[e] = t.graph[*it];
+            lo = std::min(lo, e);
+            hi = std::max(hi, e + 1);
+        }
+        t.row_start_[v] = lo == UINT32_MAX ? (v == 0 ? 0 : t.row_start_[v]) : lo;
+        if (lo != UINT32_MAX && hi - lo != boost::out_degree(v, t.graph))
+            throw std::logic_error("CSR out-edges are not contiguous");
+    }
+    // Vertices without out-edges start where the next populated row starts.
+    t.row_start_[t.num_vertices()] = static_cast<EdgeId>(m);
+    for (std::size_t v = t.num_vertices(); v-- > 0;)
+        if (boost::out_degree(static_cast<VertexId>(v), t.graph) == 0) t.row_start_[v] = t.row_start_[v + 1];
+    t.nodes = std::move(nodes_);
+    edges_.clear();
+    vertices_.clear();
+    return t;
+}
+
+}  // namespace clustersim::topo

@@ -1,0 +1,140 @@
+// The cluster's hardware graph: vertices are sockets (where processes run), memory nodes,
+// store-and-forward switches and NICs; edges are one-way links with a latency and a
+// bandwidth (a cable is two edges). Held in a Boost.Graph compressed_sparse_row_graph:
+// immutable once built, compact enough for 65,536-node clusters, and edges carry dense
+// indices that the network model uses to index its per-link state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+
+#include "simulator/time.hpp"
+
+namespace clustersim::topo {
+
+using VertexId = std::uint32_t;
+using EdgeId = std::uint32_t;
+inline constexpr VertexId kNoVertex = UINT32_MAX;
+inline constexpr EdgeId kNoEdge = UINT32_MAX;
+
+enum class VertexKind : std::uint8_t {
+    Socket,      // hosts cores; processes inject and receive messages here
+    MemoryNode,  // store-and-forward; `local` rate when two direct neighbours exchange data
+    Switch,      // store-and-forward network node (switch, QPI, memory controller)
+    Nic,         // a node's network interface; store-and-forward, relays like a switch
+};
+const char* to_string(VertexKind kind);
+
+// How a node's outgoing messages are moved (the node's NIC implementation).
+enum class NicModel : std::uint8_t {
+    Packet,      // packets routed hop by hop, an event per packet per hop
+    Analytical,  // route computed once per packet, reservations on every hop, one event
+};
+const char* to_string(NicModel model);
+
+enum class Routing : std::uint8_t {
+    ShortestPath,  // fewest hops; among equals the lowest edge index, always
+    RoundRobin,    // fewest hops; among equals, rotate per vertex packet by packet
+};
+const char* to_string(Routing routing);
+
+struct VertexProps {
+    std::string name;          // "n3.s0", "sw", "ft.l1.2"
+    VertexKind kind = VertexKind::Switch;
+    Bandwidth relay{};         // store-and-forward relay bandwidth; infinite() = unlimited
+    Bandwidth local{};         // MemoryNode: rate for neighbour-to-neighbour exchange
+    std::int32_t node = -1;    // index into Topology::nodes, -1 outside any node
+    std::int32_t socket = -1;  // Socket: index within its node
+    int line = 0;              // line of the XML element that declared it (0: generated)
+};
+
+struct EdgeProps {
+    Time latency;
+    Bandwidth bandwidth;
+    int line = 0;
+};
+
+using Graph = boost::compressed_sparse_row_graph<boost::bidirectionalS, VertexProps, EdgeProps,
+                                                 boost::no_property, VertexId, EdgeId>;
+
+struct SocketInfo {
+    VertexId vertex = kNoVertex;
+    std::uint32_t cores = 0;
+    std::uint64_t speed = 0;  // instructions per second per core
+};
+
+struct NodeInfo {
+    std::string name;
+    std::string type;  // node-type it was expanded from
+    std::uint64_t memory = 0;  // bytes
+    std::vector<SocketInfo> sockets;
+    VertexId nic = kNoVertex;
+    NicModel nic_model = NicModel::Packet;
+    std::uint64_t granularity = 0;  // packet size in bytes; 0 = whole message
+    int line = 0;
+};
+
+struct NetworkSettings {
+    std::uint64_t granularity = 100 * 1024;  // 0 = whole-message transfers
+    NicModel nic_model = NicModel::Packet;
+    Routing routing = Routing::ShortestPath;
+    std::uint64_t eager_threshold = 64 * 1024;  // bytes; larger messages use rendezvous
+};
+
+struct Topology {
+    std::string name;
+    std::string source;  // file it was read from ("" if built in code)
+    NetworkSettings settings;
+    Graph graph;
+    std::vector<NodeInfo> nodes;
+
+    std::size_t num_vertices() const { return boost::num_vertices(graph); }
+    std::size_t num_edges() const { return boost::num_edges(graph); }
+    const VertexProps& vertex(VertexId v) const { return graph[v]; }
+    VertexId source_of(EdgeId e) const { return source_[e]; }
+    VertexId target_of(EdgeId e) const { return target_[e]; }
+    const EdgeProps& edge(EdgeId e) const { return edge_[e]; }
+    // Out-edges of v as a contiguous range of edge ids [first, last).
+    std::pair<EdgeId, EdgeId> out_edge_range(VertexId v) const {
+        return {row_start_[v], row_start_[v + 1]};
+    }
+    VertexId find_vertex(const std::string& name) const;  // kNoVertex if absent
+
+    // Flat per-edge arrays indexed by edge id (filled by TopologyBuilder::build).
+    std::vector<VertexId> source_;
+    std::vector<VertexId> target_;
+    std::vector<EdgeProps> edge_;
+    std::vector<EdgeId> row_start_;  // out-edges of v: [row_start_[v], row_start_[v+1])
+};
+
+// Collects vertices and edges, then builds the immutable graph.
+class TopologyBuilder {
+public:
+    VertexId add_vertex(VertexProps props);
+    void add_edge(VertexId from, VertexId to, Time latency, Bandwidth bandwidth, int line = 0);
+    void add_cable(VertexId a, VertexId b, Time latency, Bandwidth bandwidth, int line = 0) {
+        add_edge(a, b, latency, bandwidth, line);
+        add_edge(b, a, latency, bandwidth, line);
+    }
+    std::size_t num_vertices() const { return vertices_.size(); }
+    VertexProps& vertex(VertexId v) { return vertices_[v]; }
+    std::vector<NodeInfo>& nodes() { return nodes_; }
+    NetworkSettings& settings() { return settings_; }
+
+    Topology build(std::string name, std::string source) &&;
+
+private:
+    std::vector<VertexProps> vertices_;
+    struct PendingEdge {
+        VertexId from, to;
+        EdgeProps props;
+    };
+    std::vector<PendingEdge> edges_;
+    std::vector<NodeInfo> nodes_;
+    NetworkSettings settings_;
+};
+
+}  // namespace clustersim::topo
