@@ -1,0 +1,100 @@
+// Shared helpers for tests that run whole simulations on small models written inline.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "collectives/program.hpp"
+#include "collectives/simulation.hpp"
+#include "topologies/model_xml.hpp"
+
+namespace clustersim::testing {
+
+// A program given as one list of operations per rank.
+class ScriptProgram final : public mpi::Program {
+public:
+    explicit ScriptProgram(std::vector<std::vector<mpi::Op>> script)
+        : script_(std::move(script)), pos_(script_.size(), 0) {}
+    bool next(std::int32_t rank, mpi::Op& op) override {
+        auto r = static_cast<std::size_t>(rank);
+        if (r >= script_.size() || pos_[r] == script_[r].size()) return false;
+        op = script_[r][pos_[r]++];
+        return true;
+    }
+
+private:
+    std::vector<std::vector<mpi::Op>> script_;
+    std::vector<std::size_t> pos_;
+};
+
+inline mpi::Op send(int peer, std::uint64_t bytes, int tag = 0) {
+    mpi::Op op;
+    op.kind = mpi::OpKind::Send;
+    op.peer = peer;
+    op.bytes = bytes;
+    op.tag = tag;
+    return op;
+}
+inline mpi::Op recv(int peer, std::uint64_t bytes, int tag = 0) {
+    mpi::Op op;
+    op.kind = mpi::OpKind::Recv;
+    op.peer = peer;
+    op.bytes = bytes;
+    op.tag = tag;
+    return op;
+}
+inline mpi::Op isend(int peer, std::uint64_t bytes, std::uint32_t handle, int tag = 0) {
+    mpi::Op op = send(peer, bytes, tag);
+    op.kind = mpi::OpKind::Isend;
+    op.handle = handle;
+    return op;
+}
+inline mpi::Op irecv(int peer, std::uint64_t bytes, std::uint32_t handle, int tag = 0) {
+    mpi::Op op = recv(peer, bytes, tag);
+    op.kind = mpi::OpKind::Irecv;
+    op.handle = handle;
+    return op;
+}
+inline mpi::Op wait(std::uint32_t handle) {
+    mpi::Op op;
+    op.kind = mpi::OpKind::Wait;
+    op.handle = handle;
+    return op;
+}
+inline mpi::Op waitall(std::uint32_t first, std::uint32_t count) {
+    mpi::Op op;
+    op.kind = mpi::OpKind::Waitall;
+    op.handle = first;
+    op.count = count;
+    return op;
+}
+inline mpi::Op compute(std::uint64_t instructions) {
+    mpi::Op op;
+    op.kind = mpi::OpKind::Compute;
+    op.instructions = instructions;
+    return op;
+}
+inline mpi::Op sendrecv(int dst, std::uint64_t bytes, int src, std::uint64_t rbytes, int tag = 0) {
+    mpi::Op op;
+    op.kind = mpi::OpKind::Sendrecv;
+    op.peer = dst;
+    op.bytes = bytes;
+    op.tag = tag;
+    op.peer2 = src;
+    op.bytes2 = rbytes;
+    op.tag2 = tag;
+    return op;
+}
+
+// Places rank i on node i, socket 0, core 0 (or all on node 0 if `one_node`).
+inline std::vector<mpi::RankLocation> one_rank_per_node(const topo::Topology& t, std::size_t ranks) {
+    std::vector<mpi::RankLocation> out;
+    for (std::size_t r = 0; r < ranks; ++r) {
+        const auto n = static_cast<std::uint32_t>(r % t.nodes.size());
+        out.push_back(mpi::RankLocation{n, 0, 0, t.nodes[n].sockets[0].vertex});
+    }
+    return out;
+}
+
+}  // namespace clustersim::testing

@@ -1,0 +1,170 @@
+// The clustersim command as users run it: outputs, JSON fields, determinism, and one test
+// per kind of bad input (one line on stderr naming the file/flag and what was expected,
+// exit code 2).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+Result run(const std::string& args) {
+    const std::string dir = ::testing::TempDir();
+    const std::string out = dir + "/cli_out.txt", err = dir + "/cli_err.txt";
+    const std::string cmd = std::string(CLUSTERSIM_BINARY) + " " + args + " >" + out + " 2>" + err;
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+std::string example(const std::string& name) {
+    return std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/" + name;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = ::testing::TempDir() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+// Every bad input: exit code 2 and exactly one line on stderr containing `needle`.
+void expect_bad_input(const std::string& args, const std::string& needle) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line expected: " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+}
+
+TEST(Cli, ValidatePrintsComponentCounts) {
+    const Result r = run("validate " + example("figure1-westmere-10.xml"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("nodes"), std::string::npos);
+    EXPECT_NE(r.out.find("routes"), std::string::npos);
+}
+
+TEST(Cli, RunOnFigure1PrintsAReadableSummary) {
+    const Result r = run("run " + example("figure1-westmere-10.xml") + " --app pingpong:size=1MiB,iterations=5");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("simulated time"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("one-way bandwidth"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("events"), std::string::npos) << r.out;
+}
+
+TEST(Cli, JsonHasTheDocumentedFieldsAndRunsAreDeterministic) {
+    const std::string args = "run " + example("star-16.xml") + " --app stream:size=10MiB --json";
+    const Result a = run(args), b = run(args);
+    ASSERT_EQ(a.code, 0) << a.err;
+    auto ja = nlohmann::json::parse(a.out);
+    auto jb = nlohmann::json::parse(b.out);
+    for (const char* key : {"simulated_time_s", "events", "wall_time_s", "ranks", "peak_memory_bytes"})
+        EXPECT_TRUE(ja.contains(key)) << key;
+    EXPECT_EQ(ja["ranks"], 2);
+    EXPECT_GT(ja["events"].get<std::uint64_t>(), 0u);
+    EXPECT_EQ(ja["network"]["bytes_sent"], ja["network"]["bytes_delivered"]);
+    for (auto* j : {&ja, &jb})
+        for (const char* volatile_key : {"wall_time_s", "events_per_s", "peak_memory_bytes", "model_load_s"})
+            j->erase(volatile_key);
+    EXPECT_EQ(ja, jb);
+}
+
+TEST(Cli, GeneratedModelsValidateAndRun) {
+    for (const std::string kind : {"star --nodes 8", "fat-tree --down 4,2 --up 1,2", "torus --dims 3,3"}) {
+        const Result g = run("generate " + kind + " --sockets 2 --cores 4 --nic analytical");
+        ASSERT_EQ(g.code, 0) << kind << g.err;
+        const std::string path = write_temp("gen.xml", g.out);
+        const Result v = run("validate " + path);
+        EXPECT_EQ(v.code, 0) << kind << v.err;
+        const Result r = run("run " + path + " --app pingpong:size=64KiB --json");
+        EXPECT_EQ(r.code, 0) << kind << r.err;
+    }
+}
+
+TEST(CliBadInput, UnknownAppListsTheValidOnes) {
+    expect_bad_input("run " + example("two-nodes.xml") + " --app frobnicate:size=1MiB", "expected one of: pingpong");
+}
+
+TEST(CliBadInput, UnknownAppParameterListsTheValidOnes) {
+    expect_bad_input("run " + example("two-nodes.xml") + " --app pingpong:bytes=1MiB",
+                     "unknown parameter 'bytes' for app 'pingpong', expected one of: size, iterations");
+}
+
+TEST(CliBadInput, MissingAppParameter) {
+    expect_bad_input("run " + example("two-nodes.xml") + " --app stream", "missing parameter 'size'");
+}
+
+TEST(CliBadInput, SizeWithoutUnit) {
+    expect_bad_input("run " + example("two-nodes.xml") + " --app stream:size=100", "missing unit");
+}
+
+TEST(CliBadInput, SizeWithUnknownUnit) {
+    expect_bad_input("run " + example("two-nodes.xml") + " --app stream:size=100parsecs", "unknown unit");
+}
+
+TEST(CliBadInput, UnknownFlag) {
+    expect_bad_input("run " + example("two-nodes.xml") + " --app stream:size=1KiB --frobnicate",
+                     "--frobnicate");
+}
+
+TEST(CliBadInput, UnknownPlacement) {
+    expect_bad_input("run " + example("two-nodes.xml") + " --app stream:size=1KiB --placement scatter",
+                     "unknown placement 'scatter'");
+}
+
+TEST(CliBadInput, TooFewRanks) {
+    expect_bad_input("run " + example("two-nodes.xml") + " --app pingpong:size=1KiB --ranks 1",
+                     "needs at least 2 ranks");
+}
+
+TEST(CliBadInput, UnreadableModelFile) {
+    expect_bad_input("run /nonexistent/model.xml --app stream:size=1KiB", "/nonexistent/model.xml: cannot read");
+}
+
+TEST(CliBadInput, MalformedXmlNamesFileAndLine) {
+    const std::string path = write_temp("malformed.xml", "<cluster name=\"x\">\n  <switch name=\"sw\">\n</cluster>\n");
+    expect_bad_input("validate " + path, path + ":");
+}
+
+TEST(CliBadInput, BadUnitInGenerateFlag) {
+    expect_bad_input("generate star --link-bandwidth 10Gbit", "--link-bandwidth");
+}
+
+TEST(CliBadInput, RankOnANodeWithoutRouteToTheOthers) {
+    // n1 has no cable to the switch: rank 1 (round-robin) lands on it.
+    const std::string path = write_temp("island.xml", R"(<cluster name="island">
+  <network granularity="100KiB"/>
+  <node-type name="n" memory="1GiB">
+    <socket name="s0" cores="1" speed="1G"/><memory-node name="mem"/><nic name="nic"/>
+    <cable from="s0" to="mem" latency="1us" bandwidth="1GB/s"/>
+    <cable from="mem" to="nic" latency="1us" bandwidth="1GB/s"/>
+  </node-type>
+  <node name="n0" type="n"/>
+  <node name="n1" type="n"/>
+  <switch name="sw"/>
+  <cable from="n0.nic" to="sw" latency="1us" bandwidth="1GB/s"/>
+</cluster>
+)");
+    expect_bad_input("run " + path + " --app stream:size=1KiB",
+                     path + ":9: node 'n1' hosts rank 1 but has no route to or from node 'n0' (rank 0)");
+}
+
+}  // namespace

@@ -1,0 +1,145 @@
+// MPI point-to-point semantics: matching with wildcards, non-overtaking, nonblocking
+// requests, Sendrecv, eager vs rendezvous completion, processor sharing, deadlock reports.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "sim_fixtures.hpp"
+#include "simulator/error.hpp"
+
+namespace clustersim {
+namespace {
+
+using namespace testing;
+using mpi::kAnySource;
+using mpi::kAnyTag;
+
+// n nodes with one 2-core socket each, on one switch, 1 GB/s and 1 us links, whole messages.
+topo::Topology star(int nodes, const std::string& eager = "64KiB") {
+    std::string xml = fmt::format(R"(<cluster name="p2p">
+  <network granularity="message" eager-threshold="{}"/>
+  <node-type name="n" memory="1GiB">
+    <socket name="s0" cores="2" speed="1G"/><memory-node name="mem"/><nic name="nic"/>
+    <cable from="s0" to="mem" latency="1us" bandwidth="1GB/s"/>
+    <cable from="mem" to="nic" latency="1us" bandwidth="1GB/s"/>
+  </node-type>
+  <star type="n" nodes="{}" prefix="n" link-latency="1us" link-bandwidth="1GB/s"/>
+</cluster>)", eager, nodes);
+    return topo::parse_model(xml, "p2p.xml");
+}
+
+// A program that records, per receive, which (source, tag) it matched, via bytes: every
+// sender encodes its identity in the message size.
+TEST(Matching, AnySourceAndAnyTagTakeMessagesInArrivalOrder) {
+    const auto t = star(3);
+    // Rank 1 sends 1000 B at once; rank 2 computes 1 ms first, then sends 2000 B.
+    ScriptProgram prog({{recv(kAnySource, 0, kAnyTag), recv(kAnySource, 0, kAnyTag)},
+                        {send(0, 1000, 7)},
+                        {compute(1'000'000), send(0, 2000, 9)}});
+    const auto res = mpi::simulate(t, one_rank_per_node(t, 3), prog);
+    EXPECT_EQ(res.ranks[0].bytes_received, 3000u);
+    EXPECT_EQ(res.ranks[0].ops[static_cast<int>(mpi::OpKind::Recv)].count, 2u);
+}
+
+TEST(Matching, TagSelectsALaterMessage) {
+    const auto t = star(2);
+    // Rank 1 sends tag 1 then tag 2; rank 0 receives tag 2 first, then tag 1: both match
+    // (eager: the tag-1 message waits in the unexpected queue).
+    ScriptProgram prog({{recv(1, 0, 2), recv(1, 0, 1)}, {send(0, 100, 1), send(0, 200, 2)}});
+    const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);
+    EXPECT_EQ(res.ranks[0].bytes_received, 300u);
+}
+
+TEST(Matching, NonOvertakingBetweenOnePair) {
+    const auto t = star(2);
+    // Same tag, different sizes: the first receive must get the first message (100 B): it
+    // completes after 6 us + 6 * 100 ns (whole message, 6 store-and-forward hops), long
+    // before the 50 KB message could have arrived.
+    ScriptProgram prog({{recv(1, 0, 5)}, {send(0, 100, 5), send(0, 50'000, 5)}});
+    const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);
+    EXPECT_NEAR(res.ranks[0].finish.seconds(), 6e-6 + 6 * 100e-9, 1e-12);
+    EXPECT_EQ(res.ranks[0].bytes_received, 100u);
+}
+
+TEST(Nonblocking, IrecvBeforeSendAndWaitallComplete) {
+    const auto t = star(3);
+    ScriptProgram prog({{irecv(1, 0, 0), irecv(2, 0, 1), isend(1, 500, 2), waitall(0, 3)},
+                        {isend(0, 1000, 0), recv(0, 0), wait(0)},
+                        {send(0, 2000)}});
+    const auto res = mpi::simulate(t, one_rank_per_node(t, 3), prog);
+    EXPECT_EQ(res.ranks[0].bytes_received, 3000u);
+    EXPECT_EQ(res.ranks[0].bytes_sent, 500u);
+    EXPECT_EQ(res.ranks[1].bytes_received, 500u);
+}
+
+TEST(Sendrecv, RingOfFourExchangesWithoutDeadlock) {
+    const auto t = star(4, "0B");  // every message by rendezvous: a blocking ring of Sends would deadlock
+    std::vector<std::vector<mpi::Op>> script(4);
+    for (int r = 0; r < 4; ++r) script[r] = {sendrecv((r + 1) % 4, 1 << 20, (r + 3) % 4, 1 << 20)};
+    ScriptProgram prog(script);
+    const auto res = mpi::simulate(t, one_rank_per_node(t, 4), prog);
+    for (const auto& r : res.ranks) {
+        EXPECT_EQ(r.bytes_sent, 1u << 20);
+        EXPECT_EQ(r.bytes_received, 1u << 20);
+    }
+}
+
+TEST(Protocol, EagerSendCompletesBeforeTheReceiverPostsRendezvousDoesNot) {
+    const auto t = star(2, "64KiB");
+    // The receiver computes 10 ms before receiving. An eager send returns as soon as its
+    // data has left; a rendezvous send must wait for the receive to be posted.
+    ScriptProgram eager({{send(1, 1000)}, {compute(10'000'000), recv(0, 1000)}});
+    const auto e = mpi::simulate(t, one_rank_per_node(t, 2), eager);
+    EXPECT_LT(e.ranks[0].finish.seconds(), 1e-4);
+    ScriptProgram rndv({{send(1, 1 << 20)}, {compute(10'000'000), recv(0, 1 << 20)}});
+    const auto r = mpi::simulate(t, one_rank_per_node(t, 2), rndv);
+    EXPECT_GT(r.ranks[0].finish.seconds(), 10e-3);
+}
+
+TEST(Cpu, RanksOnOneCoreShareItEqually) {
+    const auto t = star(1);
+    // 1e9 instructions at 1G instr/s: 1 s alone. Two ranks on one core: both end at 2 s.
+    // The socket has two cores: two ranks placed on different cores end at 1 s.
+    ScriptProgram prog({{compute(1'000'000'000)}, {compute(1'000'000'000)}});
+    const topo::VertexId s = t.nodes[0].sockets[0].vertex;
+    auto shared = mpi::simulate(t, {{0, 0, 0, s}, {0, 0, 0, s}}, prog);
+    EXPECT_EQ(shared.ranks[0].finish, Time::s(2));
+    EXPECT_EQ(shared.ranks[1].finish, Time::s(2));
+    ScriptProgram prog2({{compute(1'000'000'000)}, {compute(1'000'000'000)}});
+    auto separate = mpi::simulate(t, {{0, 0, 0, s}, {0, 0, 1, s}}, prog2);
+    EXPECT_EQ(separate.ranks[0].finish, Time::s(1));
+    // Unequal work on one core: the short job (0.5 s alone) ends at 1 s, the long one
+    // (1 s alone) gets the core to itself afterwards and ends at 1.5 s.
+    ScriptProgram prog3({{compute(500'000'000)}, {compute(1'000'000'000)}});
+    auto unequal = mpi::simulate(t, {{0, 0, 0, s}, {0, 0, 0, s}}, prog3);
+    EXPECT_EQ(unequal.ranks[0].finish, Time::s(1));
+    EXPECT_EQ(unequal.ranks[1].finish, Time::ms(1500));
+}
+
+TEST(Deadlock, ReceiveWithoutSendIsReportedWithRanksAndOperations) {
+    const auto t = star(2);
+    ScriptProgram prog({{recv(1, 100, 3)}, {}});
+    try {
+        mpi::simulate(t, one_rank_per_node(t, 2), prog);
+        FAIL() << "expected a deadlock report";
+    } catch (const InputError& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("deadlock"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("rank 0 in Recv from rank 1 (tag 3)"), std::string::npos) << msg;
+    }
+}
+
+TEST(Deadlock, TwoBlockingRendezvousSendsToEachOther) {
+    const auto t = star(2, "0B");
+    ScriptProgram prog({{send(1, 1 << 20), recv(1, 1 << 20)}, {send(0, 1 << 20), recv(0, 1 << 20)}});
+    EXPECT_THROW(mpi::simulate(t, one_rank_per_node(t, 2), prog), InputError);
+}
+
+TEST(BadProgram, PeerOutOfRangeIsAnInputError) {
+    const auto t = star(2);
+    ScriptProgram prog({{send(5, 1)}, {}});
+    EXPECT_THROW(mpi::simulate(t, one_rank_per_node(t, 2), prog), InputError);
+}
+
+}  // namespace
+}  // namespace clustersim

@@ -1,0 +1,187 @@
+// The flow network against closed forms: a message over k hops of uniform links takes
+// k * latency + size / bandwidth + (k - 1) * last_packet / bandwidth (store-and-forward
+// pipeline fill), for both NIC models, from 1 B to 1 GiB; fair sharing of a link; bytes
+// conservation; determinism.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "sim_fixtures.hpp"
+#include "simulator/units.hpp"
+
+namespace clustersim {
+namespace {
+
+using testing::one_rank_per_node;
+using testing::recv;
+using testing::ScriptProgram;
+using testing::send;
+
+constexpr std::uint64_t kBandwidth = 1'000'000'000;  // 1 GB/s
+constexpr std::int64_t kLatencyPs = 1'000'000;        // 1 us
+
+// Two single-socket nodes joined directly by one cable (hops = 1), or through a switch
+// (hops = 2), or through two switches (hops = 3).
+std::string model(int hops, const std::string& nic, const std::string& granularity, int extra_nodes = 0) {
+    std::string xml = fmt::format(R"(<cluster name="closed-form">
+  <network granularity="{}" nic="{}" eager-threshold="2GiB"/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="{}" type="n"/>
+)", granularity, nic, 2 + extra_nodes);
+    const char* link = R"(latency="1us" bandwidth="1GB/s")";
+    if (hops == 1) {
+        xml += fmt::format("  <cable from=\"n0.s0\" to=\"n1.s0\" {}/>\n", link);
+    } else if (hops == 2) {
+        xml += "  <switch name=\"sw\"/>\n";
+        for (int i = 0; i < 2 + extra_nodes; ++i)
+            xml += fmt::format("  <cable from=\"n{}.s0\" to=\"sw\" {}/>\n", i, link);
+    } else {
+        xml += "  <switch name=\"a\"/><switch name=\"b\"/>\n";
+        xml += fmt::format("  <cable from=\"n0.s0\" to=\"a\" {0}/><cable from=\"a\" to=\"b\" {0}/>"
+                           "<cable from=\"b\" to=\"n1.s0\" {0}/>\n", link);
+    }
+    return xml + "</cluster>\n";
+}
+
+// Exact expectation: the first packet (a full one, or the whole message) fills the pipeline
+// of the extra hops, and the rest streams behind it at the link rate. A short last packet
+// does not shorten the fill: it queues behind the full packet ahead of it at every hop.
+double expected_seconds(std::uint64_t size, int hops, std::uint64_t granularity) {
+    const std::uint64_t first = granularity == 0 ? size : std::min(size, granularity);
+    return hops * 1e-6 + static_cast<double>(size) / kBandwidth +
+           (hops - 1) * static_cast<double>(first) / kBandwidth;
+}
+
+struct Case {
+    int hops;
+    std::string nic;
+    std::uint64_t size;
+};
+
+class ClosedForm : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ClosedForm, StreamTimeMatchesFormula) {
+    const Case c = GetParam();
+    for (const std::string gran : {"100KiB", "message"}) {
+        const auto t = topo::parse_model(model(c.hops, c.nic, gran), "closed-form.xml");
+        ScriptProgram prog({{send(1, c.size)}, {recv(0, c.size)}});
+        const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);
+        const double want = expected_seconds(c.size, c.hops, gran == "message" ? 0 : 100 * 1024);
+        SCOPED_TRACE(fmt::format("granularity {}, size {}", gran, c.size));
+        EXPECT_NEAR(res.simulated.seconds(), want, want * 0.01);
+        // Integer picoseconds: the simulation is in fact exact to rounding per packet.
+        EXPECT_NEAR(res.simulated.seconds(), want, 1e-9 + want * 1e-6);
+        EXPECT_EQ(res.ranks[0].bytes_sent, c.size);
+        EXPECT_EQ(res.ranks[1].bytes_received, c.size);
+        EXPECT_EQ(res.network.bytes_delivered, res.network.bytes_sent);
+        EXPECT_EQ(res.bytes_on_edges, c.size * static_cast<std::uint64_t>(c.hops));
+    }
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> out;
+    for (int hops : {1, 2, 3})
+        for (const char* nic : {"packet", "analytical"})
+            for (std::uint64_t size : {std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{100 * 1024},
+                                       std::uint64_t{1} << 20, std::uint64_t{100} << 20, std::uint64_t{1} << 30})
+                out.push_back(Case{hops, nic, size});
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(HopsNicSize, ClosedForm, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                             return fmt::format("hops{}_{}_{}B", info.param.hops, info.param.nic, info.param.size);
+                         });
+
+// Above the eager threshold, a rendezvous adds a zero-byte request-to-send and a zero-byte
+// clear-to-send, each crossing the path once: + 2 * hops * latency.
+TEST(Rendezvous, AddsOneRoundTripOfControlMessages) {
+    for (const char* nic : {"packet", "analytical"}) {
+        std::string xml = model(2, nic, "100KiB");
+        xml.replace(xml.find("2GiB"), 4, "64KiB");
+        const auto t = topo::parse_model(xml, "rndv.xml");
+        const std::uint64_t size = 10 << 20;
+        ScriptProgram prog({{send(1, size)}, {recv(0, size)}});
+        const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);
+        const double want = expected_seconds(size, 2, 100 * 1024) + 2 * 2 * 1e-6;
+        EXPECT_NEAR(res.simulated.seconds(), want, want * 1e-6) << nic;
+    }
+}
+
+// Two streams into one receiver share the receiver's link: each gets half, so both finish
+// at about 2 * size / B, together (fair), not one after the other (first come first served).
+TEST(FairSharing, TwoStreamsIntoOneReceiverGetHalfEach) {
+    for (const char* nic : {"packet", "analytical"}) {
+        const auto t = topo::parse_model(model(2, nic, "100KiB", 1), "fair.xml");
+        const std::uint64_t size = 100 << 20;
+        ScriptProgram prog({{send(2, size)},
+                            {send(2, size)},
+                            {testing::irecv(0, size, 0), testing::irecv(1, size, 1), testing::waitall(0, 2)}});
+        const auto res = mpi::simulate(t, one_rank_per_node(t, 3), prog);
+        const double both = 2.0 * size / kBandwidth;
+        SCOPED_TRACE(nic);
+        EXPECT_NEAR(res.ranks[0].finish.seconds(), both, both * 0.01);
+        EXPECT_NEAR(res.ranks[1].finish.seconds(), both, both * 0.01);
+        EXPECT_NEAR(res.simulated.seconds(), both, both * 0.01);
+    }
+}
+
+// Two streams out of one sender share its link the same way.
+TEST(FairSharing, TwoStreamsFromOneSenderGetHalfEach) {
+    for (const char* nic : {"packet", "analytical"}) {
+        const auto t = topo::parse_model(model(2, nic, "100KiB", 1), "fair.xml");
+        const std::uint64_t size = 100 << 20;
+        ScriptProgram prog({{testing::isend(1, size, 0), testing::isend(2, size, 1), testing::waitall(0, 2)},
+                            {recv(0, size)},
+                            {recv(0, size)}});
+        const auto res = mpi::simulate(t, one_rank_per_node(t, 3), prog);
+        const double both = 2.0 * size / kBandwidth;
+        SCOPED_TRACE(nic);
+        EXPECT_NEAR(res.ranks[1].finish.seconds(), both, both * 0.01);
+        EXPECT_NEAR(res.ranks[2].finish.seconds(), both, both * 0.01);
+    }
+}
+
+// A switch whose relay bandwidth is below the links' caps both streams through it.
+TEST(Relay, SwitchRelayBandwidthIsShared) {
+    std::string xml = model(2, "packet", "100KiB", 2);
+    xml.replace(xml.find("<switch name=\"sw\"/>"), 19, "<switch name=\"sw\" bandwidth=\"500MB/s\"/>");
+    const auto t = topo::parse_model(xml, "relay.xml");
+    const std::uint64_t size = 50'000'000;
+    // 0 -> 2 and 1 -> 3 use disjoint links but share the switch's 500 MB/s relay.
+    ScriptProgram prog({{send(2, size)}, {send(3, size)}, {recv(0, size)}, {recv(1, size)}});
+    const auto res = mpi::simulate(t, one_rank_per_node(t, 4), prog);
+    const double want = 2.0 * size / 500e6;
+    EXPECT_NEAR(res.simulated.seconds(), want, want * 0.01);
+}
+
+TEST(Invariants, BytesSentEqualBytesReceivedAndRunsAreDeterministic) {
+    const auto t = topo::parse_model(model(2, "packet", "4KiB", 3), "det.xml");
+    auto run = [&] {
+        // An all-to-all of unequal sizes with nonblocking operations: lots of contention.
+        std::vector<std::vector<mpi::Op>> script(5);
+        for (int r = 0; r < 5; ++r) {
+            std::uint32_t h = 0;
+            for (int p = 0; p < 5; ++p) {
+                if (p == r) continue;
+                script[r].push_back(testing::irecv(p, 1 << 20, h++));
+                script[r].push_back(testing::isend(p, static_cast<std::uint64_t>(10'000 * (r + 1) * (p + 2)), h++));
+            }
+            script[r].push_back(testing::waitall(0, h));
+        }
+        ScriptProgram prog(script);
+        return mpi::simulate(t, one_rank_per_node(t, 5), prog);
+    };
+    const auto a = run();
+    const auto b = run();
+    std::uint64_t sent = 0, received = 0;
+    for (const auto& r : a.ranks) sent += r.bytes_sent, received += r.bytes_received;
+    EXPECT_EQ(sent, received);
+    EXPECT_EQ(a.network.bytes_sent, a.network.bytes_delivered);
+    EXPECT_EQ(a.simulated, b.simulated);
+    EXPECT_EQ(a.events, b.events);
+    for (std::size_t r = 0; r < a.ranks.size(); ++r) EXPECT_EQ(a.ranks[r].finish, b.ranks[r].finish);
+}
+
+}  // namespace
+}  // namespace clustersim

@@ -1,0 +1,106 @@
+// The event engine: (time, insertion) order, determinism, no event in the past; the time
+// type's exact arithmetic.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "simulator/engine.hpp"
+
+namespace clustersim {
+namespace {
+
+struct Recorder final : Component {
+    std::vector<std::pair<std::int64_t, std::uint64_t>> seen;
+    Time last;
+    void handle(Engine& engine, const Event& ev) override {
+        EXPECT_GE(engine.now(), last) << "an event ran in the past";
+        last = engine.now();
+        seen.emplace_back(ev.time.ps(), ev.data);
+    }
+    std::string name() const override { return "recorder"; }
+};
+
+TEST(Engine, PopsByTimeThenInsertionOrder) {
+    Engine engine;
+    Recorder rec;
+    const ComponentId id = engine.add(rec);
+    engine.schedule(Time::ns(5), id, 0, 1);
+    engine.schedule(Time::ns(1), id, 0, 2);
+    engine.schedule(Time::ns(5), id, 0, 3);
+    engine.schedule(Time::ns(1), id, 0, 4);
+    engine.schedule(Time::ns(3), id, 0, 5);
+    EXPECT_EQ(engine.run(), 5u);
+    const std::vector<std::pair<std::int64_t, std::uint64_t>> want{
+        {1000, 2}, {1000, 4}, {3000, 5}, {5000, 1}, {5000, 3}};
+    EXPECT_EQ(rec.seen, want);
+    EXPECT_EQ(engine.now(), Time::ns(5));
+}
+
+// Events that schedule more events, with many ties, in a pseudo-random pattern: two runs
+// give the same trajectory, and time never goes backwards.
+struct Chain final : Component {
+    ComponentId id = 0;
+    std::uint64_t state = 12345;
+    std::vector<std::uint64_t> trajectory;
+    void handle(Engine& engine, const Event& ev) override {
+        trajectory.push_back(ev.data ^ static_cast<std::uint64_t>(engine.now().ps()));
+        if (trajectory.size() > 20000) return;
+        for (int k = 0; k < 2; ++k) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            engine.schedule_in(Time::ns(static_cast<std::int64_t>((state >> 33) % 4)), id, 0, state >> 40);
+        }
+    }
+    std::string name() const override { return "chain"; }
+};
+
+TEST(Engine, DeterministicTrajectory) {
+    auto run = [] {
+        Engine engine;
+        Chain c;
+        c.id = engine.add(c);
+        engine.schedule(Time::zero(), c.id, 0, 0);
+        engine.run();
+        return c.trajectory;
+    };
+    const auto a = run();
+    EXPECT_GT(a.size(), 20000u);
+    EXPECT_EQ(a, run());
+}
+
+TEST(Engine, RunUntilStopsBeforeLaterEvents) {
+    Engine engine;
+    Recorder rec;
+    const ComponentId id = engine.add(rec);
+    engine.schedule(Time::us(1), id, 0, 1);
+    engine.schedule(Time::us(3), id, 0, 2);
+    EXPECT_EQ(engine.run(Time::us(2)), 1u);
+    EXPECT_EQ(engine.pending(), 1u);
+    EXPECT_EQ(engine.run(), 1u);
+}
+
+#ifndef NDEBUG
+TEST(EngineDeathTest, SchedulingInThePastAsserts) {
+    Engine engine;
+    Recorder rec;
+    const ComponentId id = engine.add(rec);
+    engine.schedule(Time::us(2), id, 0, 1);
+    engine.run();
+    EXPECT_DEATH(engine.schedule(Time::us(1), id, 0, 2), "past");
+}
+#endif
+
+TEST(Time, ExactTransferTimes) {
+    EXPECT_EQ(transfer_time(1, Bandwidth{1'000'000'000}), Time::ps(1000));
+    EXPECT_EQ(transfer_time(1ULL << 30, Bandwidth{1ULL << 30}), Time::s(1));
+    EXPECT_EQ(transfer_time(100ULL << 30, Bandwidth{1'250'000'000}).ps(), 85'899'345'920'000);
+    EXPECT_EQ(transfer_time(3, Bandwidth{2'000'000'000'000}), Time::ps(2));  // 1.5 ps rounds to 2
+    EXPECT_EQ(transfer_time(12345, kInfiniteBandwidth), Time::zero());
+    EXPECT_EQ(compute_time(2'800'000'000, 2'800'000'000), Time::s(1));
+    // A million additions of 1 ns stay exact.
+    Time t;
+    for (int i = 0; i < 1'000'000; ++i) t += Time::ns(1);
+    EXPECT_EQ(t, Time::ms(1));
+}
+
+}  // namespace
+}  // namespace clustersim
