@@ -20,11 +20,15 @@ Router::Router(const Topology& topology) : topo_(topology) {
         const VertexId a = topo_.source_of(e), b = topo_.target_of(e);
         if (a != b) nbrs[a].push_back(b), nbrs[b].push_back(a);
     }
-    auto has_edge = [&](VertexId a, VertexId b) {
-        auto [lo, hi] = topo_.out_edge_range(a);
-        for (EdgeId e = lo; e < hi; ++e)
-            if (topo_.target_of(e) == b) return true;
-        return false;
+    // Edges both ways between leaf v and p, looking only at v's own (few) edges: p may be
+    // a hub switch with tens of thousands of them.
+    auto linked_both_ways = [&](VertexId v, VertexId p) {
+        bool out = false, in = false;
+        auto [lo, hi] = topo_.out_edge_range(v);
+        for (EdgeId e = lo; e < hi && !out; ++e) out = topo_.target_of(e) == p;
+        for (auto [it, last] = boost::in_edges(v, topo_.graph); it != last && !in; ++it)
+            in = boost::source(*it, topo_.graph) == p;
+        return out && in;
     };
     for (auto& list : nbrs) {
         std::sort(list.begin(), list.end());
@@ -43,14 +47,10 @@ Router::Router(const Topology& topology) : topo_(topology) {
         VertexId p = kNoVertex;
         for (VertexId w : nbrs[v])
             if (!removed[w]) p = w;
-        if (p == kNoVertex || !has_edge(v, p) || !has_edge(p, v)) continue;  // one-way: keep in core
+        if (p == kNoVertex || !linked_both_ways(v, p)) continue;  // one-way: keep in core
         // Never peel the last vertex of a component: it becomes the root.
-        if (degree[p] == 1) {
-            bool p_other = false;
-            for (VertexId w : nbrs[p])
-                if (!removed[w] && w != v) p_other = true;
-            if (!p_other && v < p) continue;  // keep the lower-numbered of the last two as root
-        }
+        // The last two vertices of a component: keep the lower-numbered one as the root.
+        if (degree[p] == 1 && v < p) continue;
         removed[v] = true;
         parent_[v] = p;
         if (--degree[p] == 1) queue.push_back(p);
