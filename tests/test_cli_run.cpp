@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -24,9 +26,15 @@ std::string slurp(const std::string& path) {
     return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// A file name of this test's own: ctest runs tests in parallel processes.
+std::string temp_path(const std::string& name) {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    return ::testing::TempDir() + "/clustersim_" + info->test_suite_name() + "_" + info->name() + "_" +
+           std::to_string(::getpid()) + "_" + name;
+}
+
 Result run(const std::string& args) {
-    const std::string dir = ::testing::TempDir();
-    const std::string out = dir + "/cli_out.txt", err = dir + "/cli_err.txt";
+    const std::string out = temp_path("out.txt"), err = temp_path("err.txt");
     const std::string cmd = std::string(CLUSTERSIM_BINARY) + " " + args + " >" + out + " 2>" + err;
     const int status = std::system(cmd.c_str());
     Result r;
@@ -41,7 +49,7 @@ std::string example(const std::string& name) {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-    const std::string path = ::testing::TempDir() + "/" + name;
+    const std::string path = temp_path(name);
     std::ofstream(path) << text;
     return path;
 }

@@ -1,0 +1,423 @@
+#include "topologies/generators.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+
+namespace clustersim::topo {
+
+std::uint32_t NodeTemplate::find(std::string_view local_name) const {
+    for (std::uint32_t i = 0; i < vertices.size(); ++i)
+        if (vertices[i].name == local_name) return i;
+    return kNone;
+}
+
+std::size_t NodeTemplate::num_sockets() const {
+    std::size_t n = 0;
+    for (const auto& v : vertices) n += v.kind == VertexKind::Socket;
+    return n;
+}
+
+// ---------------------------------------------------------------------------------------
+// ModelBuilder
+
+namespace {
+
+std::string where(int line) {
+    return line > 0 ? fmt::format(" (line {})", line) : std::string();
+}
+
+}  // namespace
+
+VertexId ModelBuilder::add_vertex(VertexProps props) {
+    const auto next = static_cast<VertexId>(b_.num_vertices());
+    auto [it, inserted] = vertices_.try_emplace(props.name, next);
+    if (!inserted) {
+        throw ModelError(fmt::format("vertex name '{}' is already used{}", props.name,
+                                     where(b_.vertex(it->second).line)));
+    }
+    return b_.add_vertex(std::move(props));
+}
+
+VertexId ModelBuilder::find(std::string_view name) const {
+    // std::string key: one allocation per lookup, only for top-level cables.
+    auto it = vertices_.find(std::string(name));
+    return it == vertices_.end() ? kNoVertex : it->second;
+}
+
+void ModelBuilder::reserve(const NodeTemplate& type, std::uint64_t nodes) {
+    vertices_.reserve(vertices_.size() + nodes * type.vertices.size() + 16);
+    nodes_.reserve(nodes_.size() + nodes);
+    b_.nodes().reserve(b_.nodes().size() + nodes);
+}
+
+std::uint32_t ModelBuilder::add_node(const NodeTemplate& type, const std::string& name, int line) {
+    auto& nodes = b_.nodes();
+    if (nodes.size() >= kMaxNodes)
+        throw ModelError(fmt::format("too many nodes: at most {} are supported", kMaxNodes));
+    const auto index = static_cast<std::uint32_t>(nodes.size());
+    auto [it, inserted] = nodes_.try_emplace(name, index);
+    if (!inserted) {
+        throw ModelError(
+            fmt::format("node name '{}' is already used{}", name, where(nodes[it->second].line)));
+    }
+    const NetworkSettings& net = b_.settings();
+    NodeInfo info;
+    info.name = name;
+    info.type = type.name;
+    info.memory = type.memory;
+    info.nic_model = type.nic_model.value_or(net.nic_model);
+    info.granularity = type.granularity.value_or(net.granularity);
+    info.line = line;
+    info.sockets.reserve(type.num_sockets());
+
+    const auto first = static_cast<VertexId>(b_.num_vertices());
+    std::string full;
+    for (const TemplateVertex& tv : type.vertices) {
+        full.assign(name);
+        full += '.';
+        full += tv.name;
+        VertexProps p;
+        p.name = full;
+        p.kind = tv.kind;
+        p.relay = tv.relay;
+        p.local = tv.local;
+        p.node = static_cast<std::int32_t>(index);
+        if (tv.kind == VertexKind::Socket)
+            p.socket = static_cast<std::int32_t>(info.sockets.size());
+        p.line = tv.line;
+        const VertexId v = add_vertex(std::move(p));
+        if (tv.kind == VertexKind::Socket)
+            info.sockets.push_back(SocketInfo{v, tv.cores, tv.speed});
+    }
+    if (type.nic != NodeTemplate::kNone) info.nic = first + type.nic;
+    for (const TemplateEdge& e : type.edges)
+        b_.add_edge(first + e.from, first + e.to, e.latency, e.bandwidth, e.line);
+    nodes.push_back(std::move(info));
+    return index;
+}
+
+// ---------------------------------------------------------------------------------------
+// Generators
+
+namespace {
+
+void require_nic(const NodeTemplate& type, const char* generator) {
+    if (type.nic == NodeTemplate::kNone) {
+        throw ModelError(fmt::format(
+            "node-type '{}' has no <nic>; expected one, the {} links attach to the nodes' NICs",
+            type.name, generator));
+    }
+}
+
+void check_node_count(std::uint64_t nodes, const char* what) {
+    if (nodes == 0) throw ModelError(fmt::format("{}: expected at least 1 node", what));
+    if (nodes > kMaxNodes)
+        throw ModelError(
+            fmt::format("{}: {} nodes, at most {} are supported", what, nodes, kMaxNodes));
+}
+
+// Adds nodes "<prefix>0" .. "<prefix>N-1" and returns their NIC vertices.
+std::vector<VertexId> add_nodes(ModelBuilder& mb, const NodeTemplate& type,
+                                const std::string& prefix, std::uint64_t count, int line) {
+    mb.reserve(type, count);
+    std::vector<VertexId> nics;
+    nics.reserve(count);
+    std::string name;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        name.assign(prefix);
+        name += std::to_string(i);
+        const std::uint32_t node = mb.add_node(type, name, line);
+        nics.push_back(mb.builder().nodes()[node].nic);
+    }
+    return nics;
+}
+
+// a * b, or 0 if it exceeds `limit` (all operands are >= 1, so 0 flags the overflow).
+std::uint64_t mul_capped(std::uint64_t a, std::uint64_t b, std::uint64_t limit) {
+    if (a != 0 && b > limit / a) return 0;
+    const std::uint64_t r = a * b;
+    return r > limit ? 0 : r;
+}
+
+}  // namespace
+
+void expand_star(ModelBuilder& mb, const NodeTemplate& type, const StarSpec& spec, int line) {
+    require_nic(type, "star");
+    check_node_count(spec.nodes, "<star> attribute 'nodes'");
+    VertexProps sw;
+    sw.name = spec.switch_name.empty() ? spec.prefix + "sw" : spec.switch_name;
+    sw.kind = VertexKind::Switch;
+    sw.relay = spec.switch_bandwidth;
+    sw.line = line;
+    const VertexId hub = mb.add_vertex(std::move(sw));
+    const std::vector<VertexId> nics = add_nodes(mb, type, spec.prefix, spec.nodes, line);
+    for (VertexId nic : nics)
+        mb.builder().add_cable(nic, hub, spec.link.latency, spec.link.bandwidth, line);
+}
+
+FatTreeShape fat_tree_shape(const std::vector<std::uint64_t>& down,
+                            const std::vector<std::uint64_t>& up,
+                            const std::vector<std::uint64_t>& parallel) {
+    const std::size_t h = down.size();
+    if (h == 0) throw ModelError("a fat tree needs at least 1 level");
+    if (up.size() != h) {
+        throw ModelError(
+            fmt::format("a fat tree with {} levels needs {} 'up' values, got {}", h, h, up.size()));
+    }
+    if (!parallel.empty() && parallel.size() != h) {
+        throw ModelError(fmt::format("a fat tree with {} levels needs {} 'parallel' values, got {}",
+                                     h, h, parallel.size()));
+    }
+    for (std::size_t i = 0; i < h; ++i) {
+        if (down[i] == 0 || up[i] == 0 || (!parallel.empty() && parallel[i] == 0))
+            throw ModelError("fat-tree 'down', 'up' and 'parallel' values must be at least 1");
+    }
+    constexpr std::uint64_t kMaxCables = 1ULL << 28;
+    FatTreeShape s;
+    s.nodes = 1;
+    for (std::uint64_t d : down) {
+        s.nodes = mul_capped(s.nodes, d, kMaxNodes);
+        if (s.nodes == 0) {
+            throw ModelError(
+                fmt::format("the fat tree has more than {} nodes (product of 'down')", kMaxNodes));
+        }
+    }
+    // Level l holds prod_{i>l} d_i * prod_{i<=l} u_i vertices (level 0: the nodes).
+    std::uint64_t below = s.nodes;  // vertices at level l-1
+    std::uint64_t total = 0;
+    for (std::size_t l = 1; l <= h; ++l) {
+        const std::uint64_t p = parallel.empty() ? 1 : parallel[l - 1];
+        const std::uint64_t links =
+            mul_capped(mul_capped(below, up[l - 1], kMaxCables), p, kMaxCables);
+        const std::uint64_t level = mul_capped(below / down[l - 1], up[l - 1], kMaxNodes);
+        total += level;
+        if (links == 0 || level == 0 || total > kMaxNodes)
+            throw ModelError("the fat tree is too large (too many switches or cables)");
+        s.switches.push_back(level);
+        s.cables.push_back(links);
+        below = level;
+    }
+    return s;
+}
+
+void expand_fat_tree(ModelBuilder& mb, const NodeTemplate& type, const FatTreeSpec& spec,
+                     int line) {
+    require_nic(type, "fat-tree");
+    const FatTreeShape shape = fat_tree_shape(spec.down, spec.up, spec.parallel);
+    const std::string sw_prefix =
+        spec.switch_prefix.empty() ? spec.prefix + "sw" : spec.switch_prefix;
+    std::vector<VertexId> below = add_nodes(mb, type, spec.prefix, shape.nodes, line);
+    std::vector<VertexId> level;
+    std::uint64_t u_below = 1;  // prod_{i<l} u_i: the radix of the b-part of level l-1 labels
+    for (std::size_t l = 1; l <= spec.down.size(); ++l) {
+        const std::uint64_t d = spec.down[l - 1], u = spec.up[l - 1];
+        const std::uint64_t p = spec.parallel.empty() ? 1 : spec.parallel[l - 1];
+        level.clear();
+        level.reserve(shape.switches[l - 1]);
+        for (std::uint64_t i = 0; i < shape.switches[l - 1]; ++i) {
+            VertexProps sw;
+            sw.name = fmt::format("{}{}_{}", sw_prefix, l, i);
+            sw.kind = VertexKind::Switch;
+            sw.relay = spec.switch_bandwidth;
+            sw.line = line;
+            level.push_back(mb.add_vertex(std::move(sw)));
+        }
+        // Index of a level-l label (a_{l+1}..a_h ; b_1..b_l) = a_part * U_l + b_part, with
+        // a_{l+1} and b_1 the least significant digits. A child at level l-1 with
+        // index x = a_part' * U_{l-1} + b_part' (a_part' = a_l + d_l * a_part) connects to
+        // the parents a_part * U_l + b_part' + b_l * U_{l-1} for b_l in [0, u_l).
+        const std::uint64_t u_level = u_below * u;
+        for (std::uint64_t x = 0; x < below.size(); ++x) {
+            const std::uint64_t b_part = x % u_below;
+            const std::uint64_t a_part = x / u_below / d;
+            for (std::uint64_t b = 0; b < u; ++b) {
+                const VertexId parent = level[a_part * u_level + b_part + b * u_below];
+                for (std::uint64_t k = 0; k < p; ++k)
+                    mb.builder().add_cable(below[x], parent, spec.link.latency, spec.link.bandwidth,
+                                           line);
+            }
+        }
+        below.swap(level);
+        u_below = u_level;
+    }
+}
+
+void expand_torus(ModelBuilder& mb, const NodeTemplate& type, const TorusSpec& spec, int line) {
+    require_nic(type, "torus");
+    if (spec.dims.empty()) throw ModelError("a torus needs at least 1 dimension");
+    std::uint64_t nodes = 1;
+    for (std::uint64_t d : spec.dims) {
+        if (d == 0) throw ModelError("torus dimensions must be at least 1");
+        nodes = mul_capped(nodes, d, kMaxNodes);
+        if (nodes == 0)
+            throw ModelError(fmt::format("the torus has more than {} nodes", kMaxNodes));
+    }
+    const std::vector<VertexId> nics = add_nodes(mb, type, spec.prefix, nodes, line);
+    // Row-major: the last dimension varies fastest.
+    std::vector<std::uint64_t> stride(spec.dims.size());
+    std::uint64_t s = 1;
+    for (std::size_t k = spec.dims.size(); k-- > 0;) {
+        stride[k] = s;
+        s *= spec.dims[k];
+    }
+    for (std::uint64_t i = 0; i < nodes; ++i) {
+        for (std::size_t k = 0; k < spec.dims.size(); ++k) {
+            const std::uint64_t d = spec.dims[k];
+            const std::uint64_t c = (i / stride[k]) % d;
+            if (d == 1 || (d == 2 && c == 1)) continue;  // no link, or the pair's one cable
+            const std::uint64_t next = (c + 1) % d;
+            const std::uint64_t j = i - c * stride[k] + next * stride[k];
+            mb.builder().add_cable(nics[i], nics[j], spec.link.latency, spec.link.bandwidth, line);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// generate_model_xml
+
+namespace {
+
+// The largest divisor of n not above sqrt(n).
+std::uint32_t square_divisor(std::uint32_t n) {
+    auto r = static_cast<std::uint32_t>(std::sqrt(static_cast<double>(n)));
+    while (r > 1 && static_cast<std::uint64_t>(r) * r > n) --r;
+    while ((static_cast<std::uint64_t>(r) + 1) * (r + 1) <= n) ++r;
+    for (; r > 1; --r)
+        if (n % r == 0) return r;
+    return 1;
+}
+
+std::string join(const std::vector<std::uint32_t>& v) {
+    return fmt::format("{}", fmt::join(v, ","));
+}
+
+void check_positive(Bandwidth bw, const char* what) {
+    if (bw.infinite())
+        throw InputError("", 0, fmt::format("{} must be a positive bandwidth", what));
+}
+
+}  // namespace
+
+std::string generate_model_xml(const GenerateOptions& o) {
+    if (o.kind != "star" && o.kind != "fat-tree" && o.kind != "torus") {
+        throw InputError("", 0,
+                         fmt::format("unknown topology kind '{}'; expected star, "
+                                     "fat-tree or torus",
+                                     o.kind));
+    }
+    if (o.sockets == 0) throw InputError("", 0, "expected at least 1 socket per node");
+    if (o.cores == 0) throw InputError("", 0, "expected at least 1 core per socket");
+    if (o.cpu_speed == 0) throw InputError("", 0, "the CPU speed must be positive");
+    check_positive(o.link_bandwidth, "the link bandwidth");
+    check_positive(o.memory_bandwidth, "the memory bandwidth");
+    if (o.sockets > 1) check_positive(o.inter_socket_bandwidth, "the inter-socket bandwidth");
+
+    std::string generator;
+    std::string name;
+    const std::string link =
+        fmt::format("\n      link-latency=\"{}\" link-bandwidth=\"{}\"",
+                    canonical_time(o.link_latency), canonical_bandwidth(o.link_bandwidth));
+    const std::string sw_bw =
+        o.switch_bandwidth.infinite()
+            ? std::string()
+            : fmt::format(R"( switch-bandwidth="{}")", canonical_bandwidth(o.switch_bandwidth));
+    auto check_list = [](const std::vector<std::uint32_t>& v, const char* what) {
+        for (std::uint32_t x : v)
+            if (x == 0) throw InputError("", 0, fmt::format("{} values must be at least 1", what));
+    };
+    if (o.kind == "star") {
+        if (o.nodes == 0) throw InputError("", 0, "expected at least 1 node");
+        name = fmt::format("star-{}", o.nodes);
+        generator = fmt::format(R"(<star type="node" nodes="{}" prefix="n" switch="sw"{}{}/>)",
+                                o.nodes, sw_bw, link);
+    } else if (o.kind == "fat-tree") {
+        std::vector<std::uint32_t> down = o.down, up = o.up;
+        if (down.empty()) {
+            if (!up.empty()) throw InputError("", 0, "fat-tree 'up' given without 'down'");
+            if (o.nodes == 0) throw InputError("", 0, "expected at least 1 node");
+            const std::uint32_t d1 = square_divisor(o.nodes);
+            down = {d1, o.nodes / d1};
+            up = {1, d1};
+        } else if (up.empty()) {
+            up.push_back(1);
+            for (std::size_t l = 1; l < down.size(); ++l) up.push_back(down[l - 1]);
+        }
+        check_list(down, "fat-tree 'down'");
+        check_list(up, "fat-tree 'up'");
+        if (up.size() != down.size()) {
+            throw InputError("", 0,
+                             fmt::format("fat-tree 'down' has {} values but 'up' has {}",
+                                         down.size(), up.size()));
+        }
+        std::uint64_t nodes = 1;
+        for (std::uint32_t d : down) nodes *= d;
+        name = fmt::format("fat-tree-{}", nodes);
+        generator =
+            fmt::format(R"(<fat-tree type="node" levels="{}" down="{}" up="{}" prefix="n"{}{}/>)",
+                        down.size(), join(down), join(up), sw_bw, link);
+    } else {
+        std::vector<std::uint32_t> dims = o.dims;
+        if (dims.empty()) {
+            if (o.nodes == 0) throw InputError("", 0, "expected at least 1 node");
+            const std::uint32_t a = square_divisor(o.nodes);
+            dims = a == 1 ? std::vector<std::uint32_t>{o.nodes}
+                          : std::vector<std::uint32_t>{a, o.nodes / a};
+        }
+        check_list(dims, "torus dimension");
+        name = fmt::format("torus-{}", fmt::join(dims, "x"));
+        generator = fmt::format(R"(<torus type="node" dims="{}" prefix="n"{}/>)", join(dims), link);
+    }
+
+    std::string x;
+    x += "<?xml version=\"1.0\"?>\n";
+    x += fmt::format("<!-- Generated by `clustersim generate {}`. -->\n", o.kind);
+    x += fmt::format("<cluster name=\"{}\">\n", name);
+    x += fmt::format(
+        "  <network granularity=\"{}\" routing=\"{}\" nic=\"{}\" eager-threshold=\"{}\"/>\n",
+        o.granularity == 0 ? std::string("message") : canonical_size(o.granularity),
+        to_string(o.routing), to_string(o.nic), canonical_size(o.eager_threshold));
+    x += fmt::format("  <node-type name=\"node\" memory=\"{}\">\n", canonical_size(o.memory));
+    const std::string mem_bw = canonical_bandwidth(o.memory_bandwidth);
+    const std::string mem_lat = canonical_time(o.memory_latency);
+    for (std::uint32_t i = 0; i < o.sockets; ++i) {
+        x += fmt::format("    <socket name=\"s{}\" cores=\"{}\" speed=\"{}\"/>\n", i, o.cores,
+                         canonical_speed(o.cpu_speed));
+    }
+    for (std::uint32_t i = 0; i < o.sockets; ++i) {
+        x += fmt::format(
+            "    <memory-node name=\"mem{}\" bandwidth=\"{}\" local-bandwidth=\"{}\"/>\n", i,
+            mem_bw, mem_bw);
+    }
+    const std::string qpi_bw = canonical_bandwidth(o.inter_socket_bandwidth);
+    const std::string qpi_lat = canonical_time(o.inter_socket_latency);
+    if (o.sockets > 1) x += fmt::format("    <switch name=\"qpi\" bandwidth=\"{}\"/>\n", qpi_bw);
+    x += "    <nic name=\"nic\"/>\n";
+    for (std::uint32_t i = 0; i < o.sockets; ++i) {
+        x += fmt::format("    <cable from=\"s{}\" to=\"mem{}\" latency=\"{}\" bandwidth=\"{}\"/>\n",
+                         i, i, mem_lat, mem_bw);
+    }
+    if (o.sockets > 1) {
+        for (std::uint32_t i = 0; i < o.sockets; ++i) {
+            x += fmt::format(
+                "    <cable from=\"mem{}\" to=\"qpi\" latency=\"{}\" bandwidth=\"{}\"/>\n", i,
+                qpi_lat, qpi_bw);
+        }
+        x += fmt::format("    <cable from=\"nic\" to=\"qpi\" latency=\"{}\" bandwidth=\"{}\"/>\n",
+                         qpi_lat, qpi_bw);
+    } else {
+        x += fmt::format("    <cable from=\"nic\" to=\"mem0\" latency=\"{}\" bandwidth=\"{}\"/>\n",
+                         mem_lat, mem_bw);
+    }
+    x += "  </node-type>\n";
+    x += "  " + generator + "\n";
+    x += "</cluster>\n";
+    return x;
+}
+
+}  // namespace clustersim::topo

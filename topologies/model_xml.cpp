@@ -1,0 +1,569 @@
+#include "topologies/model_xml.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <pugixml.hpp>
+
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+#include "topologies/generators.hpp"
+
+namespace clustersim::topo {
+namespace {
+
+using Attrs = std::initializer_list<std::string_view>;
+
+constexpr std::array<std::string_view, 11> kTopLevel{"network", "node-type",   "node",  "nodes",
+                                                     "switch",  "memory-node", "cable", "edge",
+                                                     "star",    "fat-tree",    "torus"};
+constexpr std::array<std::string_view, 6> kTypeChildren{"socket", "memory-node", "switch",
+                                                        "nic",    "cable",       "edge"};
+
+template <class Names>
+std::string join(const Names& names) {
+    std::string s;
+    for (std::string_view n : names) {
+        if (!s.empty()) s += ", ";
+        s += n;
+    }
+    return s;
+}
+
+template <class Names>
+bool contains(const Names& names, std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Reads one model document. Pass 1: <network> and <node-type>; pass 2: the elements that
+// declare vertices and nodes, in document order; pass 3: top-level <cable> and <edge>, so a
+// cable may name a vertex declared anywhere in the file.
+class Reader {
+  public:
+    Reader(std::string_view xml, const std::string& file) : text_(xml), file_(file), mb_(tb_) {
+        for (std::size_t i = 0; i < text_.size(); ++i)
+            if (text_[i] == '\n') newlines_.push_back(i);
+    }
+
+    Topology read();
+
+  private:
+    // ---- locations and errors --------------------------------------------------------
+    int line_at(std::ptrdiff_t offset) const {
+        if (offset < 0) return 0;
+        const auto it =
+            std::lower_bound(newlines_.begin(), newlines_.end(), static_cast<std::size_t>(offset));
+        return static_cast<int>(it - newlines_.begin()) + 1;
+    }
+    int line_of(pugi::xml_node n) const {
+        std::ptrdiff_t off = n.offset_debug();
+        if (off >= 0 && (n.type() == pugi::node_pcdata || n.type() == pugi::node_cdata)) {
+            // Text starts with the white space after the previous tag: point at the text.
+            while (static_cast<std::size_t>(off) < text_.size() &&
+                   std::isspace(static_cast<unsigned char>(text_[off])))
+                ++off;
+        }
+        return line_at(off);
+    }
+    [[noreturn]] void fail(pugi::xml_node n, const std::string& what) const {
+        throw InputError(file_, line_of(n), what);
+    }
+    static std::string tag(pugi::xml_node n) { return fmt::format("<{}>", n.name()); }
+
+    // ---- attributes ------------------------------------------------------------------
+    void check_attributes(pugi::xml_node n, Attrs allowed) const {
+        for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
+            if (!contains(allowed, a.name())) {
+                fail(n, fmt::format("{} has unknown attribute '{}'; valid attributes: {}", tag(n),
+                                    a.name(), join(allowed)));
+            }
+            for (pugi::xml_attribute b = a.next_attribute(); b; b = b.next_attribute()) {
+                if (std::strcmp(a.name(), b.name()) == 0)
+                    fail(n, fmt::format("{} has attribute '{}' twice", tag(n), a.name()));
+            }
+        }
+    }
+    std::optional<std::string_view> optional(pugi::xml_node n, const char* name) const {
+        const pugi::xml_attribute a = n.attribute(name);
+        if (!a) return std::nullopt;
+        return std::string_view(a.value());
+    }
+    std::string_view required(pugi::xml_node n, const char* name) const {
+        const pugi::xml_attribute a = n.attribute(name);
+        if (!a) fail(n, fmt::format("{} is missing required attribute '{}'", tag(n), name));
+        return a.value();
+    }
+    // A name: non-empty, without '.', ',' or white space ('.' separates node and vertex).
+    std::string name_attr(pugi::xml_node n, const char* attr) const {
+        const std::string_view v = required(n, attr);
+        return checked_name(n, attr, v);
+    }
+    std::string checked_name(pugi::xml_node n, const char* attr, std::string_view v) const {
+        if (v.empty()) fail(n, fmt::format("{} attribute '{}' must not be empty", tag(n), attr));
+        for (char c : v) {
+            if (c == '.' || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+                fail(n, fmt::format("{} attribute '{}': '{}' is not a valid name; expected a "
+                                    "name without '.', ',' or spaces ('.' joins a node and "
+                                    "its vertices)",
+                                    tag(n), attr, v));
+            }
+        }
+        return std::string(v);
+    }
+    template <class Parse>
+    auto with_unit(pugi::xml_node n, const char* attr, std::string_view v, Parse parse) const {
+        try {
+            return parse(v);
+        } catch (const UnitError& e) {
+            fail(n, fmt::format("{} attribute '{}': {}", tag(n), attr, e.what()));
+        }
+    }
+    Time time_attr(pugi::xml_node n, const char* attr) const {
+        return with_unit(n, attr, required(n, attr), parse_time);
+    }
+    Bandwidth bandwidth_attr(pugi::xml_node n, const char* attr) const {
+        return with_unit(n, attr, required(n, attr), parse_bandwidth);
+    }
+    Bandwidth optional_bandwidth(pugi::xml_node n, const char* attr) const {
+        const auto v = optional(n, attr);
+        return v ? with_unit(n, attr, *v, parse_bandwidth) : kInfiniteBandwidth;
+    }
+    std::uint64_t count_attr(pugi::xml_node n, const char* attr, std::string_view v,
+                             const char* what) const {
+        const std::uint64_t c = with_unit(n, attr, v, parse_count);
+        if (c == 0) {
+            fail(n, fmt::format("{} attribute '{}': expected at least 1 {}, got 0", tag(n), attr,
+                                what));
+        }
+        return c;
+    }
+    std::uint64_t count_attr(pugi::xml_node n, const char* attr, const char* what) const {
+        return count_attr(n, attr, required(n, attr), what);
+    }
+    // "4,4,2": positive whole numbers separated by commas.
+    std::vector<std::uint64_t> list_attr(pugi::xml_node n, const char* attr,
+                                         std::string_view v) const {
+        std::vector<std::uint64_t> out;
+        auto bad = [&] {
+            fail(n, fmt::format("{} attribute '{}': '{}' is not valid; expected a comma-separated "
+                                "list of positive whole numbers (e.g. 4,4)",
+                                tag(n), attr, v));
+        };
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t comma = v.find(',', start);
+            const std::string_view item =
+                v.substr(start, comma == std::string_view::npos ? v.npos : comma - start);
+            std::uint64_t x = 0;
+            try {
+                x = parse_count(item);
+            } catch (const UnitError&) {
+                bad();
+            }
+            if (x == 0) bad();
+            out.push_back(x);
+            if (comma == std::string_view::npos) break;
+            start = comma + 1;
+        }
+        return out;
+    }
+    std::uint64_t granularity_attr(pugi::xml_node n, std::string_view v) const {
+        if (v == "message") return 0;
+        const std::uint64_t g = with_unit(n, "granularity", v, [](std::string_view s) {
+            try {
+                return parse_size(s);
+            } catch (const UnitError& e) {
+                throw UnitError(std::string(e.what()) + ", or 'message' for whole messages");
+            }
+        });
+        if (g == 0) {
+            fail(n, fmt::format("{} attribute 'granularity': expected a positive size, or "
+                                "'message' for whole-message transfers",
+                                tag(n)));
+        }
+        return g;
+    }
+    NicModel nic_attr(pugi::xml_node n, std::string_view v) const {
+        if (v == "packet") return NicModel::Packet;
+        if (v == "analytical") return NicModel::Analytical;
+        fail(n, fmt::format("{} attribute 'nic': '{}' is not valid; expected packet or analytical",
+                            tag(n), v));
+    }
+
+    // ---- elements --------------------------------------------------------------------
+    void read_network(pugi::xml_node n);
+    void read_node_type(pugi::xml_node n);
+    void read_type_vertex(pugi::xml_node n, NodeTemplate& t);
+    void read_type_edge(pugi::xml_node n, NodeTemplate& t);
+    const NodeTemplate& type_attr(pugi::xml_node n) const;
+    void read_vertex(pugi::xml_node n);
+    void read_edge(pugi::xml_node n);
+    std::string prefix_attr(pugi::xml_node n) const {
+        const auto v = optional(n, "prefix");
+        return v ? checked_name(n, "prefix", *v) : std::string("n");
+    }
+    LinkSpec link_attrs(pugi::xml_node n) const {
+        return LinkSpec{time_attr(n, "link-latency"), bandwidth_attr(n, "link-bandwidth")};
+    }
+    // Runs a generator, turning its ModelError into an InputError at the element.
+    template <class F>
+    void expand(pugi::xml_node n, F f) {
+        try {
+            f();
+        } catch (const ModelError& e) {
+            fail(n, fmt::format("{}: {}", tag(n), e.what()));
+        }
+    }
+
+    std::string_view text_;
+    const std::string& file_;
+    std::vector<std::size_t> newlines_;
+    TopologyBuilder tb_;
+    ModelBuilder mb_;
+    std::vector<std::unique_ptr<NodeTemplate>> types_;
+    std::unordered_map<std::string, const NodeTemplate*> type_index_;
+};
+
+Topology Reader::read() {
+    pugi::xml_document doc;
+    const pugi::xml_parse_result r =
+        doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
+    if (!r) {
+        throw InputError(file_, line_at(r.offset),
+                         fmt::format("malformed XML: {}; expected a well-formed <cluster> document",
+                                     r.description()));
+    }
+    pugi::xml_node root;
+    for (pugi::xml_node c = doc.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element) continue;
+        if (root)
+            fail(c, fmt::format("unexpected second root element <{}>; a model has one "
+                                "<cluster>",
+                                c.name()));
+        root = c;
+    }
+    if (!root) throw InputError(file_, 1, "no root element; expected <cluster>");
+    if (std::strcmp(root.name(), "cluster") != 0)
+        fail(root, fmt::format("expected the root element <cluster>, found <{}>", root.name()));
+    check_attributes(root, {"name"});
+    std::string name;
+    if (const auto v = optional(root, "name")) {
+        name = std::string(*v);
+    } else {
+        name = file_.substr(file_.find_last_of('/') + 1);
+        if (const auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) name.resize(dot);
+    }
+
+    // Pass 1: structure checks, <network>, <node-type>.
+    pugi::xml_node network;
+    for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element) {
+            fail(c, "unexpected text in <cluster>; expected only elements: " + join(kTopLevel));
+        }
+        if (!contains(kTopLevel, c.name())) {
+            fail(c, fmt::format("unknown element <{}> in <cluster>; expected one of: {}", c.name(),
+                                join(kTopLevel)));
+        }
+        if (std::strcmp(c.name(), "network") == 0) {
+            if (network) {
+                fail(c, fmt::format("second <network> element (the first is on line {}); "
+                                    "expected at most one",
+                                    line_of(network)));
+            }
+            network = c;
+            read_network(c);
+        }
+    }
+    for (pugi::xml_node c = root.child("node-type"); c; c = c.next_sibling("node-type"))
+        read_node_type(c);
+
+    // Pass 2: vertices and nodes in document order.
+    for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
+        const std::string_view el = c.name();
+        if (el == "switch" || el == "memory-node") {
+            read_vertex(c);
+        } else if (el == "node") {
+            check_attributes(c, {"name", "type"});
+            const std::string node = name_attr(c, "name");
+            const NodeTemplate& t = type_attr(c);
+            expand(c, [&] { mb_.add_node(t, node, line_of(c)); });
+        } else if (el == "nodes") {
+            check_attributes(c, {"prefix", "count", "type"});
+            const std::string prefix = name_attr(c, "prefix");
+            const std::uint64_t count = count_attr(c, "count", "node");
+            const NodeTemplate& t = type_attr(c);
+            expand(c, [&] {
+                if (count > kMaxNodes)
+                    throw ModelError(fmt::format("at most {} nodes are supported", kMaxNodes));
+                mb_.reserve(t, count);
+                for (std::uint64_t i = 0; i < count; ++i)
+                    mb_.add_node(t, prefix + std::to_string(i), line_of(c));
+            });
+        } else if (el == "star") {
+            check_attributes(c, {"type", "nodes", "prefix", "switch", "switch-bandwidth",
+                                 "link-latency", "link-bandwidth"});
+            StarSpec s;
+            const NodeTemplate& t = type_attr(c);
+            s.nodes = count_attr(c, "nodes", "node");
+            s.prefix = prefix_attr(c);
+            if (const auto v = optional(c, "switch")) s.switch_name = checked_name(c, "switch", *v);
+            s.switch_bandwidth = optional_bandwidth(c, "switch-bandwidth");
+            s.link = link_attrs(c);
+            expand(c, [&] { expand_star(mb_, t, s, line_of(c)); });
+        } else if (el == "fat-tree") {
+            check_attributes(c,
+                             {"type", "levels", "down", "up", "parallel", "prefix", "switch-prefix",
+                              "switch-bandwidth", "link-latency", "link-bandwidth"});
+            FatTreeSpec s;
+            const NodeTemplate& t = type_attr(c);
+            const std::uint64_t levels = count_attr(c, "levels", "level");
+            s.down = list_attr(c, "down", required(c, "down"));
+            s.up = list_attr(c, "up", required(c, "up"));
+            if (const auto v = optional(c, "parallel")) s.parallel = list_attr(c, "parallel", *v);
+            for (const auto& [attr, list] : {std::pair{"down", &s.down}, std::pair{"up", &s.up},
+                                             std::pair{"parallel", &s.parallel}}) {
+                if (!list->empty() && list->size() != levels) {
+                    fail(c, fmt::format("<fat-tree> attribute '{}': expected {} values (one per "
+                                        "level, levels=\"{}\"), got {}",
+                                        attr, levels, levels, list->size()));
+                }
+            }
+            s.prefix = prefix_attr(c);
+            if (const auto v = optional(c, "switch-prefix"))
+                s.switch_prefix = checked_name(c, "switch-prefix", *v);
+            s.switch_bandwidth = optional_bandwidth(c, "switch-bandwidth");
+            s.link = link_attrs(c);
+            expand(c, [&] { expand_fat_tree(mb_, t, s, line_of(c)); });
+        } else if (el == "torus") {
+            check_attributes(c, {"type", "dims", "prefix", "link-latency", "link-bandwidth"});
+            TorusSpec s;
+            const NodeTemplate& t = type_attr(c);
+            s.dims = list_attr(c, "dims", required(c, "dims"));
+            s.prefix = prefix_attr(c);
+            s.link = link_attrs(c);
+            expand(c, [&] { expand_torus(mb_, t, s, line_of(c)); });
+        }
+    }
+    if (tb_.nodes().empty()) {
+        fail(root,
+             "<cluster> declares no nodes; expected at least one <node>, <nodes>, <star>, "
+             "<fat-tree> or <torus>");
+    }
+
+    // Pass 3: top-level links.
+    for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
+        const std::string_view el = c.name();
+        if (el == "cable" || el == "edge") read_edge(c);
+    }
+    return std::move(tb_).build(std::move(name), file_);
+}
+
+void Reader::read_network(pugi::xml_node n) {
+    check_attributes(n, {"granularity", "routing", "nic", "eager-threshold"});
+    NetworkSettings& s = tb_.settings();
+    if (const auto v = optional(n, "granularity")) s.granularity = granularity_attr(n, *v);
+    if (const auto v = optional(n, "routing")) {
+        if (*v == "shortest-path") {
+            s.routing = Routing::ShortestPath;
+        } else if (*v == "round-robin") {
+            s.routing = Routing::RoundRobin;
+        } else {
+            fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid; expected "
+                                "shortest-path or round-robin",
+                                *v));
+        }
+    }
+    if (const auto v = optional(n, "nic")) s.nic_model = nic_attr(n, *v);
+    if (const auto v = optional(n, "eager-threshold"))
+        s.eager_threshold = with_unit(n, "eager-threshold", *v, parse_size);
+}
+
+void Reader::read_node_type(pugi::xml_node n) {
+    check_attributes(n, {"name", "memory", "nic", "granularity"});
+    auto t = std::make_unique<NodeTemplate>();
+    t->name = name_attr(n, "name");
+    t->line = line_of(n);
+    if (const auto it = type_index_.find(t->name); it != type_index_.end()) {
+        fail(n, fmt::format("node-type name '{}' is already used (line {})", t->name,
+                            it->second->line));
+    }
+    t->memory = with_unit(n, "memory", required(n, "memory"), parse_size);
+    if (const auto v = optional(n, "nic")) t->nic_model = nic_attr(n, *v);
+    if (const auto v = optional(n, "granularity")) t->granularity = granularity_attr(n, *v);
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element)
+            fail(c,
+                 "unexpected text in <node-type>; expected only elements: " + join(kTypeChildren));
+        if (!contains(kTypeChildren, c.name())) {
+            fail(c, fmt::format("unknown element <{}> in <node-type>; expected one of: {}",
+                                c.name(), join(kTypeChildren)));
+        }
+    }
+    // Vertices first, so an edge may name a vertex declared after it.
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        const std::string_view el = c.name();
+        if (el != "cable" && el != "edge") read_type_vertex(c, *t);
+    }
+    if (t->num_sockets() == 0) {
+        fail(n, fmt::format("<node-type> '{}' has no <socket>; expected at least one", t->name));
+    }
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        const std::string_view el = c.name();
+        if (el == "cable" || el == "edge") read_type_edge(c, *t);
+    }
+    type_index_.emplace(t->name, t.get());
+    types_.push_back(std::move(t));
+}
+
+void Reader::read_type_vertex(pugi::xml_node n, NodeTemplate& t) {
+    const std::string_view el = n.name();
+    TemplateVertex v;
+    v.line = line_of(n);
+    if (el == "socket") {
+        check_attributes(n, {"name", "cores", "speed"});
+        v.kind = VertexKind::Socket;
+        const std::uint64_t cores = count_attr(n, "cores", "core");
+        if (cores > UINT32_MAX) fail(n, "<socket> attribute 'cores': too many cores");
+        v.cores = static_cast<std::uint32_t>(cores);
+        v.speed = with_unit(n, "speed", required(n, "speed"), parse_speed);
+    } else if (el == "memory-node") {
+        check_attributes(n, {"name", "bandwidth", "local-bandwidth"});
+        v.kind = VertexKind::MemoryNode;
+        v.relay = optional_bandwidth(n, "bandwidth");
+        v.local = optional_bandwidth(n, "local-bandwidth");
+    } else if (el == "switch") {
+        check_attributes(n, {"name", "bandwidth"});
+        v.kind = VertexKind::Switch;
+        v.relay = optional_bandwidth(n, "bandwidth");
+    } else {  // nic
+        check_attributes(n, {"name", "bandwidth"});
+        v.kind = VertexKind::Nic;
+        v.relay = optional_bandwidth(n, "bandwidth");
+        if (t.nic != NodeTemplate::kNone) {
+            fail(n, fmt::format("<nic>: node-type '{}' already has a NIC '{}' (line {}); expected "
+                                "at most one",
+                                t.name, t.vertices[t.nic].name, t.vertices[t.nic].line));
+        }
+    }
+    v.name = name_attr(n, "name");
+    if (const std::uint32_t other = t.find(v.name); other != NodeTemplate::kNone) {
+        fail(n, fmt::format("{} name '{}' is already used in node-type '{}' (line {})", tag(n),
+                            v.name, t.name, t.vertices[other].line));
+    }
+    if (v.kind == VertexKind::Nic) t.nic = static_cast<std::uint32_t>(t.vertices.size());
+    t.vertices.push_back(std::move(v));
+}
+
+void Reader::read_type_edge(pugi::xml_node n, NodeTemplate& t) {
+    check_attributes(n, {"from", "to", "latency", "bandwidth"});
+    std::uint32_t ends[2];
+    const char* attrs[2] = {"from", "to"};
+    for (int i = 0; i < 2; ++i) {
+        const std::string_view v = required(n, attrs[i]);
+        ends[i] = t.find(v);
+        if (ends[i] == NodeTemplate::kNone) {
+            std::string names;
+            for (const auto& tv : t.vertices) names += (names.empty() ? "" : ", ") + tv.name;
+            fail(n, fmt::format("{} attribute '{}': node-type '{}' has no vertex '{}'; its "
+                                "vertices: {}",
+                                tag(n), attrs[i], t.name, v, names));
+        }
+    }
+    if (ends[0] == ends[1])
+        fail(n, fmt::format("{} connects '{}' to itself; expected two different vertices", tag(n),
+                            t.vertices[ends[0]].name));
+    const Time latency = time_attr(n, "latency");
+    const Bandwidth bw = bandwidth_attr(n, "bandwidth");
+    const int line = line_of(n);
+    t.edges.push_back(TemplateEdge{ends[0], ends[1], latency, bw, line});
+    if (std::string_view(n.name()) == "cable")
+        t.edges.push_back(TemplateEdge{ends[1], ends[0], latency, bw, line});
+}
+
+const NodeTemplate& Reader::type_attr(pugi::xml_node n) const {
+    const std::string_view v = required(n, "type");
+    const auto it = type_index_.find(std::string(v));
+    if (it == type_index_.end()) {
+        std::string names;
+        for (const auto& t : types_) names += (names.empty() ? "" : ", ") + t->name;
+        fail(n, fmt::format("{} attribute 'type': unknown node-type '{}'; declared node-types: {}",
+                            tag(n), v, names.empty() ? std::string("(none)") : names));
+    }
+    return *it->second;
+}
+
+void Reader::read_vertex(pugi::xml_node n) {
+    VertexProps p;
+    if (std::string_view(n.name()) == "switch") {
+        check_attributes(n, {"name", "bandwidth"});
+        p.kind = VertexKind::Switch;
+    } else {
+        check_attributes(n, {"name", "bandwidth", "local-bandwidth"});
+        p.kind = VertexKind::MemoryNode;
+        p.local = optional_bandwidth(n, "local-bandwidth");
+    }
+    p.name = name_attr(n, "name");
+    p.relay = optional_bandwidth(n, "bandwidth");
+    p.line = line_of(n);
+    expand(n, [&] { mb_.add_vertex(std::move(p)); });
+}
+
+void Reader::read_edge(pugi::xml_node n) {
+    check_attributes(n, {"from", "to", "latency", "bandwidth"});
+    VertexId ends[2];
+    const char* attrs[2] = {"from", "to"};
+    for (int i = 0; i < 2; ++i) {
+        const std::string_view v = required(n, attrs[i]);
+        ends[i] = mb_.find(v);
+        if (ends[i] == kNoVertex) {
+            fail(n, fmt::format("{} attribute '{}': no vertex named '{}'; expected a top-level "
+                                "<switch> or <memory-node>, or a node's vertex as "
+                                "<node>.<name> (e.g. n0.nic)",
+                                tag(n), attrs[i], v));
+        }
+    }
+    if (ends[0] == ends[1]) {
+        fail(n, fmt::format("{} connects '{}' to itself; expected two different vertices", tag(n),
+                            required(n, "from")));
+    }
+    const Time latency = time_attr(n, "latency");
+    const Bandwidth bw = bandwidth_attr(n, "bandwidth");
+    if (std::string_view(n.name()) == "cable")
+        tb_.add_cable(ends[0], ends[1], latency, bw, line_of(n));
+    else
+        tb_.add_edge(ends[0], ends[1], latency, bw, line_of(n));
+}
+
+}  // namespace
+
+Topology parse_model(std::string_view xml, const std::string& file_name) {
+    Reader reader(xml, file_name);
+    return reader.read();
+}
+
+Topology load_model(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr)
+        throw InputError(path, 0, fmt::format("cannot read file: {}", std::strerror(errno)));
+    std::string data;
+    char buf[1 << 16];
+    std::size_t got = 0;
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, got);
+    const bool failed = std::ferror(f) != 0;
+    const int err = errno;
+    std::fclose(f);
+    if (failed) throw InputError(path, 0, fmt::format("cannot read file: {}", std::strerror(err)));
+    return parse_model(data, path);
+}
+
+}  // namespace clustersim::topo

@@ -1,0 +1,268 @@
+#include "topologies/summary.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "simulator/units.hpp"
+
+namespace clustersim::topo {
+namespace {
+
+constexpr std::uint32_t kUnset = UINT32_MAX;
+
+// Strongly connected components (Tarjan, iterative: chains of vertices can be long).
+// Returns the component of every vertex; ids are dense from 0.
+std::vector<std::uint32_t> strong_components(const Topology& t, std::uint32_t& count) {
+    const std::size_t n = t.num_vertices();
+    std::vector<std::uint32_t> index(n, kUnset), low(n, 0), comp(n, kUnset);
+    std::vector<VertexId> stack;
+    std::vector<std::pair<VertexId, EdgeId>> call;  // vertex, next out-edge to look at
+    std::uint32_t clock = 0;
+    count = 0;
+    auto visit = [&](VertexId v) {
+        index[v] = low[v] = clock++;
+        stack.push_back(v);
+        call.emplace_back(v, t.out_edge_range(v).first);
+    };
+    for (VertexId s = 0; s < n; ++s) {
+        if (index[s] != kUnset) continue;
+        visit(s);
+        while (!call.empty()) {
+            const VertexId v = call.back().first;
+            const EdgeId e = call.back().second;
+            if (e < t.out_edge_range(v).second) {
+                ++call.back().second;
+                const VertexId w = t.target_of(e);
+                if (index[w] == kUnset) {
+                    visit(w);
+                } else if (comp[w] == kUnset) {  // on the stack
+                    low[v] = std::min(low[v], index[w]);
+                }
+                continue;
+            }
+            if (low[v] == index[v]) {
+                VertexId w = kNoVertex;
+                do {
+                    w = stack.back();
+                    stack.pop_back();
+                    comp[w] = count;
+                } while (w != v);
+                ++count;
+            }
+            call.pop_back();
+            if (!call.empty()) {
+                const VertexId u = call.back().first;
+                low[u] = std::min(low[u], low[v]);
+            }
+        }
+    }
+    return comp;
+}
+
+VertexId find_root(std::vector<VertexId>& parent, VertexId v) {
+    while (parent[v] != v) {
+        parent[v] = parent[parent[v]];
+        v = parent[v];
+    }
+    return v;
+}
+
+struct SocketGroup {
+    VertexId representative = kNoVertex;
+    std::uint64_t sockets = 0;
+    std::uint32_t component = 0;  // strong component
+};
+
+// Ordered socket pairs with a route.
+std::uint64_t count_routes(const Topology& t, Router& router) {
+    std::uint32_t ncomp = 0;
+    const std::vector<std::uint32_t> comp = strong_components(t, ncomp);
+
+    // Sockets grouped by strong component: every ordered pair inside a group is routable
+    // (a directed path exists, and the router finds a fewest-hop path whenever one does).
+    std::vector<std::uint32_t> group_of_comp(ncomp, kUnset);
+    std::vector<SocketGroup> groups;
+    for (const NodeInfo& node : t.nodes) {
+        for (const SocketInfo& s : node.sockets) {
+            const std::uint32_t c = comp[s.vertex];
+            if (group_of_comp[c] == kUnset) {
+                group_of_comp[c] = static_cast<std::uint32_t>(groups.size());
+                groups.push_back(SocketGroup{s.vertex, 0, c});
+            }
+            ++groups[group_of_comp[c]].sockets;
+        }
+    }
+    std::uint64_t routed = 0;
+    for (const SocketGroup& g : groups) routed += g.sockets * (g.sockets - 1);
+    if (groups.size() < 2) return routed;
+
+    // Between groups: only groups of one weakly connected piece can reach each other.
+    std::vector<VertexId> parent(t.num_vertices());
+    std::iota(parent.begin(), parent.end(), VertexId{0});
+    for (EdgeId e = 0; e < t.num_edges(); ++e) {
+        const VertexId a = find_root(parent, t.source_of(e)), b = find_root(parent, t.target_of(e));
+        if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    }
+    std::unordered_map<VertexId, std::vector<std::uint32_t>> pieces;
+    for (std::uint32_t g = 0; g < groups.size(); ++g)
+        pieces[find_root(parent, groups[g].representative)].push_back(g);
+
+    // Few groups in a piece (the usual case: a connected cluster is one strong component):
+    // ask the router about one representative pair per ordered pair of groups. Many groups
+    // (one-way chains): breadth-first search over the condensation instead.
+    constexpr std::uint64_t kRouterBudget = 4096;
+    std::vector<std::vector<std::uint32_t>> dag;  // condensation, built on demand
+    std::vector<std::uint32_t> seen;
+    std::uint32_t stamp = 0;
+    for (const auto& [root, members] : pieces) {
+        const std::uint64_t k = members.size();
+        if (k < 2) continue;
+        if (k * (k - 1) <= kRouterBudget) {
+            for (std::uint32_t a : members) {
+                for (std::uint32_t b : members) {
+                    if (a != b &&
+                        router.reachable(groups[a].representative, groups[b].representative))
+                        routed += groups[a].sockets * groups[b].sockets;
+                }
+            }
+            continue;
+        }
+        if (dag.empty()) {
+            dag.resize(ncomp);
+            for (EdgeId e = 0; e < t.num_edges(); ++e) {
+                const std::uint32_t a = comp[t.source_of(e)], b = comp[t.target_of(e)];
+                if (a != b) dag[a].push_back(b);
+            }
+            seen.assign(ncomp, 0);
+        }
+        std::vector<std::uint32_t> frontier;
+        for (std::uint32_t a : members) {
+            ++stamp;
+            frontier.assign(1, groups[a].component);
+            seen[groups[a].component] = stamp;
+            while (!frontier.empty()) {
+                const std::uint32_t c = frontier.back();
+                frontier.pop_back();
+                if (const std::uint32_t g = group_of_comp[c]; g != kUnset && g != a)
+                    routed += groups[a].sockets * groups[g].sockets;
+                for (std::uint32_t d : dag[c]) {
+                    if (seen[d] != stamp) {
+                        seen[d] = stamp;
+                        frontier.push_back(d);
+                    }
+                }
+            }
+        }
+    }
+    return routed;
+}
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+}  // namespace
+
+ModelSummary summarize(const Topology& t, Router& router) {
+    ModelSummary s;
+    s.name = t.name;
+    s.source = t.source;
+    s.nodes = t.nodes.size();
+    s.vertices = t.num_vertices();
+    s.edges = t.num_edges();
+    for (VertexId v = 0; v < t.num_vertices(); ++v) {
+        switch (t.vertex(v).kind) {
+            case VertexKind::Socket:
+                ++s.sockets;
+                break;
+            case VertexKind::MemoryNode:
+                ++s.memory_nodes;
+                break;
+            case VertexKind::Switch:
+                ++s.switches;
+                if (t.vertex(v).node >= 0) ++s.node_switches;
+                break;
+            case VertexKind::Nic:
+                ++s.nics;
+                break;
+        }
+    }
+    s.routing = t.settings.routing;
+    s.nic_model = t.settings.nic_model;
+    s.granularity = t.settings.granularity;
+    s.eager_threshold = t.settings.eager_threshold;
+    std::unordered_map<std::string, std::size_t> type_slot;
+    for (const NodeInfo& node : t.nodes) {
+        for (const SocketInfo& sock : node.sockets) s.cores += sock.cores;
+        s.memory += node.memory;
+        (node.nic_model == NicModel::Packet ? s.packet_nic_nodes : s.analytical_nic_nodes) += 1;
+        if (node.granularity != t.settings.granularity) ++s.granularity_overrides;
+        auto [it, inserted] = type_slot.try_emplace(node.type, s.node_types.size());
+        if (inserted) s.node_types.emplace_back(node.type, 0);
+        ++s.node_types[it->second].second;
+    }
+    s.socket_pairs = static_cast<std::uint64_t>(s.sockets) * (s.sockets == 0 ? 0 : s.sockets - 1);
+    s.routed_pairs = count_routes(t, router);
+    s.router_core = router.core_size();
+    return s;
+}
+
+std::string format_summary(const ModelSummary& s) {
+    auto granularity = [](std::uint64_t g) {
+        return g == 0 ? std::string("whole messages") : format_size(g) + " packets";
+    };
+    std::string types;
+    for (const auto& [type, count] : s.node_types)
+        types += fmt::format("{}{} x {}", types.empty() ? "" : ", ", count, type);
+    std::string out;
+    out += fmt::format("model '{}'{}\n", s.name, s.source.empty() ? "" : " from " + s.source);
+    auto row = [&out](const char* key, const std::string& value) {
+        out += fmt::format("  {:<17}{}\n", key, value);
+    };
+    row("nodes", fmt::format("{}{}", s.nodes, types.empty() ? "" : " (" + types + ")"));
+    row("sockets", fmt::format("{} ({})", s.sockets, plural(s.cores, "core", "cores")));
+    row("memory nodes", fmt::format("{}", s.memory_nodes));
+    std::string switches = fmt::format("{}", s.switches);
+    if (s.node_switches > 0) {
+        switches += fmt::format(" ({} inside nodes, {} in the network)", s.node_switches,
+                                s.switches - s.node_switches);
+    }
+    row("switches", switches);
+    row("NICs", fmt::format("{}", s.nics));
+    row("links", fmt::format("{} one-way edges between {} vertices", s.edges, s.vertices));
+    row("node memory", format_size(s.memory) + " in total");
+    row("routing", to_string(s.routing));
+    std::string nic = to_string(s.nic_model);
+    if (s.analytical_nic_nodes > 0 && s.packet_nic_nodes > 0) {
+        nic += fmt::format(" by default; packet on {}, analytical on {}",
+                           plural(s.packet_nic_nodes, "node", "nodes"),
+                           plural(s.analytical_nic_nodes, "node", "nodes"));
+    } else {
+        nic = s.analytical_nic_nodes > 0 ? "analytical" : "packet";
+        if (s.nodes > 1) nic += fmt::format(" (all {} nodes)", s.nodes);
+    }
+    row("NIC model", nic);
+    std::string gran = granularity(s.granularity);
+    if (s.granularity_overrides > 0) {
+        gran += fmt::format(" by default; {} set by their node-type",
+                            plural(s.granularity_overrides, "node", "nodes"));
+    }
+    row("granularity", gran);
+    row("eager threshold", format_size(s.eager_threshold));
+    std::string routes =
+        fmt::format("{} of {} ordered socket pairs", s.routed_pairs, s.socket_pairs);
+    if (s.socket_pairs > 0) {
+        routes += fmt::format(" ({:.4g}%)", 100.0 * static_cast<double>(s.routed_pairs) /
+                                                static_cast<double>(s.socket_pairs));
+    }
+    if (s.routed_pairs < s.socket_pairs) routes += "; some sockets cannot reach each other";
+    row("routes", routes);
+    row("router core",
+        plural(s.router_core, "vertex", "vertices") + " (the rest hang off it as trees)");
+    return out;
+}
+
+}  // namespace clustersim::topo

@@ -1,0 +1,50 @@
+// What `clustersim validate MODEL.xml` prints: the counts of what was built and whether every
+// pair of sockets can talk to each other.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim::topo {
+
+struct ModelSummary {
+    std::string name;
+    std::string source;
+    std::size_t nodes = 0;
+    std::size_t sockets = 0;
+    std::uint64_t cores = 0;
+    std::size_t memory_nodes = 0;
+    std::size_t switches = 0;
+    std::size_t node_switches = 0;  // of which inside nodes (e.g. QPI)
+    std::size_t nics = 0;
+    std::size_t vertices = 0;
+    std::size_t edges = 0;     // one-way edges (a cable counts twice)
+    std::uint64_t memory = 0;  // bytes, summed over nodes
+    // Node count per node-type, in order of first use.
+    std::vector<std::pair<std::string, std::size_t>> node_types;
+    Routing routing = Routing::ShortestPath;
+    NicModel nic_model = NicModel::Packet;  // network default
+    std::uint64_t granularity = 0;          // network default; 0 = whole message
+    std::uint64_t eager_threshold = 0;
+    std::size_t packet_nic_nodes = 0;  // nodes per NIC model after node-type overrides
+    std::size_t analytical_nic_nodes = 0;
+    std::size_t granularity_overrides = 0;  // nodes whose granularity differs from the default
+    // Ordered socket pairs (u != v) with a route from u to v, out of all ordered pairs.
+    std::uint64_t routed_pairs = 0;
+    std::uint64_t socket_pairs = 0;
+    std::size_t router_core = 0;  // vertices the router keeps in its meshed core
+};
+
+// Counts in O(V + E): sockets are grouped by strongly connected component (all pairs inside
+// a group are routable); the router decides between groups, one representative each.
+ModelSummary summarize(const Topology& topology, Router& router);
+
+// A readable multi-line report; every number has its unit.
+std::string format_summary(const ModelSummary& summary);
+
+}  // namespace clustersim::topo
