@@ -86,7 +86,8 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
     for (const auto& r : res.ranks) res.simulated = max(res.simulated, r.finish);
     res.placement = ranks;
     res.network = network.stats();
-    for (std::uint64_t b : network.edge_bytes()) res.bytes_on_edges += b;
+    res.edge_bytes = network.edge_bytes();
+    for (std::uint64_t b : res.edge_bytes) res.bytes_on_edges += b;
     return res;
 }
 

@@ -19,7 +19,8 @@ struct SimulationResult {
     std::vector<RankResult> ranks;
     std::vector<RankLocation> placement;
     net::NetworkStats network;
-    std::uint64_t bytes_on_edges = 0;  // sum over edges of payload bytes that crossed them
+    std::uint64_t bytes_on_edges = 0;   // sum over edges of payload bytes that crossed them
+    std::vector<std::uint64_t> edge_bytes;  // payload bytes per one-way edge, by edge id
 };
 
 // Checks that every rank's socket can reach every other rank's socket (via rank 0's, both

@@ -185,3 +185,51 @@ TEST(Invariants, BytesSentEqualBytesReceivedAndRunsAreDeterministic) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// A two-level fat tree with two spines: node 0 and node 2 hang off different leaves, so
+// there are two equal-cost paths. Shortest-path routing always takes the first spine;
+// round-robin alternates packet by packet, so each uplink carries half, and messages
+// still match in order.
+TEST(Routing, RoundRobinSpreadsPacketsOverEqualCostPaths) {
+    for (const char* routing : {"shortest-path", "round-robin"}) {
+        const auto t = topo::parse_model(fmt::format(R"(<cluster name="ft">
+  <network granularity="10KiB" routing="{}" eager-threshold="1GiB"/>
+  <node-type name="n" memory="1GiB">
+    <socket name="s0" cores="1" speed="1G"/><nic name="nic"/>
+    <cable from="s0" to="nic" latency="1us" bandwidth="1GB/s"/>
+  </node-type>
+  <fat-tree type="n" levels="2" down="2,2" up="1,2" link-latency="1us" link-bandwidth="1GB/s"/>
+</cluster>)", routing), "ft.xml");
+        std::vector<mpi::Op> sends, recvs;
+        for (int i = 0; i < 4; ++i) {
+            sends.push_back(send(1, 1'000'000 + 1000 * static_cast<std::uint64_t>(i), i));
+            recvs.push_back(recv(0, 0, i));
+        }
+        testing::ScriptProgram prog({sends, recvs});
+        const topo::VertexId n0 = t.nodes[0].sockets[0].vertex, n2 = t.nodes[2].sockets[0].vertex;
+        const auto res = mpi::simulate(t, {{0, 0, 0, n0}, {2, 0, 0, n2}}, prog);
+        EXPECT_EQ(res.ranks[1].bytes_received, 4'006'000u);
+        // Bytes on the two up-links out of node 0's leaf switch.
+        topo::VertexId leaf = topo::kNoVertex;
+        for (auto [e, last] = t.out_edge_range(t.nodes[0].nic); e < last; ++e)
+            if (t.vertex(t.target_of(e)).kind == topo::VertexKind::Switch) leaf = t.target_of(e);
+        ASSERT_NE(leaf, topo::kNoVertex);
+        std::vector<std::uint64_t> up;
+        for (auto [e, last] = t.out_edge_range(leaf); e < last; ++e)
+            if (t.vertex(t.target_of(e)).kind == topo::VertexKind::Switch) up.push_back(res.edge_bytes[e]);
+        ASSERT_EQ(up.size(), 2u) << routing;
+        if (std::string(routing) == "shortest-path") {
+            EXPECT_EQ(up[0], 4'006'000u);
+            EXPECT_EQ(up[1], 0u);
+        } else {
+            EXPECT_NEAR(static_cast<double>(up[0]), 2'003'000.0, 10'240.0);
+            EXPECT_NEAR(static_cast<double>(up[1]), 2'003'000.0, 10'240.0);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace clustersim
