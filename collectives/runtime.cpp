@@ -35,32 +35,6 @@ void Runtime::start() {
     for (std::size_t r = 0; r < ranks_.size(); ++r) advance(static_cast<std::int32_t>(r));
 }
 
-std::uint32_t Runtime::new_request(const Request& r) {
-    std::uint32_t i;
-    if (!free_requests_.empty()) {
-        i = free_requests_.back();
-        free_requests_.pop_back();
-        requests_[i] = r;
-    } else {
-        requests_.push_back(r);
-        i = static_cast<std::uint32_t>(requests_.size() - 1);
-    }
-    return i;
-}
-
-std::uint32_t Runtime::new_msg(const Msg& m) {
-    std::uint32_t i;
-    if (!free_msgs_.empty()) {
-        i = free_msgs_.back();
-        free_msgs_.pop_back();
-        msgs_[i] = m;
-    } else {
-        msgs_.push_back(m);
-        i = static_cast<std::uint32_t>(msgs_.size() - 1);
-    }
-    return i;
-}
-
 void Runtime::check_peer(std::int32_t rank, std::int32_t peer, bool allow_any) const {
     if (allow_any && peer == kAnySource) return;
     if (peer < 0 || static_cast<std::size_t>(peer) >= ranks_.size())
@@ -72,10 +46,10 @@ void Runtime::check_peer(std::int32_t rank, std::int32_t peer, bool allow_any) c
 std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag, std::int32_t comm,
                                  std::uint64_t bytes) {
     check_peer(rank, dst, false);
-    const std::uint32_t req = new_request(Request{true, false, false, rank, dst, tag, comm, bytes});
+    const std::uint32_t req = requests_.acquire(Request{true, false, false, rank, dst, tag, comm, bytes});
     const std::uint64_t seq = ranks_[rank].send_seq[dst]++;
     const bool eager = bytes <= eager_threshold_;
-    const std::uint32_t m = new_msg(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, comm, bytes, seq,
+    const std::uint32_t m = msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, comm, bytes, seq,
                                         req, kNil, false, false});
     // Rendezvous control messages carry no payload bytes.
     network_.send(ranks_[rank].where.vertex, ranks_[dst].where.vertex, eager ? bytes : 0, m, eager);
@@ -85,7 +59,7 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
 std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag, std::int32_t comm,
                                  std::uint64_t bytes) {
     check_peer(rank, src, true);
-    const std::uint32_t req = new_request(Request{false, false, false, rank, src, tag, comm, bytes});
+    const std::uint32_t req = requests_.acquire(Request{false, false, false, rank, src, tag, comm, bytes});
     auto& unexpected = ranks_[rank].unexpected;
     for (auto it = unexpected.begin(); it != unexpected.end(); ++it) {
         if (matches(requests_[req], msgs_[*it])) {
@@ -149,7 +123,7 @@ void Runtime::match_arrival(std::uint32_t m) {
 }
 
 void Runtime::maybe_free_msg(std::uint32_t m) {
-    if (msgs_[m].send_done && msgs_[m].recv_done) free_msgs_.push_back(m);
+    if (msgs_[m].send_done && msgs_[m].recv_done) msgs_.release(m);
 }
 
 void Runtime::complete(std::uint32_t req) {
@@ -211,7 +185,7 @@ void Runtime::record(std::int32_t rank) {
     st.time += engine_.now() - r.op_start;
     auto release = [&](std::uint32_t req, bool count_bytes) {
         if (count_bytes) st.bytes += requests_[req].bytes;
-        free_requests_.push_back(req);
+        requests_.release(req);
     };
     switch (op.kind) {
         case OpKind::Send:

@@ -19,6 +19,7 @@
 #include "collectives/program.hpp"
 #include "models/cpu.hpp"
 #include "models/network.hpp"
+#include "simulator/pool.hpp"
 
 namespace clustersim::mpi {
 
@@ -91,8 +92,6 @@ private:
     void finish_op(std::int32_t rank);
     void record(std::int32_t rank);  // statistics and request release for the rank's current op
     std::uint32_t handle_request(std::int32_t rank, std::uint32_t handle) const;
-    std::uint32_t new_request(const Request& r);
-    std::uint32_t new_msg(const Msg& m);
     std::uint32_t post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag, std::int32_t comm,
                             std::uint64_t bytes);
     std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag, std::int32_t comm,
@@ -115,10 +114,8 @@ private:
     Program& program_;
     std::vector<Rank> ranks_;
     std::vector<RankResult> results_;
-    std::vector<Request> requests_;
-    std::vector<std::uint32_t> free_requests_;
-    std::vector<Msg> msgs_;
-    std::vector<std::uint32_t> free_msgs_;
+    Pool<Request> requests_;
+    Pool<Msg> msgs_;
     std::size_t finished_ = 0;
 };
 

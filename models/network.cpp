@@ -90,31 +90,10 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
 
 std::uint32_t Network::window(VertexId src, VertexId dst) { return streams_[stream_for(src, dst)].window; }
 
-std::uint32_t Network::new_packet() {
-    if (!free_packets_.empty()) {
-        const std::uint32_t p = free_packets_.back();
-        free_packets_.pop_back();
-        return p;
-    }
-    packets_.emplace_back();
-    return static_cast<std::uint32_t>(packets_.size() - 1);
-}
-
-std::uint32_t Network::new_message() {
-    if (!free_messages_.empty()) {
-        const std::uint32_t m = free_messages_.back();
-        free_messages_.pop_back();
-        return m;
-    }
-    messages_.emplace_back();
-    return static_cast<std::uint32_t>(messages_.size() - 1);
-}
-
 void Network::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                    bool notify_injected) {
     const std::uint32_t si = stream_for(src, dst);
-    const std::uint32_t mi = new_message();
-    messages_[mi] = Message{cookie, bytes, 0, 0, si, kNil, 0, notify_injected, notify_injected, false};
+    const std::uint32_t mi = messages_.acquire(Message{cookie, bytes, 0, 0, si, kNil, 0, notify_injected, notify_injected, false});
     Stream& s = streams_[si];
     if (s.tail == kNil) s.head = mi;
     else messages_[s.tail].next = mi;
@@ -139,8 +118,7 @@ void Network::refill(std::uint32_t si) {
             if (s.head == kNil) s.tail = kNil;
         }
         ++s.inflight;
-        const std::uint32_t pi = new_packet();
-        packets_[pi] = Packet{size, mi, si, s.src, topo::kNoVertex, kNil, last};
+        const std::uint32_t pi = packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, last});
         ++stats_.packets;
         if (s.analytical) inject_analytical(pi);
         else inject_packet(pi);
@@ -209,14 +187,7 @@ void Network::enqueue(EdgeId e, std::uint32_t pi) {
     } else {
         qi = queue_index_.find(key);
         if (qi == SlotMap::kAbsent) {
-            if (!free_queues_.empty()) {
-                qi = free_queues_.back();
-                free_queues_.pop_back();
-            } else {
-                queues_.emplace_back();
-                qi = static_cast<std::uint32_t>(queues_.size() - 1);
-            }
-            queues_[qi] = Queue{key, kNil, kNil, kNil};
+            qi = queues_.acquire(Queue{key, kNil, kNil, kNil});
             queue_index_.insert(key, qi);
             if (link.active_tail == kNil) link.active_head = qi;
             else queues_[link.active_tail].next_active = qi;
@@ -255,7 +226,7 @@ void Network::start_next(EdgeId e) {
     } else {
         q.tail = kNil;
         queue_index_.erase(q.key);
-        free_queues_.push_back(qi);
+        queues_.release(qi);
     }
 
     Packet& p = packets_[pi];
@@ -286,7 +257,7 @@ void Network::arrive(std::uint32_t pi) {
 
 void Network::deliver(std::uint32_t pi) {
     const Packet p = packets_[pi];
-    free_packets_.push_back(pi);
+    packets_.release(pi);
     Stream& s = streams_[p.stream];
     --s.inflight;
     Message& m = messages_[p.message];
@@ -300,12 +271,10 @@ void Network::deliver(std::uint32_t pi) {
         done.delivered_all = true;
         ++stats_.messages_delivered;
         const std::uint64_t cookie = done.cookie;
-        if (!done.injected_pending) release_message(p.message);
+        if (!done.injected_pending) messages_.release(p.message);
         client_.message_delivered(cookie);
     }
 }
-
-void Network::release_message(std::uint32_t mi) { free_messages_.push_back(mi); }
 
 void Network::handle(Engine& engine, const Event& ev) {
     switch (ev.kind) {
@@ -333,7 +302,7 @@ void Network::handle(Engine& engine, const Event& ev) {
             Message& m = messages_[mi];
             m.injected_pending = false;
             const std::uint64_t cookie = m.cookie;
-            if (m.delivered_all) release_message(mi);
+            if (m.delivered_all) messages_.release(mi);
             client_.message_injected(cookie);
             break;
         }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "models/slot_map.hpp"
+#include "simulator/pool.hpp"
 #include "simulator/engine.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
@@ -121,8 +122,6 @@ private:
     };
 
     std::uint32_t stream_for(VertexId src, VertexId dst);
-    std::uint32_t new_packet();
-    std::uint32_t new_message();
     void refill(std::uint32_t stream);
     void inject_packet(std::uint32_t pkt);
     void inject_analytical(std::uint32_t pkt);
@@ -134,7 +133,6 @@ private:
     Time transmit(EdgeId e, const Packet& p, Time earliest);
     void arrive(std::uint32_t pkt);
     void deliver(std::uint32_t pkt);
-    void release_message(std::uint32_t msg);
 
     Engine& engine_;
     const topo::Topology& topo_;
@@ -145,14 +143,11 @@ private:
     std::vector<Link> links_;
     std::vector<Relay> relays_;
     std::vector<std::uint64_t> edge_bytes_;
-    std::vector<Packet> packets_;
-    std::vector<std::uint32_t> free_packets_;
-    std::vector<Message> messages_;
-    std::vector<std::uint32_t> free_messages_;
+    Pool<Packet> packets_;
+    Pool<Message> messages_;
     std::vector<Stream> streams_;
     std::unordered_map<std::uint64_t, std::uint32_t> stream_index_;
-    std::vector<Queue> queues_;
-    std::vector<std::uint32_t> free_queues_;
+    Pool<Queue> queues_;
     SlotMap queue_index_;  // (edge, stream) -> queue
     NetworkStats stats_;
 };

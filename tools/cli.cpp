@@ -113,20 +113,17 @@ struct RunFlags {
     bool json = false, per_rank = false;
 };
 
-nlohmann::json op_totals(const mpi::SimulationResult& res) {
-    nlohmann::json ops = nlohmann::json::object();
-    for (int k = 0; k < mpi::kOpKinds; ++k) {
-        mpi::OpStats total;
-        for (const auto& r : res.ranks) {
-            total.count += r.ops[k].count;
-            total.time += r.ops[k].time;
-            total.bytes += r.ops[k].bytes;
+// Per-operation totals over all ranks.
+std::array<mpi::OpStats, mpi::kOpKinds> op_totals(const mpi::SimulationResult& res) {
+    std::array<mpi::OpStats, mpi::kOpKinds> total{};
+    for (const auto& r : res.ranks) {
+        for (int k = 0; k < mpi::kOpKinds; ++k) {
+            total[k].count += r.ops[k].count;
+            total[k].time += r.ops[k].time;
+            total[k].bytes += r.ops[k].bytes;
         }
-        if (total.count == 0) continue;
-        ops[mpi::to_string(static_cast<mpi::OpKind>(k))] = {
-            {"count", total.count}, {"time_s", total.time.seconds()}, {"bytes", total.bytes}};
     }
-    return ops;
+    return total;
 }
 
 int cmd_run(const RunFlags& f) {
@@ -160,7 +157,14 @@ int cmd_run(const RunFlags& f) {
                         {"bytes_delivered", res.network.bytes_delivered},
                         {"packets", res.network.packets},
                         {"packet_hops", res.network.packet_hops}};
-        j["operations"] = op_totals(res);
+        nlohmann::json ops = nlohmann::json::object();
+        const auto totals = op_totals(res);
+        for (int k = 0; k < mpi::kOpKinds; ++k) {
+            if (totals[k].count == 0) continue;
+            ops[mpi::to_string(static_cast<mpi::OpKind>(k))] = {
+                {"count", totals[k].count}, {"time_s", totals[k].time.seconds()}, {"bytes", totals[k].bytes}};
+        }
+        j["operations"] = ops;
         nlohmann::json summary = nlohmann::json::object();
         for (const auto& [k, v] : app->summarize(res.simulated)) summary[k] = v;
         j["app_summary"] = summary;
@@ -197,13 +201,9 @@ int cmd_run(const RunFlags& f) {
                              with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
                              with_commas(res.network.packets), with_commas(res.network.packet_hops));
     std::cout << "\n  operation        count   time (sum over ranks)   bytes\n";
+    const auto totals = op_totals(res);
     for (int k = 0; k < mpi::kOpKinds; ++k) {
-        mpi::OpStats total;
-        for (const auto& r : res.ranks) {
-            total.count += r.ops[k].count;
-            total.time += r.ops[k].time;
-            total.bytes += r.ops[k].bytes;
-        }
+        const mpi::OpStats& total = totals[k];
         if (total.count == 0) continue;
         std::cout << fmt::format("  {:<12} {:>9}   {:>21}   {}\n", mpi::to_string(static_cast<mpi::OpKind>(k)),
                                  with_commas(total.count), format_time(total.time), format_size(total.bytes));

@@ -1,0 +1,35 @@
+// A pool of values addressed by dense 32-bit indices, with a free list: released slots are
+// reused, so a steady-state simulation allocates nothing for its packets, messages or
+// requests once the pool has grown to the peak number alive at once.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace clustersim {
+
+template <typename T>
+class Pool {
+public:
+    std::uint32_t acquire(const T& value) {
+        if (!free_.empty()) {
+            const std::uint32_t i = free_.back();
+            free_.pop_back();
+            items_[i] = value;
+            return i;
+        }
+        items_.push_back(value);
+        return static_cast<std::uint32_t>(items_.size() - 1);
+    }
+    void release(std::uint32_t i) { free_.push_back(i); }
+    T& operator[](std::uint32_t i) { return items_[i]; }
+    const T& operator[](std::uint32_t i) const { return items_[i]; }
+    std::size_t capacity() const { return items_.size(); }
+    std::size_t live() const { return items_.size() - free_.size(); }
+
+private:
+    std::vector<T> items_;
+    std::vector<std::uint32_t> free_;
+};
+
+}  // namespace clustersim
