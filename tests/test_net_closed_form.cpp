@@ -233,3 +233,39 @@ TEST(Routing, RoundRobinSpreadsPacketsOverEqualCostPaths) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// PIOsimHD's memory node: ranks on one socket exchange at the memory node's local rate
+// (8 GB/s here), ranks on the two sockets of one node go through both memory nodes at
+// their relay rate (2 GB/s) and the QPI switch. Links are 10 GB/s, 100 ns; whole messages.
+TEST(MemoryNode, LocalThroughputForRanksOfOneSocket) {
+    const auto t = topo::parse_model(R"(<cluster name="socket">
+  <network granularity="message" eager-threshold="1GiB"/>
+  <node-type name="n" memory="1GiB">
+    <socket name="s0" cores="2" speed="1G"/><socket name="s1" cores="2" speed="1G"/>
+    <memory-node name="mem0" bandwidth="2GB/s" local-bandwidth="8GB/s"/>
+    <memory-node name="mem1" bandwidth="2GB/s" local-bandwidth="8GB/s"/>
+    <switch name="qpi"/>
+    <cable from="s0" to="mem0" latency="100ns" bandwidth="10GB/s"/>
+    <cable from="s1" to="mem1" latency="100ns" bandwidth="10GB/s"/>
+    <cable from="mem0" to="qpi" latency="100ns" bandwidth="10GB/s"/>
+    <cable from="mem1" to="qpi" latency="100ns" bandwidth="10GB/s"/>
+  </node-type>
+  <node name="n0" type="n"/>
+</cluster>)", "socket.xml");
+    const std::uint64_t m = 80'000'000;
+    const topo::VertexId s0 = t.nodes[0].sockets[0].vertex, s1 = t.nodes[0].sockets[1].vertex;
+    testing::ScriptProgram local({{send(1, m)}, {recv(0, m)}});
+    const auto same = mpi::simulate(t, {{0, 0, 0, s0}, {0, 0, 1, s0}}, local);
+    // s0 -> mem0 (10 GB/s), mem0 relays at 8 GB/s back to s0: 8 ms + 10 ms, 2 x 100 ns.
+    EXPECT_NEAR(same.simulated.seconds(), m / 10e9 + m / 8e9 + 200e-9, 1e-9);
+    testing::ScriptProgram cross({{send(1, m)}, {recv(0, m)}});
+    const auto other = mpi::simulate(t, {{0, 0, 0, s0}, {0, 1, 0, s1}}, cross);
+    // s0 -> mem0 (10 GB/s) -> relay 2 GB/s -> qpi (10 GB/s) -> mem1 relay 2 GB/s -> s1.
+    EXPECT_NEAR(other.simulated.seconds(), m / 10e9 + m / 2e9 + m / 10e9 + m / 2e9 + 400e-9, 1e-9);
+}
+
+}  // namespace
+}  // namespace clustersim
