@@ -74,6 +74,139 @@ private:
     std::vector<bool> done_;
 };
 
+// ---------------------------------------------------------------------------------------
+// Every collective: `iterations` calls of the operation with `size` (what one rank passes)
+// and `root`; the nonblocking forms (ibcast, ...) post the call and wait for it.
+// v-variants: rank i's block is size * (1 + i mod 4) / 4 (alltoallv: block i -> j is
+// size * (1 + (i + j) mod 4) / 4), so blocks differ between ranks.
+class CollectiveApp final : public App {
+public:
+    CollectiveApp(CollOp op, bool nonblocking, std::uint64_t size, std::uint64_t iterations, std::int32_t root,
+                  std::uint32_t ranks)
+        : op_(op), nonblocking_(nonblocking), size_(size), iterations_(iterations), root_(root), step_(ranks, 0) {
+        const std::size_t p = ranks;
+        if (op == CollOp::Gatherv || op == CollOp::Scatterv || op == CollOp::Allgatherv) {
+            for (std::size_t i = 0; i < p; ++i) counts_.push_back(size * (1 + i % 4) / 4);
+        } else if (op == CollOp::Alltoallv) {
+            for (std::size_t i = 0; i < p; ++i)
+                for (std::size_t j = 0; j < p; ++j) counts_.push_back(size * (1 + (i + j) % 4) / 4);
+        }
+    }
+    bool next(std::int32_t rank, Op& op) override {
+        std::uint64_t& k = step_[static_cast<std::size_t>(rank)];
+        const std::uint64_t per_iteration = nonblocking_ ? 2 : 1;
+        if (k == iterations_ * per_iteration) return false;
+        op = Op{};
+        if (nonblocking_ && k % 2 == 1) {
+            op.kind = OpKind::Wait;
+            op.handle = 0;
+        } else {
+            op.kind = OpKind::Collective;
+            op.coll = op_;
+            op.nonblocking = nonblocking_;
+            op.bytes = op_ == CollOp::Barrier ? 0 : size_;
+            op.root = root_;
+            op.handle = 0;
+            op.counts = counts_.empty() ? nullptr : &counts_;
+        }
+        ++k;
+        return true;
+    }
+
+private:
+    CollOp op_;
+    bool nonblocking_;
+    std::uint64_t size_, iterations_;
+    std::int32_t root_;
+    std::vector<std::uint64_t> counts_;
+    std::vector<std::uint64_t> step_;
+};
+
+// PIOsimHD's point-to-point validation patterns (section 5.3), `iterations` times.
+enum class Pattern { Ring, Paired, SendToRoot, SendrecvRoot };
+
+class PatternApp final : public App {
+public:
+    PatternApp(Pattern pattern, std::uint64_t size, std::uint64_t iterations, std::int32_t root, std::uint32_t ranks)
+        : pattern_(pattern), size_(size), iterations_(iterations), root_(root),
+          p_(static_cast<std::int32_t>(ranks)), script_(ranks) {}
+    bool next(std::int32_t rank, Op& op) override {
+        auto& st = script_[static_cast<std::size_t>(rank)];
+        if (st.pos == st.ops.size()) {
+            if (st.iteration == iterations_) return false;
+            ++st.iteration;
+            st.ops.clear();
+            st.pos = 0;
+            fill(rank, st.ops);
+            if (st.ops.empty()) return false;
+        }
+        op = st.ops[st.pos++];
+        return true;
+    }
+
+private:
+    struct Script {
+        std::vector<Op> ops;
+        std::size_t pos = 0;
+        std::uint64_t iteration = 0;
+    };
+    Op make(OpKind kind, std::int32_t peer) const {
+        Op op;
+        op.kind = kind;
+        op.peer = peer;
+        op.bytes = size_;
+        return op;
+    }
+    Op sendrecv(std::int32_t peer) const {
+        Op op = make(OpKind::Sendrecv, peer);
+        op.peer2 = peer;
+        op.bytes2 = size_;
+        return op;
+    }
+    void fill(std::int32_t r, std::vector<Op>& ops) const {
+        switch (pattern_) {
+            case Pattern::Ring: {  // send right, receive from the left
+                Op s = make(OpKind::Isend, (r + 1) % p_);
+                s.handle = 0;
+                ops.push_back(s);
+                ops.push_back(make(OpKind::Recv, (r - 1 + p_) % p_));
+                Op w;
+                w.kind = OpKind::Wait;
+                w.handle = 0;
+                ops.push_back(w);
+                break;
+            }
+            case Pattern::Paired: {  // even rank exchanges with the next odd rank
+                const std::int32_t partner = r % 2 == 0 ? r + 1 : r - 1;
+                if (partner < p_) ops.push_back(sendrecv(partner));
+                break;
+            }
+            case Pattern::SendToRoot:  // all send to root, which receives in rank order
+                if (r == root_) {
+                    for (std::int32_t q = 0; q < p_; ++q)
+                        if (q != root_) ops.push_back(make(OpKind::Recv, q));
+                } else {
+                    ops.push_back(make(OpKind::Send, root_));
+                }
+                break;
+            case Pattern::SendrecvRoot:  // every rank exchanges with root by Sendrecv
+                if (r == root_) {
+                    for (std::int32_t q = 0; q < p_; ++q)
+                        if (q != root_) ops.push_back(sendrecv(q));
+                } else {
+                    ops.push_back(sendrecv(root_));
+                }
+                break;
+        }
+        // An idle rank still counts the iteration: a no-op keeps the loop going.
+        if (ops.empty()) ops.push_back(Op{});
+    }
+    Pattern pattern_;
+    std::uint64_t size_, iterations_;
+    std::int32_t root_, p_;
+    std::vector<Script> script_;
+};
+
 }  // namespace
 
 std::uint64_t AppArgs::size(const std::string& key) const {
@@ -166,6 +299,56 @@ void register_builtin_apps(AppRegistry& registry) {
                          [](const AppArgs& a, std::uint32_t ranks) {
                              return std::make_unique<Stream>(a.size("size"), ranks);
                          }});
+
+    // Every collective, blocking and nonblocking.
+    for (int i = 0; i < kCollOps; ++i) {
+        const auto op = static_cast<CollOp>(i);
+        const bool rooted = op == CollOp::Bcast || op == CollOp::Reduce || op == CollOp::Gather ||
+                            op == CollOp::Scatter || op == CollOp::Gatherv || op == CollOp::Scatterv;
+        for (const bool nonblocking : {false, true}) {
+            const bool has_nonblocking = op == CollOp::Barrier || op == CollOp::Bcast || op == CollOp::Reduce ||
+                                         op == CollOp::Allreduce || op == CollOp::Gather || op == CollOp::Scatter ||
+                                         op == CollOp::Allgather || op == CollOp::Alltoall;
+            if (nonblocking && !has_nonblocking) continue;
+            const std::string name = (nonblocking ? "i" : "") + std::string(to_string(op));
+            std::vector<AppParam> params;
+            if (op != CollOp::Barrier) params.push_back({"size", "size", "", "what one rank passes, e.g. 1MiB"});
+            params.push_back({"iterations", "count", "1", "number of calls"});
+            if (rooted) params.push_back({"root", "count", "0", "root rank"});
+            registry.add(AppInfo{name,
+                                 fmt::format("{} {} per rank, `iterations` times", nonblocking ? "nonblocking" : "",
+                                             to_string(op)),
+                                 params, 1,
+                                 [op, nonblocking, rooted](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+                                     const std::uint64_t root = rooted ? a.count("root") : 0;
+                                     if (root >= ranks)
+                                         fail(a.spec(), fmt::format("root {} is out of range for {} ranks (0..{})", root,
+                                                                    ranks, ranks - 1));
+                                     return std::make_unique<CollectiveApp>(
+                                         op, nonblocking, op == CollOp::Barrier ? 0 : a.size("size"),
+                                         a.count("iterations"), static_cast<std::int32_t>(root), ranks);
+                                 }});
+        }
+    }
+    // PIOsimHD's point-to-point patterns.
+    const std::pair<const char*, Pattern> patterns[] = {{"ring", Pattern::Ring},
+                                                        {"paired", Pattern::Paired},
+                                                        {"sendtoroot", Pattern::SendToRoot},
+                                                        {"sendrecvroot", Pattern::SendrecvRoot}};
+    for (const auto& [name, pattern] : patterns) {
+        const bool rooted = pattern == Pattern::SendToRoot || pattern == Pattern::SendrecvRoot;
+        std::vector<AppParam> params{{"size", "size", "", "message size"}, {"iterations", "count", "1", "repetitions"}};
+        if (rooted) params.push_back({"root", "count", "0", "root rank"});
+        registry.add(AppInfo{name, "PIOsimHD validation pattern", params, 2,
+                             [pattern, rooted](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+                                 const std::uint64_t root = rooted ? a.count("root") : 0;
+                                 if (root >= ranks)
+                                     fail(a.spec(), fmt::format("root {} is out of range for {} ranks (0..{})", root,
+                                                                ranks, ranks - 1));
+                                 return std::make_unique<PatternApp>(pattern, a.size("size"), a.count("iterations"),
+                                                                     static_cast<std::int32_t>(root), ranks);
+                             }});
+    }
 }
 
 }  // namespace clustersim::mpi

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
+
+#include "collectives/collective.hpp"
 
 namespace clustersim::mpi {
 
@@ -19,10 +22,17 @@ enum class OpKind : std::uint8_t {
     Wait,      // waits for request `handle`
     Waitall,   // waits for requests [handle, handle + count)
     Sendrecv,  // send (peer, tag, bytes) and receive (peer2, tag2, bytes2) concurrently
+    Collective,  // `coll` on communicator `comm` (blocking, or nonblocking with `handle`)
+    CommDup,     // duplicate `comm` into handle `newcomm`
+    CommSplit,   // split `comm` by `color` (kUndefined: none), ordered by `key`, into `newcomm`
 };
-inline constexpr int kOpKinds = 8;
+inline constexpr int kOpKinds = 11;
+inline constexpr std::int32_t kUndefined = -32766;  // MPI_UNDEFINED color
 const char* to_string(OpKind kind);
 
+// `comm` and `newcomm` are communicator handles of the rank: 0 is MPI_COMM_WORLD; a
+// CommDup/CommSplit names the handle its new communicator gets. Ranks in `peer`, `peer2`
+// and `root` are ranks within `comm`.
 struct Op {
     OpKind kind = OpKind::Compute;
     std::int32_t peer = 0;
@@ -35,6 +45,15 @@ struct Op {
     std::uint64_t instructions = 0;  // Compute
     std::uint32_t handle = 0;        // Isend, Irecv, Wait, Waitall: request handle (program-chosen)
     std::uint32_t count = 0;         // Waitall
+    // Collective
+    CollOp coll = CollOp::Barrier;
+    bool nonblocking = false;  // ibarrier, ibcast, ...: completes request `handle`
+    std::int32_t root = 0;
+    const std::vector<std::uint64_t>* counts = nullptr;  // v-variants (see CollArgs)
+    // CommDup / CommSplit
+    std::int32_t color = 0;
+    std::int32_t key = 0;
+    std::uint32_t newcomm = 0;
 };
 
 class Program {

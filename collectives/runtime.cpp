@@ -1,5 +1,8 @@
 #include "collectives/runtime.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
@@ -16,50 +19,93 @@ const char* to_string(OpKind kind) {
         case OpKind::Wait: return "Wait";
         case OpKind::Waitall: return "Waitall";
         case OpKind::Sendrecv: return "Sendrecv";
+        case OpKind::Collective: return "Collective";
+        case OpKind::CommDup: return "Comm_dup";
+        case OpKind::CommSplit: return "Comm_split";
     }
     return "?";
 }
 
+std::string stat_name(int kind) {
+    if (kind < kOpKinds) return to_string(static_cast<OpKind>(kind));
+    const bool nonblocking = kind >= kOpKinds + kCollOps;
+    std::string name = to_string(static_cast<CollOp>((kind - kOpKinds) % kCollOps));
+    name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+    return nonblocking ? "I" + std::string(1, static_cast<char>(std::tolower(name[0]))) + name.substr(1) : name;
+}
+
+namespace {
+int stat_index(const Op& op) {
+    if (op.kind != OpKind::Collective) return static_cast<int>(op.kind);
+    return kOpKinds + (op.nonblocking ? kCollOps : 0) + static_cast<int>(op.coll);
+}
+std::int32_t p2p_context(std::uint32_t comm) { return static_cast<std::int32_t>(2 * comm); }
+std::int32_t coll_context(std::uint32_t comm) { return static_cast<std::int32_t>(2 * comm + 1); }
+}  // namespace
+
 Runtime::Runtime(Engine& engine, net::Network& network, cpu::Cpus& cpus, std::vector<RankLocation> ranks,
-                 std::vector<std::uint32_t> rank_core, std::uint64_t eager_threshold, Program& program)
-    : engine_(engine), network_(network), cpus_(cpus), eager_threshold_(eager_threshold), program_(program) {
+                 std::vector<std::uint32_t> rank_core, const Selection& selection, RuntimeConfig config,
+                 Program& program)
+    : engine_(engine), network_(network), cpus_(cpus), selection_(selection), config_(config), program_(program) {
     ranks_.resize(ranks.size());
     results_.resize(ranks.size());
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         ranks_[r].where = ranks[r];
         ranks_[r].core = rank_core[r];
     }
+    Comm world;
+    world.world = true;
+    world.members.resize(ranks.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r) world.members[r] = static_cast<std::int32_t>(r);
+    comms_.push_back(std::move(world));
 }
 
 void Runtime::start() {
     for (std::size_t r = 0; r < ranks_.size(); ++r) advance(static_cast<std::int32_t>(r));
 }
 
-void Runtime::check_peer(std::int32_t rank, std::int32_t peer, bool allow_any) const {
-    if (allow_any && peer == kAnySource) return;
-    if (peer < 0 || static_cast<std::size_t>(peer) >= ranks_.size())
-        throw InputError("app", 0,
-                         fmt::format("rank {} names peer rank {}, but the run has {} ranks (0..{})", rank,
-                                     peer, ranks_.size(), ranks_.size() - 1));
+// ---- communicators ----------------------------------------------------------------------
+
+std::uint32_t Runtime::comm_of(std::int32_t rank, std::int32_t handle) const {
+    const Rank& r = ranks_[rank];
+    if (handle < 0 || static_cast<std::size_t>(handle) >= r.comms.size() || r.comms[handle] == kNil)
+        throw InputError("app", 0, fmt::format("rank {} uses communicator {} that it does not have", rank, handle));
+    return r.comms[handle];
 }
 
-std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag, std::int32_t comm,
-                                 std::uint64_t bytes) {
-    check_peer(rank, dst, false);
-    const std::uint32_t req = requests_.acquire(Request{true, false, false, rank, dst, tag, comm, bytes});
+std::int32_t Runtime::world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer, bool allow_any) const {
+    if (allow_any && peer == kAnySource) return kAnySource;
+    const Comm& c = comms_[comm];
+    if (peer < 0 || static_cast<std::size_t>(peer) >= c.members.size())
+        throw InputError("app", 0,
+                         fmt::format("rank {} names peer rank {}, but its communicator has {} ranks (0..{})", rank,
+                                     peer, c.members.size(), c.members.size() - 1));
+    return c.members[peer];
+}
+
+std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
+    Rank& r = ranks_[rank];
+    if (r.coll_seq.size() <= static_cast<std::size_t>(handle)) r.coll_seq.resize(handle + 1, 0);
+    return r.coll_seq[handle]++;
+}
+
+// ---- point to point ---------------------------------------------------------------------
+
+std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag, std::int32_t context,
+                                 std::uint64_t bytes, std::uint32_t owner) {
+    const std::uint32_t req = requests_.acquire(Request{true, false, false, rank, dst, tag, context, bytes, owner});
     const std::uint64_t seq = ranks_[rank].send_seq[dst]++;
-    const bool eager = bytes <= eager_threshold_;
-    const std::uint32_t m = msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, comm, bytes, seq,
-                                        req, kNil, false, false});
+    const bool eager = bytes <= config_.eager_threshold;
+    const std::uint32_t m = msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
+                                              seq, req, kNil, false, false});
     // Rendezvous control messages carry no payload bytes.
     network_.send(ranks_[rank].where.vertex, ranks_[dst].where.vertex, eager ? bytes : 0, m, eager);
     return req;
 }
 
-std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag, std::int32_t comm,
-                                 std::uint64_t bytes) {
-    check_peer(rank, src, true);
-    const std::uint32_t req = requests_.acquire(Request{false, false, false, rank, src, tag, comm, bytes});
+std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag, std::int32_t context,
+                                 std::uint64_t bytes, std::uint32_t owner) {
+    const std::uint32_t req = requests_.acquire(Request{false, false, false, rank, src, tag, context, bytes, owner});
     auto& unexpected = ranks_[rank].unexpected;
     for (auto it = unexpected.begin(); it != unexpected.end(); ++it) {
         if (matches(requests_[req], msgs_[*it])) {
@@ -81,8 +127,8 @@ void Runtime::bind(std::uint32_t m, std::uint32_t req) {
     requests_[req].tag = msg.tag;
     if (msg.kind == MsgKind::Eager) {
         msg.recv_done = true;
-        complete(req);
         maybe_free_msg(m);
+        complete(req);
     } else {  // Rts: clear the sender to send
         msg.kind = MsgKind::Cts;
         network_.send(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m, false);
@@ -132,6 +178,12 @@ void Runtime::complete(std::uint32_t req) {
     RankResult& res = results_[q.rank];
     if (q.is_send) res.bytes_sent += q.bytes;
     else res.bytes_received += q.bytes;
+    if (q.owner != kNil) {  // a transfer of a collective: its run goes on
+        const std::uint32_t run = q.owner;
+        requests_.release(req);
+        transfer_done(run);
+        return;
+    }
     if (!q.waited) return;
     Rank& r = ranks_[q.rank];
     if (--r.waiting == 0) finish_op(q.rank);
@@ -167,7 +219,152 @@ void Runtime::message_delivered(std::uint64_t cookie) {
     }
 }
 
-void Runtime::compute_done(std::uint64_t cookie) { finish_op(static_cast<std::int32_t>(cookie)); }
+void Runtime::compute_done(std::uint64_t cookie) {
+    if (cookie & kCollCookie) next_step(static_cast<std::uint32_t>(cookie & ~kCollCookie));
+    else finish_op(static_cast<std::int32_t>(cookie));
+}
+
+// ---- collectives ------------------------------------------------------------------------
+
+std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
+    const std::uint32_t comm = comm_of(rank, op.comm);
+    const Comm& c = comms_[comm];
+    const auto size = static_cast<std::int32_t>(c.members.size());
+    if (op.root < 0 || op.root >= size)
+        throw InputError("app", 0,
+                         fmt::format("rank {}: {} root {} is out of range for a communicator of {} ranks", rank,
+                                     to_string(op.coll), op.root, size));
+    CollArgs args;
+    args.op = op.coll;
+    args.rank = c.comm_rank(rank);
+    args.size = size;
+    args.root = op.root;
+    args.bytes = op.bytes;
+    args.counts = op.counts;
+    const std::size_t need = op.coll == CollOp::Alltoallv ? static_cast<std::size_t>(size) * size
+                                                          : static_cast<std::size_t>(size);
+    const bool v = op.coll == CollOp::Gatherv || op.coll == CollOp::Scatterv || op.coll == CollOp::Allgatherv ||
+                   op.coll == CollOp::Alltoallv;
+    if (v && (op.counts == nullptr || op.counts->size() != need))
+        throw InputError("app", 0,
+                         fmt::format("rank {}: {} needs {} counts, got {}", rank, to_string(op.coll), need,
+                                     op.counts == nullptr ? 0 : op.counts->size()));
+    std::uint64_t size_for_choice = op.bytes;
+    if (v) {
+        std::uint64_t sum = 0;
+        for (std::uint64_t x : *op.counts) sum += x;
+        size_for_choice = sum / need;
+    }
+    const Choice choice = selection_.choose(op.coll, size_for_choice, size);
+    if (choice.segment != 0) args.segment = choice.segment;
+    const auto seq = next_seq(rank, op.comm);
+    const std::uint32_t user_req =
+        requests_.acquire(Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil});
+    if (choice.algorithm->global_view()) {
+        arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false);
+        return user_req;
+    }
+    const std::uint32_t run = runs_.acquire(CollRun{rank, comm, static_cast<std::int32_t>(seq), args, choice.algorithm,
+                                                    0, 0, false, user_req, Step{}});
+    next_step(run);
+    return user_req;
+}
+
+void Runtime::next_step(std::uint32_t ri) {
+    for (;;) {
+        CollRun& run = runs_[ri];
+        run.step.clear();
+        if (!run.alg->step(run.args, run.k, run.step)) {
+            const std::uint32_t user_req = run.user_req;
+            runs_.release(ri);
+            complete(user_req);
+            return;
+        }
+        ++run.k;
+        const std::int32_t rank = run.rank;
+        const std::int32_t context = coll_context(run.comm);
+        run.pending = static_cast<std::uint32_t>(run.step.transfers.size());
+        run.posting = true;
+        for (std::size_t i = 0; i < run.step.transfers.size(); ++i) {
+            const Transfer t = runs_[ri].step.transfers[i];
+            const std::int32_t peer = comms_[runs_[ri].comm].members[t.peer];
+            if (t.send) post_send(rank, peer, runs_[ri].tag, context, t.bytes, ri);
+            else post_recv(rank, peer, runs_[ri].tag, context, t.bytes, ri);
+        }
+        CollRun& after = runs_[ri];
+        after.posting = false;
+        if (after.pending > 0) return;  // transfer_done continues
+        if (after.step.reduce_bytes > 0) {
+            cpus_.start(ranks_[rank].core, after.step.reduce_bytes * config_.reduce_instructions_per_byte,
+                        kCollCookie | ri);
+            return;
+        }
+    }
+}
+
+void Runtime::transfer_done(std::uint32_t ri) {
+    CollRun& run = runs_[ri];
+    if (--run.pending > 0 || run.posting) return;
+    if (run.step.reduce_bytes > 0) {
+        cpus_.start(ranks_[run.rank].core, run.step.reduce_bytes * config_.reduce_instructions_per_byte,
+                    kCollCookie | ri);
+        return;
+    }
+    next_step(ri);
+}
+
+std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
+    const std::uint32_t comm = comm_of(rank, op.comm);
+    const auto seq = next_seq(rank, op.comm);
+    const std::uint32_t req = requests_.acquire(Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil});
+    const bool split = op.kind == OpKind::CommSplit;
+    const std::int32_t comm_rank = comms_[comm].comm_rank(rank);
+    arrive_global(comm, seq,
+                  GlobalSync::Entry{rank, comm_rank, split ? op.color : 0, split ? op.key : comm_rank, op.newcomm, req},
+                  true);
+    return req;
+}
+
+void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry, bool creates_comm) {
+    GlobalSync& sync = syncs_[{comm, seq}];
+    sync.entries.push_back(entry);
+    if (++sync.arrived < comms_[comm].members.size()) return;
+    std::vector<GlobalSync::Entry> entries = std::move(sync.entries);
+    syncs_.erase({comm, seq});
+    if (creates_comm) {
+        // Group by color (ascending), order by (key, rank in the parent): MPI_Comm_split.
+        std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+            if (a.color != b.color) return a.color < b.color;
+            if (a.key != b.key) return a.key < b.key;
+            return a.comm_rank < b.comm_rank;
+        });
+        for (std::size_t i = 0; i < entries.size();) {
+            std::size_t j = i;
+            while (j < entries.size() && entries[j].color == entries[i].color) ++j;
+            std::uint32_t id = kNil;
+            if (entries[i].color != kUndefined) {
+                Comm c;
+                for (std::size_t k = i; k < j; ++k) {
+                    c.rank_of.emplace(entries[k].world_rank, static_cast<std::int32_t>(c.members.size()));
+                    c.members.push_back(entries[k].world_rank);
+                }
+                comms_.push_back(std::move(c));
+                id = static_cast<std::uint32_t>(comms_.size() - 1);
+            }
+            for (std::size_t k = i; k < j; ++k) {
+                Rank& r = ranks_[entries[k].world_rank];
+                if (r.comms.size() <= entries[k].newcomm) r.comms.resize(entries[k].newcomm + 1, kNil);
+                r.comms[entries[k].newcomm] = id;
+            }
+            i = j;
+        }
+    }
+    // Complete in rank order: deterministic, whatever the arrival order was.
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.world_rank < b.world_rank; });
+    for (const auto& e : entries) complete(e.req);
+}
+
+// ---- the rank's program -----------------------------------------------------------------
 
 std::uint32_t Runtime::handle_request(std::int32_t rank, std::uint32_t handle) const {
     const Rank& r = ranks_[rank];
@@ -180,7 +377,7 @@ std::uint32_t Runtime::handle_request(std::int32_t rank, std::uint32_t handle) c
 void Runtime::record(std::int32_t rank) {
     Rank& r = ranks_[rank];
     const Op& op = r.op;
-    OpStats& st = results_[rank].ops[static_cast<int>(op.kind)];
+    OpStats& st = results_[rank].ops[stat_index(op)];
     ++st.count;
     st.time += engine_.now() - r.op_start;
     auto release = [&](std::uint32_t req, bool count_bytes) {
@@ -195,6 +392,14 @@ void Runtime::record(std::int32_t rank) {
         case OpKind::Sendrecv:
             release(r.blocking[0], true);
             release(r.blocking[1], true);
+            break;
+        case OpKind::Collective:
+            st.bytes += op.bytes;
+            release(r.blocking[0], false);
+            break;
+        case OpKind::CommDup:
+        case OpKind::CommSplit:
+            release(r.blocking[0], false);
             break;
         case OpKind::Wait:
             release(r.handles[op.handle], false);
@@ -239,36 +444,47 @@ void Runtime::advance(std::int32_t rank) {
                                  fmt::format("rank {} reuses request {} before waiting for it", rank, op.handle));
             r.handles[op.handle] = req;
         };
+        auto count_nonblocking = [&](std::uint64_t bytes) {
+            OpStats& st = results_[rank].ops[stat_index(op)];
+            ++st.count;
+            st.bytes += bytes;
+        };
         switch (op.kind) {
             case OpKind::Compute:
                 if (op.instructions == 0) break;
                 cpus_.start(r.core, op.instructions, static_cast<std::uint64_t>(rank));
                 return;
-            case OpKind::Send:
-                r.blocking[0] = post_send(rank, op.peer, op.tag, op.comm, op.bytes);
+            case OpKind::Send: {
+                const std::uint32_t comm = comm_of(rank, op.comm);
+                r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag, p2p_context(comm), op.bytes);
                 r.waiting = wait_for(r.blocking[0]);
                 return;
-            case OpKind::Recv:
-                r.blocking[0] = post_recv(rank, op.peer, op.tag, op.comm, op.bytes);
+            }
+            case OpKind::Recv: {
+                const std::uint32_t comm = comm_of(rank, op.comm);
+                r.blocking[0] = post_recv(rank, world_peer(rank, comm, op.peer, true), op.tag, p2p_context(comm), op.bytes);
                 r.waiting = wait_for(r.blocking[0]);
                 if (r.waiting != 0) return;
                 break;
-            case OpKind::Sendrecv:
-                r.blocking[0] = post_send(rank, op.peer, op.tag, op.comm, op.bytes);
-                r.blocking[1] = post_recv(rank, op.peer2, op.tag2, op.comm, op.bytes2);
+            }
+            case OpKind::Sendrecv: {
+                const std::uint32_t comm = comm_of(rank, op.comm);
+                r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag, p2p_context(comm), op.bytes);
+                r.blocking[1] = post_recv(rank, world_peer(rank, comm, op.peer2, true), op.tag2, p2p_context(comm), op.bytes2);
                 r.waiting = wait_for(r.blocking[0]) + wait_for(r.blocking[1]);
                 if (r.waiting != 0) return;
                 break;
+            }
             case OpKind::Isend: {
-                set_handle(post_send(rank, op.peer, op.tag, op.comm, op.bytes));
-                OpStats& st = results_[rank].ops[static_cast<int>(op.kind)];
-                ++st.count;
-                st.bytes += op.bytes;
+                const std::uint32_t comm = comm_of(rank, op.comm);
+                set_handle(post_send(rank, world_peer(rank, comm, op.peer, false), op.tag, p2p_context(comm), op.bytes));
+                count_nonblocking(op.bytes);
                 continue;
             }
             case OpKind::Irecv: {
-                set_handle(post_recv(rank, op.peer, op.tag, op.comm, op.bytes));
-                ++results_[rank].ops[static_cast<int>(op.kind)].count;
+                const std::uint32_t comm = comm_of(rank, op.comm);
+                set_handle(post_recv(rank, world_peer(rank, comm, op.peer, true), op.tag, p2p_context(comm), op.bytes));
+                count_nonblocking(0);
                 continue;
             }
             case OpKind::Wait:
@@ -280,6 +496,25 @@ void Runtime::advance(std::int32_t rank) {
                 for (std::uint32_t h = op.handle; h < op.handle + op.count; ++h) n += wait_for(handle_request(rank, h));
                 r.waiting = n;
                 if (n != 0) return;
+                break;
+            }
+            case OpKind::Collective: {
+                const std::uint32_t req = start_collective(rank, op);
+                if (op.nonblocking) {
+                    set_handle(req);
+                    count_nonblocking(op.bytes);
+                    continue;
+                }
+                r.blocking[0] = req;
+                r.waiting = wait_for(req);
+                if (r.waiting != 0) return;
+                break;
+            }
+            case OpKind::CommDup:
+            case OpKind::CommSplit: {
+                r.blocking[0] = start_comm_create(rank, op);
+                r.waiting = wait_for(r.blocking[0]);
+                if (r.waiting != 0) return;
                 break;
             }
         }
@@ -309,6 +544,9 @@ std::vector<std::string> Runtime::blocked_ranks() const {
             case OpKind::Sendrecv:
                 out.push_back(fmt::format("rank {} in Sendrecv (send to rank {}, receive from rank {})", i, op.peer,
                                           op.peer2));
+                break;
+            case OpKind::Collective:
+                out.push_back(fmt::format("rank {} in {} on communicator {}", i, stat_name(stat_index(op)), op.comm));
                 break;
             default:
                 out.push_back(fmt::format("rank {} in {}", i, to_string(op.kind)));

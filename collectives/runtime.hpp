@@ -6,40 +6,61 @@
 // are sent at once (the send completes when its last byte has left the sender); larger ones
 // use rendezvous: a zero-byte request-to-send, a zero-byte clear-to-send once a matching
 // receive is posted, then the data.
+//
+// Collectives: every call is a state machine that walks its algorithm's schedule
+// (collective.hpp), posting each step's transfers as internal requests in the
+// communicator's collective context (so they never match user messages), then the step's
+// reduction work on the rank's core. Nonblocking collectives run the same machine in the
+// background and complete a request. Global-view operations (the virtual barrier,
+// communicator creation) complete when every member has entered, with no message.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "collectives/collective.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/program.hpp"
+#include "collectives/selection.hpp"
 #include "models/cpu.hpp"
 #include "models/network.hpp"
 #include "simulator/pool.hpp"
 
 namespace clustersim::mpi {
 
+// Statistics kinds: the point-to-point OpKinds, then each collective blocking, then each
+// collective nonblocking.
+inline constexpr int kStatKinds = kOpKinds + 2 * kCollOps;
+std::string stat_name(int kind);  // "Send", "Bcast", "Ibcast", ...
+
 struct OpStats {
     std::uint64_t count = 0;
-    Time time;               // time ranks spent blocked in the operation
-    std::uint64_t bytes = 0; // payload bytes sent and received by it
+    Time time;                // time ranks spent blocked in the operation
+    std::uint64_t bytes = 0;  // payload bytes: sent and received (point-to-point), passed (collectives)
 };
 
 struct RankResult {
     Time finish;
-    std::uint64_t bytes_sent = 0;
-    std::uint64_t bytes_received = 0;
-    std::array<OpStats, kOpKinds> ops{};
+    std::uint64_t bytes_sent = 0;      // every payload byte the rank sent, collectives' included
+    std::uint64_t bytes_received = 0;  // every payload byte the rank received
+    std::array<OpStats, kStatKinds> ops{};
+};
+
+struct RuntimeConfig {
+    std::uint64_t eager_threshold = 64 * 1024;
+    std::uint64_t reduce_instructions_per_byte = 1;
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient {
 public:
     Runtime(Engine& engine, net::Network& network, cpu::Cpus& cpus, std::vector<RankLocation> ranks,
-            std::vector<std::uint32_t> rank_core, std::uint64_t eager_threshold, Program& program);
+            std::vector<std::uint32_t> rank_core, const Selection& selection, RuntimeConfig config,
+            Program& program);
 
     // Starts every rank at the current time.
     void start();
@@ -55,10 +76,11 @@ public:
 
 private:
     static constexpr std::uint32_t kNil = UINT32_MAX;
+    static constexpr std::uint64_t kCollCookie = 1ULL << 63;  // CPU cookie of a collective's reduction
     enum class MsgKind : std::uint8_t { Eager, Rts, Cts, Data };
     struct Msg {
         MsgKind kind;
-        std::int32_t src, dst, tag, comm;
+        std::int32_t src, dst, tag, context;  // world ranks; context = 2 * comm (+1 for collectives)
         std::uint64_t bytes;
         std::uint64_t seq;
         std::uint32_t send_req, recv_req;
@@ -68,9 +90,40 @@ private:
         bool is_send;
         bool done;
         bool waited;
-        std::int32_t rank;
-        std::int32_t peer, tag, comm;
+        std::int32_t rank;  // world rank
+        std::int32_t peer, tag, context;
         std::uint64_t bytes;
+        std::uint32_t owner;  // collective run it belongs to, kNil for the program's own
+    };
+    struct Comm {
+        std::vector<std::int32_t> members;                 // comm rank -> world rank
+        std::unordered_map<std::int32_t, std::int32_t> rank_of;  // world -> comm rank (not for world)
+        bool world = false;
+        std::int32_t comm_rank(std::int32_t world_rank) const {
+            return world ? world_rank : rank_of.at(world_rank);
+        }
+    };
+    // One rank's execution of one collective call.
+    struct CollRun {
+        std::int32_t rank;  // world rank
+        std::uint32_t comm;
+        std::int32_t tag;
+        CollArgs args;
+        const Algorithm* alg;
+        std::uint32_t k;
+        std::uint32_t pending;
+        bool posting;
+        std::uint32_t user_req;
+        Step step;
+    };
+    // Ranks of one communicator waiting in a global-view operation.
+    struct GlobalSync {
+        std::uint32_t arrived = 0;
+        struct Entry {
+            std::int32_t world_rank, comm_rank, color, key;
+            std::uint32_t newcomm, req;
+        };
+        std::vector<Entry> entries;
     };
     struct Rank {
         RankLocation where;
@@ -79,43 +132,57 @@ private:
         Time op_start;
         std::uint32_t waiting = 0;  // requests the current blocking op still waits for
         bool finished = false;
-        std::array<std::uint32_t, 2> blocking{};  // requests of a blocking Send/Recv/Sendrecv
-        std::vector<std::uint32_t> handles;  // program handle -> request
-        std::deque<std::uint32_t> posted;      // receive requests, in posting order
-        std::deque<std::uint32_t> unexpected;  // messages (Eager or Rts), in arrival order
-        std::unordered_map<std::int32_t, std::uint64_t> send_seq;   // per destination
-        std::unordered_map<std::int32_t, std::uint64_t> recv_seq;   // per source: next expected
-        std::unordered_map<std::uint64_t, std::uint32_t> early;     // (src, seq) -> msg, out of order
+        std::array<std::uint32_t, 2> blocking{};  // requests of a blocking Send/Recv/Sendrecv/collective
+        std::vector<std::uint32_t> handles;       // program request handle -> request
+        std::vector<std::uint32_t> comms{0};      // communicator handle -> comm id (0 = world)
+        std::vector<std::uint32_t> coll_seq{0};   // per communicator handle: collective calls so far
+        std::deque<std::uint32_t> posted;         // receive requests, in posting order
+        std::deque<std::uint32_t> unexpected;     // messages (Eager or Rts), in arrival order
+        std::unordered_map<std::int32_t, std::uint64_t> send_seq;  // per destination
+        std::unordered_map<std::int32_t, std::uint64_t> recv_seq;  // per source: next expected
+        std::unordered_map<std::uint64_t, std::uint32_t> early;    // (src, seq) -> msg, out of order
     };
 
     void advance(std::int32_t rank);
     void finish_op(std::int32_t rank);
     void record(std::int32_t rank);  // statistics and request release for the rank's current op
     std::uint32_t handle_request(std::int32_t rank, std::uint32_t handle) const;
-    std::uint32_t post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag, std::int32_t comm,
-                            std::uint64_t bytes);
-    std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag, std::int32_t comm,
-                            std::uint64_t bytes);
+    std::uint32_t comm_of(std::int32_t rank, std::int32_t handle) const;
+    std::int32_t world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer, bool allow_any) const;
+    std::uint32_t post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag, std::int32_t context,
+                            std::uint64_t bytes, std::uint32_t owner = kNil);
+    std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag, std::int32_t context,
+                            std::uint64_t bytes, std::uint32_t owner = kNil);
     void envelope_arrived(std::uint32_t msg);
     void match_arrival(std::uint32_t msg);
     void bind(std::uint32_t msg, std::uint32_t recv_req);
     void complete(std::uint32_t req);
     void maybe_free_msg(std::uint32_t msg);
-    void check_peer(std::int32_t rank, std::int32_t peer, bool allow_any) const;
+    // Collectives and communicators.
+    std::uint32_t start_collective(std::int32_t rank, const Op& op);
+    std::uint32_t start_comm_create(std::int32_t rank, const Op& op);
+    void next_step(std::uint32_t run);
+    void transfer_done(std::uint32_t run);
+    void arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry, bool creates_comm);
+    std::uint32_t next_seq(std::int32_t rank, std::int32_t handle);
     static bool matches(const Request& r, const Msg& m) {
-        return r.comm == m.comm && (r.peer == kAnySource || r.peer == m.src) &&
+        return r.context == m.context && (r.peer == kAnySource || r.peer == m.src) &&
                (r.tag == kAnyTag || r.tag == m.tag);
     }
 
     Engine& engine_;
     net::Network& network_;
     cpu::Cpus& cpus_;
-    std::uint64_t eager_threshold_;
+    const Selection& selection_;
+    RuntimeConfig config_;
     Program& program_;
     std::vector<Rank> ranks_;
     std::vector<RankResult> results_;
     Pool<Request> requests_;
     Pool<Msg> msgs_;
+    Pool<CollRun> runs_;
+    std::vector<Comm> comms_;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, GlobalSync> syncs_;  // (comm, call sequence)
     std::size_t finished_ = 0;
 };
 

@@ -34,7 +34,11 @@ void check_routes(const topo::Topology& t, topo::Router& router, const std::vect
     }
 }
 
-SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocation>& ranks, Program& program) {
+SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocation>& ranks, Program& program,
+                          const SimulationOptions& options) {
+    CollectiveRegistry registry;
+    register_builtin_collectives(registry);
+    const Selection selection(registry, t, options.algorithm_overrides);
     topo::Router router(t);
     check_routes(t, router, ranks);
 
@@ -61,7 +65,8 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
         rank_core[r] = it->second;
     }
 
-    Runtime runtime(engine, network, cpus, ranks, std::move(rank_core), t.settings.eager_threshold, program);
+    Runtime runtime(engine, network, cpus, ranks, std::move(rank_core), selection,
+                    RuntimeConfig{t.settings.eager_threshold, t.mpi.reduce_instructions_per_byte}, program);
     forward.rt = &runtime;
 
     const auto t0 = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "collectives/placement.hpp"
@@ -27,8 +28,13 @@ struct SimulationResult {
 // ways); throws InputError naming the model file, the node's line and both nodes otherwise.
 void check_routes(const topo::Topology& topology, topo::Router& router, const std::vector<RankLocation>& ranks);
 
+struct SimulationOptions {
+    std::vector<std::string> algorithm_overrides;  // "bcast=binomial" (--algorithm)
+};
+
 // Runs `program` on `ranks` placed on `topology`. Throws InputError on a deadlock (the
 // program's ranks wait for each other forever), naming the blocked ranks and operations.
-SimulationResult simulate(const topo::Topology& topology, const std::vector<RankLocation>& ranks, Program& program);
+SimulationResult simulate(const topo::Topology& topology, const std::vector<RankLocation>& ranks, Program& program,
+                          const SimulationOptions& options = {});
 
 }  // namespace clustersim::mpi

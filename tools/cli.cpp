@@ -111,13 +111,14 @@ struct RunFlags {
     std::string model, app, placement = "round-robin";
     std::uint32_t ranks = 0;
     bool json = false, per_rank = false;
+    std::vector<std::string> algorithms;
 };
 
 // Per-operation totals over all ranks.
-std::array<mpi::OpStats, mpi::kOpKinds> op_totals(const mpi::SimulationResult& res) {
-    std::array<mpi::OpStats, mpi::kOpKinds> total{};
+std::array<mpi::OpStats, mpi::kStatKinds> op_totals(const mpi::SimulationResult& res) {
+    std::array<mpi::OpStats, mpi::kStatKinds> total{};
     for (const auto& r : res.ranks) {
-        for (int k = 0; k < mpi::kOpKinds; ++k) {
+        for (int k = 0; k < mpi::kStatKinds; ++k) {
             total[k].count += r.ops[k].count;
             total[k].time += r.ops[k].time;
             total[k].bytes += r.ops[k].bytes;
@@ -135,7 +136,9 @@ int cmd_run(const RunFlags& f) {
     const std::uint32_t ranks = f.ranks != 0 ? f.ranks : registry.min_ranks(f.app);
     auto app = registry.create(f.app, ranks);
     const auto placement = mpi::place_ranks(t, ranks, mpi::parse_placement(f.placement));
-    const mpi::SimulationResult res = mpi::simulate(t, placement, *app);
+    mpi::SimulationOptions options;
+    options.algorithm_overrides = f.algorithms;
+    const mpi::SimulationResult res = mpi::simulate(t, placement, *app, options);
     const std::uint64_t peak = peak_memory_bytes();
     const double eps = res.wall_seconds > 0 ? static_cast<double>(res.events) / res.wall_seconds : 0.0;
 
@@ -159,9 +162,9 @@ int cmd_run(const RunFlags& f) {
                         {"packet_hops", res.network.packet_hops}};
         nlohmann::json ops = nlohmann::json::object();
         const auto totals = op_totals(res);
-        for (int k = 0; k < mpi::kOpKinds; ++k) {
+        for (int k = 0; k < mpi::kStatKinds; ++k) {
             if (totals[k].count == 0) continue;
-            ops[mpi::to_string(static_cast<mpi::OpKind>(k))] = {
+            ops[mpi::stat_name(k)] = {
                 {"count", totals[k].count}, {"time_s", totals[k].time.seconds()}, {"bytes", totals[k].bytes}};
         }
         j["operations"] = ops;
@@ -200,12 +203,12 @@ int cmd_run(const RunFlags& f) {
     std::cout << fmt::format("  messages           {} ({} delivered in {} packets, {} packet hops)\n",
                              with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
                              with_commas(res.network.packets), with_commas(res.network.packet_hops));
-    std::cout << "\n  operation        count   time (sum over ranks)   bytes\n";
+    std::cout << "\n  operation          count   time (sum over ranks)   bytes\n";
     const auto totals = op_totals(res);
-    for (int k = 0; k < mpi::kOpKinds; ++k) {
+    for (int k = 0; k < mpi::kStatKinds; ++k) {
         const mpi::OpStats& total = totals[k];
         if (total.count == 0) continue;
-        std::cout << fmt::format("  {:<12} {:>9}   {:>21}   {}\n", mpi::to_string(static_cast<mpi::OpKind>(k)),
+        std::cout << fmt::format("  {:<14} {:>9}   {:>21}   {}\n", mpi::stat_name(k),
                                  with_commas(total.count), format_time(total.time), format_size(total.bytes));
     }
     std::cout << fmt::format("\n  simulator: {} events in {:.3f} s wall ({:.1f} M events/s), model load {:.3f} s, "
@@ -250,9 +253,10 @@ int main(int argc, char** argv) {
     RunFlags r;
     auto* run = app.add_subcommand("run", "Simulate an application on a cluster model");
     run->add_option("MODEL", r.model, "cluster model XML file")->required();
-    run->add_option("--app", r.app, "application: pingpong:size=1MiB,iterations=10 | stream:size=1GiB")->required();
+    run->add_option("--app", r.app, "application, e.g. pingpong:size=1MiB,iterations=10, bcast:size=100MiB, ring:size=1MiB")->required();
     run->add_option("--ranks", r.ranks, "number of MPI ranks (default: the app's minimum)");
     run->add_option("--placement", r.placement, "round-robin or sequential");
+    run->add_option("--algorithm", r.algorithms, "collective algorithm override, e.g. bcast=binomial (repeatable)");
     run->add_flag("--json", r.json, "print one JSON object instead of the summary");
     run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");
 

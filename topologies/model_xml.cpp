@@ -24,9 +24,9 @@ namespace {
 
 using Attrs = std::initializer_list<std::string_view>;
 
-constexpr std::array<std::string_view, 11> kTopLevel{"network", "node-type",   "node",  "nodes",
-                                                     "switch",  "memory-node", "cable", "edge",
-                                                     "star",    "fat-tree",    "torus"};
+constexpr std::array<std::string_view, 12> kTopLevel{
+    "network", "collectives", "node-type", "node",     "nodes", "switch",
+    "memory-node", "cable",   "edge",      "star",     "fat-tree", "torus"};
 constexpr std::array<std::string_view, 6> kTypeChildren{"socket", "memory-node", "switch",
                                                         "nic",    "cable",       "edge"};
 
@@ -202,6 +202,7 @@ class Reader {
 
     // ---- elements --------------------------------------------------------------------
     void read_network(pugi::xml_node n);
+    void read_collectives(pugi::xml_node n);
     void read_node_type(pugi::xml_node n);
     void read_type_vertex(pugi::xml_node n, NodeTemplate& t);
     void read_type_edge(pugi::xml_node n, NodeTemplate& t);
@@ -283,6 +284,7 @@ Topology Reader::read() {
             network = c;
             read_network(c);
         }
+        if (std::strcmp(c.name(), "collectives") == 0) read_collectives(c);
     }
     for (pugi::xml_node c = root.child("node-type"); c; c = c.next_sibling("node-type"))
         read_node_type(c);
@@ -386,6 +388,32 @@ void Reader::read_network(pugi::xml_node n) {
     if (const auto v = optional(n, "nic")) s.nic_model = nic_attr(n, *v);
     if (const auto v = optional(n, "eager-threshold"))
         s.eager_threshold = with_unit(n, "eager-threshold", *v, parse_size);
+}
+
+void Reader::read_collectives(pugi::xml_node n) {
+    check_attributes(n, {"reduce-instructions-per-byte"});
+    MpiSettings& m = tb_.mpi();
+    if (const auto v = optional(n, "reduce-instructions-per-byte"))
+        m.reduce_instructions_per_byte = with_unit(n, "reduce-instructions-per-byte", *v, parse_count);
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element || std::strcmp(c.name(), "algorithm") != 0)
+            fail(c, "unexpected content in <collectives>; expected only <algorithm> elements");
+        check_attributes(c, {"operation", "name", "min-size", "max-size", "segment"});
+        CollectiveRule rule;
+        rule.operation = std::string(required(c, "operation"));
+        rule.algorithm = std::string(required(c, "name"));
+        if (const auto v = optional(c, "min-size")) rule.min_bytes = with_unit(c, "min-size", *v, parse_size);
+        if (const auto v = optional(c, "max-size")) rule.max_bytes = with_unit(c, "max-size", *v, parse_size);
+        if (const auto v = optional(c, "segment")) {
+            rule.segment = with_unit(c, "segment", *v, parse_size);
+            if (rule.segment == 0) fail(c, "<algorithm> attribute 'segment': expected a positive size");
+        }
+        if (rule.min_bytes >= rule.max_bytes)
+            fail(c, fmt::format("<algorithm> size range [{}, {}) is empty; expected min-size < max-size",
+                                rule.min_bytes, rule.max_bytes));
+        rule.line = line_of(c);
+        m.collectives.push_back(std::move(rule));
+    }
 }
 
 void Reader::read_node_type(pugi::xml_node n) {

@@ -84,10 +84,28 @@ struct NetworkSettings {
     std::uint64_t eager_threshold = 64 * 1024;  // bytes; larger messages use rendezvous
 };
 
+// One <algorithm> rule of the model's <collectives> element: use `algorithm` for
+// `operation` when the size a rank passes is in [min_bytes, max_bytes). Names are checked
+// against the collectives registry when a run starts (this folder does not know it).
+struct CollectiveRule {
+    std::string operation;
+    std::string algorithm;
+    std::uint64_t min_bytes = 0;
+    std::uint64_t max_bytes = UINT64_MAX;
+    std::uint64_t segment = 0;  // pipelined algorithms; 0 = the algorithm's default
+    int line = 0;
+};
+
+struct MpiSettings {
+    std::vector<CollectiveRule> collectives;
+    std::uint64_t reduce_instructions_per_byte = 1;  // CPU cost of combining reduced data
+};
+
 struct Topology {
     std::string name;
     std::string source;  // file it was read from ("" if built in code)
     NetworkSettings settings;
+    MpiSettings mpi;
     Graph graph;
     std::vector<NodeInfo> nodes;
 
@@ -123,6 +141,7 @@ public:
     VertexProps& vertex(VertexId v) { return vertices_[v]; }
     std::vector<NodeInfo>& nodes() { return nodes_; }
     NetworkSettings& settings() { return settings_; }
+    MpiSettings& mpi() { return mpi_; }
 
     Topology build(std::string name, std::string source) &&;
 
@@ -135,6 +154,7 @@ private:
     std::vector<PendingEdge> edges_;
     std::vector<NodeInfo> nodes_;
     NetworkSettings settings_;
+    MpiSettings mpi_;
 };
 
 }  // namespace clustersim::topo

@@ -1,0 +1,25 @@
+// One registration function per algorithm file, called by register_builtin_collectives.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "collectives/collective.hpp"
+
+namespace clustersim::mpi::alg {
+
+void register_barrier(CollectiveRegistry& r);         // barrier.cpp
+void register_bcast(CollectiveRegistry& r);           // bcast.cpp
+void register_reduce(CollectiveRegistry& r);          // reduce.cpp
+void register_allreduce(CollectiveRegistry& r);       // allreduce.cpp
+void register_gather_scatter(CollectiveRegistry& r);  // gather_scatter.cpp (+ gatherv, scatterv)
+void register_allgather(CollectiveRegistry& r);       // allgather.cpp (+ allgatherv)
+void register_alltoall(CollectiveRegistry& r);        // alltoall.cpp (+ alltoallv)
+void register_reduce_scatter(CollectiveRegistry& r);  // reduce_scatter.cpp
+
+// Binomial tree from the root down (bcast, scatter): step k of a.rank. bytes_for(a,
+// child_relative_rank, subtree_size) is what moves to that child's subtree.
+bool binomial_down(const CollArgs& a, std::uint32_t k, Step& s,
+                   std::uint64_t (*bytes_for)(const CollArgs&, std::int32_t, std::int32_t));
+
+}  // namespace clustersim::mpi::alg

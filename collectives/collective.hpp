@@ -1,0 +1,112 @@
+// Collective operations as schedules.
+//
+// An algorithm describes, for one rank of a communicator, a sequence of steps. A step is a
+// set of transfers (sends and receives to other ranks of the communicator) that proceed
+// concurrently, optionally followed by local reduction work on `reduce_bytes` bytes (run
+// on the rank's CPU model). Step k+1 starts when step k is complete. The runtime executes
+// these schedules as state machines, one per rank per call; an algorithm only describes
+// its schedule, so it can be tested without the engine (see tests/test_coll_schedules.cpp).
+//
+// Steps are generated on demand (step(args, k)), so a ring over 65,536 ranks never holds
+// more than one step per rank in memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clustersim::mpi {
+
+enum class CollOp : std::uint8_t {
+    Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, ReduceScatter,
+    Gatherv, Scatterv, Allgatherv, Alltoallv,
+};
+inline constexpr int kCollOps = 13;
+const char* to_string(CollOp op);  // "bcast", "reduce_scatter", "allgatherv", ...
+bool parse_coll_op(const std::string& name, CollOp& op);
+
+// What one rank passes to the MPI call (all sizes in bytes).
+struct CollArgs {
+    CollOp op = CollOp::Barrier;
+    std::int32_t rank = 0;  // rank in the communicator
+    std::int32_t size = 1;  // communicator size
+    std::int32_t root = 0;
+    // The size the rank passes: bcast/reduce/allreduce: the whole buffer; gather/scatter/
+    // allgather: one rank's block; alltoall: the block for one peer; reduce_scatter: the
+    // block each rank receives (the reduced vector is size * bytes).
+    std::uint64_t bytes = 0;
+    // v-variants: gatherv/scatterv/allgatherv: block of each rank (size entries);
+    // alltoallv: block from rank i to rank j at [i * size + j] (size * size entries).
+    const std::vector<std::uint64_t>* counts = nullptr;
+    std::uint64_t segment = 64 * 1024;  // pipelined algorithms: segment size
+
+    std::uint64_t block(std::int32_t r) const {
+        return counts != nullptr ? (*counts)[static_cast<std::size_t>(r)] : bytes;
+    }
+    std::uint64_t block(std::int32_t from, std::int32_t to) const {
+        return counts != nullptr ? (*counts)[static_cast<std::size_t>(from) * static_cast<std::size_t>(size) +
+                                             static_cast<std::size_t>(to)]
+                                 : bytes;
+    }
+    // Sum of block(r) for r in [first, first + n) of relative ranks rooted at `root`.
+    std::uint64_t blocks(std::int32_t first_relative, std::int32_t n) const;
+    // Relative rank <-> rank, rooted at root.
+    std::int32_t relative(std::int32_t r) const { return (r - root + size) % size; }
+    std::int32_t absolute(std::int32_t vr) const { return (vr + root) % size; }
+};
+
+struct Transfer {
+    bool send = false;
+    std::int32_t peer = 0;  // rank in the communicator
+    std::uint64_t bytes = 0;
+};
+
+struct Step {
+    std::vector<Transfer> transfers;
+    std::uint64_t reduce_bytes = 0;  // combined locally after the transfers
+    void clear() {
+        transfers.clear();
+        reduce_bytes = 0;
+    }
+    void send(std::int32_t peer, std::uint64_t bytes) { transfers.push_back(Transfer{true, peer, bytes}); }
+    void recv(std::int32_t peer, std::uint64_t bytes) { transfers.push_back(Transfer{false, peer, bytes}); }
+};
+
+class Algorithm {
+public:
+    virtual ~Algorithm() = default;
+    // Fills `step` (already cleared) with step k of args.rank's schedule; false when the
+    // schedule has ended. An empty step is allowed (nothing to do at that point).
+    virtual bool step(const CollArgs& args, std::uint32_t k, Step& step) const = 0;
+    // Global-view operations complete when every rank of the communicator has entered,
+    // without any message (PIOsimHD's virtual barrier).
+    virtual bool global_view() const { return false; }
+};
+
+struct AlgorithmInfo {
+    CollOp op;
+    std::string name;  // "binomial"
+    std::string help;
+    std::shared_ptr<const Algorithm> impl;
+};
+
+class CollectiveRegistry {
+public:
+    void add(CollOp op, std::string name, std::string help, std::shared_ptr<const Algorithm> impl);
+    const Algorithm* find(CollOp op, const std::string& name) const;  // nullptr if unknown
+    std::vector<std::string> names(CollOp op) const;
+    std::string names_list(CollOp op) const;  // "binomial, linear, ..."
+    const std::vector<AlgorithmInfo>& all() const { return algorithms_; }
+
+private:
+    std::vector<AlgorithmInfo> algorithms_;
+};
+
+// Every built-in algorithm, one file each under collectives/algorithms/.
+void register_builtin_collectives(CollectiveRegistry& registry);
+
+// Number of steps of a schedule (walks it): for composing algorithms and for tests.
+std::uint32_t count_steps(const Algorithm& alg, const CollArgs& args);
+
+}  // namespace clustersim::mpi

@@ -1,0 +1,84 @@
+#include "collectives/selection.hpp"
+
+#include <fmt/format.h>
+
+#include "simulator/error.hpp"
+
+namespace clustersim::mpi {
+namespace {
+
+bool power_of_two(std::int32_t p) { return p > 0 && (p & (p - 1)) == 0; }
+
+std::string op_names() {
+    std::string out;
+    for (int i = 0; i < kCollOps; ++i) out += (i ? ", " : "") + std::string(to_string(static_cast<CollOp>(i)));
+    return out;
+}
+
+}  // namespace
+
+std::string Selection::default_algorithm(CollOp op, std::uint64_t bytes, std::int32_t p) {
+    switch (op) {
+        case CollOp::Barrier: return "dissemination";
+        case CollOp::Bcast: return bytes < 12 * 1024 || p < 8 ? "binomial" : "scatter_allgather";
+        case CollOp::Reduce: return "binomial";
+        case CollOp::Allreduce: return bytes <= 2048 ? "recursive_doubling" : "ring";
+        case CollOp::Gather:
+        case CollOp::Scatter:
+        case CollOp::Gatherv:
+        case CollOp::Scatterv: return "binomial";
+        case CollOp::Allgather:
+        case CollOp::Allgatherv:
+            if (static_cast<std::uint64_t>(p) * bytes < 512 * 1024) return power_of_two(p) ? "recursive_doubling" : "bruck";
+            return "ring";
+        case CollOp::Alltoall:
+        case CollOp::Alltoallv: return bytes < 32 * 1024 ? "linear" : "pairwise";
+        case CollOp::ReduceScatter: return power_of_two(p) ? "recursive_halving" : "ring";
+    }
+    return "";
+}
+
+Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t,
+                     const std::vector<std::string>& overrides)
+    : registry_(registry) {
+    for (const auto& r : t.mpi.collectives) {
+        CollOp op{};
+        if (!parse_coll_op(r.operation, op))
+            throw InputError(t.source, r.line,
+                             fmt::format("<algorithm> operation '{}' is unknown; expected one of: {}", r.operation,
+                                         op_names()));
+        const Algorithm* alg = registry.find(op, r.algorithm);
+        if (alg == nullptr)
+            throw InputError(t.source, r.line,
+                             fmt::format("collective '{}' has no algorithm '{}'; valid algorithms: {}", r.operation,
+                                         r.algorithm, registry.names_list(op)));
+        rules_[static_cast<std::size_t>(op)].push_back(Rule{r.min_bytes, r.max_bytes, r.segment,
+                                                            Choice{alg, r.algorithm, r.segment}});
+    }
+    for (const auto& o : overrides) {
+        const auto eq = o.find('=');
+        CollOp op{};
+        if (eq == std::string::npos || !parse_coll_op(o.substr(0, eq), op))
+            throw InputError("--algorithm", 0,
+                             fmt::format("'{}': expected OPERATION=ALGORITHM with an operation among: {}", o,
+                                         op_names()));
+        const std::string name = o.substr(eq + 1);
+        const Algorithm* alg = registry.find(op, name);
+        if (alg == nullptr)
+            throw InputError("--algorithm", 0,
+                             fmt::format("'{}': collective '{}' has no algorithm '{}'; valid algorithms: {}", o,
+                                         to_string(op), name, registry.names_list(op)));
+        overrides_[static_cast<std::size_t>(op)] = Choice{alg, name, 0};
+    }
+}
+
+Choice Selection::choose(CollOp op, std::uint64_t bytes, std::int32_t comm_size) const {
+    const auto i = static_cast<std::size_t>(op);
+    if (overrides_[i].algorithm != nullptr) return overrides_[i];
+    for (const Rule& r : rules_[i])
+        if (bytes >= r.min_bytes && bytes < r.max_bytes) return r.choice;
+    const std::string name = default_algorithm(op, bytes, comm_size);
+    return Choice{registry_.find(op, name), name, 0};
+}
+
+}  // namespace clustersim::mpi
