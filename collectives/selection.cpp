@@ -1,5 +1,7 @@
 #include "collectives/selection.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
@@ -41,6 +43,14 @@ std::string Selection::default_algorithm(CollOp op, std::uint64_t bytes, std::in
 Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t,
                      const std::vector<std::string>& overrides)
     : registry_(registry) {
+    // The default table must only name registered algorithms (a programming error if not).
+    for (int i = 0; i < kCollOps; ++i)
+        for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1} << 20})
+            for (std::int32_t p : {3, 8})
+                if (registry.find(static_cast<CollOp>(i), default_algorithm(static_cast<CollOp>(i), bytes, p)) == nullptr)
+                    throw std::logic_error(fmt::format("default table names unregistered {}/{}",
+                                                       to_string(static_cast<CollOp>(i)),
+                                                       default_algorithm(static_cast<CollOp>(i), bytes, p)));
     for (const auto& r : t.mpi.collectives) {
         CollOp op{};
         if (!parse_coll_op(r.operation, op))

@@ -175,4 +175,34 @@ TEST(CliBadInput, RankOnANodeWithoutRouteToTheOthers) {
                      path + ":9: node 'n1' hosts rank 1 but has no route to or from node 'n0' (rank 0)");
 }
 
+TEST(CliBadInput, UnknownCollectiveAlgorithmListsTheValidOnes) {
+    expect_bad_input("run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 --algorithm bcast=hypercube",
+                     "collective 'bcast' has no algorithm 'hypercube'; valid algorithms: ");
+}
+
+TEST(CliBadInput, CollectiveRootOutOfRange) {
+    expect_bad_input("run " + example("star-16.xml") + " --app reduce:size=1MiB,root=4 --ranks 4",
+                     "root 4 is out of range for 4 ranks");
+}
+
+TEST(CliBadInput, CollectiveSizeWithoutUnit) {
+    expect_bad_input("run " + example("star-16.xml") + " --app allreduce:size=1024 --ranks 4", "missing unit");
+}
+
+TEST(CliBadInput, PlacementMapNamingAMissingNode) {
+    const std::string map = write_temp("ranks.map", "0 n0\n1 n99\n");
+    expect_bad_input("run " + example("star-16.xml") + " --app pingpong:size=1KiB --placement map:" + map,
+                     map + ":2: node 'n99' is not in the model");
+}
+
+TEST(Cli, CollectiveJsonHasPerOperationTotals) {
+    const Result r = run("run " + example("star-16.xml") +
+                         " --app bcast:size=1MiB,iterations=3 --ranks 8 --algorithm bcast=binomial --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["operations"]["Bcast"]["count"], 24);
+    EXPECT_EQ(j["operations"]["Bcast"]["bytes"], 24 * (1 << 20));
+}
+
 }  // namespace
+

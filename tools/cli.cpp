@@ -135,7 +135,7 @@ int cmd_run(const RunFlags& f) {
     mpi::register_builtin_apps(registry);
     const std::uint32_t ranks = f.ranks != 0 ? f.ranks : registry.min_ranks(f.app);
     auto app = registry.create(f.app, ranks);
-    const auto placement = mpi::place_ranks(t, ranks, mpi::parse_placement(f.placement));
+    const auto placement = mpi::place_ranks(t, ranks, f.placement);
     mpi::SimulationOptions options;
     options.algorithm_overrides = f.algorithms;
     const mpi::SimulationResult res = mpi::simulate(t, placement, *app, options);
@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
     run->add_option("MODEL", r.model, "cluster model XML file")->required();
     run->add_option("--app", r.app, "application, e.g. pingpong:size=1MiB,iterations=10, bcast:size=100MiB, ring:size=1MiB")->required();
     run->add_option("--ranks", r.ranks, "number of MPI ranks (default: the app's minimum)");
-    run->add_option("--placement", r.placement, "round-robin or sequential");
+    run->add_option("--placement", r.placement, "round-robin, sequential, or map:FILE (lines: RANK NODE [SOCKET [CORE]])");
     run->add_option("--algorithm", r.algorithms, "collective algorithm override, e.g. bcast=binomial (repeatable)");
     run->add_flag("--json", r.json, "print one JSON object instead of the summary");
     run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");
@@ -278,6 +278,9 @@ int main(int argc, char** argv) {
     } catch (const InputError& e) {
         std::cerr << "clustersim: error: " << e.what() << "\n";
         return kBadInput;
+    } catch (const std::exception& e) {  // a bug, not the user's input: say so
+        std::cerr << "clustersim: internal error: " << e.what() << " (please report it)\n";
+        return 1;
     }
     return 0;
 }

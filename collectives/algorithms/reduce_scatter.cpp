@@ -1,9 +1,111 @@
-// Being written (issue 3).
+// Reduce-scatter algorithms. a.bytes is the block each rank ends with; the vector every rank
+// contributes is p blocks (p * bytes), block i ending, fully reduced, at rank i. Each
+// received piece is combined into the local partial (reduce_bytes = what was received). m is
+// one block, gamma the reduction time per byte. Times are for the uniform star of
+// tests/coll_fixtures.hpp: latency L and bandwidth B per link; a message crosses two links,
+// holding each for m/B, so alone it takes T(m) = 2L + 2m/B. The root is ignored.
+//
+//  ring               p-1 steps; in step k (k = 0 .. p-2) rank r sends its partial of
+//                     block (r-k-1) mod p to r+1 and receives the partial of block
+//                     (r-k-2) mod p from r-1, then adds its own contribution to it. The
+//                     partial sent in step k is the one received in step k-1; block i's sum
+//                     starts at i+1 (step 0) and travels i+2, ..., so the block received in
+//                     the last step, (r-p) mod p = r, is complete at rank r.
+//                     (p-1) (2L + 2m/B + m gamma).
+//  recursive_halving  p = 2^k: for mask = p/2, p/4, ... 1 rank r exchanges with r ^ mask:
+//                     of the current range of 2 mask blocks (the aligned group of ranks
+//                     containing r) it sends the half holding the partner's blocks and
+//                     receives, then reduces, the half holding its own (mask blocks each).
+//                     2L k + (p-1) m (2/B + gamma).
+//                     Other p, folded first (MPICH): pof2 = floor_pow2(p), rem = p - pof2.
+//                     Step 0: each even rank r < 2 rem sends its whole vector (p blocks) to
+//                     r+1, which reduces it, and then only waits for its result. The pof2
+//                     survivors (r+1 of those pairs as survivor (r+1)/2, rank r >= 2 rem as
+//                     survivor r - rem) halve over survivor numbers; survivor s owns the
+//                     blocks of the ranks it stands for: [2s, 2s+2) if s < rem, else
+//                     {s + rem}, so an aligned group of survivors owns a contiguous range of
+//                     blocks and the ranges cover all p; each halving step moves the blocks
+//                     owned by the half the partner keeps. Last, each odd rank r < 2 rem
+//                     sends block r-1, complete, to r-1 (no reduction there).
 #include "collectives/algorithms/common.hpp"
 #include "collectives/algorithms/registry.hpp"
 
 namespace clustersim::mpi::alg {
+namespace {
 
-void register_reduce_scatter(CollectiveRegistry&) {}
+std::int32_t mod(std::int64_t x, std::int32_t p) {
+    return static_cast<std::int32_t>(((x % p) + p) % p);
+}
+
+class RingReduceScatter final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t p = a.size, r = a.rank;
+        if (static_cast<std::int64_t>(k) >= p - 1) return false;
+        s.send(mod(r + 1, p), a.bytes);  // partial of block (r-k-1) mod p
+        s.recv(mod(r - 1, p), a.bytes);  // partial of block (r-k-2) mod p
+        s.reduce_bytes = a.bytes;
+        return true;
+    }
+};
+
+class RecursiveHalvingReduceScatter final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t p = a.size, r = a.rank;
+        const std::int32_t pof2 = floor_pow2(p), rem = p - pof2;
+        const std::uint32_t rounds = ceil_log2(pof2);
+        const std::uint64_t m = a.bytes, vector = m * static_cast<std::uint64_t>(p);
+        // First block owned by survivor sv (sv in [0, pof2]; first(pof2) = p).
+        auto first = [&](std::int64_t sv) { return sv < rem ? 2 * sv : sv + rem; };
+        auto survivor_rank = [&](std::int32_t sv) { return sv < rem ? 2 * sv + 1 : sv + rem; };
+        if (r < 2 * rem && r % 2 == 0) {  // folded: hand over the vector, get block r back
+            if (k == 0)
+                s.send(r + 1, vector);
+            else if (k == 1)
+                s.recv(r + 1, m);
+            else
+                return false;
+            return true;
+        }
+        const bool paired = r < 2 * rem;
+        if (paired) {
+            if (k == 0) {
+                s.recv(r - 1, vector);
+                s.reduce_bytes = vector;
+                return true;
+            }
+            --k;
+        }
+        if (k < rounds) {
+            const std::int32_t sv = paired ? r / 2 : r - rem;
+            const std::int32_t mask = pof2 >> (k + 1);
+            const std::int32_t mine = sv & ~(mask - 1), theirs = mine ^ mask;
+            auto half_bytes = [&](std::int32_t g) {
+                return m * static_cast<std::uint64_t>(first(g + mask) - first(g));
+            };
+            const std::int32_t partner = survivor_rank(sv ^ mask);
+            s.send(partner, half_bytes(theirs));
+            s.recv(partner, half_bytes(mine));
+            s.reduce_bytes = half_bytes(mine);
+            return true;
+        }
+        if (paired && k == rounds) {
+            s.send(r - 1, m);
+            return true;
+        }
+        return false;
+    }
+};
+
+}  // namespace
+
+void register_reduce_scatter(CollectiveRegistry& r) {
+    r.add(CollOp::ReduceScatter, "ring", "p-1 steps passing partial blocks around a ring",
+          std::make_shared<RingReduceScatter>());
+    r.add(CollOp::ReduceScatter, "recursive_halving",
+          "log2 p exchanges with r ^ 2^k, halving the data; other p folded first (MPICH)",
+          std::make_shared<RecursiveHalvingReduceScatter>());
+}
 
 }  // namespace clustersim::mpi::alg

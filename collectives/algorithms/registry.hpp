@@ -17,6 +17,10 @@ void register_allgather(CollectiveRegistry& r);       // allgather.cpp (+ allgat
 void register_alltoall(CollectiveRegistry& r);        // alltoall.cpp (+ alltoallv)
 void register_reduce_scatter(CollectiveRegistry& r);  // reduce_scatter.cpp
 
+// Algorithms other families compose (allreduce/reduce_bcast).
+std::shared_ptr<const Algorithm> make_binomial_reduce();  // reduce.cpp
+std::shared_ptr<const Algorithm> make_binomial_bcast();   // bcast.cpp
+
 // Binomial tree from the root down (bcast, scatter): step k of a.rank. bytes_for(a,
 // child_relative_rank, subtree_size) is what moves to that child's subtree.
 bool binomial_down(const CollArgs& a, std::uint32_t k, Step& s,

@@ -1,0 +1,54 @@
+// PIOsimHD section 4.2: MPI_Bcast of SIZE by ALGORITHM on a star of N single-process nodes,
+// GRANULARITY packets, one rank per node. Reports model build time, events, wall time of
+// the simulation and peak memory.
+//
+//   bench_bcast N [SIZE=100MiB] [ALGORITHM=binary_tree] [GRANULARITY=100KiB] [packet|analytical]
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "collectives/apps.hpp"
+#include "collectives/simulation.hpp"
+#include "simulator/memory.hpp"
+#include "simulator/units.hpp"
+#include "topologies/generators.hpp"
+#include "topologies/model_xml.hpp"
+
+using namespace clustersim;
+
+int main(int argc, char** argv) {
+    const auto n = static_cast<std::uint32_t>(argc > 1 ? std::atoi(argv[1]) : 1024);
+    const std::string size = argc > 2 ? argv[2] : "100MiB";
+    const std::string algorithm = argc > 3 ? argv[3] : "binary_tree";
+    const std::string gran = argc > 4 ? argv[4] : "100KiB";
+    const std::string nic = argc > 5 ? argv[5] : "packet";
+
+    const auto t0 = std::chrono::steady_clock::now();
+    topo::GenerateOptions o;
+    o.kind = "star";
+    o.nodes = n;
+    o.granularity = gran == "message" ? 0 : parse_size(gran);
+    o.nic = nic == "analytical" ? topo::NicModel::Analytical : topo::NicModel::Packet;
+    const topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-bcast.xml");
+    const auto t1 = std::chrono::steady_clock::now();
+
+    mpi::AppRegistry apps;
+    mpi::register_builtin_apps(apps);
+    auto app = apps.create("bcast:size=" + size, n);
+    mpi::SimulationOptions options;
+    options.algorithm_overrides = {"bcast=" + algorithm};
+    const auto res = mpi::simulate(t, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin), *app, options);
+    const auto t2 = std::chrono::steady_clock::now();
+
+    fmt::print("bcast {} by {} on a star of {} nodes, {} granularity, {} NIC\n", size, algorithm, n, gran, nic);
+    fmt::print("  simulated time   {}\n", format_time(res.simulated));
+    fmt::print("  model build      {:.3f} s\n", std::chrono::duration<double>(t1 - t0).count());
+    fmt::print("  events           {}  ({} packets)\n", res.events, res.network.packets);
+    fmt::print("  event loop       {:.3f} s  ({:.1f} M events/s)\n", res.wall_seconds,
+               static_cast<double>(res.events) / res.wall_seconds / 1e6);
+    fmt::print("  total wall       {:.3f} s\n", std::chrono::duration<double>(t2 - t0).count());
+    fmt::print("  peak memory      {}\n", format_size(peak_memory_bytes()));
+    return 0;
+}
