@@ -11,12 +11,20 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
                  NetworkClient& client)
     : engine_(engine), topo_(topology), router_(router), client_(client) {
     id_ = engine_.add(*this);
-    links_.resize(topo_.num_edges());
-    edge_bytes_.assign(topo_.num_edges(), 0);
     relays_.resize(topo_.num_vertices());
     for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
         const auto& p = topo_.vertex(v);
         relays_[v] = Relay{Time::zero(), p.relay, p.local, p.kind == topo::VertexKind::MemoryNode};
+    }
+    links_.resize(topo_.num_edges());
+    for (EdgeId e = 0; e < topo_.num_edges(); ++e) {
+        Link& l = links_[e];
+        l.latency = topo_.edge(e).latency;
+        l.bandwidth = topo_.edge(e).bandwidth;
+        l.source = topo_.source_of(e);
+        l.target = topo_.target_of(e);
+        const Relay& r = relays_[l.source];
+        l.relayed = !r.rate.infinite() || (r.memory_node && !r.local.infinite());
     }
 }
 
@@ -90,6 +98,12 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
 
 std::uint32_t Network::window(VertexId src, VertexId dst) { return streams_[stream_for(src, dst)].window; }
 
+std::vector<std::uint64_t> Network::edge_bytes() const {
+    std::vector<std::uint64_t> out(links_.size());
+    for (std::size_t e = 0; e < links_.size(); ++e) out[e] = links_[e].bytes;
+    return out;
+}
+
 void Network::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                    bool notify_injected) {
     const std::uint32_t si = stream_for(src, dst);
@@ -129,23 +143,23 @@ Time Network::transmit(EdgeId e, const Packet& p, Time earliest) {
     Link& link = links_[e];
     Time start = max(earliest, link.busy_until);
     Time relay_time;
-    const VertexId v = topo_.source_of(e);
-    if (p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay is used
-        Relay& r = relays_[v];
+    if (link.relayed && p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay is used
+        Relay& r = relays_[link.source];
         Bandwidth rate = r.rate;
-        const Stream& s = streams_[p.stream];
-        if (r.memory_node && !r.local.infinite() && p.prev == s.src && topo_.target_of(e) == s.dst)
-            rate = r.local;
+        if (r.memory_node && !r.local.infinite()) {
+            const Stream& s = streams_[p.stream];
+            if (p.prev == s.src && link.target == s.dst) rate = r.local;
+        }
         if (!rate.infinite()) {
             start = max(start, r.free_at);
             relay_time = transfer_time(p.bytes, rate);
             r.free_at = start + relay_time;
         }
     }
-    const Time wire = transfer_time(p.bytes, topo_.edge(e).bandwidth);
+    const Time wire = transfer_time(p.bytes, link.bandwidth);
     const Time end = start + max(wire, relay_time);
     link.busy_until = end;
-    edge_bytes_[e] += p.bytes;
+    link.bytes += p.bytes;
     ++stats_.packet_hops;
     return end;
 }
@@ -167,9 +181,9 @@ void Network::inject_analytical(std::uint32_t pi) {
         if (first && p.last && messages_[p.message].notify_injected)
             engine_.schedule(end, id_, kInjected, p.message);
         first = false;
-        t = end + topo_.edge(e).latency;
+        t = end + links_[e].latency;
         p.prev = v;
-        v = topo_.target_of(e);
+        v = links_[e].target;
         if (v == s.dst) break;
         e = router_.next_hop(v, s.dst);
         if (e == topo::kNoEdge) throw std::logic_error("analytical packet lost its route");
@@ -180,6 +194,10 @@ void Network::inject_analytical(std::uint32_t pi) {
 
 void Network::enqueue(EdgeId e, std::uint32_t pi) {
     Link& link = links_[e];
+    if (link.active_head == kNil && !link.wake_pending && link.busy_until <= engine_.now()) {
+        send_on(e, pi);  // idle link, nobody waiting: no queue needed
+        return;
+    }
     const std::uint64_t key = (static_cast<std::uint64_t>(e) << 32) | packets_[pi].stream;
     std::uint32_t qi;
     if (link.active_tail != kNil && queues_[link.active_tail].key == key) {
@@ -229,14 +247,19 @@ void Network::start_next(EdgeId e) {
         queues_.release(qi);
     }
 
+    send_on(e, pi);
+}
+
+void Network::send_on(EdgeId e, std::uint32_t pi) {
     Packet& p = packets_[pi];
     const Time end = transmit(e, p, engine_.now());
     const bool from_source = p.prev == topo::kNoVertex;
-    p.prev = topo_.source_of(e);
-    p.at = topo_.target_of(e);
+    Link& link = links_[e];
+    p.prev = link.source;
+    p.at = link.target;
     if (from_source && p.last && messages_[p.message].notify_injected)
         engine_.schedule(end, id_, kInjected, p.message);
-    engine_.schedule(end + topo_.edge(e).latency, id_, kArrive, pi);
+    engine_.schedule(end + link.latency, id_, kArrive, pi);
     if (link.active_head != kNil) {
         link.wake_pending = true;
         engine_.schedule(end, id_, kLinkFree, e);

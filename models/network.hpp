@@ -62,7 +62,7 @@ public:
 
     const NetworkStats& stats() const { return stats_; }
     // Payload bytes that crossed each one-way edge, indexed by edge id.
-    const std::vector<std::uint64_t>& edge_bytes() const { return edge_bytes_; }
+    std::vector<std::uint64_t> edge_bytes() const;
     std::size_t streams() const { return streams_.size(); }
     // Packets in flight for one window of stream (src, dst) (for tests and reports).
     std::uint32_t window(VertexId src, VertexId dst);
@@ -109,10 +109,17 @@ private:
         std::uint32_t head, tail;
         std::uint32_t next_active;
     };
+    // Everything one hop needs, in one cache line: the packet model touches a random link
+    // per event, so state, properties and counters of a link live together.
     struct Link {
         Time busy_until;
+        Time latency;
+        Bandwidth bandwidth;
+        std::uint64_t bytes = 0;  // payload bytes that crossed it
+        VertexId source = 0, target = 0;
         std::uint32_t active_head = kNil, active_tail = kNil;  // round-robin ring of queues
         bool wake_pending = false;
+        bool relayed = false;  // the source vertex has a finite relay (or local) rate
     };
     struct Relay {
         Time free_at;
@@ -128,6 +135,7 @@ private:
     EdgeId first_hop(const Stream& s);
     void enqueue(EdgeId e, std::uint32_t pkt);
     void start_next(EdgeId e);
+    void send_on(EdgeId e, std::uint32_t pkt);  // transmit now and schedule what follows
     // Occupies link e (and its source's relay) with packet p from `earliest`; returns the
     // time its last byte has left, and sets `relay_end`.
     Time transmit(EdgeId e, const Packet& p, Time earliest);
@@ -142,7 +150,6 @@ private:
 
     std::vector<Link> links_;
     std::vector<Relay> relays_;
-    std::vector<std::uint64_t> edge_bytes_;
     Pool<Packet> packets_;
     Pool<Message> messages_;
     std::vector<Stream> streams_;

@@ -7,10 +7,8 @@ namespace clustersim::topo {
 
 Router::Router(const Topology& topology) : topo_(topology) {
     const std::size_t n = topo_.num_vertices();
-    parent_.assign(n, kNoVertex);
-    anchor_.assign(n, kNoVertex);
-    tin_.assign(n, 0);
-    tout_.assign(n, 0);
+    std::vector<VertexId> parent_(n, kNoVertex), anchor_(n, kNoVertex);
+    std::vector<std::uint32_t> tin_(n, 0), tout_(n, 0);
     core_index_.assign(n, kUnreached);
     rotation_.assign(n, 0);
 
@@ -63,6 +61,29 @@ Router::Router(const Topology& topology) : topo_(topology) {
     }
     tables_.resize(core_vertices_.size());
 
+    // Edges between each tree vertex and its parent, both ways (CSR by child).
+    std::vector<std::uint32_t> down_first_(n + 1, 0), up_first_(n + 1, 0);
+    for (EdgeId e = 0; e < topo_.num_edges(); ++e) {
+        const VertexId a = topo_.source_of(e), b = topo_.target_of(e);
+        if (parent_[b] == a) ++down_first_[b + 1];
+        if (parent_[a] == b) ++up_first_[a + 1];
+    }
+    for (std::size_t v = 0; v < n; ++v) {
+        down_first_[v + 1] += down_first_[v];
+        up_first_[v + 1] += up_first_[v];
+    }
+    down_edges_.resize(down_first_[n]);
+    up_edges_.resize(up_first_[n]);
+    {
+        std::vector<std::uint32_t> dfill(down_first_.begin(), down_first_.end() - 1);
+        std::vector<std::uint32_t> ufill(up_first_.begin(), up_first_.end() - 1);
+        for (EdgeId e = 0; e < topo_.num_edges(); ++e) {  // ascending ids: declaration order kept
+            const VertexId a = topo_.source_of(e), b = topo_.target_of(e);
+            if (parent_[b] == a) down_edges_[dfill[b]++] = e;
+            if (parent_[a] == b) up_edges_[ufill[a]++] = e;
+        }
+    }
+
     // Euler tour of each tree from its core anchor (iterative: trees can be deep in chains).
     std::vector<std::vector<VertexId>> children(n);
     for (VertexId v = 0; v < n; ++v)
@@ -85,6 +106,11 @@ Router::Router(const Topology& topology) : topo_(topology) {
                 stack.pop_back();
             }
         }
+    }
+    info_.resize(n);
+    for (std::size_t v = 0; v < n; ++v) {
+        info_[v] = VertexInfo{parent_[v], anchor_[v], tin_[v], tout_[v], down_first_[v],
+                              down_first_[v + 1] - down_first_[v], up_first_[v], up_first_[v + 1] - up_first_[v]};
     }
 }
 
@@ -118,33 +144,32 @@ const std::vector<std::uint32_t>& Router::table(VertexId anchor) const {
 
 void Router::candidates(VertexId v, VertexId dst, std::vector<EdgeId>& out) const {
     out.clear();
-    VertexId toward = kNoVertex;
-    if (anchor_[v] == anchor_[dst] && in_subtree(v, dst)) {
-        // Down the tree: the child of v on the way to dst.
-        VertexId c = dst;
-        while (parent_[c] != v) c = parent_[c];
-        toward = c;
-    } else if (parent_[v] != kNoVertex) {
-        toward = parent_[v];  // up towards the common ancestor or the core
-    } else {
-        // v is a core vertex and dst hangs elsewhere: follow the table to dst's anchor.
-        const VertexId target = anchor_[dst];
-        const auto& dist = table(target);
-        const std::uint32_t dv = dist[core_index_[v]];
-        if (dv == kUnreached || dv == 0) return;
-        auto [lo, hi] = topo_.out_edge_range(v);
-        for (EdgeId e = lo; e < hi; ++e) {
-            const std::uint32_t cw = core_index_[topo_.target_of(e)];
-            if (cw != kUnreached && dist[cw] + 1 == dv) out.push_back(e);
-        }
+    const EdgeId* first = nullptr;
+    std::uint32_t count = 0;
+    if (tree_hop(v, dst, first, count)) {  // down to dst's branch, or up towards the core
+        out.assign(first, first + count);
         return;
     }
+    // v is a core vertex and dst hangs elsewhere: follow the table to dst's anchor.
+    const VertexId target = info_[dst].anchor;
+    const auto& dist = table(target);
+    const std::uint32_t dv = dist[core_index_[v]];
+    if (dv == kUnreached || dv == 0) return;
     auto [lo, hi] = topo_.out_edge_range(v);
-    for (EdgeId e = lo; e < hi; ++e)
-        if (topo_.target_of(e) == toward) out.push_back(e);
+    for (EdgeId e = lo; e < hi; ++e) {
+        const std::uint32_t cw = core_index_[topo_.target_of(e)];
+        if (cw != kUnreached && dist[cw] + 1 == dv) out.push_back(e);
+    }
 }
 
 EdgeId Router::next_hop(VertexId v, VertexId dst) {
+    const EdgeId* first = nullptr;
+    std::uint32_t count = 0;
+    if (tree_hop(v, dst, first, count)) {  // the common case, without copying
+        if (count == 0) return kNoEdge;
+        if (count == 1 || topo_.settings.routing == Routing::ShortestPath) return first[0];
+        return first[rotation_[v]++ % count];
+    }
     candidates(v, dst, scratch_);
     if (scratch_.empty()) return kNoEdge;
     if (scratch_.size() == 1 || topo_.settings.routing == Routing::ShortestPath) return scratch_[0];
