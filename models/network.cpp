@@ -67,6 +67,11 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
                                                  topo_.vertex(dst).name));
         path.insert(path.end(), rest.begin(), rest.end());
     }
+    if (topo_.settings.routing == topo::Routing::ShortestPath && path.size() < UINT16_MAX) {
+        s.path_first = static_cast<std::uint32_t>(paths_.size());
+        s.path_len = static_cast<std::uint16_t>(path.size());
+        paths_.insert(paths_.end(), path.begin(), path.end());
+    }
     if (s.granularity == 0) {
         s.window = UINT32_MAX;  // whole messages: no packet window
     } else {
@@ -94,6 +99,14 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     const auto index = static_cast<std::uint32_t>(streams_.size() - 1);
     stream_index_.emplace(key, index);
     return index;
+}
+
+EdgeId Network::next_edge(const Stream& s, const Packet& p) {
+    if (s.path_len != 0) return paths_[s.path_first + p.hop];
+    if (p.hop == 0) return first_hop(s);
+    const EdgeId e = router_.next_hop(p.at, s.dst);
+    if (e == topo::kNoEdge) throw std::logic_error("packet lost its route");
+    return e;
 }
 
 std::uint32_t Network::window(VertexId src, VertexId dst) { return streams_[stream_for(src, dst)].window; }
@@ -132,7 +145,7 @@ void Network::refill(std::uint32_t si) {
             if (s.head == kNil) s.tail = kNil;
         }
         ++s.inflight;
-        const std::uint32_t pi = packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, last});
+        const std::uint32_t pi = packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, 0, last});
         ++stats_.packets;
         if (s.analytical) inject_analytical(pi);
         else inject_packet(pi);
@@ -165,30 +178,25 @@ Time Network::transmit(EdgeId e, const Packet& p, Time earliest) {
 }
 
 void Network::inject_packet(std::uint32_t pi) {
-    const EdgeId e = first_hop(streams_[packets_[pi].stream]);
-    enqueue(e, pi);
+    enqueue(next_edge(streams_[packets_[pi].stream], packets_[pi]), pi);
 }
 
 void Network::inject_analytical(std::uint32_t pi) {
     Packet& p = packets_[pi];
     const Stream& s = streams_[p.stream];
     Time t = engine_.now();
-    VertexId v = s.src;
-    EdgeId e = first_hop(s);
-    bool first = true;
     for (;;) {
+        const EdgeId e = next_edge(s, p);
         const Time end = transmit(e, p, t);
-        if (first && p.last && messages_[p.message].notify_injected)
+        if (p.hop == 0 && p.last && messages_[p.message].notify_injected)
             engine_.schedule(end, id_, kInjected, p.message);
-        first = false;
-        t = end + links_[e].latency;
-        p.prev = v;
-        v = links_[e].target;
-        if (v == s.dst) break;
-        e = router_.next_hop(v, s.dst);
-        if (e == topo::kNoEdge) throw std::logic_error("analytical packet lost its route");
+        const Link& link = links_[e];
+        t = end + link.latency;
+        p.prev = link.source;
+        p.at = link.target;
+        ++p.hop;
+        if (p.at == s.dst) break;
     }
-    p.at = v;
     engine_.schedule(t, id_, kDeliver, pi);
 }
 
@@ -257,6 +265,7 @@ void Network::send_on(EdgeId e, std::uint32_t pi) {
     Link& link = links_[e];
     p.prev = link.source;
     p.at = link.target;
+    ++p.hop;
     if (from_source && p.last && messages_[p.message].notify_injected)
         engine_.schedule(end, id_, kInjected, p.message);
     engine_.schedule(end + link.latency, id_, kArrive, pi);
@@ -273,9 +282,7 @@ void Network::arrive(std::uint32_t pi) {
         deliver(pi);
         return;
     }
-    const EdgeId e = router_.next_hop(p.at, s.dst);
-    if (e == topo::kNoEdge) throw std::logic_error("packet lost its route");
-    enqueue(e, pi);
+    enqueue(next_edge(s, p), pi);
 }
 
 void Network::deliver(std::uint32_t pi) {

@@ -93,14 +93,21 @@ private:
         VertexId at;    // vertex it is at (or travelling to)
         VertexId prev;  // vertex it came from
         std::uint32_t next;  // next packet in the same link queue
+        std::uint16_t hop;   // links taken so far
         bool last;           // last packet of its message
     };
+    static_assert(sizeof(Packet) == 32, "packets stay small");
     struct Stream {
         VertexId src, dst;
         std::uint64_t granularity;  // 0 = whole message
         std::uint32_t window;
         std::uint32_t inflight = 0;
         std::uint32_t head = kNil, tail = kNil;  // messages waiting to be packetized
+        // With shortest-path routing the route is a function of (src, dst) alone: it is
+        // kept once per stream in paths_ (path_len edges), so a hop reads one array entry
+        // instead of routing records. path_len 0: decide hop by hop (round-robin routing).
+        std::uint32_t path_first = 0;
+        std::uint16_t path_len = 0;
         bool analytical;
     };
     // The packets of one stream queued at one link.
@@ -133,6 +140,8 @@ private:
     void inject_packet(std::uint32_t pkt);
     void inject_analytical(std::uint32_t pkt);
     EdgeId first_hop(const Stream& s);
+    // The edge packet p takes next (from p.at, after p.hop links).
+    EdgeId next_edge(const Stream& s, const Packet& p);
     void enqueue(EdgeId e, std::uint32_t pkt);
     void start_next(EdgeId e);
     void send_on(EdgeId e, std::uint32_t pkt);  // transmit now and schedule what follows
@@ -150,6 +159,7 @@ private:
 
     std::vector<Link> links_;
     std::vector<Relay> relays_;
+    std::vector<EdgeId> paths_;  // the streams' routes, back to back
     Pool<Packet> packets_;
     Pool<Message> messages_;
     std::vector<Stream> streams_;
