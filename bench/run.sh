@@ -8,3 +8,8 @@ echo "== PIOsimHD 4.1: 100 GiB between two processes on one node, 100 KiB packet
 "$build/bench/bench_stream" 100GiB 100KiB analytical
 echo "== Star models of N single-process nodes: build time and peak memory"
 for n in 1024 4096 16384 65536; do "$build/bench/bench_star_build" "$n"; done
+echo "== PIOsimHD 4.2: bcast 100 MiB by binary tree, 100 KiB packets, one rank per node on a star"
+echo "   (the 65,536-node packet-NIC case takes about 4-5 minutes on a 2-core machine)"
+for nic in packet analytical; do
+  for n in 1024 4096 16384 65536; do "$build/bench/bench_bcast" "$n" 100MiB binary_tree 100KiB "$nic"; done
+done
