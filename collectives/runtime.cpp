@@ -43,7 +43,7 @@ std::int32_t p2p_context(std::uint32_t comm) { return static_cast<std::int32_t>(
 std::int32_t coll_context(std::uint32_t comm) { return static_cast<std::int32_t>(2 * comm + 1); }
 }  // namespace
 
-Runtime::Runtime(Engine& engine, net::Network& network, cpu::Cpus& cpus, std::vector<RankLocation> ranks,
+Runtime::Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus, std::vector<RankLocation> ranks,
                  std::vector<std::uint32_t> rank_core, const Selection& selection, RuntimeConfig config,
                  Program& program)
     : engine_(engine), network_(network), cpus_(cpus), selection_(selection), config_(config), program_(program) {
@@ -58,6 +58,18 @@ Runtime::Runtime(Engine& engine, net::Network& network, cpu::Cpus& cpus, std::ve
     world.members.resize(ranks.size());
     for (std::size_t r = 0; r < ranks.size(); ++r) world.members[r] = static_cast<std::int32_t>(r);
     comms_.push_back(std::move(world));
+}
+
+Runtime::PairSeq& Runtime::pair(std::int32_t src, std::int32_t dst) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
+                              static_cast<std::uint32_t>(dst);
+    std::uint32_t i = pair_index_.find(key);
+    if (i == net::SlotMap::kAbsent) {
+        i = static_cast<std::uint32_t>(pairs_.size());
+        pairs_.emplace_back();
+        pair_index_.insert(key, i);
+    }
+    return pairs_[i];
 }
 
 void Runtime::start() {
@@ -94,7 +106,7 @@ std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
 std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag, std::int32_t context,
                                  std::uint64_t bytes, std::uint32_t owner) {
     const std::uint32_t req = requests_.acquire(Request{true, false, false, rank, dst, tag, context, bytes, owner});
-    const std::uint64_t seq = ranks_[rank].send_seq[dst]++;
+    const std::uint64_t seq = pair(rank, dst).next_send++;
     const bool eager = bytes <= config_.eager_threshold;
     const std::uint32_t m = msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
                                               seq, req, kNil, false, false});
@@ -138,19 +150,19 @@ void Runtime::bind(std::uint32_t m, std::uint32_t req) {
 void Runtime::envelope_arrived(std::uint32_t m) {
     const std::int32_t src = msgs_[m].src;
     Rank& r = ranks_[msgs_[m].dst];
-    std::uint64_t& expected = r.recv_seq[src];
-    if (msgs_[m].seq != expected) {  // overtook an earlier message of the pair: hold it back
+    const std::int32_t dst = msgs_[m].dst;
+    if (msgs_[m].seq != pair(src, dst).next_recv) {  // overtook an earlier message of the pair: hold it back
         r.early.emplace((static_cast<std::uint64_t>(src) << 40) | msgs_[m].seq, m);
         return;
     }
-    ++expected;
+    ++pair(src, dst).next_recv;
     match_arrival(m);
     while (!r.early.empty()) {
-        auto it = r.early.find((static_cast<std::uint64_t>(src) << 40) | r.recv_seq[src]);
+        auto it = r.early.find((static_cast<std::uint64_t>(src) << 40) | pair(src, dst).next_recv);
         if (it == r.early.end()) break;
         const std::uint32_t next = it->second;
         r.early.erase(it);
-        ++r.recv_seq[src];
+        ++pair(src, dst).next_recv;
         match_arrival(next);
     }
 }

@@ -28,7 +28,8 @@
 #include "collectives/program.hpp"
 #include "collectives/selection.hpp"
 #include "models/cpu.hpp"
-#include "models/network.hpp"
+#include "models/slot_map.hpp"
+#include "models/transport.hpp"
 #include "simulator/pool.hpp"
 
 namespace clustersim::mpi {
@@ -58,7 +59,7 @@ struct RuntimeConfig {
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient {
 public:
-    Runtime(Engine& engine, net::Network& network, cpu::Cpus& cpus, std::vector<RankLocation> ranks,
+    Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus, std::vector<RankLocation> ranks,
             std::vector<std::uint32_t> rank_core, const Selection& selection, RuntimeConfig config,
             Program& program);
 
@@ -138,9 +139,7 @@ private:
         std::vector<std::uint32_t> coll_seq{0};   // per communicator handle: collective calls so far
         std::deque<std::uint32_t> posted;         // receive requests, in posting order
         std::deque<std::uint32_t> unexpected;     // messages (Eager or Rts), in arrival order
-        std::unordered_map<std::int32_t, std::uint64_t> send_seq;  // per destination
-        std::unordered_map<std::int32_t, std::uint64_t> recv_seq;  // per source: next expected
-        std::unordered_map<std::uint64_t, std::uint32_t> early;    // (src, seq) -> msg, out of order
+        std::unordered_map<std::uint64_t, std::uint32_t> early;  // (src, seq) -> msg, out of order
     };
 
     void advance(std::int32_t rank);
@@ -171,7 +170,7 @@ private:
     }
 
     Engine& engine_;
-    net::Network& network_;
+    net::Transport& network_;
     cpu::Cpus& cpus_;
     const Selection& selection_;
     RuntimeConfig config_;
@@ -182,6 +181,16 @@ private:
     Pool<Msg> msgs_;
     Pool<CollRun> runs_;
     std::vector<Comm> comms_;
+    // Per ordered pair of ranks that have exchanged a message: the next sequence number to
+    // send and the next one the receiver expects (non-overtaking). One flat table for all
+    // pairs: no per-rank hash maps on the per-message path.
+    struct PairSeq {
+        std::uint64_t next_send = 0;
+        std::uint64_t next_recv = 0;
+    };
+    PairSeq& pair(std::int32_t src, std::int32_t dst);
+    net::SlotMap pair_index_;
+    std::vector<PairSeq> pairs_;
     std::map<std::pair<std::uint32_t, std::uint32_t>, GlobalSync> syncs_;  // (comm, call sequence)
     std::size_t finished_ = 0;
 };

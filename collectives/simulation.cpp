@@ -1,10 +1,12 @@
 #include "collectives/simulation.hpp"
 
 #include <chrono>
+#include <memory>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "models/fluid.hpp"
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 
@@ -34,6 +36,21 @@ void check_routes(const topo::Topology& t, topo::Router& router, const std::vect
     }
 }
 
+void choose_network(topo::Topology& t, const std::string& name) {
+    if (name == "packet") {
+        t.settings.model = topo::NetworkModel::Packet;
+        t.settings.cut_through = false;
+    } else if (name == "cut-through") {
+        t.settings.model = topo::NetworkModel::Packet;
+        t.settings.cut_through = true;
+    } else if (name == "fluid") {
+        t.settings.model = topo::NetworkModel::Fluid;
+    } else {
+        throw InputError("--network", 0,
+                         fmt::format("unknown network model '{}', expected one of: packet, cut-through, fluid", name));
+    }
+}
+
 SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocation>& ranks, Program& program,
                           const SimulationOptions& options) {
     CollectiveRegistry registry;
@@ -50,7 +67,12 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
         void message_injected(std::uint64_t c) override { rt->message_injected(c); }
         void compute_done(std::uint64_t c) override { rt->compute_done(c); }
     } forward;
-    net::Network network(engine, t, router, forward);
+    std::unique_ptr<net::Transport> transport;
+    if (t.settings.model == topo::NetworkModel::Fluid)
+        transport = std::make_unique<net::FluidNetwork>(engine, t, router, forward, options.seed);
+    else
+        transport = std::make_unique<net::Network>(engine, t, router, forward);
+    net::Transport& network = *transport;
     cpu::Cpus cpus(engine, forward);
 
     // One core model per (node, socket, core) that hosts at least one rank.

@@ -30,7 +30,13 @@ void check_routes(const topo::Topology& topology, topo::Router& router, const st
 
 struct SimulationOptions {
     std::vector<std::string> algorithm_overrides;  // "bcast=binomial" (--algorithm)
+    std::uint64_t seed = 1;                        // random choices (Valiant routing)
 };
+
+// Switches the model's network to `name`: "packet" (store-and-forward switches),
+// "cut-through" (packet model, cut-through switches) or "fluid"; throws InputError
+// naming --network otherwise.
+void choose_network(topo::Topology& topology, const std::string& name);
 
 // Runs `program` on `ranks` placed on `topology`. Throws InputError on a deadlock (the
 // program's ranks wait for each other forever), naming the blocked ranks and operations.

@@ -25,6 +25,10 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         l.target = topo_.target_of(e);
         const Relay& r = relays_[l.source];
         l.relayed = !r.rate.infinite() || (r.memory_node && !r.local.infinite());
+        const auto& tp = topo_.vertex(l.target);
+        l.cut_through = tp.kind != topo::VertexKind::Socket &&
+                        (tp.cut_through == 1 ||
+                         (tp.cut_through == -1 && tp.kind == topo::VertexKind::Switch && topo_.settings.cut_through));
     }
 }
 
@@ -145,16 +149,16 @@ void Network::refill(std::uint32_t si) {
             if (s.head == kNil) s.tail = kNil;
         }
         ++s.inflight;
-        const std::uint32_t pi = packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, 0, last});
+        const std::uint32_t pi = packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, 0, last, engine_.now()});
         ++stats_.packets;
         if (s.analytical) inject_analytical(pi);
         else inject_packet(pi);
     }
 }
 
-Time Network::transmit(EdgeId e, const Packet& p, Time earliest) {
+Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
     Link& link = links_[e];
-    Time start = max(earliest, link.busy_until);
+    start = max(earliest, link.busy_until);
     Time relay_time;
     if (link.relayed && p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay is used
         Relay& r = relays_[link.source];
@@ -170,7 +174,7 @@ Time Network::transmit(EdgeId e, const Packet& p, Time earliest) {
         }
     }
     const Time wire = transfer_time(p.bytes, link.bandwidth);
-    const Time end = start + max(wire, relay_time);
+    const Time end = max(start + max(wire, relay_time), p.tail_at);
     link.busy_until = end;
     link.bytes += p.bytes;
     ++stats_.packet_hops;
@@ -187,11 +191,14 @@ void Network::inject_analytical(std::uint32_t pi) {
     Time t = engine_.now();
     for (;;) {
         const EdgeId e = next_edge(s, p);
-        const Time end = transmit(e, p, t);
+        Time start;
+        const Time end = transmit(e, p, t, start);
         if (p.hop == 0 && p.last && messages_[p.message].notify_injected)
             engine_.schedule(end, id_, kInjected, p.message);
         const Link& link = links_[e];
-        t = end + link.latency;
+        p.tail_at = end + link.latency;
+        // The next vertex may forward the head at once (cut-through) or only the whole packet.
+        t = link.cut_through ? start + link.latency : p.tail_at;
         p.prev = link.source;
         p.at = link.target;
         ++p.hop;
@@ -260,15 +267,18 @@ void Network::start_next(EdgeId e) {
 
 void Network::send_on(EdgeId e, std::uint32_t pi) {
     Packet& p = packets_[pi];
-    const Time end = transmit(e, p, engine_.now());
+    Time start;
+    const Time end = transmit(e, p, engine_.now(), start);
     const bool from_source = p.prev == topo::kNoVertex;
     Link& link = links_[e];
     p.prev = link.source;
     p.at = link.target;
     ++p.hop;
+    p.tail_at = end + link.latency;
     if (from_source && p.last && messages_[p.message].notify_injected)
         engine_.schedule(end, id_, kInjected, p.message);
-    engine_.schedule(end + link.latency, id_, kArrive, pi);
+    // Cut-through: the packet is handled at the next vertex when its head arrives.
+    engine_.schedule(link.cut_through ? start + link.latency : p.tail_at, id_, kArrive, pi);
     if (link.active_head != kNil) {
         link.wake_pending = true;
         engine_.schedule(end, id_, kLinkFree, e);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "models/slot_map.hpp"
+#include "models/transport.hpp"
 #include "simulator/pool.hpp"
 #include "simulator/engine.hpp"
 #include "topologies/routing.hpp"
@@ -30,39 +31,13 @@
 
 namespace clustersim::net {
 
-using topo::EdgeId;
-using topo::VertexId;
-
-// Who is told about messages: the MPI layer.
-class NetworkClient {
-public:
-    virtual ~NetworkClient() = default;
-    // The last byte of the message has arrived at its destination socket.
-    virtual void message_delivered(std::uint64_t cookie) = 0;
-    // The last byte has left the source socket (only if asked for at send()).
-    virtual void message_injected(std::uint64_t cookie) = 0;
-};
-
-struct NetworkStats {
-    std::uint64_t messages_sent = 0;
-    std::uint64_t messages_delivered = 0;
-    std::uint64_t bytes_sent = 0;       // payload bytes handed to send()
-    std::uint64_t bytes_delivered = 0;  // payload bytes that arrived at destinations
-    std::uint64_t packets = 0;
-    std::uint64_t packet_hops = 0;
-};
-
-class Network : public Component {
+class Network final : public Component, public Transport {
 public:
     Network(Engine& engine, const topo::Topology& topology, topo::Router& router, NetworkClient& client);
 
-    // Sends `bytes` from socket vertex `src` to socket vertex `dst` (they may be equal: two
-    // processes on one socket exchange through its memory node). `cookie` is handed back.
-    void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie, bool notify_injected);
-
-    const NetworkStats& stats() const { return stats_; }
-    // Payload bytes that crossed each one-way edge, indexed by edge id.
-    std::vector<std::uint64_t> edge_bytes() const;
+    void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie, bool notify_injected) override;
+    const NetworkStats& stats() const override { return stats_; }
+    std::vector<std::uint64_t> edge_bytes() const override;
     std::size_t streams() const { return streams_.size(); }
     // Packets in flight for one window of stream (src, dst) (for tests and reports).
     std::uint32_t window(VertexId src, VertexId dst);
@@ -95,8 +70,9 @@ private:
         std::uint32_t next;  // next packet in the same link queue
         std::uint16_t hop;   // links taken so far
         bool last;           // last packet of its message
+        Time tail_at;        // when its last byte has reached `at` (cut-through: after the head)
     };
-    static_assert(sizeof(Packet) == 32, "packets stay small");
+    static_assert(sizeof(Packet) == 40, "packets stay small");
     struct Stream {
         VertexId src, dst;
         std::uint64_t granularity;  // 0 = whole message
@@ -126,7 +102,8 @@ private:
         VertexId source = 0, target = 0;
         std::uint32_t active_head = kNil, active_tail = kNil;  // round-robin ring of queues
         bool wake_pending = false;
-        bool relayed = false;  // the source vertex has a finite relay (or local) rate
+        bool relayed = false;      // the source vertex has a finite relay (or local) rate
+        bool cut_through = false;  // the target forwards a packet's head at once
     };
     struct Relay {
         Time free_at;
@@ -145,9 +122,10 @@ private:
     void enqueue(EdgeId e, std::uint32_t pkt);
     void start_next(EdgeId e);
     void send_on(EdgeId e, std::uint32_t pkt);  // transmit now and schedule what follows
-    // Occupies link e (and its source's relay) with packet p from `earliest`; returns the
-    // time its last byte has left, and sets `relay_end`.
-    Time transmit(EdgeId e, const Packet& p, Time earliest);
+    // Occupies link e (and its source's relay) with packet p from `earliest` on: the
+    // transmission starts at `start` (returned through it) and its last byte has left at
+    // the returned time, which is never before the packet's tail has arrived (cut-through).
+    Time transmit(EdgeId e, const Packet& p, Time earliest, Time& start);
     void arrive(std::uint32_t pkt);
     void deliver(std::uint32_t pkt);
 

@@ -305,7 +305,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"no-nodes.xml", 3, "declares no nodes"},
         BadCase{"self-cable.xml", 9, "connects 'sw' to itself"},
         BadCase{"bad-name.xml", 7, "'rack1.n0' is not a valid name"},
-        BadCase{"text-content.xml", 5, "unexpected text in <cluster>"}),
+        BadCase{"text-content.xml", 5, "unexpected text in <cluster>"},
+        BadCase{"dragonfly-missing-groups.xml", 8,
+                "<dragonfly> is missing required attribute 'groups'"},
+        BadCase{"dragonfly-zero-routers.xml", 8, "<dragonfly> attribute 'routers'",
+                "expected at least 1 router per group, got 0"},
+        BadCase{"dragonfly-too-many-groups.xml", 8, "<dragonfly>: 10 groups cannot all be joined",
+                "expected groups <= 8 + 1 = 9"},
+        BadCase{"dragonfly-bad-unit.xml", 8, "<dragonfly> attribute 'global-bandwidth'",
+                "unknown unit 'GBs'"},
+        BadCase{"dragonfly-valiant-without-groups.xml", 4, "'valiant' needs a <dragonfly>",
+                "expected shortest-path or round-robin"}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
         std::string n = info.param.file;
         n = n.substr(0, n.find('.'));

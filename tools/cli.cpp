@@ -112,6 +112,8 @@ struct RunFlags {
     std::uint32_t ranks = 0;
     bool json = false, per_rank = false;
     std::vector<std::string> algorithms;
+    std::string network;
+    std::uint64_t seed = 1;
 };
 
 // Per-operation totals over all ranks.
@@ -129,7 +131,8 @@ std::array<mpi::OpStats, mpi::kStatKinds> op_totals(const mpi::SimulationResult&
 
 int cmd_run(const RunFlags& f) {
     const auto t_load = std::chrono::steady_clock::now();
-    const topo::Topology t = topo::load_model(f.model);
+    topo::Topology t = topo::load_model(f.model);
+    if (!f.network.empty()) mpi::choose_network(t, f.network);
     const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
     mpi::AppRegistry registry;
     mpi::register_builtin_apps(registry);
@@ -138,6 +141,7 @@ int cmd_run(const RunFlags& f) {
     const auto placement = mpi::place_ranks(t, ranks, f.placement);
     mpi::SimulationOptions options;
     options.algorithm_overrides = f.algorithms;
+    options.seed = f.seed;
     const mpi::SimulationResult res = mpi::simulate(t, placement, *app, options);
     const std::uint64_t peak = peak_memory_bytes();
     const double eps = res.wall_seconds > 0 ? static_cast<double>(res.events) / res.wall_seconds : 0.0;
@@ -155,7 +159,8 @@ int cmd_run(const RunFlags& f) {
         j["model_load_s"] = load_s;
         j["events_per_s"] = eps;
         j["peak_memory_bytes"] = peak;
-        j["network"] = {{"messages", res.network.messages_delivered},
+        j["network"] = {{"model", f.network.empty() ? std::string(topo::to_string(t.settings.model)) : f.network},
+                        {"messages", res.network.messages_delivered},
                         {"bytes_sent", res.network.bytes_sent},
                         {"bytes_delivered", res.network.bytes_delivered},
                         {"packets", res.network.packets},
@@ -257,6 +262,8 @@ int main(int argc, char** argv) {
     run->add_option("--ranks", r.ranks, "number of MPI ranks (default: the app's minimum)");
     run->add_option("--placement", r.placement, "round-robin, sequential, or map:FILE (lines: RANK NODE [SOCKET [CORE]])");
     run->add_option("--algorithm", r.algorithms, "collective algorithm override, e.g. bcast=binomial (repeatable)");
+    run->add_option("--network", r.network, "network model: packet, cut-through or fluid (default: the model's)");
+    run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)");
     run->add_flag("--json", r.json, "print one JSON object instead of the summary");
     run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");
 

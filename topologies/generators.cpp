@@ -87,6 +87,7 @@ std::uint32_t ModelBuilder::add_node(const NodeTemplate& type, const std::string
         p.kind = tv.kind;
         p.relay = tv.relay;
         p.local = tv.local;
+        p.cut_through = tv.cut_through;
         p.node = static_cast<std::int32_t>(index);
         if (tv.kind == VertexKind::Socket)
             p.socket = static_cast<std::int32_t>(info.sockets.size());
@@ -278,6 +279,128 @@ void expand_torus(ModelBuilder& mb, const NodeTemplate& type, const TorusSpec& s
     }
 }
 
+DragonflyShape dragonfly_shape(std::uint64_t groups, std::uint64_t routers,
+                               std::uint64_t nodes_per_router, std::uint64_t global_links) {
+    if (groups == 0 || routers == 0 || nodes_per_router == 0 || global_links == 0) {
+        throw ModelError(
+            "dragonfly groups, routers, nodes-per-router and global-links must be at least 1");
+    }
+    constexpr std::uint64_t kMaxCables = 1ULL << 28;
+    const std::uint64_t ports = mul_capped(routers, global_links, kMaxCables);  // per group
+    if (ports == 0) {
+        throw ModelError(
+            fmt::format("the dragonfly has more than {} global ports per group "
+                        "(routers x global-links)",
+                        kMaxCables));
+    }
+    if (groups - 1 > ports) {
+        throw ModelError(
+            fmt::format("{} groups cannot all be joined by global cables: a group has routers x "
+                        "global-links = {} x {} = {} global ports; expected groups <= {} + 1 = {}",
+                        groups, routers, global_links, ports, ports, ports + 1));
+    }
+    DragonflyShape s;
+    s.routers = mul_capped(groups, routers, kMaxNodes);
+    s.nodes = s.routers == 0 ? 0 : mul_capped(s.routers, nodes_per_router, kMaxNodes);
+    if (s.nodes == 0) {
+        throw ModelError(fmt::format(
+            "the dragonfly has more than {} nodes (groups x routers x nodes-per-router)",
+            kMaxNodes));
+    }
+    // routers <= 2^24 here, so a(a-1)/2 and g * ports / 2 cannot overflow 64 bits.
+    s.local_cables = groups * (routers * (routers - 1) / 2);
+    if (groups > 1) {
+        const std::uint64_t m = groups - 1;
+        const std::uint64_t rest = ports % m;
+        s.cables_per_pair = ports / m;
+        s.global_cables = s.cables_per_pair * (groups * m / 2) + rest * (rest + 1) / 2;
+    }
+    if (s.local_cables + s.global_cables > kMaxCables) {
+        throw ModelError(
+            fmt::format("the dragonfly has more than {} router-to-router cables", kMaxCables));
+    }
+    return s;
+}
+
+DragonflySize balanced_dragonfly(std::uint64_t nodes) {
+    if (nodes == 0) throw ModelError("a dragonfly needs at least 1 node");
+    if (nodes > kMaxNodes)
+        throw ModelError(fmt::format("{} nodes, at most {} are supported", nodes, kMaxNodes));
+    DragonflySize best;
+    std::uint64_t best_total = UINT64_MAX;
+    for (std::uint64_t p = 1;; ++p) {
+        const std::uint64_t per_group = 2 * p * p;  // a * p with a = 2p
+        const std::uint64_t groups = (nodes + per_group - 1) / per_group;
+        if (groups <= per_group + 1 && groups * per_group < best_total) {  // a * h + 1 = 2p^2 + 1
+            best = DragonflySize{groups, 2 * p, p, p};
+            best_total = groups * per_group;
+        }
+        if (groups == 1) break;  // a larger p only adds nodes
+    }
+    return best;
+}
+
+void expand_dragonfly(ModelBuilder& mb, const NodeTemplate& type, const DragonflySpec& spec,
+                      int line) {
+    require_nic(type, "dragonfly");
+    const std::uint64_t g = spec.groups, a = spec.routers, p = spec.nodes_per_router,
+                        h = spec.global_links;
+    const DragonflyShape shape = dragonfly_shape(g, a, p, h);
+    const std::string sw_prefix =
+        spec.switch_prefix.empty() ? spec.prefix + "df" : spec.switch_prefix;
+    TopologyBuilder& b = mb.builder();
+
+    // Routers, group by group: router r of group i is routers[i * a + r].
+    std::vector<VertexId> routers;
+    routers.reserve(shape.routers);
+    for (std::uint64_t i = 0; i < g; ++i) {
+        for (std::uint64_t r = 0; r < a; ++r) {
+            VertexProps sw;
+            sw.name = fmt::format("{}g{}r{}", sw_prefix, i, r);
+            sw.kind = VertexKind::Switch;
+            sw.relay = spec.router_bandwidth;
+            sw.group = static_cast<std::int32_t>(i);
+            sw.line = line;
+            routers.push_back(mb.add_vertex(std::move(sw)));
+        }
+    }
+
+    // Nodes in order group, router, slot: node x hangs off routers[x / p].
+    const std::size_t first_node = b.nodes().size();
+    const VertexId first_vertex = static_cast<VertexId>(b.num_vertices());
+    const std::vector<VertexId> nics = add_nodes(mb, type, spec.prefix, shape.nodes, line);
+    for (VertexId v = first_vertex; v < b.num_vertices(); ++v) {
+        const auto x = static_cast<std::uint64_t>(b.vertex(v).node) - first_node;
+        b.vertex(v).group = static_cast<std::int32_t>(x / (a * p));
+    }
+    for (std::uint64_t x = 0; x < shape.nodes; ++x)
+        b.add_cable(nics[x], routers[x / p], spec.link.latency, spec.link.bandwidth, line);
+
+    // Local cables: every pair of routers inside a group.
+    for (std::uint64_t i = 0; i < g; ++i)
+        for (std::uint64_t r = 0; r < a; ++r)
+            for (std::uint64_t q = r + 1; q < a; ++q)
+                b.add_cable(routers[i * a + r], routers[i * a + q], spec.local.latency,
+                            spec.local.bandwidth, line);
+
+    // Global cables (the arrangement is described in generators.hpp), each added once, from
+    // its lower group i to group j > i, where i is the i-th of j's other groups.
+    if (g > 1) {
+        const std::uint64_t m = g - 1, ports = a * h;
+        for (std::uint64_t i = 0; i < g; ++i) {
+            for (std::uint64_t k = 0; k < ports; ++k) {
+                const std::uint64_t t = k % m;
+                if (t < i) continue;  // j = t < i: added from group j
+                const std::uint64_t j = t + 1;
+                const std::uint64_t back = k / m * m + i;  // the port of j, same round
+                if (back >= ports) continue;  // partial round: j has no port left for i
+                b.add_cable(routers[i * a + k / h], routers[j * a + back / h], spec.global.latency,
+                            spec.global.bandwidth, line);
+            }
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // generate_model_xml
 
@@ -305,10 +428,17 @@ void check_positive(Bandwidth bw, const char* what) {
 }  // namespace
 
 std::string generate_model_xml(const GenerateOptions& o) {
-    if (o.kind != "star" && o.kind != "fat-tree" && o.kind != "torus") {
+    if (o.kind != "star" && o.kind != "fat-tree" && o.kind != "torus" && o.kind != "dragonfly") {
         throw InputError("", 0,
                          fmt::format("unknown topology kind '{}'; expected star, "
-                                     "fat-tree or torus",
+                                     "fat-tree or torus, or dragonfly",
+                                     o.kind));
+    }
+    if (o.routing == Routing::Valiant && o.kind != "dragonfly") {
+        throw InputError("", 0,
+                         fmt::format("valiant routing needs a dragonfly (it routes through a "
+                                     "random other group); expected shortest-path or "
+                                     "round-robin for a {}",
                                      o.kind));
     }
     if (o.sockets == 0) throw InputError("", 0, "expected at least 1 socket per node");
@@ -361,6 +491,45 @@ std::string generate_model_xml(const GenerateOptions& o) {
         generator =
             fmt::format(R"(<fat-tree type="node" levels="{}" down="{}" up="{}" prefix="n"{}{}/>)",
                         down.size(), join(down), join(up), sw_bw, link);
+    } else if (o.kind == "dragonfly") {
+        std::uint64_t g = o.groups, a = o.routers, p = o.nodes_per_router, h = o.global_links;
+        DragonflyShape shape;
+        try {
+            if (g == 0 && a == 0 && p == 0 && h == 0) {
+                if (o.nodes == 0) throw InputError("", 0, "expected at least 1 node");
+                const DragonflySize b = balanced_dragonfly(o.nodes);
+                g = b.groups;
+                a = b.routers;
+                p = b.nodes_per_router;
+                h = b.global_links;
+            } else if (a == 0 || p == 0 || h == 0) {
+                throw InputError("", 0,
+                                 "a dragonfly shape needs routers, nodes per router and global "
+                                 "links (at least 1 each), or none of them and no groups for a "
+                                 "balanced dragonfly of the given number of nodes");
+            } else if (g == 0) {
+                g = a * h + 1;
+            }
+            shape = dragonfly_shape(g, a, p, h);
+        } catch (const ModelError& e) {
+            throw InputError("", 0, e.what());
+        }
+        check_positive(o.local_bandwidth, "the local bandwidth");
+        check_positive(o.global_bandwidth, "the global bandwidth");
+        name = fmt::format("dragonfly-{}", shape.nodes);
+        const std::string router_bw =
+            o.switch_bandwidth.infinite()
+                ? std::string()
+                : fmt::format(R"( router-bandwidth="{}")", canonical_bandwidth(o.switch_bandwidth));
+        generator =
+            fmt::format(R"(<dragonfly type="node" groups="{}" routers="{}" nodes-per-router="{}" )"
+                        R"(global-links="{}")"
+                        "\n      prefix=\"n\"{}{}"
+                        "\n      local-latency=\"{}\" local-bandwidth=\"{}\""
+                        "\n      global-latency=\"{}\" global-bandwidth=\"{}\"/>",
+                        g, a, p, h, router_bw, link, canonical_time(o.local_latency),
+                        canonical_bandwidth(o.local_bandwidth), canonical_time(o.global_latency),
+                        canonical_bandwidth(o.global_bandwidth));
     } else {
         std::vector<std::uint32_t> dims = o.dims;
         if (dims.empty()) {

@@ -1,5 +1,5 @@
 // Building cluster topologies out of node-type templates: the named-vertex builder the model
-// reader uses, the star / fat-tree / torus expansions, and the XML writer behind
+// reader uses, the star / fat-tree / torus / dragonfly expansions, and the XML writer behind
 // `clustersim generate`.
 //
 // A NodeTemplate is a parsed <node-type>: local vertices ("s0", "mem0", "qpi", "nic") and
@@ -38,6 +38,7 @@ struct TemplateVertex {
     VertexKind kind = VertexKind::Switch;
     Bandwidth relay{};  // infinite() = unlimited
     Bandwidth local{};  // MemoryNode only
+    std::int8_t cut_through = -1;  // forwarding="...": 1 cut-through, 0 store-and-forward, -1 default
     std::uint32_t cores = 0;
     std::uint64_t speed = 0;
     int line = 0;
@@ -120,12 +121,37 @@ struct TorusSpec {
     LinkSpec link;
 };
 
+// Kim-Dally-Scott-Abts dragonfly: `groups` groups of `routers` routers, the routers of a
+// group fully connected by local cables, every router with `global_links` global ports and
+// `nodes_per_router` nodes. Global port k of group i (k < routers * global_links) belongs to
+// router k / global_links; ports go round-robin to the other groups in increasing group
+// number (see expand_dragonfly). Routers are "<switch_prefix>g<G>r<R>"; node
+// (G, R, slot) is "<prefix><(G * routers + R) * nodes_per_router + slot>".
+struct DragonflySpec {
+    std::string prefix = "n";
+    std::uint64_t groups = 0, routers = 0, nodes_per_router = 0, global_links = 0;
+    std::string switch_prefix;     // empty: "<prefix>df"
+    Bandwidth router_bandwidth{};  // infinite = unlimited relay
+    LinkSpec link;                 // node NIC <-> router
+    LinkSpec local;                // router <-> router of the same group
+    LinkSpec global;               // router <-> router of another group
+};
+
 // Each generator instantiates `type` for every node (the type must have a NIC: it is where
 // the links attach) and cables the NICs. Switches, links and NodeInfo record `line` (the
 // generator element); the vertices and edges inside nodes keep their template lines.
 void expand_star(ModelBuilder& mb, const NodeTemplate& type, const StarSpec& spec, int line);
 void expand_fat_tree(ModelBuilder& mb, const NodeTemplate& type, const FatTreeSpec& spec, int line);
 void expand_torus(ModelBuilder& mb, const NodeTemplate& type, const TorusSpec& spec, int line);
+// Also sets VertexProps::group on every router and on every vertex of its nodes.
+// Global cables (m = groups - 1, P = routers * global_links ports per group): port k of
+// group i goes to the (k mod m)-th other group j in increasing order (j = k mod m, plus 1 if
+// that is >= i), as the cable of round c = k / m between i and j; at j it is the port
+// c * m + (index of i among j's others). Full rounds (c < P / m) join every pair; in the
+// last, partial round (R = P mod m ports) a pair is cabled only if both ends have that port,
+// which is exactly the pairs inside groups 0..R: groups R+1.. leave their last R ports free.
+void expand_dragonfly(ModelBuilder& mb, const NodeTemplate& type, const DragonflySpec& spec,
+                      int line);
 
 // Sizes of an XGFT, for checks and tests: switches per level (index 0 = level 1) and the
 // number of (one-way-pair) cables between level l-1 and level l (index 0 = level 1).
@@ -139,22 +165,42 @@ FatTreeShape fat_tree_shape(const std::vector<std::uint64_t>& down,
                             const std::vector<std::uint64_t>& up,
                             const std::vector<std::uint64_t>& parallel);
 
+// Sizes of a dragonfly, for checks and tests (cables are two-way: one cable = two edges).
+struct DragonflyShape {
+    std::uint64_t routers = 0;          // groups * routers per group
+    std::uint64_t nodes = 0;            // routers * nodes_per_router
+    std::uint64_t local_cables = 0;     // groups * a(a-1)/2
+    std::uint64_t global_cables = 0;    // full rounds * g(g-1)/2 + R(R+1)/2 (see above)
+    std::uint64_t cables_per_pair = 0;  // global cables between two groups (at least)
+};
+// Throws ModelError on a zero count, more groups than routers * global_links + 1, or an
+// oversized network.
+DragonflyShape dragonfly_shape(std::uint64_t groups, std::uint64_t routers,
+                               std::uint64_t nodes_per_router, std::uint64_t global_links);
+
+// A balanced dragonfly (Kim et al.: a = 2p = 2h, at most a*h + 1 groups) with at least
+// `nodes` nodes and the fewest nodes possible (ties: the smaller p). `nodes` >= 1.
+struct DragonflySize {
+    std::uint64_t groups = 0, routers = 0, nodes_per_router = 0, global_links = 0;
+};
+DragonflySize balanced_dragonfly(std::uint64_t nodes);
+
 // Options of `clustersim generate`.
 struct GenerateOptions {
-    std::string kind;          // "star" | "fat-tree" | "torus"
-    std::uint32_t nodes = 16;  // star; fat-tree/torus when down/dims are empty
+    std::string kind;          // "star" | "fat-tree" | "torus" | "dragonfly"
+    std::uint32_t nodes = 16;  // star; fat-tree/torus/dragonfly when their shape is empty
     std::uint32_t sockets = 1, cores = 1;
     std::uint64_t cpu_speed = 2'000'000'000;  // instr/s per core
     Bandwidth link_bandwidth{1'250'000'000};
     Time link_latency = Time::us(1);
-    Bandwidth switch_bandwidth{};                // infinite = unlimited
+    Bandwidth switch_bandwidth{};                // infinite = unlimited; dragonfly routers too
     Bandwidth memory_bandwidth{20'000'000'000};  // socket<->memory-node cables
     Time memory_latency = Time::ns(100);
     Bandwidth inter_socket_bandwidth{12'800'000'000};
     Time inter_socket_latency = Time::ns(200);
     std::uint64_t granularity = 100 * 1024;  // 0 = whole message
     NicModel nic = NicModel::Packet;
-    Routing routing = Routing::ShortestPath;
+    Routing routing = Routing::ShortestPath;  // Valiant: dragonfly only
     std::uint64_t memory = 16ULL << 30;
     std::uint64_t eager_threshold = 64 * 1024;
     // Fat tree. Both empty: two levels, d1 = the largest divisor of `nodes` not above
@@ -164,6 +210,16 @@ struct GenerateOptions {
     // Torus. Empty: two dimensions a x b = nodes, a the largest divisor not above
     // sqrt(nodes) (a dimension of size 1 is left out).
     std::vector<std::uint32_t> dims;
+    // Dragonfly shape (0 = not given). All four 0: balanced_dragonfly(nodes). Otherwise
+    // routers, nodes_per_router and global_links are required; groups 0 means the most that
+    // global_links allows, routers * global_links + 1 (one global cable per pair of groups).
+    std::uint32_t groups = 0, routers = 0, nodes_per_router = 0, global_links = 0;
+    // Dragonfly router-to-router cables (the node cables use link_*): local inside a group,
+    // global between groups (longer, optical: twice the latency by default).
+    Bandwidth local_bandwidth{1'250'000'000};
+    Time local_latency = Time::us(1);
+    Bandwidth global_bandwidth{1'250'000'000};
+    Time global_latency = Time::us(2);
 };
 
 // A short model file: <cluster>, <network>, one <node-type> "node", one generator element.

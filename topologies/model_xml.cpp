@@ -24,9 +24,9 @@ namespace {
 
 using Attrs = std::initializer_list<std::string_view>;
 
-constexpr std::array<std::string_view, 12> kTopLevel{
-    "network", "collectives", "node-type", "node",     "nodes", "switch",
-    "memory-node", "cable",   "edge",      "star",     "fat-tree", "torus"};
+constexpr std::array<std::string_view, 13> kTopLevel{
+    "network", "collectives", "node-type", "node",     "nodes", "switch",   "memory-node",
+    "cable",   "edge",        "star",      "fat-tree", "torus", "dragonfly"};
 constexpr std::array<std::string_view, 6> kTypeChildren{"socket", "memory-node", "switch",
                                                         "nic",    "cable",       "edge"};
 
@@ -202,6 +202,16 @@ class Reader {
 
     // ---- elements --------------------------------------------------------------------
     void read_network(pugi::xml_node n);
+    // forwarding="cut-through|store-and-forward": 1, 0, or -1 when absent.
+    std::int8_t forwarding_attr(pugi::xml_node n) const {
+        const auto v = optional(n, "forwarding");
+        if (!v) return -1;
+        if (*v == "cut-through") return 1;
+        if (*v == "store-and-forward") return 0;
+        fail(n, fmt::format("{} attribute 'forwarding': '{}' is not valid; expected cut-through or "
+                            "store-and-forward",
+                            tag(n), *v));
+    }
     void read_collectives(pugi::xml_node n);
     void read_node_type(pugi::xml_node n);
     void read_type_vertex(pugi::xml_node n, NodeTemplate& t);
@@ -290,6 +300,7 @@ Topology Reader::read() {
         read_node_type(c);
 
     // Pass 2: vertices and nodes in document order.
+    bool has_groups = false;  // a <dragonfly> set VertexProps::group (Valiant routing needs it)
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
         const std::string_view el = c.name();
         if (el == "switch" || el == "memory-node") {
@@ -354,12 +365,39 @@ Topology Reader::read() {
             s.prefix = prefix_attr(c);
             s.link = link_attrs(c);
             expand(c, [&] { expand_torus(mb_, t, s, line_of(c)); });
+        } else if (el == "dragonfly") {
+            check_attributes(
+                c, {"type", "groups", "routers", "nodes-per-router", "global-links", "prefix",
+                    "switch-prefix", "router-bandwidth", "link-latency", "link-bandwidth",
+                    "local-latency", "local-bandwidth", "global-latency", "global-bandwidth"});
+            DragonflySpec s;
+            const NodeTemplate& t = type_attr(c);
+            s.groups = count_attr(c, "groups", "group");
+            s.routers = count_attr(c, "routers", "router per group");
+            s.nodes_per_router = count_attr(c, "nodes-per-router", "node per router");
+            s.global_links = count_attr(c, "global-links", "global link per router");
+            s.prefix = prefix_attr(c);
+            if (const auto v = optional(c, "switch-prefix"))
+                s.switch_prefix = checked_name(c, "switch-prefix", *v);
+            s.router_bandwidth = optional_bandwidth(c, "router-bandwidth");
+            s.link = link_attrs(c);
+            s.local = LinkSpec{time_attr(c, "local-latency"), bandwidth_attr(c, "local-bandwidth")};
+            s.global =
+                LinkSpec{time_attr(c, "global-latency"), bandwidth_attr(c, "global-bandwidth")};
+            expand(c, [&] { expand_dragonfly(mb_, t, s, line_of(c)); });
+            has_groups = true;
         }
     }
     if (tb_.nodes().empty()) {
         fail(root,
              "<cluster> declares no nodes; expected at least one <node>, <nodes>, <star>, "
-             "<fat-tree> or <torus>");
+             "<fat-tree>, <torus> or <dragonfly>");
+    }
+    if (tb_.settings().routing == Routing::Valiant && !has_groups) {
+        fail(network,
+             "<network> attribute 'routing': 'valiant' needs a <dragonfly> (it routes "
+             "through a random router of another group); expected shortest-path or "
+             "round-robin for this cluster");
     }
 
     // Pass 3: top-level links.
@@ -371,17 +409,25 @@ Topology Reader::read() {
 }
 
 void Reader::read_network(pugi::xml_node n) {
-    check_attributes(n, {"granularity", "routing", "nic", "eager-threshold"});
+    check_attributes(n, {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold"});
     NetworkSettings& s = tb_.settings();
+    if (const auto v = optional(n, "model")) {
+        if (*v == "packet") s.model = NetworkModel::Packet;
+        else if (*v == "fluid") s.model = NetworkModel::Fluid;
+        else fail(n, fmt::format("<network> attribute 'model': '{}' is not valid; expected packet or fluid", *v));
+    }
+    if (optional(n, "forwarding")) s.cut_through = forwarding_attr(n) == 1;
     if (const auto v = optional(n, "granularity")) s.granularity = granularity_attr(n, *v);
     if (const auto v = optional(n, "routing")) {
         if (*v == "shortest-path") {
             s.routing = Routing::ShortestPath;
         } else if (*v == "round-robin") {
             s.routing = Routing::RoundRobin;
+        } else if (*v == "valiant") {
+            s.routing = Routing::Valiant;
         } else {
             fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid; expected "
-                                "shortest-path or round-robin",
+                                "shortest-path or round-robin, or valiant (dragonfly only)",
                                 *v));
         }
     }
@@ -465,18 +511,21 @@ void Reader::read_type_vertex(pugi::xml_node n, NodeTemplate& t) {
         v.cores = static_cast<std::uint32_t>(cores);
         v.speed = with_unit(n, "speed", required(n, "speed"), parse_speed);
     } else if (el == "memory-node") {
-        check_attributes(n, {"name", "bandwidth", "local-bandwidth"});
+        check_attributes(n, {"name", "bandwidth", "local-bandwidth", "forwarding"});
         v.kind = VertexKind::MemoryNode;
         v.relay = optional_bandwidth(n, "bandwidth");
         v.local = optional_bandwidth(n, "local-bandwidth");
+        v.cut_through = forwarding_attr(n);
     } else if (el == "switch") {
-        check_attributes(n, {"name", "bandwidth"});
+        check_attributes(n, {"name", "bandwidth", "forwarding"});
         v.kind = VertexKind::Switch;
         v.relay = optional_bandwidth(n, "bandwidth");
+        v.cut_through = forwarding_attr(n);
     } else {  // nic
-        check_attributes(n, {"name", "bandwidth"});
+        check_attributes(n, {"name", "bandwidth", "forwarding"});
         v.kind = VertexKind::Nic;
         v.relay = optional_bandwidth(n, "bandwidth");
+        v.cut_through = forwarding_attr(n);
         if (t.nic != NodeTemplate::kNone) {
             fail(n, fmt::format("<nic>: node-type '{}' already has a NIC '{}' (line {}); expected "
                                 "at most one",
@@ -533,13 +582,14 @@ const NodeTemplate& Reader::type_attr(pugi::xml_node n) const {
 void Reader::read_vertex(pugi::xml_node n) {
     VertexProps p;
     if (std::string_view(n.name()) == "switch") {
-        check_attributes(n, {"name", "bandwidth"});
+        check_attributes(n, {"name", "bandwidth", "forwarding"});
         p.kind = VertexKind::Switch;
     } else {
-        check_attributes(n, {"name", "bandwidth", "local-bandwidth"});
+        check_attributes(n, {"name", "bandwidth", "local-bandwidth", "forwarding"});
         p.kind = VertexKind::MemoryNode;
         p.local = optional_bandwidth(n, "local-bandwidth");
     }
+    p.cut_through = forwarding_attr(n);
     p.name = name_attr(n, "name");
     p.relay = optional_bandwidth(n, "bandwidth");
     p.line = line_of(n);

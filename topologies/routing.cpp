@@ -167,12 +167,12 @@ EdgeId Router::next_hop(VertexId v, VertexId dst) {
     std::uint32_t count = 0;
     if (tree_hop(v, dst, first, count)) {  // the common case, without copying
         if (count == 0) return kNoEdge;
-        if (count == 1 || topo_.settings.routing == Routing::ShortestPath) return first[0];
+        if (count == 1 || topo_.settings.routing != Routing::RoundRobin) return first[0];
         return first[rotation_[v]++ % count];
     }
     candidates(v, dst, scratch_);
     if (scratch_.empty()) return kNoEdge;
-    if (scratch_.size() == 1 || topo_.settings.routing == Routing::ShortestPath) return scratch_[0];
+    if (scratch_.size() == 1 || topo_.settings.routing != Routing::RoundRobin) return scratch_[0];
     return scratch_[rotation_[v]++ % scratch_.size()];
 }
 

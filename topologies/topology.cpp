@@ -20,8 +20,15 @@ const char* to_string(NicModel model) {
     return model == NicModel::Packet ? "packet" : "analytical";
 }
 
+const char* to_string(NetworkModel model) { return model == NetworkModel::Packet ? "packet" : "fluid"; }
+
 const char* to_string(Routing routing) {
-    return routing == Routing::ShortestPath ? "shortest-path" : "round-robin";
+    switch (routing) {
+        case Routing::ShortestPath: return "shortest-path";
+        case Routing::RoundRobin: return "round-robin";
+        case Routing::Valiant: return "valiant";
+    }
+    return "?";
 }
 
 VertexId Topology::find_vertex(const std::string& name) const {

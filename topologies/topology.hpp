@@ -38,6 +38,7 @@ const char* to_string(NicModel model);
 enum class Routing : std::uint8_t {
     ShortestPath,  // fewest hops; among equals the lowest edge index, always
     RoundRobin,    // fewest hops; among equals, rotate per vertex packet by packet
+    Valiant,       // dragonfly: via a random router of a random other group, then minimal
 };
 const char* to_string(Routing routing);
 
@@ -48,6 +49,12 @@ struct VertexProps {
     Bandwidth local{};         // MemoryNode: rate for neighbour-to-neighbour exchange
     std::int32_t node = -1;    // index into Topology::nodes, -1 outside any node
     std::int32_t socket = -1;  // Socket: index within its node
+    std::int32_t group = -1;   // dragonfly group of a router or of a node's vertices, -1 if none
+    // Packet model: forward a packet's head as soon as it has arrived and the outgoing
+    // link is free (cut-through), instead of after the whole packet (store-and-forward).
+    // Unset (-1): switches follow NetworkSettings::cut_through, NICs and memory nodes
+    // store and forward.
+    std::int8_t cut_through = -1;
     int line = 0;              // line of the XML element that declared it (0: generated)
 };
 
@@ -77,7 +84,16 @@ struct NodeInfo {
     int line = 0;
 };
 
+// Which network model moves messages (the fidelity level), chosen per model.
+enum class NetworkModel : std::uint8_t {
+    Packet,  // packets through every vertex (store-and-forward, or cut-through per vertex)
+    Fluid,   // one flow per message, max-min fair shares of links and relays
+};
+const char* to_string(NetworkModel model);
+
 struct NetworkSettings {
+    NetworkModel model = NetworkModel::Packet;
+    bool cut_through = false;  // default forwarding of network switches (packet model)
     std::uint64_t granularity = 100 * 1024;  // 0 = whole-message transfers
     NicModel nic_model = NicModel::Packet;
     Routing routing = Routing::ShortestPath;

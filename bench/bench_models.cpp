@@ -1,0 +1,47 @@
+// Issue 8's comparison: the same collective on the same star under each network model.
+// A star of N single-socket nodes, 1.25 GB/s and 5 us links, 100 KiB packets.
+//
+//   bench_models N APP MODEL      e.g.  bench_models 1024 allgather:size=10KiB fluid
+//   APP: an --app spec (allgather uses the ring algorithm, bcast the binary tree)
+//   MODEL: packet | cut-through | fluid
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "collectives/apps.hpp"
+#include "collectives/simulation.hpp"
+#include "simulator/memory.hpp"
+#include "simulator/units.hpp"
+#include "topologies/generators.hpp"
+#include "topologies/model_xml.hpp"
+
+using namespace clustersim;
+
+int main(int argc, char** argv) {
+    const auto n = static_cast<std::uint32_t>(argc > 1 ? std::atoi(argv[1]) : 1024);
+    const std::string app_spec = argc > 2 ? argv[2] : "allgather:size=10KiB";
+    const std::string model = argc > 3 ? argv[3] : "fluid";
+
+    const auto t0 = std::chrono::steady_clock::now();
+    topo::GenerateOptions o;
+    o.kind = "star";
+    o.nodes = n;
+    o.link_bandwidth = parse_bandwidth("1.25GB/s");
+    o.link_latency = parse_time("5us");
+    topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-models.xml");
+    mpi::choose_network(t, model);
+
+    mpi::AppRegistry apps;
+    mpi::register_builtin_apps(apps);
+    auto app = apps.create(app_spec, n);
+    mpi::SimulationOptions options;
+    options.algorithm_overrides = {"allgather=ring", "bcast=binary_tree"};
+    const auto res = mpi::simulate(t, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin), *app, options);
+    const auto t1 = std::chrono::steady_clock::now();
+    fmt::print("{:>6} ranks  {:<24} {:<12} simulated {:>10}  events {:>11}  wall {:>7.3f} s  peak memory {}\n", n,
+               app_spec, model, format_time(res.simulated), res.events,
+               std::chrono::duration<double>(t1 - t0).count(), format_size(peak_memory_bytes()));
+    return 0;
+}

@@ -1,0 +1,297 @@
+#include "models/fluid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace clustersim::net {
+
+FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo::Router& router,
+                           NetworkClient& client, std::uint64_t seed)
+    : engine_(engine), topo_(topology), router_(router), client_(client), rng_(seed) {
+    id_ = engine_.add(*this);
+    resources_.resize(topo_.num_edges());
+    for (EdgeId e = 0; e < topo_.num_edges(); ++e)
+        resources_[e].capacity = static_cast<double>(topo_.edge(e).bandwidth.bytes_per_s);
+    relay_resource_.assign(topo_.num_vertices(), kNil);
+    local_resource_.assign(topo_.num_vertices(), kNil);
+    for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
+        const auto& p = topo_.vertex(v);
+        if (p.kind == topo::VertexKind::Socket) continue;
+        if (!p.relay.infinite()) {
+            relay_resource_[v] = static_cast<std::uint32_t>(resources_.size());
+            resources_.push_back(Resource{static_cast<double>(p.relay.bytes_per_s), {}, 0});
+        }
+        if (p.kind == topo::VertexKind::MemoryNode && !p.local.infinite()) {
+            local_resource_[v] = static_cast<std::uint32_t>(resources_.size());
+            resources_.push_back(Resource{static_cast<double>(p.local.bytes_per_s), {}, 0});
+        }
+        if (p.group >= 0 && p.kind == topo::VertexKind::Switch) {
+            if (group_routers_.size() <= static_cast<std::size_t>(p.group)) group_routers_.resize(p.group + 1);
+            group_routers_[p.group].push_back(v);
+        }
+    }
+    edge_bytes_.assign(topo_.num_edges(), 0);
+}
+
+VertexId FluidNetwork::valiant_via(VertexId src, VertexId dst) {
+    const std::int32_t gs = topo_.vertex(src).group, gd = topo_.vertex(dst).group;
+    if (topo_.settings.routing != topo::Routing::Valiant || gs < 0 || gd < 0 || gs == gd ||
+        group_routers_.size() < 3)
+        return topo::kNoVertex;
+    // A random group other than the source's and the destination's, then a random router.
+    std::uint64_t g;
+    do {
+        g = rng_.below(group_routers_.size());
+    } while (static_cast<std::int32_t>(g) == gs || static_cast<std::int32_t>(g) == gd || group_routers_[g].empty());
+    return group_routers_[g][rng_.below(group_routers_[g].size())];
+}
+
+std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
+    const VertexId via = valiant_via(src, dst);
+    std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+    if (via == topo::kNoVertex) {
+        if (auto it = route_index_.find(key); it != route_index_.end()) return it->second;
+    } else {
+        key = (static_cast<std::uint64_t>(src) * topo_.num_vertices() + dst) * topo_.num_vertices() + via;
+        key |= 1ULL << 63;  // Valiant keys apart from minimal ones
+        if (auto it = route_index_.find(key); it != route_index_.end()) return it->second;
+    }
+    Route r;
+    auto append = [&](VertexId a, VertexId b) {
+        if (a == b) return;
+        auto part = router_.path(a, b);
+        if (part.empty())
+            throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(a).name, topo_.vertex(b).name));
+        r.edges.insert(r.edges.end(), part.begin(), part.end());
+    };
+    if (src == dst) {  // two processes of one socket: out to its first neighbour and back
+        auto [lo, hi] = topo_.out_edge_range(src);
+        if (lo == hi) throw std::runtime_error(fmt::format("socket '{}' has no link", topo_.vertex(src).name));
+        r.edges.push_back(lo);
+        append(topo_.target_of(lo), dst);
+    } else if (via != topo::kNoVertex) {
+        append(src, via);
+        append(via, dst);
+    } else {
+        append(src, dst);
+    }
+    for (std::size_t i = 0; i < r.edges.size(); ++i) {
+        const EdgeId e = r.edges[i];
+        r.latency += topo_.edge(e).latency;
+        r.resources.push_back(e);
+        if (i == 0) continue;
+        const VertexId v = topo_.source_of(e);  // relayed here
+        const bool neighbours = r.edges.size() == 2 && topo_.source_of(r.edges[0]) == src && topo_.target_of(e) == dst;
+        if (neighbours && local_resource_[v] != kNil) r.resources.push_back(local_resource_[v]);
+        else if (relay_resource_[v] != kNil) r.resources.push_back(relay_resource_[v]);
+    }
+    routes_.push_back(std::move(r));
+    const auto index = static_cast<std::uint32_t>(routes_.size() - 1);
+    route_index_.emplace(key, index);
+    return index;
+}
+
+std::uint32_t FluidNetwork::record(std::uint64_t cookie) { return pending_.acquire(cookie); }
+
+void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie, bool notify_injected) {
+    const std::uint32_t ri = route_for(src, dst);
+    ++stats_.messages_sent;
+    stats_.bytes_sent += bytes;
+    if (bytes == 0) {
+        if (notify_injected) engine_.schedule(engine_.now(), id_, kInjected, record(cookie));
+        engine_.schedule(engine_.now() + routes_[ri].latency, id_, kDeliver, record(cookie));
+        return;
+    }
+    ++stats_.packets;
+    const std::uint32_t f = flows_.acquire(Flow{cookie, bytes, static_cast<double>(bytes), 0.0, engine_.now(), ri, 0,
+                                                next_order_++, notify_injected, true});
+    for (std::uint32_t r : routes_[ri].resources) resources_[r].flows.push_back(f);
+    resolve({}, f);
+}
+
+void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_t first) {
+    if (flow_mark_.size() < flows_.capacity()) flow_mark_.resize(flows_.capacity(), 0);
+    // Resources the component grows through: the seeds, then every saturated resource of
+    // a member flow, then (below) boundary resources the new rates saturate.
+    expand_.assign(seeds.begin(), seeds.end());
+    const Time now = engine_.now();
+    for (int round = 0;; ++round) {
+        ++epoch_;
+        comp_flows_.clear();
+        stack_.clear();
+        for (std::uint32_t r : expand_) {
+            if (resources_[r].mark != epoch_) {
+                resources_[r].mark = epoch_;
+                stack_.push_back(r);
+            }
+        }
+        if (first != kNil) {  // a new flow: itself, and whatever its saturated resources bind
+            flow_mark_[first] = epoch_;
+            comp_flows_.push_back(first);
+            for (std::uint32_t r : routes_[flows_[first].route].resources) {
+                if (resources_[r].mark == epoch_ || !resources_[r].tight()) continue;
+                resources_[r].mark = epoch_;
+                stack_.push_back(r);
+            }
+        }
+        while (!stack_.empty()) {
+            const std::uint32_t r = stack_.back();
+            stack_.pop_back();
+            for (std::uint32_t f : resources_[r].flows) {
+                if (flow_mark_[f] == epoch_) continue;
+                flow_mark_[f] = epoch_;
+                comp_flows_.push_back(f);
+                for (std::uint32_t r2 : routes_[flows_[f].route].resources) {
+                    if (resources_[r2].mark == epoch_ || !resources_[r2].tight()) continue;
+                    resources_[r2].mark = epoch_;
+                    stack_.push_back(r2);
+                }
+            }
+        }
+        if (comp_flows_.empty()) return;
+        std::sort(comp_flows_.begin(), comp_flows_.end(),
+                  [&](std::uint32_t x, std::uint32_t y) { return flows_[x].order < flows_[y].order; });
+        // Every resource the member flows use, with the capacity the other flows leave.
+        comp_resources_.clear();
+        if (local_epoch_.size() < resources_.size()) {
+            local_epoch_.resize(resources_.size(), 0);
+            local_of_resource_.resize(resources_.size(), 0);
+        }
+        for (std::uint32_t f : comp_flows_) {
+            for (std::uint32_t r : routes_[flows_[f].route].resources) {
+                if (local_epoch_[r] == epoch_) continue;
+                local_epoch_[r] = epoch_;
+                comp_resources_.push_back(r);
+            }
+        }
+        std::sort(comp_resources_.begin(), comp_resources_.end());
+        comp_capacity_.resize(comp_resources_.size());
+        comp_resource_flows_.resize(comp_resources_.size());
+        for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
+            const std::uint32_t r = comp_resources_[i];
+            local_of_resource_[r] = static_cast<std::uint32_t>(i);
+            double others = resources_[r].load;
+            for (std::uint32_t f : resources_[r].flows)
+                if (flow_mark_[f] == epoch_) others -= flows_[f].rate;
+            comp_capacity_[i] = std::max(0.0, resources_[r].capacity - std::max(0.0, others));
+            comp_resource_flows_[i].clear();
+        }
+        comp_flow_resources_.resize(comp_flows_.size());
+        for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+            comp_flow_resources_[i].clear();
+            for (std::uint32_t r : routes_[flows_[comp_flows_[i]].route].resources) {
+                const std::uint32_t li = local_of_resource_[r];
+                comp_flow_resources_[i].push_back(li);
+                comp_resource_flows_[li].push_back(static_cast<std::uint32_t>(i));
+            }
+        }
+        solver_.solve_local(comp_capacity_, comp_resource_flows_, comp_flow_resources_, comp_rates_);
+        // A boundary resource that the new rates saturate, shared with a flow outside the
+        // component, may now bind that flow too: grow through it and solve again.
+        bool grew = false;
+        for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
+            const std::uint32_t r = comp_resources_[i];
+            if (resources_[r].mark == epoch_) continue;  // already expanded through
+            double used = 0;
+            for (std::uint32_t f : comp_resource_flows_[i]) used += comp_rates_[f];
+            if (used < comp_capacity_[i] * (1 - 1e-9)) continue;
+            for (std::uint32_t f : resources_[r].flows) {
+                if (flow_mark_[f] != epoch_) {
+                    expand_.push_back(r);
+                    grew = true;
+                    break;
+                }
+            }
+        }
+        if (!grew || round > 64) break;
+    }
+    // Commit: bring the members' remaining bytes up to now, set the new rates and loads,
+    // and reschedule their completions.
+    for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+        const std::uint32_t f = comp_flows_[i];
+        Flow& fl = flows_[f];
+        fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
+        fl.updated = now;
+        const double delta = comp_rates_[i] - fl.rate;
+        for (std::uint32_t r : routes_[fl.route].resources) resources_[r].load += delta;
+        fl.rate = comp_rates_[i];
+        ++fl.generation;
+        if (fl.rate <= 0) continue;  // cannot happen with positive capacities
+        const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
+        engine_.schedule(now + Time::ps(static_cast<std::int64_t>(ps)), id_, kFlowDone,
+                         (static_cast<std::uint64_t>(fl.generation) << 32) | f);
+    }
+    stats_.packet_hops += comp_flows_.size();
+}
+
+void FluidNetwork::finish(std::uint32_t f) {
+    Flow& fl = flows_[f];
+    fl.active = false;
+    const Route& route = routes_[fl.route];
+    // Only where this flow was part of a saturated resource can the others gain.
+    std::vector<std::uint32_t>& seeds = seeds_scratch_;
+    seeds.clear();
+    for (std::uint32_t r : route.resources)
+        if (resources_[r].tight() && resources_[r].flows.size() > 1) seeds.push_back(r);
+    for (std::uint32_t r : route.resources) {
+        resources_[r].load = std::max(0.0, resources_[r].load - fl.rate);
+        auto& list = resources_[r].flows;
+        const auto it = std::find(list.begin(), list.end(), f);
+        if (it != list.end()) {
+            *it = list.back();
+            list.pop_back();
+        }
+    }
+    for (EdgeId e : route.edges) edge_bytes_[e] += fl.bytes;
+    const std::uint64_t cookie = fl.cookie, bytes = fl.bytes;
+    const bool notify = fl.notify_injected;
+    const Time latency = route.latency;
+    flows_.release(f);
+    if (!seeds.empty()) resolve(seeds);
+    const std::uint32_t note = record(cookie);
+    engine_.schedule(engine_.now() + latency, id_, kDeliver, note);
+    stats_.bytes_delivered += bytes;
+    if (notify) client_.message_injected(cookie);
+}
+
+void FluidNetwork::handle(Engine&, const Event& ev) {
+    switch (ev.kind) {
+        case kFlowDone: {
+            const auto f = static_cast<std::uint32_t>(ev.data);
+            const auto generation = static_cast<std::uint32_t>(ev.data >> 32);
+            if (f >= flows_.capacity() || !flows_[f].active || flows_[f].generation != generation) return;
+            finish(f);
+            break;
+        }
+        case kDeliver: {
+            const std::uint64_t cookie = pending_[static_cast<std::uint32_t>(ev.data)];
+            pending_.release(static_cast<std::uint32_t>(ev.data));
+            ++stats_.messages_delivered;
+            client_.message_delivered(cookie);
+            break;
+        }
+        case kInjected: {
+            const std::uint64_t cookie = pending_[static_cast<std::uint32_t>(ev.data)];
+            pending_.release(static_cast<std::uint32_t>(ev.data));
+            client_.message_injected(cookie);
+            break;
+        }
+        default:
+            throw std::logic_error("fluid network: unknown event kind");
+    }
+}
+
+std::vector<double> FluidNetwork::active_rates() const {
+    std::vector<std::pair<std::uint64_t, double>> v;
+    for (std::uint32_t f = 0; f < flows_.capacity(); ++f)
+        if (flows_[f].active) v.emplace_back(flows_[f].order, flows_[f].rate);
+    std::sort(v.begin(), v.end());
+    std::vector<double> out;
+    for (const auto& [o, r] : v) out.push_back(r);
+    return out;
+}
+
+}  // namespace clustersim::net

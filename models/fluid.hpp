@@ -1,0 +1,114 @@
+// The fluid (flow-level) network model.
+//
+// Each message is one flow along its route. Links, and the relays of store-and-forward
+// vertices with a finite relay bandwidth (a memory node's local rate for neighbour-to-
+// neighbour exchange), are resources; the active flows share them max-min fairly, each
+// bounded by its bottleneck (maxmin.hpp). When a flow starts or ends, only the connected
+// component of flows and resources it touches is re-solved: flows elsewhere keep their
+// rates and their completion events. A message's bytes leave the sender at the flow's
+// rate (the send is "injected" when the last byte has left); it is delivered one route
+// latency (the sum of its links' latencies) later. Zero-byte messages take the latency only.
+//
+// Rates are doubles (bytes/s); times stay integer picoseconds: a completion is scheduled
+// at now + ceil(remaining / rate).
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "models/maxmin.hpp"
+#include "models/transport.hpp"
+#include "simulator/engine.hpp"
+#include "simulator/pool.hpp"
+#include "simulator/rng.hpp"
+#include "topologies/routing.hpp"
+
+namespace clustersim::net {
+
+class FluidNetwork final : public Component, public Transport {
+public:
+    FluidNetwork(Engine& engine, const topo::Topology& topology, topo::Router& router, NetworkClient& client,
+                 std::uint64_t seed = 1);
+
+    void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie, bool notify_injected) override;
+    const NetworkStats& stats() const override { return stats_; }
+    std::vector<std::uint64_t> edge_bytes() const override { return edge_bytes_; }
+    // Current rate of every active flow, in start order (for tests).
+    std::vector<double> active_rates() const;
+
+    void handle(Engine& engine, const Event& event) override;
+    std::string name() const override { return "fluid network"; }
+
+private:
+    enum Kind : std::uint32_t { kFlowDone = 0, kDeliver = 1, kInjected = 2 };
+    static constexpr std::uint32_t kNil = UINT32_MAX;
+
+    struct Route {
+        std::vector<EdgeId> edges;
+        std::vector<std::uint32_t> resources;
+        Time latency;
+    };
+    struct Flow {
+        std::uint64_t cookie;
+        std::uint64_t bytes;
+        double remaining;  // bytes
+        double rate;       // bytes/s
+        Time updated;
+        std::uint32_t route;
+        std::uint32_t generation;
+        std::uint64_t order;  // start order, for deterministic tie-breaks
+        bool notify_injected;
+        bool active;
+    };
+    struct Resource {
+        double capacity;
+        std::vector<std::uint32_t> flows;  // active flows using it
+        std::uint32_t mark = 0;
+        double load = 0;  // sum of the rates of its flows
+        bool tight() const { return load >= capacity * (1 - 1e-9); }
+    };
+
+    std::uint32_t route_for(VertexId src, VertexId dst);
+    VertexId valiant_via(VertexId src, VertexId dst);
+    // Re-solves the rates the change at these resources can affect: the flows reached
+    // through saturated resources (a resource with slack constrains none of its flows).
+    // `seeds`: resources whose flows must be re-solved; `first`: a flow that must be (a
+    // new one), or kNil.
+    void resolve(const std::vector<std::uint32_t>& seeds, std::uint32_t first = kNil);
+    void finish(std::uint32_t flow);
+    std::uint32_t record(std::uint64_t cookie);  // a pending notification
+
+    Engine& engine_;
+    const topo::Topology& topo_;
+    topo::Router& router_;
+    NetworkClient& client_;
+    ComponentId id_;
+    Rng rng_;
+
+    std::vector<Resource> resources_;  // links (by edge id), then relays, then local rates
+    std::vector<std::uint32_t> relay_resource_;  // per vertex, kNil if unlimited
+    std::vector<std::uint32_t> local_resource_;  // per memory node with a local rate, else kNil
+    std::vector<Route> routes_;
+    std::unordered_map<std::uint64_t, std::uint32_t> route_index_;  // (src, dst) -> route
+    std::vector<std::vector<VertexId>> group_routers_;              // Valiant: routers per group
+    Pool<Flow> flows_;
+    std::uint64_t next_order_ = 0;
+    Pool<std::uint64_t> pending_;  // cookies of scheduled notifications
+    std::vector<std::uint64_t> edge_bytes_;
+    NetworkStats stats_;
+
+    // Scratch for resolve(): the component, with local indices for the solver.
+    std::uint32_t epoch_ = 0;
+    std::vector<std::uint32_t> flow_mark_;
+    std::vector<std::uint32_t> comp_resources_, comp_flows_, stack_;
+    std::vector<double> comp_capacity_, comp_rates_;
+    std::vector<std::vector<std::uint32_t>> comp_resource_flows_, comp_flow_resources_;
+    std::vector<std::uint32_t> local_of_resource_;  // resource -> index in comp_resources_
+    std::vector<std::uint32_t> local_epoch_;        // ... valid when equal to epoch_
+    std::vector<std::uint32_t> expand_;  // resources the component grows through
+    std::vector<std::uint32_t> seeds_scratch_;
+    MaxMinSolver solver_;
+};
+
+}  // namespace clustersim::net

@@ -1,0 +1,47 @@
+// What the MPI layer needs from a network model: send a message between two sockets and be
+// told when it has left and when it has arrived. The packet model (network.hpp) and the
+// fluid model (fluid.hpp) implement it; the runtime does not know which one it drives.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace clustersim::net {
+
+using topo::EdgeId;
+using topo::VertexId;
+
+// Who is told about messages: the MPI layer.
+class NetworkClient {
+public:
+    virtual ~NetworkClient() = default;
+    // The last byte of the message has arrived at its destination socket.
+    virtual void message_delivered(std::uint64_t cookie) = 0;
+    // The last byte has left the source socket (only if asked for at send()).
+    virtual void message_injected(std::uint64_t cookie) = 0;
+};
+
+struct NetworkStats {
+    std::uint64_t messages_sent = 0;
+    std::uint64_t messages_delivered = 0;
+    std::uint64_t bytes_sent = 0;       // payload bytes handed to send()
+    std::uint64_t bytes_delivered = 0;  // payload bytes that arrived at destinations
+    std::uint64_t packets = 0;          // packet model: packets; fluid model: flows
+    std::uint64_t packet_hops = 0;      // packet model: link traversals; fluid: rate recomputations
+};
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+    // Sends `bytes` from socket vertex `src` to socket vertex `dst` (they may be equal: two
+    // processes of one socket exchange through its memory node). `cookie` is handed back.
+    virtual void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+                      bool notify_injected) = 0;
+    virtual const NetworkStats& stats() const = 0;
+    // Payload bytes that crossed each one-way edge, indexed by edge id.
+    virtual std::vector<std::uint64_t> edge_bytes() const = 0;
+};
+
+}  // namespace clustersim::net

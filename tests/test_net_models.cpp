@@ -1,0 +1,193 @@
+// The three network models on one topology: max-min shares against a hand-computed case,
+// fluid vs packet (small packets) agreement within 2% on a star and a 3-level fat tree with
+// and without contention, and cut-through's closed form.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "models/maxmin.hpp"
+#include "sim_fixtures.hpp"
+#include "simulator/error.hpp"
+
+namespace clustersim {
+namespace {
+
+using testing::recv;
+using testing::ScriptProgram;
+using testing::send;
+
+// Three flows, two links: link A (10 B/s) carries flows 1 and 2, link B (20 B/s) carries
+// flows 2 and 3. A saturates first at 5 each; flow 3 then takes what B has left: 15.
+TEST(MaxMin, ThreeFlowsTwoLinksHandComputed) {
+    net::MaxMinSolver solver;
+    std::vector<double> rates;
+    solver.solve({10.0, 20.0}, {{0}, {0, 1}, {1}}, rates);
+    ASSERT_EQ(rates.size(), 3u);
+    EXPECT_DOUBLE_EQ(rates[0], 5.0);
+    EXPECT_DOUBLE_EQ(rates[1], 5.0);
+    EXPECT_DOUBLE_EQ(rates[2], 15.0);
+    // A flow limited elsewhere leaves its share to the others: link C (9) with flows 0, 1,
+    // 2 where flow 0 also crosses link D (1): flow 0 gets 1, flows 1 and 2 get 4 each.
+    solver.solve({9.0, 1.0}, {{0, 1}, {0}, {0}}, rates);
+    EXPECT_DOUBLE_EQ(rates[0], 1.0);
+    EXPECT_DOUBLE_EQ(rates[1], 4.0);
+    EXPECT_DOUBLE_EQ(rates[2], 4.0);
+}
+
+std::string star_xml(int nodes, const std::string& network, const std::string& granularity) {
+    std::string xml = fmt::format(R"(<cluster name="star">
+  <network granularity="{}" eager-threshold="1TiB" {}/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="{}" type="n"/>
+  <switch name="sw"/>
+)", granularity, network, nodes);
+    for (int i = 0; i < nodes; ++i)
+        xml += fmt::format("  <cable from=\"n{}.s0\" to=\"sw\" latency=\"5us\" bandwidth=\"1.25GB/s\"/>\n", i);
+    return xml + "</cluster>\n";
+}
+
+std::vector<mpi::RankLocation> ranks_on(const topo::Topology& t, const std::vector<int>& nodes) {
+    std::vector<mpi::RankLocation> out;
+    for (int n : nodes) out.push_back({static_cast<std::uint32_t>(n), 0, 0, t.nodes[n].sockets[0].vertex});
+    return out;
+}
+
+struct Scenario {
+    std::string name;
+    std::vector<int> nodes;                    // rank -> node
+    std::vector<std::vector<mpi::Op>> script;  // per rank
+};
+
+std::vector<Scenario> scenarios(std::uint64_t m) {
+    using testing::irecv;
+    using testing::isend;
+    using testing::waitall;
+    return {
+        {"one flow", {0, 1}, {{send(1, m)}, {recv(0, m)}}},
+        {"two into one receiver", {0, 1, 2}, {{send(2, m)}, {send(2, m)}, {irecv(0, m, 0), irecv(1, m, 1), waitall(0, 2)}}},
+        // X = rank 0 -> rank 3 shares rank 0's up-link with Y (0 -> 4) and rank 3's
+        // down-link with Z1 (1 -> 3) and Z2 (2 -> 3): X gets the smaller share, 1/3.
+        {"two bottlenecks",
+         {0, 1, 2, 3, 4},
+         {{isend(3, m, 0), isend(4, m, 1), waitall(0, 2)},
+          {send(3, m)},
+          {send(3, m)},
+          {irecv(0, m, 0), irecv(1, m, 1), irecv(2, m, 2), waitall(0, 3)},
+          {recv(0, m)}}},
+    };
+}
+
+// Finish times of every rank under one model.
+std::vector<double> finishes(const std::string& xml, const Scenario& sc) {
+    const auto t = topo::parse_model(xml, "models.xml");
+    ScriptProgram prog(sc.script);
+    const auto res = mpi::simulate(t, ranks_on(t, sc.nodes), prog);
+    std::vector<double> out;
+    for (const auto& r : res.ranks) out.push_back(r.finish.seconds());
+    EXPECT_EQ(res.network.bytes_sent, res.network.bytes_delivered);
+    return out;
+}
+
+TEST(FluidVsPacket, StarWithAndWithoutContentionWithin2Percent) {
+    const std::uint64_t m = 100 << 20;
+    for (const auto& sc : scenarios(m)) {
+        SCOPED_TRACE(sc.name);
+        const auto packet = finishes(star_xml(5, "", "4KiB"), sc);
+        const auto fluid = finishes(star_xml(5, "model=\"fluid\"", "4KiB"), sc);
+        for (std::size_t r = 0; r < packet.size(); ++r) EXPECT_NEAR(fluid[r], packet[r], 0.02 * packet[r]) << r;
+    }
+    // The closed forms behind them: B = 1.25 GB/s.
+    const double B = 1.25e9, L = 5e-6;
+    const auto fluid = finishes(star_xml(5, "model=\"fluid\"", "4KiB"), scenarios(m)[2]);
+    EXPECT_NEAR(fluid[3], 3.0 * m / B + 2 * L, 1e-6);  // X, Z1, Z2 at B/3 on rank 3's down-link
+    EXPECT_NEAR(fluid[4], 1.5 * m / B + 2 * L, 1e-6);  // Y takes the 2/3 that X leaves on the up-link
+    const auto two = finishes(star_xml(5, "model=\"fluid\"", "4KiB"), scenarios(m)[1]);
+    EXPECT_NEAR(two[2], 2.0 * m / B + 2 * L, 1e-6);
+}
+
+TEST(FluidVsPacket, ThreeLevelFatTreeWithin2Percent) {
+    // 8 nodes, 4 leaf switches, 4 level-2, 4 level-3 switches (XGFT(3; 2,2,2; 1,2,2)).
+    auto xml = [](const std::string& network) {
+        return fmt::format(R"(<cluster name="ft3">
+  <network granularity="4KiB" eager-threshold="1TiB" {}/>
+  <node-type name="n" memory="1GiB">
+    <socket name="s0" cores="1" speed="1G"/><nic name="nic"/>
+    <cable from="s0" to="nic" latency="1us" bandwidth="10GB/s"/>
+  </node-type>
+  <fat-tree type="n" levels="3" down="2,2,2" up="1,2,2" link-latency="1us" link-bandwidth="1.25GB/s"/>
+</cluster>)", network);
+    };
+    const std::uint64_t m = 100 << 20;
+    using testing::irecv;
+    using testing::waitall;
+    const std::vector<Scenario> cases{
+        {"across the top", {0, 7}, {{send(1, m)}, {recv(0, m)}}},
+        {"two across the top into one", {0, 1, 7}, {{send(2, m)}, {send(2, m)}, {irecv(0, m, 0), irecv(1, m, 1), waitall(0, 2)}}},
+        {"two through one leaf up-link", {0, 2, 4, 6}, {{send(2, m)}, {send(3, m)}, {recv(0, m)}, {recv(1, m)}}},
+    };
+    for (const auto& sc : cases) {
+        SCOPED_TRACE(sc.name);
+        const auto packet = finishes(xml(""), sc);
+        const auto fluid = finishes(xml("model=\"fluid\""), sc);
+        for (std::size_t r = 0; r < packet.size(); ++r) EXPECT_NEAR(fluid[r], packet[r], 0.02 * packet[r]) << r;
+    }
+}
+
+// Cut-through: a packet's head goes on as soon as it has arrived, so k hops cost
+// k * latency + size / bandwidth, with no store-and-forward fill; a store-and-forward
+// vertex on the path (here the sender's NIC) adds one packet time.
+TEST(CutThrough, KHopsTakeKLatenciesPlusSizeOverBandwidth) {
+    const double L = 1e-6, B = 1e9;
+    const std::uint64_t g = 4096;
+    for (int switches : {1, 2, 4}) {
+        for (const bool nic : {false, true}) {
+            for (const char* nicmodel : {"packet", "analytical"}) {
+                std::string xml = fmt::format(R"(<cluster name="chain">
+  <network granularity="{}B" eager-threshold="1TiB" nic="{}"/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/>{}</node-type>
+  <nodes prefix="n" count="2" type="n"/>
+)", g, nicmodel, nic ? "<nic name=\"nic\"/><cable from=\"s0\" to=\"nic\" latency=\"1us\" bandwidth=\"1GB/s\"/>" : "");
+                for (int i = 0; i < switches; ++i) xml += fmt::format("  <switch name=\"sw{}\" forwarding=\"cut-through\"/>\n", i);
+                const std::string a = nic ? "n0.nic" : "n0.s0", b = nic ? "n1.nic" : "n1.s0";
+                xml += fmt::format("  <cable from=\"{}\" to=\"sw0\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", a);
+                for (int i = 0; i + 1 < switches; ++i)
+                    xml += fmt::format("  <cable from=\"sw{}\" to=\"sw{}\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i, i + 1);
+                xml += fmt::format("  <cable from=\"sw{}\" to=\"{}\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n</cluster>\n",
+                                   switches - 1, b);
+                const auto t = topo::parse_model(xml, "chain.xml");
+                for (std::uint64_t m : {std::uint64_t{g}, std::uint64_t{10} << 20}) {
+                    ScriptProgram prog({{send(1, m)}, {recv(0, m)}});
+                    const auto res = mpi::simulate(t, ranks_on(t, {0, 1}), prog);
+                    // Hops: socket (-> nic) -> switches -> (nic ->) socket. The NICs store
+                    // and forward: the sender's adds one packet time, the receiver's too.
+                    const int k = switches + 1 + (nic ? 2 : 0);
+                    const double want = k * L + m / B + (nic ? 2 : 0) * g / B;
+                    SCOPED_TRACE(fmt::format("{} switches, nic {}, {} NIC, {} B", switches, nic, nicmodel, m));
+                    EXPECT_NEAR(res.simulated.seconds(), want, 0.01 * want);
+                }
+            }
+        }
+    }
+}
+
+TEST(CutThrough, ContentionStillDelays) {
+    std::string xml = star_xml(3, "", "4KiB");
+    xml.replace(xml.find("<switch name=\"sw\"/>"), 19, "<switch name=\"sw\" forwarding=\"cut-through\"/>");
+    const auto t = topo::parse_model(xml, "ct.xml");
+    const std::uint64_t m = 100 << 20;
+    using testing::irecv;
+    using testing::waitall;
+    ScriptProgram prog({{send(2, m)}, {send(2, m)}, {irecv(0, m, 0), irecv(1, m, 1), waitall(0, 2)}});
+    const auto res = mpi::simulate(t, ranks_on(t, {0, 1, 2}), prog);
+    EXPECT_NEAR(res.ranks[2].finish.seconds(), 2.0 * m / 1.25e9, 0.01 * 2.0 * m / 1.25e9);
+}
+
+TEST(NetworkChoice, UnknownModelIsAnInputError) {
+    auto t = topo::parse_model(star_xml(2, "", "4KiB"), "x.xml");
+    EXPECT_THROW(mpi::choose_network(t, "wormhole"), InputError);
+    mpi::choose_network(t, "fluid");
+    EXPECT_EQ(t.settings.model, topo::NetworkModel::Fluid);
+}
+
+}  // namespace
+}  // namespace clustersim
