@@ -71,7 +71,7 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
     if (t.settings.model == topo::NetworkModel::Fluid)
         transport = std::make_unique<net::FluidNetwork>(engine, t, router, forward, options.seed);
     else
-        transport = std::make_unique<net::Network>(engine, t, router, forward);
+        transport = std::make_unique<net::Network>(engine, t, router, forward, options.seed);
     net::Transport& network = *transport;
     cpu::Cpus cpus(engine, forward);
 

@@ -10,7 +10,7 @@ namespace clustersim::net {
 
 FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo::Router& router,
                            NetworkClient& client, std::uint64_t seed)
-    : engine_(engine), topo_(topology), router_(router), client_(client), rng_(seed) {
+    : engine_(engine), topo_(topology), router_(router), client_(client), rng_(seed), valiant_(topology) {
     id_ = engine_.add(*this);
     resources_.resize(topo_.num_edges());
     for (EdgeId e = 0; e < topo_.num_edges(); ++e)
@@ -28,29 +28,12 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
             local_resource_[v] = static_cast<std::uint32_t>(resources_.size());
             resources_.push_back(Resource{static_cast<double>(p.local.bytes_per_s), {}, 0});
         }
-        if (p.group >= 0 && p.kind == topo::VertexKind::Switch) {
-            if (group_routers_.size() <= static_cast<std::size_t>(p.group)) group_routers_.resize(p.group + 1);
-            group_routers_[p.group].push_back(v);
-        }
     }
     edge_bytes_.assign(topo_.num_edges(), 0);
 }
 
-VertexId FluidNetwork::valiant_via(VertexId src, VertexId dst) {
-    const std::int32_t gs = topo_.vertex(src).group, gd = topo_.vertex(dst).group;
-    if (topo_.settings.routing != topo::Routing::Valiant || gs < 0 || gd < 0 || gs == gd ||
-        group_routers_.size() < 3)
-        return topo::kNoVertex;
-    // A random group other than the source's and the destination's, then a random router.
-    std::uint64_t g;
-    do {
-        g = rng_.below(group_routers_.size());
-    } while (static_cast<std::int32_t>(g) == gs || static_cast<std::int32_t>(g) == gd || group_routers_[g].empty());
-    return group_routers_[g][rng_.below(group_routers_[g].size())];
-}
-
 std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
-    const VertexId via = valiant_via(src, dst);
+    const VertexId via = valiant_.via(src, dst, rng_);
     std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
     if (via == topo::kNoVertex) {
         if (auto it = route_index_.find(key); it != route_index_.end()) return it->second;

@@ -70,7 +70,6 @@ private:
     };
 
     std::uint32_t route_for(VertexId src, VertexId dst);
-    VertexId valiant_via(VertexId src, VertexId dst);
     // Re-solves the rates the change at these resources can affect: the flows reached
     // through saturated resources (a resource with slack constrains none of its flows).
     // `seeds`: resources whose flows must be re-solved; `first`: a flow that must be (a
@@ -91,7 +90,7 @@ private:
     std::vector<std::uint32_t> local_resource_;  // per memory node with a local rate, else kNil
     std::vector<Route> routes_;
     std::unordered_map<std::uint64_t, std::uint32_t> route_index_;  // (src, dst) -> route
-    std::vector<std::vector<VertexId>> group_routers_;              // Valiant: routers per group
+    topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
     std::uint64_t next_order_ = 0;
     Pool<std::uint64_t> pending_;  // cookies of scheduled notifications

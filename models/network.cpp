@@ -8,8 +8,8 @@
 namespace clustersim::net {
 
 Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& router,
-                 NetworkClient& client)
-    : engine_(engine), topo_(topology), router_(router), client_(client) {
+                 NetworkClient& client, std::uint64_t seed)
+    : engine_(engine), topo_(topology), router_(router), client_(client), rng_(seed), valiant_(topology) {
     id_ = engine_.add(*this);
     relays_.resize(topo_.num_vertices());
     for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
@@ -107,6 +107,11 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
 
 EdgeId Network::next_edge(const Stream& s, const Packet& p) {
     if (s.path_len != 0) return paths_[s.path_first + p.hop];
+    if (p.via != topo::kNoVertex) {  // Valiant: first to the intermediate router
+        const EdgeId e = router_.next_hop(p.at, p.via);
+        if (e == topo::kNoEdge) throw std::logic_error("packet lost its route to its Valiant router");
+        return e;
+    }
     if (p.hop == 0) return first_hop(s);
     const EdgeId e = router_.next_hop(p.at, s.dst);
     if (e == topo::kNoEdge) throw std::logic_error("packet lost its route");
@@ -149,7 +154,8 @@ void Network::refill(std::uint32_t si) {
             if (s.head == kNil) s.tail = kNil;
         }
         ++s.inflight;
-        const std::uint32_t pi = packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, 0, last, engine_.now()});
+        const std::uint32_t pi = packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, 0, last, engine_.now(),
+                                                          valiant_.via(s.src, s.dst, rng_)});
         ++stats_.packets;
         if (s.analytical) inject_analytical(pi);
         else inject_packet(pi);
@@ -202,6 +208,7 @@ void Network::inject_analytical(std::uint32_t pi) {
         p.prev = link.source;
         p.at = link.target;
         ++p.hop;
+        if (p.at == p.via) p.via = topo::kNoVertex;
         if (p.at == s.dst) break;
     }
     engine_.schedule(t, id_, kDeliver, pi);
@@ -274,6 +281,7 @@ void Network::send_on(EdgeId e, std::uint32_t pi) {
     p.prev = link.source;
     p.at = link.target;
     ++p.hop;
+    if (p.at == p.via) p.via = topo::kNoVertex;
     p.tail_at = end + link.latency;
     if (from_source && p.last && messages_[p.message].notify_injected)
         engine_.schedule(end, id_, kInjected, p.message);

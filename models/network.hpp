@@ -26,6 +26,7 @@
 #include "models/transport.hpp"
 #include "simulator/pool.hpp"
 #include "simulator/engine.hpp"
+#include "simulator/rng.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
 
@@ -33,7 +34,8 @@ namespace clustersim::net {
 
 class Network final : public Component, public Transport {
 public:
-    Network(Engine& engine, const topo::Topology& topology, topo::Router& router, NetworkClient& client);
+    Network(Engine& engine, const topo::Topology& topology, topo::Router& router, NetworkClient& client,
+            std::uint64_t seed = 1);
 
     void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie, bool notify_injected) override;
     const NetworkStats& stats() const override { return stats_; }
@@ -71,8 +73,9 @@ private:
         std::uint16_t hop;   // links taken so far
         bool last;           // last packet of its message
         Time tail_at;        // when its last byte has reached `at` (cut-through: after the head)
+        VertexId via;        // Valiant routing: the intermediate router still ahead, or kNoVertex
     };
-    static_assert(sizeof(Packet) == 40, "packets stay small");
+    static_assert(sizeof(Packet) == 48, "packets stay small");
     struct Stream {
         VertexId src, dst;
         std::uint64_t granularity;  // 0 = whole message
@@ -138,6 +141,8 @@ private:
     std::vector<Link> links_;
     std::vector<Relay> relays_;
     std::vector<EdgeId> paths_;  // the streams' routes, back to back
+    Rng rng_;
+    topo::ValiantChooser valiant_;
     Pool<Packet> packets_;
     Pool<Message> messages_;
     std::vector<Stream> streams_;

@@ -71,6 +71,9 @@ struct GenerateFlags {
     std::string memory_bandwidth = "20GB/s", memory_latency = "100ns";
     std::string granularity = "100KiB", nic = "packet", routing = "shortest-path", memory = "16GiB";
     std::string eager_threshold = "64KiB", down, up, dims;
+    std::uint32_t groups = 0, routers = 0, nodes_per_router = 0, global_links = 0;
+    std::string local_latency = "1us", local_bandwidth = "1.25GB/s", global_latency = "2us",
+                global_bandwidth = "1.25GB/s";
 };
 
 int cmd_generate(const GenerateFlags& f) {
@@ -94,7 +97,16 @@ int cmd_generate(const GenerateFlags& f) {
     else throw InputError("--nic", 0, fmt::format("'{}': expected packet or analytical", f.nic));
     if (f.routing == "shortest-path") o.routing = topo::Routing::ShortestPath;
     else if (f.routing == "round-robin") o.routing = topo::Routing::RoundRobin;
-    else throw InputError("--routing", 0, fmt::format("'{}': expected shortest-path or round-robin", f.routing));
+    else if (f.routing == "valiant") o.routing = topo::Routing::Valiant;
+    else throw InputError("--routing", 0, fmt::format("'{}': expected shortest-path, round-robin or valiant", f.routing));
+    o.groups = f.groups;
+    o.routers = f.routers;
+    o.nodes_per_router = f.nodes_per_router;
+    o.global_links = f.global_links;
+    o.local_latency = flag_value("--local-latency", f.local_latency, parse_time);
+    o.local_bandwidth = flag_value("--local-bandwidth", f.local_bandwidth, parse_bandwidth);
+    o.global_latency = flag_value("--global-latency", f.global_latency, parse_time);
+    o.global_bandwidth = flag_value("--global-bandwidth", f.global_bandwidth, parse_bandwidth);
     o.memory = flag_value("--memory", f.memory, parse_size);
     o.eager_threshold = flag_value("--eager-threshold", f.eager_threshold, parse_size);
     if (!f.down.empty()) o.down = parse_list("--down", f.down);
@@ -234,9 +246,9 @@ int main(int argc, char** argv) {
 
     GenerateFlags g;
     auto* generate = app.add_subcommand("generate", "Write a generated cluster model XML to stdout");
-    generate->add_option("KIND", g.kind, "star, fat-tree or torus")
+    generate->add_option("KIND", g.kind, "star, fat-tree, torus or dragonfly")
         ->required()
-        ->check(CLI::IsMember({"star", "fat-tree", "torus"}));
+        ->check(CLI::IsMember({"star", "fat-tree", "torus", "dragonfly"}));
     generate->add_option("--nodes", g.nodes, "number of nodes (star; torus/fat-tree default shape)");
     generate->add_option("--sockets", g.sockets, "sockets per node");
     generate->add_option("--cores", g.cores, "cores per socket");
@@ -248,12 +260,20 @@ int main(int argc, char** argv) {
     generate->add_option("--memory-latency", g.memory_latency, "socket to memory-node latency");
     generate->add_option("--granularity", g.granularity, "packet size, or 'message' for whole messages");
     generate->add_option("--nic", g.nic, "packet or analytical");
-    generate->add_option("--routing", g.routing, "shortest-path or round-robin");
+    generate->add_option("--routing", g.routing, "shortest-path, round-robin or valiant (dragonfly)");
     generate->add_option("--memory", g.memory, "memory per node, e.g. 64GiB");
     generate->add_option("--eager-threshold", g.eager_threshold, "largest eagerly sent message");
     generate->add_option("--down", g.down, "fat-tree: children per switch per level, e.g. 8,4");
     generate->add_option("--up", g.up, "fat-tree: parents per vertex per level, e.g. 1,2");
     generate->add_option("--dims", g.dims, "torus: dimensions, e.g. 4,4,4");
+    generate->add_option("--groups", g.groups, "dragonfly: groups (default: routers x global links + 1)");
+    generate->add_option("--routers", g.routers, "dragonfly: routers per group");
+    generate->add_option("--nodes-per-router", g.nodes_per_router, "dragonfly: nodes per router");
+    generate->add_option("--global-links", g.global_links, "dragonfly: global cables per router");
+    generate->add_option("--local-latency", g.local_latency, "dragonfly: router-to-router latency in a group");
+    generate->add_option("--local-bandwidth", g.local_bandwidth, "dragonfly: router-to-router bandwidth in a group");
+    generate->add_option("--global-latency", g.global_latency, "dragonfly: latency between groups");
+    generate->add_option("--global-bandwidth", g.global_bandwidth, "dragonfly: bandwidth between groups");
 
     RunFlags r;
     auto* run = app.add_subcommand("run", "Simulate an application on a cluster model");

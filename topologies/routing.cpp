@@ -196,4 +196,26 @@ std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
 
 bool Router::reachable(VertexId from, VertexId to) const { return from == to || !path(from, to).empty(); }
 
+ValiantChooser::ValiantChooser(const Topology& t) : topo_(t), enabled_(t.settings.routing == Routing::Valiant) {
+    if (!enabled_) return;
+    for (VertexId v = 0; v < t.num_vertices(); ++v) {
+        const auto& p = t.vertex(v);
+        if (p.group < 0 || p.kind != VertexKind::Switch) continue;
+        if (routers_.size() <= static_cast<std::size_t>(p.group)) routers_.resize(p.group + 1);
+        routers_[p.group].push_back(v);
+    }
+}
+
+VertexId ValiantChooser::via(VertexId src, VertexId dst, Rng& rng) const {
+    if (!enabled_ || routers_.size() < 3) return kNoVertex;
+    const std::int32_t gs = topo_.vertex(src).group, gd = topo_.vertex(dst).group;
+    if (gs < 0 || gd < 0 || gs == gd) return kNoVertex;
+    std::uint64_t g;
+    do {
+        g = rng.below(routers_.size());
+    } while (static_cast<std::int32_t>(g) == gs || static_cast<std::int32_t>(g) == gd || routers_[g].empty());
+    return routers_[g][rng.below(routers_[g].size())];
+}
+
 }  // namespace clustersim::topo
+

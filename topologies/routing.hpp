@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "simulator/rng.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim::topo {
@@ -90,4 +91,19 @@ private:
     std::vector<EdgeId> scratch_;
 };
 
+// Valiant routing on a dragonfly: a message (packet model: each packet) between groups
+// goes minimally to a random router of a random third group, then minimally on. Within a
+// group, with fewer than three groups, or without Valiant routing: kNoVertex (go direct).
+class ValiantChooser {
+public:
+    explicit ValiantChooser(const Topology& topology);
+    VertexId via(VertexId src, VertexId dst, Rng& rng) const;
+
+private:
+    const Topology& topo_;
+    bool enabled_;
+    std::vector<std::vector<VertexId>> routers_;  // per group
+};
+
 }  // namespace clustersim::topo
+
