@@ -204,5 +204,21 @@ TEST(Cli, CollectiveJsonHasPerOperationTotals) {
     EXPECT_EQ(j["operations"]["Bcast"]["bytes"], 24 * (1 << 20));
 }
 
+TEST(CliBadInput, UnknownNetworkModel) {
+    expect_bad_input("run " + example("star-16.xml") + " --app pingpong:size=1KiB --network wormhole",
+                     "--network: unknown network model 'wormhole', expected one of: packet, cut-through, fluid");
+}
+
+TEST(Cli, EveryNetworkModelRunsTheSameApp) {
+    for (const char* model : {"packet", "cut-through", "fluid"}) {
+        const Result r = run("run " + example("dragonfly-72.xml") + " --app allreduce:size=1MiB --ranks 72 --json --network " +
+                             model);
+        ASSERT_EQ(r.code, 0) << model << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["network"]["bytes_sent"], j["network"]["bytes_delivered"]) << model;
+        EXPECT_GT(j["simulated_time_s"].get<double>(), 0.0) << model;
+    }
+}
+
 }  // namespace
 
