@@ -77,8 +77,9 @@ class RecursiveDoublingAllgather final : public Algorithm {
         const std::int32_t pof2 = floor_pow2(p), rem = p - pof2;
         const std::uint32_t rounds = ceil_log2(pof2);
         // First rank held by survivor sv (sv in [0, pof2]; first(pof2) = p).
-        auto first = [&](std::int64_t sv) { return sv < rem ? 2 * sv : sv + rem; };
-        auto survivor_rank = [&](std::int32_t sv) { return sv < rem ? 2 * sv + 1 : sv + rem; };
+        const Fold fold(p);
+        auto first = [&](std::int64_t sv) { return fold.first(sv); };
+        auto survivor_rank = [&](std::int32_t sv) { return fold.rank_of(sv); };
         if (r < 2 * rem && r % 2 == 0) {  // folded: give the block, get everything else back
             if (k == 0)
                 s.send(r + 1, a.block(r));

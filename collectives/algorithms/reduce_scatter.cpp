@@ -57,8 +57,9 @@ class RecursiveHalvingReduceScatter final : public Algorithm {
         const std::uint32_t rounds = ceil_log2(pof2);
         const std::uint64_t m = a.bytes, vector = m * static_cast<std::uint64_t>(p);
         // First block owned by survivor sv (sv in [0, pof2]; first(pof2) = p).
-        auto first = [&](std::int64_t sv) { return sv < rem ? 2 * sv : sv + rem; };
-        auto survivor_rank = [&](std::int32_t sv) { return sv < rem ? 2 * sv + 1 : sv + rem; };
+        const Fold fold(p);
+        auto first = [&](std::int64_t sv) { return fold.first(sv); };
+        auto survivor_rank = [&](std::int32_t sv) { return fold.rank_of(sv); };
         if (r < 2 * rem && r % 2 == 0) {  // folded: hand over the vector, get block r back
             if (k == 0)
                 s.send(r + 1, vector);
