@@ -39,10 +39,12 @@ int main(int argc, char** argv) {
     auto app = apps.create("bcast:size=" + size, n);
     mpi::SimulationOptions options;
     options.algorithm_overrides = {"bcast=" + algorithm};
-    const auto res = mpi::simulate(t, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin), *app, options);
+    const auto res =
+        mpi::simulate(t, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin), *app, options);
     const auto t2 = std::chrono::steady_clock::now();
 
-    fmt::print("bcast {} by {} on a star of {} nodes, {} granularity, {} NIC\n", size, algorithm, n, gran, nic);
+    fmt::print("bcast {} by {} on a star of {} nodes, {} granularity, {} NIC\n", size, algorithm, n,
+               gran, nic);
     fmt::print("  simulated time   {}\n", format_time(res.simulated));
     fmt::print("  model build      {:.3f} s\n", std::chrono::duration<double>(t1 - t0).count());
     fmt::print("  events           {}  ({} packets)\n", res.events, res.network.packets);

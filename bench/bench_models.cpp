@@ -38,10 +38,13 @@ int main(int argc, char** argv) {
     auto app = apps.create(app_spec, n);
     mpi::SimulationOptions options;
     options.algorithm_overrides = {"allgather=ring", "bcast=binary_tree"};
-    const auto res = mpi::simulate(t, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin), *app, options);
+    const auto res =
+        mpi::simulate(t, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin), *app, options);
     const auto t1 = std::chrono::steady_clock::now();
-    fmt::print("{:>6} ranks  {:<24} {:<12} simulated {:>10}  events {:>11}  wall {:>7.3f} s  peak memory {}\n", n,
-               app_spec, model, format_time(res.simulated), res.events,
-               std::chrono::duration<double>(t1 - t0).count(), format_size(peak_memory_bytes()));
+    fmt::print(
+        "{:>6} ranks  {:<24} {:<12} simulated {:>10}  events {:>11}  wall {:>7.3f} s  peak memory "
+        "{}\n",
+        n, app_spec, model, format_time(res.simulated), res.events,
+        std::chrono::duration<double>(t1 - t0).count(), format_size(peak_memory_bytes()));
     return 0;
 }

@@ -29,12 +29,15 @@ int main(int argc, char** argv) {
     const auto t1 = std::chrono::steady_clock::now();
     topo::Router router(t);
     // One route across the star, so the router has done real work.
-    const auto path = router.path(t.nodes.front().sockets[0].vertex, t.nodes.back().sockets[0].vertex);
+    const auto path =
+        router.path(t.nodes.front().sockets[0].vertex, t.nodes.back().sockets[0].vertex);
     const auto t2 = std::chrono::steady_clock::now();
-    fmt::print("{:>7} nodes  {:>8} vertices  {:>8} edges  parse+build {:.3f} s  router {:.3f} s  "
-               "total {:.3f} s  peak memory {} (before build {})  path {} hops\n",
-               n, t.num_vertices(), t.num_edges(), std::chrono::duration<double>(t1 - t0).count(),
-               std::chrono::duration<double>(t2 - t1).count(), std::chrono::duration<double>(t2 - t0).count(),
-               format_size(peak_memory_bytes()), format_size(before), path.size());
+    fmt::print(
+        "{:>7} nodes  {:>8} vertices  {:>8} edges  parse+build {:.3f} s  router {:.3f} s  "
+        "total {:.3f} s  peak memory {} (before build {})  path {} hops\n",
+        n, t.num_vertices(), t.num_edges(), std::chrono::duration<double>(t1 - t0).count(),
+        std::chrono::duration<double>(t2 - t1).count(),
+        std::chrono::duration<double>(t2 - t0).count(), format_size(peak_memory_bytes()),
+        format_size(before), path.size());
     return 0;
 }

@@ -37,12 +37,14 @@ int main(int argc, char** argv) {
     const auto ranks = mpi::place_ranks(t, 2, mpi::PlacementKind::Sequential);
     const auto res = mpi::simulate(t, ranks, *app);
 
-    fmt::print("stream {} on one node (two cores of one socket), granularity {}, {} NIC\n", size, gran, nic);
+    fmt::print("stream {} on one node (two cores of one socket), granularity {}, {} NIC\n", size,
+               gran, nic);
     fmt::print("  simulated time   {}\n", format_time(res.simulated));
     fmt::print("  packets          {}\n", res.network.packets);
     fmt::print("  events           {}\n", res.events);
     fmt::print("  wall time        {:.3f} s\n", res.wall_seconds);
-    fmt::print("  events/s         {:.1f} M\n", static_cast<double>(res.events) / res.wall_seconds / 1e6);
+    fmt::print("  events/s         {:.1f} M\n",
+               static_cast<double>(res.events) / res.wall_seconds / 1e6);
     fmt::print("  peak memory      {}\n", format_size(peak_memory_bytes()));
     return 0;
 }

@@ -8,7 +8,9 @@
 namespace clustersim::mpi {
 namespace {
 
-std::string app_name(const std::string& spec) { return spec.substr(0, spec.find(':')); }
+std::string app_name(const std::string& spec) {
+    return spec.substr(0, spec.find(':'));
+}
 
 [[noreturn]] void fail(const std::string& spec, const std::string& what) {
     throw InputError("--app", 0, fmt::format("'{}': {}", spec, what));
@@ -17,7 +19,7 @@ std::string app_name(const std::string& spec) { return spec.substr(0, spec.find(
 // ---------------------------------------------------------------------------------------
 // pingpong: rank 0 and rank 1 exchange a message back and forth `iterations` times.
 class PingPong final : public App {
-public:
+  public:
     PingPong(std::uint64_t size, std::uint64_t iterations, std::uint32_t ranks)
         : size_(size), iterations_(iterations), step_(ranks, 0) {}
     bool next(std::int32_t rank, Op& op) override {
@@ -45,14 +47,14 @@ public:
         return out;
     }
 
-private:
+  private:
     std::uint64_t size_, iterations_;
     std::vector<std::uint64_t> step_;
 };
 
 // stream: rank 0 sends one message of `size` to rank 1.
 class Stream final : public App {
-public:
+  public:
     Stream(std::uint64_t size, std::uint32_t ranks) : size_(size), done_(ranks, false) {}
     bool next(std::int32_t rank, Op& op) override {
         if (rank > 1 || done_[static_cast<std::size_t>(rank)]) return false;
@@ -69,7 +71,7 @@ public:
                                    static_cast<double>(size_) / t.seconds())})}};
     }
 
-private:
+  private:
     std::uint64_t size_;
     std::vector<bool> done_;
 };
@@ -80,10 +82,15 @@ private:
 // v-variants: rank i's block is size * (1 + i mod 4) / 4 (alltoallv: block i -> j is
 // size * (1 + (i + j) mod 4) / 4), so blocks differ between ranks.
 class CollectiveApp final : public App {
-public:
-    CollectiveApp(CollOp op, bool nonblocking, std::uint64_t size, std::uint64_t iterations, std::int32_t root,
-                  std::uint32_t ranks)
-        : op_(op), nonblocking_(nonblocking), size_(size), iterations_(iterations), root_(root), step_(ranks, 0) {
+  public:
+    CollectiveApp(CollOp op, bool nonblocking, std::uint64_t size, std::uint64_t iterations,
+                  std::int32_t root, std::uint32_t ranks)
+        : op_(op),
+          nonblocking_(nonblocking),
+          size_(size),
+          iterations_(iterations),
+          root_(root),
+          step_(ranks, 0) {
         const std::size_t p = ranks;
         if (op == CollOp::Gatherv || op == CollOp::Scatterv || op == CollOp::Allgatherv) {
             for (std::size_t i = 0; i < p; ++i) counts_.push_back(size * (1 + i % 4) / 4);
@@ -113,7 +120,7 @@ public:
         return true;
     }
 
-private:
+  private:
     CollOp op_;
     bool nonblocking_;
     std::uint64_t size_, iterations_;
@@ -126,10 +133,15 @@ private:
 enum class Pattern { Ring, Paired, SendToRoot, SendrecvRoot };
 
 class PatternApp final : public App {
-public:
-    PatternApp(Pattern pattern, std::uint64_t size, std::uint64_t iterations, std::int32_t root, std::uint32_t ranks)
-        : pattern_(pattern), size_(size), iterations_(iterations), root_(root),
-          p_(static_cast<std::int32_t>(ranks)), script_(ranks) {}
+  public:
+    PatternApp(Pattern pattern, std::uint64_t size, std::uint64_t iterations, std::int32_t root,
+               std::uint32_t ranks)
+        : pattern_(pattern),
+          size_(size),
+          iterations_(iterations),
+          root_(root),
+          p_(static_cast<std::int32_t>(ranks)),
+          script_(ranks) {}
     bool next(std::int32_t rank, Op& op) override {
         auto& st = script_[static_cast<std::size_t>(rank)];
         if (st.pos == st.ops.size()) {
@@ -144,7 +156,7 @@ public:
         return true;
     }
 
-private:
+  private:
     struct Script {
         std::vector<Op> ops;
         std::size_t pos = 0;
@@ -227,7 +239,9 @@ std::uint64_t AppArgs::count(const std::string& key) const {
     }
 }
 
-void AppRegistry::add(AppInfo info) { apps_.push_back(std::move(info)); }
+void AppRegistry::add(AppInfo info) {
+    apps_.push_back(std::move(info));
+}
 
 std::string AppRegistry::names() const {
     std::string out;
@@ -242,7 +256,9 @@ const AppInfo& AppRegistry::find(const std::string& spec) const {
     fail(spec, fmt::format("unknown app '{}', expected one of: {}", name, names()));
 }
 
-std::uint32_t AppRegistry::min_ranks(const std::string& spec) const { return find(spec).min_ranks; }
+std::uint32_t AppRegistry::min_ranks(const std::string& spec) const {
+    return find(spec).min_ranks;
+}
 
 std::unique_ptr<App> AppRegistry::create(const std::string& spec, std::uint32_t ranks) const {
     const AppInfo& info = find(spec);
@@ -253,7 +269,8 @@ std::unique_ptr<App> AppRegistry::create(const std::string& spec, std::uint32_t 
         std::size_t pos = 0;
         while (pos <= rest.size() && !rest.empty()) {
             const std::size_t comma = rest.find(',', pos);
-            const std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+            const std::string item =
+                rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
             const auto eq = item.find('=');
             if (item.empty() || eq == std::string::npos || eq == 0)
                 fail(spec, fmt::format("expected key=value, got '{}'", item));
@@ -263,8 +280,8 @@ std::unique_ptr<App> AppRegistry::create(const std::string& spec, std::uint32_t 
             if (!known) {
                 std::string valid;
                 for (const auto& p : info.params) valid += (valid.empty() ? "" : ", ") + p.name;
-                fail(spec, fmt::format("unknown parameter '{}' for app '{}', expected one of: {}", key, info.name,
-                                       valid));
+                fail(spec, fmt::format("unknown parameter '{}' for app '{}', expected one of: {}",
+                                       key, info.name, valid));
             }
             if (!values.emplace(key, item.substr(eq + 1)).second)
                 fail(spec, fmt::format("parameter '{}' given twice", key));
@@ -274,24 +291,26 @@ std::unique_ptr<App> AppRegistry::create(const std::string& spec, std::uint32_t 
     }
     for (const auto& p : info.params) {
         if (values.count(p.name)) continue;
-        if (p.default_value.empty()) fail(spec, fmt::format("missing parameter '{}' ({})", p.name, p.help));
+        if (p.default_value.empty())
+            fail(spec, fmt::format("missing parameter '{}' ({})", p.name, p.help));
         values.emplace(p.name, p.default_value);
     }
     if (ranks < info.min_ranks)
-        fail(spec, fmt::format("app '{}' needs at least {} ranks, got {}", info.name, info.min_ranks, ranks));
+        fail(spec, fmt::format("app '{}' needs at least {} ranks, got {}", info.name,
+                               info.min_ranks, ranks));
     return info.make(AppArgs(spec, std::move(values)), ranks);
 }
 
 void register_builtin_apps(AppRegistry& registry) {
-    registry.add(AppInfo{
-        "pingpong",
-        "rank 0 sends `size` to rank 1, which sends it back; `iterations` round trips",
-        {{"size", "size", "", "message size, e.g. 1MiB"},
-         {"iterations", "count", "1", "number of round trips"}},
-        2,
-        [](const AppArgs& a, std::uint32_t ranks) {
-            return std::make_unique<PingPong>(a.size("size"), a.count("iterations"), ranks);
-        }});
+    registry.add(
+        AppInfo{"pingpong",
+                "rank 0 sends `size` to rank 1, which sends it back; `iterations` round trips",
+                {{"size", "size", "", "message size, e.g. 1MiB"},
+                 {"iterations", "count", "1", "number of round trips"}},
+                2,
+                [](const AppArgs& a, std::uint32_t ranks) {
+                    return std::make_unique<PingPong>(a.size("size"), a.count("iterations"), ranks);
+                }});
     registry.add(AppInfo{"stream",
                          "rank 0 sends one message of `size` to rank 1",
                          {{"size", "size", "", "message size, e.g. 100GiB"}},
@@ -304,30 +323,35 @@ void register_builtin_apps(AppRegistry& registry) {
     for (int i = 0; i < kCollOps; ++i) {
         const auto op = static_cast<CollOp>(i);
         const bool rooted = op == CollOp::Bcast || op == CollOp::Reduce || op == CollOp::Gather ||
-                            op == CollOp::Scatter || op == CollOp::Gatherv || op == CollOp::Scatterv;
+                            op == CollOp::Scatter || op == CollOp::Gatherv ||
+                            op == CollOp::Scatterv;
         for (const bool nonblocking : {false, true}) {
-            const bool has_nonblocking = op == CollOp::Barrier || op == CollOp::Bcast || op == CollOp::Reduce ||
-                                         op == CollOp::Allreduce || op == CollOp::Gather || op == CollOp::Scatter ||
+            const bool has_nonblocking = op == CollOp::Barrier || op == CollOp::Bcast ||
+                                         op == CollOp::Reduce || op == CollOp::Allreduce ||
+                                         op == CollOp::Gather || op == CollOp::Scatter ||
                                          op == CollOp::Allgather || op == CollOp::Alltoall;
             if (nonblocking && !has_nonblocking) continue;
             const std::string name = (nonblocking ? "i" : "") + std::string(to_string(op));
             std::vector<AppParam> params;
-            if (op != CollOp::Barrier) params.push_back({"size", "size", "", "what one rank passes, e.g. 1MiB"});
+            if (op != CollOp::Barrier)
+                params.push_back({"size", "size", "", "what one rank passes, e.g. 1MiB"});
             params.push_back({"iterations", "count", "1", "number of calls"});
             if (rooted) params.push_back({"root", "count", "0", "root rank"});
-            registry.add(AppInfo{name,
-                                 fmt::format("{} {} per rank, `iterations` times", nonblocking ? "nonblocking" : "",
-                                             to_string(op)),
-                                 params, 1,
-                                 [op, nonblocking, rooted](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
-                                     const std::uint64_t root = rooted ? a.count("root") : 0;
-                                     if (root >= ranks)
-                                         fail(a.spec(), fmt::format("root {} is out of range for {} ranks (0..{})", root,
-                                                                    ranks, ranks - 1));
-                                     return std::make_unique<CollectiveApp>(
-                                         op, nonblocking, op == CollOp::Barrier ? 0 : a.size("size"),
-                                         a.count("iterations"), static_cast<std::int32_t>(root), ranks);
-                                 }});
+            registry.add(AppInfo{
+                name,
+                fmt::format("{} {} per rank, `iterations` times", nonblocking ? "nonblocking" : "",
+                            to_string(op)),
+                params, 1,
+                [op, nonblocking, rooted](const AppArgs& a,
+                                          std::uint32_t ranks) -> std::unique_ptr<App> {
+                    const std::uint64_t root = rooted ? a.count("root") : 0;
+                    if (root >= ranks)
+                        fail(a.spec(), fmt::format("root {} is out of range for {} ranks (0..{})",
+                                                   root, ranks, ranks - 1));
+                    return std::make_unique<CollectiveApp>(
+                        op, nonblocking, op == CollOp::Barrier ? 0 : a.size("size"),
+                        a.count("iterations"), static_cast<std::int32_t>(root), ranks);
+                }});
         }
     }
     // PIOsimHD's point-to-point patterns.
@@ -337,17 +361,19 @@ void register_builtin_apps(AppRegistry& registry) {
                                                         {"sendrecvroot", Pattern::SendrecvRoot}};
     for (const auto& [name, pattern] : patterns) {
         const bool rooted = pattern == Pattern::SendToRoot || pattern == Pattern::SendrecvRoot;
-        std::vector<AppParam> params{{"size", "size", "", "message size"}, {"iterations", "count", "1", "repetitions"}};
+        std::vector<AppParam> params{{"size", "size", "", "message size"},
+                                     {"iterations", "count", "1", "repetitions"}};
         if (rooted) params.push_back({"root", "count", "0", "root rank"});
-        registry.add(AppInfo{name, "PIOsimHD validation pattern", params, 2,
-                             [pattern, rooted](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
-                                 const std::uint64_t root = rooted ? a.count("root") : 0;
-                                 if (root >= ranks)
-                                     fail(a.spec(), fmt::format("root {} is out of range for {} ranks (0..{})", root,
-                                                                ranks, ranks - 1));
-                                 return std::make_unique<PatternApp>(pattern, a.size("size"), a.count("iterations"),
-                                                                     static_cast<std::int32_t>(root), ranks);
-                             }});
+        registry.add(AppInfo{
+            name, "PIOsimHD validation pattern", params, 2,
+            [pattern, rooted](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+                const std::uint64_t root = rooted ? a.count("root") : 0;
+                if (root >= ranks)
+                    fail(a.spec(), fmt::format("root {} is out of range for {} ranks (0..{})", root,
+                                               ranks, ranks - 1));
+                return std::make_unique<PatternApp>(pattern, a.size("size"), a.count("iterations"),
+                                                    static_cast<std::int32_t>(root), ranks);
+            }});
     }
 }
 

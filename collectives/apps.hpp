@@ -20,7 +20,7 @@ namespace clustersim::mpi {
 
 // An app is a Program that can also describe its result in its own terms.
 class App : public Program {
-public:
+  public:
     // Lines "label: value" for the human summary (e.g. one-way latency of a ping-pong).
     virtual std::vector<std::pair<std::string, std::string>> summarize(Time simulated) const {
         (void)simulated;
@@ -30,14 +30,14 @@ public:
 
 struct AppParam {
     std::string name;
-    std::string kind;  // "size", "count", ...: how it is parsed
+    std::string kind;           // "size", "count", ...: how it is parsed
     std::string default_value;  // "" = required
     std::string help;
 };
 
 // The key=value pairs of one --app spec, with typed, checked access.
 class AppArgs {
-public:
+  public:
     AppArgs(std::string spec, std::map<std::string, std::string> values)
         : spec_(std::move(spec)), values_(std::move(values)) {}
     std::uint64_t size(const std::string& key) const;
@@ -45,7 +45,7 @@ public:
     const std::string& spec() const { return spec_; }
     const std::map<std::string, std::string>& values() const { return values_; }
 
-private:
+  private:
     std::string spec_;
     std::map<std::string, std::string> values_;  // defaults already filled in
 };
@@ -59,7 +59,7 @@ struct AppInfo {
 };
 
 class AppRegistry {
-public:
+  public:
     void add(AppInfo info);
     // Parses "name:key=value,..." and builds the app for `ranks` ranks; throws InputError
     // (file "--app") for an unknown app, unknown or missing parameter, bad value, too few ranks.
@@ -69,7 +69,7 @@ public:
     const std::vector<AppInfo>& apps() const { return apps_; }
     std::string names() const;  // "pingpong, stream"
 
-private:
+  private:
     const AppInfo& find(const std::string& spec) const;
     std::vector<AppInfo> apps_;
 };

@@ -6,11 +6,13 @@ namespace clustersim::mpi {
 
 namespace {
 constexpr std::array<const char*, kCollOps> kNames{
-    "barrier", "bcast",   "reduce",   "allreduce",  "gather",     "scatter",  "allgather",
-    "alltoall", "reduce_scatter", "gatherv", "scatterv", "allgatherv", "alltoallv"};
+    "barrier",  "bcast",          "reduce",  "allreduce", "gather",     "scatter",  "allgather",
+    "alltoall", "reduce_scatter", "gatherv", "scatterv",  "allgatherv", "alltoallv"};
 }  // namespace
 
-const char* to_string(CollOp op) { return kNames[static_cast<std::size_t>(op)]; }
+const char* to_string(CollOp op) {
+    return kNames[static_cast<std::size_t>(op)];
+}
 
 bool parse_coll_op(const std::string& name, CollOp& op) {
     for (std::size_t i = 0; i < kNames.size(); ++i) {
@@ -29,7 +31,8 @@ std::uint64_t CollArgs::blocks(std::int32_t first_relative, std::int32_t n) cons
     return sum;
 }
 
-void CollectiveRegistry::add(CollOp op, std::string name, std::string help, std::shared_ptr<const Algorithm> impl) {
+void CollectiveRegistry::add(CollOp op, std::string name, std::string help,
+                             std::shared_ptr<const Algorithm> impl) {
     algorithms_.push_back(AlgorithmInfo{op, std::move(name), std::move(help), std::move(impl)});
 }
 

@@ -19,8 +19,19 @@
 namespace clustersim::mpi {
 
 enum class CollOp : std::uint8_t {
-    Barrier, Bcast, Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, ReduceScatter,
-    Gatherv, Scatterv, Allgatherv, Alltoallv,
+    Barrier,
+    Bcast,
+    Reduce,
+    Allreduce,
+    Gather,
+    Scatter,
+    Allgather,
+    Alltoall,
+    ReduceScatter,
+    Gatherv,
+    Scatterv,
+    Allgatherv,
+    Alltoallv,
 };
 inline constexpr int kCollOps = 13;
 const char* to_string(CollOp op);  // "bcast", "reduce_scatter", "allgatherv", ...
@@ -45,9 +56,10 @@ struct CollArgs {
         return counts != nullptr ? (*counts)[static_cast<std::size_t>(r)] : bytes;
     }
     std::uint64_t block(std::int32_t from, std::int32_t to) const {
-        return counts != nullptr ? (*counts)[static_cast<std::size_t>(from) * static_cast<std::size_t>(size) +
-                                             static_cast<std::size_t>(to)]
-                                 : bytes;
+        return counts != nullptr
+                   ? (*counts)[static_cast<std::size_t>(from) * static_cast<std::size_t>(size) +
+                               static_cast<std::size_t>(to)]
+                   : bytes;
     }
     // Sum of block(r) for r in [first, first + n) of relative ranks rooted at `root`.
     std::uint64_t blocks(std::int32_t first_relative, std::int32_t n) const;
@@ -69,12 +81,16 @@ struct Step {
         transfers.clear();
         reduce_bytes = 0;
     }
-    void send(std::int32_t peer, std::uint64_t bytes) { transfers.push_back(Transfer{true, peer, bytes}); }
-    void recv(std::int32_t peer, std::uint64_t bytes) { transfers.push_back(Transfer{false, peer, bytes}); }
+    void send(std::int32_t peer, std::uint64_t bytes) {
+        transfers.push_back(Transfer{true, peer, bytes});
+    }
+    void recv(std::int32_t peer, std::uint64_t bytes) {
+        transfers.push_back(Transfer{false, peer, bytes});
+    }
 };
 
 class Algorithm {
-public:
+  public:
     virtual ~Algorithm() = default;
     // Fills `step` (already cleared) with step k of args.rank's schedule; false when the
     // schedule has ended. An empty step is allowed (nothing to do at that point).
@@ -92,14 +108,14 @@ struct AlgorithmInfo {
 };
 
 class CollectiveRegistry {
-public:
+  public:
     void add(CollOp op, std::string name, std::string help, std::shared_ptr<const Algorithm> impl);
     const Algorithm* find(CollOp op, const std::string& name) const;  // nullptr if unknown
     std::vector<std::string> names(CollOp op) const;
     std::string names_list(CollOp op) const;  // "binomial, linear, ..."
     const std::vector<AlgorithmInfo>& all() const { return algorithms_; }
 
-private:
+  private:
     std::vector<AlgorithmInfo> algorithms_;
 };
 

@@ -16,15 +16,18 @@ namespace clustersim::mpi {
 PlacementKind parse_placement(const std::string& name) {
     if (name == "round-robin") return PlacementKind::RoundRobin;
     if (name == "sequential") return PlacementKind::Sequential;
-    throw InputError("--placement", 0,
-                     fmt::format("unknown placement '{}', expected one of: round-robin, sequential, map:FILE", name));
+    throw InputError(
+        "--placement", 0,
+        fmt::format("unknown placement '{}', expected one of: round-robin, sequential, map:FILE",
+                    name));
 }
 
 const char* to_string(PlacementKind kind) {
     return kind == PlacementKind::RoundRobin ? "round-robin" : "sequential";
 }
 
-std::vector<RankLocation> place_ranks(const topo::Topology& t, std::uint32_t ranks, PlacementKind kind) {
+std::vector<RankLocation> place_ranks(const topo::Topology& t, std::uint32_t ranks,
+                                      PlacementKind kind) {
     std::uint64_t total_cores = 0;
     for (const auto& n : t.nodes)
         for (const auto& s : n.sockets) total_cores += s.cores;
@@ -56,9 +59,12 @@ std::vector<RankLocation> place_ranks(const topo::Topology& t, std::uint32_t ran
     return out;
 }
 
-std::vector<RankLocation> place_ranks_from_map(const topo::Topology& t, std::uint32_t ranks, const std::string& path) {
+std::vector<RankLocation> place_ranks_from_map(const topo::Topology& t, std::uint32_t ranks,
+                                               const std::string& path) {
     std::ifstream in(path);
-    if (!in) throw InputError(path, 0, fmt::format("cannot read placement map: {}", std::strerror(errno)));
+    if (!in)
+        throw InputError(path, 0,
+                         fmt::format("cannot read placement map: {}", std::strerror(errno)));
     std::unordered_map<std::string, std::uint32_t> node_index;
     for (std::uint32_t i = 0; i < t.nodes.size(); ++i) node_index.emplace(t.nodes[i].name, i);
     std::vector<RankLocation> out(ranks);
@@ -71,46 +77,58 @@ std::vector<RankLocation> place_ranks_from_map(const topo::Topology& t, std::uin
         for (std::string w; fields >> w;) f.push_back(w);
         if (f.empty()) continue;
         if (f.size() < 2 || f.size() > 4)
-            throw InputError(path, lineno, fmt::format("expected 'RANK NODE [SOCKET [CORE]]', got {} fields", f.size()));
+            throw InputError(
+                path, lineno,
+                fmt::format("expected 'RANK NODE [SOCKET [CORE]]', got {} fields", f.size()));
         auto number = [&](const std::string& text, const char* what) -> std::uint64_t {
             try {
                 return parse_count(text);
             } catch (const UnitError&) {
-                throw InputError(path, lineno, fmt::format("{} '{}': expected a whole number", what, text));
+                throw InputError(path, lineno,
+                                 fmt::format("{} '{}': expected a whole number", what, text));
             }
         };
         const std::uint64_t rank = number(f[0], "rank");
         if (rank >= ranks)
-            throw InputError(path, lineno, fmt::format("rank {} is out of range: the run has {} ranks (0..{})", rank,
-                                                       ranks, ranks - 1));
+            throw InputError(path, lineno,
+                             fmt::format("rank {} is out of range: the run has {} ranks (0..{})",
+                                         rank, ranks, ranks - 1));
         if (placed_on_line[rank] != 0)
             throw InputError(path, lineno,
-                             fmt::format("rank {} is placed twice (first on line {})", rank, placed_on_line[rank]));
+                             fmt::format("rank {} is placed twice (first on line {})", rank,
+                                         placed_on_line[rank]));
         const auto it = node_index.find(f[1]);
         if (it == node_index.end())
             throw InputError(path, lineno,
-                             fmt::format("node '{}' is not in the model '{}' (its nodes: {} .. {})", f[1], t.name,
-                                         t.nodes.front().name, t.nodes.back().name));
+                             fmt::format("node '{}' is not in the model '{}' (its nodes: {} .. {})",
+                                         f[1], t.name, t.nodes.front().name, t.nodes.back().name));
         const auto& node = t.nodes[it->second];
         const std::uint64_t socket = f.size() > 2 ? number(f[2], "socket") : 0;
         if (socket >= node.sockets.size())
-            throw InputError(path, lineno, fmt::format("node '{}' has {} sockets (0..{}), not socket {}", node.name,
-                                                       node.sockets.size(), node.sockets.size() - 1, socket));
+            throw InputError(
+                path, lineno,
+                fmt::format("node '{}' has {} sockets (0..{}), not socket {}", node.name,
+                            node.sockets.size(), node.sockets.size() - 1, socket));
         const std::uint64_t core = f.size() > 3 ? number(f[3], "core") : 0;
         if (core >= node.sockets[socket].cores)
-            throw InputError(path, lineno, fmt::format("socket {} of node '{}' has {} cores (0..{}), not core {}", socket,
-                                                       node.name, node.sockets[socket].cores,
-                                                       node.sockets[socket].cores - 1, core));
-        out[rank] = RankLocation{it->second, static_cast<std::uint32_t>(socket), static_cast<std::uint32_t>(core),
-                                 node.sockets[socket].vertex};
+            throw InputError(path, lineno,
+                             fmt::format("socket {} of node '{}' has {} cores (0..{}), not core {}",
+                                         socket, node.name, node.sockets[socket].cores,
+                                         node.sockets[socket].cores - 1, core));
+        out[rank] = RankLocation{it->second, static_cast<std::uint32_t>(socket),
+                                 static_cast<std::uint32_t>(core), node.sockets[socket].vertex};
         placed_on_line[rank] = lineno;
     }
     for (std::uint32_t r = 0; r < ranks; ++r)
-        if (placed_on_line[r] == 0) throw InputError(path, 0, fmt::format("rank {} is not placed; the map must place ranks 0..{}", r, ranks - 1));
+        if (placed_on_line[r] == 0)
+            throw InputError(
+                path, 0,
+                fmt::format("rank {} is not placed; the map must place ranks 0..{}", r, ranks - 1));
     return out;
 }
 
-std::vector<RankLocation> place_ranks(const topo::Topology& t, std::uint32_t ranks, const std::string& spec) {
+std::vector<RankLocation> place_ranks(const topo::Topology& t, std::uint32_t ranks,
+                                      const std::string& spec) {
     if (spec.rfind("map:", 0) == 0) return place_ranks_from_map(t, ranks, spec.substr(4));
     return place_ranks(t, ranks, parse_placement(spec));
 }

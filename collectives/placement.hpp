@@ -28,12 +28,14 @@ struct RankLocation {
 };
 
 // Throws InputError if the model has no cores.
-std::vector<RankLocation> place_ranks(const topo::Topology& topology, std::uint32_t ranks, PlacementKind kind);
+std::vector<RankLocation> place_ranks(const topo::Topology& topology, std::uint32_t ranks,
+                                      PlacementKind kind);
 
 // Reads a map file (format above); errors name the file and line.
 std::vector<RankLocation> place_ranks_from_map(const topo::Topology& topology, std::uint32_t ranks,
                                                const std::string& path);
 // "round-robin", "sequential" or "map:FILE".
-std::vector<RankLocation> place_ranks(const topo::Topology& topology, std::uint32_t ranks, const std::string& spec);
+std::vector<RankLocation> place_ranks(const topo::Topology& topology, std::uint32_t ranks,
+                                      const std::string& spec);
 
 }  // namespace clustersim::mpi

@@ -14,14 +14,14 @@ inline constexpr std::int32_t kAnyTag = -1;
 inline constexpr std::int32_t kCommWorld = 0;
 
 enum class OpKind : std::uint8_t {
-    Compute,   // `instructions` on the rank's core (processor-shared with its other ranks)
-    Send,      // blocking send of `bytes` to `peer`
-    Recv,      // blocking receive from `peer` (or kAnySource), `tag` (or kAnyTag)
-    Isend,     // nonblocking send; completes request `handle`
-    Irecv,     // nonblocking receive; completes request `handle`
-    Wait,      // waits for request `handle`
-    Waitall,   // waits for requests [handle, handle + count)
-    Sendrecv,  // send (peer, tag, bytes) and receive (peer2, tag2, bytes2) concurrently
+    Compute,     // `instructions` on the rank's core (processor-shared with its other ranks)
+    Send,        // blocking send of `bytes` to `peer`
+    Recv,        // blocking receive from `peer` (or kAnySource), `tag` (or kAnyTag)
+    Isend,       // nonblocking send; completes request `handle`
+    Irecv,       // nonblocking receive; completes request `handle`
+    Wait,        // waits for request `handle`
+    Waitall,     // waits for requests [handle, handle + count)
+    Sendrecv,    // send (peer, tag, bytes) and receive (peer2, tag2, bytes2) concurrently
     Collective,  // `coll` on communicator `comm` (blocking, or nonblocking with `handle`)
     CommDup,     // duplicate `comm` into handle `newcomm`
     CommSplit,   // split `comm` by `color` (kUndefined: none), ordered by `key`, into `newcomm`
@@ -57,7 +57,7 @@ struct Op {
 };
 
 class Program {
-public:
+  public:
     virtual ~Program() = default;
     // Fills `op` with rank's next operation; false when the rank has finished.
     virtual bool next(std::int32_t rank, Op& op) = 0;

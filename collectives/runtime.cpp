@@ -11,17 +11,28 @@ namespace clustersim::mpi {
 
 const char* to_string(OpKind kind) {
     switch (kind) {
-        case OpKind::Compute: return "Compute";
-        case OpKind::Send: return "Send";
-        case OpKind::Recv: return "Recv";
-        case OpKind::Isend: return "Isend";
-        case OpKind::Irecv: return "Irecv";
-        case OpKind::Wait: return "Wait";
-        case OpKind::Waitall: return "Waitall";
-        case OpKind::Sendrecv: return "Sendrecv";
-        case OpKind::Collective: return "Collective";
-        case OpKind::CommDup: return "Comm_dup";
-        case OpKind::CommSplit: return "Comm_split";
+        case OpKind::Compute:
+            return "Compute";
+        case OpKind::Send:
+            return "Send";
+        case OpKind::Recv:
+            return "Recv";
+        case OpKind::Isend:
+            return "Isend";
+        case OpKind::Irecv:
+            return "Irecv";
+        case OpKind::Wait:
+            return "Wait";
+        case OpKind::Waitall:
+            return "Waitall";
+        case OpKind::Sendrecv:
+            return "Sendrecv";
+        case OpKind::Collective:
+            return "Collective";
+        case OpKind::CommDup:
+            return "Comm_dup";
+        case OpKind::CommSplit:
+            return "Comm_split";
     }
     return "?";
 }
@@ -31,7 +42,9 @@ std::string stat_name(int kind) {
     const bool nonblocking = kind >= kOpKinds + kCollOps;
     std::string name = to_string(static_cast<CollOp>((kind - kOpKinds) % kCollOps));
     name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-    return nonblocking ? "I" + std::string(1, static_cast<char>(std::tolower(name[0]))) + name.substr(1) : name;
+    return nonblocking
+               ? "I" + std::string(1, static_cast<char>(std::tolower(name[0]))) + name.substr(1)
+               : name;
 }
 
 namespace {
@@ -39,14 +52,23 @@ int stat_index(const Op& op) {
     if (op.kind != OpKind::Collective) return static_cast<int>(op.kind);
     return kOpKinds + (op.nonblocking ? kCollOps : 0) + static_cast<int>(op.coll);
 }
-std::int32_t p2p_context(std::uint32_t comm) { return static_cast<std::int32_t>(2 * comm); }
-std::int32_t coll_context(std::uint32_t comm) { return static_cast<std::int32_t>(2 * comm + 1); }
+std::int32_t p2p_context(std::uint32_t comm) {
+    return static_cast<std::int32_t>(2 * comm);
+}
+std::int32_t coll_context(std::uint32_t comm) {
+    return static_cast<std::int32_t>(2 * comm + 1);
+}
 }  // namespace
 
-Runtime::Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus, std::vector<RankLocation> ranks,
-                 std::vector<std::uint32_t> rank_core, const Selection& selection, RuntimeConfig config,
-                 Program& program)
-    : engine_(engine), network_(network), cpus_(cpus), selection_(selection), config_(config), program_(program) {
+Runtime::Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus,
+                 std::vector<RankLocation> ranks, std::vector<std::uint32_t> rank_core,
+                 const Selection& selection, RuntimeConfig config, Program& program)
+    : engine_(engine),
+      network_(network),
+      cpus_(cpus),
+      selection_(selection),
+      config_(config),
+      program_(program) {
     ranks_.resize(ranks.size());
     results_.resize(ranks.size());
     for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -81,17 +103,21 @@ void Runtime::start() {
 std::uint32_t Runtime::comm_of(std::int32_t rank, std::int32_t handle) const {
     const Rank& r = ranks_[rank];
     if (handle < 0 || static_cast<std::size_t>(handle) >= r.comms.size() || r.comms[handle] == kNil)
-        throw InputError("app", 0, fmt::format("rank {} uses communicator {} that it does not have", rank, handle));
+        throw InputError(
+            "app", 0,
+            fmt::format("rank {} uses communicator {} that it does not have", rank, handle));
     return r.comms[handle];
 }
 
-std::int32_t Runtime::world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer, bool allow_any) const {
+std::int32_t Runtime::world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer,
+                                 bool allow_any) const {
     if (allow_any && peer == kAnySource) return kAnySource;
     const Comm& c = comms_[comm];
     if (peer < 0 || static_cast<std::size_t>(peer) >= c.members.size())
-        throw InputError("app", 0,
-                         fmt::format("rank {} names peer rank {}, but its communicator has {} ranks (0..{})", rank,
-                                     peer, c.members.size(), c.members.size() - 1));
+        throw InputError(
+            "app", 0,
+            fmt::format("rank {} names peer rank {}, but its communicator has {} ranks (0..{})",
+                        rank, peer, c.members.size(), c.members.size() - 1));
     return c.members[peer];
 }
 
@@ -103,21 +129,23 @@ std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
 
 // ---- point to point ---------------------------------------------------------------------
 
-std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag, std::int32_t context,
-                                 std::uint64_t bytes, std::uint32_t owner) {
-    const std::uint32_t req = requests_.acquire(Request{true, false, false, rank, dst, tag, context, bytes, owner});
+std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
+                                 std::int32_t context, std::uint64_t bytes, std::uint32_t owner) {
+    const std::uint32_t req =
+        requests_.acquire(Request{true, false, false, rank, dst, tag, context, bytes, owner});
     const std::uint64_t seq = pair(rank, dst).next_send++;
     const bool eager = bytes <= config_.eager_threshold;
-    const std::uint32_t m = msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
-                                              seq, req, kNil, false, false});
+    const std::uint32_t m = msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag,
+                                              context, bytes, seq, req, kNil, false, false});
     // Rendezvous control messages carry no payload bytes.
     network_.send(ranks_[rank].where.vertex, ranks_[dst].where.vertex, eager ? bytes : 0, m, eager);
     return req;
 }
 
-std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag, std::int32_t context,
-                                 std::uint64_t bytes, std::uint32_t owner) {
-    const std::uint32_t req = requests_.acquire(Request{false, false, false, rank, src, tag, context, bytes, owner});
+std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
+                                 std::int32_t context, std::uint64_t bytes, std::uint32_t owner) {
+    const std::uint32_t req =
+        requests_.acquire(Request{false, false, false, rank, src, tag, context, bytes, owner});
     auto& unexpected = ranks_[rank].unexpected;
     for (auto it = unexpected.begin(); it != unexpected.end(); ++it) {
         if (matches(requests_[req], msgs_[*it])) {
@@ -151,7 +179,8 @@ void Runtime::envelope_arrived(std::uint32_t m) {
     const std::int32_t src = msgs_[m].src;
     Rank& r = ranks_[msgs_[m].dst];
     const std::int32_t dst = msgs_[m].dst;
-    if (msgs_[m].seq != pair(src, dst).next_recv) {  // overtook an earlier message of the pair: hold it back
+    if (msgs_[m].seq !=
+        pair(src, dst).next_recv) {  // overtook an earlier message of the pair: hold it back
         r.early.emplace((static_cast<std::uint64_t>(src) << 40) | msgs_[m].seq, m);
         return;
     }
@@ -188,8 +217,10 @@ void Runtime::complete(std::uint32_t req) {
     Request& q = requests_[req];
     q.done = true;
     RankResult& res = results_[q.rank];
-    if (q.is_send) res.bytes_sent += q.bytes;
-    else res.bytes_received += q.bytes;
+    if (q.is_send)
+        res.bytes_sent += q.bytes;
+    else
+        res.bytes_received += q.bytes;
     if (q.owner != kNil) {  // a transfer of a collective: its run goes on
         const std::uint32_t run = q.owner;
         requests_.release(req);
@@ -219,7 +250,8 @@ void Runtime::message_delivered(std::uint64_t cookie) {
             break;
         case MsgKind::Cts:
             msg.kind = MsgKind::Data;
-            network_.send(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex, msg.bytes, m, true);
+            network_.send(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex, msg.bytes, m,
+                          true);
             break;
         case MsgKind::Data: {
             msg.recv_done = true;
@@ -232,8 +264,10 @@ void Runtime::message_delivered(std::uint64_t cookie) {
 }
 
 void Runtime::compute_done(std::uint64_t cookie) {
-    if (cookie & kCollCookie) next_step(static_cast<std::uint32_t>(cookie & ~kCollCookie));
-    else finish_op(static_cast<std::int32_t>(cookie));
+    if (cookie & kCollCookie)
+        next_step(static_cast<std::uint32_t>(cookie & ~kCollCookie));
+    else
+        finish_op(static_cast<std::int32_t>(cookie));
 }
 
 // ---- collectives ------------------------------------------------------------------------
@@ -243,9 +277,10 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const Comm& c = comms_[comm];
     const auto size = static_cast<std::int32_t>(c.members.size());
     if (op.root < 0 || op.root >= size)
-        throw InputError("app", 0,
-                         fmt::format("rank {}: {} root {} is out of range for a communicator of {} ranks", rank,
-                                     to_string(op.coll), op.root, size));
+        throw InputError(
+            "app", 0,
+            fmt::format("rank {}: {} root {} is out of range for a communicator of {} ranks", rank,
+                        to_string(op.coll), op.root, size));
     CollArgs args;
     args.op = op.coll;
     args.rank = c.comm_rank(rank);
@@ -255,12 +290,13 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     args.counts = op.counts;
     const std::size_t need = op.coll == CollOp::Alltoallv ? static_cast<std::size_t>(size) * size
                                                           : static_cast<std::size_t>(size);
-    const bool v = op.coll == CollOp::Gatherv || op.coll == CollOp::Scatterv || op.coll == CollOp::Allgatherv ||
-                   op.coll == CollOp::Alltoallv;
+    const bool v = op.coll == CollOp::Gatherv || op.coll == CollOp::Scatterv ||
+                   op.coll == CollOp::Allgatherv || op.coll == CollOp::Alltoallv;
     if (v && (op.counts == nullptr || op.counts->size() != need))
-        throw InputError("app", 0,
-                         fmt::format("rank {}: {} needs {} counts, got {}", rank, to_string(op.coll), need,
-                                     op.counts == nullptr ? 0 : op.counts->size()));
+        throw InputError(
+            "app", 0,
+            fmt::format("rank {}: {} needs {} counts, got {}", rank, to_string(op.coll), need,
+                        op.counts == nullptr ? 0 : op.counts->size()));
     std::uint64_t size_for_choice = op.bytes;
     if (v) {
         std::uint64_t sum = 0;
@@ -276,8 +312,9 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
         arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false);
         return user_req;
     }
-    const std::uint32_t run = runs_.acquire(CollRun{rank, comm, static_cast<std::int32_t>(seq), args, choice.algorithm,
-                                                    0, 0, false, user_req, Step{}});
+    const std::uint32_t run =
+        runs_.acquire(CollRun{rank, comm, static_cast<std::int32_t>(seq), args, choice.algorithm, 0,
+                              0, false, user_req, Step{}});
     next_step(run);
     return user_req;
 }
@@ -300,14 +337,17 @@ void Runtime::next_step(std::uint32_t ri) {
         for (std::size_t i = 0; i < run.step.transfers.size(); ++i) {
             const Transfer t = runs_[ri].step.transfers[i];
             const std::int32_t peer = comms_[runs_[ri].comm].members[t.peer];
-            if (t.send) post_send(rank, peer, runs_[ri].tag, context, t.bytes, ri);
-            else post_recv(rank, peer, runs_[ri].tag, context, t.bytes, ri);
+            if (t.send)
+                post_send(rank, peer, runs_[ri].tag, context, t.bytes, ri);
+            else
+                post_recv(rank, peer, runs_[ri].tag, context, t.bytes, ri);
         }
         CollRun& after = runs_[ri];
         after.posting = false;
         if (after.pending > 0) return;  // transfer_done continues
         if (after.step.reduce_bytes > 0) {
-            cpus_.start(ranks_[rank].core, after.step.reduce_bytes * config_.reduce_instructions_per_byte,
+            cpus_.start(ranks_[rank].core,
+                        after.step.reduce_bytes * config_.reduce_instructions_per_byte,
                         kCollCookie | ri);
             return;
         }
@@ -318,8 +358,8 @@ void Runtime::transfer_done(std::uint32_t ri) {
     CollRun& run = runs_[ri];
     if (--run.pending > 0 || run.posting) return;
     if (run.step.reduce_bytes > 0) {
-        cpus_.start(ranks_[run.rank].core, run.step.reduce_bytes * config_.reduce_instructions_per_byte,
-                    kCollCookie | ri);
+        cpus_.start(ranks_[run.rank].core,
+                    run.step.reduce_bytes * config_.reduce_instructions_per_byte, kCollCookie | ri);
         return;
     }
     next_step(ri);
@@ -328,16 +368,19 @@ void Runtime::transfer_done(std::uint32_t ri) {
 std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
     const std::uint32_t comm = comm_of(rank, op.comm);
     const auto seq = next_seq(rank, op.comm);
-    const std::uint32_t req = requests_.acquire(Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil});
+    const std::uint32_t req =
+        requests_.acquire(Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil});
     const bool split = op.kind == OpKind::CommSplit;
     const std::int32_t comm_rank = comms_[comm].comm_rank(rank);
     arrive_global(comm, seq,
-                  GlobalSync::Entry{rank, comm_rank, split ? op.color : 0, split ? op.key : comm_rank, op.newcomm, req},
+                  GlobalSync::Entry{rank, comm_rank, split ? op.color : 0,
+                                    split ? op.key : comm_rank, op.newcomm, req},
                   true);
     return req;
 }
 
-void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry, bool creates_comm) {
+void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
+                            bool creates_comm) {
     GlobalSync& sync = syncs_[{comm, seq}];
     sync.entries.push_back(entry);
     if (++sync.arrived < comms_[comm].members.size()) return;
@@ -357,7 +400,8 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
             if (entries[i].color != kUndefined) {
                 Comm c;
                 for (std::size_t k = i; k < j; ++k) {
-                    c.rank_of.emplace(entries[k].world_rank, static_cast<std::int32_t>(c.members.size()));
+                    c.rank_of.emplace(entries[k].world_rank,
+                                      static_cast<std::int32_t>(c.members.size()));
                     c.members.push_back(entries[k].world_rank);
                 }
                 comms_.push_back(std::move(c));
@@ -365,14 +409,16 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
             }
             for (std::size_t k = i; k < j; ++k) {
                 Rank& r = ranks_[entries[k].world_rank];
-                if (r.comms.size() <= entries[k].newcomm) r.comms.resize(entries[k].newcomm + 1, kNil);
+                if (r.comms.size() <= entries[k].newcomm)
+                    r.comms.resize(entries[k].newcomm + 1, kNil);
                 r.comms[entries[k].newcomm] = id;
             }
             i = j;
         }
     }
     // Complete in rank order: deterministic, whatever the arrival order was.
-    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.world_rank < b.world_rank; });
+    std::sort(entries.begin(), entries.end(),
+              [](const auto& a, const auto& b) { return a.world_rank < b.world_rank; });
     for (const auto& e : entries) complete(e.req);
 }
 
@@ -381,8 +427,9 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
 std::uint32_t Runtime::handle_request(std::int32_t rank, std::uint32_t handle) const {
     const Rank& r = ranks_[rank];
     if (handle >= r.handles.size() || r.handles[handle] == kNil)
-        throw InputError("app", 0,
-                         fmt::format("rank {} waits for request {} that was never started", rank, handle));
+        throw InputError(
+            "app", 0,
+            fmt::format("rank {} waits for request {} that was never started", rank, handle));
     return r.handles[handle];
 }
 
@@ -453,7 +500,8 @@ void Runtime::advance(std::int32_t rank) {
             if (op.handle >= r.handles.size()) r.handles.resize(op.handle + 1, kNil);
             if (r.handles[op.handle] != kNil)
                 throw InputError("app", 0,
-                                 fmt::format("rank {} reuses request {} before waiting for it", rank, op.handle));
+                                 fmt::format("rank {} reuses request {} before waiting for it",
+                                             rank, op.handle));
             r.handles[op.handle] = req;
         };
         auto count_nonblocking = [&](std::uint64_t bytes) {
@@ -468,34 +516,40 @@ void Runtime::advance(std::int32_t rank) {
                 return;
             case OpKind::Send: {
                 const std::uint32_t comm = comm_of(rank, op.comm);
-                r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag, p2p_context(comm), op.bytes);
+                r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
+                                          p2p_context(comm), op.bytes);
                 r.waiting = wait_for(r.blocking[0]);
                 return;
             }
             case OpKind::Recv: {
                 const std::uint32_t comm = comm_of(rank, op.comm);
-                r.blocking[0] = post_recv(rank, world_peer(rank, comm, op.peer, true), op.tag, p2p_context(comm), op.bytes);
+                r.blocking[0] = post_recv(rank, world_peer(rank, comm, op.peer, true), op.tag,
+                                          p2p_context(comm), op.bytes);
                 r.waiting = wait_for(r.blocking[0]);
                 if (r.waiting != 0) return;
                 break;
             }
             case OpKind::Sendrecv: {
                 const std::uint32_t comm = comm_of(rank, op.comm);
-                r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag, p2p_context(comm), op.bytes);
-                r.blocking[1] = post_recv(rank, world_peer(rank, comm, op.peer2, true), op.tag2, p2p_context(comm), op.bytes2);
+                r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
+                                          p2p_context(comm), op.bytes);
+                r.blocking[1] = post_recv(rank, world_peer(rank, comm, op.peer2, true), op.tag2,
+                                          p2p_context(comm), op.bytes2);
                 r.waiting = wait_for(r.blocking[0]) + wait_for(r.blocking[1]);
                 if (r.waiting != 0) return;
                 break;
             }
             case OpKind::Isend: {
                 const std::uint32_t comm = comm_of(rank, op.comm);
-                set_handle(post_send(rank, world_peer(rank, comm, op.peer, false), op.tag, p2p_context(comm), op.bytes));
+                set_handle(post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
+                                     p2p_context(comm), op.bytes));
                 count_nonblocking(op.bytes);
                 continue;
             }
             case OpKind::Irecv: {
                 const std::uint32_t comm = comm_of(rank, op.comm);
-                set_handle(post_recv(rank, world_peer(rank, comm, op.peer, true), op.tag, p2p_context(comm), op.bytes));
+                set_handle(post_recv(rank, world_peer(rank, comm, op.peer, true), op.tag,
+                                     p2p_context(comm), op.bytes));
                 count_nonblocking(0);
                 continue;
             }
@@ -505,7 +559,8 @@ void Runtime::advance(std::int32_t rank) {
                 break;
             case OpKind::Waitall: {
                 std::uint32_t n = 0;
-                for (std::uint32_t h = op.handle; h < op.handle + op.count; ++h) n += wait_for(handle_request(rank, h));
+                for (std::uint32_t h = op.handle; h < op.handle + op.count; ++h)
+                    n += wait_for(handle_request(rank, h));
                 r.waiting = n;
                 if (n != 0) return;
                 break;
@@ -543,22 +598,25 @@ std::vector<std::string> Runtime::blocked_ranks() const {
         switch (op.kind) {
             case OpKind::Send:
             case OpKind::Isend:
-                out.push_back(fmt::format("rank {} in {} to rank {} (tag {}, {} B)", i, to_string(op.kind), op.peer,
-                                          op.tag, op.bytes));
+                out.push_back(fmt::format("rank {} in {} to rank {} (tag {}, {} B)", i,
+                                          to_string(op.kind), op.peer, op.tag, op.bytes));
                 break;
             case OpKind::Recv:
             case OpKind::Irecv:
-                out.push_back(fmt::format("rank {} in {} from {} (tag {})", i, to_string(op.kind),
-                                          op.peer == kAnySource ? std::string("any rank")
-                                                                : fmt::format("rank {}", op.peer),
-                                          op.tag == kAnyTag ? std::string("any") : std::to_string(op.tag)));
+                out.push_back(
+                    fmt::format("rank {} in {} from {} (tag {})", i, to_string(op.kind),
+                                op.peer == kAnySource ? std::string("any rank")
+                                                      : fmt::format("rank {}", op.peer),
+                                op.tag == kAnyTag ? std::string("any") : std::to_string(op.tag)));
                 break;
             case OpKind::Sendrecv:
-                out.push_back(fmt::format("rank {} in Sendrecv (send to rank {}, receive from rank {})", i, op.peer,
-                                          op.peer2));
+                out.push_back(
+                    fmt::format("rank {} in Sendrecv (send to rank {}, receive from rank {})", i,
+                                op.peer, op.peer2));
                 break;
             case OpKind::Collective:
-                out.push_back(fmt::format("rank {} in {} on communicator {}", i, stat_name(stat_index(op)), op.comm));
+                out.push_back(fmt::format("rank {} in {} on communicator {}", i,
+                                          stat_name(stat_index(op)), op.comm));
                 break;
             default:
                 out.push_back(fmt::format("rank {} in {}", i, to_string(op.kind)));

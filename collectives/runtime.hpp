@@ -41,8 +41,9 @@ std::string stat_name(int kind);  // "Send", "Bcast", "Ibcast", ...
 
 struct OpStats {
     std::uint64_t count = 0;
-    Time time;                // time ranks spent blocked in the operation
-    std::uint64_t bytes = 0;  // payload bytes: sent and received (point-to-point), passed (collectives)
+    Time time;  // time ranks spent blocked in the operation
+    std::uint64_t bytes =
+        0;  // payload bytes: sent and received (point-to-point), passed (collectives)
 };
 
 struct RankResult {
@@ -58,10 +59,10 @@ struct RuntimeConfig {
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient {
-public:
-    Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus, std::vector<RankLocation> ranks,
-            std::vector<std::uint32_t> rank_core, const Selection& selection, RuntimeConfig config,
-            Program& program);
+  public:
+    Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus,
+            std::vector<RankLocation> ranks, std::vector<std::uint32_t> rank_core,
+            const Selection& selection, RuntimeConfig config, Program& program);
 
     // Starts every rank at the current time.
     void start();
@@ -75,13 +76,15 @@ public:
     void message_injected(std::uint64_t cookie) override;
     void compute_done(std::uint64_t cookie) override;
 
-private:
+  private:
     static constexpr std::uint32_t kNil = UINT32_MAX;
-    static constexpr std::uint64_t kCollCookie = 1ULL << 63;  // CPU cookie of a collective's reduction
+    static constexpr std::uint64_t kCollCookie = 1ULL
+                                                 << 63;  // CPU cookie of a collective's reduction
     enum class MsgKind : std::uint8_t { Eager, Rts, Cts, Data };
     struct Msg {
         MsgKind kind;
-        std::int32_t src, dst, tag, context;  // world ranks; context = 2 * comm (+1 for collectives)
+        std::int32_t src, dst, tag,
+            context;  // world ranks; context = 2 * comm (+1 for collectives)
         std::uint64_t bytes;
         std::uint64_t seq;
         std::uint32_t send_req, recv_req;
@@ -97,8 +100,9 @@ private:
         std::uint32_t owner;  // collective run it belongs to, kNil for the program's own
     };
     struct Comm {
-        std::vector<std::int32_t> members;                 // comm rank -> world rank
-        std::unordered_map<std::int32_t, std::int32_t> rank_of;  // world -> comm rank (not for world)
+        std::vector<std::int32_t> members;  // comm rank -> world rank
+        std::unordered_map<std::int32_t, std::int32_t>
+            rank_of;  // world -> comm rank (not for world)
         bool world = false;
         std::int32_t comm_rank(std::int32_t world_rank) const {
             return world ? world_rank : rank_of.at(world_rank);
@@ -133,12 +137,13 @@ private:
         Time op_start;
         std::uint32_t waiting = 0;  // requests the current blocking op still waits for
         bool finished = false;
-        std::array<std::uint32_t, 2> blocking{};  // requests of a blocking Send/Recv/Sendrecv/collective
-        std::vector<std::uint32_t> handles;       // program request handle -> request
-        std::vector<std::uint32_t> comms{0};      // communicator handle -> comm id (0 = world)
-        std::vector<std::uint32_t> coll_seq{0};   // per communicator handle: collective calls so far
-        std::deque<std::uint32_t> posted;         // receive requests, in posting order
-        std::deque<std::uint32_t> unexpected;     // messages (Eager or Rts), in arrival order
+        std::array<std::uint32_t, 2>
+            blocking{};                      // requests of a blocking Send/Recv/Sendrecv/collective
+        std::vector<std::uint32_t> handles;  // program request handle -> request
+        std::vector<std::uint32_t> comms{0};     // communicator handle -> comm id (0 = world)
+        std::vector<std::uint32_t> coll_seq{0};  // per communicator handle: collective calls so far
+        std::deque<std::uint32_t> posted;        // receive requests, in posting order
+        std::deque<std::uint32_t> unexpected;    // messages (Eager or Rts), in arrival order
         std::unordered_map<std::uint64_t, std::uint32_t> early;  // (src, seq) -> msg, out of order
     };
 
@@ -147,11 +152,12 @@ private:
     void record(std::int32_t rank);  // statistics and request release for the rank's current op
     std::uint32_t handle_request(std::int32_t rank, std::uint32_t handle) const;
     std::uint32_t comm_of(std::int32_t rank, std::int32_t handle) const;
-    std::int32_t world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer, bool allow_any) const;
-    std::uint32_t post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag, std::int32_t context,
-                            std::uint64_t bytes, std::uint32_t owner = kNil);
-    std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag, std::int32_t context,
-                            std::uint64_t bytes, std::uint32_t owner = kNil);
+    std::int32_t world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer,
+                            bool allow_any) const;
+    std::uint32_t post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
+                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil);
+    std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
+                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil);
     void envelope_arrived(std::uint32_t msg);
     void match_arrival(std::uint32_t msg);
     void bind(std::uint32_t msg, std::uint32_t recv_req);
@@ -162,7 +168,8 @@ private:
     std::uint32_t start_comm_create(std::int32_t rank, const Op& op);
     void next_step(std::uint32_t run);
     void transfer_done(std::uint32_t run);
-    void arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry, bool creates_comm);
+    void arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
+                       bool creates_comm);
     std::uint32_t next_seq(std::int32_t rank, std::int32_t handle);
     static bool matches(const Request& r, const Msg& m) {
         return r.context == m.context && (r.peer == kAnySource || r.peer == m.src) &&

@@ -9,11 +9,14 @@
 namespace clustersim::mpi {
 namespace {
 
-bool power_of_two(std::int32_t p) { return p > 0 && (p & (p - 1)) == 0; }
+bool power_of_two(std::int32_t p) {
+    return p > 0 && (p & (p - 1)) == 0;
+}
 
 std::string op_names() {
     std::string out;
-    for (int i = 0; i < kCollOps; ++i) out += (i ? ", " : "") + std::string(to_string(static_cast<CollOp>(i)));
+    for (int i = 0; i < kCollOps; ++i)
+        out += (i ? ", " : "") + std::string(to_string(static_cast<CollOp>(i)));
     return out;
 }
 
@@ -21,21 +24,29 @@ std::string op_names() {
 
 std::string Selection::default_algorithm(CollOp op, std::uint64_t bytes, std::int32_t p) {
     switch (op) {
-        case CollOp::Barrier: return "dissemination";
-        case CollOp::Bcast: return bytes < 12 * 1024 || p < 8 ? "binomial" : "scatter_allgather";
-        case CollOp::Reduce: return "binomial";
-        case CollOp::Allreduce: return bytes <= 2048 ? "recursive_doubling" : "ring";
+        case CollOp::Barrier:
+            return "dissemination";
+        case CollOp::Bcast:
+            return bytes < 12 * 1024 || p < 8 ? "binomial" : "scatter_allgather";
+        case CollOp::Reduce:
+            return "binomial";
+        case CollOp::Allreduce:
+            return bytes <= 2048 ? "recursive_doubling" : "ring";
         case CollOp::Gather:
         case CollOp::Scatter:
         case CollOp::Gatherv:
-        case CollOp::Scatterv: return "binomial";
+        case CollOp::Scatterv:
+            return "binomial";
         case CollOp::Allgather:
         case CollOp::Allgatherv:
-            if (static_cast<std::uint64_t>(p) * bytes < 512 * 1024) return power_of_two(p) ? "recursive_doubling" : "bruck";
+            if (static_cast<std::uint64_t>(p) * bytes < 512 * 1024)
+                return power_of_two(p) ? "recursive_doubling" : "bruck";
             return "ring";
         case CollOp::Alltoall:
-        case CollOp::Alltoallv: return bytes < 32 * 1024 ? "linear" : "pairwise";
-        case CollOp::ReduceScatter: return power_of_two(p) ? "recursive_halving" : "ring";
+        case CollOp::Alltoallv:
+            return bytes < 32 * 1024 ? "linear" : "pairwise";
+        case CollOp::ReduceScatter:
+            return power_of_two(p) ? "recursive_halving" : "ring";
     }
     return "";
 }
@@ -47,37 +58,42 @@ Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t
     for (int i = 0; i < kCollOps; ++i)
         for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1} << 20})
             for (std::int32_t p : {3, 8})
-                if (registry.find(static_cast<CollOp>(i), default_algorithm(static_cast<CollOp>(i), bytes, p)) == nullptr)
-                    throw std::logic_error(fmt::format("default table names unregistered {}/{}",
-                                                       to_string(static_cast<CollOp>(i)),
-                                                       default_algorithm(static_cast<CollOp>(i), bytes, p)));
+                if (registry.find(static_cast<CollOp>(i),
+                                  default_algorithm(static_cast<CollOp>(i), bytes, p)) == nullptr)
+                    throw std::logic_error(fmt::format(
+                        "default table names unregistered {}/{}", to_string(static_cast<CollOp>(i)),
+                        default_algorithm(static_cast<CollOp>(i), bytes, p)));
     for (const auto& r : t.mpi.collectives) {
         CollOp op{};
         if (!parse_coll_op(r.operation, op))
-            throw InputError(t.source, r.line,
-                             fmt::format("<algorithm> operation '{}' is unknown; expected one of: {}", r.operation,
-                                         op_names()));
+            throw InputError(
+                t.source, r.line,
+                fmt::format("<algorithm> operation '{}' is unknown; expected one of: {}",
+                            r.operation, op_names()));
         const Algorithm* alg = registry.find(op, r.algorithm);
         if (alg == nullptr)
-            throw InputError(t.source, r.line,
-                             fmt::format("collective '{}' has no algorithm '{}'; valid algorithms: {}", r.operation,
-                                         r.algorithm, registry.names_list(op)));
-        rules_[static_cast<std::size_t>(op)].push_back(Rule{r.min_bytes, r.max_bytes, r.segment,
-                                                            Choice{alg, r.algorithm, r.segment}});
+            throw InputError(
+                t.source, r.line,
+                fmt::format("collective '{}' has no algorithm '{}'; valid algorithms: {}",
+                            r.operation, r.algorithm, registry.names_list(op)));
+        rules_[static_cast<std::size_t>(op)].push_back(
+            Rule{r.min_bytes, r.max_bytes, r.segment, Choice{alg, r.algorithm, r.segment}});
     }
     for (const auto& o : overrides) {
         const auto eq = o.find('=');
         CollOp op{};
         if (eq == std::string::npos || !parse_coll_op(o.substr(0, eq), op))
-            throw InputError("--algorithm", 0,
-                             fmt::format("'{}': expected OPERATION=ALGORITHM with an operation among: {}", o,
-                                         op_names()));
+            throw InputError(
+                "--algorithm", 0,
+                fmt::format("'{}': expected OPERATION=ALGORITHM with an operation among: {}", o,
+                            op_names()));
         const std::string name = o.substr(eq + 1);
         const Algorithm* alg = registry.find(op, name);
         if (alg == nullptr)
-            throw InputError("--algorithm", 0,
-                             fmt::format("'{}': collective '{}' has no algorithm '{}'; valid algorithms: {}", o,
-                                         to_string(op), name, registry.names_list(op)));
+            throw InputError(
+                "--algorithm", 0,
+                fmt::format("'{}': collective '{}' has no algorithm '{}'; valid algorithms: {}", o,
+                            to_string(op), name, registry.names_list(op)));
         overrides_[static_cast<std::size_t>(op)] = Choice{alg, name, 0};
     }
 }

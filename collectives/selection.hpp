@@ -30,7 +30,7 @@ struct Choice {
 };
 
 class Selection {
-public:
+  public:
     // Checks every rule and override against the registry; throws InputError naming the
     // model file and line (or the --algorithm flag) and listing the valid names.
     Selection(const CollectiveRegistry& registry, const topo::Topology& topology,
@@ -38,7 +38,7 @@ public:
     Choice choose(CollOp op, std::uint64_t bytes, std::int32_t comm_size) const;
     static std::string default_algorithm(CollOp op, std::uint64_t bytes, std::int32_t comm_size);
 
-private:
+  private:
     struct Rule {
         std::uint64_t min_bytes, max_bytes, segment;
         Choice choice;

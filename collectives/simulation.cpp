@@ -12,7 +12,8 @@
 
 namespace clustersim::mpi {
 
-void check_routes(const topo::Topology& t, topo::Router& router, const std::vector<RankLocation>& ranks) {
+void check_routes(const topo::Topology& t, topo::Router& router,
+                  const std::vector<RankLocation>& ranks) {
     if (ranks.empty()) return;
     const topo::VertexId root = ranks[0].vertex;
     std::vector<bool> checked(t.num_vertices(), false);
@@ -25,14 +26,17 @@ void check_routes(const topo::Topology& t, topo::Router& router, const std::vect
         const bool has_link = t.out_edge_range(v).first < t.out_edge_range(v).second;
         const auto& node = t.nodes[ranks[r].node];
         if (!ok)
-            throw InputError(t.source, node.line,
-                             fmt::format("node '{}' hosts rank {} but has no route to or from node '{}' (rank 0)",
-                                         node.name, r, t.nodes[ranks[0].node].name));
+            throw InputError(
+                t.source, node.line,
+                fmt::format(
+                    "node '{}' hosts rank {} but has no route to or from node '{}' (rank 0)",
+                    node.name, r, t.nodes[ranks[0].node].name));
         if (!has_link && ranks.size() > 1)
-            throw InputError(t.source, node.line,
-                             fmt::format("socket '{}' hosts rank {} but has no link (it needs at least a "
-                                         "memory node to exchange messages)",
-                                         t.vertex(v).name, r));
+            throw InputError(
+                t.source, node.line,
+                fmt::format("socket '{}' hosts rank {} but has no link (it needs at least a "
+                            "memory node to exchange messages)",
+                            t.vertex(v).name, r));
     }
 }
 
@@ -46,13 +50,15 @@ void choose_network(topo::Topology& t, const std::string& name) {
     } else if (name == "fluid") {
         t.settings.model = topo::NetworkModel::Fluid;
     } else {
-        throw InputError("--network", 0,
-                         fmt::format("unknown network model '{}', expected one of: packet, cut-through, fluid", name));
+        throw InputError(
+            "--network", 0,
+            fmt::format("unknown network model '{}', expected one of: packet, cut-through, fluid",
+                        name));
     }
 }
 
-SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocation>& ranks, Program& program,
-                          const SimulationOptions& options) {
+SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocation>& ranks,
+                          Program& program, const SimulationOptions& options) {
     CollectiveRegistry registry;
     register_builtin_collectives(registry);
     const Selection selection(registry, t, options.algorithm_overrides);
@@ -88,7 +94,8 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
     }
 
     Runtime runtime(engine, network, cpus, ranks, std::move(rank_core), selection,
-                    RuntimeConfig{t.settings.eager_threshold, t.mpi.reduce_instructions_per_byte}, program);
+                    RuntimeConfig{t.settings.eager_threshold, t.mpi.reduce_instructions_per_byte},
+                    program);
     forward.rt = &runtime;
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -99,11 +106,13 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
     if (!runtime.all_finished()) {
         const auto blocked = runtime.blocked_ranks();
         std::string list;
-        for (std::size_t i = 0; i < blocked.size() && i < 8; ++i) list += (i ? "; " : "") + blocked[i];
+        for (std::size_t i = 0; i < blocked.size() && i < 8; ++i)
+            list += (i ? "; " : "") + blocked[i];
         if (blocked.size() > 8) list += fmt::format("; and {} more", blocked.size() - 8);
-        throw InputError("app", 0,
-                         fmt::format("deadlock at {}: {} of {} ranks wait forever: {}", format_time(engine.now()),
-                                     blocked.size(), ranks.size(), list));
+        throw InputError(
+            "app", 0,
+            fmt::format("deadlock at {}: {} of {} ranks wait forever: {}",
+                        format_time(engine.now()), blocked.size(), ranks.size(), list));
     }
 
     SimulationResult res;

@@ -20,13 +20,14 @@ struct SimulationResult {
     std::vector<RankResult> ranks;
     std::vector<RankLocation> placement;
     net::NetworkStats network;
-    std::uint64_t bytes_on_edges = 0;   // sum over edges of payload bytes that crossed them
+    std::uint64_t bytes_on_edges = 0;       // sum over edges of payload bytes that crossed them
     std::vector<std::uint64_t> edge_bytes;  // payload bytes per one-way edge, by edge id
 };
 
 // Checks that every rank's socket can reach every other rank's socket (via rank 0's, both
 // ways); throws InputError naming the model file, the node's line and both nodes otherwise.
-void check_routes(const topo::Topology& topology, topo::Router& router, const std::vector<RankLocation>& ranks);
+void check_routes(const topo::Topology& topology, topo::Router& router,
+                  const std::vector<RankLocation>& ranks);
 
 struct SimulationOptions {
     std::vector<std::string> algorithm_overrides;  // "bcast=binomial" (--algorithm)
@@ -40,7 +41,7 @@ void choose_network(topo::Topology& topology, const std::string& name);
 
 // Runs `program` on `ranks` placed on `topology`. Throws InputError on a deadlock (the
 // program's ranks wait for each other forever), naming the blocked ranks and operations.
-SimulationResult simulate(const topo::Topology& topology, const std::vector<RankLocation>& ranks, Program& program,
-                          const SimulationOptions& options = {});
+SimulationResult simulate(const topo::Topology& topology, const std::vector<RankLocation>& ranks,
+                          Program& program, const SimulationOptions& options = {});
 
 }  // namespace clustersim::mpi

@@ -12,13 +12,13 @@
 namespace clustersim::cpu {
 
 class CpuClient {
-public:
+  public:
     virtual ~CpuClient() = default;
     virtual void compute_done(std::uint64_t cookie) = 0;
 };
 
 class Cpus : public Component {
-public:
+  public:
     Cpus(Engine& engine, CpuClient& client);
     // Adds a core; returns its index.
     std::uint32_t add_core(std::uint64_t instructions_per_second);
@@ -34,7 +34,7 @@ public:
     void handle(Engine& engine, const Event& event) override;
     std::string name() const override { return "cpus"; }
 
-private:
+  private:
     struct Job {
         std::int64_t remaining_ps;  // dedicated-core time still to run
         std::uint64_t cookie;

@@ -10,7 +10,12 @@ namespace clustersim::net {
 
 FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo::Router& router,
                            NetworkClient& client, std::uint64_t seed)
-    : engine_(engine), topo_(topology), router_(router), client_(client), rng_(seed), valiant_(topology) {
+    : engine_(engine),
+      topo_(topology),
+      router_(router),
+      client_(client),
+      rng_(seed),
+      valiant_(topology) {
     id_ = engine_.add(*this);
     resources_.resize(topo_.num_edges());
     for (EdgeId e = 0; e < topo_.num_edges(); ++e)
@@ -38,7 +43,9 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     if (via == topo::kNoVertex) {
         if (auto it = route_index_.find(key); it != route_index_.end()) return it->second;
     } else {
-        key = (static_cast<std::uint64_t>(src) * topo_.num_vertices() + dst) * topo_.num_vertices() + via;
+        key =
+            (static_cast<std::uint64_t>(src) * topo_.num_vertices() + dst) * topo_.num_vertices() +
+            via;
         key |= 1ULL << 63;  // Valiant keys apart from minimal ones
         if (auto it = route_index_.find(key); it != route_index_.end()) return it->second;
     }
@@ -47,12 +54,15 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
         if (a == b) return;
         auto part = router_.path(a, b);
         if (part.empty())
-            throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(a).name, topo_.vertex(b).name));
+            throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(a).name,
+                                                 topo_.vertex(b).name));
         r.edges.insert(r.edges.end(), part.begin(), part.end());
     };
     if (src == dst) {  // two processes of one socket: out to its first neighbour and back
         auto [lo, hi] = topo_.out_edge_range(src);
-        if (lo == hi) throw std::runtime_error(fmt::format("socket '{}' has no link", topo_.vertex(src).name));
+        if (lo == hi)
+            throw std::runtime_error(
+                fmt::format("socket '{}' has no link", topo_.vertex(src).name));
         r.edges.push_back(lo);
         append(topo_.target_of(lo), dst);
     } else if (via != topo::kNoVertex) {
@@ -67,9 +77,12 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
         r.resources.push_back(e);
         if (i == 0) continue;
         const VertexId v = topo_.source_of(e);  // relayed here
-        const bool neighbours = r.edges.size() == 2 && topo_.source_of(r.edges[0]) == src && topo_.target_of(e) == dst;
-        if (neighbours && local_resource_[v] != kNil) r.resources.push_back(local_resource_[v]);
-        else if (relay_resource_[v] != kNil) r.resources.push_back(relay_resource_[v]);
+        const bool neighbours =
+            r.edges.size() == 2 && topo_.source_of(r.edges[0]) == src && topo_.target_of(e) == dst;
+        if (neighbours && local_resource_[v] != kNil)
+            r.resources.push_back(local_resource_[v]);
+        else if (relay_resource_[v] != kNil)
+            r.resources.push_back(relay_resource_[v]);
     }
     routes_.push_back(std::move(r));
     const auto index = static_cast<std::uint32_t>(routes_.size() - 1);
@@ -77,9 +90,12 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     return index;
 }
 
-std::uint32_t FluidNetwork::record(std::uint64_t cookie) { return pending_.acquire(cookie); }
+std::uint32_t FluidNetwork::record(std::uint64_t cookie) {
+    return pending_.acquire(cookie);
+}
 
-void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie, bool notify_injected) {
+void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+                        bool notify_injected) {
     const std::uint32_t ri = route_for(src, dst);
     ++stats_.messages_sent;
     stats_.bytes_sent += bytes;
@@ -89,8 +105,9 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
         return;
     }
     ++stats_.packets;
-    const std::uint32_t f = flows_.acquire(Flow{cookie, bytes, static_cast<double>(bytes), 0.0, engine_.now(), ri, 0,
-                                                next_order_++, notify_injected, true});
+    const std::uint32_t f =
+        flows_.acquire(Flow{cookie, bytes, static_cast<double>(bytes), 0.0, engine_.now(), ri, 0,
+                            next_order_++, notify_injected, true});
     for (std::uint32_t r : routes_[ri].resources) resources_[r].flows.push_back(f);
     resolve({}, f);
 }
@@ -135,8 +152,9 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
             }
         }
         if (comp_flows_.empty()) return;
-        std::sort(comp_flows_.begin(), comp_flows_.end(),
-                  [&](std::uint32_t x, std::uint32_t y) { return flows_[x].order < flows_[y].order; });
+        std::sort(comp_flows_.begin(), comp_flows_.end(), [&](std::uint32_t x, std::uint32_t y) {
+            return flows_[x].order < flows_[y].order;
+        });
         // Every resource the member flows use, with the capacity the other flows leave.
         comp_resources_.clear();
         if (local_epoch_.size() < resources_.size()) {
@@ -171,7 +189,8 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
                 comp_resource_flows_[li].push_back(static_cast<std::uint32_t>(i));
             }
         }
-        solver_.solve_local(comp_capacity_, comp_resource_flows_, comp_flow_resources_, comp_rates_);
+        solver_.solve_local(comp_capacity_, comp_resource_flows_, comp_flow_resources_,
+                            comp_rates_);
         // A boundary resource that the new rates saturate, shared with a flow outside the
         // component, may now bind that flow too: grow through it and solve again.
         bool grew = false;
@@ -245,7 +264,8 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
         case kFlowDone: {
             const auto f = static_cast<std::uint32_t>(ev.data);
             const auto generation = static_cast<std::uint32_t>(ev.data >> 32);
-            if (f >= flows_.capacity() || !flows_[f].active || flows_[f].generation != generation) return;
+            if (f >= flows_.capacity() || !flows_[f].active || flows_[f].generation != generation)
+                return;
             finish(f);
             break;
         }

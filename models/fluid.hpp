@@ -27,11 +27,12 @@
 namespace clustersim::net {
 
 class FluidNetwork final : public Component, public Transport {
-public:
-    FluidNetwork(Engine& engine, const topo::Topology& topology, topo::Router& router, NetworkClient& client,
-                 std::uint64_t seed = 1);
+  public:
+    FluidNetwork(Engine& engine, const topo::Topology& topology, topo::Router& router,
+                 NetworkClient& client, std::uint64_t seed = 1);
 
-    void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie, bool notify_injected) override;
+    void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+              bool notify_injected) override;
     const NetworkStats& stats() const override { return stats_; }
     std::vector<std::uint64_t> edge_bytes() const override { return edge_bytes_; }
     // Current rate of every active flow, in start order (for tests).
@@ -40,7 +41,7 @@ public:
     void handle(Engine& engine, const Event& event) override;
     std::string name() const override { return "fluid network"; }
 
-private:
+  private:
     enum Kind : std::uint32_t { kFlowDone = 0, kDeliver = 1, kInjected = 2 };
     static constexpr std::uint32_t kNil = UINT32_MAX;
 
@@ -105,7 +106,7 @@ private:
     std::vector<std::vector<std::uint32_t>> comp_resource_flows_, comp_flow_resources_;
     std::vector<std::uint32_t> local_of_resource_;  // resource -> index in comp_resources_
     std::vector<std::uint32_t> local_epoch_;        // ... valid when equal to epoch_
-    std::vector<std::uint32_t> expand_;  // resources the component grows through
+    std::vector<std::uint32_t> expand_;             // resources the component grows through
     std::vector<std::uint32_t> seeds_scratch_;
     MaxMinSolver solver_;
 };

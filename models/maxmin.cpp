@@ -5,7 +5,8 @@
 
 namespace clustersim::net {
 
-void MaxMinSolver::solve(const std::vector<double>& capacity, const std::vector<std::vector<std::uint32_t>>& flow_resources,
+void MaxMinSolver::solve(const std::vector<double>& capacity,
+                         const std::vector<std::vector<std::uint32_t>>& flow_resources,
                          std::vector<double>& rates) {
     resource_flows_.assign(capacity.size(), {});
     for (std::uint32_t f = 0; f < flow_resources.size(); ++f)
@@ -39,7 +40,8 @@ void MaxMinSolver::solve_local(const std::vector<double>& capacity,
         std::pop_heap(heap_.begin(), heap_.end(), later);
         const Entry top = heap_.back();
         heap_.pop_back();
-        if (top.version != version_[top.resource] || unfixed_[top.resource] == 0) continue;  // stale
+        if (top.version != version_[top.resource] || unfixed_[top.resource] == 0)
+            continue;  // stale
         const double share = std::max(0.0, top.share);
         for (std::uint32_t f : resource_flows[top.resource]) {
             if (fixed_[f]) continue;

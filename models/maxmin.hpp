@@ -13,18 +13,21 @@
 namespace clustersim::net {
 
 class MaxMinSolver {
-public:
+  public:
     // flow_resources[f] lists the resources of flow f (indices into capacity); every flow
     // must use at least one resource. Writes rates[f].
-    void solve(const std::vector<double>& capacity, const std::vector<std::vector<std::uint32_t>>& flow_resources,
+    void solve(const std::vector<double>& capacity,
+               const std::vector<std::vector<std::uint32_t>>& flow_resources,
                std::vector<double>& rates);
 
     // The same over a subset, with resources and flows given by the caller's own indices:
     // `resource_flows[r]` the flows (local indices) on local resource r.
-    void solve_local(const std::vector<double>& capacity, const std::vector<std::vector<std::uint32_t>>& resource_flows,
-                     const std::vector<std::vector<std::uint32_t>>& flow_resources, std::vector<double>& rates);
+    void solve_local(const std::vector<double>& capacity,
+                     const std::vector<std::vector<std::uint32_t>>& resource_flows,
+                     const std::vector<std::vector<std::uint32_t>>& flow_resources,
+                     std::vector<double>& rates);
 
-private:
+  private:
     std::vector<double> remaining_;
     std::vector<std::uint32_t> unfixed_;
     std::vector<bool> fixed_;

@@ -9,7 +9,12 @@ namespace clustersim::net {
 
 Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& router,
                  NetworkClient& client, std::uint64_t seed)
-    : engine_(engine), topo_(topology), router_(router), client_(client), rng_(seed), valiant_(topology) {
+    : engine_(engine),
+      topo_(topology),
+      router_(router),
+      client_(client),
+      rng_(seed),
+      valiant_(topology) {
     id_ = engine_.add(*this);
     relays_.resize(topo_.num_vertices());
     for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
@@ -26,9 +31,10 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         const Relay& r = relays_[l.source];
         l.relayed = !r.rate.infinite() || (r.memory_node && !r.local.infinite());
         const auto& tp = topo_.vertex(l.target);
-        l.cut_through = tp.kind != topo::VertexKind::Socket &&
-                        (tp.cut_through == 1 ||
-                         (tp.cut_through == -1 && tp.kind == topo::VertexKind::Switch && topo_.settings.cut_through));
+        l.cut_through =
+            tp.kind != topo::VertexKind::Socket &&
+            (tp.cut_through == 1 || (tp.cut_through == -1 && tp.kind == topo::VertexKind::Switch &&
+                                     topo_.settings.cut_through));
     }
 }
 
@@ -67,8 +73,8 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     if (after != dst) {
         auto rest = router_.path(after, dst);
         if (rest.empty())
-            throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(src).name,
-                                                 topo_.vertex(dst).name));
+            throw std::runtime_error(fmt::format("no route from '{}' to '{}'",
+                                                 topo_.vertex(src).name, topo_.vertex(dst).name));
         path.insert(path.end(), rest.begin(), rest.end());
     }
     if (topo_.settings.routing == topo::Routing::ShortestPath && path.size() < UINT16_MAX) {
@@ -109,7 +115,8 @@ EdgeId Network::next_edge(const Stream& s, const Packet& p) {
     if (s.path_len != 0) return paths_[s.path_first + p.hop];
     if (p.via != topo::kNoVertex) {  // Valiant: first to the intermediate router
         const EdgeId e = router_.next_hop(p.at, p.via);
-        if (e == topo::kNoEdge) throw std::logic_error("packet lost its route to its Valiant router");
+        if (e == topo::kNoEdge)
+            throw std::logic_error("packet lost its route to its Valiant router");
         return e;
     }
     if (p.hop == 0) return first_hop(s);
@@ -118,7 +125,9 @@ EdgeId Network::next_edge(const Stream& s, const Packet& p) {
     return e;
 }
 
-std::uint32_t Network::window(VertexId src, VertexId dst) { return streams_[stream_for(src, dst)].window; }
+std::uint32_t Network::window(VertexId src, VertexId dst) {
+    return streams_[stream_for(src, dst)].window;
+}
 
 std::vector<std::uint64_t> Network::edge_bytes() const {
     std::vector<std::uint64_t> out(links_.size());
@@ -129,10 +138,13 @@ std::vector<std::uint64_t> Network::edge_bytes() const {
 void Network::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                    bool notify_injected) {
     const std::uint32_t si = stream_for(src, dst);
-    const std::uint32_t mi = messages_.acquire(Message{cookie, bytes, 0, 0, si, kNil, 0, notify_injected, notify_injected, false});
+    const std::uint32_t mi = messages_.acquire(
+        Message{cookie, bytes, 0, 0, si, kNil, 0, notify_injected, notify_injected, false});
     Stream& s = streams_[si];
-    if (s.tail == kNil) s.head = mi;
-    else messages_[s.tail].next = mi;
+    if (s.tail == kNil)
+        s.head = mi;
+    else
+        messages_[s.tail].next = mi;
     s.tail = mi;
     ++stats_.messages_sent;
     stats_.bytes_sent += bytes;
@@ -154,11 +166,14 @@ void Network::refill(std::uint32_t si) {
             if (s.head == kNil) s.tail = kNil;
         }
         ++s.inflight;
-        const std::uint32_t pi = packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, 0, last, engine_.now(),
-                                                          valiant_.via(s.src, s.dst, rng_)});
+        const std::uint32_t pi =
+            packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, 0, last,
+                                    engine_.now(), valiant_.via(s.src, s.dst, rng_)});
         ++stats_.packets;
-        if (s.analytical) inject_analytical(pi);
-        else inject_packet(pi);
+        if (s.analytical)
+            inject_analytical(pi);
+        else
+            inject_packet(pi);
     }
 }
 
@@ -166,7 +181,8 @@ Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
     Link& link = links_[e];
     start = max(earliest, link.busy_until);
     Time relay_time;
-    if (link.relayed && p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay is used
+    if (link.relayed &&
+        p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay is used
         Relay& r = relays_[link.source];
         Bandwidth rate = r.rate;
         if (r.memory_node && !r.local.infinite()) {
@@ -229,15 +245,19 @@ void Network::enqueue(EdgeId e, std::uint32_t pi) {
         if (qi == SlotMap::kAbsent) {
             qi = queues_.acquire(Queue{key, kNil, kNil, kNil});
             queue_index_.insert(key, qi);
-            if (link.active_tail == kNil) link.active_head = qi;
-            else queues_[link.active_tail].next_active = qi;
+            if (link.active_tail == kNil)
+                link.active_head = qi;
+            else
+                queues_[link.active_tail].next_active = qi;
             link.active_tail = qi;
         }
     }
     Queue& q = queues_[qi];
     packets_[pi].next = kNil;
-    if (q.tail == kNil) q.head = pi;
-    else packets_[q.tail].next = pi;
+    if (q.tail == kNil)
+        q.head = pi;
+    else
+        packets_[q.tail].next = pi;
     q.tail = pi;
 
     if (link.wake_pending) return;
@@ -260,8 +280,10 @@ void Network::start_next(EdgeId e) {
     if (q.head != kNil) {
         // More packets of this stream here: back to the end of the round.
         q.next_active = kNil;
-        if (link.active_tail == kNil) link.active_head = qi;
-        else queues_[link.active_tail].next_active = qi;
+        if (link.active_tail == kNil)
+            link.active_head = qi;
+        else
+            queues_[link.active_tail].next_active = qi;
         link.active_tail = qi;
     } else {
         q.tail = kNil;

@@ -24,8 +24,8 @@
 
 #include "models/slot_map.hpp"
 #include "models/transport.hpp"
-#include "simulator/pool.hpp"
 #include "simulator/engine.hpp"
+#include "simulator/pool.hpp"
 #include "simulator/rng.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
@@ -33,11 +33,12 @@
 namespace clustersim::net {
 
 class Network final : public Component, public Transport {
-public:
-    Network(Engine& engine, const topo::Topology& topology, topo::Router& router, NetworkClient& client,
-            std::uint64_t seed = 1);
+  public:
+    Network(Engine& engine, const topo::Topology& topology, topo::Router& router,
+            NetworkClient& client, std::uint64_t seed = 1);
 
-    void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie, bool notify_injected) override;
+    void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+              bool notify_injected) override;
     const NetworkStats& stats() const override { return stats_; }
     std::vector<std::uint64_t> edge_bytes() const override;
     std::size_t streams() const { return streams_.size(); }
@@ -47,7 +48,7 @@ public:
     void handle(Engine& engine, const Event& event) override;
     std::string name() const override { return "network"; }
 
-private:
+  private:
     enum Kind : std::uint32_t { kArrive = 0, kLinkFree = 1, kDeliver = 2, kInjected = 3 };
     static constexpr std::uint32_t kNil = UINT32_MAX;
 
@@ -67,8 +68,8 @@ private:
         std::uint64_t bytes;
         std::uint32_t message;
         std::uint32_t stream;
-        VertexId at;    // vertex it is at (or travelling to)
-        VertexId prev;  // vertex it came from
+        VertexId at;         // vertex it is at (or travelling to)
+        VertexId prev;       // vertex it came from
         std::uint32_t next;  // next packet in the same link queue
         std::uint16_t hop;   // links taken so far
         bool last;           // last packet of its message

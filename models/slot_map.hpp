@@ -10,10 +10,13 @@
 namespace clustersim::net {
 
 class SlotMap {
-public:
+  public:
     static constexpr std::uint32_t kAbsent = UINT32_MAX;
 
-    SlotMap() { keys_.assign(16, kEmpty); values_.assign(16, 0); }
+    SlotMap() {
+        keys_.assign(16, kEmpty);
+        values_.assign(16, 0);
+    }
 
     std::uint32_t find(std::uint64_t key) const {
         for (std::size_t i = home(key);; i = (i + 1) & mask()) {
@@ -53,7 +56,7 @@ public:
     }
     std::size_t size() const { return size_; }
 
-private:
+  private:
     static constexpr std::uint64_t kEmpty = UINT64_MAX;
     std::size_t mask() const { return keys_.size() - 1; }
     std::size_t home(std::uint64_t key) const {

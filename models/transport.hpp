@@ -15,7 +15,7 @@ using topo::VertexId;
 
 // Who is told about messages: the MPI layer.
 class NetworkClient {
-public:
+  public:
     virtual ~NetworkClient() = default;
     // The last byte of the message has arrived at its destination socket.
     virtual void message_delivered(std::uint64_t cookie) = 0;
@@ -33,7 +33,7 @@ struct NetworkStats {
 };
 
 class Transport {
-public:
+  public:
     virtual ~Transport() = default;
     // Sends `bytes` from socket vertex `src` to socket vertex `dst` (they may be equal: two
     // processes of one socket exchange through its memory node). `cookie` is handed back.

@@ -33,14 +33,14 @@ class Engine;
 
 // Anything that receives events. One job, one name.
 class Component {
-public:
+  public:
     virtual ~Component() = default;
     virtual void handle(Engine& engine, const Event& event) = 0;
     virtual std::string name() const = 0;
 };
 
 class Engine {
-public:
+  public:
     Engine() = default;
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -72,7 +72,7 @@ public:
     std::size_t components() const { return components_.size(); }
     const Component& component(ComponentId id) const { return *components_[id]; }
 
-private:
+  private:
     struct Later {
         bool operator()(const Event& a, const Event& b) const {
             return a.time != b.time ? a.time > b.time : a.seq > b.seq;

@@ -11,13 +11,13 @@
 namespace clustersim {
 
 class InputError : public std::runtime_error {
-public:
+  public:
     InputError(std::string file, int line, const std::string& what)
         : std::runtime_error(format(file, line, what)), file_(std::move(file)), line_(line) {}
     const std::string& file() const { return file_; }
     int line() const { return line_; }
 
-private:
+  private:
     static std::string format(const std::string& file, int line, const std::string& what) {
         if (file.empty()) return what;
         if (line <= 0) return fmt::format("{}: {}", file, what);

@@ -10,7 +10,7 @@ namespace clustersim {
 
 template <typename T>
 class Pool {
-public:
+  public:
     std::uint32_t acquire(const T& value) {
         if (!free_.empty()) {
             const std::uint32_t i = free_.back();
@@ -27,7 +27,7 @@ public:
     std::size_t capacity() const { return items_.size(); }
     std::size_t live() const { return items_.size() - free_.size(); }
 
-private:
+  private:
     std::vector<T> items_;
     std::vector<std::uint32_t> free_;
 };

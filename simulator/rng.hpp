@@ -11,7 +11,7 @@
 namespace clustersim {
 
 class Rng {
-public:
+  public:
     explicit Rng(std::uint64_t seed) : gen_(seed) {}
     std::uint64_t next() { return gen_(); }
     // Uniform in [0, n), n > 0, without modulo bias (Lemire's method).
@@ -30,7 +30,7 @@ public:
     // Uniform in [0, 1) with 53 random bits.
     double uniform() { return static_cast<double>(gen_() >> 11) * 0x1.0p-53; }
 
-private:
+  private:
     std::mt19937_64 gen_;
 };
 

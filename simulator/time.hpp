@@ -14,7 +14,7 @@ namespace clustersim {
 __extension__ typedef unsigned __int128 uint128;
 
 class Time {
-public:
+  public:
     constexpr Time() = default;
     static constexpr Time ps(std::int64_t v) { return Time(v); }
     static constexpr Time ns(std::int64_t v) { return Time(v * 1'000); }
@@ -29,21 +29,31 @@ public:
     constexpr std::int64_t ps() const { return v_; }
     constexpr double seconds() const { return static_cast<double>(v_) * 1e-12; }
 
-    constexpr Time& operator+=(Time o) { v_ += o.v_; return *this; }
-    constexpr Time& operator-=(Time o) { v_ -= o.v_; return *this; }
+    constexpr Time& operator+=(Time o) {
+        v_ += o.v_;
+        return *this;
+    }
+    constexpr Time& operator-=(Time o) {
+        v_ -= o.v_;
+        return *this;
+    }
     friend constexpr Time operator+(Time a, Time b) { return Time(a.v_ + b.v_); }
     friend constexpr Time operator-(Time a, Time b) { return Time(a.v_ - b.v_); }
     friend constexpr Time operator*(Time a, std::int64_t k) { return Time(a.v_ * k); }
     friend constexpr Time operator*(std::int64_t k, Time a) { return Time(a.v_ * k); }
     friend constexpr auto operator<=>(Time, Time) = default;
 
-private:
+  private:
     constexpr explicit Time(std::int64_t v) : v_(v) {}
     std::int64_t v_ = 0;
 };
 
-constexpr Time max(Time a, Time b) { return a < b ? b : a; }
-constexpr Time min(Time a, Time b) { return a < b ? a : b; }
+constexpr Time max(Time a, Time b) {
+    return a < b ? b : a;
+}
+constexpr Time min(Time a, Time b) {
+    return a < b ? a : b;
+}
 
 // A data rate in bytes per second (integer: sub-byte/s rates are never meaningful here).
 struct Bandwidth {
@@ -62,8 +72,7 @@ constexpr Time transfer_time(std::uint64_t bytes, Bandwidth bw) {
 
 // Time to execute `instructions` at `per_second` instructions per second.
 constexpr Time compute_time(std::uint64_t instructions, std::uint64_t per_second) {
-    const uint128 num =
-        static_cast<uint128>(instructions) * 1'000'000'000'000ULL;
+    const uint128 num = static_cast<uint128>(instructions) * 1'000'000'000'000ULL;
     return Time::ps(static_cast<std::int64_t>((num + per_second / 2) / per_second));
 }
 

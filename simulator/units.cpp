@@ -31,7 +31,8 @@ std::pair<Decimal, std::string_view> split_number(std::string_view text, const c
         const char c = text[i];
         if (c >= '0' && c <= '9') {
             digits = true;
-            if (d.mantissa > (kMax64 * 1000)) throw UnitError(fmt::format("'{}': number too large", text));
+            if (d.mantissa > (kMax64 * 1000))
+                throw UnitError(fmt::format("'{}': number too large", text));
             d.mantissa = d.mantissa * 10 + static_cast<unsigned>(c - '0');
             if (dot) ++d.scale;
         } else if (c == '.' && !dot) {
@@ -42,8 +43,10 @@ std::pair<Decimal, std::string_view> split_number(std::string_view text, const c
     }
     if (!digits) throw UnitError(fmt::format("'{}': expected {}", text, expected));
     std::string_view unit = text.substr(i);
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front()))) unit.remove_prefix(1);
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back()))) unit.remove_suffix(1);
+    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front())))
+        unit.remove_prefix(1);
+    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back())))
+        unit.remove_suffix(1);
     return {d, unit};
 }
 
@@ -93,26 +96,38 @@ Time parse_time(std::string_view text) {
     constexpr const char* kExpected = "a time with a unit (ps, ns, us, ms, s; e.g. 5us)";
     auto [d, unit] = split_number(text, kExpected);
     u128 ps_per_unit = 0;
-    if (unit == "ps") ps_per_unit = 1;
-    else if (unit == "ns") ps_per_unit = 1'000;
-    else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") ps_per_unit = 1'000'000;
-    else if (unit == "ms") ps_per_unit = 1'000'000'000;
-    else if (unit == "s") ps_per_unit = 1'000'000'000'000;
-    else if (unit == "min") ps_per_unit = 60 * static_cast<u128>(1'000'000'000'000);
-    else if (unit.empty()) throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
-    else throw UnitError(fmt::format("'{}': unknown unit '{}', expected {}", text, unit, kExpected));
+    if (unit == "ps")
+        ps_per_unit = 1;
+    else if (unit == "ns")
+        ps_per_unit = 1'000;
+    else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs")
+        ps_per_unit = 1'000'000;
+    else if (unit == "ms")
+        ps_per_unit = 1'000'000'000;
+    else if (unit == "s")
+        ps_per_unit = 1'000'000'000'000;
+    else if (unit == "min")
+        ps_per_unit = 60 * static_cast<u128>(1'000'000'000'000);
+    else if (unit.empty())
+        throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
+    else
+        throw UnitError(fmt::format("'{}': unknown unit '{}', expected {}", text, unit, kExpected));
     const std::uint64_t v = scale(d, ps_per_unit, 1, text);
-    if (v > static_cast<std::uint64_t>(INT64_MAX)) throw UnitError(fmt::format("'{}': time too large", text));
+    if (v > static_cast<std::uint64_t>(INT64_MAX))
+        throw UnitError(fmt::format("'{}': time too large", text));
     return Time::ps(static_cast<std::int64_t>(v));
 }
 
 std::uint64_t parse_size(std::string_view text) {
-    constexpr const char* kExpected = "a size with a unit (B, KB, KiB, MB, MiB, GB, GiB; e.g. 100KiB)";
+    constexpr const char* kExpected =
+        "a size with a unit (B, KB, KiB, MB, MiB, GB, GiB; e.g. 100KiB)";
     auto [d, unit] = split_number(text, kExpected);
-    if (unit.empty()) throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
+    if (unit.empty())
+        throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
     std::string_view rest = unit;
     const u128 f = take_prefix(rest);
-    if (rest != "B") throw UnitError(fmt::format("'{}': unknown unit '{}', expected {}", text, unit, kExpected));
+    if (rest != "B")
+        throw UnitError(fmt::format("'{}': unknown unit '{}', expected {}", text, unit, kExpected));
     return scale(d, f, 1, text);
 }
 
@@ -120,34 +135,55 @@ Bandwidth parse_bandwidth(std::string_view text) {
     constexpr const char* kExpected =
         "a bandwidth with a unit (B/s, KB/s, MiB/s, GB/s, Mbit/s, Gbit/s; e.g. 10Gbit/s)";
     auto [d, unit] = split_number(text, kExpected);
-    if (unit.empty()) throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
+    if (unit.empty())
+        throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
     std::string_view rest = unit;
     const u128 f = take_prefix(rest);
     std::uint64_t v = 0;
-    if (rest == "B/s" || rest == "Bps") v = scale(d, f, 1, text);
-    else if (rest == "bit/s" || rest == "bps" || rest == "b/s") v = scale(d, f, 8, text);
-    else throw UnitError(fmt::format("'{}': unknown unit '{}', expected {}", text, unit, kExpected));
+    if (rest == "B/s" || rest == "Bps")
+        v = scale(d, f, 1, text);
+    else if (rest == "bit/s" || rest == "bps" || rest == "b/s")
+        v = scale(d, f, 8, text);
+    else
+        throw UnitError(fmt::format("'{}': unknown unit '{}', expected {}", text, unit, kExpected));
     if (v == 0) throw UnitError(fmt::format("'{}': expected a positive bandwidth", text));
     return Bandwidth{v};
 }
 
 std::uint64_t parse_speed(std::string_view text) {
     constexpr const char* kExpected =
-        "a speed in instructions per second with an SI prefix or unit (e.g. 2.8G, 2.8GIPS, 2800Minstr/s)";
+        "a speed in instructions per second with an SI prefix or unit (e.g. 2.8G, 2.8GIPS, "
+        "2800Minstr/s)";
     auto [d, unit] = split_number(text, kExpected);
-    if (unit.empty()) throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
+    if (unit.empty())
+        throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
     std::string_view rest = unit;
     u128 f = 1;
     if (!rest.empty()) {
         switch (rest.front()) {
-            case 'k': case 'K': f = 1'000; rest.remove_prefix(1); break;
-            case 'M': f = 1'000'000; rest.remove_prefix(1); break;
-            case 'G': f = 1'000'000'000; rest.remove_prefix(1); break;
-            case 'T': f = 1'000'000'000'000; rest.remove_prefix(1); break;
-            default: break;
+            case 'k':
+            case 'K':
+                f = 1'000;
+                rest.remove_prefix(1);
+                break;
+            case 'M':
+                f = 1'000'000;
+                rest.remove_prefix(1);
+                break;
+            case 'G':
+                f = 1'000'000'000;
+                rest.remove_prefix(1);
+                break;
+            case 'T':
+                f = 1'000'000'000'000;
+                rest.remove_prefix(1);
+                break;
+            default:
+                break;
         }
     }
-    if (!(rest.empty() || rest == "IPS" || rest == "instr/s" || rest == "Hz") || (f == 1 && rest.empty()))
+    if (!(rest.empty() || rest == "IPS" || rest == "instr/s" || rest == "Hz") ||
+        (f == 1 && rest.empty()))
         throw UnitError(fmt::format("'{}': unknown unit '{}', expected {}", text, unit, kExpected));
     const std::uint64_t v = scale(d, f, 1, text);
     if (v == 0) throw UnitError(fmt::format("'{}': expected a positive speed", text));
@@ -156,7 +192,8 @@ std::uint64_t parse_speed(std::string_view text) {
 
 std::uint64_t parse_count(std::string_view text) {
     auto [d, unit] = split_number(text, "a whole number");
-    if (!unit.empty() || d.scale != 0) throw UnitError(fmt::format("'{}': expected a whole number", text));
+    if (!unit.empty() || d.scale != 0)
+        throw UnitError(fmt::format("'{}': expected a whole number", text));
     if (d.mantissa > kMax64) throw UnitError(fmt::format("'{}': number too large", text));
     return static_cast<std::uint64_t>(d.mantissa);
 }
@@ -234,6 +271,8 @@ std::string canonical_speed(std::uint64_t v) {
     return fmt::format("{}IPS", v);
 }
 
-Time Time::from_seconds(double seconds) { return Time::ps(std::llround(seconds * 1e12)); }
+Time Time::from_seconds(double seconds) {
+    return Time::ps(std::llround(seconds * 1e12));
+}
 
 }  // namespace clustersim

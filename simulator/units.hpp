@@ -1,9 +1,10 @@
 // Quantities with units, as users write them in model XML and on the command line.
 //
 //   time       5us, 0.2ms, 1.5s, 250ns, 40ps              (ps ns us µs ms s min)
-//   size       100KiB, 1GiB, 1.5MB, 64B                   (B, kB/KB/MB/GB/TB = 10^3k, KiB/MiB/GiB/TiB = 2^10k)
-//   bandwidth  10Gbit/s, 1.25GB/s, 1GiB/s, 800Mbit/s      (B/s or bit/s with the prefixes above; Gbps also)
-//   speed      2.8G, 2.8GIPS, 2800Minstr/s, 2.8GHz        (instructions per second, SI prefix k M G T)
+//   size       100KiB, 1GiB, 1.5MB, 64B                   (B, kB/KB/MB/GB/TB = 10^3k,
+//   KiB/MiB/GiB/TiB = 2^10k) bandwidth  10Gbit/s, 1.25GB/s, 1GiB/s, 800Mbit/s      (B/s or bit/s
+//   with the prefixes above; Gbps also) speed      2.8G, 2.8GIPS, 2800Minstr/s, 2.8GHz
+//   (instructions per second, SI prefix k M G T)
 //
 // Numbers are parsed as exact decimals (1.25GB/s is exactly 1'250'000'000 B/s). A missing or
 // unknown unit, a sign, or trailing junk throws UnitError whose message says what was expected.
@@ -19,7 +20,7 @@
 namespace clustersim {
 
 class UnitError : public std::invalid_argument {
-public:
+  public:
     using std::invalid_argument::invalid_argument;
 };
 

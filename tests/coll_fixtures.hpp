@@ -22,19 +22,26 @@ namespace clustersim::testing {
 constexpr double kL = 1e-6;  // s
 constexpr double kB = 1e9;   // B/s
 
-inline double T(double m) { return 2 * kL + 2 * m / kB; }
-inline double S(double m) { return m / kB; }  // serialization of m on one link
+inline double T(double m) {
+    return 2 * kL + 2 * m / kB;
+}
+inline double S(double m) {
+    return m / kB;
+}  // serialization of m on one link
 
-inline topo::Topology uniform_star(int p, std::uint64_t reduce_ipb = 0, const std::string& extra = "") {
+inline topo::Topology uniform_star(int p, std::uint64_t reduce_ipb = 0,
+                                   const std::string& extra = "") {
     std::string xml = fmt::format(R"(<cluster name="uniform-star">
   <network granularity="message" eager-threshold="1TiB"/>
   <collectives reduce-instructions-per-byte="{}">{}</collectives>
   <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <nodes prefix="n" count="{}" type="n"/>
   <switch name="sw"/>
-)", reduce_ipb, extra, p);
+)",
+                                  reduce_ipb, extra, p);
     for (int i = 0; i < p; ++i)
-        xml += fmt::format("  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
+        xml += fmt::format(
+            "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
     return topo::parse_model(xml + "</cluster>\n", "uniform-star.xml");
 }
 
@@ -47,7 +54,8 @@ struct CollCall {
 };
 
 // Runs one call of the collective on p ranks (rank i on node i) of the uniform star.
-inline mpi::SimulationResult run_collective(int p, const CollCall& c, std::uint64_t reduce_ipb = 0) {
+inline mpi::SimulationResult run_collective(int p, const CollCall& c,
+                                            std::uint64_t reduce_ipb = 0) {
     const auto t = uniform_star(p, reduce_ipb);
     mpi::Op op;
     op.kind = mpi::OpKind::Collective;

@@ -13,7 +13,7 @@ namespace clustersim::testing {
 
 // A program given as one list of operations per rank.
 class ScriptProgram final : public mpi::Program {
-public:
+  public:
     explicit ScriptProgram(std::vector<std::vector<mpi::Op>> script)
         : script_(std::move(script)), pos_(script_.size(), 0) {}
     bool next(std::int32_t rank, mpi::Op& op) override {
@@ -23,7 +23,7 @@ public:
         return true;
     }
 
-private:
+  private:
     std::vector<std::vector<mpi::Op>> script_;
     std::vector<std::size_t> pos_;
 };
@@ -88,7 +88,8 @@ inline mpi::Op sendrecv(int dst, std::uint64_t bytes, int src, std::uint64_t rby
 }
 
 // Places rank i on node i, socket 0, core 0 (or all on node 0 if `one_node`).
-inline std::vector<mpi::RankLocation> one_rank_per_node(const topo::Topology& t, std::size_t ranks) {
+inline std::vector<mpi::RankLocation> one_rank_per_node(const topo::Topology& t,
+                                                        std::size_t ranks) {
     std::vector<mpi::RankLocation> out;
     for (std::size_t r = 0; r < ranks; ++r) {
         const auto n = static_cast<std::uint32_t>(r % t.nodes.size());

@@ -29,8 +29,8 @@ std::string slurp(const std::string& path) {
 // A file name of this test's own: ctest runs tests in parallel processes.
 std::string temp_path(const std::string& name) {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    return ::testing::TempDir() + "/clustersim_" + info->test_suite_name() + "_" + info->name() + "_" +
-           std::to_string(::getpid()) + "_" + name;
+    return ::testing::TempDir() + "/clustersim_" + info->test_suite_name() + "_" + info->name() +
+           "_" + std::to_string(::getpid()) + "_" + name;
 }
 
 Result run(const std::string& args) {
@@ -71,7 +71,8 @@ TEST(Cli, ValidatePrintsComponentCounts) {
 }
 
 TEST(Cli, RunOnFigure1PrintsAReadableSummary) {
-    const Result r = run("run " + example("figure1-westmere-10.xml") + " --app pingpong:size=1MiB,iterations=5");
+    const Result r =
+        run("run " + example("figure1-westmere-10.xml") + " --app pingpong:size=1MiB,iterations=5");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("simulated time"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("one-way bandwidth"), std::string::npos) << r.out;
@@ -84,19 +85,22 @@ TEST(Cli, JsonHasTheDocumentedFieldsAndRunsAreDeterministic) {
     ASSERT_EQ(a.code, 0) << a.err;
     auto ja = nlohmann::json::parse(a.out);
     auto jb = nlohmann::json::parse(b.out);
-    for (const char* key : {"simulated_time_s", "events", "wall_time_s", "ranks", "peak_memory_bytes"})
+    for (const char* key :
+         {"simulated_time_s", "events", "wall_time_s", "ranks", "peak_memory_bytes"})
         EXPECT_TRUE(ja.contains(key)) << key;
     EXPECT_EQ(ja["ranks"], 2);
     EXPECT_GT(ja["events"].get<std::uint64_t>(), 0u);
     EXPECT_EQ(ja["network"]["bytes_sent"], ja["network"]["bytes_delivered"]);
     for (auto* j : {&ja, &jb})
-        for (const char* volatile_key : {"wall_time_s", "events_per_s", "peak_memory_bytes", "model_load_s"})
+        for (const char* volatile_key :
+             {"wall_time_s", "events_per_s", "peak_memory_bytes", "model_load_s"})
             j->erase(volatile_key);
     EXPECT_EQ(ja, jb);
 }
 
 TEST(Cli, GeneratedModelsValidateAndRun) {
-    for (const std::string kind : {"star --nodes 8", "fat-tree --down 4,2 --up 1,2", "torus --dims 3,3"}) {
+    for (const std::string kind :
+         {"star --nodes 8", "fat-tree --down 4,2 --up 1,2", "torus --dims 3,3"}) {
         const Result g = run("generate " + kind + " --sockets 2 --cores 4 --nic analytical");
         ASSERT_EQ(g.code, 0) << kind << g.err;
         const std::string path = write_temp("gen.xml", g.out);
@@ -108,16 +112,19 @@ TEST(Cli, GeneratedModelsValidateAndRun) {
 }
 
 TEST(CliBadInput, UnknownAppListsTheValidOnes) {
-    expect_bad_input("run " + example("two-nodes.xml") + " --app frobnicate:size=1MiB", "expected one of: pingpong");
+    expect_bad_input("run " + example("two-nodes.xml") + " --app frobnicate:size=1MiB",
+                     "expected one of: pingpong");
 }
 
 TEST(CliBadInput, UnknownAppParameterListsTheValidOnes) {
-    expect_bad_input("run " + example("two-nodes.xml") + " --app pingpong:bytes=1MiB",
-                     "unknown parameter 'bytes' for app 'pingpong', expected one of: size, iterations");
+    expect_bad_input(
+        "run " + example("two-nodes.xml") + " --app pingpong:bytes=1MiB",
+        "unknown parameter 'bytes' for app 'pingpong', expected one of: size, iterations");
 }
 
 TEST(CliBadInput, MissingAppParameter) {
-    expect_bad_input("run " + example("two-nodes.xml") + " --app stream", "missing parameter 'size'");
+    expect_bad_input("run " + example("two-nodes.xml") + " --app stream",
+                     "missing parameter 'size'");
 }
 
 TEST(CliBadInput, SizeWithoutUnit) {
@@ -125,7 +132,8 @@ TEST(CliBadInput, SizeWithoutUnit) {
 }
 
 TEST(CliBadInput, SizeWithUnknownUnit) {
-    expect_bad_input("run " + example("two-nodes.xml") + " --app stream:size=100parsecs", "unknown unit");
+    expect_bad_input("run " + example("two-nodes.xml") + " --app stream:size=100parsecs",
+                     "unknown unit");
 }
 
 TEST(CliBadInput, UnknownFlag) {
@@ -134,8 +142,9 @@ TEST(CliBadInput, UnknownFlag) {
 }
 
 TEST(CliBadInput, UnknownPlacement) {
-    expect_bad_input("run " + example("two-nodes.xml") + " --app stream:size=1KiB --placement scatter",
-                     "unknown placement 'scatter'");
+    expect_bad_input(
+        "run " + example("two-nodes.xml") + " --app stream:size=1KiB --placement scatter",
+        "unknown placement 'scatter'");
 }
 
 TEST(CliBadInput, TooFewRanks) {
@@ -144,11 +153,13 @@ TEST(CliBadInput, TooFewRanks) {
 }
 
 TEST(CliBadInput, UnreadableModelFile) {
-    expect_bad_input("run /nonexistent/model.xml --app stream:size=1KiB", "/nonexistent/model.xml: cannot read");
+    expect_bad_input("run /nonexistent/model.xml --app stream:size=1KiB",
+                     "/nonexistent/model.xml: cannot read");
 }
 
 TEST(CliBadInput, MalformedXmlNamesFileAndLine) {
-    const std::string path = write_temp("malformed.xml", "<cluster name=\"x\">\n  <switch name=\"sw\">\n</cluster>\n");
+    const std::string path =
+        write_temp("malformed.xml", "<cluster name=\"x\">\n  <switch name=\"sw\">\n</cluster>\n");
     expect_bad_input("validate " + path, path + ":");
 }
 
@@ -171,12 +182,14 @@ TEST(CliBadInput, RankOnANodeWithoutRouteToTheOthers) {
   <cable from="n0.nic" to="sw" latency="1us" bandwidth="1GB/s"/>
 </cluster>
 )");
-    expect_bad_input("run " + path + " --app stream:size=1KiB",
-                     path + ":9: node 'n1' hosts rank 1 but has no route to or from node 'n0' (rank 0)");
+    expect_bad_input(
+        "run " + path + " --app stream:size=1KiB",
+        path + ":9: node 'n1' hosts rank 1 but has no route to or from node 'n0' (rank 0)");
 }
 
 TEST(CliBadInput, UnknownCollectiveAlgorithmListsTheValidOnes) {
-    expect_bad_input("run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 --algorithm bcast=hypercube",
+    expect_bad_input("run " + example("star-16.xml") +
+                         " --app bcast:size=1MiB --ranks 4 --algorithm bcast=hypercube",
                      "collective 'bcast' has no algorithm 'hypercube'; valid algorithms: ");
 }
 
@@ -186,18 +199,21 @@ TEST(CliBadInput, CollectiveRootOutOfRange) {
 }
 
 TEST(CliBadInput, CollectiveSizeWithoutUnit) {
-    expect_bad_input("run " + example("star-16.xml") + " --app allreduce:size=1024 --ranks 4", "missing unit");
+    expect_bad_input("run " + example("star-16.xml") + " --app allreduce:size=1024 --ranks 4",
+                     "missing unit");
 }
 
 TEST(CliBadInput, PlacementMapNamingAMissingNode) {
     const std::string map = write_temp("ranks.map", "0 n0\n1 n99\n");
-    expect_bad_input("run " + example("star-16.xml") + " --app pingpong:size=1KiB --placement map:" + map,
-                     map + ":2: node 'n99' is not in the model");
+    expect_bad_input(
+        "run " + example("star-16.xml") + " --app pingpong:size=1KiB --placement map:" + map,
+        map + ":2: node 'n99' is not in the model");
 }
 
 TEST(Cli, CollectiveJsonHasPerOperationTotals) {
-    const Result r = run("run " + example("star-16.xml") +
-                         " --app bcast:size=1MiB,iterations=3 --ranks 8 --algorithm bcast=binomial --json");
+    const Result r =
+        run("run " + example("star-16.xml") +
+            " --app bcast:size=1MiB,iterations=3 --ranks 8 --algorithm bcast=binomial --json");
     ASSERT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["operations"]["Bcast"]["count"], 24);
@@ -205,14 +221,15 @@ TEST(Cli, CollectiveJsonHasPerOperationTotals) {
 }
 
 TEST(CliBadInput, UnknownNetworkModel) {
-    expect_bad_input("run " + example("star-16.xml") + " --app pingpong:size=1KiB --network wormhole",
-                     "--network: unknown network model 'wormhole', expected one of: packet, cut-through, fluid");
+    expect_bad_input(
+        "run " + example("star-16.xml") + " --app pingpong:size=1KiB --network wormhole",
+        "--network: unknown network model 'wormhole', expected one of: packet, cut-through, fluid");
 }
 
 TEST(Cli, EveryNetworkModelRunsTheSameApp) {
     for (const char* model : {"packet", "cut-through", "fluid"}) {
-        const Result r = run("run " + example("dragonfly-72.xml") + " --app allreduce:size=1MiB --ranks 72 --json --network " +
-                             model);
+        const Result r = run("run " + example("dragonfly-72.xml") +
+                             " --app allreduce:size=1MiB --ranks 72 --json --network " + model);
         ASSERT_EQ(r.code, 0) << model << r.err;
         const auto j = nlohmann::json::parse(r.out);
         EXPECT_EQ(j["network"]["bytes_sent"], j["network"]["bytes_delivered"]) << model;
@@ -221,4 +238,3 @@ TEST(Cli, EveryNetworkModelRunsTheSameApp) {
 }
 
 }  // namespace
-

@@ -91,8 +91,10 @@ TEST(Bcast, BinomialFollowsItsTree) {
         }
         for (int root : {0, p - 1}) {
             const auto res = run_collective(p, {CollOp::Bcast, "binomial", m, root});
-            EXPECT_NEAR(res.simulated.seconds(), binomial_bcast_time(p, m), 1e-9) << p << " root " << root;
-            for (int r = 0; r < p; ++r) EXPECT_EQ(res.ranks[r].bytes_received, r == root ? 0 : m) << p;
+            EXPECT_NEAR(res.simulated.seconds(), binomial_bcast_time(p, m), 1e-9)
+                << p << " root " << root;
+            for (int r = 0; r < p; ++r)
+                EXPECT_EQ(res.ranks[r].bytes_received, r == root ? 0 : m) << p;
         }
     }
 }
@@ -107,7 +109,6 @@ TEST(Bcast, LinearIsLimitedByTheRootsLink) {
         EXPECT_EQ(res.ranks[0].bytes_sent, (p - 1) * m);
     }
 }
-
 
 // ---- binary_tree, pipelined_chain, scatter_allgather ---------------------------------------
 
@@ -143,11 +144,13 @@ TEST(Bcast, BinaryTreeRightChildrenWaitOneSerialization) {
     for (int p : kRanks) {
         for (int root : {0, p / 2, p - 1}) {
             const auto res = run_collective(p, {CollOp::Bcast, "binary_tree", m, root});
-            EXPECT_NEAR(res.simulated.seconds(), binary_tree_bcast_time(p, m), 1e-9) << p << " root " << root;
+            EXPECT_NEAR(res.simulated.seconds(), binary_tree_bcast_time(p, m), 1e-9)
+                << p << " root " << root;
             std::uint64_t sent = 0, received = 0;
             for (int r = 0; r < p; ++r) {
                 const int vr = (r - root + p) % p;
-                const std::uint64_t children = (2 * vr + 1 < p ? 1u : 0u) + (2 * vr + 2 < p ? 1u : 0u);
+                const std::uint64_t children =
+                    (2 * vr + 1 < p ? 1u : 0u) + (2 * vr + 2 < p ? 1u : 0u);
                 EXPECT_EQ(res.ranks[r].bytes_received, r == root ? 0 : m) << p << " rank " << r;
                 EXPECT_EQ(res.ranks[r].bytes_sent, children * m) << p << " rank " << r;
                 sent += res.ranks[r].bytes_sent;
@@ -183,7 +186,8 @@ double pipelined_chain_time(int p, std::uint64_t m, std::uint64_t seg) {
 }
 
 // One bcast under a model rule (to set the segment size, which --algorithm cannot).
-mpi::SimulationResult run_bcast_with_rule(int p, std::uint64_t m, int root, const std::string& rule) {
+mpi::SimulationResult run_bcast_with_rule(int p, std::uint64_t m, int root,
+                                          const std::string& rule) {
     const auto t = uniform_star(p, 0, rule);
     mpi::Op op;
     op.kind = mpi::OpKind::Collective;
@@ -209,7 +213,8 @@ TEST(Bcast, PipelinedChainDefaultSegment) {
     // and one of 1000 B, 0 B is one empty segment.
     const std::uint64_t seg = 64 * 1024;
     EXPECT_NEAR(pipelined_chain_time(5, 1 << 20, seg), 4 * T(seg) + 15 * S(seg), 1e-15);
-    for (std::uint64_t m : {std::uint64_t{1} << 20, (std::uint64_t{1} << 20) + 1000, std::uint64_t{0}}) {
+    for (std::uint64_t m :
+         {std::uint64_t{1} << 20, (std::uint64_t{1} << 20) + 1000, std::uint64_t{0}}) {
         for (int p : kRanks) {
             for (int root : {0, p - 1}) {
                 const auto res = run_collective(p, {CollOp::Bcast, "pipelined_chain", m, root});
@@ -224,11 +229,13 @@ TEST(Bcast, PipelinedChainDefaultSegment) {
 TEST(Bcast, PipelinedChainSegmentFromTheModel) {
     // 1 MiB in 100,000-byte segments: 10 full and a last one of 48,576 B.
     const std::uint64_t m = 1 << 20, seg = 100'000;
-    const std::string rule = R"(<algorithm operation="bcast" name="pipelined_chain" segment="100000B"/>)";
+    const std::string rule =
+        R"(<algorithm operation="bcast" name="pipelined_chain" segment="100000B"/>)";
     for (int p : kRanks) {
         for (int root : {0, 1}) {
             const auto res = run_bcast_with_rule(p, m, root, rule);
-            EXPECT_NEAR(res.simulated.seconds(), pipelined_chain_time(p, m, seg), 1e-9) << p << " root " << root;
+            EXPECT_NEAR(res.simulated.seconds(), pipelined_chain_time(p, m, seg), 1e-9)
+                << p << " root " << root;
             expect_chain_bytes(res, p, root, m);
         }
     }
@@ -273,12 +280,14 @@ TEST(Bcast, ScatterAllgatherIsTheScatterThenARing) {
     // 2 k L + 2 (p-1) S(b), i.e. the textbook log2(p) alpha + (p-1)/p m beta per hop, then
     // the ring's (p-1) T(b).
     for (int p : {2, 4, 8, 16})
-        EXPECT_NEAR(scatter_allgather_time(p, b), 2 * ceil_log2(p) * kL + 2 * (p - 1) * S(b) + (p - 1) * T(b), 1e-15);
+        EXPECT_NEAR(scatter_allgather_time(p, b),
+                    2 * ceil_log2(p) * kL + 2 * (p - 1) * S(b) + (p - 1) * T(b), 1e-15);
     for (int p : kRanks) {
         const std::uint64_t m = p * b;
         for (int root : {0, p - 1}) {
             const auto res = run_collective(p, {CollOp::Bcast, "scatter_allgather", m, root});
-            EXPECT_NEAR(res.simulated.seconds(), scatter_allgather_time(p, b), 1e-9) << p << " root " << root;
+            EXPECT_NEAR(res.simulated.seconds(), scatter_allgather_time(p, b), 1e-9)
+                << p << " root " << root;
         }
     }
 }
@@ -302,8 +311,10 @@ TEST(Bcast, ScatterAllgatherMovesSubtreesThenAllButOneBlock) {
                 // its own. Ring: it receives every block but its own and sends every block
                 // but its successor's.
                 const std::uint64_t subtree = vr == 0 ? m : blocks(vr, std::min(vr & -vr, p - vr));
-                EXPECT_EQ(res.ranks[r].bytes_received, (vr == 0 ? 0 : subtree) + m - block(vr)) << p << " " << r;
-                EXPECT_EQ(res.ranks[r].bytes_sent, subtree - block(vr) + m - block((vr + 1) % p)) << p << " " << r;
+                EXPECT_EQ(res.ranks[r].bytes_received, (vr == 0 ? 0 : subtree) + m - block(vr))
+                    << p << " " << r;
+                EXPECT_EQ(res.ranks[r].bytes_sent, subtree - block(vr) + m - block((vr + 1) % p))
+                    << p << " " << r;
                 sent += res.ranks[r].bytes_sent;
                 received += res.ranks[r].bytes_received;
             }

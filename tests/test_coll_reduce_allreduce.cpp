@@ -19,7 +19,9 @@ using mpi::CollOp;
 const std::vector<int> kRanks{2, 3, 4, 5, 7, 8, 13, 16};
 const std::uint64_t kM = 1 << 20;
 
-double R(double m, double instructions_per_byte) { return m * instructions_per_byte / 1e9; }
+double R(double m, double instructions_per_byte) {
+    return m * instructions_per_byte / 1e9;
+}
 
 // Several m-byte messages sent to one rank at times `sent` (each from a different sender
 // with a free up-link): each crosses its sender's up-link (S), waits L, then the
@@ -56,7 +58,9 @@ TEST(Reduce, LinearQueuesOnTheRootsDownLink) {
         for (int root : {0, p - 1}) {
             for (std::uint64_t ipb : {0, 1}) {
                 const auto res = run_collective(p, {CollOp::Reduce, "linear", kM, root}, ipb);
-                EXPECT_NEAR(res.simulated.seconds(), p * S(kM) + 2 * kL + R((p - 1) * kM, ipb), 1e-9) << p;
+                EXPECT_NEAR(res.simulated.seconds(), p * S(kM) + 2 * kL + R((p - 1) * kM, ipb),
+                            1e-9)
+                    << p;
                 for (int r = 0; r < p; ++r) {
                     EXPECT_EQ(res.ranks[r].bytes_sent, r == root ? 0 : kM);
                     EXPECT_EQ(res.ranks[r].bytes_received, r == root ? (p - 1) * kM : 0);
@@ -83,7 +87,8 @@ double binomial_reduce_time(int p, double m) {
 }
 
 TEST(Reduce, BinomialMirrorsTheBcastTree) {
-    for (int p : {2, 4, 8, 16}) EXPECT_NEAR(binomial_reduce_time(p, kM), ceil_log2(p) * T(kM), 1e-15);
+    for (int p : {2, 4, 8, 16})
+        EXPECT_NEAR(binomial_reduce_time(p, kM), ceil_log2(p) * T(kM), 1e-15);
     // p = 5: rank 4 and rank 1 (both leaves) send to the root at 0; rank 2 has rank 3's at T.
     EXPECT_NEAR(binomial_reduce_time(5, kM), 2 * T(kM), 1e-15);
     // p = 3: ranks 1 and 2 send to the root at 0: the second is in at T + S.
@@ -91,14 +96,16 @@ TEST(Reduce, BinomialMirrorsTheBcastTree) {
     for (int p : kRanks) {
         for (int root : {0, p - 1}) {
             const auto res = run_collective(p, {CollOp::Reduce, "binomial", kM, root});
-            EXPECT_NEAR(res.simulated.seconds(), binomial_reduce_time(p, kM), 1e-9) << p << " root " << root;
+            EXPECT_NEAR(res.simulated.seconds(), binomial_reduce_time(p, kM), 1e-9)
+                << p << " root " << root;
             // Every non-root sends its partial vector once; a rank receives one per child
             // (the root: ceil(log2 p) of them).
             std::uint64_t sent = 0, received = 0;
             for (int r = 0; r < p; ++r) {
                 const int vr = (r - root + p) % p;
                 EXPECT_EQ(res.ranks[r].bytes_sent, vr == 0 ? 0 : kM) << p << " rank " << r;
-                EXPECT_EQ(res.ranks[r].bytes_received, binomial_children(vr, p).size() * kM) << p << " rank " << r;
+                EXPECT_EQ(res.ranks[r].bytes_received, binomial_children(vr, p).size() * kM)
+                    << p << " rank " << r;
                 sent += res.ranks[r].bytes_sent;
                 received += res.ranks[r].bytes_received;
             }
@@ -117,7 +124,8 @@ TEST(Reduce, BinomialReductionsAreOnTheCriticalPath) {
         for (int p : {2, 4, 8, 16}) {
             for (int root : {0, p - 1}) {
                 const auto res = run_collective(p, {CollOp::Reduce, "binomial", kM, root}, ipb);
-                EXPECT_NEAR(res.simulated.seconds(), ceil_log2(p) * (T(kM) + R(kM, ipb)), 1e-9) << p << " " << ipb;
+                EXPECT_NEAR(res.simulated.seconds(), ceil_log2(p) * (T(kM) + R(kM, ipb)), 1e-9)
+                    << p << " " << ipb;
             }
         }
     }
@@ -144,12 +152,14 @@ TEST(Reduce, BinaryTreeChildrenShareTheParentsDownLink) {
         for (int p : kRanks) {
             for (int root : {0, p / 2}) {
                 const auto res = run_collective(p, {CollOp::Reduce, "binary_tree", kM, root}, ipb);
-                EXPECT_NEAR(res.simulated.seconds(), binary_tree_reduce_time(p, kM, R(kM, ipb)), 1e-9)
+                EXPECT_NEAR(res.simulated.seconds(), binary_tree_reduce_time(p, kM, R(kM, ipb)),
+                            1e-9)
                     << p << " root " << root << " ipb " << ipb;
                 std::uint64_t sent = 0, received = 0;
                 for (int r = 0; r < p; ++r) {
                     const int vr = (r - root + p) % p;
-                    const std::uint64_t children = (2 * vr + 1 < p ? 1u : 0u) + (2 * vr + 2 < p ? 1u : 0u);
+                    const std::uint64_t children =
+                        (2 * vr + 1 < p ? 1u : 0u) + (2 * vr + 2 < p ? 1u : 0u);
                     EXPECT_EQ(res.ranks[r].bytes_sent, vr == 0 ? 0 : kM);
                     EXPECT_EQ(res.ranks[r].bytes_received, children * kM);
                     sent += res.ranks[r].bytes_sent;
@@ -186,10 +196,13 @@ double binomial_bcast_time(int p, double m) {
 // Each rank receives a vector from each of its binomial children and sends one to each of
 // them, plus one exchange with its parent both ways.
 TEST(Allreduce, ReduceBcastIsTheSumOfItsPhases) {
-    for (int p : {2, 4, 8, 16}) EXPECT_NEAR(binomial_bcast_time(p, kM), ceil_log2(p) * T(kM), 1e-15);
+    for (int p : {2, 4, 8, 16})
+        EXPECT_NEAR(binomial_bcast_time(p, kM), ceil_log2(p) * T(kM), 1e-15);
     for (int p : kRanks) {
         const auto res = run_collective(p, {CollOp::Allreduce, "reduce_bcast", kM});
-        EXPECT_NEAR(res.simulated.seconds(), binomial_reduce_time(p, kM) + binomial_bcast_time(p, kM), 1e-9) << p;
+        EXPECT_NEAR(res.simulated.seconds(),
+                    binomial_reduce_time(p, kM) + binomial_bcast_time(p, kM), 1e-9)
+            << p;
         std::uint64_t sent = 0, received = 0;
         for (int r = 0; r < p; ++r) {
             const std::uint64_t moves = binomial_children(r, p).size() + (r == 0 ? 0 : 1);
@@ -232,14 +245,16 @@ double recursive_doubling_time(int p, double m) {
 }
 
 TEST(Allreduce, RecursiveDoublingOverTheHypercube) {
-    for (int p : {2, 4, 8, 16}) EXPECT_NEAR(recursive_doubling_time(p, kM), ceil_log2(p) * T(kM), 1e-15);
+    for (int p : {2, 4, 8, 16})
+        EXPECT_NEAR(recursive_doubling_time(p, kM), ceil_log2(p) * T(kM), 1e-15);
     // p = 3: rank 1 has rank 0's vector at T and rank 2's at T + S (queued behind it) and its
     // own send ends at T + S; rank 0 gets the result at T + S + T.
     EXPECT_NEAR(recursive_doubling_time(3, kM), 2 * T(kM) + S(kM), 1e-15);
     for (std::uint64_t m : {kM, std::uint64_t{1000}}) {
         for (int p : kRanks) {
             const auto res = run_collective(p, {CollOp::Allreduce, "recursive_doubling", m});
-            EXPECT_NEAR(res.simulated.seconds(), recursive_doubling_time(p, m), 1e-9) << p << " m " << m;
+            EXPECT_NEAR(res.simulated.seconds(), recursive_doubling_time(p, m), 1e-9)
+                << p << " m " << m;
             int pof2 = 1, q = 0;
             while (pof2 * 2 <= p) pof2 *= 2, ++q;
             const int rem = p - pof2;
@@ -268,7 +283,8 @@ TEST(Allreduce, RingIsTwoPMinusOneSteps) {
         for (int p : kRanks) {
             const std::uint64_t m = p * b;
             const auto res = run_collective(p, {CollOp::Allreduce, "ring", m}, ipb);
-            EXPECT_NEAR(res.simulated.seconds(), 2 * (p - 1) * T(b) + (p - 1) * R(b, ipb), 1e-9) << p << " " << ipb;
+            EXPECT_NEAR(res.simulated.seconds(), 2 * (p - 1) * T(b) + (p - 1) * R(b, ipb), 1e-9)
+                << p << " " << ipb;
         }
     }
 }
@@ -279,12 +295,16 @@ TEST(Allreduce, RingSendsAllButTwoBlocks) {
     // sends every block but (r+2)'s, receives every block but (r+1)'s (indices mod p).
     const std::uint64_t m = kM + 123;
     for (int p : kRanks) {
-        auto block = [&](int i) { return m / p + (static_cast<std::uint64_t>(i % p) < m % p ? 1 : 0); };
+        auto block = [&](int i) {
+            return m / p + (static_cast<std::uint64_t>(i % p) < m % p ? 1 : 0);
+        };
         const auto res = run_collective(p, {CollOp::Allreduce, "ring", m});
         std::uint64_t sent = 0, received = 0;
         for (int r = 0; r < p; ++r) {
-            EXPECT_EQ(res.ranks[r].bytes_sent, 2 * m - block(r + 1) - block(r + 2)) << p << " rank " << r;
-            EXPECT_EQ(res.ranks[r].bytes_received, 2 * m - block(r) - block(r + 1)) << p << " rank " << r;
+            EXPECT_EQ(res.ranks[r].bytes_sent, 2 * m - block(r + 1) - block(r + 2))
+                << p << " rank " << r;
+            EXPECT_EQ(res.ranks[r].bytes_received, 2 * m - block(r) - block(r + 1))
+                << p << " rank " << r;
             sent += res.ranks[r].bytes_sent;
             received += res.ranks[r].bytes_received;
         }

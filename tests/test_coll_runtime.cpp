@@ -26,7 +26,9 @@ topo::Topology dual_socket_nodes(int nodes, int cores) {
     <cable from="qpi" to="nic" latency="1us" bandwidth="1GB/s"/>
   </node-type>
   <star type="n" nodes="{1}" link-latency="1us" link-bandwidth="1GB/s"/>
-</cluster>)", cores, nodes), "dual.xml");
+</cluster>)",
+                                         cores, nodes),
+                             "dual.xml");
 }
 
 struct Where {
@@ -65,7 +67,8 @@ std::string write_file(const std::string& name, const std::string& text) {
 
 TEST(Placement, MapFile) {
     const auto t = dual_socket_nodes(2, 2);
-    const std::string path = write_file("ok.map", "# rank node socket core\n0 n1 1 1\n1 n0\n2 n0 1  # comment\n");
+    const std::string path =
+        write_file("ok.map", "# rank node socket core\n0 n1 1 1\n1 n0\n2 n0 1  # comment\n");
     const auto p = where(mpi::place_ranks(t, 3, "map:" + path));
     const std::vector<Where> want{{1, 1, 1}, {0, 0, 0}, {0, 1, 0}};
     EXPECT_EQ(p, want);
@@ -84,16 +87,22 @@ void expect_error(const std::function<void()>& f, const std::string& needle) {
 TEST(PlacementBadInput, MapNamingAMissingNode) {
     const auto t = dual_socket_nodes(2, 2);
     const std::string path = write_file("missing.map", "0 n0\n1 n7 0 0\n");
-    expect_error([&] { mpi::place_ranks(t, 2, "map:" + path); }, path + ":2: node 'n7' is not in the model");
+    expect_error([&] { mpi::place_ranks(t, 2, "map:" + path); },
+                 path + ":2: node 'n7' is not in the model");
 }
 
 TEST(PlacementBadInput, MapWithBadSocketCoreDuplicateOrMissingRank) {
     const auto t = dual_socket_nodes(2, 2);
-    expect_error([&] { mpi::place_ranks(t, 1, "map:" + write_file("s.map", "0 n0 2\n")); }, "s.map:1: node 'n0' has 2 sockets");
-    expect_error([&] { mpi::place_ranks(t, 1, "map:" + write_file("c.map", "0 n0 0 5\n")); }, "c.map:1: socket 0 of node 'n0' has 2 cores");
-    expect_error([&] { mpi::place_ranks(t, 2, "map:" + write_file("d.map", "0 n0\n0 n1\n")); }, "d.map:2: rank 0 is placed twice");
-    expect_error([&] { mpi::place_ranks(t, 2, "map:" + write_file("m.map", "0 n0\n")); }, "rank 1 is not placed");
-    expect_error([&] { mpi::place_ranks(t, 2, "map:/nonexistent.map"); }, "/nonexistent.map: cannot read");
+    expect_error([&] { mpi::place_ranks(t, 1, "map:" + write_file("s.map", "0 n0 2\n")); },
+                 "s.map:1: node 'n0' has 2 sockets");
+    expect_error([&] { mpi::place_ranks(t, 1, "map:" + write_file("c.map", "0 n0 0 5\n")); },
+                 "c.map:1: socket 0 of node 'n0' has 2 cores");
+    expect_error([&] { mpi::place_ranks(t, 2, "map:" + write_file("d.map", "0 n0\n0 n1\n")); },
+                 "d.map:2: rank 0 is placed twice");
+    expect_error([&] { mpi::place_ranks(t, 2, "map:" + write_file("m.map", "0 n0\n")); },
+                 "rank 1 is not placed");
+    expect_error([&] { mpi::place_ranks(t, 2, "map:/nonexistent.map"); },
+                 "/nonexistent.map: cannot read");
     expect_error([&] { mpi::place_ranks(t, 2, "scatter"); }, "unknown placement 'scatter'");
 }
 
@@ -180,7 +189,9 @@ TEST(Nonblocking, IbcastOverlapsComputation) {
     const auto res = mpi::simulate(t, one_rank_per_node(t, 4), prog, o);
     for (const auto& r : res.ranks) EXPECT_EQ(r.finish, Time::ms(10));
     EXPECT_EQ(res.ranks[1].bytes_received, 1u << 20);
-    EXPECT_EQ(res.ranks[0].ops[mpi::kOpKinds + mpi::kCollOps + static_cast<int>(CollOp::Bcast)].count, 1u);
+    EXPECT_EQ(
+        res.ranks[0].ops[mpi::kOpKinds + mpi::kCollOps + static_cast<int>(CollOp::Bcast)].count,
+        1u);
 }
 
 // The model's <collectives> rules pick by size; first match wins; others use the default.
@@ -202,8 +213,9 @@ TEST(SelectionBadInput, UnknownAlgorithmInTheModelListsTheValidOnes) {
     const auto t = uniform_star(2, 0, "\n    <algorithm operation=\"bcast\" name=\"hypercube\"/>");
     mpi::CollectiveRegistry registry;
     mpi::register_builtin_collectives(registry);
-    expect_error([&] { mpi::Selection(registry, t, {}); },
-                 "uniform-star.xml:4: collective 'bcast' has no algorithm 'hypercube'; valid algorithms: ");
+    expect_error(
+        [&] { mpi::Selection(registry, t, {}); },
+        "uniform-star.xml:4: collective 'bcast' has no algorithm 'hypercube'; valid algorithms: ");
 }
 
 TEST(SelectionBadInput, UnknownOperationAndBadOverride) {
@@ -212,20 +224,23 @@ TEST(SelectionBadInput, UnknownOperationAndBadOverride) {
     mpi::register_builtin_collectives(registry);
     expect_error([&] { mpi::Selection(registry, t, {}); }, "operation 'broadcast' is unknown");
     const auto ok = uniform_star(2);
-    expect_error([&] { mpi::Selection(registry, ok, {"bcast=nope"}); }, "--algorithm: 'bcast=nope': collective 'bcast' has no algorithm 'nope'");
+    expect_error([&] { mpi::Selection(registry, ok, {"bcast=nope"}); },
+                 "--algorithm: 'bcast=nope': collective 'bcast' has no algorithm 'nope'");
     expect_error([&] { mpi::Selection(registry, ok, {"bcast"}); }, "expected OPERATION=ALGORITHM");
 }
 
 TEST(AppsBadInput, RootOutOfRangeAndSizeWithoutUnit) {
     mpi::AppRegistry apps;
     mpi::register_builtin_apps(apps);
-    expect_error([&] { apps.create("bcast:size=1MiB,root=8", 8); }, "root 8 is out of range for 8 ranks");
+    expect_error([&] { apps.create("bcast:size=1MiB,root=8", 8); },
+                 "root 8 is out of range for 8 ranks");
     expect_error([&] { apps.create("allreduce:size=10", 4); }, "missing unit");
     expect_error([&] { apps.create("gather:size=1MiB,root=-1", 4); }, "without a sign");
     // A program naming a bad root directly is caught by the runtime.
     const auto t = uniform_star(2);
     ScriptProgram prog({{coll(CollOp::Bcast, 10, 0, 2)}, {coll(CollOp::Bcast, 10, 0, 2)}});
-    expect_error([&] { mpi::simulate(t, one_rank_per_node(t, 2), prog); }, "root 2 is out of range");
+    expect_error([&] { mpi::simulate(t, one_rank_per_node(t, 2), prog); },
+                 "root 2 is out of range");
 }
 
 TEST(Apps, EveryCollectiveAndPatternRuns) {
@@ -235,7 +250,8 @@ TEST(Apps, EveryCollectiveAndPatternRuns) {
     for (const auto& info : apps.apps()) {
         if (info.name == "pingpong" || info.name == "stream") continue;
         const bool sized = info.params.front().name == "size";
-        auto app = apps.create(info.name + (sized ? ":size=10KiB,iterations=2" : ":iterations=2"), 5);
+        auto app =
+            apps.create(info.name + (sized ? ":size=10KiB,iterations=2" : ":iterations=2"), 5);
         const auto res = mpi::simulate(t, one_rank_per_node(t, 5), *app);
         std::uint64_t sent = 0, received = 0;
         for (const auto& r : res.ranks) sent += r.bytes_sent, received += r.bytes_received;

@@ -16,7 +16,8 @@ using mpi::CollArgs;
 using mpi::CollOp;
 
 bool is_v(CollOp op) {
-    return op == CollOp::Gatherv || op == CollOp::Scatterv || op == CollOp::Allgatherv || op == CollOp::Alltoallv;
+    return op == CollOp::Gatherv || op == CollOp::Scatterv || op == CollOp::Allgatherv ||
+           op == CollOp::Alltoallv;
 }
 
 TEST(Schedules, SendsMatchReceivesForEveryAlgorithm) {
@@ -28,12 +29,15 @@ TEST(Schedules, SendsMatchReceivesForEveryAlgorithm) {
         for (int p = 1; p <= 17; ++p) {
             std::vector<std::uint64_t> counts;
             if (info.op == CollOp::Alltoallv) {
-                for (int i = 0; i < p * p; ++i) counts.push_back(100 + 37 * static_cast<std::uint64_t>(i % 5));
+                for (int i = 0; i < p * p; ++i)
+                    counts.push_back(100 + 37 * static_cast<std::uint64_t>(i % 5));
             } else {
-                for (int i = 0; i < p; ++i) counts.push_back(100 + 37 * static_cast<std::uint64_t>(i % 5));
+                for (int i = 0; i < p; ++i)
+                    counts.push_back(100 + 37 * static_cast<std::uint64_t>(i % 5));
             }
             for (int root : {0, p - 1}) {
-                SCOPED_TRACE(fmt::format("{}/{} p={} root={}", mpi::to_string(info.op), info.name, p, root));
+                SCOPED_TRACE(
+                    fmt::format("{}/{} p={} root={}", mpi::to_string(info.op), info.name, p, root));
                 // (from, to) -> {messages, bytes} as sent, and as received.
                 std::map<std::pair<int, int>, std::pair<int, std::uint64_t>> sent, received;
                 for (int r = 0; r < p; ++r) {
@@ -50,7 +54,8 @@ TEST(Schedules, SendsMatchReceivesForEveryAlgorithm) {
                     for (;; ++k) {
                         s.clear();
                         if (!info.impl->step(a, k, s)) break;
-                        ASSERT_LT(k, 100u + 10u * static_cast<std::uint32_t>(p)) << "schedule does not end";
+                        ASSERT_LT(k, 100u + 10u * static_cast<std::uint32_t>(p))
+                            << "schedule does not end";
                         for (const auto& t : s.transfers) {
                             ASSERT_GE(t.peer, 0);
                             ASSERT_LT(t.peer, p);
@@ -71,7 +76,8 @@ TEST(Schedules, EveryOperationHasAlgorithms) {
     mpi::CollectiveRegistry registry;
     mpi::register_builtin_collectives(registry);
     for (int i = 0; i < mpi::kCollOps; ++i)
-        EXPECT_FALSE(registry.names(static_cast<CollOp>(i)).empty()) << mpi::to_string(static_cast<CollOp>(i));
+        EXPECT_FALSE(registry.names(static_cast<CollOp>(i)).empty())
+            << mpi::to_string(static_cast<CollOp>(i));
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ topo::Topology star(int nodes, const std::string& eager = "64KiB") {
     <cable from="mem" to="nic" latency="1us" bandwidth="1GB/s"/>
   </node-type>
   <star type="n" nodes="{}" prefix="n" link-latency="1us" link-bandwidth="1GB/s"/>
-</cluster>)", eager, nodes);
+</cluster>)",
+                                  eager, nodes);
     return topo::parse_model(xml, "p2p.xml");
 }
 
@@ -73,7 +74,8 @@ TEST(Nonblocking, IrecvBeforeSendAndWaitallComplete) {
 }
 
 TEST(Sendrecv, RingOfFourExchangesWithoutDeadlock) {
-    const auto t = star(4, "0B");  // every message by rendezvous: a blocking ring of Sends would deadlock
+    const auto t =
+        star(4, "0B");  // every message by rendezvous: a blocking ring of Sends would deadlock
     std::vector<std::vector<mpi::Op>> script(4);
     for (int r = 0; r < 4; ++r) script[r] = {sendrecv((r + 1) % 4, 1 << 20, (r + 3) % 4, 1 << 20)};
     ScriptProgram prog(script);
@@ -131,7 +133,8 @@ TEST(Deadlock, ReceiveWithoutSendIsReportedWithRanksAndOperations) {
 
 TEST(Deadlock, TwoBlockingRendezvousSendsToEachOther) {
     const auto t = star(2, "0B");
-    ScriptProgram prog({{send(1, 1 << 20), recv(1, 1 << 20)}, {send(0, 1 << 20), recv(0, 1 << 20)}});
+    ScriptProgram prog(
+        {{send(1, 1 << 20), recv(1, 1 << 20)}, {send(0, 1 << 20), recv(0, 1 << 20)}});
     EXPECT_THROW(mpi::simulate(t, one_rank_per_node(t, 2), prog), InputError);
 }
 

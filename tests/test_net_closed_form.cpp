@@ -18,16 +18,18 @@ using testing::ScriptProgram;
 using testing::send;
 
 constexpr std::uint64_t kBandwidth = 1'000'000'000;  // 1 GB/s
-constexpr std::int64_t kLatencyPs = 1'000'000;        // 1 us
+constexpr std::int64_t kLatencyPs = 1'000'000;       // 1 us
 
 // Two single-socket nodes joined directly by one cable (hops = 1), or through a switch
 // (hops = 2), or through two switches (hops = 3).
-std::string model(int hops, const std::string& nic, const std::string& granularity, int extra_nodes = 0) {
+std::string model(int hops, const std::string& nic, const std::string& granularity,
+                  int extra_nodes = 0) {
     std::string xml = fmt::format(R"(<cluster name="closed-form">
   <network granularity="{}" nic="{}" eager-threshold="2GiB"/>
   <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <nodes prefix="n" count="{}" type="n"/>
-)", granularity, nic, 2 + extra_nodes);
+)",
+                                  granularity, nic, 2 + extra_nodes);
     const char* link = R"(latency="1us" bandwidth="1GB/s")";
     if (hops == 1) {
         xml += fmt::format("  <cable from=\"n0.s0\" to=\"n1.s0\" {}/>\n", link);
@@ -37,8 +39,10 @@ std::string model(int hops, const std::string& nic, const std::string& granulari
             xml += fmt::format("  <cable from=\"n{}.s0\" to=\"sw\" {}/>\n", i, link);
     } else {
         xml += "  <switch name=\"a\"/><switch name=\"b\"/>\n";
-        xml += fmt::format("  <cable from=\"n0.s0\" to=\"a\" {0}/><cable from=\"a\" to=\"b\" {0}/>"
-                           "<cable from=\"b\" to=\"n1.s0\" {0}/>\n", link);
+        xml += fmt::format(
+            "  <cable from=\"n0.s0\" to=\"a\" {0}/><cable from=\"a\" to=\"b\" {0}/>"
+            "<cable from=\"b\" to=\"n1.s0\" {0}/>\n",
+            link);
     }
     return xml + "</cluster>\n";
 }
@@ -82,15 +86,17 @@ std::vector<Case> cases() {
     std::vector<Case> out;
     for (int hops : {1, 2, 3})
         for (const char* nic : {"packet", "analytical"})
-            for (std::uint64_t size : {std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{100 * 1024},
-                                       std::uint64_t{1} << 20, std::uint64_t{100} << 20, std::uint64_t{1} << 30})
+            for (std::uint64_t size :
+                 {std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{100 * 1024},
+                  std::uint64_t{1} << 20, std::uint64_t{100} << 20, std::uint64_t{1} << 30})
                 out.push_back(Case{hops, nic, size});
     return out;
 }
 
 INSTANTIATE_TEST_SUITE_P(HopsNicSize, ClosedForm, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
-                             return fmt::format("hops{}_{}_{}B", info.param.hops, info.param.nic, info.param.size);
+                             return fmt::format("hops{}_{}_{}B", info.param.hops, info.param.nic,
+                                                info.param.size);
                          });
 
 // Above the eager threshold, a rendezvous adds a zero-byte request-to-send and a zero-byte
@@ -114,9 +120,10 @@ TEST(FairSharing, TwoStreamsIntoOneReceiverGetHalfEach) {
     for (const char* nic : {"packet", "analytical"}) {
         const auto t = topo::parse_model(model(2, nic, "100KiB", 1), "fair.xml");
         const std::uint64_t size = 100 << 20;
-        ScriptProgram prog({{send(2, size)},
-                            {send(2, size)},
-                            {testing::irecv(0, size, 0), testing::irecv(1, size, 1), testing::waitall(0, 2)}});
+        ScriptProgram prog(
+            {{send(2, size)},
+             {send(2, size)},
+             {testing::irecv(0, size, 0), testing::irecv(1, size, 1), testing::waitall(0, 2)}});
         const auto res = mpi::simulate(t, one_rank_per_node(t, 3), prog);
         const double both = 2.0 * size / kBandwidth;
         SCOPED_TRACE(nic);
@@ -131,9 +138,10 @@ TEST(FairSharing, TwoStreamsFromOneSenderGetHalfEach) {
     for (const char* nic : {"packet", "analytical"}) {
         const auto t = topo::parse_model(model(2, nic, "100KiB", 1), "fair.xml");
         const std::uint64_t size = 100 << 20;
-        ScriptProgram prog({{testing::isend(1, size, 0), testing::isend(2, size, 1), testing::waitall(0, 2)},
-                            {recv(0, size)},
-                            {recv(0, size)}});
+        ScriptProgram prog(
+            {{testing::isend(1, size, 0), testing::isend(2, size, 1), testing::waitall(0, 2)},
+             {recv(0, size)},
+             {recv(0, size)}});
         const auto res = mpi::simulate(t, one_rank_per_node(t, 3), prog);
         const double both = 2.0 * size / kBandwidth;
         SCOPED_TRACE(nic);
@@ -145,7 +153,8 @@ TEST(FairSharing, TwoStreamsFromOneSenderGetHalfEach) {
 // A switch whose relay bandwidth is below the links' caps both streams through it.
 TEST(Relay, SwitchRelayBandwidthIsShared) {
     std::string xml = model(2, "packet", "100KiB", 2);
-    xml.replace(xml.find("<switch name=\"sw\"/>"), 19, "<switch name=\"sw\" bandwidth=\"500MB/s\"/>");
+    xml.replace(xml.find("<switch name=\"sw\"/>"), 19,
+                "<switch name=\"sw\" bandwidth=\"500MB/s\"/>");
     const auto t = topo::parse_model(xml, "relay.xml");
     const std::uint64_t size = 50'000'000;
     // 0 -> 2 and 1 -> 3 use disjoint links but share the switch's 500 MB/s relay.
@@ -165,7 +174,8 @@ TEST(Invariants, BytesSentEqualBytesReceivedAndRunsAreDeterministic) {
             for (int p = 0; p < 5; ++p) {
                 if (p == r) continue;
                 script[r].push_back(testing::irecv(p, 1 << 20, h++));
-                script[r].push_back(testing::isend(p, static_cast<std::uint64_t>(10'000 * (r + 1) * (p + 2)), h++));
+                script[r].push_back(
+                    testing::isend(p, static_cast<std::uint64_t>(10'000 * (r + 1) * (p + 2)), h++));
             }
             script[r].push_back(testing::waitall(0, h));
         }
@@ -180,7 +190,8 @@ TEST(Invariants, BytesSentEqualBytesReceivedAndRunsAreDeterministic) {
     EXPECT_EQ(a.network.bytes_sent, a.network.bytes_delivered);
     EXPECT_EQ(a.simulated, b.simulated);
     EXPECT_EQ(a.events, b.events);
-    for (std::size_t r = 0; r < a.ranks.size(); ++r) EXPECT_EQ(a.ranks[r].finish, b.ranks[r].finish);
+    for (std::size_t r = 0; r < a.ranks.size(); ++r)
+        EXPECT_EQ(a.ranks[r].finish, b.ranks[r].finish);
 }
 
 }  // namespace
@@ -202,7 +213,9 @@ TEST(Routing, RoundRobinSpreadsPacketsOverEqualCostPaths) {
     <cable from="s0" to="nic" latency="1us" bandwidth="1GB/s"/>
   </node-type>
   <fat-tree type="n" levels="2" down="2,2" up="1,2" link-latency="1us" link-bandwidth="1GB/s"/>
-</cluster>)", routing), "ft.xml");
+</cluster>)",
+                                                     routing),
+                                         "ft.xml");
         std::vector<mpi::Op> sends, recvs;
         for (int i = 0; i < 4; ++i) {
             sends.push_back(send(1, 1'000'000 + 1000 * static_cast<std::uint64_t>(i), i));
@@ -219,7 +232,8 @@ TEST(Routing, RoundRobinSpreadsPacketsOverEqualCostPaths) {
         ASSERT_NE(leaf, topo::kNoVertex);
         std::vector<std::uint64_t> up;
         for (auto [e, last] = t.out_edge_range(leaf); e < last; ++e)
-            if (t.vertex(t.target_of(e)).kind == topo::VertexKind::Switch) up.push_back(res.edge_bytes[e]);
+            if (t.vertex(t.target_of(e)).kind == topo::VertexKind::Switch)
+                up.push_back(res.edge_bytes[e]);
         ASSERT_EQ(up.size(), 2u) << routing;
         if (std::string(routing) == "shortest-path") {
             EXPECT_EQ(up[0], 4'006'000u);
@@ -254,7 +268,8 @@ TEST(MemoryNode, LocalThroughputForRanksOfOneSocket) {
     <cable from="mem1" to="qpi" latency="100ns" bandwidth="10GB/s"/>
   </node-type>
   <node name="n0" type="n"/>
-</cluster>)", "socket.xml");
+</cluster>)",
+                                     "socket.xml");
     const std::uint64_t m = 80'000'000;
     const topo::VertexId s0 = t.nodes[0].sockets[0].vertex, s1 = t.nodes[0].sockets[1].vertex;
     testing::ScriptProgram local({{send(1, m)}, {recv(0, m)}});

@@ -43,15 +43,18 @@ std::string star_xml(int nodes, const std::string& network, const std::string& g
   <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <nodes prefix="n" count="{}" type="n"/>
   <switch name="sw"/>
-)", granularity, network, nodes);
+)",
+                                  granularity, network, nodes);
     for (int i = 0; i < nodes; ++i)
-        xml += fmt::format("  <cable from=\"n{}.s0\" to=\"sw\" latency=\"5us\" bandwidth=\"1.25GB/s\"/>\n", i);
+        xml += fmt::format(
+            "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"5us\" bandwidth=\"1.25GB/s\"/>\n", i);
     return xml + "</cluster>\n";
 }
 
 std::vector<mpi::RankLocation> ranks_on(const topo::Topology& t, const std::vector<int>& nodes) {
     std::vector<mpi::RankLocation> out;
-    for (int n : nodes) out.push_back({static_cast<std::uint32_t>(n), 0, 0, t.nodes[n].sockets[0].vertex});
+    for (int n : nodes)
+        out.push_back({static_cast<std::uint32_t>(n), 0, 0, t.nodes[n].sockets[0].vertex});
     return out;
 }
 
@@ -67,7 +70,9 @@ std::vector<Scenario> scenarios(std::uint64_t m) {
     using testing::waitall;
     return {
         {"one flow", {0, 1}, {{send(1, m)}, {recv(0, m)}}},
-        {"two into one receiver", {0, 1, 2}, {{send(2, m)}, {send(2, m)}, {irecv(0, m, 0), irecv(1, m, 1), waitall(0, 2)}}},
+        {"two into one receiver",
+         {0, 1, 2},
+         {{send(2, m)}, {send(2, m)}, {irecv(0, m, 0), irecv(1, m, 1), waitall(0, 2)}}},
         // X = rank 0 -> rank 3 shares rank 0's up-link with Y (0 -> 4) and rank 3's
         // down-link with Z1 (1 -> 3) and Z2 (2 -> 3): X gets the smaller share, 1/3.
         {"two bottlenecks",
@@ -97,13 +102,15 @@ TEST(FluidVsPacket, StarWithAndWithoutContentionWithin2Percent) {
         SCOPED_TRACE(sc.name);
         const auto packet = finishes(star_xml(5, "", "4KiB"), sc);
         const auto fluid = finishes(star_xml(5, "model=\"fluid\"", "4KiB"), sc);
-        for (std::size_t r = 0; r < packet.size(); ++r) EXPECT_NEAR(fluid[r], packet[r], 0.02 * packet[r]) << r;
+        for (std::size_t r = 0; r < packet.size(); ++r)
+            EXPECT_NEAR(fluid[r], packet[r], 0.02 * packet[r]) << r;
     }
     // The closed forms behind them: B = 1.25 GB/s.
     const double B = 1.25e9, L = 5e-6;
     const auto fluid = finishes(star_xml(5, "model=\"fluid\"", "4KiB"), scenarios(m)[2]);
     EXPECT_NEAR(fluid[3], 3.0 * m / B + 2 * L, 1e-6);  // X, Z1, Z2 at B/3 on rank 3's down-link
-    EXPECT_NEAR(fluid[4], 1.5 * m / B + 2 * L, 1e-6);  // Y takes the 2/3 that X leaves on the up-link
+    EXPECT_NEAR(fluid[4], 1.5 * m / B + 2 * L,
+                1e-6);  // Y takes the 2/3 that X leaves on the up-link
     const auto two = finishes(star_xml(5, "model=\"fluid\"", "4KiB"), scenarios(m)[1]);
     EXPECT_NEAR(two[2], 2.0 * m / B + 2 * L, 1e-6);
 }
@@ -118,21 +125,27 @@ TEST(FluidVsPacket, ThreeLevelFatTreeWithin2Percent) {
     <cable from="s0" to="nic" latency="1us" bandwidth="10GB/s"/>
   </node-type>
   <fat-tree type="n" levels="3" down="2,2,2" up="1,2,2" link-latency="1us" link-bandwidth="1.25GB/s"/>
-</cluster>)", network);
+</cluster>)",
+                           network);
     };
     const std::uint64_t m = 100 << 20;
     using testing::irecv;
     using testing::waitall;
     const std::vector<Scenario> cases{
         {"across the top", {0, 7}, {{send(1, m)}, {recv(0, m)}}},
-        {"two across the top into one", {0, 1, 7}, {{send(2, m)}, {send(2, m)}, {irecv(0, m, 0), irecv(1, m, 1), waitall(0, 2)}}},
-        {"two through one leaf up-link", {0, 2, 4, 6}, {{send(2, m)}, {send(3, m)}, {recv(0, m)}, {recv(1, m)}}},
+        {"two across the top into one",
+         {0, 1, 7},
+         {{send(2, m)}, {send(2, m)}, {irecv(0, m, 0), irecv(1, m, 1), waitall(0, 2)}}},
+        {"two through one leaf up-link",
+         {0, 2, 4, 6},
+         {{send(2, m)}, {send(3, m)}, {recv(0, m)}, {recv(1, m)}}},
     };
     for (const auto& sc : cases) {
         SCOPED_TRACE(sc.name);
         const auto packet = finishes(xml(""), sc);
         const auto fluid = finishes(xml("model=\"fluid\""), sc);
-        for (std::size_t r = 0; r < packet.size(); ++r) EXPECT_NEAR(fluid[r], packet[r], 0.02 * packet[r]) << r;
+        for (std::size_t r = 0; r < packet.size(); ++r)
+            EXPECT_NEAR(fluid[r], packet[r], 0.02 * packet[r]) << r;
     }
 }
 
@@ -145,18 +158,30 @@ TEST(CutThrough, KHopsTakeKLatenciesPlusSizeOverBandwidth) {
     for (int switches : {1, 2, 4}) {
         for (const bool nic : {false, true}) {
             for (const char* nicmodel : {"packet", "analytical"}) {
-                std::string xml = fmt::format(R"(<cluster name="chain">
+                std::string xml =
+                    fmt::format(R"(<cluster name="chain">
   <network granularity="{}B" eager-threshold="1TiB" nic="{}"/>
   <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/>{}</node-type>
   <nodes prefix="n" count="2" type="n"/>
-)", g, nicmodel, nic ? "<nic name=\"nic\"/><cable from=\"s0\" to=\"nic\" latency=\"1us\" bandwidth=\"1GB/s\"/>" : "");
-                for (int i = 0; i < switches; ++i) xml += fmt::format("  <switch name=\"sw{}\" forwarding=\"cut-through\"/>\n", i);
+)",
+                                g, nicmodel,
+                                nic ? "<nic name=\"nic\"/><cable from=\"s0\" to=\"nic\" "
+                                      "latency=\"1us\" bandwidth=\"1GB/s\"/>"
+                                    : "");
+                for (int i = 0; i < switches; ++i)
+                    xml += fmt::format("  <switch name=\"sw{}\" forwarding=\"cut-through\"/>\n", i);
                 const std::string a = nic ? "n0.nic" : "n0.s0", b = nic ? "n1.nic" : "n1.s0";
-                xml += fmt::format("  <cable from=\"{}\" to=\"sw0\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", a);
+                xml += fmt::format(
+                    "  <cable from=\"{}\" to=\"sw0\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", a);
                 for (int i = 0; i + 1 < switches; ++i)
-                    xml += fmt::format("  <cable from=\"sw{}\" to=\"sw{}\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i, i + 1);
-                xml += fmt::format("  <cable from=\"sw{}\" to=\"{}\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n</cluster>\n",
-                                   switches - 1, b);
+                    xml += fmt::format(
+                        "  <cable from=\"sw{}\" to=\"sw{}\" latency=\"1us\" "
+                        "bandwidth=\"1GB/s\"/>\n",
+                        i, i + 1);
+                xml += fmt::format(
+                    "  <cable from=\"sw{}\" to=\"{}\" latency=\"1us\" "
+                    "bandwidth=\"1GB/s\"/>\n</cluster>\n",
+                    switches - 1, b);
                 const auto t = topo::parse_model(xml, "chain.xml");
                 for (std::uint64_t m : {std::uint64_t{g}, std::uint64_t{10} << 20}) {
                     ScriptProgram prog({{send(1, m)}, {recv(0, m)}});
@@ -165,7 +190,8 @@ TEST(CutThrough, KHopsTakeKLatenciesPlusSizeOverBandwidth) {
                     // and forward: the sender's adds one packet time, the receiver's too.
                     const int k = switches + 1 + (nic ? 2 : 0);
                     const double want = k * L + m / B + (nic ? 2 : 0) * g / B;
-                    SCOPED_TRACE(fmt::format("{} switches, nic {}, {} NIC, {} B", switches, nic, nicmodel, m));
+                    SCOPED_TRACE(fmt::format("{} switches, nic {}, {} NIC, {} B", switches, nic,
+                                             nicmodel, m));
                     EXPECT_NEAR(res.simulated.seconds(), want, 0.01 * want);
                 }
             }
@@ -175,12 +201,14 @@ TEST(CutThrough, KHopsTakeKLatenciesPlusSizeOverBandwidth) {
 
 TEST(CutThrough, ContentionStillDelays) {
     std::string xml = star_xml(3, "", "4KiB");
-    xml.replace(xml.find("<switch name=\"sw\"/>"), 19, "<switch name=\"sw\" forwarding=\"cut-through\"/>");
+    xml.replace(xml.find("<switch name=\"sw\"/>"), 19,
+                "<switch name=\"sw\" forwarding=\"cut-through\"/>");
     const auto t = topo::parse_model(xml, "ct.xml");
     const std::uint64_t m = 100 << 20;
     using testing::irecv;
     using testing::waitall;
-    ScriptProgram prog({{send(2, m)}, {send(2, m)}, {irecv(0, m, 0), irecv(1, m, 1), waitall(0, 2)}});
+    ScriptProgram prog(
+        {{send(2, m)}, {send(2, m)}, {irecv(0, m, 0), irecv(1, m, 1), waitall(0, 2)}});
     const auto res = mpi::simulate(t, ranks_on(t, {0, 1, 2}), prog);
     EXPECT_NEAR(res.ranks[2].finish.seconds(), 2.0 * m / 1.25e9, 0.01 * 2.0 * m / 1.25e9);
 }
@@ -233,13 +261,15 @@ TEST(Valiant, SpreadsPacketsOverGlobalCablesInBothModels) {
             for (topo::EdgeId e = 0; e < t.num_edges(); ++e) {
                 const auto& u = t.vertex(t.source_of(e));
                 const auto& v = t.vertex(t.target_of(e));
-                if (u.kind == topo::VertexKind::Switch && v.kind == topo::VertexKind::Switch && u.group != v.group &&
-                    a.edge_bytes[e] > 0)
+                if (u.kind == topo::VertexKind::Switch && v.kind == topo::VertexKind::Switch &&
+                    u.group != v.group && a.edge_bytes[e] > 0)
                     ++global_used;
             }
             SCOPED_TRACE(fmt::format("{} / {}", model, routing));
-            if (std::string(routing) == "shortest-path") EXPECT_EQ(global_used, 1);
-            else EXPECT_GT(global_used, 4);
+            if (std::string(routing) == "shortest-path")
+                EXPECT_EQ(global_used, 1);
+            else
+                EXPECT_GT(global_used, 4);
         }
     }
 }

@@ -47,7 +47,8 @@ struct Chain final : Component {
         if (trajectory.size() > 20000) return;
         for (int k = 0; k < 2; ++k) {
             state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-            engine.schedule_in(Time::ns(static_cast<std::int64_t>((state >> 33) % 4)), id, 0, state >> 40);
+            engine.schedule_in(Time::ns(static_cast<std::int64_t>((state >> 33) % 4)), id, 0,
+                               state >> 40);
         }
     }
     std::string name() const override { return "chain"; }

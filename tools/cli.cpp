@@ -6,8 +6,8 @@
 #include <iostream>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "collectives/apps.hpp"
@@ -41,9 +41,11 @@ std::vector<std::uint32_t> parse_list(const std::string& flag, const std::string
     std::size_t pos = 0;
     while (pos <= text.size()) {
         const std::size_t comma = text.find_first_of(",x", pos);
-        const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        const std::string item =
+            text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
         const std::uint64_t v = flag_value(flag, item, parse_count);
-        if (v == 0 || v > UINT32_MAX) throw InputError(flag, 0, fmt::format("'{}': expected positive numbers", text));
+        if (v == 0 || v > UINT32_MAX)
+            throw InputError(flag, 0, fmt::format("'{}': expected positive numbers", text));
         out.push_back(static_cast<std::uint32_t>(v));
         if (comma == std::string::npos) break;
         pos = comma + 1;
@@ -53,7 +55,8 @@ std::vector<std::uint32_t> parse_list(const std::string& flag, const std::string
 
 std::string with_commas(std::uint64_t v) {
     std::string s = std::to_string(v);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
+        s.insert(static_cast<std::size_t>(i), ",");
     return s;
 }
 
@@ -67,7 +70,8 @@ int cmd_validate(const std::string& model_path) {
 struct GenerateFlags {
     std::string kind;
     std::uint32_t nodes = 16, sockets = 1, cores = 1;
-    std::string cpu_speed = "2G", link_bandwidth = "1.25GB/s", link_latency = "1us", switch_bandwidth;
+    std::string cpu_speed = "2G", link_bandwidth = "1.25GB/s", link_latency = "1us",
+                switch_bandwidth;
     std::string memory_bandwidth = "20GB/s", memory_latency = "100ns";
     std::string granularity = "100KiB", nic = "packet", routing = "shortest-path", memory = "16GiB";
     std::string eager_threshold = "64KiB", down, up, dims;
@@ -89,16 +93,26 @@ int cmd_generate(const GenerateFlags& f) {
         o.switch_bandwidth = flag_value("--switch-bandwidth", f.switch_bandwidth, parse_bandwidth);
     o.memory_bandwidth = flag_value("--memory-bandwidth", f.memory_bandwidth, parse_bandwidth);
     o.memory_latency = flag_value("--memory-latency", f.memory_latency, parse_time);
-    o.granularity = f.granularity == "message" ? 0 : flag_value("--granularity", f.granularity, parse_size);
+    o.granularity =
+        f.granularity == "message" ? 0 : flag_value("--granularity", f.granularity, parse_size);
     if (f.granularity != "message" && o.granularity == 0)
         throw InputError("--granularity", 0, "expected a positive size or 'message'");
-    if (f.nic == "packet") o.nic = topo::NicModel::Packet;
-    else if (f.nic == "analytical") o.nic = topo::NicModel::Analytical;
-    else throw InputError("--nic", 0, fmt::format("'{}': expected packet or analytical", f.nic));
-    if (f.routing == "shortest-path") o.routing = topo::Routing::ShortestPath;
-    else if (f.routing == "round-robin") o.routing = topo::Routing::RoundRobin;
-    else if (f.routing == "valiant") o.routing = topo::Routing::Valiant;
-    else throw InputError("--routing", 0, fmt::format("'{}': expected shortest-path, round-robin or valiant", f.routing));
+    if (f.nic == "packet")
+        o.nic = topo::NicModel::Packet;
+    else if (f.nic == "analytical")
+        o.nic = topo::NicModel::Analytical;
+    else
+        throw InputError("--nic", 0, fmt::format("'{}': expected packet or analytical", f.nic));
+    if (f.routing == "shortest-path")
+        o.routing = topo::Routing::ShortestPath;
+    else if (f.routing == "round-robin")
+        o.routing = topo::Routing::RoundRobin;
+    else if (f.routing == "valiant")
+        o.routing = topo::Routing::Valiant;
+    else
+        throw InputError(
+            "--routing", 0,
+            fmt::format("'{}': expected shortest-path, round-robin or valiant", f.routing));
     o.groups = f.groups;
     o.routers = f.routers;
     o.nodes_per_router = f.nodes_per_router;
@@ -145,7 +159,8 @@ int cmd_run(const RunFlags& f) {
     const auto t_load = std::chrono::steady_clock::now();
     topo::Topology t = topo::load_model(f.model);
     if (!f.network.empty()) mpi::choose_network(t, f.network);
-    const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
+    const double load_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
     mpi::AppRegistry registry;
     mpi::register_builtin_apps(registry);
     const std::uint32_t ranks = f.ranks != 0 ? f.ranks : registry.min_ranks(f.app);
@@ -156,7 +171,8 @@ int cmd_run(const RunFlags& f) {
     options.seed = f.seed;
     const mpi::SimulationResult res = mpi::simulate(t, placement, *app, options);
     const std::uint64_t peak = peak_memory_bytes();
-    const double eps = res.wall_seconds > 0 ? static_cast<double>(res.events) / res.wall_seconds : 0.0;
+    const double eps =
+        res.wall_seconds > 0 ? static_cast<double>(res.events) / res.wall_seconds : 0.0;
 
     if (f.json) {
         nlohmann::json j;
@@ -171,7 +187,8 @@ int cmd_run(const RunFlags& f) {
         j["model_load_s"] = load_s;
         j["events_per_s"] = eps;
         j["peak_memory_bytes"] = peak;
-        j["network"] = {{"model", f.network.empty() ? std::string(topo::to_string(t.settings.model)) : f.network},
+        j["network"] = {{"model", f.network.empty() ? std::string(topo::to_string(t.settings.model))
+                                                    : f.network},
                         {"messages", res.network.messages_delivered},
                         {"bytes_sent", res.network.bytes_sent},
                         {"bytes_delivered", res.network.bytes_delivered},
@@ -181,8 +198,9 @@ int cmd_run(const RunFlags& f) {
         const auto totals = op_totals(res);
         for (int k = 0; k < mpi::kStatKinds; ++k) {
             if (totals[k].count == 0) continue;
-            ops[mpi::stat_name(k)] = {
-                {"count", totals[k].count}, {"time_s", totals[k].time.seconds()}, {"bytes", totals[k].bytes}};
+            ops[mpi::stat_name(k)] = {{"count", totals[k].count},
+                                      {"time_s", totals[k].time.seconds()},
+                                      {"bytes", totals[k].bytes}};
         }
         j["operations"] = ops;
         nlohmann::json summary = nlohmann::json::object();
@@ -206,7 +224,8 @@ int cmd_run(const RunFlags& f) {
         return 0;
     }
 
-    std::cout << fmt::format("clustersim run: model {} ({} nodes), app {}\n", f.model, t.nodes.size(), f.app);
+    std::cout << fmt::format("clustersim run: model {} ({} nodes), app {}\n", f.model,
+                             t.nodes.size(), f.app);
     std::cout << fmt::format("  {} ranks placed {}", ranks, f.placement);
     const std::size_t show = std::min<std::size_t>(res.placement.size(), 4);
     for (std::size_t r = 0; r < show; ++r) {
@@ -216,21 +235,25 @@ int cmd_run(const RunFlags& f) {
     }
     std::cout << (res.placement.size() > show ? ", ...\n" : "\n");
     std::cout << fmt::format("\n  simulated time     {}\n", format_time(res.simulated));
-    for (const auto& [k, v] : app->summarize(res.simulated)) std::cout << fmt::format("  {:<18} {}\n", k, v);
-    std::cout << fmt::format("  messages           {} ({} delivered in {} packets, {} packet hops)\n",
-                             with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
-                             with_commas(res.network.packets), with_commas(res.network.packet_hops));
+    for (const auto& [k, v] : app->summarize(res.simulated))
+        std::cout << fmt::format("  {:<18} {}\n", k, v);
+    std::cout << fmt::format(
+        "  messages           {} ({} delivered in {} packets, {} packet hops)\n",
+        with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
+        with_commas(res.network.packets), with_commas(res.network.packet_hops));
     std::cout << "\n  operation          count   time (sum over ranks)   bytes\n";
     const auto totals = op_totals(res);
     for (int k = 0; k < mpi::kStatKinds; ++k) {
         const mpi::OpStats& total = totals[k];
         if (total.count == 0) continue;
         std::cout << fmt::format("  {:<14} {:>9}   {:>21}   {}\n", mpi::stat_name(k),
-                                 with_commas(total.count), format_time(total.time), format_size(total.bytes));
+                                 with_commas(total.count), format_time(total.time),
+                                 format_size(total.bytes));
     }
-    std::cout << fmt::format("\n  simulator: {} events in {:.3f} s wall ({:.1f} M events/s), model load {:.3f} s, "
-                             "peak memory {}\n",
-                             with_commas(res.events), res.wall_seconds, eps / 1e6, load_s, format_size(peak));
+    std::cout << fmt::format(
+        "\n  simulator: {} events in {:.3f} s wall ({:.1f} M events/s), model load {:.3f} s, "
+        "peak memory {}\n",
+        with_commas(res.events), res.wall_seconds, eps / 1e6, load_s, format_size(peak));
     return 0;
 }
 
@@ -241,48 +264,66 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
 
     std::string validate_model;
-    auto* validate = app.add_subcommand("validate", "Build a model and print what was built, or its errors");
+    auto* validate =
+        app.add_subcommand("validate", "Build a model and print what was built, or its errors");
     validate->add_option("MODEL", validate_model, "cluster model XML file")->required();
 
     GenerateFlags g;
-    auto* generate = app.add_subcommand("generate", "Write a generated cluster model XML to stdout");
+    auto* generate =
+        app.add_subcommand("generate", "Write a generated cluster model XML to stdout");
     generate->add_option("KIND", g.kind, "star, fat-tree, torus or dragonfly")
         ->required()
         ->check(CLI::IsMember({"star", "fat-tree", "torus", "dragonfly"}));
-    generate->add_option("--nodes", g.nodes, "number of nodes (star; torus/fat-tree default shape)");
+    generate->add_option("--nodes", g.nodes,
+                         "number of nodes (star; torus/fat-tree default shape)");
     generate->add_option("--sockets", g.sockets, "sockets per node");
     generate->add_option("--cores", g.cores, "cores per socket");
     generate->add_option("--cpu-speed", g.cpu_speed, "instructions per second per core, e.g. 2.8G");
-    generate->add_option("--link-bandwidth", g.link_bandwidth, "network link bandwidth, e.g. 10Gbit/s");
+    generate->add_option("--link-bandwidth", g.link_bandwidth,
+                         "network link bandwidth, e.g. 10Gbit/s");
     generate->add_option("--link-latency", g.link_latency, "network link latency, e.g. 1us");
-    generate->add_option("--switch-bandwidth", g.switch_bandwidth, "switch relay bandwidth (default unlimited)");
-    generate->add_option("--memory-bandwidth", g.memory_bandwidth, "socket to memory-node bandwidth");
+    generate->add_option("--switch-bandwidth", g.switch_bandwidth,
+                         "switch relay bandwidth (default unlimited)");
+    generate->add_option("--memory-bandwidth", g.memory_bandwidth,
+                         "socket to memory-node bandwidth");
     generate->add_option("--memory-latency", g.memory_latency, "socket to memory-node latency");
-    generate->add_option("--granularity", g.granularity, "packet size, or 'message' for whole messages");
+    generate->add_option("--granularity", g.granularity,
+                         "packet size, or 'message' for whole messages");
     generate->add_option("--nic", g.nic, "packet or analytical");
-    generate->add_option("--routing", g.routing, "shortest-path, round-robin or valiant (dragonfly)");
+    generate->add_option("--routing", g.routing,
+                         "shortest-path, round-robin or valiant (dragonfly)");
     generate->add_option("--memory", g.memory, "memory per node, e.g. 64GiB");
     generate->add_option("--eager-threshold", g.eager_threshold, "largest eagerly sent message");
     generate->add_option("--down", g.down, "fat-tree: children per switch per level, e.g. 8,4");
     generate->add_option("--up", g.up, "fat-tree: parents per vertex per level, e.g. 1,2");
     generate->add_option("--dims", g.dims, "torus: dimensions, e.g. 4,4,4");
-    generate->add_option("--groups", g.groups, "dragonfly: groups (default: routers x global links + 1)");
+    generate->add_option("--groups", g.groups,
+                         "dragonfly: groups (default: routers x global links + 1)");
     generate->add_option("--routers", g.routers, "dragonfly: routers per group");
     generate->add_option("--nodes-per-router", g.nodes_per_router, "dragonfly: nodes per router");
     generate->add_option("--global-links", g.global_links, "dragonfly: global cables per router");
-    generate->add_option("--local-latency", g.local_latency, "dragonfly: router-to-router latency in a group");
-    generate->add_option("--local-bandwidth", g.local_bandwidth, "dragonfly: router-to-router bandwidth in a group");
+    generate->add_option("--local-latency", g.local_latency,
+                         "dragonfly: router-to-router latency in a group");
+    generate->add_option("--local-bandwidth", g.local_bandwidth,
+                         "dragonfly: router-to-router bandwidth in a group");
     generate->add_option("--global-latency", g.global_latency, "dragonfly: latency between groups");
-    generate->add_option("--global-bandwidth", g.global_bandwidth, "dragonfly: bandwidth between groups");
+    generate->add_option("--global-bandwidth", g.global_bandwidth,
+                         "dragonfly: bandwidth between groups");
 
     RunFlags r;
     auto* run = app.add_subcommand("run", "Simulate an application on a cluster model");
     run->add_option("MODEL", r.model, "cluster model XML file")->required();
-    run->add_option("--app", r.app, "application, e.g. pingpong:size=1MiB,iterations=10, bcast:size=100MiB, ring:size=1MiB")->required();
+    run->add_option(
+           "--app", r.app,
+           "application, e.g. pingpong:size=1MiB,iterations=10, bcast:size=100MiB, ring:size=1MiB")
+        ->required();
     run->add_option("--ranks", r.ranks, "number of MPI ranks (default: the app's minimum)");
-    run->add_option("--placement", r.placement, "round-robin, sequential, or map:FILE (lines: RANK NODE [SOCKET [CORE]])");
-    run->add_option("--algorithm", r.algorithms, "collective algorithm override, e.g. bcast=binomial (repeatable)");
-    run->add_option("--network", r.network, "network model: packet, cut-through or fluid (default: the model's)");
+    run->add_option("--placement", r.placement,
+                    "round-robin, sequential, or map:FILE (lines: RANK NODE [SOCKET [CORE]])");
+    run->add_option("--algorithm", r.algorithms,
+                    "collective algorithm override, e.g. bcast=binomial (repeatable)");
+    run->add_option("--network", r.network,
+                    "network model: packet, cut-through or fluid (default: the model's)");
     run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)");
     run->add_flag("--json", r.json, "print one JSON object instead of the summary");
     run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");

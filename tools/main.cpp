@@ -1,3 +1,5 @@
 #include "tools/cli.hpp"
 
-int main(int argc, char** argv) { return clustersim::cli::main(argc, argv); }
+int main(int argc, char** argv) {
+    return clustersim::cli::main(argc, argv);
+}

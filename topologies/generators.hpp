@@ -38,7 +38,8 @@ struct TemplateVertex {
     VertexKind kind = VertexKind::Switch;
     Bandwidth relay{};  // infinite() = unlimited
     Bandwidth local{};  // MemoryNode only
-    std::int8_t cut_through = -1;  // forwarding="...": 1 cut-through, 0 store-and-forward, -1 default
+    std::int8_t cut_through =
+        -1;  // forwarding="...": 1 cut-through, 0 store-and-forward, -1 default
     std::uint32_t cores = 0;
     std::uint64_t speed = 0;
     int line = 0;

@@ -409,12 +409,18 @@ Topology Reader::read() {
 }
 
 void Reader::read_network(pugi::xml_node n) {
-    check_attributes(n, {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold"});
+    check_attributes(n,
+                     {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold"});
     NetworkSettings& s = tb_.settings();
     if (const auto v = optional(n, "model")) {
-        if (*v == "packet") s.model = NetworkModel::Packet;
-        else if (*v == "fluid") s.model = NetworkModel::Fluid;
-        else fail(n, fmt::format("<network> attribute 'model': '{}' is not valid; expected packet or fluid", *v));
+        if (*v == "packet")
+            s.model = NetworkModel::Packet;
+        else if (*v == "fluid")
+            s.model = NetworkModel::Fluid;
+        else
+            fail(n, fmt::format(
+                        "<network> attribute 'model': '{}' is not valid; expected packet or fluid",
+                        *v));
     }
     if (optional(n, "forwarding")) s.cut_through = forwarding_attr(n) == 1;
     if (const auto v = optional(n, "granularity")) s.granularity = granularity_attr(n, *v);
@@ -440,7 +446,8 @@ void Reader::read_collectives(pugi::xml_node n) {
     check_attributes(n, {"reduce-instructions-per-byte"});
     MpiSettings& m = tb_.mpi();
     if (const auto v = optional(n, "reduce-instructions-per-byte"))
-        m.reduce_instructions_per_byte = with_unit(n, "reduce-instructions-per-byte", *v, parse_count);
+        m.reduce_instructions_per_byte =
+            with_unit(n, "reduce-instructions-per-byte", *v, parse_count);
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element || std::strcmp(c.name(), "algorithm") != 0)
             fail(c, "unexpected content in <collectives>; expected only <algorithm> elements");
@@ -448,15 +455,19 @@ void Reader::read_collectives(pugi::xml_node n) {
         CollectiveRule rule;
         rule.operation = std::string(required(c, "operation"));
         rule.algorithm = std::string(required(c, "name"));
-        if (const auto v = optional(c, "min-size")) rule.min_bytes = with_unit(c, "min-size", *v, parse_size);
-        if (const auto v = optional(c, "max-size")) rule.max_bytes = with_unit(c, "max-size", *v, parse_size);
+        if (const auto v = optional(c, "min-size"))
+            rule.min_bytes = with_unit(c, "min-size", *v, parse_size);
+        if (const auto v = optional(c, "max-size"))
+            rule.max_bytes = with_unit(c, "max-size", *v, parse_size);
         if (const auto v = optional(c, "segment")) {
             rule.segment = with_unit(c, "segment", *v, parse_size);
-            if (rule.segment == 0) fail(c, "<algorithm> attribute 'segment': expected a positive size");
+            if (rule.segment == 0)
+                fail(c, "<algorithm> attribute 'segment': expected a positive size");
         }
         if (rule.min_bytes >= rule.max_bytes)
-            fail(c, fmt::format("<algorithm> size range [{}, {}) is empty; expected min-size < max-size",
-                                rule.min_bytes, rule.max_bytes));
+            fail(c, fmt::format(
+                        "<algorithm> size range [{}, {}) is empty; expected min-size < max-size",
+                        rule.min_bytes, rule.max_bytes));
         rule.line = line_of(c);
         m.collectives.push_back(std::move(rule));
     }

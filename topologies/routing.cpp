@@ -109,8 +109,10 @@ Router::Router(const Topology& topology) : topo_(topology) {
     }
     info_.resize(n);
     for (std::size_t v = 0; v < n; ++v) {
-        info_[v] = VertexInfo{parent_[v], anchor_[v], tin_[v], tout_[v], down_first_[v],
-                              down_first_[v + 1] - down_first_[v], up_first_[v], up_first_[v + 1] - up_first_[v]};
+        info_[v] = VertexInfo{parent_[v],     anchor_[v],
+                              tin_[v],        tout_[v],
+                              down_first_[v], down_first_[v + 1] - down_first_[v],
+                              up_first_[v],   up_first_[v + 1] - up_first_[v]};
     }
 }
 
@@ -194,9 +196,12 @@ std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
     return p;
 }
 
-bool Router::reachable(VertexId from, VertexId to) const { return from == to || !path(from, to).empty(); }
+bool Router::reachable(VertexId from, VertexId to) const {
+    return from == to || !path(from, to).empty();
+}
 
-ValiantChooser::ValiantChooser(const Topology& t) : topo_(t), enabled_(t.settings.routing == Routing::Valiant) {
+ValiantChooser::ValiantChooser(const Topology& t)
+    : topo_(t), enabled_(t.settings.routing == Routing::Valiant) {
     if (!enabled_) return;
     for (VertexId v = 0; v < t.num_vertices(); ++v) {
         const auto& p = t.vertex(v);
@@ -213,9 +218,9 @@ VertexId ValiantChooser::via(VertexId src, VertexId dst, Rng& rng) const {
     std::uint64_t g;
     do {
         g = rng.below(routers_.size());
-    } while (static_cast<std::int32_t>(g) == gs || static_cast<std::int32_t>(g) == gd || routers_[g].empty());
+    } while (static_cast<std::int32_t>(g) == gs || static_cast<std::int32_t>(g) == gd ||
+             routers_[g].empty());
     return routers_[g][rng.below(routers_[g].size())];
 }
 
 }  // namespace clustersim::topo
-

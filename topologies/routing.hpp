@@ -22,7 +22,7 @@
 namespace clustersim::topo {
 
 class Router {
-public:
+  public:
     explicit Router(const Topology& topology);
 
     // Next edge from v towards dst (v != dst), or kNoEdge if dst cannot be reached. With
@@ -38,7 +38,7 @@ public:
     std::size_t tables_built() const { return tables_built_; }
     const Topology& topology() const { return topo_; }
 
-private:
+  private:
     static constexpr std::uint32_t kUnreached = UINT32_MAX;
     // Candidate edges from v towards dst: fills `out` (cleared first).
     void candidates(VertexId v, VertexId dst, std::vector<EdgeId>& out) const;
@@ -71,8 +71,8 @@ private:
     // What a routing decision reads about a vertex, in one 32-byte record (one cache miss
     // rather than six on graphs larger than the cache).
     struct VertexInfo {
-        VertexId parent = kNoVertex;  // tree parent; kNoVertex for core vertices
-        VertexId anchor = kNoVertex;  // core vertex at the root of v's tree (v itself if core)
+        VertexId parent = kNoVertex;      // tree parent; kNoVertex for core vertices
+        VertexId anchor = kNoVertex;      // core vertex at the root of v's tree (v itself if core)
         std::uint32_t tin = 0, tout = 0;  // Euler-tour interval
         std::uint32_t down_first = 0, down_count = 0;  // edges parent -> v in down_edges_
         std::uint32_t up_first = 0, up_count = 0;      // edges v -> parent in up_edges_
@@ -95,15 +95,14 @@ private:
 // goes minimally to a random router of a random third group, then minimally on. Within a
 // group, with fewer than three groups, or without Valiant routing: kNoVertex (go direct).
 class ValiantChooser {
-public:
+  public:
     explicit ValiantChooser(const Topology& topology);
     VertexId via(VertexId src, VertexId dst, Rng& rng) const;
 
-private:
+  private:
     const Topology& topo_;
     bool enabled_;
     std::vector<std::vector<VertexId>> routers_;  // per group
 };
 
 }  // namespace clustersim::topo
-

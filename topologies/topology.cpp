@@ -8,10 +8,14 @@ namespace clustersim::topo {
 
 const char* to_string(VertexKind kind) {
     switch (kind) {
-        case VertexKind::Socket: return "socket";
-        case VertexKind::MemoryNode: return "memory-node";
-        case VertexKind::Switch: return "switch";
-        case VertexKind::Nic: return "nic";
+        case VertexKind::Socket:
+            return "socket";
+        case VertexKind::MemoryNode:
+            return "memory-node";
+        case VertexKind::Switch:
+            return "switch";
+        case VertexKind::Nic:
+            return "nic";
     }
     return "?";
 }
@@ -20,13 +24,18 @@ const char* to_string(NicModel model) {
     return model == NicModel::Packet ? "packet" : "analytical";
 }
 
-const char* to_string(NetworkModel model) { return model == NetworkModel::Packet ? "packet" : "fluid"; }
+const char* to_string(NetworkModel model) {
+    return model == NetworkModel::Packet ? "packet" : "fluid";
+}
 
 const char* to_string(Routing routing) {
     switch (routing) {
-        case Routing::ShortestPath: return "shortest-path";
-        case Routing::RoundRobin: return "round-robin";
-        case Routing::Valiant: return "valiant";
+        case Routing::ShortestPath:
+            return "shortest-path";
+        case Routing::RoundRobin:
+            return "round-robin";
+        case Routing::Valiant:
+            return "valiant";
     }
     return "?";
 }
@@ -42,7 +51,8 @@ VertexId TopologyBuilder::add_vertex(VertexProps props) {
     return static_cast<VertexId>(vertices_.size() - 1);
 }
 
-void TopologyBuilder::add_edge(VertexId from, VertexId to, Time latency, Bandwidth bandwidth, int line) {
+void TopologyBuilder::add_edge(VertexId from, VertexId to, Time latency, Bandwidth bandwidth,
+                               int line) {
     edges_.push_back(PendingEdge{from, to, EdgeProps{latency, bandwidth, line}});
 }
 
@@ -90,7 +100,8 @@ Topology TopologyBuilder::build(std::string name, std::string source) && {
     // Vertices without out-edges start where the next populated row starts.
     t.row_start_[t.num_vertices()] = static_cast<EdgeId>(m);
     for (std::size_t v = t.num_vertices(); v-- > 0;)
-        if (boost::out_degree(static_cast<VertexId>(v), t.graph) == 0) t.row_start_[v] = t.row_start_[v + 1];
+        if (boost::out_degree(static_cast<VertexId>(v), t.graph) == 0)
+            t.row_start_[v] = t.row_start_[v + 1];
     t.nodes = std::move(nodes_);
     edges_.clear();
     vertices_.clear();

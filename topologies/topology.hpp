@@ -43,7 +43,7 @@ enum class Routing : std::uint8_t {
 const char* to_string(Routing routing);
 
 struct VertexProps {
-    std::string name;          // "n3.s0", "sw", "ft.l1.2"
+    std::string name;  // "n3.s0", "sw", "ft.l1.2"
     VertexKind kind = VertexKind::Switch;
     Bandwidth relay{};         // store-and-forward relay bandwidth; infinite() = unlimited
     Bandwidth local{};         // MemoryNode: rate for neighbour-to-neighbour exchange
@@ -55,7 +55,7 @@ struct VertexProps {
     // Unset (-1): switches follow NetworkSettings::cut_through, NICs and memory nodes
     // store and forward.
     std::int8_t cut_through = -1;
-    int line = 0;              // line of the XML element that declared it (0: generated)
+    int line = 0;  // line of the XML element that declared it (0: generated)
 };
 
 struct EdgeProps {
@@ -75,7 +75,7 @@ struct SocketInfo {
 
 struct NodeInfo {
     std::string name;
-    std::string type;  // node-type it was expanded from
+    std::string type;          // node-type it was expanded from
     std::uint64_t memory = 0;  // bytes
     std::vector<SocketInfo> sockets;
     VertexId nic = kNoVertex;
@@ -146,7 +146,7 @@ struct Topology {
 
 // Collects vertices and edges, then builds the immutable graph.
 class TopologyBuilder {
-public:
+  public:
     VertexId add_vertex(VertexProps props);
     void add_edge(VertexId from, VertexId to, Time latency, Bandwidth bandwidth, int line = 0);
     void add_cable(VertexId a, VertexId b, Time latency, Bandwidth bandwidth, int line = 0) {
@@ -161,7 +161,7 @@ public:
 
     Topology build(std::string name, std::string source) &&;
 
-private:
+  private:
     std::vector<VertexProps> vertices_;
     struct PendingEdge {
         VertexId from, to;

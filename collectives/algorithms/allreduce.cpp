@@ -27,8 +27,9 @@ namespace clustersim::mpi::alg {
 namespace {
 
 class ReduceBcastAllreduce final : public Algorithm {
-public:
-    ReduceBcastAllreduce(std::shared_ptr<const Algorithm> reduce, std::shared_ptr<const Algorithm> bcast)
+  public:
+    ReduceBcastAllreduce(std::shared_ptr<const Algorithm> reduce,
+                         std::shared_ptr<const Algorithm> bcast)
         : reduce_(std::move(reduce)), bcast_(std::move(bcast)) {}
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         CollArgs b = a;
@@ -40,18 +41,21 @@ public:
         return bcast_->step(b, k - reduce_steps, s);
     }
 
-private:
+  private:
     std::shared_ptr<const Algorithm> reduce_, bcast_;
 };
 
 class RecursiveDoublingAllreduce final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t r = a.rank, pof2 = floor_pow2(a.size), rem = a.size - pof2;
         if (r < 2 * rem && r % 2 == 0) {  // sits out: hands its vector over, gets the result
-            if (k == 0) s.send(r + 1, a.bytes);
-            else if (k == 1) s.recv(r + 1, a.bytes);
-            else return false;
+            if (k == 0)
+                s.send(r + 1, a.bytes);
+            else if (k == 1)
+                s.recv(r + 1, a.bytes);
+            else
+                return false;
             return true;
         }
         if (r < 2 * rem) {  // odd: first combines with the even neighbour
@@ -66,7 +70,8 @@ public:
         const std::uint32_t rounds = ceil_log2(pof2);
         if (k < rounds) {
             const std::int32_t partner_new = newrank ^ (std::int32_t{1} << k);
-            const std::int32_t partner = partner_new < rem ? 2 * partner_new + 1 : partner_new + rem;
+            const std::int32_t partner =
+                partner_new < rem ? 2 * partner_new + 1 : partner_new + rem;
             s.send(partner, a.bytes);
             s.recv(partner, a.bytes);
             s.reduce_bytes = a.bytes;
@@ -81,7 +86,7 @@ public:
 };
 
 class RingAllreduce final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t p = a.size, r = a.rank;
         const auto steps = static_cast<std::uint32_t>(p - 1);
@@ -111,7 +116,8 @@ public:
 void register_allreduce(CollectiveRegistry& r) {
     r.add(CollOp::Allreduce, "reduce_bcast", "binomial reduce to rank 0, then binomial bcast",
           std::make_shared<ReduceBcastAllreduce>(make_binomial_reduce(), make_binomial_bcast()));
-    r.add(CollOp::Allreduce, "recursive_doubling", "pairwise exchanges of the whole vector (MPICH short messages)",
+    r.add(CollOp::Allreduce, "recursive_doubling",
+          "pairwise exchanges of the whole vector (MPICH short messages)",
           std::make_shared<RecursiveDoublingAllreduce>());
     r.add(CollOp::Allreduce, "ring", "reduce-scatter ring then allgather ring (long messages)",
           std::make_shared<RingAllreduce>());

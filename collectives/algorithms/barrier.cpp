@@ -16,13 +16,13 @@ namespace clustersim::mpi::alg {
 namespace {
 
 class VirtualBarrier final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs&, std::uint32_t, Step&) const override { return false; }
     bool global_view() const override { return true; }
 };
 
 class BinaryTreeBarrier final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t r = a.rank, left = 2 * r + 1, right = 2 * r + 2, parent = (r - 1) / 2;
         switch (k) {
@@ -47,7 +47,7 @@ public:
 };
 
 class DisseminationBarrier final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         if (k >= ceil_log2(a.size)) return false;
         const std::int32_t d = std::int32_t{1} << k;
@@ -60,8 +60,10 @@ public:
 }  // namespace
 
 void register_barrier(CollectiveRegistry& r) {
-    r.add(CollOp::Barrier, "virtual", "global view, no messages (PIOsimHD)", std::make_shared<VirtualBarrier>());
-    r.add(CollOp::Barrier, "binary_tree", "pre-barrier up a binary tree, post-barrier down (Garg-De)",
+    r.add(CollOp::Barrier, "virtual", "global view, no messages (PIOsimHD)",
+          std::make_shared<VirtualBarrier>());
+    r.add(CollOp::Barrier, "binary_tree",
+          "pre-barrier up a binary tree, post-barrier down (Garg-De)",
           std::make_shared<BinaryTreeBarrier>());
     r.add(CollOp::Barrier, "dissemination", "ceil(log2 p) rounds of r -> r + 2^i",
           std::make_shared<DisseminationBarrier>());

@@ -28,7 +28,7 @@ namespace clustersim::mpi::alg {
 namespace {
 
 class LinearBcast final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         if (k > 0) return false;
         if (a.rank == a.root) {
@@ -45,7 +45,8 @@ public:
 
 // Binomial tree over relative ranks, shared with other files: the receive step (if vr > 0)
 // followed by one send per step. `bytes_for(child_vr, subtree_size)` says what moves.
-bool binomial_down(const CollArgs& a, std::uint32_t k, Step& s, std::uint64_t (*bytes_for)(const CollArgs&, std::int32_t, std::int32_t)) {
+bool binomial_down(const CollArgs& a, std::uint32_t k, Step& s,
+                   std::uint64_t (*bytes_for)(const CollArgs&, std::int32_t, std::int32_t)) {
     const std::int32_t vr = a.relative(a.rank);
     std::int32_t mask = 1;
     while (mask < a.size && !(vr & mask)) mask <<= 1;
@@ -71,15 +72,19 @@ bool binomial_down(const CollArgs& a, std::uint32_t k, Step& s, std::uint64_t (*
 }
 
 namespace {
-std::uint64_t whole_buffer(const CollArgs& a, std::int32_t, std::int32_t) { return a.bytes; }
+std::uint64_t whole_buffer(const CollArgs& a, std::int32_t, std::int32_t) {
+    return a.bytes;
+}
 
 class BinomialBcast final : public Algorithm {
-public:
-    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override { return binomial_down(a, k, s, whole_buffer); }
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        return binomial_down(a, k, s, whole_buffer);
+    }
 };
 
 class BinaryTreeBcast final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t vr = a.relative(a.rank), left = 2 * vr + 1, right = 2 * vr + 2;
         if (vr > 0) {
@@ -97,7 +102,7 @@ public:
 };
 
 class PipelinedChainBcast final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         if (a.size < 2) return false;
         const std::uint64_t seg = std::max<std::uint64_t>(a.segment, 1);
@@ -129,7 +134,8 @@ std::uint64_t split_block(const CollArgs& a, std::int32_t i) {
 std::uint64_t split_blocks(const CollArgs& a, std::int32_t first, std::int32_t n) {
     const auto p = static_cast<std::int64_t>(a.size);
     const auto extra = static_cast<std::int64_t>(a.bytes % static_cast<std::uint64_t>(p));
-    const std::int64_t with_extra = std::max<std::int64_t>(0, std::min<std::int64_t>(first + n, extra) - first);
+    const std::int64_t with_extra =
+        std::max<std::int64_t>(0, std::min<std::int64_t>(first + n, extra) - first);
     return a.bytes / static_cast<std::uint64_t>(p) * static_cast<std::uint64_t>(n) +
            static_cast<std::uint64_t>(with_extra);
 }
@@ -146,7 +152,7 @@ std::uint32_t binomial_down_steps(const CollArgs& a) {
 }
 
 class ScatterAllgatherBcast final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         if (binomial_down(a, k, s, split_blocks)) return true;
         const std::uint32_t j = k - binomial_down_steps(a);  // ring step
@@ -160,16 +166,22 @@ public:
 };
 }  // namespace
 
-std::shared_ptr<const Algorithm> make_binomial_bcast() { return std::make_shared<BinomialBcast>(); }
+std::shared_ptr<const Algorithm> make_binomial_bcast() {
+    return std::make_shared<BinomialBcast>();
+}
 
 void register_bcast(CollectiveRegistry& r) {
     r.add(CollOp::Bcast, "linear", "root sends to all at once", std::make_shared<LinearBcast>());
-    r.add(CollOp::Bcast, "binomial", "binomial tree (MPICH short messages)", std::make_shared<BinomialBcast>());
-    r.add(CollOp::Bcast, "binary_tree", "heap-ordered binary tree, both children in one step (PIOsimHD)",
+    r.add(CollOp::Bcast, "binomial", "binomial tree (MPICH short messages)",
+          std::make_shared<BinomialBcast>());
+    r.add(CollOp::Bcast, "binary_tree",
+          "heap-ordered binary tree, both children in one step (PIOsimHD)",
           std::make_shared<BinaryTreeBcast>());
-    r.add(CollOp::Bcast, "pipelined_chain", "chain of relative ranks, message cut into `segment`-byte pieces",
+    r.add(CollOp::Bcast, "pipelined_chain",
+          "chain of relative ranks, message cut into `segment`-byte pieces",
           std::make_shared<PipelinedChainBcast>());
-    r.add(CollOp::Bcast, "scatter_allgather", "binomial scatter of p blocks, then ring allgather (MPICH long messages)",
+    r.add(CollOp::Bcast, "scatter_allgather",
+          "binomial scatter of p blocks, then ring allgather (MPICH long messages)",
           std::make_shared<ScatterAllgatherBcast>());
 }
 

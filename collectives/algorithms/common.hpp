@@ -8,7 +8,9 @@
 
 namespace clustersim::mpi::alg {
 
-inline bool power_of_two(std::int32_t p) { return p > 0 && (p & (p - 1)) == 0; }
+inline bool power_of_two(std::int32_t p) {
+    return p > 0 && (p & (p - 1)) == 0;
+}
 // Largest power of two <= p (p >= 1).
 inline std::int32_t floor_pow2(std::int32_t p) {
     std::int32_t x = 1;
@@ -27,7 +29,8 @@ inline std::uint32_t ceil_log2(std::int32_t p) {
 // rank 2s + 1 if s < rem, else s + rem, and stands for the ranks [first(s), first(s + 1)).
 struct Fold {
     std::int32_t p, pof2, rem;
-    explicit Fold(std::int32_t size) : p(size), pof2(floor_pow2(size)), rem(size - floor_pow2(size)) {}
+    explicit Fold(std::int32_t size)
+        : p(size), pof2(floor_pow2(size)), rem(size - floor_pow2(size)) {}
     // First rank a survivor stands for; first(pof2) = p.
     std::int64_t first(std::int64_t s) const { return s < rem ? 2 * s : s + rem; }
     std::int32_t rank_of(std::int32_t s) const { return s < rem ? 2 * s + 1 : s + rem; }

@@ -18,7 +18,7 @@ namespace clustersim::mpi::alg {
 namespace {
 
 class LinearReduce final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         if (k > 0 || a.size < 2) return false;
         if (a.rank == a.root) {
@@ -33,7 +33,7 @@ public:
 };
 
 class BinomialReduce final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t vr = a.relative(a.rank);
         std::uint32_t step = 0;  // steps with a transfer so far
@@ -56,7 +56,7 @@ public:
 };
 
 class BinaryTreeReduce final : public Algorithm {
-public:
+  public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t vr = a.relative(a.rank), left = 2 * vr + 1, right = 2 * vr + 2;
         if (left < a.size) {
@@ -79,7 +79,9 @@ public:
 
 }  // namespace
 
-std::shared_ptr<const Algorithm> make_binomial_reduce() { return std::make_shared<BinomialReduce>(); }
+std::shared_ptr<const Algorithm> make_binomial_reduce() {
+    return std::make_shared<BinomialReduce>();
+}
 
 void register_reduce(CollectiveRegistry& r) {
     r.add(CollOp::Reduce, "linear", "root receives and reduces every vector in one step",
