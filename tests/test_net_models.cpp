@@ -276,3 +276,41 @@ TEST(Valiant, SpreadsPacketsOverGlobalCablesInBothModels) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// The issue's form: one store-and-forward vertex (a switch at the sender's side), then
+// cut-through switches: k * latency + size / bandwidth + one packet time.
+TEST(CutThrough, OneStoreAndForwardHopAddsOnePacketTime) {
+    const double L = 1e-6, B = 1e9;
+    const std::uint64_t g = 4096;
+    for (int ct : {1, 3}) {
+        std::string xml = fmt::format(R"(<cluster name="chain">
+  <network granularity="{}B" eager-threshold="1TiB" forwarding="cut-through"/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="2" type="n"/>
+  <switch name="sf" forwarding="store-and-forward"/>
+)",
+                                      g);
+        for (int i = 0; i < ct; ++i) xml += fmt::format("  <switch name=\"ct{}\"/>\n", i);
+        const char* link = R"(latency="1us" bandwidth="1GB/s")";
+        xml += fmt::format(
+            "  <cable from=\"n0.s0\" to=\"sf\" {}/><cable from=\"sf\" to=\"ct0\" {}/>\n", link,
+            link);
+        for (int i = 0; i + 1 < ct; ++i)
+            xml += fmt::format("  <cable from=\"ct{}\" to=\"ct{}\" {}/>\n", i, i + 1, link);
+        xml += fmt::format("  <cable from=\"ct{}\" to=\"n1.s0\" {}/>\n</cluster>\n", ct - 1, link);
+        const auto t = topo::parse_model(xml, "chain.xml");
+        const std::uint64_t m = 10 << 20;
+        ScriptProgram prog({{send(1, m)}, {recv(0, m)}});
+        const auto res = mpi::simulate(t, ranks_on(t, {0, 1}), prog);
+        const int k = ct + 2;  // links: socket-sf, sf-ct0, ..., ct-socket
+        const double want = k * L + m / B + g / B;
+        EXPECT_NEAR(res.simulated.seconds(), want, 0.01 * want) << ct;
+        EXPECT_NEAR(res.simulated.seconds(), want, 1e-9) << ct;
+    }
+}
+
+}  // namespace
+}  // namespace clustersim
