@@ -220,18 +220,39 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
         const double delta = comp_rates_[i] - fl.rate;
         for (std::uint32_t r : routes_[fl.route].resources) resources_[r].load += delta;
         fl.rate = comp_rates_[i];
-        ++fl.generation;
         if (fl.rate <= 0) continue;  // cannot happen with positive capacities
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        engine_.schedule(now + Time::ps(static_cast<std::int64_t>(ps)), id_, kFlowDone,
-                         (static_cast<std::uint64_t>(fl.generation) << 32) | f);
+        completions_.push_back(
+            Completion{now + Time::ps(static_cast<std::int64_t>(ps)), fl.order, f, ++fl.version});
+        std::push_heap(completions_.begin(), completions_.end(), Later{});
     }
+    arm();
     stats_.packet_hops += comp_flows_.size();
+}
+
+void FluidNetwork::drop_stale() {
+    while (!completions_.empty() && !current(completions_.front())) {
+        std::pop_heap(completions_.begin(), completions_.end(), Later{});
+        completions_.pop_back();
+    }
+    if (completions_.size() > 1024 && completions_.size() > 2 * flows_.live()) {
+        std::erase_if(completions_, [&](const Completion& c) { return !current(c); });
+        std::make_heap(completions_.begin(), completions_.end(), Later{});
+    }
+}
+
+void FluidNetwork::arm() {
+    drop_stale();
+    if (completions_.empty()) return;
+    const Time at = completions_.front().at;
+    if (at == armed_at_) return;
+    armed_at_ = at;  // an earlier-armed event that no longer matches is skipped when it fires
+    engine_.schedule(at, id_, kNextDone, static_cast<std::uint64_t>(at.ps()));
 }
 
 void FluidNetwork::finish(std::uint32_t f) {
     Flow& fl = flows_[f];
-    fl.active = false;
+    fl.active = false;  // its completion entries are now stale
     const Route& route = routes_[fl.route];
     // Only where this flow was part of a saturated resource can the others gain.
     std::vector<std::uint32_t>& seeds = seeds_scratch_;
@@ -261,12 +282,18 @@ void FluidNetwork::finish(std::uint32_t f) {
 
 void FluidNetwork::handle(Engine&, const Event& ev) {
     switch (ev.kind) {
-        case kFlowDone: {
-            const auto f = static_cast<std::uint32_t>(ev.data);
-            const auto generation = static_cast<std::uint32_t>(ev.data >> 32);
-            if (f >= flows_.capacity() || !flows_[f].active || flows_[f].generation != generation)
-                return;
-            finish(f);
+        case kNextDone: {
+            if (static_cast<std::int64_t>(ev.data) != armed_at_.ps()) return;  // superseded
+            armed_at_ = Time::max();
+            // Every flow due now finishes (finishing one may re-time the others).
+            for (drop_stale(); !completions_.empty() && completions_.front().at <= engine_.now();
+                 drop_stale()) {
+                const std::uint32_t f = completions_.front().flow;
+                std::pop_heap(completions_.begin(), completions_.end(), Later{});
+                completions_.pop_back();
+                finish(f);
+            }
+            arm();
             break;
         }
         case kDeliver: {

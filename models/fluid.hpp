@@ -42,7 +42,28 @@ class FluidNetwork final : public Component, public Transport {
     std::string name() const override { return "fluid network"; }
 
   private:
-    enum Kind : std::uint32_t { kFlowDone = 0, kDeliver = 1, kInjected = 2 };
+    enum Kind : std::uint32_t { kNextDone = 0, kDeliver = 1, kInjected = 2 };
+
+    // Completion times of the active flows: when a flow's rate changes it gets a new entry
+    // and a new version, superseded entries are skipped when they reach the top, and the
+    // heap is compacted when they outnumber the live ones. The engine holds one event, for
+    // the earliest completion. (An engine event per flow per rate change would pile up
+    // superseded events: O(p^2) memory when p flows share one link.)
+    struct Completion {
+        Time at;
+        std::uint64_t order;  // start order breaks ties deterministically
+        std::uint32_t flow;
+        std::uint32_t version;
+    };
+    struct Later {
+        bool operator()(const Completion& a, const Completion& b) const {
+            return a.at != b.at ? a.at > b.at : a.order > b.order;
+        }
+    };
+    bool current(const Completion& c) const {
+        return flows_[c.flow].active && flows_[c.flow].version == c.version;
+    }
+    void drop_stale();  // pops superseded entries off the top; compacts when they dominate
     static constexpr std::uint32_t kNil = UINT32_MAX;
 
     struct Route {
@@ -57,8 +78,8 @@ class FluidNetwork final : public Component, public Transport {
         double rate;       // bytes/s
         Time updated;
         std::uint32_t route;
-        std::uint32_t generation;
-        std::uint64_t order;  // start order, for deterministic tie-breaks
+        std::uint32_t version;  // of its current entry in completions_
+        std::uint64_t order;    // start order, for deterministic tie-breaks
         bool notify_injected;
         bool active;
     };
@@ -77,6 +98,7 @@ class FluidNetwork final : public Component, public Transport {
     // new one), or kNil.
     void resolve(const std::vector<std::uint32_t>& seeds, std::uint32_t first = kNil);
     void finish(std::uint32_t flow);
+    void arm();  // keeps one engine event at the earliest completion
     std::uint32_t record(std::uint64_t cookie);  // a pending notification
 
     Engine& engine_;
@@ -94,7 +116,9 @@ class FluidNetwork final : public Component, public Transport {
     topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
     std::uint64_t next_order_ = 0;
-    Pool<std::uint64_t> pending_;  // cookies of scheduled notifications
+    Pool<std::uint64_t> pending_;          // cookies of scheduled notifications
+    std::vector<Completion> completions_;  // a binary min-heap (std::push_heap with Later)
+    Time armed_at_ = Time::max();          // time of the engine event for the earliest completion
     std::vector<std::uint64_t> edge_bytes_;
     NetworkStats stats_;
 
