@@ -314,3 +314,29 @@ TEST(CutThrough, OneStoreAndForwardHopAddsOnePacketTime) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// p - 1 flows into one receiver share its link: every completion changes every other
+// rate. The fluid model still spends O(p) engine events (one armed completion event plus a
+// delivery per message), not one event per flow per rate change.
+TEST(Fluid, ManyIntoOneCostsLinearlyManyEvents) {
+    const int p = 300;
+    const auto t = topo::parse_model(star_xml(p, "model=\"fluid\"", "4KiB"), "many.xml");
+    std::vector<std::vector<mpi::Op>> script(p);
+    for (int r = 1; r < p; ++r) {
+        script[0].push_back(recv(r, 1000 + r));
+        script[r].push_back(send(0, 1000 + static_cast<std::uint64_t>(r)));
+    }
+    ScriptProgram prog(script);
+    std::vector<int> nodes(p);
+    for (int i = 0; i < p; ++i) nodes[i] = i;
+    const auto res = mpi::simulate(t, ranks_on(t, nodes), prog);
+    EXPECT_EQ(res.ranks[0].bytes_received,
+              static_cast<std::uint64_t>(1000 * (p - 1) + p * (p - 1) / 2));
+    EXPECT_LE(res.events, static_cast<std::uint64_t>(3 * p));
+}
+
+}  // namespace
+}  // namespace clustersim
