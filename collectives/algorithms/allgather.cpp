@@ -74,13 +74,10 @@ class RecursiveDoublingAllgather final : public Algorithm {
   public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t p = a.size, r = a.rank;
-        const std::int32_t pof2 = floor_pow2(p), rem = p - pof2;
-        const std::uint32_t rounds = ceil_log2(pof2);
-        // First rank held by survivor sv (sv in [0, pof2]; first(pof2) = p).
         const Fold fold(p);
-        auto first = [&](std::int64_t sv) { return fold.first(sv); };
-        auto survivor_rank = [&](std::int32_t sv) { return fold.rank_of(sv); };
-        if (r < 2 * rem && r % 2 == 0) {  // folded: give the block, get everything else back
+        const std::int32_t pof2 = fold.pof2, rem = fold.rem;
+        const std::uint32_t rounds = ceil_log2(pof2);
+        if (fold.sits_out(r)) {  // folded: give the block, get everything else back
             if (k == 0)
                 s.send(r + 1, a.block(r));
             else if (k == 1)
@@ -98,14 +95,14 @@ class RecursiveDoublingAllgather final : public Algorithm {
             --k;
         }
         if (k < rounds) {
-            const std::int32_t sv = paired ? r / 2 : r - rem;
+            const std::int32_t sv = fold.survivor(r);
             const std::int32_t mask = std::int32_t{1} << k;
             const std::int32_t mine = sv & ~(mask - 1), theirs = mine ^ mask;
             auto group_blocks = [&](std::int32_t g) {
-                const std::int64_t lo = first(g), hi = first(g + mask);
+                const std::int64_t lo = fold.first(g), hi = fold.first(g + mask);
                 return range_blocks(a, lo, static_cast<std::int32_t>(hi - lo));
             };
-            const std::int32_t partner = survivor_rank(sv ^ mask);
+            const std::int32_t partner = fold.rank_of(sv ^ mask);
             s.send(partner, group_blocks(mine));
             s.recv(partner, group_blocks(theirs));
             return true;

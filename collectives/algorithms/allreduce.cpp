@@ -48,8 +48,9 @@ class ReduceBcastAllreduce final : public Algorithm {
 class RecursiveDoublingAllreduce final : public Algorithm {
   public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
-        const std::int32_t r = a.rank, pof2 = floor_pow2(a.size), rem = a.size - pof2;
-        if (r < 2 * rem && r % 2 == 0) {  // sits out: hands its vector over, gets the result
+        const Fold fold(a.size);
+        const std::int32_t r = a.rank, pof2 = fold.pof2, rem = fold.rem;
+        if (fold.sits_out(r)) {  // sits out: hands its vector over, gets the result
             if (k == 0)
                 s.send(r + 1, a.bytes);
             else if (k == 1)
@@ -66,12 +67,11 @@ class RecursiveDoublingAllreduce final : public Algorithm {
             }
             --k;
         }
-        const std::int32_t newrank = r < 2 * rem ? r / 2 : r - rem;
+        const std::int32_t newrank = fold.survivor(r);
         const std::uint32_t rounds = ceil_log2(pof2);
         if (k < rounds) {
             const std::int32_t partner_new = newrank ^ (std::int32_t{1} << k);
-            const std::int32_t partner =
-                partner_new < rem ? 2 * partner_new + 1 : partner_new + rem;
+            const std::int32_t partner = fold.rank_of(partner_new);
             s.send(partner, a.bytes);
             s.recv(partner, a.bytes);
             s.reduce_bytes = a.bytes;

@@ -53,14 +53,11 @@ class RecursiveHalvingReduceScatter final : public Algorithm {
   public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t p = a.size, r = a.rank;
-        const std::int32_t pof2 = floor_pow2(p), rem = p - pof2;
+        const Fold fold(p);
+        const std::int32_t pof2 = fold.pof2, rem = fold.rem;
         const std::uint32_t rounds = ceil_log2(pof2);
         const std::uint64_t m = a.bytes, vector = m * static_cast<std::uint64_t>(p);
-        // First block owned by survivor sv (sv in [0, pof2]; first(pof2) = p).
-        const Fold fold(p);
-        auto first = [&](std::int64_t sv) { return fold.first(sv); };
-        auto survivor_rank = [&](std::int32_t sv) { return fold.rank_of(sv); };
-        if (r < 2 * rem && r % 2 == 0) {  // folded: hand over the vector, get block r back
+        if (fold.sits_out(r)) {  // folded: hand over the vector, get block r back
             if (k == 0)
                 s.send(r + 1, vector);
             else if (k == 1)
@@ -79,13 +76,13 @@ class RecursiveHalvingReduceScatter final : public Algorithm {
             --k;
         }
         if (k < rounds) {
-            const std::int32_t sv = paired ? r / 2 : r - rem;
+            const std::int32_t sv = fold.survivor(r);
             const std::int32_t mask = pof2 >> (k + 1);
             const std::int32_t mine = sv & ~(mask - 1), theirs = mine ^ mask;
             auto half_bytes = [&](std::int32_t g) {
-                return m * static_cast<std::uint64_t>(first(g + mask) - first(g));
+                return m * static_cast<std::uint64_t>(fold.first(g + mask) - fold.first(g));
             };
-            const std::int32_t partner = survivor_rank(sv ^ mask);
+            const std::int32_t partner = fold.rank_of(sv ^ mask);
             s.send(partner, half_bytes(theirs));
             s.recv(partner, half_bytes(mine));
             s.reduce_bytes = half_bytes(mine);
