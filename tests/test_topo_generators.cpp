@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "simulator/error.hpp"
+#include "topo_fixtures.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/routing.hpp"
@@ -16,15 +17,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A single-socket node type with a NIC: 3 vertices, 2 cables (4 one-way edges) per node.
-constexpr const char* kType = R"(<node-type name="t" memory="1GiB">
-    <socket name="s0" cores="2" speed="1G"/>
-    <memory-node name="mem0"/>
-    <nic name="nic"/>
-    <cable from="s0" to="mem0" latency="100ns" bandwidth="10GB/s"/>
-    <cable from="nic" to="mem0" latency="100ns" bandwidth="10GB/s"/>
-  </node-type>)";
-constexpr std::size_t kNodeVertices = 3, kNodeEdges = 4;
+using testing::kNodeEdges;
+using testing::kNodeVertices;
+using testing::kType;
 
 Topology with_generator(const std::string& element) {
     return parse_model(
