@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "collectives/collective.hpp"
@@ -25,8 +26,27 @@ enum class OpKind : std::uint8_t {
     Collective,  // `coll` on communicator `comm` (blocking, or nonblocking with `handle`)
     CommDup,     // duplicate `comm` into handle `newcomm`
     CommSplit,   // split `comm` by `color` (kUndefined: none), ordered by `key`, into `newcomm`
+    // MPI-IO (run by the I/O system, iosys/). `file` is the rank's file handle.
+    FileOpen,        // collective over `comm`: open `path` as handle `file`
+    FileClose,       // collective over the file's communicator
+    FileSetView,     // view: displacement `offset`, then `view_block` bytes every
+                     // `view_stride` bytes (0, 0: contiguous); resets the file pointer
+    FileSeek,        // individual file pointer = `offset` (whence: kSeekSet/Cur/End)
+    FileWrite,       // `bytes` at the individual file pointer (advances it)
+    FileRead,        // `bytes` at the individual file pointer (short at end of file)
+    FileWriteAt,     // `bytes` at view offset `offset`
+    FileReadAt,      // `bytes` at view offset `offset`
+    FileWriteAll,    // collective FileWrite over the file's communicator
+    FileReadAll,     // collective FileRead
+    FileWriteAtAll,  // collective FileWriteAt
+    FileReadAtAll,   // collective FileReadAt
+    FileSync,        // collective: waits until the file's written data is on disk
 };
-inline constexpr int kOpKinds = 11;
+inline constexpr int kOpKinds = 24;
+inline constexpr std::uint8_t kSeekSet = 0, kSeekCur = 1, kSeekEnd = 2;
+constexpr bool is_file_op(OpKind k) {
+    return k >= OpKind::FileOpen;
+}
 inline constexpr std::int32_t kUndefined = -32766;  // MPI_UNDEFINED color
 const char* to_string(OpKind kind);
 
@@ -54,6 +74,13 @@ struct Op {
     std::int32_t color = 0;
     std::int32_t key = 0;
     std::uint32_t newcomm = 0;
+    // MPI-IO
+    std::uint32_t file = 0;             // file handle (program-chosen, like request handles)
+    const std::string* path = nullptr;  // FileOpen: the file's name
+    std::uint64_t offset = 0;           // *At: view offset; FileSeek: offset; FileSetView: disp
+    std::uint64_t view_block = 0;       // FileSetView: vector view, bytes per block
+    std::uint64_t view_stride = 0;      // FileSetView: bytes from one block to the next
+    std::uint8_t whence = kSeekSet;     // FileSeek
 };
 
 class Program {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -33,6 +34,32 @@ const char* to_string(OpKind kind) {
             return "Comm_dup";
         case OpKind::CommSplit:
             return "Comm_split";
+        case OpKind::FileOpen:
+            return "File_open";
+        case OpKind::FileClose:
+            return "File_close";
+        case OpKind::FileSetView:
+            return "File_set_view";
+        case OpKind::FileSeek:
+            return "File_seek";
+        case OpKind::FileWrite:
+            return "File_write";
+        case OpKind::FileRead:
+            return "File_read";
+        case OpKind::FileWriteAt:
+            return "File_write_at";
+        case OpKind::FileReadAt:
+            return "File_read_at";
+        case OpKind::FileWriteAll:
+            return "File_write_all";
+        case OpKind::FileReadAll:
+            return "File_read_all";
+        case OpKind::FileWriteAtAll:
+            return "File_write_at_all";
+        case OpKind::FileReadAtAll:
+            return "File_read_at_all";
+        case OpKind::FileSync:
+            return "File_sync";
     }
     return "?";
 }
@@ -263,6 +290,16 @@ void Runtime::message_delivered(std::uint64_t cookie) {
     }
 }
 
+void Runtime::io_done(std::int32_t rank, std::uint64_t bytes) {
+    Rank& r = ranks_[rank];
+    if (r.in_io_start || r.waiting != 1 || !is_file_op(r.op.kind))
+        throw std::logic_error(
+            fmt::format("io_done for rank {} that is not in an I/O operation", rank));
+    r.waiting = 0;
+    r.io_bytes = bytes;
+    finish_op(rank);
+}
+
 void Runtime::compute_done(std::uint64_t cookie) {
     if (cookie & kCollCookie)
         next_step(static_cast<std::uint32_t>(cookie & ~kCollCookie));
@@ -460,6 +497,20 @@ void Runtime::record(std::int32_t rank) {
         case OpKind::CommSplit:
             release(r.blocking[0], false);
             break;
+        case OpKind::FileWrite:
+        case OpKind::FileWriteAt:
+        case OpKind::FileWriteAll:
+        case OpKind::FileWriteAtAll:
+            st.bytes += r.io_bytes;
+            results_[rank].io_bytes_written += r.io_bytes;
+            break;
+        case OpKind::FileRead:
+        case OpKind::FileReadAt:
+        case OpKind::FileReadAll:
+        case OpKind::FileReadAtAll:
+            st.bytes += r.io_bytes;
+            results_[rank].io_bytes_read += r.io_bytes;
+            break;
         case OpKind::Wait:
             release(r.handles[op.handle], false);
             r.handles[op.handle] = kNil;
@@ -584,6 +635,22 @@ void Runtime::advance(std::int32_t rank) {
                 if (r.waiting != 0) return;
                 break;
             }
+            default: {  // MPI-IO
+                if (io_ == nullptr)
+                    throw InputError(
+                        "app", 0,
+                        fmt::format("rank {} calls MPI_{} but the model has no file system (add "
+                                    "<io-server> elements and a <file-system>)",
+                                    rank, to_string(op.kind)));
+                const std::vector<std::int32_t>* members = nullptr;
+                if (op.kind == OpKind::FileOpen) members = &comms_[comm_of(rank, op.comm)].members;
+                r.io_bytes = 0;
+                r.waiting = 1;
+                r.in_io_start = true;
+                io_->start(rank, op, members);
+                r.in_io_start = false;
+                return;
+            }
         }
         record(rank);  // completed without blocking
     }
@@ -618,8 +685,14 @@ std::vector<std::string> Runtime::blocked_ranks() const {
                 out.push_back(fmt::format("rank {} in {} on communicator {}", i,
                                           stat_name(stat_index(op)), op.comm));
                 break;
-            default:
-                out.push_back(fmt::format("rank {} in {}", i, to_string(op.kind)));
+            default: {
+                std::string what = fmt::format("rank {} in {}", i, to_string(op.kind));
+                if (is_file_op(op.kind) && io_ != nullptr) {
+                    const std::string more = io_->describe(static_cast<std::int32_t>(i));
+                    if (!more.empty()) what += " (" + more + ")";
+                }
+                out.push_back(what);
+            }
         }
     }
     return out;

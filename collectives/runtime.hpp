@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/io_service.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/program.hpp"
 #include "collectives/selection.hpp"
@@ -48,8 +49,10 @@ struct OpStats {
 
 struct RankResult {
     Time finish;
-    std::uint64_t bytes_sent = 0;      // every payload byte the rank sent, collectives' included
-    std::uint64_t bytes_received = 0;  // every payload byte the rank received
+    std::uint64_t bytes_sent = 0;        // every payload byte the rank sent, collectives' included
+    std::uint64_t bytes_received = 0;    // every payload byte the rank received
+    std::uint64_t io_bytes_written = 0;  // file data written through MPI-IO
+    std::uint64_t io_bytes_read = 0;     // file data read through MPI-IO
     std::array<OpStats, kStatKinds> ops{};
 };
 
@@ -58,12 +61,14 @@ struct RuntimeConfig {
     std::uint64_t reduce_instructions_per_byte = 1;
 };
 
-class Runtime final : public net::NetworkClient, public cpu::CpuClient {
+class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
   public:
     Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus,
             std::vector<RankLocation> ranks, std::vector<std::uint32_t> rank_core,
             const Selection& selection, RuntimeConfig config, Program& program);
 
+    // The I/O system that runs MPI-IO operations (none: a file operation is an error).
+    void set_io(IoService* io) { io_ = io; }
     // Starts every rank at the current time.
     void start();
     bool all_finished() const { return finished_ == ranks_.size(); }
@@ -75,6 +80,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient {
     void message_delivered(std::uint64_t cookie) override;
     void message_injected(std::uint64_t cookie) override;
     void compute_done(std::uint64_t cookie) override;
+    void io_done(std::int32_t rank, std::uint64_t bytes) override;
 
   private:
     static constexpr std::uint32_t kNil = UINT32_MAX;
@@ -137,6 +143,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient {
         Time op_start;
         std::uint32_t waiting = 0;  // requests the current blocking op still waits for
         bool finished = false;
+        bool in_io_start = false;    // inside IoService::start (completion must come later)
+        std::uint64_t io_bytes = 0;  // file data moved by the current MPI-IO operation
         std::array<std::uint32_t, 2>
             blocking{};                      // requests of a blocking Send/Recv/Sendrecv/collective
         std::vector<std::uint32_t> handles;  // program request handle -> request
@@ -182,6 +190,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient {
     const Selection& selection_;
     RuntimeConfig config_;
     Program& program_;
+    IoService* io_ = nullptr;
     std::vector<Rank> ranks_;
     std::vector<RankResult> results_;
     Pool<Request> requests_;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/io_service.hpp"
 #include "simulator/error.hpp"
 
 namespace clustersim::mpi {
@@ -17,7 +18,7 @@ std::string op_names() {
     std::string out;
     for (int i = 0; i < kCollOps; ++i)
         out += (i ? ", " : "") + std::string(to_string(static_cast<CollOp>(i)));
-    return out;
+    return out + ", write_at_all, read_at_all, write_all, read_all";
 }
 
 }  // namespace
@@ -64,6 +65,7 @@ Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t
                         "default table names unregistered {}/{}", to_string(static_cast<CollOp>(i)),
                         default_algorithm(static_cast<CollOp>(i), bytes, p)));
     for (const auto& r : t.mpi.collectives) {
+        if (is_io_collective_name(r.operation)) continue;  // collective I/O: iosys checks it
         CollOp op{};
         if (!parse_coll_op(r.operation, op))
             throw InputError(
@@ -81,6 +83,7 @@ Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t
     }
     for (const auto& o : overrides) {
         const auto eq = o.find('=');
+        if (eq != std::string::npos && is_io_collective_name(o.substr(0, eq))) continue;
         CollOp op{};
         if (eq == std::string::npos || !parse_coll_op(o.substr(0, eq), op))
             throw InputError(

@@ -67,10 +67,22 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
 
     Engine engine;
     // Forwarding shim: the network and CPUs are built before the runtime that listens.
+    // Messages of the I/O system carry kIoCookie and go to it.
     struct Forward final : net::NetworkClient, cpu::CpuClient {
         Runtime* rt = nullptr;
-        void message_delivered(std::uint64_t c) override { rt->message_delivered(c); }
-        void message_injected(std::uint64_t c) override { rt->message_injected(c); }
+        IoService* io = nullptr;
+        void message_delivered(std::uint64_t c) override {
+            if (c & kIoCookie)
+                io->message_delivered(c & ~kIoCookie);
+            else
+                rt->message_delivered(c);
+        }
+        void message_injected(std::uint64_t c) override {
+            if (c & kIoCookie)
+                io->message_injected(c & ~kIoCookie);
+            else
+                rt->message_injected(c);
+        }
         void compute_done(std::uint64_t c) override { rt->compute_done(c); }
     } forward;
     std::unique_ptr<net::Transport> transport;
@@ -97,6 +109,13 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
                     RuntimeConfig{t.settings.eager_threshold, t.mpi.reduce_instructions_per_byte},
                     program);
     forward.rt = &runtime;
+    std::unique_ptr<IoService> io;
+    if (options.io)
+        io = options.io(IoContext{engine, network, t, ranks, runtime, options.algorithm_overrides});
+    if (io) {
+        forward.io = io.get();
+        runtime.set_io(io.get());
+    }
 
     const auto t0 = std::chrono::steady_clock::now();
     runtime.start();
@@ -124,6 +143,10 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
     res.network = network.stats();
     res.edge_bytes = network.edge_bytes();
     for (std::uint64_t b : res.edge_bytes) res.bytes_on_edges += b;
+    if (io) {
+        res.has_io = true;
+        res.io = io->report();
+    }
     return res;
 }
 

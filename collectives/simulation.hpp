@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/io_service.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/runtime.hpp"
 #include "models/network.hpp"
@@ -22,6 +23,8 @@ struct SimulationResult {
     net::NetworkStats network;
     std::uint64_t bytes_on_edges = 0;       // sum over edges of payload bytes that crossed them
     std::vector<std::uint64_t> edge_bytes;  // payload bytes per one-way edge, by edge id
+    bool has_io = false;                    // the run had an I/O system
+    IoReport io;                            // its servers, disks and caches
 };
 
 // Checks that every rank's socket can reach every other rank's socket (via rank 0's, both
@@ -32,6 +35,8 @@ void check_routes(const topo::Topology& topology, topo::Router& router,
 struct SimulationOptions {
     std::vector<std::string> algorithm_overrides;  // "bcast=binomial" (--algorithm)
     std::uint64_t seed = 1;                        // random choices (Valiant routing)
+    // Builds the parallel file system (iosys::io_factory()); empty: no MPI-IO in this run.
+    IoFactory io;
 };
 
 // Switches the model's network to `name`: "packet" (store-and-forward switches),

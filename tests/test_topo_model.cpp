@@ -1,17 +1,22 @@
 // The model XML reader: every example loads with the right counts, the format's features
 // land in the Topology, and every kind of bad input gets its own message and line.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/summary.hpp"
 
 namespace clustersim::topo {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string example(const std::string& name) {
     return std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/" + name;
@@ -241,6 +246,168 @@ TEST(TopoModel, DefaultsWithoutNetworkElement) {
     EXPECT_EQ(t.num_edges(), 0u);
 }
 
+// ---- parallel I/O ------------------------------------------------------------------------
+
+// The I/O elements come before the nodes they name: any document order works.
+constexpr const char* kIo = R"(<cluster name="io">
+  <file-system distribution="simple-striping" stripe="1MiB" servers="n1, n0" open="1ms"
+               close="100us" sync="2ms" request-size="512B" granularity="4MiB"
+               cb-buffer="8MiB" cb-nodes="2"/>
+  <io-server node="n0">
+    <cache model="write_behind" memory="2GiB" flush="1s"/>
+    <disk model="hdd" rate="50MB/s" average-seek="10ms" track-to-track="1ms" rpm="7200"/>
+  </io-server>
+  <io-forwarder node="n4" clients="n2 n3,n5"/>
+  <io-server node="n1">
+    <disk model="ssd" rate="500MB/s"/>
+  </io-server>
+  <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="6" type="t"/>
+</cluster>
+)";
+
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+TEST(TopoModelIo, ServersForwarderAndFileSystem) {
+    const Topology t = parse_model(kIo, "io.xml");
+    const IoSettings& io = t.io;
+    ASSERT_EQ(io.servers.size(), 2u);
+    const IoServerSpec& s0 = io.servers[0];
+    EXPECT_EQ(s0.node, 0);
+    EXPECT_EQ(s0.line, 5);
+    EXPECT_EQ(s0.cache.model, "write_behind");
+    EXPECT_EQ(s0.cache.params, (Params{{"memory", "2GiB"}, {"flush", "1s"}}));
+    EXPECT_EQ(s0.cache.line, 6);
+    EXPECT_EQ(s0.disk.model, "hdd");
+    EXPECT_EQ(s0.disk.params, (Params{{"rate", "50MB/s"},
+                                      {"average-seek", "10ms"},
+                                      {"track-to-track", "1ms"},
+                                      {"rpm", "7200"}}));
+    EXPECT_EQ(s0.disk.line, 7);
+    const IoServerSpec& s1 = io.servers[1];
+    EXPECT_EQ(s1.node, 1);
+    EXPECT_EQ(s1.line, 10);
+    // No <cache>: model "none", no parameters, the server's line.
+    EXPECT_EQ(s1.cache.model, "none");
+    EXPECT_TRUE(s1.cache.params.empty());
+    EXPECT_EQ(s1.cache.line, 10);
+    EXPECT_EQ(s1.disk.model, "ssd");
+    EXPECT_EQ(s1.disk.params, (Params{{"rate", "500MB/s"}}));
+    EXPECT_EQ(s1.disk.line, 11);
+
+    ASSERT_EQ(io.forwarders.size(), 1u);
+    EXPECT_EQ(io.forwarders[0].node, 4);
+    EXPECT_EQ(io.forwarders[0].clients, (std::vector<std::int32_t>{2, 3, 5}));
+    EXPECT_EQ(io.forwarders[0].line, 9);
+
+    const FileSystemSpec& fs = io.fs;
+    EXPECT_TRUE(fs.present);
+    EXPECT_EQ(fs.line, 2);
+    EXPECT_EQ(fs.distribution, "simple-striping");
+    EXPECT_EQ(fs.stripe, 1u << 20);
+    EXPECT_EQ(fs.servers, (std::vector<std::int32_t>{1, 0}));  // server indices, as listed
+    EXPECT_EQ(fs.open, Time::ms(1));
+    EXPECT_EQ(fs.close, Time::us(100));
+    EXPECT_EQ(fs.sync, Time::ms(2));
+    EXPECT_EQ(fs.request_bytes, 512u);
+    EXPECT_EQ(fs.granularity, 4u << 20);
+    EXPECT_EQ(fs.cb_buffer, 8u << 20);
+    EXPECT_EQ(fs.cb_nodes, 2);
+}
+
+TEST(TopoModelIo, FileSystemDefaultsToAllServers) {
+    // nodes="..." expands to one identical server per node; without <file-system> the files
+    // are striped over every server in document order with the FileSystemSpec defaults.
+    const Topology t = parse_model(R"(<cluster>
+  <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="4" type="t"/>
+  <io-server node="n3"><disk model="simple" rate="1GB/s"/></io-server>
+  <io-server nodes=" n2,n0  n1 ">
+    <disk model="hdd"/>
+    <cache model="aggregation"/>
+  </io-server>
+</cluster>)",
+                                   "defaults.xml");
+    const IoSettings& io = t.io;
+    ASSERT_EQ(io.servers.size(), 4u);
+    const std::vector<std::int32_t> nodes{3, 2, 0, 1};
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(io.servers[i].node, nodes[i]) << i;
+    for (std::size_t i = 1; i < 4; ++i) {
+        EXPECT_EQ(io.servers[i].line, 5);
+        EXPECT_EQ(io.servers[i].cache.model, "aggregation");
+        EXPECT_TRUE(io.servers[i].cache.params.empty());
+        EXPECT_EQ(io.servers[i].cache.line, 7);
+        EXPECT_EQ(io.servers[i].disk.model, "hdd");
+        EXPECT_EQ(io.servers[i].disk.line, 6);
+    }
+    EXPECT_EQ(io.servers[0].cache.model, "none");
+    EXPECT_EQ(io.servers[0].cache.line, 4);
+    EXPECT_TRUE(io.forwarders.empty());
+    const FileSystemSpec defaults;
+    const FileSystemSpec& fs = io.fs;
+    EXPECT_TRUE(fs.present);
+    EXPECT_EQ(fs.line, 4);  // the first <io-server>
+    EXPECT_EQ(fs.servers, (std::vector<std::int32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(fs.distribution, defaults.distribution);
+    EXPECT_EQ(fs.stripe, defaults.stripe);
+    EXPECT_EQ(fs.open, defaults.open);
+    EXPECT_EQ(fs.close, defaults.close);
+    EXPECT_EQ(fs.sync, defaults.sync);
+    EXPECT_EQ(fs.request_bytes, defaults.request_bytes);
+    EXPECT_EQ(fs.granularity, defaults.granularity);
+    EXPECT_EQ(fs.cb_buffer, defaults.cb_buffer);
+    EXPECT_EQ(fs.cb_nodes, defaults.cb_nodes);
+
+    // A <file-system> without 'servers' takes every server too, in document order.
+    const Topology u = parse_model(R"(<cluster>
+  <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <io-server nodes="n1 n0"><disk model="ssd"/></io-server>
+  <file-system stripe="4KiB"/>
+  <nodes prefix="n" count="2" type="t"/>
+</cluster>)",
+                                   "fs.xml");
+    EXPECT_EQ(u.io.fs.line, 4);
+    EXPECT_EQ(u.io.fs.stripe, 4096u);
+    EXPECT_EQ(u.io.fs.servers, (std::vector<std::int32_t>{0, 1}));
+    EXPECT_EQ(u.io.servers[0].node, 1);
+}
+
+TEST(TopoModelIo, NoIoElementsNoFileSystem) {
+    const Topology t = load_model(example("two-nodes.xml"));
+    EXPECT_TRUE(t.io.servers.empty());
+    EXPECT_TRUE(t.io.forwarders.empty());
+    EXPECT_FALSE(t.io.fs.present);
+    EXPECT_TRUE(t.io.fs.servers.empty());
+}
+
+TEST(TopoModelIo, ValidateSummaryMentionsServers) {
+    const Topology t = parse_model(kIo, "io.xml");
+    Router router(t);
+    const std::string text = format_summary(summarize(t, router));
+    EXPECT_THAT(text, HasSubstr("2 servers (n0: cache write_behind, disk hdd; n1: cache none, "
+                                "disk ssd), stripe 1 MiB over n1 n0, 1 forwarder"))
+        << text;
+
+    // Many servers: counts per model instead of one entry per server.
+    const Topology many = parse_model(R"(<cluster>
+  <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="8" type="t"/>
+  <io-server nodes="n0 n1 n2 n3 n4"><disk model="hdd"/></io-server>
+  <io-server node="n5"><cache model="write_behind"/><disk model="ssd"/></io-server>
+</cluster>)",
+                                      "many.xml");
+    Router many_router(many);
+    const std::string many_text = format_summary(summarize(many, many_router));
+    EXPECT_THAT(many_text, HasSubstr("6 servers (cache: 5 x none, 1 x write_behind; disk: 5 x "
+                                     "hdd, 1 x ssd), stripe 64 KiB over all 6"))
+        << many_text;
+    EXPECT_THAT(many_text, Not(HasSubstr("forwarder")));
+
+    const Topology plain = load_model(example("two-nodes.xml"));
+    Router r2(plain);
+    EXPECT_THAT(format_summary(summarize(plain, r2)), Not(HasSubstr("I/O")));
+}
+
 // ---- bad inputs -------------------------------------------------------------------------
 
 struct BadCase {
@@ -321,7 +488,29 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"dragonfly-bad-unit.xml", 8, "<dragonfly> attribute 'global-bandwidth'",
                 "unknown unit 'GBs'"},
         BadCase{"dragonfly-valiant-without-groups.xml", 4, "'valiant' needs a <dragonfly>",
-                "expected shortest-path or round-robin"}),
+                "expected shortest-path or round-robin"},
+        BadCase{"io-fs-server-without-io-server.xml", 11,
+                "<file-system> attribute 'servers': node 'n5' has no <io-server>",
+                "(files cannot be striped over it)"},
+        BadCase{"io-zero-stripe.xml", 8,
+                "<file-system> attribute 'stripe': the stripe (chunk) size must be at least 1 B"},
+        BadCase{"io-missing-disk.xml", 8, "<io-server> has no <disk>", "exactly one <disk"},
+        BadCase{"io-disk-without-model.xml", 9, "<disk> is missing required attribute 'model'"},
+        BadCase{"io-two-servers-on-node.xml", 11, "node 'n1' already has an <io-server> (line 8)",
+                "at most one server per node"},
+        BadCase{"io-unknown-attribute.xml", 9, "<file-system> has unknown attribute 'stripe-size'",
+                "valid attributes: distribution, stripe, servers, open, close, sync"},
+        BadCase{"io-unknown-element.xml", 10, "unknown element <scheduler> in <io-server>",
+                "expected one of: cache, disk"},
+        BadCase{"io-second-file-system.xml", 10,
+                "second <file-system> element (the first is on line 8)"},
+        BadCase{"io-forwarder-unknown-client.xml", 9,
+                "<io-forwarder> attribute 'clients': no node named 'n9'"},
+        BadCase{"io-client-two-forwarders.xml", 9,
+                "node 'n3' is already a client of the <io-forwarder> on line 8",
+                "at most one forwarder per node"},
+        BadCase{"io-file-system-without-servers.xml", 8, "<file-system> without any <io-server>",
+                "at least one <io-server"}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
         std::string n = info.param.file;
         n = n.substr(0, n.find('.'));

@@ -13,6 +13,8 @@
 #include "collectives/apps.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/simulation.hpp"
+#include "iosys/file_system.hpp"
+#include "iosys/ior.hpp"
 #include "simulator/error.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/units.hpp"
@@ -155,6 +157,59 @@ std::array<mpi::OpStats, mpi::kStatKinds> op_totals(const mpi::SimulationResult&
     return total;
 }
 
+nlohmann::json io_json(const mpi::IoReport& io) {
+    nlohmann::json j;
+    j["bytes_written"] = io.bytes_written;
+    j["bytes_read"] = io.bytes_read;
+    j["files"] = io.files;
+    const bool any = io.first_start != Time::max() && io.last_end > io.first_start;
+    const double span = any ? (io.last_end - io.first_start).seconds() : 0.0;
+    j["io_span_s"] = span;
+    j["aggregate_throughput_bytes_per_s"] =
+        span > 0 ? static_cast<double>(io.bytes_written + io.bytes_read) / span : 0.0;
+    nlohmann::json servers = nlohmann::json::array();
+    for (const auto& s : io.servers)
+        servers.push_back({{"node", s.node},
+                           {"cache", s.cache},
+                           {"disk", s.disk},
+                           {"bytes_written", s.bytes_written},
+                           {"bytes_read", s.bytes_read},
+                           {"disk_requests", s.disk_requests},
+                           {"disk_bytes_written", s.disk_bytes_written},
+                           {"disk_bytes_read", s.disk_bytes_read},
+                           {"disk_busy_s", s.disk_busy.seconds()},
+                           {"track_seeks", s.track_seeks},
+                           {"average_seeks", s.average_seeks},
+                           {"cache_hits", s.cache_hits},
+                           {"cache_hit_bytes", s.cache_hit_bytes},
+                           {"cache_misses", s.cache_misses},
+                           {"merged_chunks", s.merged},
+                           {"write_stalls", s.write_stalls},
+                           {"peak_cache_bytes", s.peak_memory}});
+    j["servers"] = servers;
+    return j;
+}
+
+void print_io(const mpi::IoReport& io) {
+    const bool any = io.first_start != Time::max() && io.last_end > io.first_start;
+    const Time span = any ? io.last_end - io.first_start : Time::zero();
+    std::cout << fmt::format("  file data          {} written, {} read, {} file(s)\n",
+                             format_size(io.bytes_written), format_size(io.bytes_read), io.files);
+    if (span.ps() > 0)
+        std::cout << fmt::format(
+            "  I/O throughput     {} (first request to last completion: {})\n",
+            format_bandwidth(Bandwidth{static_cast<std::uint64_t>(
+                static_cast<double>(io.bytes_written + io.bytes_read) / span.seconds())}),
+            format_time(span));
+    std::cout << "\n  server   cache          disk    received     sent   disk busy    seeks "
+                 "(track/avg)   cache hits\n";
+    for (const auto& s : io.servers)
+        std::cout << fmt::format(
+            "  {:<8} {:<14} {:<6} {:>9} {:>9} {:>11} {:>9}/{:<9} {:>8}\n", s.node, s.cache, s.disk,
+            format_size(s.bytes_written), format_size(s.bytes_read), format_time(s.disk_busy),
+            with_commas(s.track_seeks), with_commas(s.average_seeks), with_commas(s.cache_hits));
+}
+
 int cmd_run(const RunFlags& f) {
     const auto t_load = std::chrono::steady_clock::now();
     topo::Topology t = topo::load_model(f.model);
@@ -163,12 +218,16 @@ int cmd_run(const RunFlags& f) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
     mpi::AppRegistry registry;
     mpi::register_builtin_apps(registry);
+    io::register_io_apps(registry);
     const std::uint32_t ranks = f.ranks != 0 ? f.ranks : registry.min_ranks(f.app);
     auto app = registry.create(f.app, ranks);
     const auto placement = mpi::place_ranks(t, ranks, f.placement);
     mpi::SimulationOptions options;
     options.algorithm_overrides = f.algorithms;
     options.seed = f.seed;
+    std::vector<io::FileDecl> files;
+    if (const auto* io_app = dynamic_cast<const io::IoApp*>(app.get())) files = io_app->files();
+    options.io = io::io_factory(std::move(files));
     const mpi::SimulationResult res = mpi::simulate(t, placement, *app, options);
     const std::uint64_t peak = peak_memory_bytes();
     const double eps =
@@ -206,6 +265,7 @@ int cmd_run(const RunFlags& f) {
         nlohmann::json summary = nlohmann::json::object();
         for (const auto& [k, v] : app->summarize(res.simulated)) summary[k] = v;
         j["app_summary"] = summary;
+        if (res.has_io) j["io"] = io_json(res.io);
         if (f.per_rank) {
             nlohmann::json pr = nlohmann::json::array();
             for (std::size_t r = 0; r < res.ranks.size(); ++r) {
@@ -241,6 +301,7 @@ int cmd_run(const RunFlags& f) {
         "  messages           {} ({} delivered in {} packets, {} packet hops)\n",
         with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
         with_commas(res.network.packets), with_commas(res.network.packet_hops));
+    if (res.has_io) print_io(res.io);
     std::cout << "\n  operation          count   time (sum over ranks)   bytes\n";
     const auto totals = op_totals(res);
     for (int k = 0; k < mpi::kStatKinds; ++k) {

@@ -24,9 +24,11 @@ namespace {
 
 using Attrs = std::initializer_list<std::string_view>;
 
-constexpr std::array<std::string_view, 13> kTopLevel{
-    "network", "collectives", "node-type", "node",     "nodes", "switch",   "memory-node",
-    "cable",   "edge",        "star",      "fat-tree", "torus", "dragonfly"};
+constexpr std::array<std::string_view, 16> kTopLevel{
+    "network",     "collectives", "node-type", "node",        "nodes",    "switch",
+    "memory-node", "cable",       "edge",      "star",        "fat-tree", "torus",
+    "dragonfly",   "file-system", "io-server", "io-forwarder"};
+constexpr std::array<std::string_view, 2> kIoServerChildren{"cache", "disk"};
 constexpr std::array<std::string_view, 6> kTypeChildren{"socket", "memory-node", "switch",
                                                         "nic",    "cable",       "edge"};
 
@@ -47,7 +49,8 @@ bool contains(const Names& names, std::string_view name) {
 
 // Reads one model document. Pass 1: <network> and <node-type>; pass 2: the elements that
 // declare vertices and nodes, in document order; pass 3: top-level <cable> and <edge>, so a
-// cable may name a vertex declared anywhere in the file.
+// cable may name a vertex declared anywhere in the file; pass 4: the parallel I/O elements
+// (<io-server>, <io-forwarder>, <file-system>), which name nodes declared anywhere.
 class Reader {
   public:
     Reader(std::string_view xml, const std::string& file) : text_(xml), file_(file), mb_(tb_) {
@@ -87,10 +90,23 @@ class Reader {
                 fail(n, fmt::format("{} has unknown attribute '{}'; valid attributes: {}", tag(n),
                                     a.name(), join(allowed)));
             }
+        }
+        check_unique_attributes(n);
+    }
+    void check_unique_attributes(pugi::xml_node n) const {
+        for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
             for (pugi::xml_attribute b = a.next_attribute(); b; b = b.next_attribute()) {
                 if (std::strcmp(a.name(), b.name()) == 0)
                     fail(n, fmt::format("{} has attribute '{}' twice", tag(n), a.name()));
             }
+        }
+    }
+    // An element that takes attributes only.
+    void check_empty(pugi::xml_node n) const {
+        if (const pugi::xml_node c = n.first_child()) {
+            fail(c, fmt::format("unexpected content in {}; expected an empty element (attributes "
+                                "only)",
+                                tag(n)));
         }
     }
     std::optional<std::string_view> optional(pugi::xml_node n, const char* name) const {
@@ -226,6 +242,26 @@ class Reader {
     LinkSpec link_attrs(pugi::xml_node n) const {
         return LinkSpec{time_attr(n, "link-latency"), bandwidth_attr(n, "link-bandwidth")};
     }
+    // ---- parallel I/O (pass 4) ----------------------------------------------------------
+    void read_io(pugi::xml_node root);
+    void read_io_server(pugi::xml_node n);
+    ComponentSpec read_component(pugi::xml_node n) const;
+    void read_io_forwarder(pugi::xml_node n);
+    void read_file_system(pugi::xml_node n);
+    std::int32_t node_index(pugi::xml_node n, const char* attr, std::string_view name) const;
+    // Node names separated by spaces and/or commas: at least one, each a node, none twice.
+    std::vector<std::int32_t> node_list(pugi::xml_node n, const char* attr) const;
+    // A size attribute that must be at least 1 B (`what` names the quantity in the error).
+    std::uint64_t positive_size(pugi::xml_node n, const char* attr, std::string_view v,
+                                const char* what) const {
+        const std::uint64_t b = with_unit(n, attr, v, parse_size);
+        if (b == 0) {
+            fail(n,
+                 fmt::format("{} attribute '{}': the {} must be at least 1 B", tag(n), attr, what));
+        }
+        return b;
+    }
+
     // Runs a generator, turning its ModelError into an InputError at the element.
     template <class F>
     void expand(pugi::xml_node n, F f) {
@@ -243,6 +279,11 @@ class Reader {
     ModelBuilder mb_;
     std::vector<std::unique_ptr<NodeTemplate>> types_;
     std::unordered_map<std::string, const NodeTemplate*> type_index_;
+    // Pass 4: node name -> index, node -> its <io-server> (index into IoSettings::servers),
+    // node -> the line of the <io-forwarder> that serves it.
+    std::unordered_map<std::string_view, std::int32_t> node_index_;
+    std::vector<std::int32_t> server_of_node_;
+    std::vector<int> forwarder_of_node_;
 };
 
 Topology Reader::read() {
@@ -405,7 +446,222 @@ Topology Reader::read() {
         const std::string_view el = c.name();
         if (el == "cable" || el == "edge") read_edge(c);
     }
+
+    // Pass 4: parallel I/O.
+    read_io(root);
     return std::move(tb_).build(std::move(name), file_);
+}
+
+void Reader::read_io(pugi::xml_node root) {
+    const pugi::xml_node first_server = root.child("io-server");
+    const pugi::xml_node first_forwarder = root.child("io-forwarder");
+    const pugi::xml_node fs = root.child("file-system");
+    if (!first_server && !first_forwarder && !fs) return;
+    const std::vector<NodeInfo>& nodes = tb_.nodes();
+    node_index_.reserve(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        node_index_.emplace(nodes[i].name, static_cast<std::int32_t>(i));
+    server_of_node_.assign(nodes.size(), -1);
+    forwarder_of_node_.assign(nodes.size(), 0);
+
+    for (pugi::xml_node c = first_server; c; c = c.next_sibling("io-server")) read_io_server(c);
+    for (pugi::xml_node c = first_forwarder; c; c = c.next_sibling("io-forwarder"))
+        read_io_forwarder(c);
+    if (fs) {
+        if (const pugi::xml_node second = fs.next_sibling("file-system")) {
+            fail(second, fmt::format("second <file-system> element (the first is on line {}); "
+                                     "expected at most one",
+                                     line_of(fs)));
+        }
+        read_file_system(fs);
+    } else if (first_server) {
+        // Servers without a <file-system>: stripe over all of them with the defaults.
+        FileSystemSpec& f = tb_.io().fs;
+        f.present = true;
+        f.line = line_of(first_server);
+        for (std::size_t i = 0; i < tb_.io().servers.size(); ++i)
+            f.servers.push_back(static_cast<std::int32_t>(i));
+    }
+}
+
+std::int32_t Reader::node_index(pugi::xml_node n, const char* attr, std::string_view name) const {
+    const auto it = node_index_.find(name);
+    if (it == node_index_.end())
+        fail(n, fmt::format("{} attribute '{}': no node named '{}'", tag(n), attr, name));
+    return it->second;
+}
+
+std::vector<std::int32_t> Reader::node_list(pugi::xml_node n, const char* attr) const {
+    const std::string_view v = required(n, attr);
+    std::vector<std::int32_t> out;
+    std::vector<bool> listed(server_of_node_.size(), false);  // one slot per node
+    std::size_t i = 0;
+    auto separator = [](char c) {
+        return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    };
+    while (i < v.size()) {
+        while (i < v.size() && separator(v[i])) ++i;
+        const std::size_t start = i;
+        while (i < v.size() && !separator(v[i])) ++i;
+        if (i == start) break;
+        const std::string_view name = v.substr(start, i - start);
+        const std::int32_t node = node_index(n, attr, name);
+        if (listed[node]) {
+            fail(n,
+                 fmt::format("{} attribute '{}': node '{}' is listed twice", tag(n), attr, name));
+        }
+        listed[node] = true;
+        out.push_back(node);
+    }
+    if (out.empty()) {
+        fail(n, fmt::format("{} attribute '{}' names no node; expected node names separated by "
+                            "spaces or commas (e.g. \"n0 n1\")",
+                            tag(n), attr));
+    }
+    return out;
+}
+
+ComponentSpec Reader::read_component(pugi::xml_node n) const {
+    check_unique_attributes(n);
+    check_empty(n);
+    ComponentSpec spec;
+    spec.model = std::string(required(n, "model"));
+    if (spec.model.empty()) fail(n, fmt::format("{} attribute 'model' must not be empty", tag(n)));
+    for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
+        if (std::strcmp(a.name(), "model") != 0) spec.params.emplace_back(a.name(), a.value());
+    }
+    spec.line = line_of(n);
+    return spec;
+}
+
+void Reader::read_io_server(pugi::xml_node n) {
+    check_attributes(n, {"node", "nodes"});
+    const bool one = static_cast<bool>(n.attribute("node"));
+    if (one == static_cast<bool>(n.attribute("nodes"))) {
+        fail(n,
+             "<io-server> needs exactly one of the attributes 'node' (one server) and 'nodes' "
+             "(one server per listed node)");
+    }
+    const int line = line_of(n);
+    std::vector<std::int32_t> nodes;
+    if (one) {
+        nodes.push_back(node_index(n, "node", required(n, "node")));
+    } else {
+        nodes = node_list(n, "nodes");
+    }
+    pugi::xml_node cache, disk;
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element) {
+            fail(c, "unexpected text in <io-server>; expected only elements: " +
+                        join(kIoServerChildren));
+        }
+        if (!contains(kIoServerChildren, c.name())) {
+            fail(c, fmt::format("unknown element <{}> in <io-server>; expected one of: {}",
+                                c.name(), join(kIoServerChildren)));
+        }
+        pugi::xml_node& slot = std::strcmp(c.name(), "cache") == 0 ? cache : disk;
+        if (slot) {
+            fail(c, fmt::format("second {} in <io-server> (the first is on line {}); expected at "
+                                "most one",
+                                tag(c), line_of(slot)));
+        }
+        slot = c;
+    }
+    if (!disk) {
+        fail(n,
+             "<io-server> has no <disk>; expected exactly one <disk model=\"...\"/> (and at "
+             "most one <cache>)");
+    }
+    IoServerSpec spec;
+    spec.cache = cache ? read_component(cache) : ComponentSpec{"none", {}, line};
+    spec.disk = read_component(disk);
+    spec.line = line;
+    IoSettings& io = tb_.io();
+    for (const std::int32_t node : nodes) {
+        if (const std::int32_t other = server_of_node_[node]; other >= 0) {
+            fail(n, fmt::format("node '{}' already has an <io-server> (line {}); expected at "
+                                "most one server per node",
+                                tb_.nodes()[node].name, io.servers[other].line));
+        }
+        server_of_node_[node] = static_cast<std::int32_t>(io.servers.size());
+        spec.node = node;
+        io.servers.push_back(spec);
+    }
+}
+
+void Reader::read_io_forwarder(pugi::xml_node n) {
+    check_attributes(n, {"node", "clients"});
+    check_empty(n);
+    IoForwarderSpec spec;
+    spec.line = line_of(n);
+    spec.node = node_index(n, "node", required(n, "node"));
+    spec.clients = node_list(n, "clients");
+    for (const std::int32_t client : spec.clients) {
+        const std::string& name = tb_.nodes()[client].name;
+        if (client == spec.node) {
+            fail(n, fmt::format("<io-forwarder> attribute 'clients': node '{}' is the forwarder "
+                                "itself; expected other nodes",
+                                name));
+        }
+        if (const int other = forwarder_of_node_[client]; other != 0) {
+            fail(n, fmt::format("<io-forwarder> attribute 'clients': node '{}' is already a "
+                                "client of the <io-forwarder> on line {}; expected at most one "
+                                "forwarder per node",
+                                name, other));
+        }
+        forwarder_of_node_[client] = spec.line;
+    }
+    tb_.io().forwarders.push_back(std::move(spec));
+}
+
+void Reader::read_file_system(pugi::xml_node n) {
+    check_attributes(n, {"distribution", "stripe", "servers", "open", "close", "sync",
+                         "request-size", "granularity", "cb-buffer", "cb-nodes"});
+    check_empty(n);
+    FileSystemSpec& f = tb_.io().fs;
+    f.present = true;
+    f.line = line_of(n);
+    if (const auto v = optional(n, "distribution")) {
+        if (v->empty()) fail(n, "<file-system> attribute 'distribution' must not be empty");
+        f.distribution = std::string(*v);
+    }
+    if (const auto v = optional(n, "stripe"))
+        f.stripe = positive_size(n, "stripe", *v, "stripe (chunk) size");
+    if (const auto v = optional(n, "open")) f.open = with_unit(n, "open", *v, parse_time);
+    if (const auto v = optional(n, "close")) f.close = with_unit(n, "close", *v, parse_time);
+    if (const auto v = optional(n, "sync")) f.sync = with_unit(n, "sync", *v, parse_time);
+    if (const auto v = optional(n, "request-size"))
+        f.request_bytes = with_unit(n, "request-size", *v, parse_size);
+    if (const auto v = optional(n, "granularity"))
+        f.granularity = positive_size(n, "granularity", *v, "server's chunk size");
+    if (const auto v = optional(n, "cb-buffer"))
+        f.cb_buffer = positive_size(n, "cb-buffer", *v, "collective buffer size");
+    if (const auto v = optional(n, "cb-nodes")) {
+        const std::uint64_t c = with_unit(n, "cb-nodes", *v, parse_count);
+        if (c > static_cast<std::uint64_t>(INT32_MAX))
+            fail(n, fmt::format("<file-system> attribute 'cb-nodes': {} is too many", c));
+        f.cb_nodes = static_cast<std::int32_t>(c);
+    }
+    const std::size_t num_servers = tb_.io().servers.size();
+    if (num_servers == 0) {
+        fail(n,
+             "<file-system> without any <io-server>; expected at least one <io-server "
+             "node=\"...\"> to stripe files over");
+    }
+    if (!optional(n, "servers")) {
+        for (std::size_t i = 0; i < num_servers; ++i)
+            f.servers.push_back(static_cast<std::int32_t>(i));
+        return;
+    }
+    for (const std::int32_t node : node_list(n, "servers")) {
+        const std::int32_t server = server_of_node_[node];
+        if (server < 0) {
+            fail(n, fmt::format("<file-system> attribute 'servers': node '{}' has no <io-server> "
+                                "(files cannot be striped over it)",
+                                tb_.nodes()[node].name));
+        }
+        f.servers.push_back(server);
+    }
 }
 
 void Reader::read_network(pugi::xml_node n) {

@@ -164,6 +164,54 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
     return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
+// "2 servers (n0: cache write_behind, disk hdd; n1: ...), stripe 64 KiB over n0 n1,
+// 1 forwarder"; beyond kListed servers, counts per cache and disk model instead of names.
+std::string format_io(const ModelSummary& s) {
+    constexpr std::size_t kListed = 4;
+    std::string out = s.io_servers.empty() ? std::string("no servers")
+                                           : plural(s.io_servers.size(), "server", "servers");
+    if (s.io_servers.size() <= kListed) {
+        std::string list;
+        for (const ModelSummary::IoServer& server : s.io_servers) {
+            list += fmt::format("{}{}: cache {}, disk {}", list.empty() ? "" : "; ", server.node,
+                                server.cache, server.disk);
+        }
+        if (!list.empty()) out += " (" + list + ")";
+    } else {
+        // Counts per model name, in order of first use.
+        auto counts = [&](std::string ModelSummary::IoServer::*model) {
+            std::vector<std::pair<std::string, std::size_t>> seen;
+            for (const ModelSummary::IoServer& server : s.io_servers) {
+                auto it = std::find_if(seen.begin(), seen.end(),
+                                       [&](const auto& p) { return p.first == server.*model; });
+                if (it == seen.end())
+                    seen.emplace_back(server.*model, 1);
+                else
+                    ++it->second;
+            }
+            std::string text;
+            for (const auto& [name, n] : seen)
+                text += fmt::format("{}{} x {}", text.empty() ? "" : ", ", n, name);
+            return text;
+        };
+        out += fmt::format(" (cache: {}; disk: {})", counts(&ModelSummary::IoServer::cache),
+                           counts(&ModelSummary::IoServer::disk));
+    }
+    if (s.stripe > 0) {
+        out += fmt::format(", stripe {} over ", format_size(s.stripe));
+        if (s.stripe_servers.size() <= kListed) {
+            for (std::size_t i = 0; i < s.stripe_servers.size(); ++i)
+                out += (i == 0 ? "" : " ") + s.stripe_servers[i];
+        } else if (s.stripe_all) {
+            out += fmt::format("all {} servers", s.stripe_servers.size());
+        } else {
+            out += plural(s.stripe_servers.size(), "server", "servers");
+        }
+    }
+    if (s.io_forwarders > 0) out += ", " + plural(s.io_forwarders, "forwarder", "forwarders");
+    return out;
+}
+
 }  // namespace
 
 ModelSummary summarize(const Topology& t, Router& router) {
@@ -207,6 +255,19 @@ ModelSummary summarize(const Topology& t, Router& router) {
     s.socket_pairs = static_cast<std::uint64_t>(s.sockets) * (s.sockets == 0 ? 0 : s.sockets - 1);
     s.routed_pairs = count_routes(t, router);
     s.router_core = router.core_size();
+    for (const IoServerSpec& server : t.io.servers) {
+        s.io_servers.push_back({t.nodes[server.node].name, server.cache.model, server.disk.model});
+    }
+    s.io_forwarders = t.io.forwarders.size();
+    if (t.io.fs.present) {
+        s.stripe = t.io.fs.stripe;
+        s.stripe_all = t.io.fs.servers.size() == t.io.servers.size();
+        for (std::size_t i = 0; i < t.io.fs.servers.size(); ++i) {
+            const std::int32_t server = t.io.fs.servers[i];
+            s.stripe_servers.push_back(t.nodes[t.io.servers[server].node].name);
+            if (server != static_cast<std::int32_t>(i)) s.stripe_all = false;
+        }
+    }
     return s;
 }
 
@@ -262,6 +323,7 @@ std::string format_summary(const ModelSummary& s) {
     row("routes", routes);
     row("router core",
         plural(s.router_core, "vertex", "vertices") + " (the rest hang off it as trees)");
+    if (!s.io_servers.empty() || s.io_forwarders > 0) row("I/O", format_io(s));
     return out;
 }
 

@@ -1,5 +1,5 @@
-// What `clustersim validate MODEL.xml` prints: the counts of what was built and whether every
-// pair of sockets can talk to each other.
+// What `clustersim validate MODEL.xml` prints: the counts of what was built, whether every
+// pair of sockets can talk to each other, and the parallel I/O servers if there are any.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,15 @@ struct ModelSummary {
     std::uint64_t routed_pairs = 0;
     std::uint64_t socket_pairs = 0;
     std::size_t router_core = 0;  // vertices the router keeps in its meshed core
+    // Parallel I/O (Topology::io): one entry per <io-server>, in document order.
+    struct IoServer {
+        std::string node, cache, disk;  // node name, cache and disk model names
+    };
+    std::vector<IoServer> io_servers;
+    std::uint64_t stripe = 0;                 // bytes per chunk; 0 = no file system
+    std::vector<std::string> stripe_servers;  // node names, in stripe order
+    bool stripe_all = false;                  // over every server, in document order
+    std::size_t io_forwarders = 0;
 };
 
 // Counts in O(V + E): sockets are grouped by strongly connected component (all pairs inside

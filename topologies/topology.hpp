@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
@@ -117,11 +118,59 @@ struct MpiSettings {
     std::uint64_t reduce_instructions_per_byte = 1;  // CPU cost of combining reduced data
 };
 
+// Parallel I/O (iosys/). A component chosen by name, with its parameters as written in the
+// XML (attribute name -> text). Names and parameters are checked against the iosys
+// registries when a run starts, so this folder does not know the valid names; `line` is
+// where the element is, for errors.
+struct ComponentSpec {
+    std::string model;
+    std::vector<std::pair<std::string, std::string>> params;
+    int line = 0;
+};
+
+// <io-server>: one file system server on a node (at most one per node).
+struct IoServerSpec {
+    std::int32_t node = -1;  // index into Topology::nodes
+    ComponentSpec cache;     // <cache model="none|write_behind|aggregation|reorder" .../>
+    ComponentSpec disk;      // <disk model="simple|hdd|ssd" .../>
+    int line = 0;
+};
+
+// <io-forwarder>: every rank on one of `clients` talks to the servers through `node`.
+struct IoForwarderSpec {
+    std::int32_t node = -1;             // index into Topology::nodes
+    std::vector<std::int32_t> clients;  // node indices
+    int line = 0;
+};
+
+// <file-system>: how files are laid out over the servers and what metadata costs.
+struct FileSystemSpec {
+    bool present = false;                          // false: the model has no file system
+    std::string distribution = "simple-striping";  // checked by iosys
+    std::uint64_t stripe = 64 * 1024;              // bytes per chunk, > 0
+    std::vector<std::int32_t> servers;        // indices into IoSettings::servers, in stripe order
+    Time open = Time::zero();                 // metadata cost of MPI_File_open
+    Time close = Time::zero();                // of MPI_File_close
+    Time sync = Time::zero();                 // of MPI_File_sync, after the dirty data is on disk
+    std::uint64_t request_bytes = 256;        // size of a request or acknowledgement message
+    std::uint64_t granularity = 1024 * 1024;  // a server handles data in chunks of this size
+    std::uint64_t cb_buffer = 16 * 1024 * 1024;  // two-phase collective buffer per aggregator
+    std::int32_t cb_nodes = 0;  // two-phase aggregators; 0 = one per node of the communicator
+    int line = 0;
+};
+
+struct IoSettings {
+    std::vector<IoServerSpec> servers;  // in document order
+    std::vector<IoForwarderSpec> forwarders;
+    FileSystemSpec fs;
+};
+
 struct Topology {
     std::string name;
     std::string source;  // file it was read from ("" if built in code)
     NetworkSettings settings;
     MpiSettings mpi;
+    IoSettings io;
     Graph graph;
     std::vector<NodeInfo> nodes;
 
@@ -158,6 +207,7 @@ class TopologyBuilder {
     std::vector<NodeInfo>& nodes() { return nodes_; }
     NetworkSettings& settings() { return settings_; }
     MpiSettings& mpi() { return mpi_; }
+    IoSettings& io() { return io_; }
 
     Topology build(std::string name, std::string source) &&;
 
@@ -171,6 +221,7 @@ class TopologyBuilder {
     std::vector<NodeInfo> nodes_;
     NetworkSettings settings_;
     MpiSettings mpi_;
+    IoSettings io_;
 };
 
 }  // namespace clustersim::topo

@@ -1,0 +1,947 @@
+#include "iosys/file_system.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "iosys/cache.hpp"
+#include "iosys/disk.hpp"
+#include "iosys/layout.hpp"
+#include "simulator/error.hpp"
+#include "simulator/pool.hpp"
+#include "simulator/units.hpp"
+
+namespace clustersim::io {
+namespace {
+
+using mpi::Op;
+using mpi::OpKind;
+constexpr std::uint32_t kNil = UINT32_MAX;
+
+enum EventKind : std::uint32_t { kDiskDone, kRankDone };
+
+enum class MsgKind : std::uint8_t {
+    WriteRequest,  // client -> server, header only
+    WriteData,     // client -> server, one chunk
+    WriteAck,      // server -> client
+    ReadRequest,   // client -> server
+    ReadData,      // server -> client, one chunk
+    Exchange,      // two-phase: rank <-> aggregator
+};
+
+struct Msg {
+    MsgKind kind;
+    bool via_forwarder;  // this leg ends at a forwarder, which sends it on to `final_dst`
+    topo::VertexId final_dst;
+    std::uint32_t sreq;   // server request (WriteData/WriteRequest/ReadRequest/Ack/ReadData)
+    std::uint32_t cycle;  // Exchange: the two-phase run
+    std::uint32_t agg;    // Exchange: aggregator index in the run
+    std::uint64_t local;  // WriteData: offset in the server's object
+    std::uint64_t bytes;  // payload
+};
+
+// One client request's share at one server.
+struct ServerRequest {
+    std::uint32_t cop;     // client operation
+    std::uint32_t server;  // index into servers_
+    std::uint32_t file;
+    bool write;
+    std::uint32_t chunks_left;    // write: chunks not yet safe
+    std::vector<Extent> extents;  // read: the object extents to read
+};
+
+// One chunk inside a server.
+struct ServerChunk {
+    std::uint32_t sreq;
+    std::uint64_t bytes;
+};
+
+// One independent operation of a client (a rank's own, or an aggregator's cycle).
+struct ClientOp {
+    std::int32_t rank;
+    std::uint32_t file;
+    bool write;
+    std::uint64_t bytes;      // total to move
+    std::uint64_t moved = 0;  // read: data arrived so far
+    std::uint32_t acks_left = 0;
+    std::uint64_t end = 0;       // write: highest file byte + 1
+    std::uint32_t owner = kNil;  // two-phase run, kNil for a rank's own operation
+    std::uint32_t agg = 0;
+};
+
+struct File {
+    std::string name;
+    std::uint64_t size = 0;
+    SimpleStriping layout;
+    std::uint64_t written = 0, read = 0;
+};
+
+// A rank's open file.
+struct Handle {
+    std::uint32_t file = kNil;
+    std::uint32_t group = 0;  // communicator it was opened on
+    View view;
+    std::uint64_t pointer = 0;   // individual file pointer, in view bytes
+    std::uint32_t coll_seq = 0;  // collective calls on this handle so far
+    std::uint32_t epoch = 0;     // how many times the rank opened this file before
+};
+
+struct Group {
+    std::vector<std::int32_t> members;  // world ranks
+};
+
+// Ranks gathering for one collective call on a file (or for an open).
+struct Gathering {
+    OpKind kind = OpKind::FileOpen;
+    std::uint32_t file = kNil;
+    std::uint32_t group = kNil;
+    std::size_t expected = 0;
+    struct Entry {
+        std::int32_t rank;
+        std::vector<Extent> extents;  // data calls: the rank's file extents
+        std::uint64_t bytes = 0;
+    };
+    std::vector<Entry> entries;
+};
+
+struct Server;
+
+// Two-phase collective I/O of one call.
+struct TwoPhase {
+    std::uint32_t file;
+    bool write;
+    std::vector<Gathering::Entry> members;  // sorted by rank
+    struct Agg {
+        std::int32_t rank;
+        std::uint64_t lo, hi, next;
+        std::vector<std::size_t> cursor;         // per member: first extent not fully consumed
+        std::vector<std::uint64_t> cycle_bytes;  // per member: bytes in the current cycle
+        std::vector<Extent> cycle;               // the cycle's file extents, merged
+        std::uint32_t pending = 0;
+        bool done = false;
+    };
+    std::vector<Agg> aggs;
+    std::size_t aggs_left = 0;
+};
+
+class FileSystem;
+
+struct Server final : CacheHost {
+    FileSystem* fs = nullptr;
+    std::uint32_t index = 0;
+    std::int32_t node = -1;
+    topo::VertexId vertex = topo::kNoVertex;
+    std::string cache_name, disk_name;
+    std::unique_ptr<Disk> disk;
+    std::unique_ptr<CacheLayer> cache;
+    std::vector<std::uint64_t> slot_token;
+    std::vector<std::uint32_t> free_slots;
+    std::uint32_t busy = 0;
+    std::uint64_t bytes_written = 0, bytes_read = 0;
+    void chunk_done(std::uint64_t id) override;
+    void wake() override;
+};
+
+class FileSystem final : public mpi::IoService, public Component {
+  public:
+    FileSystem(const mpi::IoContext& ctx, const std::vector<FileDecl>& files);
+
+    void start(std::int32_t rank, const Op& op, const std::vector<std::int32_t>* members) override;
+    void message_delivered(std::uint64_t cookie) override;
+    void message_injected(std::uint64_t) override {}
+    std::string describe(std::int32_t rank) const override;
+    mpi::IoReport report() const override;
+    void handle(Engine& engine, const Event& event) override;
+    std::string name() const override { return "file-system"; }
+
+    void chunk_done(std::uint32_t server, std::uint64_t id);
+    void pump(std::uint32_t server);
+
+  private:
+    [[noreturn]] void fail(std::int32_t rank, const Op& op, const std::string& what) const {
+        throw InputError("app", 0,
+                         fmt::format("rank {}: MPI_{}: {}", rank, mpi::to_string(op.kind), what));
+    }
+    Handle& handle_of(std::int32_t rank, const Op& op);
+    std::uint32_t file_id(const std::string& name);
+    void finish_rank(std::int32_t rank, std::uint64_t bytes, Time delay = Time::zero());
+    // Independent data access of `rank` to `extents` of `file`.
+    void start_client_op(std::int32_t rank, std::uint32_t file, bool write,
+                         std::vector<Extent> extents, std::uint32_t owner, std::uint32_t agg);
+    void client_op_done(std::uint32_t cop);
+    void send(topo::VertexId from, topo::VertexId to, std::uint32_t msg, topo::VertexId via);
+    topo::VertexId forwarder_of(std::int32_t rank) const { return forwarder_[rank]; }
+    void arrive(std::int32_t rank, const Op& op, Handle& h, std::vector<Extent> extents,
+                std::uint64_t bytes);
+    void gathered(Gathering g);
+    void check_syncs();
+    // Two-phase.
+    void start_two_phase(Gathering& g);
+    void next_cycle(std::uint32_t run, std::uint32_t agg);
+    void cycle_io(std::uint32_t run, std::uint32_t agg);
+    void cycle_done(std::uint32_t run, std::uint32_t agg);
+    void exchange_arrived(std::uint32_t run, std::uint32_t agg);
+    bool two_phase_for(OpKind kind, std::uint64_t bytes) const;
+
+    Engine& engine_;
+    net::Transport& network_;
+    const topo::Topology& topo_;
+    const std::vector<mpi::RankLocation>& ranks_;
+    mpi::IoHost& host_;
+    ComponentId id_;
+    const topo::FileSystemSpec& spec_;
+    std::vector<Server> servers_;            // in the file system's stripe order
+    std::vector<topo::VertexId> forwarder_;  // per rank, kNoVertex if none
+    std::vector<File> files_;
+    std::unordered_map<std::string, std::uint32_t> file_index_;
+    std::vector<std::vector<Handle>> handles_;  // per rank, by file handle
+    std::vector<Group> groups_;
+    std::map<std::vector<std::int32_t>, std::uint32_t> group_index_;
+    // Gatherings by (group, file, open epoch, call number on the handle; 0 = the open).
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, Gathering>
+        gatherings_;
+    std::unordered_map<std::uint64_t, std::uint32_t> opens_;  // (rank, file) -> opens so far
+    std::vector<Gathering> syncs_;  // gathered syncs waiting for dirty data to reach disk
+    Pool<Msg> msgs_;
+    Pool<ServerRequest> sreqs_;
+    Pool<ServerChunk> chunks_;
+    Pool<ClientOp> cops_;
+    Pool<TwoPhase> runs_;
+    std::vector<std::uint64_t> done_bytes_;  // per rank: bytes of the operation finishing
+    std::vector<std::string> waiting_;       // per rank: what it waits for (describe)
+    // Collective I/O choice per operation name: algorithm rules from the model, overrides.
+    struct IoRule {
+        std::string op;
+        bool two_phase;
+        std::uint64_t min_bytes, max_bytes;
+    };
+    std::vector<IoRule> rules_;
+    mpi::IoReport report_;
+};
+
+void Server::chunk_done(std::uint64_t id) {
+    fs->chunk_done(index, id);
+}
+void Server::wake() {
+    fs->pump(index);
+}
+
+FileSystem::FileSystem(const mpi::IoContext& ctx, const std::vector<FileDecl>& files)
+    : engine_(ctx.engine),
+      network_(ctx.network),
+      topo_(ctx.topology),
+      ranks_(ctx.ranks),
+      host_(ctx.host),
+      id_(ctx.engine.add(*this)),
+      spec_(ctx.topology.io.fs) {
+    const auto& io = topo_.io;
+    const std::string& file = topo_.source;
+    if (spec_.distribution != "simple-striping")
+        throw InputError(file, spec_.line,
+                         fmt::format("<file-system> distribution '{}' is unknown; valid: {}",
+                                     spec_.distribution, distribution_names()));
+    if (spec_.stripe == 0)
+        throw InputError(file, spec_.line, "<file-system> stripe (chunk) size must be > 0");
+    DiskRegistry disks("disk");
+    register_builtin_disks(disks);
+    CacheRegistry caches("cache");
+    register_builtin_caches(caches);
+    std::vector<std::int32_t> order = spec_.servers;
+    if (order.empty())
+        for (std::size_t i = 0; i < io.servers.size(); ++i)
+            order.push_back(static_cast<std::int32_t>(i));
+    servers_.resize(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const topo::IoServerSpec& s = io.servers[static_cast<std::size_t>(order[i])];
+        const topo::NodeInfo& node = topo_.nodes[static_cast<std::size_t>(s.node)];
+        Server& sv = servers_[i];
+        sv.fs = this;
+        sv.index = static_cast<std::uint32_t>(i);
+        sv.node = s.node;
+        sv.vertex = node.sockets.at(0).vertex;
+        sv.cache_name = s.cache.model;
+        sv.disk_name = s.disk.model;
+        sv.disk = disks.make(s.disk, file, node.memory);
+        sv.cache = caches.make(s.cache, file, node.memory);
+        sv.cache->attach(sv);
+    }
+    // Forwarders: ranks on a client node talk to the servers through the forwarder node.
+    std::vector<topo::VertexId> node_forwarder(topo_.nodes.size(), topo::kNoVertex);
+    for (const auto& f : io.forwarders)
+        for (std::int32_t c : f.clients)
+            node_forwarder[static_cast<std::size_t>(c)] =
+                topo_.nodes[static_cast<std::size_t>(f.node)].sockets.at(0).vertex;
+    forwarder_.resize(ranks_.size());
+    for (std::size_t r = 0; r < ranks_.size(); ++r) forwarder_[r] = node_forwarder[ranks_[r].node];
+    handles_.resize(ranks_.size());
+    done_bytes_.resize(ranks_.size());
+    waiting_.resize(ranks_.size());
+    for (const auto& d : files) {
+        const std::uint32_t f = file_id(d.name);
+        files_[f].size = d.size;
+        if (d.stripe != 0)
+            files_[f].layout =
+                SimpleStriping(d.stripe, static_cast<std::uint32_t>(servers_.size()));
+    }
+    // Collective I/O algorithms: model rules, then --algorithm overrides (which win).
+    auto parse_alg = [&](const std::string& name, bool& two_phase) {
+        if (name == "two_phase") return two_phase = true, true;
+        if (name == "independent") return two_phase = false, true;
+        return false;
+    };
+    for (const auto& r : topo_.mpi.collectives) {
+        if (!mpi::is_io_collective_name(r.operation)) continue;
+        bool tp = false;
+        if (!parse_alg(r.algorithm, tp))
+            throw InputError(file, r.line,
+                             fmt::format("collective I/O '{}' has no algorithm '{}'; valid: {}",
+                                         r.operation, r.algorithm, collective_io_names()));
+        rules_.push_back(IoRule{r.operation, tp, r.min_bytes, r.max_bytes});
+    }
+    for (const auto& o : ctx.algorithm_overrides) {
+        const auto eq = o.find('=');
+        if (eq == std::string::npos || !mpi::is_io_collective_name(o.substr(0, eq))) continue;
+        bool tp = false;
+        if (!parse_alg(o.substr(eq + 1), tp))
+            throw InputError(
+                "--algorithm", 0,
+                fmt::format("'{}': collective I/O '{}' has no algorithm '{}'; valid: {}", o,
+                            o.substr(0, eq), o.substr(eq + 1), collective_io_names()));
+        rules_.insert(rules_.begin(), IoRule{o.substr(0, eq), tp, 0, UINT64_MAX});
+    }
+}
+
+bool FileSystem::two_phase_for(OpKind kind, std::uint64_t bytes) const {
+    const char* name = kind == OpKind::FileWriteAtAll  ? "write_at_all"
+                       : kind == OpKind::FileReadAtAll ? "read_at_all"
+                       : kind == OpKind::FileWriteAll  ? "write_all"
+                                                       : "read_all";
+    for (const auto& r : rules_)
+        if (r.op == name && bytes >= r.min_bytes && bytes < r.max_bytes) return r.two_phase;
+    return true;  // ROMIO's default for interleaved access on PVFS: collective buffering
+}
+
+std::uint32_t FileSystem::file_id(const std::string& name) {
+    auto it = file_index_.find(name);
+    if (it != file_index_.end()) return it->second;
+    const auto id = static_cast<std::uint32_t>(files_.size());
+    files_.push_back(File{
+        name, 0, SimpleStriping(spec_.stripe, static_cast<std::uint32_t>(servers_.size())), 0, 0});
+    file_index_.emplace(name, id);
+    return id;
+}
+
+Handle& FileSystem::handle_of(std::int32_t rank, const Op& op) {
+    auto& hs = handles_[static_cast<std::size_t>(rank)];
+    if (op.file >= hs.size() || hs[op.file].file == kNil)
+        fail(rank, op, fmt::format("file handle {} is not open", op.file));
+    return hs[op.file];
+}
+
+void FileSystem::finish_rank(std::int32_t rank, std::uint64_t bytes, Time delay) {
+    done_bytes_[static_cast<std::size_t>(rank)] = bytes;
+    waiting_[static_cast<std::size_t>(rank)].clear();
+    engine_.schedule_in(delay, id_, kRankDone, static_cast<std::uint64_t>(rank));
+}
+
+void FileSystem::handle(Engine&, const Event& e) {
+    if (e.kind == kRankDone) {
+        const auto rank = static_cast<std::int32_t>(e.data);
+        host_.io_done(rank, done_bytes_[static_cast<std::size_t>(rank)]);
+        return;
+    }
+    // kDiskDone: server << 32 | slot
+    const auto s = static_cast<std::uint32_t>(e.data >> 32);
+    const auto slot = static_cast<std::uint32_t>(e.data);
+    Server& sv = servers_[s];
+    const std::uint64_t token = sv.slot_token[slot];
+    sv.free_slots.push_back(slot);
+    --sv.busy;
+    sv.cache->disk_done(token);
+    pump(s);
+    if (!syncs_.empty()) check_syncs();
+}
+
+void FileSystem::pump(std::uint32_t s) {
+    Server& sv = servers_[s];
+    DiskRequest req;
+    std::uint64_t token = 0;
+    while (sv.busy < sv.disk->channels() && sv.cache->next(req, token)) {
+        const Time t = sv.disk->service(req);
+        std::uint32_t slot;
+        if (!sv.free_slots.empty()) {
+            slot = sv.free_slots.back();
+            sv.free_slots.pop_back();
+            sv.slot_token[slot] = token;
+        } else {
+            slot = static_cast<std::uint32_t>(sv.slot_token.size());
+            sv.slot_token.push_back(token);
+        }
+        ++sv.busy;
+        engine_.schedule_in(t, id_, kDiskDone, (static_cast<std::uint64_t>(s) << 32) | slot);
+    }
+}
+
+void FileSystem::send(topo::VertexId from, topo::VertexId to, std::uint32_t m, topo::VertexId via) {
+    Msg& msg = msgs_[m];
+    if (via != topo::kNoVertex && via != from && via != to) {
+        msg.via_forwarder = true;
+        msg.final_dst = to;
+        network_.send(from, via, msg.bytes, mpi::kIoCookie | m, false);
+        return;
+    }
+    msg.via_forwarder = false;
+    network_.send(from, to, msg.bytes, mpi::kIoCookie | m, false);
+}
+
+// ---- independent operations ------------------------------------------------------------
+
+void FileSystem::start_client_op(std::int32_t rank, std::uint32_t file, bool write,
+                                 std::vector<Extent> extents, std::uint32_t owner,
+                                 std::uint32_t agg) {
+    File& f = files_[file];
+    std::uint64_t bytes = 0, end = 0;
+    for (const Extent& e : extents) {
+        bytes += e.bytes;
+        end = std::max(end, e.end());
+    }
+    const std::uint32_t cop =
+        cops_.acquire(ClientOp{rank, file, write, bytes, 0, 0, end, owner, agg});
+    if (report_.first_start == Time::max()) report_.first_start = engine_.now();
+    // Object extents per server, merged.
+    std::vector<Piece> pieces;
+    for (const Extent& e : extents) f.layout.map(e, pieces);
+    std::vector<std::vector<Extent>> per_server(servers_.size());
+    for (const Piece& p : pieces) {
+        auto& v = per_server[p.server];
+        if (!v.empty() && v.back().end() == p.local)
+            v.back().bytes += p.bytes;
+        else
+            v.push_back(Extent{p.local, p.bytes});
+    }
+    const topo::VertexId client = ranks_[static_cast<std::size_t>(rank)].vertex;
+    const topo::VertexId via = forwarder_of(rank);
+    std::uint32_t servers_used = 0;
+    for (std::uint32_t s = 0; s < servers_.size(); ++s) {
+        auto& ext = per_server[s];
+        if (ext.empty()) continue;
+        merge_extents(ext);
+        ++servers_used;
+        std::uint32_t chunks = 0;
+        if (write)
+            for (const Extent& e : ext)
+                chunks += static_cast<std::uint32_t>((e.bytes + spec_.granularity - 1) /
+                                                     spec_.granularity);
+        const std::uint32_t sq = sreqs_.acquire(
+            ServerRequest{cop, s, file, write, chunks, write ? std::vector<Extent>{} : ext});
+        const std::uint32_t req =
+            msgs_.acquire(Msg{write ? MsgKind::WriteRequest : MsgKind::ReadRequest, false,
+                              topo::kNoVertex, sq, 0, 0, 0, spec_.request_bytes});
+        send(client, servers_[s].vertex, req, via);
+        if (!write) continue;
+        for (const Extent& e : ext)
+            for (std::uint64_t off = 0; off < e.bytes; off += spec_.granularity) {
+                const std::uint64_t n = std::min(spec_.granularity, e.bytes - off);
+                const std::uint32_t m = msgs_.acquire(
+                    Msg{MsgKind::WriteData, false, topo::kNoVertex, sq, 0, 0, e.offset + off, n});
+                send(client, servers_[s].vertex, m, via);
+            }
+    }
+    cops_[cop].acks_left = servers_used;
+    if (servers_used == 0) {  // nothing to move (zero bytes, or a read past the end)
+        client_op_done(cop);
+    }
+}
+
+void FileSystem::client_op_done(std::uint32_t cop) {
+    const ClientOp op = cops_[cop];
+    cops_.release(cop);
+    File& f = files_[op.file];
+    if (op.write) {
+        f.size = std::max(f.size, op.end);  // the file grows when the write has finished
+        f.written += op.bytes;
+        report_.bytes_written += op.bytes;
+    } else {
+        f.read += op.bytes;
+        report_.bytes_read += op.bytes;
+    }
+    report_.last_end = max(report_.last_end, engine_.now());
+    if (op.owner == kNil)
+        finish_rank(op.rank, op.bytes);
+    else
+        cycle_done(op.owner, op.agg);
+}
+
+void FileSystem::message_delivered(std::uint64_t cookie) {
+    const auto m = static_cast<std::uint32_t>(cookie);
+    Msg& msg = msgs_[m];
+    if (msg.via_forwarder) {  // at the forwarder: on to the destination
+        msg.via_forwarder = false;
+        // The forwarder's vertex is where this leg ended; find it from the request's rank.
+        topo::VertexId at = topo::kNoVertex;
+        if (msg.kind == MsgKind::Exchange) {
+            at = topo::kNoVertex;  // exchanges never go through forwarders
+        } else {
+            at = forwarder_of(cops_[sreqs_[msg.sreq].cop].rank);
+        }
+        network_.send(at, msg.final_dst, msg.bytes, mpi::kIoCookie | m, false);
+        return;
+    }
+    switch (msg.kind) {
+        case MsgKind::WriteRequest:
+            msgs_.release(m);  // the data follows on its own
+            return;
+        case MsgKind::WriteData: {
+            const ServerRequest& q = sreqs_[msg.sreq];
+            Server& sv = servers_[q.server];
+            sv.bytes_written += msg.bytes;
+            const std::uint32_t c = chunks_.acquire(ServerChunk{msg.sreq, msg.bytes});
+            const Chunk chunk{c, q.file, msg.local, msg.bytes, true};
+            msgs_.release(m);
+            const std::uint32_t server = q.server;
+            sv.cache->submit(chunk);
+            pump(server);
+            return;
+        }
+        case MsgKind::ReadRequest: {
+            msgs_.release(m);
+            ServerRequest& q = sreqs_[msg.sreq];
+            const std::uint32_t sq = msg.sreq;
+            std::vector<Extent> ext = std::move(q.extents);
+            std::uint32_t chunks = 0;
+            for (const Extent& e : ext)
+                chunks += static_cast<std::uint32_t>((e.bytes + spec_.granularity - 1) /
+                                                     spec_.granularity);
+            q.chunks_left = chunks;
+            const std::uint32_t s = q.server;
+            const std::uint32_t file = q.file;
+            for (const Extent& e : ext)
+                for (std::uint64_t off = 0; off < e.bytes; off += spec_.granularity) {
+                    const std::uint64_t n = std::min(spec_.granularity, e.bytes - off);
+                    const std::uint32_t c = chunks_.acquire(ServerChunk{sq, n});
+                    servers_[s].cache->submit(Chunk{c, file, e.offset + off, n, false});
+                }
+            pump(s);
+            return;
+        }
+        case MsgKind::WriteAck: {
+            const std::uint32_t sq = msg.sreq;
+            msgs_.release(m);
+            const std::uint32_t cop = sreqs_[sq].cop;
+            sreqs_.release(sq);
+            if (--cops_[cop].acks_left == 0) client_op_done(cop);
+            return;
+        }
+        case MsgKind::ReadData: {
+            const std::uint32_t sq = msg.sreq;
+            const std::uint64_t n = msg.bytes;
+            msgs_.release(m);
+            const std::uint32_t cop = sreqs_[sq].cop;
+            if (--sreqs_[sq].chunks_left == 0) {
+                sreqs_.release(sq);
+                --cops_[cop].acks_left;
+            }
+            ClientOp& op = cops_[cop];
+            op.moved += n;
+            if (op.acks_left == 0 && op.moved == op.bytes) client_op_done(cop);
+            return;
+        }
+        case MsgKind::Exchange: {
+            const std::uint32_t run = msg.cycle, agg = msg.agg;
+            msgs_.release(m);
+            exchange_arrived(run, agg);
+            return;
+        }
+    }
+}
+
+void FileSystem::chunk_done(std::uint32_t s, std::uint64_t id) {
+    const auto c = static_cast<std::uint32_t>(id);
+    const ServerChunk chunk = chunks_[c];
+    chunks_.release(c);
+    ServerRequest& q = sreqs_[chunk.sreq];
+    Server& sv = servers_[s];
+    const ClientOp& op = cops_[q.cop];
+    const topo::VertexId client = ranks_[static_cast<std::size_t>(op.rank)].vertex;
+    if (q.write) {
+        if (--q.chunks_left > 0) return;
+        const std::uint32_t m = msgs_.acquire(Msg{MsgKind::WriteAck, false, topo::kNoVertex,
+                                                  chunk.sreq, 0, 0, 0, spec_.request_bytes});
+        send(sv.vertex, client, m, forwarder_of(op.rank));
+        return;
+    }
+    sv.bytes_read += chunk.bytes;
+    const std::uint32_t m = msgs_.acquire(
+        Msg{MsgKind::ReadData, false, topo::kNoVertex, chunk.sreq, 0, 0, 0, chunk.bytes});
+    send(sv.vertex, client, m, forwarder_of(op.rank));
+}
+
+// ---- the MPI-IO operations -------------------------------------------------------------
+
+void FileSystem::start(std::int32_t rank, const Op& op, const std::vector<std::int32_t>* members) {
+    auto& hs = handles_[static_cast<std::size_t>(rank)];
+    switch (op.kind) {
+        case OpKind::FileOpen: {
+            if (op.path == nullptr || op.path->empty()) fail(rank, op, "no file name");
+            if (op.file < hs.size() && hs[op.file].file != kNil)
+                fail(rank, op, fmt::format("file handle {} is already open", op.file));
+            auto [it, fresh] = group_index_.emplace(*members, 0);
+            if (fresh) {
+                it->second = static_cast<std::uint32_t>(groups_.size());
+                groups_.push_back(Group{*members});
+            }
+            if (op.file >= hs.size()) hs.resize(op.file + 1);
+            Handle& h = hs[op.file];
+            h = Handle{};
+            h.file = file_id(*op.path);
+            h.group = it->second;
+            h.epoch = opens_[(static_cast<std::uint64_t>(rank) << 32) | h.file]++;
+            arrive(rank, op, h, {}, 0);
+            return;
+        }
+        case OpKind::FileClose:
+        case OpKind::FileSync:
+            arrive(rank, op, handle_of(rank, op), {}, 0);
+            return;
+        case OpKind::FileSetView: {
+            Handle& h = handle_of(rank, op);
+            if (op.view_block != 0 && op.view_stride < op.view_block)
+                fail(rank, op,
+                     fmt::format("a vector view needs stride >= block (block {}, stride {})",
+                                 format_size(op.view_block), format_size(op.view_stride)));
+            h.view = View{op.offset, op.view_block, op.view_stride};
+            h.pointer = 0;
+            finish_rank(rank, 0);
+            return;
+        }
+        case OpKind::FileSeek: {
+            Handle& h = handle_of(rank, op);
+            if (op.whence == mpi::kSeekSet)
+                h.pointer = op.offset;
+            else if (op.whence == mpi::kSeekCur)
+                h.pointer += op.offset;
+            else
+                h.pointer = files_[h.file].size + op.offset;  // contiguous-view end of file
+            finish_rank(rank, 0);
+            return;
+        }
+        default:
+            break;
+    }
+    // Data operations.
+    Handle& h = handle_of(rank, op);
+    const bool write = op.kind == OpKind::FileWrite || op.kind == OpKind::FileWriteAt ||
+                       op.kind == OpKind::FileWriteAll || op.kind == OpKind::FileWriteAtAll;
+    const bool at = op.kind == OpKind::FileWriteAt || op.kind == OpKind::FileReadAt ||
+                    op.kind == OpKind::FileWriteAtAll || op.kind == OpKind::FileReadAtAll;
+    const bool collective = op.kind == OpKind::FileWriteAll || op.kind == OpKind::FileReadAll ||
+                            op.kind == OpKind::FileWriteAtAll || op.kind == OpKind::FileReadAtAll;
+    const std::uint64_t pos = at ? op.offset : h.pointer;
+    if (!at) h.pointer += op.bytes;
+    std::vector<Extent> extents;
+    view_extents(h.view, pos, op.bytes, extents);
+    std::uint64_t bytes = op.bytes;
+    if (!write) bytes = clip_extents(extents, files_[h.file].size);
+    if (collective) {
+        arrive(rank, op, h, std::move(extents), bytes);
+        return;
+    }
+    waiting_[static_cast<std::size_t>(rank)] = fmt::format(
+        "{} {} of '{}'", write ? "writing" : "reading", format_size(bytes), files_[h.file].name);
+    start_client_op(rank, h.file, write, std::move(extents), kNil, 0);
+}
+
+void FileSystem::arrive(std::int32_t rank, const Op& op, Handle& h, std::vector<Extent> extents,
+                        std::uint64_t bytes) {
+    const Group& grp = groups_[h.group];
+    const std::uint32_t seq = op.kind == OpKind::FileOpen ? 0 : ++h.coll_seq;
+    const auto key = std::make_tuple(h.group, h.file, h.epoch, seq);
+    Gathering& g = gatherings_[key];
+    if (g.entries.empty()) {
+        g.kind = op.kind;
+        g.file = h.file;
+        g.group = h.group;
+        g.expected = grp.members.size();
+    } else if (g.kind != op.kind) {
+        fail(rank, op,
+             fmt::format("collective call number {} on '{}' is MPI_{} on another rank: every rank "
+                         "of the communicator must make the same calls in the same order",
+                         seq, files_[h.file].name, mpi::to_string(g.kind)));
+    }
+    g.entries.push_back(Gathering::Entry{rank, std::move(extents), bytes});
+    waiting_[static_cast<std::size_t>(rank)] = fmt::format(
+        "waiting for {} more rank(s) of the file's communicator", g.expected - g.entries.size());
+    const bool data =
+        op.kind != OpKind::FileOpen && op.kind != OpKind::FileClose && op.kind != OpKind::FileSync;
+    if (g.entries.size() < g.expected) {
+        // Independent collective I/O needs nobody else: go now (the choice is made with this
+        // rank's size; once one rank has gone, the call stays independent for all).
+        if (data && !two_phase_for(op.kind, bytes)) {
+            auto& e = g.entries.back();
+            const bool write = op.kind == OpKind::FileWriteAll || op.kind == OpKind::FileWriteAtAll;
+            std::vector<Extent> ext = std::move(e.extents);
+            e.extents.clear();
+            e.bytes = UINT64_MAX;  // already started
+            start_client_op(rank, h.file, write, std::move(ext), kNil, 0);
+        }
+        return;
+    }
+    Gathering done = std::move(g);
+    gatherings_.erase(key);
+    if (data && !two_phase_for(op.kind, bytes)) {  // the last arrival, independent
+        auto& e = done.entries.back();
+        const bool write = op.kind == OpKind::FileWriteAll || op.kind == OpKind::FileWriteAtAll;
+        e.bytes = UINT64_MAX;
+        start_client_op(rank, h.file, write, std::move(e.extents), kNil, 0);
+    }
+    gathered(std::move(done));
+}
+
+void FileSystem::gathered(Gathering g) {
+    switch (g.kind) {
+        case OpKind::FileOpen:
+            for (const auto& e : g.entries) finish_rank(e.rank, 0, spec_.open);
+            report_.files = files_.size();
+            return;
+        case OpKind::FileClose:
+            for (const auto& e : g.entries) {
+                finish_rank(e.rank, 0, spec_.close);
+            }
+            return;
+        case OpKind::FileSync:
+            syncs_.push_back(std::move(g));
+            check_syncs();
+            return;
+        default:
+            break;
+    }
+    const bool write = g.kind == OpKind::FileWriteAll || g.kind == OpKind::FileWriteAtAll;
+    bool started = false;  // some rank went independently
+    for (const auto& e : g.entries) started = started || e.bytes == UINT64_MAX;
+    if (started) {
+        for (auto& e : g.entries)
+            if (e.bytes != UINT64_MAX)
+                start_client_op(e.rank, g.file, write, std::move(e.extents), kNil, 0);
+        return;
+    }
+    start_two_phase(g);
+}
+
+void FileSystem::check_syncs() {
+    for (std::size_t i = 0; i < syncs_.size();) {
+        std::uint64_t dirty = 0;
+        for (const Server& sv : servers_) dirty += sv.cache->dirty_bytes(syncs_[i].file);
+        if (dirty > 0) {
+            ++i;
+            continue;
+        }
+        for (const auto& e : syncs_[i].entries) finish_rank(e.rank, 0, spec_.sync);
+        syncs_.erase(syncs_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+}
+
+// ---- two-phase collective I/O ----------------------------------------------------------
+
+void FileSystem::start_two_phase(Gathering& g) {
+    TwoPhase tp;
+    tp.file = g.file;
+    tp.write = g.kind == OpKind::FileWriteAll || g.kind == OpKind::FileWriteAtAll;
+    tp.members = std::move(g.entries);
+    std::sort(tp.members.begin(), tp.members.end(),
+              [](const auto& a, const auto& b) { return a.rank < b.rank; });
+    std::uint64_t lo = UINT64_MAX, hi = 0;
+    for (auto& m : tp.members) {
+        merge_extents(m.extents);
+        if (!m.extents.empty()) {
+            lo = std::min(lo, m.extents.front().offset);
+            hi = std::max(hi, m.extents.back().end());
+        }
+    }
+    // Aggregators: the first rank of each node (in rank order), at most cb-nodes.
+    std::vector<std::int32_t> aggs;
+    std::vector<bool> node_seen(topo_.nodes.size(), false);
+    for (const auto& m : tp.members) {
+        const auto node = ranks_[static_cast<std::size_t>(m.rank)].node;
+        if (node_seen[node]) continue;
+        node_seen[node] = true;
+        aggs.push_back(m.rank);
+        if (spec_.cb_nodes > 0 && aggs.size() == static_cast<std::size_t>(spec_.cb_nodes)) break;
+    }
+    const std::uint32_t run = runs_.acquire(std::move(tp));
+    TwoPhase& r = runs_[run];
+    if (lo >= hi) {  // nobody moves data
+        for (const auto& m : r.members) finish_rank(m.rank, 0);
+        runs_.release(run);
+        return;
+    }
+    // Equal file domains, rounded up to whole stripes (PVFS alignment) when large enough.
+    std::uint64_t fd = (hi - lo + aggs.size() - 1) / aggs.size();
+    const std::uint64_t stripe = files_[r.file].layout.stripe();
+    if (fd >= stripe) fd = (fd + stripe - 1) / stripe * stripe;
+    for (std::size_t a = 0; a < aggs.size(); ++a) {
+        TwoPhase::Agg agg;
+        agg.rank = aggs[a];
+        agg.lo = std::min(hi, lo + a * fd);
+        agg.hi = std::min(hi, agg.lo + fd);
+        agg.next = agg.lo;
+        agg.cursor.resize(r.members.size());
+        agg.cycle_bytes.resize(r.members.size());
+        for (std::size_t m = 0; m < r.members.size(); ++m) {
+            const auto& ext = r.members[m].extents;
+            agg.cursor[m] = static_cast<std::size_t>(
+                std::partition_point(ext.begin(), ext.end(),
+                                     [&](const Extent& e) { return e.end() <= agg.lo; }) -
+                ext.begin());
+        }
+        r.aggs.push_back(std::move(agg));
+    }
+    r.aggs_left = r.aggs.size();
+    for (std::size_t a = 0; a < r.aggs.size(); ++a) {
+        waiting_[static_cast<std::size_t>(r.aggs[a].rank)] = "aggregating (two-phase)";
+        next_cycle(run, static_cast<std::uint32_t>(a));
+    }
+}
+
+void FileSystem::next_cycle(std::uint32_t run, std::uint32_t a) {
+    TwoPhase& r = runs_[run];
+    TwoPhase::Agg& agg = r.aggs[a];
+    if (agg.next >= agg.hi) {
+        agg.done = true;
+        if (--r.aggs_left == 0) {
+            for (const auto& m : r.members) finish_rank(m.rank, m.bytes);
+            runs_.release(run);
+        }
+        return;
+    }
+    const std::uint64_t c_lo = agg.next;
+    const std::uint64_t c_hi = std::min(agg.hi, c_lo + spec_.cb_buffer);
+    agg.next = c_hi;
+    agg.cycle.clear();
+    for (std::size_t m = 0; m < r.members.size(); ++m) {
+        const auto& ext = r.members[m].extents;
+        std::size_t& i = agg.cursor[m];
+        std::uint64_t n = 0;
+        while (i < ext.size() && ext[i].offset < c_hi) {
+            const std::uint64_t s = std::max(ext[i].offset, c_lo);
+            const std::uint64_t e = std::min(ext[i].end(), c_hi);
+            if (e > s) {
+                n += e - s;
+                agg.cycle.push_back(Extent{s, e - s});
+            }
+            if (ext[i].end() <= c_hi)
+                ++i;
+            else
+                break;
+        }
+        agg.cycle_bytes[m] = n;
+    }
+    merge_extents(agg.cycle);
+    if (!r.write) {
+        cycle_io(run, a);
+        return;
+    }
+    // Phase one (write): every rank with data in this cycle sends it to the aggregator.
+    agg.pending = 1;  // held until every exchange is posted
+    const topo::VertexId to = ranks_[static_cast<std::size_t>(agg.rank)].vertex;
+    for (std::size_t m = 0; m < r.members.size(); ++m) {
+        if (agg.cycle_bytes[m] == 0 || r.members[m].rank == agg.rank) continue;
+        ++agg.pending;
+        const std::uint32_t msg = msgs_.acquire(
+            Msg{MsgKind::Exchange, false, topo::kNoVertex, 0, run, a, 0, agg.cycle_bytes[m]});
+        network_.send(ranks_[static_cast<std::size_t>(r.members[m].rank)].vertex, to,
+                      agg.cycle_bytes[m], mpi::kIoCookie | msg, false);
+    }
+    exchange_arrived(run, a);  // drops the hold
+}
+
+void FileSystem::exchange_arrived(std::uint32_t run, std::uint32_t a) {
+    TwoPhase::Agg& agg = runs_[run].aggs[a];
+    if (--agg.pending > 0) return;
+    if (runs_[run].write)
+        cycle_io(run, a);
+    else
+        next_cycle(run, a);
+}
+
+void FileSystem::cycle_io(std::uint32_t run, std::uint32_t a) {
+    TwoPhase& r = runs_[run];
+    TwoPhase::Agg& agg = r.aggs[a];
+    if (agg.cycle.empty()) {
+        next_cycle(run, a);
+        return;
+    }
+    start_client_op(agg.rank, r.file, r.write, agg.cycle, run, a);
+}
+
+void FileSystem::cycle_done(std::uint32_t run, std::uint32_t a) {
+    TwoPhase& r = runs_[run];
+    if (r.write) {
+        next_cycle(run, a);
+        return;
+    }
+    // Phase two (read): the aggregator sends every rank its part of the cycle.
+    TwoPhase::Agg& agg = r.aggs[a];
+    agg.pending = 1;
+    const topo::VertexId from = ranks_[static_cast<std::size_t>(agg.rank)].vertex;
+    for (std::size_t m = 0; m < r.members.size(); ++m) {
+        if (agg.cycle_bytes[m] == 0 || r.members[m].rank == agg.rank) continue;
+        ++agg.pending;
+        const std::uint32_t msg = msgs_.acquire(
+            Msg{MsgKind::Exchange, false, topo::kNoVertex, 0, run, a, 0, agg.cycle_bytes[m]});
+        network_.send(from, ranks_[static_cast<std::size_t>(r.members[m].rank)].vertex,
+                      agg.cycle_bytes[m], mpi::kIoCookie | msg, false);
+    }
+    exchange_arrived(run, a);
+}
+
+// ---- reports ---------------------------------------------------------------------------
+
+std::string FileSystem::describe(std::int32_t rank) const {
+    return waiting_[static_cast<std::size_t>(rank)];
+}
+
+mpi::IoReport FileSystem::report() const {
+    mpi::IoReport r = report_;
+    r.files = files_.size();
+    for (const Server& sv : servers_) {
+        mpi::IoServerReport s;
+        s.node = topo_.nodes[static_cast<std::size_t>(sv.node)].name;
+        s.cache = sv.cache_name;
+        s.disk = sv.disk_name;
+        s.bytes_written = sv.bytes_written;
+        s.bytes_read = sv.bytes_read;
+        const DiskStats& d = sv.disk->stats();
+        s.disk_requests = d.requests;
+        s.disk_bytes_written = d.bytes_written;
+        s.disk_bytes_read = d.bytes_read;
+        s.track_seeks = d.track_seeks;
+        s.average_seeks = d.average_seeks;
+        s.disk_busy = d.busy;
+        const CacheStats& c = sv.cache->stats();
+        s.cache_hits = c.hits;
+        s.cache_hit_bytes = c.hit_bytes;
+        s.cache_misses = c.misses;
+        s.merged = c.merged;
+        s.write_stalls = c.write_stalls;
+        s.peak_memory = c.peak_memory;
+        r.servers.push_back(std::move(s));
+    }
+    return r;
+}
+
+}  // namespace
+
+mpi::IoFactory io_factory(std::vector<FileDecl> files) {
+    return
+        [files = std::move(files)](const mpi::IoContext& ctx) -> std::unique_ptr<mpi::IoService> {
+            if (!ctx.topology.io.fs.present || ctx.topology.io.servers.empty()) return nullptr;
+            return std::make_unique<FileSystem>(ctx, files);
+        };
+}
+
+}  // namespace clustersim::io
