@@ -13,6 +13,7 @@
 #include "collectives/apps.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/simulation.hpp"
+#include "iosys/cache.hpp"
 #include "iosys/file_system.hpp"
 #include "iosys/ior.hpp"
 #include "simulator/error.hpp"
@@ -141,6 +142,7 @@ struct RunFlags {
     bool json = false, per_rank = false;
     std::vector<std::string> algorithms;
     std::string network;
+    std::string cache;
     std::uint64_t seed = 1;
 };
 
@@ -214,6 +216,22 @@ int cmd_run(const RunFlags& f) {
     const auto t_load = std::chrono::steady_clock::now();
     topo::Topology t = topo::load_model(f.model);
     if (!f.network.empty()) mpi::choose_network(t, f.network);
+    if (!f.cache.empty()) {
+        if (t.io.servers.empty())
+            throw InputError(
+                "--cache", 0,
+                fmt::format("the model {} has no <io-server> to give a cache layer", f.model));
+        io::CacheRegistry caches("cache");
+        io::register_builtin_caches(caches);
+        if (caches.find(f.cache) == nullptr)
+            throw InputError(
+                "--cache", 0,
+                fmt::format("unknown cache layer '{}'; valid: {}", f.cache, caches.names_list()));
+        // Keep the model's parameters when the layer stays the same kind; a new kind gets
+        // its defaults (the server node's memory for write_behind).
+        for (auto& s : t.io.servers)
+            if (s.cache.model != f.cache) s.cache = topo::ComponentSpec{f.cache, {}, 0};
+    }
     const double load_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
     mpi::AppRegistry registry;
@@ -386,6 +404,9 @@ int main(int argc, char** argv) {
     run->add_option("--network", r.network,
                     "network model: packet, cut-through or fluid (default: the model's)");
     run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)");
+    run->add_option("--cache", r.cache,
+                    "cache layer (I/O scheduler) for every I/O server, replacing the model's: "
+                    "none, write_behind, aggregation, reorder");
     run->add_flag("--json", r.json, "print one JSON object instead of the summary");
     run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");
 

@@ -1,0 +1,415 @@
+// The file system end to end: clients, striping, servers, caches and disks driven by the
+// MPI runtime over the packet network, checked against closed forms and invariants.
+#include <gtest/gtest.h>
+
+#include "io_fixtures.hpp"
+#include "sim_fixtures.hpp"
+#include "simulator/error.hpp"
+
+namespace clustersim::testing {
+namespace {
+
+using mpi::OpKind;
+constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+const std::string kFile = "data.bin";
+
+// One rank opens the file, writes `bytes` from offset 0 in `transfer` calls, closes it.
+std::vector<mpi::Op> sequential_write(std::uint64_t bytes, std::uint64_t transfer) {
+    std::vector<mpi::Op> ops{file_open(0, &kFile)};
+    for (std::uint64_t off = 0; off < bytes; off += transfer)
+        ops.push_back(file_op(OpKind::FileWrite)), ops.back().bytes = transfer;
+    ops.push_back(file_op(OpKind::FileClose));
+    return ops;
+}
+
+double rel_err(double got, double want) {
+    return std::abs(got - want) / want;
+}
+
+// hdd: one average access (10 ms seek + half a rotation at 7,200 rpm) before the first byte.
+constexpr double kAccess = 0.010 + 30.0 / 7200.0;
+
+TEST(IoFs, DiskBoundWriteTakesSizeOverDiskRatePlusOneAccess) {
+    // 1 GB/s network, 50 MB/s disk: the disk is the bottleneck; data streams in chunks, so
+    // the network only adds the first chunk's trip.
+    const auto t = io_model(
+        2, "1GB/s", R"(<io-server node="n1"><disk model="hdd" rate="50MB/s"/></io-server>)");
+    ScriptProgram p({sequential_write(GiB, GiB)});
+    const auto res = simulate_io(t, ranks_on(t, 1), p);
+    const double want = static_cast<double>(GiB) / 50e6 + kAccess;
+    EXPECT_LT(rel_err(res.simulated.seconds(), want), 0.01) << res.simulated.seconds();
+    EXPECT_GE(res.simulated.seconds(), want);
+    ASSERT_EQ(res.io.servers.size(), 1u);
+    EXPECT_EQ(res.io.servers[0].average_seeks, 1u);
+    EXPECT_EQ(res.io.servers[0].track_seeks, 0u);
+    EXPECT_EQ(res.io.servers[0].disk_bytes_written, GiB);
+    EXPECT_EQ(res.ranks[0].io_bytes_written, GiB);
+}
+
+TEST(IoFs, NetworkBoundWhenTheDiskIsFaster) {
+    // 100 MB/s links, a 1 GB/s disk: the network paces the write.
+    const auto t = io_model(
+        2, "100MB/s", R"(<io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>)");
+    ScriptProgram p({sequential_write(GiB, GiB)});
+    const auto res = simulate_io(t, ranks_on(t, 1), p);
+    const double want = static_cast<double>(GiB) / 100e6;
+    EXPECT_LT(rel_err(res.simulated.seconds(), want), 0.01) << res.simulated.seconds();
+    EXPECT_GE(res.simulated.seconds(), want);
+}
+
+TEST(IoFs, WriteBehindFitsAtNetworkSpeedAndPaysDiskSpeedForTheExcess) {
+    const std::string server = R"(<io-server node="n1"><cache model="write_behind" memory="256MiB"/>
+        <disk model="hdd" rate="50MB/s"/></io-server>)";
+    const auto t = io_model(2, "1GB/s", server);
+    {  // 128 MiB fits in the 256 MiB cache: network speed
+        ScriptProgram p({sequential_write(128 * MiB, 128 * MiB)});
+        const auto res = simulate_io(t, ranks_on(t, 1), p);
+        const double want = static_cast<double>(128 * MiB) / 1e9;
+        EXPECT_LT(rel_err(res.simulated.seconds(), want), 0.02) << res.simulated.seconds();
+    }
+    {  // 1 GiB through 256 MiB: memory fills while the disk drains at its rate, then the
+       // client waits for the disk; the write ends after (W - M) / disk rate.
+        ScriptProgram p({sequential_write(GiB, GiB)});
+        const auto res = simulate_io(t, ranks_on(t, 1), p);
+        const double want = static_cast<double>(GiB - 256 * MiB) / 50e6 + kAccess;
+        EXPECT_LT(rel_err(res.simulated.seconds(), want), 0.01) << res.simulated.seconds();
+        EXPECT_GT(res.io.servers[0].write_stalls, 0u);
+    }
+}
+
+TEST(IoFs, SyncWaitsForWriteBehindToReachTheDisk) {
+    const std::string server = R"(<io-server node="n1"><cache model="write_behind" memory="1GiB"/>
+        <disk model="hdd" rate="50MB/s"/></io-server>
+        <file-system sync="1ms"/>)";
+    const auto t = io_model(2, "1GB/s", server);
+    auto ops = sequential_write(100 * MiB, 100 * MiB);
+    ops.insert(ops.end() - 1, file_op(OpKind::FileSync));
+    ScriptProgram p({ops});
+    const auto res = simulate_io(t, ranks_on(t, 1), p);
+    // Written at network speed, but the sync returns after the disk has it all plus 1 ms.
+    const double want = static_cast<double>(100 * MiB) / 50e6 + kAccess + 0.001;
+    EXPECT_LT(rel_err(res.simulated.seconds(), want), 0.01) << res.simulated.seconds();
+}
+
+TEST(IoFs, StripingSplitsDataEvenlyOverServers) {
+    // Two servers, 64 KiB stripes: each holds half the file, contiguously in its object, so
+    // each disk does one access and streams 512 MiB.
+    const std::string servers =
+        R"(<io-server nodes="n1 n2"><disk model="hdd" rate="50MB/s"/></io-server>)";
+    const auto t = io_model(3, "1GB/s", servers);
+    ScriptProgram p({sequential_write(GiB, 64 * MiB)});
+    const auto res = simulate_io(t, ranks_on(t, 1), p);
+    ASSERT_EQ(res.io.servers.size(), 2u);
+    for (const auto& s : res.io.servers) {
+        EXPECT_EQ(s.bytes_written, GiB / 2);
+        EXPECT_EQ(s.disk_bytes_written, GiB / 2);
+        EXPECT_EQ(s.average_seeks, 1u);
+    }
+    // Each call's 32 MiB per server queue behind the previous call's at the disk: the write
+    // takes about half the one-server time.
+    const double want = static_cast<double>(GiB / 2) / 50e6 + kAccess;
+    EXPECT_LT(rel_err(res.simulated.seconds(), want), 0.02) << res.simulated.seconds();
+}
+
+TEST(IoFs, BytesWrittenEqualBytesReceivedAndOnDisk) {
+    const std::string servers =
+        R"(<io-server nodes="n2 n3"><disk model="simple" rate="500MB/s"/></io-server>
+           <file-system stripe="1MiB"/>)";
+    const auto t = io_model(4, "1GB/s", servers);
+    std::vector<std::vector<mpi::Op>> script(2);
+    for (int r = 0; r < 2; ++r) {
+        script[r].push_back(file_open(0, &kFile));
+        for (int i = 0; i < 10; ++i)
+            script[r].push_back(file_at(
+                OpKind::FileWriteAt, (static_cast<std::uint64_t>(i) * 2 + r) * 3 * MiB, 3 * MiB));
+        script[r].push_back(file_op(OpKind::FileClose));
+    }
+    ScriptProgram p(script);
+    const auto res = simulate_io(t, ranks_on(t, 2), p);
+    std::uint64_t received = 0, on_disk = 0;
+    for (const auto& s : res.io.servers) {
+        received += s.bytes_written;
+        on_disk += s.disk_bytes_written;
+    }
+    EXPECT_EQ(res.io.bytes_written, 60 * MiB);
+    EXPECT_EQ(received, 60 * MiB);
+    EXPECT_EQ(on_disk, 60 * MiB);
+    EXPECT_EQ(res.ranks[0].io_bytes_written + res.ranks[1].io_bytes_written, 60 * MiB);
+}
+
+TEST(IoFs, ReadPastTheEndIsShortNotACrash) {
+    const auto t = io_model(
+        2, "1GB/s", R"(<io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>)");
+    ScriptProgram p({{file_open(0, &kFile), file_at(OpKind::FileWriteAt, 0, MiB),
+                      file_at(OpKind::FileReadAt, 512 * KiB, 2 * MiB),  // 512 KiB left
+                      file_at(OpKind::FileReadAt, 4 * MiB, MiB),        // nothing there
+                      file_op(OpKind::FileClose)}});
+    const auto res = simulate_io(t, ranks_on(t, 1), p);
+    EXPECT_EQ(res.ranks[0].io_bytes_read, 512 * KiB);
+    EXPECT_EQ(res.io.bytes_read, 512 * KiB);
+    const int read_at = static_cast<int>(OpKind::FileReadAt);
+    EXPECT_EQ(res.ranks[0].ops[read_at].count, 2u);
+    EXPECT_EQ(res.ranks[0].ops[read_at].bytes, 512 * KiB);
+}
+
+TEST(IoFs, ReadOfADeclaredFileReturnsItsData) {
+    const auto t = io_model(
+        2, "1GB/s", R"(<io-server node="n1"><disk model="simple" rate="100MB/s"/></io-server>)");
+    ScriptProgram p({{file_open(0, &kFile), file_at(OpKind::FileReadAt, 0, 100 * MiB),
+                      file_op(OpKind::FileClose)}});
+    const auto res = simulate_io(t, ranks_on(t, 1), p, {}, {io::FileDecl{kFile, 100 * MiB, 0}});
+    EXPECT_EQ(res.ranks[0].io_bytes_read, 100 * MiB);
+    const double want = static_cast<double>(100 * MiB) / 100e6;
+    EXPECT_LT(rel_err(res.simulated.seconds(), want), 0.02) << res.simulated.seconds();
+}
+
+TEST(IoFs, ForwarderRelaysAllTrafficOfItsClients) {
+    // n0 writes to the server on n2 through the forwarder n1: the data crosses n1's NIC
+    // in and out; without the forwarder it does not touch n1.
+    const std::string base =
+        R"(<io-server node="n2"><disk model="simple" rate="1GB/s"/></io-server>)";
+    const auto direct = io_model(3, "1GB/s", base);
+    const auto forwarded = io_model(3, "1GB/s", base + R"(<io-forwarder node="n1" clients="n0"/>)");
+    auto nic_in = [](const topo::Topology& t, const mpi::SimulationResult& res) {
+        std::uint64_t b = 0;  // bytes that entered n1's NIC from the switch
+        const topo::VertexId nic = t.nodes[1].nic;
+        for (topo::EdgeId e = 0; e < t.num_edges(); ++e)
+            if (t.target_of(e) == nic) b += res.edge_bytes[e];
+        return b;
+    };
+    ScriptProgram p1({sequential_write(64 * MiB, 8 * MiB)});
+    const auto r1 = simulate_io(direct, ranks_on(direct, 1), p1);
+    ScriptProgram p2({sequential_write(64 * MiB, 8 * MiB)});
+    const auto r2 = simulate_io(forwarded, ranks_on(forwarded, 1), p2);
+    EXPECT_EQ(nic_in(direct, r1), 0u);
+    EXPECT_GE(nic_in(forwarded, r2), 64 * MiB);
+    EXPECT_GT(r2.simulated, r1.simulated);  // an extra store-and-forward hop per message
+    EXPECT_EQ(r2.io.servers[0].bytes_written, 64 * MiB);
+}
+
+TEST(IoFs, VectorViewMapsToStridedFileExtents) {
+    // Two ranks with interleaved views (block 1 MiB, stride 2 MiB) each write 8 MiB: the
+    // file is 16 MiB, every byte written once.
+    const auto t = io_model(
+        3, "1GB/s", R"(<io-server node="n2"><disk model="simple" rate="1GB/s"/></io-server>)");
+    std::vector<std::vector<mpi::Op>> script(2);
+    for (int r = 0; r < 2; ++r) {
+        script[r] = {file_open(0, &kFile), file_view(r * MiB, MiB, 2 * MiB)};
+        mpi::Op w = file_op(OpKind::FileWrite);
+        w.bytes = 8 * MiB;
+        script[r].push_back(w);
+        script[r].push_back(file_at(OpKind::FileReadAt, 0, 100 * MiB));  // short: 8 MiB
+        script[r].push_back(file_op(OpKind::FileClose));
+    }
+    ScriptProgram p(script);
+    const auto res = simulate_io(t, ranks_on(t, 2), p);
+    EXPECT_EQ(res.io.bytes_written, 16 * MiB);
+    // Each rank's view covers 8 MiB of the 16 MiB file (once both writes have finished; the
+    // reads start after each rank's own write, so a read may see less if the other write
+    // has not finished: both writes are the same size and start together, so both finish
+    // before either read).
+    EXPECT_EQ(res.ranks[0].io_bytes_read, 8 * MiB);
+    EXPECT_EQ(res.ranks[1].io_bytes_read, 8 * MiB);
+}
+
+TEST(IoFs, TwoPhaseAsksForConcurrentRanksAndTurnsStridedBlocksIntoDomains) {
+    // 4 ranks on 4 nodes each write 64 interleaved 64 KiB blocks (a vector view) in one
+    // collective call to one hdd server. Independent: 256 requests of 64 KiB; the fair
+    // network delivers them in file order, so the disk hardly seeks. Two-phase: 4
+    // aggregators with a contiguous 4 MiB domain each write 1 MiB chunks concurrently, so the
+    // disk jumps between domains: fewer, larger requests, but seeks.
+    const std::string server =
+        R"(<io-server node="n4"><disk model="hdd" rate="50MB/s"/></io-server>
+           <file-system stripe="64KiB"/>)";
+    const auto t = io_model(5, "1GB/s", server);
+    auto run = [&](const std::string& alg) {
+        std::vector<std::vector<mpi::Op>> script(4);
+        for (int r = 0; r < 4; ++r) {
+            script[r] = {file_open(0, &kFile), file_view(r * 64 * KiB, 64 * KiB, 256 * KiB)};
+            mpi::Op w = file_op(OpKind::FileWriteAll);
+            w.bytes = 64 * 64 * KiB;
+            script[r].push_back(w);
+            script[r].push_back(file_op(OpKind::FileClose));
+        }
+        ScriptProgram p(script);
+        return simulate_io(t, ranks_on(t, 4), p, {"write_all=" + alg});
+    };
+    const auto ind = run("independent");
+    const auto tp = run("two_phase");
+    EXPECT_EQ(ind.io.bytes_written, 16 * MiB);
+    EXPECT_EQ(tp.io.bytes_written, 16 * MiB);
+    const auto& si = ind.io.servers[0];
+    const auto& st = tp.io.servers[0];
+    EXPECT_EQ(si.disk_requests, 256u);
+    EXPECT_EQ(si.track_seeks + si.average_seeks, 1u);
+    EXPECT_EQ(st.disk_requests, 16u);  // 4 domains x 4 chunks of 1 MiB
+    EXPECT_GT(st.track_seeks + st.average_seeks, 4u);
+    // Both move 16 MiB through one 50 MB/s disk: at least 0.3355 s.
+    EXPECT_GE(ind.simulated.seconds(), static_cast<double>(16 * MiB) / 50e6);
+    EXPECT_GE(tp.simulated.seconds(), static_cast<double>(16 * MiB) / 50e6);
+}
+
+// The scenario of iosys/README.md's scheduler table, scaled down: 8 ranks, 4 per node on
+// two client nodes, write interleaved 64 KiB blocks of one shared file (IOR strided: one
+// call per block) to 2 hdd servers. Ranks sharing a NIC reach the servers out of file order,
+// so a FIFO server seeks; the schedulers that sort or merge must remove most seeks.
+struct StridedCase {
+    double seconds;
+    std::uint64_t seeks, requests;
+};
+StridedCase strided_case(const std::string& cache, bool collective) {
+    const std::string servers = fmt::format(R"(<io-server nodes="n2 n3"><cache model="{}"/>
+        <disk model="hdd" rate="50MB/s"/></io-server><file-system stripe="64KiB"/>)",
+                                            cache);
+    const auto t = io_model(4, "117MB/s", servers);
+    std::vector<mpi::RankLocation> ranks;
+    for (std::uint32_t r = 0; r < 8; ++r)
+        ranks.push_back(mpi::RankLocation{r / 4, 0, r % 4, t.nodes[r / 4].sockets[0].vertex});
+    std::vector<std::vector<mpi::Op>> script(8);
+    for (int r = 0; r < 8; ++r) {
+        script[r] = {file_open(0, &kFile), file_view(r * 64 * KiB, 64 * KiB, 8 * 64 * KiB)};
+        for (int i = 0; i < 64; ++i) {
+            mpi::Op w = file_op(collective ? OpKind::FileWriteAll : OpKind::FileWrite);
+            w.bytes = 64 * KiB;
+            script[r].push_back(w);
+        }
+        script[r].push_back(file_op(OpKind::FileClose));
+    }
+    ScriptProgram p(script);
+    const auto res = simulate_io(t, ranks, p, {"write_all=two_phase"});
+    StridedCase c{res.simulated.seconds(), 0, 0};
+    for (const auto& s : res.io.servers) {
+        c.seeks += s.track_seeks + s.average_seeks;
+        c.requests += s.disk_requests;
+        EXPECT_EQ(s.disk_bytes_written, 16 * MiB);
+    }
+    return c;
+}
+
+TEST(IoFs, SchedulersThatSortOrMergeRemoveSeeksOfInterleavedClients) {
+    const auto none = strided_case("none", false);
+    const auto agg = strided_case("aggregation", false);
+    const auto reo = strided_case("reorder", false);
+    const auto tp = strided_case("none", true);
+    EXPECT_EQ(none.requests, 512u);
+    EXPECT_GT(none.seeks, 512u / 4);  // FIFO: a seek for most requests
+    EXPECT_LT(agg.seeks * 10, none.seeks);
+    EXPECT_LT(reo.seeks * 10, none.seeks);
+    EXPECT_LT(agg.requests, none.requests);  // merged neighbours
+    EXPECT_LT(agg.seconds * 2, none.seconds);
+    EXPECT_LT(reo.seconds * 2, none.seconds);
+    // Two-phase on a FIFO server: each call's 512 KiB is one contiguous range split over two
+    // aggregators, so the disk sees it in order.
+    EXPECT_LE(tp.seeks, 2u);
+    EXPECT_LT(tp.seconds, none.seconds);
+}
+
+TEST(IoFs, CollectiveWithAMissingRankIsADeadlockNamingIt) {
+    const auto t = io_model(
+        3, "1GB/s", R"(<io-server node="n2"><disk model="simple" rate="1GB/s"/></io-server>)");
+    mpi::Op w = file_op(OpKind::FileWriteAtAll);
+    w.bytes = MiB;
+    // Rank 1 returns without the collective write (and without closing).
+    ScriptProgram p(
+        {{file_open(0, &kFile), w, file_op(OpKind::FileClose)}, {file_open(0, &kFile)}});
+    try {
+        simulate_io(t, ranks_on(t, 2), p);
+        FAIL() << "expected a deadlock";
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("deadlock"), std::string::npos) << m;
+        EXPECT_NE(m.find("rank 0 in File_write_at_all (waiting for 1 more rank(s)"),
+                  std::string::npos)
+            << m;
+    }
+}
+
+TEST(IoFs, MismatchedCollectiveCallsAreAnError) {
+    const auto t = io_model(
+        3, "1GB/s", R"(<io-server node="n2"><disk model="simple" rate="1GB/s"/></io-server>)");
+    mpi::Op w = file_op(OpKind::FileWriteAtAll);
+    w.bytes = MiB;
+    ScriptProgram p({{file_open(0, &kFile), w, file_op(OpKind::FileClose)},
+                     {file_open(0, &kFile), file_op(OpKind::FileClose)}});
+    try {
+        simulate_io(t, ranks_on(t, 2), p);
+        FAIL() << "expected an error";
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("MPI_File_close"), std::string::npos) << m;
+        EXPECT_NE(m.find("MPI_File_write_at_all on another rank"), std::string::npos) << m;
+    }
+}
+
+TEST(IoFs, FileOperationWithoutAFileSystemIsAnError) {
+    const auto t = io_model(2, "1GB/s", "");
+    ScriptProgram p({{file_open(0, &kFile)}});
+    try {
+        simulate_io(t, ranks_on(t, 1), p);
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("no file system"), std::string::npos) << e.what();
+    }
+}
+
+TEST(IoFs, UnknownCacheOrDiskModelListsTheValidNames) {
+    const auto bad_cache = io_model(2, "1GB/s", R"(<io-server node="n1">
+        <cache model="lru"/><disk model="simple" rate="1GB/s"/></io-server>)");
+    ScriptProgram p({{file_open(0, &kFile)}});
+    try {
+        simulate_io(bad_cache, ranks_on(bad_cache, 1), p);
+        FAIL();
+    } catch (const InputError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("io-test.xml:"), std::string::npos) << m;
+        EXPECT_NE(m.find("none, write_behind, aggregation, reorder"), std::string::npos) << m;
+    }
+    const auto bad_disk =
+        io_model(2, "1GB/s", R"(<io-server node="n1"><disk model="tape"/></io-server>)");
+    try {
+        simulate_io(bad_disk, ranks_on(bad_disk, 1), p);
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("simple, hdd, ssd"), std::string::npos) << e.what();
+    }
+}
+
+TEST(IoFs, UnknownCollectiveIoAlgorithmIsAnError) {
+    const auto t = io_model(
+        2, "1GB/s", R"(<io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>)");
+    ScriptProgram p({{file_open(0, &kFile)}});
+    try {
+        simulate_io(t, ranks_on(t, 1), p, {"write_all=fast"});
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("independent, two_phase"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(IoFs, SameRunTwiceIsIdentical) {
+    const std::string servers =
+        R"(<io-server nodes="n2 n3"><cache model="reorder"/><disk model="hdd" rate="50MB/s"/></io-server>)";
+    const auto t = io_model(4, "1GB/s", servers);
+    auto once = [&] {
+        std::vector<std::vector<mpi::Op>> script(2);
+        for (int r = 0; r < 2; ++r) {
+            script[r] = {file_open(0, &kFile), file_view(r * 64 * KiB, 64 * KiB, 128 * KiB)};
+            for (int i = 0; i < 32; ++i) {
+                mpi::Op w = file_op(OpKind::FileWrite);
+                w.bytes = 64 * KiB;
+                script[r].push_back(w);
+            }
+            script[r].push_back(file_op(OpKind::FileClose));
+        }
+        ScriptProgram p(script);
+        return simulate_io(t, ranks_on(t, 2), p);
+    };
+    const auto a = once(), b = once();
+    EXPECT_EQ(a.simulated, b.simulated);
+    EXPECT_EQ(a.events, b.events);
+    EXPECT_EQ(a.io.servers[1].track_seeks, b.io.servers[1].track_seeks);
+}
+
+}  // namespace
+}  // namespace clustersim::testing
