@@ -18,6 +18,9 @@ struct Chunk {
     std::uint64_t offset = 0;  // within the file's object on this server
     std::uint64_t bytes = 0;
     bool write = false;
+    // Reads: bytes of the file's object on this server when the read started (a read-ahead
+    // stops there). Writes: unused.
+    std::uint64_t object_end = UINT64_MAX;
 };
 
 // What a cache layer calls on its server.

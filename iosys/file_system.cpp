@@ -109,6 +109,63 @@ struct Gathering {
     std::vector<Entry> entries;
 };
 
+// Which collective I/O algorithm an operation uses for a size.
+struct IoRule {
+    std::string op;
+    bool two_phase;
+    std::uint64_t min_bytes, max_bytes;
+};
+
+void check_distribution(const topo::Topology& t) {
+    const auto& fs = t.io.fs;
+    if (fs.distribution != "simple-striping")
+        throw InputError(t.source, fs.line,
+                         fmt::format("<file-system> distribution '{}' is unknown; valid: {}",
+                                     fs.distribution, distribution_names()));
+    if (fs.stripe == 0)
+        throw InputError(t.source, fs.line, "<file-system> stripe (chunk) size must be > 0");
+}
+
+// The servers in stripe order: the <file-system> list, or every server in document order.
+std::vector<std::int32_t> server_order(const topo::Topology& t) {
+    std::vector<std::int32_t> order = t.io.fs.servers;
+    if (order.empty())
+        for (std::size_t i = 0; i < t.io.servers.size(); ++i)
+            order.push_back(static_cast<std::int32_t>(i));
+    return order;
+}
+
+// Collective I/O algorithm rules: --algorithm overrides first (they win), then the model's.
+std::vector<IoRule> io_rules(const topo::Topology& t, const std::vector<std::string>& overrides) {
+    std::vector<IoRule> rules;
+    auto parse_alg = [&](const std::string& name, bool& two_phase) {
+        if (name == "two_phase") return two_phase = true, true;
+        if (name == "independent") return two_phase = false, true;
+        return false;
+    };
+    for (const auto& o : overrides) {
+        const auto eq = o.find('=');
+        if (eq == std::string::npos || !mpi::is_io_collective_name(o.substr(0, eq))) continue;
+        bool tp = false;
+        if (!parse_alg(o.substr(eq + 1), tp))
+            throw InputError(
+                "--algorithm", 0,
+                fmt::format("'{}': collective I/O '{}' has no algorithm '{}'; valid: {}", o,
+                            o.substr(0, eq), o.substr(eq + 1), collective_io_names()));
+        rules.push_back(IoRule{o.substr(0, eq), tp, 0, UINT64_MAX});
+    }
+    for (const auto& r : t.mpi.collectives) {
+        if (!mpi::is_io_collective_name(r.operation)) continue;
+        bool tp = false;
+        if (!parse_alg(r.algorithm, tp))
+            throw InputError(t.source, r.line,
+                             fmt::format("collective I/O '{}' has no algorithm '{}'; valid: {}",
+                                         r.operation, r.algorithm, collective_io_names()));
+        rules.push_back(IoRule{r.operation, tp, r.min_bytes, r.max_bytes});
+    }
+    return rules;
+}
+
 struct Server;
 
 // Two-phase collective I/O of one call.
@@ -214,13 +271,7 @@ class FileSystem final : public mpi::IoService, public Component {
     Pool<TwoPhase> runs_;
     std::vector<std::uint64_t> done_bytes_;  // per rank: bytes of the operation finishing
     std::vector<std::string> waiting_;       // per rank: what it waits for (describe)
-    // Collective I/O choice per operation name: algorithm rules from the model, overrides.
-    struct IoRule {
-        std::string op;
-        bool two_phase;
-        std::uint64_t min_bytes, max_bytes;
-    };
-    std::vector<IoRule> rules_;
+    std::vector<IoRule> rules_;              // collective I/O choice per operation name
     mpi::IoReport report_;
 };
 
@@ -240,21 +291,12 @@ FileSystem::FileSystem(const mpi::IoContext& ctx, const std::vector<FileDecl>& f
       id_(ctx.engine.add(*this)),
       spec_(ctx.topology.io.fs) {
     const auto& io = topo_.io;
-    const std::string& file = topo_.source;
-    if (spec_.distribution != "simple-striping")
-        throw InputError(file, spec_.line,
-                         fmt::format("<file-system> distribution '{}' is unknown; valid: {}",
-                                     spec_.distribution, distribution_names()));
-    if (spec_.stripe == 0)
-        throw InputError(file, spec_.line, "<file-system> stripe (chunk) size must be > 0");
+    check_distribution(topo_);
     DiskRegistry disks("disk");
     register_builtin_disks(disks);
     CacheRegistry caches("cache");
     register_builtin_caches(caches);
-    std::vector<std::int32_t> order = spec_.servers;
-    if (order.empty())
-        for (std::size_t i = 0; i < io.servers.size(); ++i)
-            order.push_back(static_cast<std::int32_t>(i));
+    const std::vector<std::int32_t> order = server_order(topo_);
     servers_.resize(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
         const topo::IoServerSpec& s = io.servers[static_cast<std::size_t>(order[i])];
@@ -266,8 +308,8 @@ FileSystem::FileSystem(const mpi::IoContext& ctx, const std::vector<FileDecl>& f
         sv.vertex = node.sockets.at(0).vertex;
         sv.cache_name = s.cache.model;
         sv.disk_name = s.disk.model;
-        sv.disk = disks.make(s.disk, file, node.memory);
-        sv.cache = caches.make(s.cache, file, node.memory);
+        sv.disk = disks.make(s.disk, topo_.source, node.memory);
+        sv.cache = caches.make(s.cache, topo_.source, node.memory);
         sv.cache->attach(sv);
     }
     // Forwarders: ranks on a client node talk to the servers through the forwarder node.
@@ -288,32 +330,7 @@ FileSystem::FileSystem(const mpi::IoContext& ctx, const std::vector<FileDecl>& f
             files_[f].layout =
                 SimpleStriping(d.stripe, static_cast<std::uint32_t>(servers_.size()));
     }
-    // Collective I/O algorithms: model rules, then --algorithm overrides (which win).
-    auto parse_alg = [&](const std::string& name, bool& two_phase) {
-        if (name == "two_phase") return two_phase = true, true;
-        if (name == "independent") return two_phase = false, true;
-        return false;
-    };
-    for (const auto& r : topo_.mpi.collectives) {
-        if (!mpi::is_io_collective_name(r.operation)) continue;
-        bool tp = false;
-        if (!parse_alg(r.algorithm, tp))
-            throw InputError(file, r.line,
-                             fmt::format("collective I/O '{}' has no algorithm '{}'; valid: {}",
-                                         r.operation, r.algorithm, collective_io_names()));
-        rules_.push_back(IoRule{r.operation, tp, r.min_bytes, r.max_bytes});
-    }
-    for (const auto& o : ctx.algorithm_overrides) {
-        const auto eq = o.find('=');
-        if (eq == std::string::npos || !mpi::is_io_collective_name(o.substr(0, eq))) continue;
-        bool tp = false;
-        if (!parse_alg(o.substr(eq + 1), tp))
-            throw InputError(
-                "--algorithm", 0,
-                fmt::format("'{}': collective I/O '{}' has no algorithm '{}'; valid: {}", o,
-                            o.substr(0, eq), o.substr(eq + 1), collective_io_names()));
-        rules_.insert(rules_.begin(), IoRule{o.substr(0, eq), tp, 0, UINT64_MAX});
-    }
+    rules_ = io_rules(topo_, ctx.algorithm_overrides);
 }
 
 bool FileSystem::two_phase_for(OpKind kind, std::uint64_t bytes) const {
@@ -520,11 +537,12 @@ void FileSystem::message_delivered(std::uint64_t cookie) {
             q.chunks_left = chunks;
             const std::uint32_t s = q.server;
             const std::uint32_t file = q.file;
+            const std::uint64_t object_end = files_[file].layout.object_size(s, files_[file].size);
             for (const Extent& e : ext)
                 for (std::uint64_t off = 0; off < e.bytes; off += spec_.granularity) {
                     const std::uint64_t n = std::min(spec_.granularity, e.bytes - off);
                     const std::uint32_t c = chunks_.acquire(ServerChunk{sq, n});
-                    servers_[s].cache->submit(Chunk{c, file, e.offset + off, n, false});
+                    servers_[s].cache->submit(Chunk{c, file, e.offset + off, n, false, object_end});
                 }
             pump(s);
             return;
@@ -935,6 +953,21 @@ mpi::IoReport FileSystem::report() const {
 }
 
 }  // namespace
+
+void check_io(const topo::Topology& t) {
+    if (!t.io.fs.present || t.io.servers.empty()) return;
+    check_distribution(t);
+    DiskRegistry disks("disk");
+    register_builtin_disks(disks);
+    CacheRegistry caches("cache");
+    register_builtin_caches(caches);
+    for (const auto& s : t.io.servers) {
+        const auto memory = t.nodes[static_cast<std::size_t>(s.node)].memory;
+        disks.make(s.disk, t.source, memory);
+        caches.make(s.cache, t.source, memory);
+    }
+    io_rules(t, {});
+}
 
 mpi::IoFactory io_factory(std::vector<FileDecl> files) {
     return

@@ -43,6 +43,11 @@ struct FileDecl {
 // layer, disk model, distribution, bad parameter, or collective I/O algorithm.
 mpi::IoFactory io_factory(std::vector<FileDecl> files = {});
 
+// Checks what the model XML reader leaves to this folder: cache layer and disk model names
+// and parameters, the distribution, collective I/O algorithm rules. Throws InputError
+// (model file and line). Nothing to check if the model has no file system.
+void check_io(const topo::Topology& topology);
+
 // Collective I/O algorithm names, for errors and docs.
 inline const char* collective_io_names() {
     return "independent, two_phase";

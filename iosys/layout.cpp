@@ -73,4 +73,16 @@ void SimpleStriping::map(const Extent& e, std::vector<Piece>& out) const {
     }
 }
 
+std::uint64_t SimpleStriping::object_size(std::uint32_t server, std::uint64_t size) const {
+    const std::uint64_t chunks = size / stripe_;  // whole chunks
+    const std::uint64_t rest = size % stripe_;
+    std::uint64_t bytes = (chunks / n_) * stripe_;  // full rounds over all servers
+    const std::uint64_t extra = chunks % n_;        // whole chunks of the last round
+    if (server < extra)
+        bytes += stripe_;
+    else if (server == extra)
+        bytes += rest;
+    return bytes;
+}
+
 }  // namespace clustersim::io

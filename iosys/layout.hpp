@@ -51,6 +51,8 @@ class SimpleStriping {
     SimpleStriping(std::uint64_t stripe, std::uint32_t servers) : stripe_(stripe), n_(servers) {}
     // Appends the pieces of `e`, in file order.
     void map(const Extent& e, std::vector<Piece>& out) const;
+    // Bytes of a file of `size` bytes that lie on `server` (the length of its object there).
+    std::uint64_t object_size(std::uint32_t server, std::uint64_t size) const;
     std::uint64_t stripe() const { return stripe_; }
     std::uint32_t servers() const { return n_; }
 

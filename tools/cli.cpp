@@ -65,6 +65,7 @@ std::string with_commas(std::uint64_t v) {
 
 int cmd_validate(const std::string& model_path) {
     const topo::Topology t = topo::load_model(model_path);
+    io::check_io(t);
     topo::Router router(t);
     std::cout << topo::format_summary(topo::summarize(t, router));
     return 0;

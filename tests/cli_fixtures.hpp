@@ -1,0 +1,64 @@
+// Running the clustersim binary from tests: capture exit code, stdout and stderr; example
+// paths; temporary files; the one-line bad-input check every CLI test uses.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace clustersim::testing {
+
+struct Result {
+    int code = -1;
+    std::string out, err;
+};
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A file name of this test's own: ctest runs tests in parallel processes.
+inline std::string temp_path(const std::string& name) {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    return ::testing::TempDir() + "/clustersim_" + info->test_suite_name() + "_" + info->name() +
+           "_" + std::to_string(::getpid()) + "_" + name;
+}
+
+inline Result run(const std::string& args) {
+    const std::string out = temp_path("out.txt"), err = temp_path("err.txt");
+    const std::string cmd = std::string(CLUSTERSIM_BINARY) + " " + args + " >" + out + " 2>" + err;
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+inline std::string example(const std::string& name) {
+    return std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/" + name;
+}
+
+inline std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = temp_path(name);
+    std::ofstream(path) << text;
+    return path;
+}
+
+// Every bad input: exit code 2 and exactly one line on stderr containing `needle`.
+inline void expect_bad_input(const std::string& args, const std::string& needle) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line expected: " << r.err;
+    EXPECT_EQ(r.out, "") << args;
+}
+
+}  // namespace clustersim::testing
