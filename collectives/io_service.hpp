@@ -44,6 +44,7 @@ struct IoServerReport {
     Time disk_busy;
     std::uint64_t cache_hits = 0, cache_hit_bytes = 0, cache_misses = 0;
     std::uint64_t merged = 0, write_stalls = 0, peak_memory = 0;
+    std::uint64_t readahead_waits = 0;  // read chunks that waited for a read-ahead in flight
 };
 
 struct IoReport {

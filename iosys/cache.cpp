@@ -39,12 +39,26 @@
 //               twice; a rewritten range that is being flushed is flushed again afterwards.
 //               (The memory of an in-flight flush of data since overwritten is not counted.)
 //               Reads: a chunk whose whole range is cached (dirty, flushing or clean) is a hit,
-//               done at once; otherwise the whole chunk is read from disk (a miss) and the
-//               data read is not cached. Read misses and write-throughs are served FIFO and
-//               before any flush (clients wait for them; flushes are background work).
+//               done at once; otherwise the whole chunk is read from disk (a miss). Read misses
+//               and write-throughs are served FIFO and before any flush (clients wait for them;
+//               flushes are background work).
+//               Without read-ahead (read-ahead 0B, the default) the data read is not cached.
+//               With it, a miss at `offset` reads [offset, offset + max(bytes, read-ahead))
+//               clipped to the chunk's object_end (never shorter than the chunk itself), and
+//               stopped early where data already cached or being read begins (it is not read
+//               twice). Once the read finishes the chunk is done and the range is cached as
+//               clean data (the parts not cached already), evicting clean data oldest-first to
+//               make room; if it does not fit even with all clean data evicted, only the
+//               lowest part that fits is cached (possibly nothing). Until then the range is
+//               "being read": not counted in memory, and a read chunk wholly covered by data
+//               cached or being read waits for the read(s) it needs and is done when they
+//               finish (stats.readahead_waits; neither a hit nor a miss); a chunk only partly
+//               covered is a miss. A write over data being read replaces it: the read's end
+//               caches only what is still marked as being read by it, so newer data wins.
 //               dirty_bytes(file) = bytes written to memory not yet on disk (dirty + being
 //               flushed); chunks waiting for memory are not counted (not acknowledged).
-//               memory (size, default node memory), max-request (size, default 10MiB)
+//               memory (size, default node memory), max-request (size, default 10MiB),
+//               read-ahead (size, default 0B: off)
 //
 // Every layer counts read chunks that go to the disk as stats.misses.
 #include "iosys/cache.hpp"
@@ -282,8 +296,8 @@ class ReorderLayer final : public CacheLayer {
 
 class WriteBehindLayer final : public CacheLayer {
   public:
-    WriteBehindLayer(std::uint64_t memory, std::uint64_t max_request)
-        : memory_(memory), max_request_(max_request) {}
+    WriteBehindLayer(std::uint64_t memory, std::uint64_t max_request, std::uint64_t read_ahead)
+        : memory_(memory), max_request_(max_request), read_ahead_(read_ahead) {}
 
     void submit(const Chunk& c) override {
         std::vector<std::uint64_t> done;
@@ -291,19 +305,28 @@ class WriteBehindLayer final : public CacheLayer {
         if (c.bytes == 0) {
             done.push_back(c.id);  // nothing to store or read
         } else if (!c.write) {
-            if (covered(c.file, c.offset, c.offset + c.bytes)) {
-                ++stats_.hits;
-                stats_.hit_bytes += c.bytes;
-                done.push_back(c.id);
-            } else {
-                ++stats_.misses;
-                direct_.push_back(c);
-                work = true;
+            std::vector<std::uint64_t> tokens;
+            switch (lookup(c.file, c.offset, c.offset + c.bytes, tokens)) {
+                case Cover::Cached:
+                    ++stats_.hits;
+                    stats_.hit_bytes += c.bytes;
+                    done.push_back(c.id);
+                    break;
+                case Cover::Reading:
+                    ++stats_.readahead_waits;
+                    wait_left_.emplace(c.id, tokens.size());
+                    for (const std::uint64_t t : tokens) jobs_.at(t).waiters.push_back(c.id);
+                    break;
+                case Cover::No:
+                    ++stats_.misses;
+                    read_miss(c);
+                    work = true;
+                    break;
             }
         } else if (c.bytes > memory_) {
             // Write-through; the cached copy of the range is superseded.
             erase_range(c.file, c.offset, c.offset + c.bytes);
-            direct_.push_back(c);
+            queue_direct(Job{Kind::Direct, c.id, c.file, c.offset, c.offset + c.bytes, true, {}});
             work = true;
             admit_waiting(done);
         } else if (waiting_.empty() && store(c)) {
@@ -319,11 +342,10 @@ class WriteBehindLayer final : public CacheLayer {
 
     bool next(DiskRequest& out, std::uint64_t& token) override {
         if (!direct_.empty()) {
-            const Chunk c = direct_.front();
+            token = direct_.front();
             direct_.pop_front();
-            out = request_of(c);
-            token = next_token_++;
-            jobs_.emplace(token, Job{c.id, false, 0, 0, 0});
+            const Job& job = jobs_.at(token);
+            out = DiskRequest{job.file, job.lo, job.hi - job.lo, job.write};
             return true;
         }
         if (dirty_order_.empty()) return false;
@@ -353,7 +375,7 @@ class WriteBehindLayer final : public CacheLayer {
         token = next_token_++;
         for (const auto& it : taken) set_state(it, State::Flushing, token);
         stats_.merged += taken.size() - 1;
-        jobs_.emplace(token, Job{0, true, file, lo, hi});
+        jobs_.emplace(token, Job{Kind::Flush, 0, file, lo, hi, true, {}});
         out = DiskRequest{file, lo, hi - lo, true};
         return true;
     }
@@ -361,19 +383,34 @@ class WriteBehindLayer final : public CacheLayer {
     void disk_done(std::uint64_t token) override {
         const auto jit = jobs_.find(token);
         assert(jit != jobs_.end());
-        const Job job = jit->second;
+        const Job job = std::move(jit->second);
         jobs_.erase(jit);
         std::vector<std::uint64_t> done;
-        if (!job.flush) {
-            done.push_back(job.chunk);
-        } else {
-            // What this flush wrote is clean now, unless it was rewritten in the meantime.
-            for (auto it = first_overlapping(job.file, job.lo);
-                 it != segs_.end() && it->first.first == job.file && it->first.second < job.hi;
-                 ++it)
-                if (it->second.state == State::Flushing && it->second.token == token)
-                    set_state(it, State::Clean, 0);
-            admit_waiting(done);
+        switch (job.kind) {
+            case Kind::Direct:
+                done.push_back(job.chunk);
+                break;
+            case Kind::ReadAhead:
+                cache_read(token, job);
+                done.push_back(job.chunk);
+                for (const std::uint64_t id : job.waiters) {
+                    const auto w = wait_left_.find(id);
+                    assert(w != wait_left_.end() && w->second > 0);
+                    if (--w->second == 0) {
+                        wait_left_.erase(w);
+                        done.push_back(id);
+                    }
+                }
+                break;
+            case Kind::Flush:
+                // What this flush wrote is clean now, unless it was rewritten in the meantime.
+                for (auto it = first_overlapping(job.file, job.lo);
+                     it != segs_.end() && it->first.first == job.file && it->first.second < job.hi;
+                     ++it)
+                    if (it->second.state == State::Flushing && it->second.token == token)
+                        set_state(it, State::Clean, 0);
+                admit_waiting(done);
+                break;
         }
         for (const std::uint64_t id : done) host().chunk_done(id);
         if (!direct_.empty() || !dirty_order_.empty()) host().wake();
@@ -385,32 +422,38 @@ class WriteBehindLayer final : public CacheLayer {
     }
 
   private:
-    enum class State : std::uint8_t { Dirty, Flushing, Clean };
+    // Reading: being read from disk by the read-ahead `token`; not in memory yet (not counted
+    // in used_, not evictable, not a hit).
+    enum class State : std::uint8_t { Dirty, Flushing, Clean, Reading };
     struct Seg {
         std::uint64_t end = 0;
         State state = State::Dirty;
-        std::uint64_t seq = 0;    // when written (FIFO flush order, oldest-first eviction)
-        std::uint64_t token = 0;  // the flush carrying it (Flushing)
+        std::uint64_t seq = 0;    // when cached (FIFO flush order, oldest-first eviction)
+        std::uint64_t token = 0;  // the flush carrying it (Flushing), the read bringing it
+                                  // (Reading)
     };
     using Key = std::pair<std::uint32_t, std::uint64_t>;  // file, start
     using SegMap = std::map<Key, Seg>;
     using Order = std::set<std::tuple<std::uint64_t, std::uint32_t, std::uint64_t>>;
+    // Direct: a read miss without read-ahead or a write-through, done when on disk.
+    // ReadAhead: a read miss extended by read-ahead; its range is cached when it finishes.
+    enum class Kind : std::uint8_t { Direct, ReadAhead, Flush };
     struct Job {
-        std::uint64_t chunk;  // direct request: the chunk it serves
-        bool flush;
-        std::uint32_t file;  // flush: the range written
+        Kind kind;
+        std::uint64_t chunk;  // Direct, ReadAhead: the chunk it serves
+        std::uint32_t file;   // the range read or written
         std::uint64_t lo, hi;
+        bool write;
+        std::vector<std::uint64_t> waiters;  // ReadAhead: read chunks waiting for it
     };
+    enum class Cover : std::uint8_t { No, Cached, Reading };
 
     // --- the extent map and its indexes; every change goes through these three
     void insert_seg(const Key& k, const Seg& s) {
         segs_.emplace(k, s);
-        used_ += s.end - k.second;
         index(k, s, true);
-        stats_.peak_memory = std::max(stats_.peak_memory, used_);
     }
     void erase_seg(SegMap::iterator it) {
-        used_ -= it->second.end - it->first.second;
         index(it->first, it->second, false);
         segs_.erase(it);
     }
@@ -421,7 +464,14 @@ class WriteBehindLayer final : public CacheLayer {
         index(it->first, it->second, true);
     }
     void index(const Key& k, const Seg& s, bool add) {
+        if (s.state == State::Reading) return;  // not in memory yet
         const std::uint64_t len = s.end - k.second;
+        if (add) {
+            used_ += len;
+            stats_.peak_memory = std::max(stats_.peak_memory, used_);
+        } else {
+            used_ -= len;
+        }
         const auto entry = std::make_tuple(s.seq, k.first, k.second);
         if (s.state == State::Clean) {
             if (add) {
@@ -469,14 +519,89 @@ class WriteBehindLayer final : public CacheLayer {
         while (it != segs_.end() && it->first.first == file && it->first.second < hi)
             erase_seg(it++);
     }
-    bool covered(std::uint32_t file, std::uint64_t lo, std::uint64_t hi) {
+    // Whether [lo, hi) is wholly in memory (Cached), wholly in memory or being read (Reading:
+    // `tokens` gets the reads it waits for), or not (No).
+    Cover lookup(std::uint32_t file, std::uint64_t lo, std::uint64_t hi,
+                 std::vector<std::uint64_t>& tokens) {
         std::uint64_t pos = lo;
         for (auto it = first_overlapping(file, lo); pos < hi; ++it) {
             if (it == segs_.end() || it->first.first != file || it->first.second > pos)
-                return false;
+                return Cover::No;
+            if (it->second.state == State::Reading) tokens.push_back(it->second.token);
             pos = it->second.end;
         }
-        return true;
+        if (tokens.empty()) return Cover::Cached;
+        std::sort(tokens.begin(), tokens.end());
+        tokens.erase(std::unique(tokens.begin(), tokens.end()), tokens.end());
+        return Cover::Reading;
+    }
+
+    void queue_direct(Job job) {
+        const std::uint64_t token = next_token_++;
+        jobs_.emplace(token, std::move(job));
+        direct_.push_back(token);
+    }
+    // A read miss: the chunk's range, extended by read-ahead to read_ahead_ bytes from its
+    // start, but not past object_end nor into data cached or being read already. The parts
+    // of the range not cached are marked Reading until the read finishes.
+    void read_miss(const Chunk& c) {
+        const std::uint64_t lo = c.offset, end = c.offset + c.bytes;
+        if (read_ahead_ == 0) {
+            queue_direct(Job{Kind::Direct, c.id, c.file, lo, end, false, {}});
+            return;
+        }
+        std::uint64_t hi = end;
+        if (c.object_end > lo)
+            hi = std::max(end, lo + std::min(std::max(c.bytes, read_ahead_), c.object_end - lo));
+        const auto after = first_overlapping(c.file, end);
+        if (after != segs_.end() && after->first.first == c.file && after->first.second < hi)
+            hi = std::max(end, after->first.second);
+        const std::uint64_t token = next_token_;
+        queue_direct(Job{Kind::ReadAhead, c.id, c.file, lo, hi, false, {}});
+        std::uint64_t pos = lo;
+        for (auto it = first_overlapping(c.file, lo); pos < hi; ++it) {
+            const std::uint64_t gap_end = it == segs_.end() || it->first.first != c.file
+                                              ? hi
+                                              : std::min(hi, it->first.second);
+            if (gap_end > pos) insert_seg(Key{c.file, pos}, Seg{gap_end, State::Reading, 0, token});
+            if (gap_end == hi) break;
+            pos = std::max(pos, it->second.end);
+        }
+    }
+    // Read-ahead `token` finished: its Reading extents become clean, evicting clean data
+    // oldest-first to make room. What does not fit even then is not cached: the extents are
+    // kept in offset order (nearest the chunk first) up to the room there is.
+    void cache_read(std::uint64_t token, const Job& job) {
+        std::vector<SegMap::iterator> mine;
+        std::uint64_t bytes = 0;
+        for (auto it = first_overlapping(job.file, job.lo);
+             it != segs_.end() && it->first.first == job.file && it->first.second < job.hi; ++it)
+            if (it->second.state == State::Reading && it->second.token == token) {
+                mine.push_back(it);
+                bytes += it->second.end - it->first.second;
+            }
+        const std::uint64_t pinned = used_ - clean_bytes_;  // dirty and flushing
+        std::uint64_t keep = memory_ > pinned ? std::min(bytes, memory_ - pinned) : 0;
+        while (used_ + keep > memory_) {
+            assert(!clean_order_.empty());
+            const auto [seq, file, start] = *clean_order_.begin();
+            (void)seq;
+            erase_seg(segs_.find(Key{file, start}));
+        }
+        const std::uint64_t seq = next_seq_++;
+        for (const auto it : mine) {
+            const Key k = it->first;
+            const std::uint64_t len = it->second.end - k.second;
+            if (len <= keep) {
+                it->second.seq = seq;
+                set_state(it, State::Clean, 0);
+                keep -= len;
+            } else {
+                erase_seg(it);
+                if (keep > 0) insert_seg(k, Seg{k.second + keep, State::Clean, seq, 0});
+                keep = 0;
+            }
+        }
     }
 
     // Stores write `c` as dirty if it fits, evicting clean data oldest-first; false if it
@@ -485,9 +610,10 @@ class WriteBehindLayer final : public CacheLayer {
         const std::uint64_t lo = c.offset, hi = c.offset + c.bytes;
         split(c.file, lo);
         split(c.file, hi);
-        std::uint64_t old = 0, old_clean = 0;  // bytes of the range cached already
+        std::uint64_t old = 0, old_clean = 0;  // bytes of the range in memory already
         for (auto it = segs_.lower_bound(Key{c.file, lo});
              it != segs_.end() && it->first.first == c.file && it->first.second < hi; ++it) {
+            if (it->second.state == State::Reading) continue;
             old += it->second.end - it->first.second;
             if (it->second.state == State::Clean) old_clean += it->second.end - it->first.second;
         }
@@ -502,6 +628,7 @@ class WriteBehindLayer final : public CacheLayer {
                 erase_seg(segs_.find(Key{file, start}));
             }
         }
+        // A range being read ahead is replaced too: the newer data wins when the read ends.
         erase_range(c.file, lo, hi);
         insert_seg(Key{c.file, lo}, Seg{hi, State::Dirty, next_seq_++, 0});
         return true;
@@ -516,15 +643,17 @@ class WriteBehindLayer final : public CacheLayer {
 
     std::uint64_t memory_;
     std::uint64_t max_request_;
+    std::uint64_t read_ahead_;
     SegMap segs_;  // non-overlapping extents of each file
     Order dirty_order_;
     Order clean_order_;
-    std::uint64_t used_ = 0;
+    std::uint64_t used_ = 0;  // bytes in memory: dirty, flushing, clean (not Reading)
     std::uint64_t clean_bytes_ = 0;
     std::unordered_map<std::uint32_t, std::uint64_t> dirty_by_file_;  // dirty + flushing
-    std::deque<Chunk> direct_;   // read misses and write-throughs
-    std::deque<Chunk> waiting_;  // writes waiting for memory
-    std::unordered_map<std::uint64_t, Job> jobs_;
+    std::deque<std::uint64_t> direct_;             // tokens of read misses and write-throughs, FIFO
+    std::deque<Chunk> waiting_;                    // writes waiting for memory
+    std::unordered_map<std::uint64_t, Job> jobs_;  // queued in direct_ or in service
+    std::unordered_map<std::uint64_t, std::size_t> wait_left_;  // chunk -> reads it waits for
     std::uint64_t next_token_ = 1;
     std::uint64_t next_seq_ = 1;
 };
@@ -542,13 +671,18 @@ void register_builtin_caches(CacheRegistry& registry) {
     registry.add(Entry<CacheLayer>{
         "write_behind",
         "server memory as a write-back cache: writes that fit are acknowledged at once and "
-        "flushed in the background; reads of cached data are hits",
+        "flushed in the background; reads of cached data are hits, read misses optionally "
+        "read ahead",
         {{"memory", "bytes of cached data at most (size, default the server node's memory)"},
-         {"max-request", "largest merged flush (size, default 10MiB)"}},
+         {"max-request", "largest merged flush (size, default 10MiB)"},
+         {"read-ahead",
+          "a read miss reads this many bytes from its start (not past the object's end) and "
+          "caches them (size, default 0B: off)"}},
         [](const Params& p) -> std::unique_ptr<CacheLayer> {
             const std::uint64_t memory = p.size("memory", p.node_memory());
             const std::uint64_t max_request = p.size("max-request", kDefaultMaxRequest);
-            return std::make_unique<WriteBehindLayer>(memory, max_request);
+            const std::uint64_t read_ahead = p.size("read-ahead", 0);
+            return std::make_unique<WriteBehindLayer>(memory, max_request, read_ahead);
         }});
     registry.add(Entry<CacheLayer>{
         "aggregation",

@@ -41,6 +41,9 @@ struct CacheStats {
     std::uint64_t merged = 0;        // chunks folded into another disk request
     std::uint64_t write_stalls = 0;  // write chunks that waited for memory (write_behind)
     std::uint64_t peak_memory = 0;   // bytes of cached data at most (write_behind)
+    // Read chunks wholly covered by data being read ahead, done when it arrives
+    // (write_behind); neither hits nor misses.
+    std::uint64_t readahead_waits = 0;
 };
 
 class CacheLayer {

@@ -947,6 +947,7 @@ mpi::IoReport FileSystem::report() const {
         s.merged = c.merged;
         s.write_stalls = c.write_stalls;
         s.peak_memory = c.peak_memory;
+        s.readahead_waits = c.readahead_waits;
         r.servers.push_back(std::move(s));
     }
     return r;

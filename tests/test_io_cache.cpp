@@ -82,6 +82,10 @@ struct Rig {
                 bool write) {
         cache->submit(Chunk{id, file, offset, bytes, write});
     }
+    void read(std::uint64_t id, std::uint32_t file, std::uint64_t offset, std::uint64_t bytes,
+              std::uint64_t object_end) {
+        cache->submit(Chunk{id, file, offset, bytes, false, object_end});
+    }
     // Hands out requests while a channel is free.
     void pump() {
         DiskRequest r;
@@ -103,6 +107,18 @@ struct Rig {
             pump();
         }
         if (until != Time::max()) now = max(now, until);
+    }
+    // Completes the disk request that finishes first; false if the disk is idle.
+    bool step() {
+        pump();
+        if (in_service.empty()) return false;
+        const auto it = in_service.begin();
+        now = it->first;
+        const std::uint64_t token = it->second;
+        in_service.erase(it);
+        cache->disk_done(token);
+        pump();
+        return true;
     }
     std::vector<std::uint64_t> offsets() const {
         std::vector<std::uint64_t> out;
@@ -411,7 +427,9 @@ TEST(IoCache, RandomWorkloadsCompleteEveryChunkOnce) {
         {"aggregation", {{"max-request", "128KiB"}}},
         {"reorder", {{"max-request", "128KiB"}}},
         {"write_behind", {{"memory", "512KiB"}, {"max-request", "128KiB"}}},
-        {"write_behind", {{"memory", "48KiB"}}}};
+        {"write_behind", {{"memory", "48KiB"}}},
+        {"write_behind", {{"memory", "512KiB"}, {"read-ahead", "256KiB"}}},
+        {"write_behind", {{"memory", "96KiB"}, {"read-ahead", "1MiB"}}}};
     for (const auto& [model, params] : layers) {
         for (const char* disk : {"hdd", "ssd"}) {
             Rig rig(std::string(disk) == "hdd" ? make_disk("hdd", {{"rate", "50MB/s"}})
@@ -476,6 +494,172 @@ TEST(IoCache, WriteBehindOldFlushDoesNotCleanANewerOne) {
     rig.run();
     EXPECT_EQ(rig.cache->dirty_bytes(0), 0u);
     EXPECT_EQ(rig.now, Time::us(1550));
+}
+
+// `streams` blocking clients each read their own region of file 0 (stream s from s * region)
+// sequentially in `chunk` pieces: round-robin, each submitting its next chunk only once its
+// previous one is done. Returns the number of chunks.
+std::uint64_t read_streams(Rig& rig, std::uint64_t streams, std::uint64_t region,
+                           std::uint64_t bytes, std::uint64_t chunk, std::uint64_t object_end) {
+    constexpr std::uint64_t kNone = UINT64_MAX;
+    std::vector<std::uint64_t> pos(streams, 0), last(streams, kNone);
+    std::uint64_t id = 0;
+    for (;;) {
+        bool submitted = false;
+        for (std::uint64_t s = 0; s < streams; ++s) {
+            if (pos[s] >= bytes || (last[s] != kNone && rig.host.done_at.count(last[s]) == 0))
+                continue;
+            last[s] = id;
+            rig.read(id++, 0, s * region + pos[s], std::min(chunk, bytes - pos[s]), object_end);
+            pos[s] += chunk;
+            submitted = true;
+        }
+        if (!submitted && !rig.step()) break;
+    }
+    return id;
+}
+
+TEST(IoCache, WriteBehindReadAheadSavesSeeksOfInterleavedStreams) {
+    const Params hdd{{"rate", "50MB/s"}};
+    const std::uint64_t streams = 8, region = 128 * kMiB, bytes = 16 * kMiB;
+    const std::uint64_t object_end = streams * region;
+
+    Rig off(make_disk("hdd", hdd), make_cache("write_behind", {{"read-ahead", "0B"}}));
+    const std::uint64_t chunks = read_streams(off, streams, region, bytes, k64K, object_end);
+    ASSERT_EQ(chunks, streams * bytes / k64K);
+    EXPECT_EQ(off.host.done.size(), chunks);
+    // Every chunk is a disk request, and every one jumps to another region.
+    const DiskStats& d0 = off.disk->stats();
+    EXPECT_EQ(d0.requests, chunks);
+    EXPECT_EQ(d0.average_seeks + d0.track_seeks, chunks);
+    EXPECT_EQ(off.cache->stats().misses, chunks);
+    EXPECT_EQ(off.cache->stats().hits, 0u);
+    EXPECT_EQ(off.cache->stats().peak_memory, 0u);
+
+    Rig ra(make_disk("hdd", hdd), make_cache("write_behind", {{"read-ahead", "4MiB"}}));
+    ASSERT_EQ(read_streams(ra, streams, region, bytes, k64K, object_end), chunks);
+    EXPECT_EQ(ra.host.done.size(), chunks);
+    // One 4 MiB request per stream and 4 MiB: at most one seek each, plus one per stream.
+    const std::uint64_t windows = streams * (bytes / (4 * kMiB));
+    const DiskStats& d = ra.disk->stats();
+    EXPECT_EQ(d.requests, windows);
+    EXPECT_LE(d.average_seeks + d.track_seeks, windows + streams);
+    EXPECT_EQ(d.bytes_read, streams * bytes);
+    const CacheStats& s = ra.cache->stats();
+    EXPECT_EQ(s.misses, windows);
+    EXPECT_EQ(s.hits, chunks - windows);
+    EXPECT_EQ(s.hit_bytes, (chunks - windows) * k64K);
+    EXPECT_EQ(s.readahead_waits, 0u);  // blocking streams: the window is in before the next
+    EXPECT_EQ(s.peak_memory, streams * bytes);
+    EXPECT_LT(5 * ra.now, off.now);
+}
+
+TEST(IoCache, WriteBehindReadAheadStopsAtObjectEnd) {
+    const std::uint64_t object = 3 * kMiB + 20 * kKiB;
+    Rig rig = simple_rig("write_behind", {{"read-ahead", "16MiB"}});
+    const std::uint64_t chunks = read_streams(rig, 1, 0, object, k64K, object);
+    EXPECT_EQ(chunks, 49u);  // 48 whole ones and 20 KiB
+    EXPECT_EQ(rig.host.done.size(), chunks);
+    ASSERT_EQ(rig.served.size(), 1u);
+    EXPECT_EQ(rig.served[0].offset, 0u);
+    EXPECT_EQ(rig.disk->stats().bytes_read, object);
+    EXPECT_EQ(rig.cache->stats().misses, 1u);
+    EXPECT_EQ(rig.cache->stats().hits, chunks - 1);
+
+    // A chunk reaching past object_end is still read whole, and no further.
+    Rig past = simple_rig("write_behind", {{"read-ahead", "1MiB"}});
+    past.read(1, 0, k64K, k64K, 100 * kKiB);
+    past.read(2, 1, 0, k64K, 0);  // an empty object (a read-through without read-ahead)
+    past.run();
+    ASSERT_EQ(past.served.size(), 2u);
+    EXPECT_EQ(past.served[0].offset, k64K);
+    EXPECT_EQ(past.served[0].bytes, k64K);
+    EXPECT_EQ(past.served[1].bytes, k64K);
+    EXPECT_THAT(past.host.done, ElementsAre(1, 2));
+}
+
+TEST(IoCache, WriteBehindReadCoveredByReadAheadInFlightWaitsForIt) {
+    Rig rig = simple_rig("write_behind", {{"read-ahead", "1MiB"}});  // 1 MiB: 16 ms
+    rig.read(1, 0, 0, k64K, UINT64_MAX);                             // reads [0, 1M)
+    rig.read(2, 0, k64K, k64K, UINT64_MAX);                          // covered: waits
+    rig.read(3, 0, kMiB - k64K, k64K, UINT64_MAX);                   // covered: waits
+    rig.read(4, 0, kMiB - 32 * kKiB, k64K, UINT64_MAX);       // partly: reads [1M-32K, 2M-32K)
+    rig.read(5, 0, kMiB - 16 * kKiB, 32 * kKiB, UINT64_MAX);  // needs both reads
+    EXPECT_TRUE(rig.host.done.empty());
+    rig.run();
+    ASSERT_EQ(rig.served.size(), 2u);
+    EXPECT_EQ(rig.served[0].offset, 0u);
+    EXPECT_EQ(rig.served[0].bytes, kMiB);
+    EXPECT_EQ(rig.served[1].offset, kMiB - 32 * kKiB);
+    EXPECT_EQ(rig.served[1].bytes, kMiB);
+    for (const std::uint64_t id : {1, 2, 3}) EXPECT_EQ(rig.host.done_at[id], Time::ms(16));
+    for (const std::uint64_t id : {4, 5}) EXPECT_EQ(rig.host.done_at[id], Time::ms(32));
+    EXPECT_EQ(rig.host.done.size(), 5u);
+    const CacheStats& s = rig.cache->stats();
+    EXPECT_EQ(s.misses, 2u);
+    EXPECT_EQ(s.readahead_waits, 3u);
+    EXPECT_EQ(s.hits, 0u);
+    // Both ranges are cached now (the overlap once).
+    rig.read(6, 0, 0, 2 * kMiB - 32 * kKiB, UINT64_MAX);
+    EXPECT_THAT(rig.host.done, ::testing::Contains(6u));
+    EXPECT_EQ(s.hits, 1u);
+    EXPECT_EQ(s.peak_memory, 2 * kMiB - 32 * kKiB);
+}
+
+TEST(IoCache, WriteBehindReadAheadRespectsMemory) {
+    Rig rig = simple_rig("write_behind", {{"memory", "256KiB"}, {"read-ahead", "256KiB"}});
+    for (std::uint64_t i = 0; i < 3; ++i) rig.submit(i, 0, 10 * kMiB + i * k64K, k64K, true);
+    rig.read(3, 0, kMiB, k64K, UINT64_MAX);  // reads 256 KiB first (4 ms), flushes after
+    rig.run(Time::us(4500));
+    EXPECT_EQ(rig.host.done_at[3], Time::ms(4));
+    // 192 KiB dirty: only the lowest 64 KiB read fit.
+    EXPECT_EQ(rig.cache->stats().peak_memory, 256 * kKiB);
+    rig.read(4, 0, kMiB, k64K, UINT64_MAX);
+    EXPECT_EQ(rig.host.done_at.count(4), 1u);
+    rig.read(5, 0, kMiB + k64K, k64K, UINT64_MAX);
+    EXPECT_EQ(rig.host.done_at.count(5), 0u);
+    rig.run();
+    EXPECT_EQ(rig.cache->stats().hits, 1u);
+    EXPECT_EQ(rig.cache->stats().misses, 2u);
+    EXPECT_EQ(rig.cache->dirty_bytes(0), 0u);
+    // All clean now: a read-ahead evicts the oldest clean data and is cached whole.
+    rig.read(6, 0, 5 * kMiB, k64K, UINT64_MAX);
+    rig.run();
+    for (std::uint64_t i = 0; i < 4; ++i) rig.read(7 + i, 0, 5 * kMiB + i * k64K, k64K, UINT64_MAX);
+    EXPECT_EQ(rig.cache->stats().hits, 5u);
+    EXPECT_EQ(rig.host.done.size(), 11u);
+    EXPECT_EQ(rig.cache->stats().peak_memory, 256 * kKiB);
+
+    // Interleaved streams through a small cache: the budget holds, every chunk completes.
+    Rig streams(make_disk("hdd", {{"rate", "50MB/s"}}),
+                make_cache("write_behind", {{"memory", "1MiB"}, {"read-ahead", "512KiB"}}));
+    const std::uint64_t chunks = read_streams(streams, 8, 64 * kMiB, 2 * kMiB, k64K, 1ULL << 30);
+    EXPECT_EQ(streams.host.done.size(), chunks);
+    EXPECT_EQ(streams.host.done_at.size(), chunks);
+    EXPECT_LE(streams.cache->stats().peak_memory, kMiB);
+    EXPECT_LT(streams.disk->stats().requests, chunks);
+}
+
+TEST(IoCache, WriteBehindWriteDuringReadAheadWins) {
+    Rig rig = simple_rig("write_behind", {{"memory", "4MiB"}, {"read-ahead", "1MiB"}});
+    rig.read(1, 0, 0, k64K, UINT64_MAX);     // reads [0, 1M): 16 ms
+    rig.submit(2, 0, 2 * k64K, k64K, true);  // newer data inside the range being read
+    EXPECT_THAT(rig.host.done, ElementsAre(2));
+    rig.read(3, 0, 2 * k64K, k64K, UINT64_MAX);  // the new data: a hit
+    EXPECT_THAT(rig.host.done, ElementsAre(2, 3));
+    rig.run(Time::us(16500));  // the read is done; the write's flush is in service
+    EXPECT_EQ(rig.host.done_at[1], Time::ms(16));
+    EXPECT_EQ(rig.cache->dirty_bytes(0), k64K);
+    EXPECT_EQ(rig.cache->stats().peak_memory, kMiB);  // counted once
+    rig.run();
+    ASSERT_EQ(rig.served.size(), 2u);
+    EXPECT_TRUE(rig.served[1].write);
+    EXPECT_EQ(rig.served[1].offset, 2 * k64K);
+    EXPECT_EQ(rig.cache->dirty_bytes(0), 0u);
+    rig.read(4, 0, 0, kMiB, UINT64_MAX);
+    EXPECT_EQ(rig.host.done.size(), 4u);
+    EXPECT_EQ(rig.cache->stats().hits, 2u);
+    EXPECT_EQ(rig.cache->stats().misses, 1u);
 }
 
 TEST(IoCache, UnknownModelAndParameters) {

@@ -188,7 +188,8 @@ nlohmann::json io_json(const mpi::IoReport& io) {
                            {"cache_misses", s.cache_misses},
                            {"merged_chunks", s.merged},
                            {"write_stalls", s.write_stalls},
-                           {"peak_cache_bytes", s.peak_memory}});
+                           {"peak_cache_bytes", s.peak_memory},
+                           {"readahead_waits", s.readahead_waits}});
     j["servers"] = servers;
     return j;
 }
