@@ -243,6 +243,8 @@ class FileSystem final : public mpi::IoService, public Component {
     void cycle_io(std::uint32_t run, std::uint32_t agg);
     void cycle_done(std::uint32_t run, std::uint32_t agg);
     void exchange_arrived(std::uint32_t run, std::uint32_t agg);
+    // Sends each member's bytes of the aggregator's cycle (to it, or from it for reads).
+    void exchange(std::uint32_t run, std::uint32_t agg, bool to_aggregator);
     bool two_phase_for(OpKind kind, std::uint64_t bytes) const;
 
     Engine& engine_;
@@ -864,15 +866,22 @@ void FileSystem::next_cycle(std::uint32_t run, std::uint32_t a) {
         return;
     }
     // Phase one (write): every rank with data in this cycle sends it to the aggregator.
+    exchange(run, a, true);
+}
+
+void FileSystem::exchange(std::uint32_t run, std::uint32_t a, bool to_aggregator) {
+    TwoPhase& r = runs_[run];
+    TwoPhase::Agg& agg = r.aggs[a];
     agg.pending = 1;  // held until every exchange is posted
-    const topo::VertexId to = ranks_[static_cast<std::size_t>(agg.rank)].vertex;
+    const topo::VertexId at = ranks_[static_cast<std::size_t>(agg.rank)].vertex;
     for (std::size_t m = 0; m < r.members.size(); ++m) {
         if (agg.cycle_bytes[m] == 0 || r.members[m].rank == agg.rank) continue;
         ++agg.pending;
         const std::uint32_t msg = msgs_.acquire(
             Msg{MsgKind::Exchange, false, topo::kNoVertex, 0, run, a, 0, agg.cycle_bytes[m]});
-        network_.send(ranks_[static_cast<std::size_t>(r.members[m].rank)].vertex, to,
-                      agg.cycle_bytes[m], mpi::kIoCookie | msg, false);
+        const topo::VertexId member = ranks_[static_cast<std::size_t>(r.members[m].rank)].vertex;
+        network_.send(to_aggregator ? member : at, to_aggregator ? at : member, agg.cycle_bytes[m],
+                      mpi::kIoCookie | msg, false);
     }
     exchange_arrived(run, a);  // drops the hold
 }
@@ -903,18 +912,7 @@ void FileSystem::cycle_done(std::uint32_t run, std::uint32_t a) {
         return;
     }
     // Phase two (read): the aggregator sends every rank its part of the cycle.
-    TwoPhase::Agg& agg = r.aggs[a];
-    agg.pending = 1;
-    const topo::VertexId from = ranks_[static_cast<std::size_t>(agg.rank)].vertex;
-    for (std::size_t m = 0; m < r.members.size(); ++m) {
-        if (agg.cycle_bytes[m] == 0 || r.members[m].rank == agg.rank) continue;
-        ++agg.pending;
-        const std::uint32_t msg = msgs_.acquire(
-            Msg{MsgKind::Exchange, false, topo::kNoVertex, 0, run, a, 0, agg.cycle_bytes[m]});
-        network_.send(from, ranks_[static_cast<std::size_t>(r.members[m].rank)].vertex,
-                      agg.cycle_bytes[m], mpi::kIoCookie | msg, false);
-    }
-    exchange_arrived(run, a);
+    exchange(run, a, false);
 }
 
 // ---- reports ---------------------------------------------------------------------------

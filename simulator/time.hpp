@@ -7,6 +7,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <ostream>
 
 namespace clustersim {
 
@@ -74,6 +75,11 @@ constexpr Time transfer_time(std::uint64_t bytes, Bandwidth bw) {
 constexpr Time compute_time(std::uint64_t instructions, std::uint64_t per_second) {
     const uint128 num = static_cast<uint128>(instructions) * 1'000'000'000'000ULL;
     return Time::ps(static_cast<std::int64_t>((num + per_second / 2) / per_second));
+}
+
+// Exact picoseconds, for test failure messages and debugging (format_time is for users).
+inline std::ostream& operator<<(std::ostream& os, Time t) {
+    return os << t.ps() << " ps";
 }
 
 }  // namespace clustersim

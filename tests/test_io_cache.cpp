@@ -17,13 +17,6 @@
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 
-namespace clustersim {
-// Readable gtest failures for Time.
-inline void PrintTo(Time t, std::ostream* os) {
-    *os << t.ps() << " ps";
-}
-}  // namespace clustersim
-
 namespace clustersim::io {
 namespace {
 

@@ -11,13 +11,6 @@
 #include "iosys/disk.hpp"
 #include "simulator/error.hpp"
 
-namespace clustersim {
-// Readable gtest failures for Time.
-inline void PrintTo(Time t, std::ostream* os) {
-    *os << t.ps() << " ps";
-}
-}  // namespace clustersim
-
 namespace clustersim::io {
 namespace {
 
