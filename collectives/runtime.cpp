@@ -74,10 +74,14 @@ std::string stat_name(int kind) {
                : name;
 }
 
+int stat_kind(OpKind kind, CollOp coll, bool nonblocking) {
+    if (kind != OpKind::Collective) return static_cast<int>(kind);
+    return kOpKinds + (nonblocking ? kCollOps : 0) + static_cast<int>(coll);
+}
+
 namespace {
 int stat_index(const Op& op) {
-    if (op.kind != OpKind::Collective) return static_cast<int>(op.kind);
-    return kOpKinds + (op.nonblocking ? kCollOps : 0) + static_cast<int>(op.coll);
+    return stat_kind(op.kind, op.coll, op.nonblocking);
 }
 std::int32_t p2p_context(std::uint32_t comm) {
     return static_cast<std::int32_t>(2 * comm);
@@ -158,12 +162,13 @@ std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
 
 std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner) {
-    const std::uint32_t req =
-        requests_.acquire(Request{true, false, false, rank, dst, tag, context, bytes, owner});
+    const std::uint32_t req = requests_.acquire(
+        Request{true, false, false, rank, dst, tag, context, bytes, owner, engine_.now()});
     const std::uint64_t seq = pair(rank, dst).next_send++;
     const bool eager = bytes <= config_.eager_threshold;
-    const std::uint32_t m = msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag,
-                                              context, bytes, seq, req, kNil, false, false});
+    const std::uint32_t m =
+        msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
+                          seq, req, kNil, false, false, engine_.now()});
     // Rendezvous control messages carry no payload bytes.
     network_.send(ranks_[rank].where.vertex, ranks_[dst].where.vertex, eager ? bytes : 0, m, eager);
     return req;
@@ -171,8 +176,8 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
 
 std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner) {
-    const std::uint32_t req =
-        requests_.acquire(Request{false, false, false, rank, src, tag, context, bytes, owner});
+    const std::uint32_t req = requests_.acquire(
+        Request{false, false, false, rank, src, tag, context, bytes, owner, Time::zero()});
     auto& unexpected = ranks_[rank].unexpected;
     for (auto it = unexpected.begin(); it != unexpected.end(); ++it) {
         if (matches(requests_[req], msgs_[*it])) {
@@ -189,6 +194,9 @@ std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32
 void Runtime::bind(std::uint32_t m, std::uint32_t req) {
     Msg& msg = msgs_[m];
     msg.recv_req = req;
+    requests_[req].ready = msg.posted;  // the receive waited until the send was posted
+    if (msg.kind == MsgKind::Rts && !msg.send_done)
+        requests_[msg.send_req].ready = engine_.now();  // rendezvous: until the receive
     requests_[req].bytes = msg.bytes;
     requests_[req].peer = msg.src;
     requests_[req].tag = msg.tag;
@@ -343,8 +351,10 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const Choice choice = selection_.choose(op.coll, size_for_choice, size);
     if (choice.segment != 0) args.segment = choice.segment;
     const auto seq = next_seq(rank, op.comm);
-    const std::uint32_t user_req =
-        requests_.acquire(Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil});
+    ranks_[rank].op_comm = comm;
+    ranks_[rank].op_seq = seq;
+    const std::uint32_t user_req = requests_.acquire(
+        Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
     if (choice.algorithm->global_view()) {
         arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false);
         return user_req;
@@ -405,8 +415,10 @@ void Runtime::transfer_done(std::uint32_t ri) {
 std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
     const std::uint32_t comm = comm_of(rank, op.comm);
     const auto seq = next_seq(rank, op.comm);
-    const std::uint32_t req =
-        requests_.acquire(Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil});
+    ranks_[rank].op_comm = comm;
+    ranks_[rank].op_seq = seq;
+    const std::uint32_t req = requests_.acquire(
+        Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
     const bool split = op.kind == OpKind::CommSplit;
     const std::int32_t comm_rank = comms_[comm].comm_rank(rank);
     arrive_global(comm, seq,
@@ -473,19 +485,28 @@ std::uint32_t Runtime::handle_request(std::int32_t rank, std::uint32_t handle) c
 void Runtime::record(std::int32_t rank) {
     Rank& r = ranks_[rank];
     const Op& op = r.op;
-    OpStats& st = results_[rank].ops[stat_index(op)];
+    const int kind = stat_index(op);
+    OpStats& st = results_[rank].ops[kind];
     ++st.count;
-    st.time += engine_.now() - r.op_start;
+    const Time now = engine_.now();
+    st.time += now - r.op_start;
+    const std::uint64_t bytes_before = st.bytes;
+    Time ready = r.op_start;  // the latest time a peer posted what this op waited for
+    std::int32_t peer = -1;
     auto release = [&](std::uint32_t req, bool count_bytes) {
-        if (count_bytes) st.bytes += requests_[req].bytes;
+        const Request& q = requests_[req];
+        if (count_bytes) st.bytes += q.bytes;
+        ready = max(ready, q.ready);
         requests_.release(req);
     };
     switch (op.kind) {
         case OpKind::Send:
         case OpKind::Recv:
+            peer = requests_[r.blocking[0]].peer;
             release(r.blocking[0], true);
             break;
         case OpKind::Sendrecv:
+            peer = requests_[r.blocking[0]].peer;
             release(r.blocking[0], true);
             release(r.blocking[1], true);
             break;
@@ -512,6 +533,7 @@ void Runtime::record(std::int32_t rank) {
             results_[rank].io_bytes_read += r.io_bytes;
             break;
         case OpKind::Wait:
+            peer = requests_[r.handles[op.handle]].peer;
             release(r.handles[op.handle], false);
             r.handles[op.handle] = kNil;
             break;
@@ -523,6 +545,51 @@ void Runtime::record(std::int32_t rank) {
             break;
         default:
             break;
+    }
+    if (observer_ != nullptr) {
+        const Time wait = min(max(ready, r.op_start), now) - r.op_start;
+        observe(rank, kind, wait, st.bytes - bytes_before, peer);
+    }
+}
+
+void Runtime::observe(std::int32_t rank, int kind, Time wait, std::uint64_t bytes,
+                      std::int32_t peer) {
+    const Rank& r = ranks_[rank];
+    OpEvent e;
+    e.rank = rank;
+    e.kind = kind;
+    e.start = r.op_start;
+    e.end = engine_.now();
+    e.wait = wait;
+    e.bytes = bytes;
+    e.peer = peer < 0 ? -1 : peer;
+    if (r.op.kind == OpKind::Collective || r.op.kind == OpKind::CommDup ||
+        r.op.kind == OpKind::CommSplit) {
+        e.comm = r.op_comm;
+        e.seq = r.op_seq;
+    }
+    observer_->op_done(e);
+}
+
+void Runtime::set_apps(const std::vector<std::uint32_t>& sizes) {
+    if (sizes.size() <= 1) return;  // one application: the world is everyone
+    std::size_t total = 0;
+    for (auto n : sizes) total += n;
+    if (total != ranks_.size())
+        throw std::logic_error("set_apps: the application sizes do not add up to the ranks");
+    comms_.clear();
+    std::int32_t next = 0;
+    for (std::uint32_t n : sizes) {
+        Comm c;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            c.rank_of.emplace(next + static_cast<std::int32_t>(i), static_cast<std::int32_t>(i));
+            c.members.push_back(next + static_cast<std::int32_t>(i));
+        }
+        const auto id = static_cast<std::uint32_t>(comms_.size());
+        for (std::uint32_t i = 0; i < n; ++i)
+            ranks_[static_cast<std::size_t>(next) + i].comms[0] = id;
+        comms_.push_back(std::move(c));
+        next += static_cast<std::int32_t>(n);
     }
 }
 
@@ -559,6 +626,7 @@ void Runtime::advance(std::int32_t rank) {
             OpStats& st = results_[rank].ops[stat_index(op)];
             ++st.count;
             st.bytes += bytes;
+            if (observer_ != nullptr) observe(rank, stat_index(op), Time::zero(), bytes, -1);
         };
         switch (op.kind) {
             case OpKind::Compute:

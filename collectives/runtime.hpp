@@ -39,6 +39,8 @@ namespace clustersim::mpi {
 // collective nonblocking.
 inline constexpr int kStatKinds = kOpKinds + 2 * kCollOps;
 std::string stat_name(int kind);  // "Send", "Bcast", "Ibcast", ...
+// The statistics kind of an operation (`coll` and `nonblocking` matter for Collective only).
+int stat_kind(OpKind kind, CollOp coll, bool nonblocking);
 
 struct OpStats {
     std::uint64_t count = 0;
@@ -56,6 +58,28 @@ struct RankResult {
     std::array<OpStats, kStatKinds> ops{};
 };
 
+// One finished operation of a rank (compute bursts included), for timelines and statistics.
+struct OpEvent {
+    std::int32_t rank = 0;    // world rank
+    int kind = 0;             // statistics kind: stat_name(kind) ("Send", "Bcast", ...)
+    Time start, end;          // entered and returned
+    Time wait;                // part of [start, end) spent waiting for another rank: a
+                              // receive's (or rendezvous send's) time before the peer posted
+                              // the matching call; 0 where the runtime cannot tell (collectives:
+                              // see `comm`/`seq`)
+    std::uint64_t bytes = 0;  // payload (or file data) moved
+    std::int32_t peer = -1;   // point-to-point: world rank of the peer (-1: none/any)
+    std::uint32_t comm = 0;   // communicator id (collectives, communicator creation)
+    std::uint32_t seq = 0;    // the call's number among the communicator's collectives
+};
+
+// Told about every operation when it finishes (set with Runtime::set_observer).
+class OpObserver {
+  public:
+    virtual ~OpObserver() = default;
+    virtual void op_done(const OpEvent& event) = 0;
+};
+
 struct RuntimeConfig {
     std::uint64_t eager_threshold = 64 * 1024;
     std::uint64_t reduce_instructions_per_byte = 1;
@@ -69,6 +93,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
 
     // The I/O system that runs MPI-IO operations (none: a file operation is an error).
     void set_io(IoService* io) { io_ = io; }
+    // Told about every finished operation (timelines, statistics); null: nobody.
+    void set_observer(OpObserver* observer) { observer_ = observer; }
+    // Several applications at once: ranks [0, sizes[0]) are the first one's MPI_COMM_WORLD,
+    // the next sizes[1] the second's, and so on (before start()).
+    void set_apps(const std::vector<std::uint32_t>& sizes);
     // Starts every rank at the current time.
     void start();
     bool all_finished() const { return finished_ == ranks_.size(); }
@@ -95,6 +124,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint64_t seq;
         std::uint32_t send_req, recv_req;
         bool send_done, recv_done;
+        Time posted;  // when the sender posted it
     };
     struct Request {
         bool is_send;
@@ -104,6 +134,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::int32_t peer, tag, context;
         std::uint64_t bytes;
         std::uint32_t owner;  // collective run it belongs to, kNil for the program's own
+        Time ready;           // when the peer posted the matching call (wait accounting)
     };
     struct Comm {
         std::vector<std::int32_t> members;  // comm rank -> world rank
@@ -145,6 +176,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         bool finished = false;
         bool in_io_start = false;    // inside IoService::start (completion must come later)
         std::uint64_t io_bytes = 0;  // file data moved by the current MPI-IO operation
+        std::uint32_t op_comm = 0;   // communicator id of the current collective call
+        std::uint32_t op_seq = 0;    // its call number on that communicator
         std::array<std::uint32_t, 2>
             blocking{};                      // requests of a blocking Send/Recv/Sendrecv/collective
         std::vector<std::uint32_t> handles;  // program request handle -> request
@@ -158,6 +191,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void advance(std::int32_t rank);
     void finish_op(std::int32_t rank);
     void record(std::int32_t rank);  // statistics and request release for the rank's current op
+    void observe(std::int32_t rank, int kind, Time wait, std::uint64_t bytes, std::int32_t peer);
     std::uint32_t handle_request(std::int32_t rank, std::uint32_t handle) const;
     std::uint32_t comm_of(std::int32_t rank, std::int32_t handle) const;
     std::int32_t world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer,
@@ -191,6 +225,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     RuntimeConfig config_;
     Program& program_;
     IoService* io_ = nullptr;
+    OpObserver* observer_ = nullptr;
     std::vector<Rank> ranks_;
     std::vector<RankResult> results_;
     Pool<Request> requests_;

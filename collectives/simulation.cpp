@@ -109,6 +109,8 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
                     RuntimeConfig{t.settings.eager_threshold, t.mpi.reduce_instructions_per_byte},
                     program);
     forward.rt = &runtime;
+    runtime.set_observer(options.observer);
+    runtime.set_apps(options.app_sizes);
     std::unique_ptr<IoService> io;
     if (options.io)
         io = options.io(IoContext{engine, network, t, ranks, runtime, options.algorithm_overrides});
@@ -119,7 +121,14 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
 
     const auto t0 = std::chrono::steady_clock::now();
     runtime.start();
-    engine.run();
+    if (options.progress) {
+        while (engine.pending() > 0) {
+            engine.run(Time::max(), std::uint64_t{1} << 18);
+            options.progress(engine.events_processed(), engine.now());
+        }
+    } else {
+        engine.run();
+    }
     const auto t1 = std::chrono::steady_clock::now();
 
     if (!runtime.all_finished()) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ struct SimulationOptions {
     std::uint64_t seed = 1;                        // random choices (Valiant routing)
     // Builds the parallel file system (iosys::io_factory()); empty: no MPI-IO in this run.
     IoFactory io;
+    // Told about every finished operation (timelines, statistics).
+    OpObserver* observer = nullptr;
+    // Several applications at once (Runtime::set_apps); empty: one.
+    std::vector<std::uint32_t> app_sizes;
+    // Called about every 2^18 events with the events so far and the simulated time.
+    std::function<void(std::uint64_t events, Time now)> progress;
 };
 
 // Switches the model's network to `name`: "packet" (store-and-forward switches),

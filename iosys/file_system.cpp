@@ -105,6 +105,7 @@ struct Gathering {
         std::int32_t rank;
         std::vector<Extent> extents;  // data calls: the rank's file extents
         std::uint64_t bytes = 0;
+        std::uint32_t handle = 0;  // the rank's file handle
     };
     std::vector<Entry> entries;
 };
@@ -624,7 +625,13 @@ void FileSystem::start(std::int32_t rank, const Op& op, const std::vector<std::i
             arrive(rank, op, h, {}, 0);
             return;
         }
-        case OpKind::FileClose:
+        case OpKind::FileClose: {
+            // MPI calls close collective, but ROMIO does not synchronize in it (no barrier
+            // unless shared file pointers are used): each rank pays the close cost alone.
+            handle_of(rank, op).file = kNil;
+            finish_rank(rank, 0, spec_.close);
+            return;
+        }
         case OpKind::FileSync:
             arrive(rank, op, handle_of(rank, op), {}, 0);
             return;
@@ -693,7 +700,7 @@ void FileSystem::arrive(std::int32_t rank, const Op& op, Handle& h, std::vector<
                          "of the communicator must make the same calls in the same order",
                          seq, files_[h.file].name, mpi::to_string(g.kind)));
     }
-    g.entries.push_back(Gathering::Entry{rank, std::move(extents), bytes});
+    g.entries.push_back(Gathering::Entry{rank, std::move(extents), bytes, op.file});
     waiting_[static_cast<std::size_t>(rank)] = fmt::format(
         "waiting for {} more rank(s) of the file's communicator", g.expected - g.entries.size());
     const bool data =
@@ -727,11 +734,6 @@ void FileSystem::gathered(Gathering g) {
         case OpKind::FileOpen:
             for (const auto& e : g.entries) finish_rank(e.rank, 0, spec_.open);
             report_.files = files_.size();
-            return;
-        case OpKind::FileClose:
-            for (const auto& e : g.entries) {
-                finish_rank(e.rank, 0, spec_.close);
-            }
             return;
         case OpKind::FileSync:
             syncs_.push_back(std::move(g));

@@ -62,9 +62,9 @@ class Engine {
         schedule(now_ + delay, target, kind, data);
     }
 
-    // Runs until no event is left, stop() is called, or the next event is after `until`.
-    // Returns the number of events processed by this call.
-    std::uint64_t run(Time until = Time::max());
+    // Runs until no event is left, stop() is called, the next event is after `until`, or
+    // `max_events` events have been processed. Returns the number processed by this call.
+    std::uint64_t run(Time until = Time::max(), std::uint64_t max_events = UINT64_MAX);
     void stop() { stopped_ = true; }
 
     std::uint64_t events_processed() const { return processed_; }

@@ -4,7 +4,10 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -19,10 +22,14 @@
 #include "simulator/error.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/units.hpp"
+#include "tools/trace_commands.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/summary.hpp"
+#include "traces/reader.hpp"
+#include "traces/recorder.hpp"
+#include "traces/replay.hpp"
 
 namespace clustersim::cli {
 namespace {
@@ -138,13 +145,15 @@ int cmd_generate(const GenerateFlags& f) {
 }
 
 struct RunFlags {
-    std::string model, app, placement = "round-robin";
-    std::uint32_t ranks = 0;
-    bool json = false, per_rank = false;
+    std::string model, placement = "round-robin";
+    std::vector<std::string> apps;
+    std::vector<std::uint32_t> ranks;
+    bool json = false, per_rank = false, oversubscribe = false, skip_unknown = false;
     std::vector<std::string> algorithms;
     std::string network;
     std::string cache;
     std::uint64_t seed = 1;
+    std::string out, timeline_detail = "ranks", format = "auto", traced_speed;
 };
 
 // Per-operation totals over all ranks.
@@ -236,19 +245,143 @@ int cmd_run(const RunFlags& f) {
     }
     const double load_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
+    // The applications: built-in apps and traces, each with its own ranks.
     mpi::AppRegistry registry;
     mpi::register_builtin_apps(registry);
     io::register_io_apps(registry);
-    const std::uint32_t ranks = f.ranks != 0 ? f.ranks : registry.min_ranks(f.app);
-    auto app = registry.create(f.app, ranks);
+    struct AppRun {
+        std::string spec;
+        std::unique_ptr<mpi::App> app;         // a built-in app
+        std::unique_ptr<traces::Trace> trace;  // or a trace
+        std::unique_ptr<traces::TraceProgram> replay;
+        std::uint32_t ranks = 0;
+    };
+    std::vector<AppRun> apps;
+    std::vector<io::FileDecl> files;
+    std::size_t builtin = 0;
+    std::uint64_t traced_speed = 0;
+    if (!f.traced_speed.empty())
+        traced_speed = flag_value("--traced-speed", f.traced_speed, parse_speed);
+    if (f.ranks.size() > f.apps.size())
+        throw InputError("--ranks", 0,
+                         fmt::format("given {} times for {} --app", f.ranks.size(), f.apps.size()));
+    for (const auto& spec : f.apps) {
+        AppRun a;
+        a.spec = spec;
+        if (spec.rfind("trace:", 0) == 0) {
+            traces::ReadOptions ro;
+            ro.skip_unknown = f.skip_unknown;
+            traces::ReadReport report;
+            a.trace = std::make_unique<traces::Trace>(
+                traces::load_trace(spec.substr(6), f.format, ro, report));
+            for (const auto& [kind, n] : report.skipped)
+                std::cerr << fmt::format("clustersim: skipped {} '{}' record(s) of {}\n", n, kind,
+                                         spec.substr(6));
+            a.ranks = a.trace->ranks();
+            if (a.ranks == 0) throw InputError(spec.substr(6), 0, "the trace has no ranks");
+            for (const auto& d : a.trace->files) files.push_back(d);
+        } else {
+            a.ranks = builtin < f.ranks.size() && f.ranks[builtin] != 0 ? f.ranks[builtin]
+                                                                        : registry.min_ranks(spec);
+            a.app = registry.create(spec, a.ranks);
+            if (const auto* io_app = dynamic_cast<const io::IoApp*>(a.app.get()))
+                for (const auto& d : io_app->files()) files.push_back(d);
+            ++builtin;
+        }
+        apps.push_back(std::move(a));
+    }
+    std::uint32_t ranks = 0;
+    for (const auto& a : apps) ranks += a.ranks;
+    std::uint64_t cores = 0;
+    for (const auto& n : t.nodes)
+        for (const auto& s : n.sockets) cores += s.cores;
+    if (ranks > cores && !f.oversubscribe)
+        throw InputError("--placement", 0,
+                         fmt::format("{} ranks need {} cores but the model has {}; pass "
+                                     "--oversubscribe to let ranks share cores",
+                                     ranks, ranks, cores));
     const auto placement = mpi::place_ranks(t, ranks, f.placement);
+    // Programs: traces replay with the target cores' speeds.
+    traces::MultiProgram multi;
+    std::uint32_t first = 0;
+    for (auto& a : apps) {
+        if (a.trace) {
+            std::vector<std::uint64_t> speed(a.ranks);
+            for (std::uint32_t r = 0; r < a.ranks; ++r) {
+                const auto& loc = placement[first + r];
+                speed[r] = t.nodes[loc.node].sockets[loc.socket].speed;
+            }
+            a.replay =
+                std::make_unique<traces::TraceProgram>(*a.trace, std::move(speed), traced_speed);
+            multi.add(*a.replay, a.ranks);
+        } else {
+            multi.add(*a.app, a.ranks);
+        }
+        first += a.ranks;
+    }
     mpi::SimulationOptions options;
     options.algorithm_overrides = f.algorithms;
     options.seed = f.seed;
-    std::vector<io::FileDecl> files;
-    if (const auto* io_app = dynamic_cast<const io::IoApp*>(app.get())) files = io_app->files();
     options.io = io::io_factory(std::move(files));
-    const mpi::SimulationResult res = mpi::simulate(t, placement, *app, options);
+    if (apps.size() > 1) options.app_sizes = multi.sizes();
+    std::unique_ptr<traces::Recorder> recorder;
+    mpi::Program* program = &multi;
+    if (!f.out.empty()) {
+        recorder = std::make_unique<traces::Recorder>(multi, ranks);
+        options.observer = recorder.get();
+        program = recorder.get();
+    }
+    if (f.timeline_detail != "ranks" && f.timeline_detail != "hardware")
+        throw InputError("--timeline-detail", 0,
+                         fmt::format("'{}': expected ranks or hardware", f.timeline_detail));
+    // A progress line on stderr for runs longer than a second, when stderr is a terminal.
+    std::uint64_t trace_total = 0;
+    for (const auto& a : apps)
+        if (a.trace) trace_total += a.trace->total_events();
+    const auto wall0 = std::chrono::steady_clock::now();
+    bool progress_shown = false;
+    if (::isatty(2)) {
+        options.progress = [&](std::uint64_t events, Time now) {
+            const double wall =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+            if (wall < 1.0) return;
+            std::uint64_t consumed = 0;
+            for (const auto& a : apps)
+                if (a.replay) consumed += a.replay->consumed();
+            std::string share;
+            if (trace_total > 0)
+                share =
+                    fmt::format(", {:.1f}% of the trace", 100.0 * static_cast<double>(consumed) /
+                                                              static_cast<double>(trace_total));
+            std::cerr << fmt::format("\r  {} events, simulated {}{}   ", with_commas(events),
+                                     format_time(now), share)
+                      << std::flush;
+            progress_shown = true;
+        };
+    }
+    const mpi::SimulationResult res = mpi::simulate(t, placement, *program, options);
+    if (progress_shown) std::cerr << "\n";
+    if (recorder) {
+        auto& log = recorder->log();
+        log.title =
+            fmt::format("{} on {} (simulated)", apps.size() == 1 ? apps[0].spec : "apps", t.name);
+        std::uint32_t r0 = 0;
+        for (const auto& a : apps) {
+            const std::string name = a.trace ? a.trace->name : a.spec;
+            for (std::uint32_t r = 0; r < a.ranks; ++r) {
+                log.ranks[r0 + r].app = name;
+                log.ranks[r0 + r].app_rank = static_cast<std::int32_t>(r);
+                log.ranks[r0 + r].node = t.nodes[placement[r0 + r].node].name;
+            }
+            r0 += a.ranks;
+        }
+        auto& st = recorder->trace();
+        st.name = apps.size() == 1 && apps[0].trace ? apps[0].trace->name : "simulated";
+    }
+    // Written after the summary so the statistics follow it on stdout.
+    auto outputs = [&] {
+        if (recorder) write_outputs(f.out, recorder->log(), recorder->trace(), !f.json);
+    };
     const std::uint64_t peak = peak_memory_bytes();
     const double eps =
         res.wall_seconds > 0 ? static_cast<double>(res.events) / res.wall_seconds : 0.0;
@@ -256,7 +389,7 @@ int cmd_run(const RunFlags& f) {
     if (f.json) {
         nlohmann::json j;
         j["model"] = f.model;
-        j["app"] = f.app;
+        j["app"] = f.apps.size() == 1 ? nlohmann::json(f.apps[0]) : nlohmann::json(f.apps);
         j["ranks"] = ranks;
         j["placement"] = f.placement;
         j["simulated_time_s"] = res.simulated.seconds();
@@ -283,7 +416,9 @@ int cmd_run(const RunFlags& f) {
         }
         j["operations"] = ops;
         nlohmann::json summary = nlohmann::json::object();
-        for (const auto& [k, v] : app->summarize(res.simulated)) summary[k] = v;
+        for (const auto& a : apps)
+            if (a.app)
+                for (const auto& [k, v] : a.app->summarize(res.simulated)) summary[k] = v;
         j["app_summary"] = summary;
         if (res.has_io) j["io"] = io_json(res.io);
         if (f.per_rank) {
@@ -301,11 +436,18 @@ int cmd_run(const RunFlags& f) {
             j["per_rank"] = pr;
         }
         std::cout << j.dump(2) << "\n";
+        outputs();
         return 0;
     }
 
+    std::string app_list;
+    for (const auto& a : apps)
+        app_list += (app_list.empty() ? "" : " + ") +
+                    (a.trace ? fmt::format("{} ({} ranks, {} events)", a.spec, a.ranks,
+                                           with_commas(a.trace->total_events()))
+                             : a.spec);
     std::cout << fmt::format("clustersim run: model {} ({} nodes), app {}\n", f.model,
-                             t.nodes.size(), f.app);
+                             t.nodes.size(), app_list);
     std::cout << fmt::format("  {} ranks placed {}", ranks, f.placement);
     const std::size_t show = std::min<std::size_t>(res.placement.size(), 4);
     for (std::size_t r = 0; r < show; ++r) {
@@ -315,8 +457,10 @@ int cmd_run(const RunFlags& f) {
     }
     std::cout << (res.placement.size() > show ? ", ...\n" : "\n");
     std::cout << fmt::format("\n  simulated time     {}\n", format_time(res.simulated));
-    for (const auto& [k, v] : app->summarize(res.simulated))
-        std::cout << fmt::format("  {:<18} {}\n", k, v);
+    for (const auto& a : apps)
+        if (a.app)
+            for (const auto& [k, v] : a.app->summarize(res.simulated))
+                std::cout << fmt::format("  {:<18} {}\n", k, v);
     std::cout << fmt::format(
         "  messages           {} ({} delivered in {} packets, {} packet hops)\n",
         with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
@@ -335,6 +479,7 @@ int cmd_run(const RunFlags& f) {
         "\n  simulator: {} events in {:.3f} s wall ({:.1f} M events/s), model load {:.3f} s, "
         "peak memory {}\n",
         with_commas(res.events), res.wall_seconds, eps / 1e6, load_s, format_size(peak));
+    outputs();
     return 0;
 }
 
@@ -392,25 +537,77 @@ int main(int argc, char** argv) {
                          "dragonfly: bandwidth between groups");
 
     RunFlags r;
-    auto* run = app.add_subcommand("run", "Simulate an application on a cluster model");
+    auto* run =
+        app.add_subcommand("run", "Simulate applications (built-in or traces) on a cluster model");
     run->add_option("MODEL", r.model, "cluster model XML file")->required();
-    run->add_option(
-           "--app", r.app,
-           "application, e.g. pingpong:size=1MiB,iterations=10, bcast:size=100MiB, ring:size=1MiB")
+    run->add_option("--app", r.apps,
+                    "application: pingpong:size=1MiB,iterations=10, bcast:size=100MiB, "
+                    "io:op=write,size=1GiB, ..., or trace:PATH (a trace file, index or project); "
+                    "repeat to run several applications at once, each with its own ranks")
         ->required();
-    run->add_option("--ranks", r.ranks, "number of MPI ranks (default: the app's minimum)");
+    run->add_option("--ranks", r.ranks,
+                    "ranks of each built-in app, in --app order (default: the app's minimum; a "
+                    "trace brings its own)");
     run->add_option("--placement", r.placement,
                     "round-robin, sequential, or map:FILE (lines: RANK NODE [SOCKET [CORE]])");
+    run->add_flag("--oversubscribe", r.oversubscribe,
+                  "allow more ranks than cores (ranks then share cores)");
     run->add_option("--algorithm", r.algorithms,
-                    "collective algorithm override, e.g. bcast=binomial (repeatable)");
+                    "collective algorithm override, e.g. bcast=binomial, write_all=two_phase "
+                    "(repeatable)");
     run->add_option("--network", r.network,
                     "network model: packet, cut-through or fluid (default: the model's)");
     run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)");
     run->add_option("--cache", r.cache,
                     "cache layer (I/O scheduler) for every I/O server, replacing the model's: "
                     "none, write_behind, aggregation, reorder");
+    run->add_option("--format", r.format,
+                    "trace format of trace: apps: auto, native-text, native-binary, simgrid-ti, "
+                    "hdtrace");
+    run->add_flag("--skip-unknown", r.skip_unknown,
+                  "skip trace records clustersim does not support (counted per kind) instead "
+                  "of stopping");
+    run->add_option("--traced-speed", r.traced_speed,
+                    "instructions/s of a core of the traced machine (e.g. 2.8G): compute "
+                    "times are projected by the ratio to the target cores (default: the "
+                    "trace's, else times are kept)");
+    run->add_option("--out", r.out,
+                    "write the timeline (Chrome trace JSON), statistics (CSV, summary) and the "
+                    "simulated trace to this folder");
+    run->add_option("--timeline-detail", r.timeline_detail, "ranks (default) or hardware");
     run->add_flag("--json", r.json, "print one JSON object instead of the summary");
     run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");
+
+    ConvertFlags cv;
+    auto* convert =
+        app.add_subcommand("convert", "Convert a trace to the native text or binary format");
+    convert->add_option("INPUT", cv.input, "trace (any readable format)")->required();
+    convert->add_option("OUTPUT", cv.output, "file to write")->required();
+    convert->add_option("--to", cv.to,
+                        "text or binary (default: by OUTPUT's extension: .txt = text)");
+    convert->add_option("--format", cv.format, "format of INPUT (default: auto)");
+    convert->add_flag("--skip-unknown", cv.skip_unknown, "skip unsupported records");
+
+    ImportFlags im;
+    auto* import = app.add_subcommand(
+        "import",
+        "Convert a PIOsimHD model or a SimGrid platform into a clustersim model (stdout)");
+    import->add_option("KIND", im.kind, "piosimhd or simgrid")->required();
+    import->add_option("FILE", im.input, "the model or platform XML")->required();
+    import->add_option("--placement-out", im.placement_out,
+                       "also write the source's process placement as a map file "
+                       "(for run --placement map:FILE)");
+
+    CompareFlags cf;
+    auto* compare = app.add_subcommand(
+        "compare", "Compare a recorded run (trace with times) with a simulated one");
+    compare->add_option("RECORDED", cf.recorded, "trace with recorded times")->required();
+    compare->add_option("SIMULATED", cf.simulated, "a run --out folder, or its simulated.cstrace")
+        ->required();
+    compare->add_option("--out", cf.out,
+                        "write the side-by-side timeline, a CSV and an SVG plot here");
+    compare->add_option("--format", cf.format, "format of RECORDED (default: auto)");
+    compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
 
     try {
         app.parse(argc, argv);
@@ -427,6 +624,9 @@ int main(int argc, char** argv) {
         if (*validate) return cmd_validate(validate_model);
         if (*generate) return cmd_generate(g);
         if (*run) return cmd_run(r);
+        if (*convert) return cmd_convert(cv);
+        if (*import) return cmd_import(im);
+        if (*compare) return cmd_compare(cf);
     } catch (const InputError& e) {
         std::cerr << "clustersim: error: " << e.what() << "\n";
         return kBadInput;

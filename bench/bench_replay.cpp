@@ -1,0 +1,108 @@
+// Trace replay throughput: a synthetic trace of RANKS ranks x EVENTS records each (a ring
+// halo exchange: compute, isend right, irecv left, waitall, and an allreduce every 50
+// iterations) is written as a native binary trace, read back, and replayed through the full
+// simulator on a star of RANKS single-core nodes. Reports trace events per second of replay
+// (read + simulate), engine events, wall times and peak memory.
+//
+//   bench_replay [RANKS=1024] [EVENTS=10000] [packet|fluid] [MESSAGE=1KiB]
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "collectives/simulation.hpp"
+#include "simulator/memory.hpp"
+#include "simulator/units.hpp"
+#include "topologies/generators.hpp"
+#include "topologies/model_xml.hpp"
+#include "traces/replay.hpp"
+#include "traces/trace.hpp"
+
+using namespace clustersim;
+
+int main(int argc, char** argv) {
+    const auto n = static_cast<std::uint32_t>(argc > 1 ? std::atoi(argv[1]) : 1024);
+    const auto events = static_cast<std::uint64_t>(argc > 2 ? std::atoll(argv[2]) : 10000);
+    const std::string network = argc > 3 ? argv[3] : "packet";
+    const std::uint64_t message = parse_size(argc > 4 ? argv[4] : "1KiB");
+
+    // The synthetic trace.
+    const auto t0 = std::chrono::steady_clock::now();
+    traces::Trace trace;
+    trace.name = "synthetic-ring";
+    trace.resize(n);
+    for (std::uint32_t r = 0; r < n; ++r) {
+        std::uint64_t k = 0;
+        for (std::uint64_t it = 0; k < events; ++it) {
+            traces::Record c;
+            c.kind = mpi::OpKind::Compute;
+            c.compute_time = Time::us(10);
+            trace.append(r, c), ++k;
+            if (k + 3 > events) break;
+            traces::Record s;
+            s.kind = mpi::OpKind::Isend;
+            s.peer = static_cast<std::int32_t>((r + 1) % n);
+            s.bytes = message;
+            s.handle = 0;
+            trace.append(r, s), ++k;
+            traces::Record v;
+            v.kind = mpi::OpKind::Irecv;
+            v.peer = static_cast<std::int32_t>((r + n - 1) % n);
+            v.bytes = message;
+            v.handle = 1;
+            trace.append(r, v), ++k;
+            traces::Record w;
+            w.kind = mpi::OpKind::Waitall;
+            w.handle = 0;
+            w.count = 2;
+            trace.append(r, w), ++k;
+            if (it % 50 == 49 && k < events) {
+                traces::Record a;
+                a.kind = mpi::OpKind::Collective;
+                a.coll = mpi::CollOp::Allreduce;
+                a.bytes = 8;
+                trace.append(r, a), ++k;
+            }
+        }
+    }
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "clustersim_bench_replay.cstrace").string();
+    traces::write_binary(trace, path);
+    const auto t1 = std::chrono::steady_clock::now();
+
+    // Read it back and replay it.
+    const traces::Trace loaded = traces::read_binary(path);
+    const auto t2 = std::chrono::steady_clock::now();
+    topo::GenerateOptions o;
+    o.kind = "star";
+    o.nodes = n;
+    topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-replay.xml");
+    mpi::choose_network(t, network);
+    const auto placement = mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin);
+    traces::TraceProgram program(loaded,
+                                 std::vector<std::uint64_t>(n, t.nodes[0].sockets[0].speed));
+    const auto res = mpi::simulate(t, placement, program);
+    const auto t3 = std::chrono::steady_clock::now();
+    const double read_s = std::chrono::duration<double>(t2 - t1).count();
+    const double replay_s = read_s + res.wall_seconds;
+    const std::uint64_t total = loaded.total_events();
+
+    fmt::print("replay of a synthetic ring trace: {} ranks x {} records, {} messages, {} network\n",
+               n, events, format_size(message), network);
+    fmt::print("  trace            {} records, {} on disk (written in {:.3f} s)\n", total,
+               format_size(std::filesystem::file_size(path)),
+               std::chrono::duration<double>(t1 - t0).count());
+    fmt::print("  read             {:.3f} s\n", read_s);
+    fmt::print("  simulate         {:.3f} s  ({} engine events, {:.1f} M events/s)\n",
+               res.wall_seconds, res.events,
+               static_cast<double>(res.events) / res.wall_seconds / 1e6);
+    fmt::print("  replay           {:.2f} M trace events/s (read + simulate)\n",
+               static_cast<double>(total) / replay_s / 1e6);
+    fmt::print("  simulated time   {}\n", format_time(res.simulated));
+    fmt::print("  total wall       {:.3f} s, peak memory {}\n",
+               std::chrono::duration<double>(t3 - t0).count(), format_size(peak_memory_bytes()));
+    std::filesystem::remove(path);
+    return 0;
+}

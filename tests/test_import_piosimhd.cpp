@@ -1,0 +1,238 @@
+// `clustersim import piosimhd` (traces/import_piosimhd.cpp) on PIOsimHD's own models in
+// ../shared/external: the PVS cluster model the partdiff-par trace ran on, and the
+// older-format Jacobi-10C model (upper-case elements, values from templates).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "collectives/placement.hpp"
+#include "iosys/file_system.hpp"
+#include "simulator/error.hpp"
+#include "topologies/model_xml.hpp"
+#include "traces/import.hpp"
+
+namespace clustersim::traces {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kExternal = std::string(CLUSTERSIM_SHARED_DIR) + "/external";
+const std::string kPvs = kExternal + "/hdtrace-partdiff-mpi-io/pvs-cluster-model.xml";
+const std::string kJacobi = kExternal + "/piosimhd-models/Jacobi-10C-model.xml";
+
+#define SKIP_WITHOUT_EXTERNAL() \
+    if (!fs::exists(kExternal)) GTEST_SKIP() << "no " << kExternal << " in this tree"
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+const topo::EdgeProps* edge(const topo::Topology& t, const std::string& from,
+                            const std::string& to) {
+    const topo::VertexId a = t.find_vertex(from), b = t.find_vertex(to);
+    if (a == topo::kNoVertex || b == topo::kNoVertex) return nullptr;
+    const auto [first, last] = t.out_edge_range(a);
+    for (topo::EdgeId e = first; e < last; ++e)
+        if (t.target_of(e) == b) return &t.edge(e);
+    return nullptr;
+}
+
+bool has_line(const std::vector<std::string>& lines, const std::string& part) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string& l) { return l.find(part) != std::string::npos; });
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string s;
+    for (const auto& l : lines) s += l + "\n";
+    return s;
+}
+
+TEST(ImportPiosimhd, PvsClusterModel) {
+    SKIP_WITHOUT_EXTERNAL();
+    const ImportResult r = import_piosimhd(kPvs);
+    topo::Topology t;
+    ASSERT_NO_THROW(t = topo::parse_model(r.xml, "pvs.xml")) << r.xml;
+    ASSERT_NO_THROW(io::check_io(t)) << r.xml;
+
+    // 15 PVS-Node_<i>: one CPU at 10^6 instructions/s, 1000M = 1000 MiB memory.
+    ASSERT_EQ(t.nodes.size(), 15u);
+    EXPECT_EQ(t.nodes[0].name, "PVS-Node_1");
+    EXPECT_EQ(t.nodes[14].name, "PVS-Node_15");
+    for (const auto& n : t.nodes) {
+        ASSERT_EQ(n.sockets.size(), 1u);
+        EXPECT_EQ(n.sockets[0].cores, 1u);
+        EXPECT_EQ(n.sockets[0].speed, 1'000'000u);
+        EXPECT_EQ(n.memory, 1000 * kMiB);
+        EXPECT_NE(n.nic, topo::kNoVertex);
+    }
+    // InternalDataTransferSpeed 1000M: the memory node's rates.
+    const topo::VertexId mem = t.find_vertex("PVS-Node_1.mem0");
+    ASSERT_NE(mem, topo::kNoVertex);
+    EXPECT_EQ(t.vertex(mem).relay.bytes_per_s, 1000 * kMiB);
+    EXPECT_EQ(t.vertex(mem).local.bytes_per_s, 1000 * kMiB);
+
+    // Two SimpleSwitches, TotalBandwidth 380M each; "1GBit Ethernet": 0.0002s, 100M.
+    for (const char* sw : {"PVS-Switch_1", "PVS-Switch_2"}) {
+        const topo::VertexId v = t.find_vertex(sw);
+        ASSERT_NE(v, topo::kNoVertex) << sw;
+        EXPECT_EQ(t.vertex(v).relay.bytes_per_s, 380 * kMiB);
+    }
+    for (int i = 1; i <= 15; ++i) {
+        const std::string nic = "PVS-Node_" + std::to_string(i) + ".nic";
+        const auto* up = edge(t, nic, "PVS-Switch_1");
+        const auto* down = edge(t, "PVS-Switch_1", nic);
+        ASSERT_NE(up, nullptr) << nic;
+        ASSERT_NE(down, nullptr) << nic;
+        EXPECT_EQ(up->latency, Time::us(200));
+        EXPECT_EQ(up->bandwidth.bytes_per_s, 100 * kMiB);
+        EXPECT_EQ(down->latency, Time::us(200));
+    }
+    // Port 31 of switch 1 <-> port 109 of switch 2.
+    ASSERT_NE(edge(t, "PVS-Switch_1", "PVS-Switch_2"), nullptr);
+    EXPECT_EQ(edge(t, "PVS-Switch_1", "PVS-Switch_2")->latency, Time::us(200));
+
+    // Global settings: TransferGranularity / MaxEagerSendSize 100K, IOGranularity 10000000.
+    EXPECT_EQ(t.settings.granularity, 100u * 1024);
+    EXPECT_EQ(t.settings.eager_threshold, 100u * 1024);
+    EXPECT_EQ(t.io.fs.granularity, 10'000'000u);
+
+    // Five servers (PVS-Node_11..15): RefinedDiskModel "IBM" and an AggregationCache.
+    ASSERT_EQ(t.io.servers.size(), 5u);
+    for (std::size_t i = 0; i < 5; ++i) {
+        const auto& s = t.io.servers[i];
+        EXPECT_EQ(t.nodes[static_cast<std::size_t>(s.node)].name,
+                  "PVS-Node_" + std::to_string(11 + i));
+        EXPECT_EQ(s.cache.model, "write_behind");
+        EXPECT_EQ(s.disk.model, "hdd");
+        using P = std::vector<std::pair<std::string, std::string>>;
+        EXPECT_EQ(s.disk.params, (P{{"rate", "50MiB/s"},
+                                    {"average-seek", "10ms"},
+                                    {"track-to-track", "1ms"},
+                                    {"rpm", "7200"},
+                                    {"close", "5MiB"}}));
+    }
+
+    // What could not be mapped, with file and line.
+    const auto& u = r.unmapped;
+    EXPECT_TRUE(has_line(u, kPvs +
+                                ":193: <Application alias=\"Jacobi\" file=\"partdiff-par.proj\"> "
+                                "not mapped: applications are not part of a cluster model"))
+        << joined(u);
+    EXPECT_TRUE(has_line(u, "<ReadDataSievingMaxHoleSizeToCombine> 10M not mapped")) << joined(u);
+    EXPECT_TRUE(has_line(u, "(5 times, first here)")) << joined(u);
+    EXPECT_TRUE(has_line(u, kPvs + ":224: <ClientProcess> placement (10 ranks of application "
+                                   "'Jacobi') not mapped: rank placement is a run option"))
+        << joined(u);
+    // Mapped exactly, so not listed: MaxConcurrentRequests 1, MaxNumberOfConcurrentIOOps 1,
+    // PaketFirstRoute.
+    EXPECT_FALSE(has_line(u, "MaxConcurrentRequests")) << joined(u);
+    EXPECT_FALSE(has_line(u, "MaxNumberOfConcurrentIOOps")) << joined(u);
+    EXPECT_FALSE(has_line(u, "routing")) << joined(u);
+    EXPECT_EQ(u.size(), 3u) << joined(u);
+
+    // Ranks 0..9 on PVS-Node_1..10, one per node.
+    std::string expect = "";
+    for (int i = 0; i < 10; ++i)
+        expect += std::to_string(i) + " PVS-Node_" + std::to_string(i + 1) + " 0 0\n";
+    EXPECT_NE(r.placement_map.find(expect), std::string::npos) << r.placement_map;
+}
+
+TEST(ImportPiosimhd, PlacementMapIsAcceptedByTheRunOption) {
+    SKIP_WITHOUT_EXTERNAL();
+    const ImportResult r = import_piosimhd(kPvs);
+    const topo::Topology t = topo::parse_model(r.xml, "pvs.xml");
+    const fs::path map = fs::temp_directory_path() / "clustersim-pvs-placement.map";
+    std::ofstream(map) << r.placement_map;
+    // The map places the application's 10 ranks (a run uses all of them).
+    const auto loc = mpi::place_ranks(t, 10, "map:" + map.string());
+    fs::remove(map);
+    ASSERT_EQ(loc.size(), 10u);
+    for (std::uint32_t i = 0; i < 10; ++i) {
+        EXPECT_EQ(t.nodes[loc[i].node].name, "PVS-Node_" + std::to_string(i + 1));
+        EXPECT_EQ(loc[i].core, 0u);
+    }
+}
+
+TEST(ImportPiosimhd, JacobiModelWithTemplates) {
+    SKIP_WITHOUT_EXTERNAL();
+    const ImportResult r = import_piosimhd(kJacobi);
+    topo::Topology t;
+    ASSERT_NO_THROW(t = topo::parse_model(r.xml, "jacobi.xml")) << r.xml;
+    ASSERT_NO_THROW(io::check_io(t)) << r.xml;
+
+    // 10 nodes with 2 CPUs and 1G memory; servers on PVS-Node_1..4 with the original
+    // IOSubsystem (AvgAccessTime 0.002s, MaxThroughput 100M) and SimpleWriteBehindCache.
+    ASSERT_EQ(t.nodes.size(), 10u);
+    for (const auto& n : t.nodes) {
+        EXPECT_EQ(n.sockets[0].cores, 2u);
+        EXPECT_EQ(n.memory, 1024 * kMiB);
+    }
+    ASSERT_EQ(t.io.servers.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+        const auto& s = t.io.servers[i];
+        EXPECT_EQ(t.nodes[static_cast<std::size_t>(s.node)].name,
+                  "PVS-Node_" + std::to_string(1 + i));
+        EXPECT_EQ(s.cache.model, "write_behind");
+        EXPECT_EQ(s.disk.model, "simple");
+        using P = std::vector<std::pair<std::string, std::string>>;
+        EXPECT_EQ(s.disk.params, (P{{"latency", "2ms"}, {"rate", "100MiB/s"}}));
+    }
+    // The switches' instances have no TotalBandwidth: it comes from the "PVS-Switch" template.
+    const topo::VertexId sw = t.find_vertex("PVS-Switch_1");
+    ASSERT_NE(sw, topo::kNoVertex);
+    EXPECT_EQ(t.vertex(sw).relay.bytes_per_s, 380 * kMiB);
+    const auto* link = edge(t, "PVS-Node_3.nic", "PVS-Switch_1");
+    ASSERT_NE(link, nullptr);
+    EXPECT_EQ(link->latency, Time::us(200));
+    EXPECT_EQ(link->bandwidth.bytes_per_s, 100 * kMiB);
+    ASSERT_NE(edge(t, "PVS-Switch_2", "PVS-Switch_1"), nullptr);  // ports 75 <-> 20
+    EXPECT_EQ(t.io.fs.granularity, 100'000'000u);
+
+    // Client methods: Reduce BinaryTree and Barrier VirtualSync have clustersim equivalents.
+    ASSERT_EQ(t.mpi.collectives.size(), 2u);
+    EXPECT_EQ(t.mpi.collectives[0].operation, "reduce");
+    EXPECT_EQ(t.mpi.collectives[0].algorithm, "binary_tree");
+    EXPECT_EQ(t.mpi.collectives[1].operation, "barrier");
+    EXPECT_EQ(t.mpi.collectives[1].algorithm, "virtual");
+    const auto& u = r.unmapped;
+    EXPECT_TRUE(has_line(u, "<ClientMethod name=\"Bcast\"> VirtualSync not mapped")) << joined(u);
+    EXPECT_TRUE(has_line(u, "<ClientMethod name=\"Allreduce\"> BinaryTree not mapped"))
+        << joined(u);
+    EXPECT_TRUE(has_line(u, "<ClientMethod name=\"Send\"> RendezvousSend not mapped")) << joined(u);
+    EXPECT_FALSE(has_line(u, "ClientMethod name=\"Barrier\"")) << joined(u);
+    // Wait Blocking and Compute Time are what clustersim does anyway.
+    EXPECT_FALSE(has_line(u, "ClientMethod name=\"Wait\"")) << joined(u);
+    EXPECT_FALSE(has_line(u, "ClientMethod name=\"Compute\"")) << joined(u);
+    EXPECT_EQ(u.size(), 8u) << joined(u);  // 7 client methods and the placement
+    // Nine client processes (ranks 0..8), the application from their attribute.
+    EXPECT_TRUE(has_line(u, "<ClientProcess> placement (9 ranks of application 'Jacobi')"))
+        << joined(u);
+    EXPECT_NE(r.placement_map.find("0 PVS-Node_1 0 0\n"), std::string::npos) << r.placement_map;
+    EXPECT_NE(r.placement_map.find("8 PVS-Node_9 0 0\n"), std::string::npos) << r.placement_map;
+}
+
+TEST(ImportPiosimhd, BadValueNamesFileAndLine) {
+    const fs::path p = fs::temp_directory_path() / "clustersim-bad-piosim.xml";
+    std::ofstream(p) << R"(<Project>
+<GlobalSettings><TransferGranularity>100X</TransferGranularity></GlobalSettings>
+<ComponentList/>
+</Project>
+)";
+    try {
+        import_piosimhd(p.string());
+        FAIL() << "expected InputError";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.file(), p.string());
+        EXPECT_EQ(e.line(), 2);
+        EXPECT_NE(std::string(e.what()).find("'100X'"), std::string::npos) << e.what();
+    }
+    fs::remove(p);
+    EXPECT_THROW(import_piosimhd((fs::temp_directory_path() / "no-such-model.xml").string()),
+                 InputError);
+}
+
+}  // namespace
+}  // namespace clustersim::traces

@@ -1,0 +1,562 @@
+// The native trace formats: the record encoding (every kind, every field), text <-> binary
+// losslessness on fixtures, bad inputs (truncated and corrupt binaries, bad text lines) and
+// the reader registry's detection.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "simulator/error.hpp"
+#include "traces/reader.hpp"
+#include "traces/trace.hpp"
+
+namespace clustersim::traces {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+const std::string kData = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/traces/";
+
+std::string temp_path(const std::string& name) {
+    const fs::path dir = fs::path(::testing::TempDir()) / "clustersim_trace_native";
+    fs::create_directories(dir);
+    return (dir / name).string();
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void spit(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+}
+
+template <class F>
+std::string error_of(F f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+std::vector<Record> records(const Trace& t, std::uint32_t rank) {
+    std::vector<Record> out;
+    Record r;
+    auto c = t.cursor(rank);
+    while (c.next(r)) out.push_back(r);
+    return out;
+}
+
+void expect_same(const Trace& a, const Trace& b) {
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.traced_speed, b.traced_speed);
+    EXPECT_EQ(a.strings, b.strings);
+    EXPECT_EQ(a.count_lists, b.count_lists);
+    ASSERT_EQ(a.files.size(), b.files.size());
+    for (std::size_t i = 0; i < a.files.size(); ++i) {
+        EXPECT_EQ(a.files[i].name, b.files[i].name);
+        EXPECT_EQ(a.files[i].size, b.files[i].size);
+        EXPECT_EQ(a.files[i].stripe, b.files[i].stripe);
+    }
+    ASSERT_EQ(a.ranks(), b.ranks());
+    for (std::uint32_t r = 0; r < a.ranks(); ++r) {
+        EXPECT_EQ(a.events(r), b.events(r)) << "rank " << r;
+        EXPECT_EQ(a.stream(r), b.stream(r)) << "rank " << r;
+    }
+}
+
+// Every kind the trace can hold: the non-collective OpKinds and each collective, blocking
+// and nonblocking.
+std::vector<Record> every_kind() {
+    std::vector<Record> kinds;
+    for (int k = 0; k < mpi::kOpKinds; ++k) {
+        Record r;
+        r.kind = static_cast<mpi::OpKind>(k);
+        if (r.kind != mpi::OpKind::Collective) {
+            kinds.push_back(r);
+            continue;
+        }
+        for (int c = 0; c < mpi::kCollOps; ++c) {
+            for (bool nb : {false, true}) {
+                r.coll = static_cast<mpi::CollOp>(c);
+                r.nonblocking = nb;
+                kinds.push_back(r);
+            }
+        }
+    }
+    return kinds;
+}
+
+// `r` with every field non-default; `seed` varies the values (small, large, negative).
+Record all_fields(Record r, std::int64_t seed) {
+    const bool big = seed % 2 == 1;
+    r.instructions = big ? UINT64_MAX : 1'000'000 + static_cast<std::uint64_t>(seed);
+    r.compute_time = Time::ps(big ? INT64_MAX : 1'500'000'000 + seed);
+    r.peer = big ? INT32_MIN : mpi::kAnySource;
+    r.tag = big ? INT32_MAX : mpi::kAnyTag;
+    r.comm = 3;
+    r.bytes = big ? UINT64_MAX : 128;
+    r.peer2 = -7;
+    r.tag2 = 99;
+    r.bytes2 = 1ULL << 40;
+    r.handle = big ? UINT32_MAX : 17;
+    r.count = 4;
+    r.root = big ? INT32_MIN : 5;
+    r.counts = 2;
+    r.color = mpi::kUndefined;
+    r.key = -1;
+    r.newcomm = 9;
+    r.file = big ? UINT32_MAX : 1;
+    r.path = 0;
+    r.offset = 3ULL << 30;
+    r.view_block = 65536;
+    r.view_stride = big ? UINT64_MAX : 262144;
+    r.whence = big ? 255 : mpi::kSeekEnd;
+    r.timed = true;
+    // Starts move backwards on odd seeds: the delta is negative (zigzag).
+    r.start = Time::ps(big ? 5 : 1'000'000 * seed);
+    r.end = r.start + Time::ps(big ? 0 : 777);
+    return r;
+}
+
+TEST(TraceNative, EveryKindWithEveryFieldRoundTripsThroughCursor) {
+    Trace t;
+    t.resize(3);
+    std::vector<Record> expected;
+    std::int64_t seed = 0;
+    for (const Record& kind : every_kind()) {
+        expected.push_back(kind);  // all defaults
+        expected.push_back(all_fields(kind, ++seed));
+        expected.push_back(all_fields(kind, ++seed));
+        Record one = kind;  // a single field, untimed, between timed records
+        one.bytes = 42;
+        expected.push_back(one);
+    }
+    for (const Record& r : expected) t.append(1, r);
+    EXPECT_EQ(t.events(0), 0u);
+    EXPECT_EQ(t.events(1), expected.size());
+    EXPECT_EQ(t.total_events(), expected.size());
+    const auto got = records(t, 1);
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_EQ(got[i], expected[i]) << "record " << i << " (" << record_name(expected[i]) << ")";
+    EXPECT_TRUE(records(t, 0).empty());
+
+    // The same bytes through set_stream (validated), then appending continues the deltas.
+    Trace u;
+    u.resize(1);
+    u.set_stream(0, t.stream(1), t.events(1));
+    const Record last = all_fields(expected.front(), 12345);
+    u.append(0, last);
+    const auto again = records(u, 0);
+    ASSERT_EQ(again.size(), expected.size() + 1);
+    EXPECT_EQ(again.back(), last);
+}
+
+TEST(TraceNative, EncodingIsCompact) {
+    Trace t;
+    t.resize(1);
+    Record r;
+    r.kind = mpi::OpKind::Collective;
+    r.coll = mpi::CollOp::Allreduce;
+    r.bytes = 8;
+    t.append(0, r);  // kind, mask, bytes
+    EXPECT_EQ(t.stream(0).size(), 3u);
+    EXPECT_EQ(t.stream(0)[0], 0x40 + static_cast<int>(mpi::CollOp::Allreduce));
+    r.nonblocking = true;
+    r.handle = 1;
+    t.append(0, r);
+    EXPECT_EQ(t.stream(0)[3], 0x60 + static_cast<int>(mpi::CollOp::Allreduce));
+    EXPECT_EQ(t.stream(0).size(), 7u);
+    Record c;  // compute, timed: start 1 ms after the previous end, lasting 1 us
+    c.instructions = 100;
+    c.timed = true;
+    c.start = Time::ms(1);
+    c.end = c.start + Time::us(1);
+    t.append(0, c);
+    const std::size_t before = t.stream(0).size();
+    c.start = c.end + Time::us(1);
+    c.end = c.start + Time::us(1);
+    t.append(0, c);
+    // kind, mask, instructions (1 byte), start and end deltas of 1 us (10^6 ps, zigzag 2 * 10^6:
+    // 3 bytes each).
+    EXPECT_EQ(t.stream(0).size() - before, 1u + 1u + 1u + 3u + 3u);
+}
+
+TEST(TraceNative, RecordNamesRoundTrip) {
+    for (const Record& kind : every_kind()) {
+        const std::string name = record_name(kind);
+        Record back;
+        ASSERT_TRUE(parse_record_name(name, back)) << name;
+        EXPECT_EQ(back.kind, kind.kind) << name;
+        if (kind.kind == mpi::OpKind::Collective) {
+            EXPECT_EQ(back.coll, kind.coll) << name;
+            EXPECT_EQ(back.nonblocking, kind.nonblocking) << name;
+        }
+    }
+    Record r;
+    ASSERT_TRUE(parse_record_name("ibcast", r));
+    EXPECT_EQ(r.kind, mpi::OpKind::Collective);
+    EXPECT_EQ(r.coll, mpi::CollOp::Bcast);
+    EXPECT_TRUE(r.nonblocking);
+    ASSERT_TRUE(parse_record_name("irecv", r));
+    EXPECT_EQ(r.kind, mpi::OpKind::Irecv);
+    ASSERT_TRUE(parse_record_name("reduce_scatter", r));
+    EXPECT_EQ(record_name(r), "reduce_scatter");
+    ASSERT_TRUE(parse_record_name("file_write_at_all", r));
+    EXPECT_EQ(r.kind, mpi::OpKind::FileWriteAtAll);
+    EXPECT_FALSE(parse_record_name("frobnicate", r));
+    EXPECT_FALSE(parse_record_name("collective", r));
+    EXPECT_FALSE(parse_record_name("i", r));
+    EXPECT_FALSE(parse_record_name("Send", r));
+}
+
+TEST(TraceNative, InternAndCountListsDeduplicate) {
+    Trace t;
+    EXPECT_EQ(t.intern("a"), 0);
+    EXPECT_EQ(t.intern("b"), 1);
+    EXPECT_EQ(t.intern("a"), 0);
+    t.strings.push_back("c");  // changed directly: still found
+    EXPECT_EQ(t.intern("c"), 2);
+    EXPECT_EQ(t.add_counts({1, 2}), 0);
+    EXPECT_EQ(t.add_counts({1, 2, 3}), 1);
+    EXPECT_EQ(t.add_counts({1, 2}), 0);
+    EXPECT_EQ(t.count_lists.size(), 2u);
+}
+
+TEST(TraceNative, FixtureReadsAsWritten) {
+    const Trace t = read_text(kData + "every-kind.trace");
+    EXPECT_EQ(t.name, "every kind");
+    EXPECT_EQ(t.traced_speed, 2'800'000'000u);
+    EXPECT_EQ(t.strings, (std::vector<std::string>{"pvfs2://pvfs2/checkpoint.1", "out put#.dat"}));
+    ASSERT_EQ(t.count_lists.size(), 2u);
+    EXPECT_EQ(t.count_lists[0], (std::vector<std::uint64_t>{1024, 2048, 0, 4}));
+    ASSERT_EQ(t.files.size(), 2u);
+    EXPECT_EQ(t.files[0].size, 5'235'848u);
+    EXPECT_EQ(t.files[0].stripe, 65'536u);
+    EXPECT_EQ(t.files[1].stripe, 0u);
+    ASSERT_EQ(t.ranks(), 4u);
+    EXPECT_EQ(t.events(2), 0u);
+    const auto r0 = records(t, 0);
+    // Every kind appears.
+    std::set<std::string> names;
+    for (const auto& r : r0) names.insert(record_name(r));
+    for (const Record& kind : every_kind())
+        EXPECT_TRUE(names.count(record_name(kind))) << record_name(kind);
+    ASSERT_GE(r0.size(), 3u);
+    EXPECT_EQ(r0[1].compute_time, Time::us(1500));
+    EXPECT_TRUE(r0[1].timed);
+    EXPECT_EQ(r0[1].start, Time::us(1'034'454));
+    EXPECT_EQ(r0[2].end, Time::ps(1'036'012'345));
+    EXPECT_EQ(r0[3].peer, mpi::kAnySource);
+    EXPECT_EQ(r0[3].tag, mpi::kAnyTag);
+    const auto r3 = records(t, 3);
+    ASSERT_EQ(r3.size(), 1u);
+    EXPECT_EQ(r3[0].end, Time::ps(1));
+}
+
+TEST(TraceNative, TextToBinaryToTextIsByteIdentical) {
+    const std::string fixture = kData + "every-kind.trace";
+    const Trace text = read_text(fixture);
+    const std::string bin = temp_path("every-kind.cstb");
+    write_binary(text, bin);
+    const Trace binary = read_binary(bin);
+    expect_same(text, binary);
+    const std::string again = temp_path("every-kind-again.trace");
+    write_text(binary, again);
+    EXPECT_EQ(slurp(again), slurp(fixture));
+}
+
+TEST(TraceNative, BinaryToTextToBinaryIsByteIdentical) {
+    // A trace built in memory, with the awkward values text must carry exactly.
+    Trace t;
+    t.name = "";  // empty names and strings survive too
+    t.traced_speed = 1;
+    t.strings = {"", "a b\tc%d#e\"f", "ünïcode"};
+    t.count_lists = {{}, {UINT64_MAX, 0, 1}};
+    t.files = {io::FileDecl{"x y", 0, 0}, io::FileDecl{"z", UINT64_MAX, 1}};
+    t.resize(2);
+    std::int64_t seed = 0;
+    for (const Record& kind : every_kind()) {
+        Record r = all_fields(kind, ++seed);
+        r.path = static_cast<std::int32_t>(seed % 3);
+        r.counts = static_cast<std::int32_t>(seed % 2);
+        if (seed % 5 == 0) r.counts = kNone;
+        t.append(static_cast<std::uint32_t>(seed % 2), r);
+        t.append(0, kind);
+    }
+    const std::string bin = temp_path("built.cstb");
+    const std::string text = temp_path("built.trace");
+    const std::string bin2 = temp_path("built2.cstb");
+    write_binary(t, bin);
+    write_text(read_binary(bin), text);
+    const Trace from_text = read_text(text);
+    expect_same(t, from_text);
+    write_binary(from_text, bin2);
+    EXPECT_EQ(slurp(bin2), slurp(bin));
+}
+
+TEST(TraceNative, HandWrittenTextWithCommentsAndUnits) {
+    const Trace t = read_text(kData + "partdiff-small.trace");
+    EXPECT_EQ(t.name, "partdiff-par");
+    EXPECT_EQ(t.traced_speed, 2'800'000'000u);
+    ASSERT_EQ(t.ranks(), 2u);
+    const auto r0 = records(t, 0);
+    ASSERT_EQ(r0.size(), 6u);
+    EXPECT_EQ(r0[0].compute_time, Time::us(1500));
+    EXPECT_EQ(r0[0].start, Time::us(1'034'454));
+    EXPECT_EQ(r0[1].kind, mpi::OpKind::Send);
+    EXPECT_EQ(r0[3].offset, 512u);
+    EXPECT_EQ(r0[2].path, 0);
+    EXPECT_EQ(r0[4].coll, mpi::CollOp::Allreduce);
+    EXPECT_EQ(t.events(1), 6u);
+}
+
+TEST(TraceNative, TruncatedBinaryNamesFileAndOffset) {
+    const std::string full = temp_path("full.cstb");
+    write_binary(read_text(kData + "every-kind.trace"), full);
+    const std::string bytes = slurp(full);
+    const std::string cut = temp_path("cut.cstb");
+    int checked = 0;
+    for (std::size_t n = 0; n < bytes.size(); n += (n < 64 ? 1 : 7)) {
+        spit(cut, bytes.substr(0, n));
+        const std::string e = error_of([&] { read_binary(cut); });
+        EXPECT_THAT(e, HasSubstr(cut)) << "cut at " << n;
+        if (n < 8) {
+            EXPECT_THAT(e, HasSubstr("CSTRACE1")) << "cut at " << n;
+        } else {
+            EXPECT_THAT(e, HasSubstr("truncated: expected")) << "cut at " << n;
+            EXPECT_THAT(e, HasSubstr("at byte offset")) << "cut at " << n;
+        }
+        ++checked;
+    }
+    EXPECT_GT(checked, 20);
+    // A cut inside rank 0's records says so.
+    spit(cut, bytes.substr(0, bytes.size() / 2));
+    EXPECT_THAT(error_of([&] { read_binary(cut); }), HasSubstr("(rank 0)"));
+    // Trailing bytes are an error too.
+    spit(cut, bytes + "x");
+    EXPECT_THAT(error_of([&] { read_binary(cut); }), HasSubstr("1 unexpected trailing bytes"));
+}
+
+TEST(TraceNative, CorruptBinary) {
+    const std::string good = temp_path("good.cstb");
+    write_binary(read_text(kData + "partdiff-small.trace"), good);
+    std::string bytes = slurp(good);
+    const std::string bad = temp_path("bad.cstb");
+
+    std::string magic = bytes;
+    magic[7] = '2';
+    spit(bad, magic);
+    const std::string e = error_of([&] { read_binary(bad); });
+    EXPECT_THAT(e, HasSubstr(bad));
+    EXPECT_THAT(e, HasSubstr("expected the magic 'CSTRACE1'"));
+    EXPECT_THAT(e, HasSubstr("got 'CSTRACE2'"));
+
+    // Rank 1's last record is file_close file=1: 0x0c, mask 0x02, 1. An unknown kind byte:
+    std::string kind = bytes;
+    kind[kind.size() - 3] = static_cast<char>(0xff);
+    spit(bad, kind);
+    EXPECT_THAT(error_of([&] { read_binary(bad); }),
+                HasSubstr(": rank 1: unknown kind code at byte"));
+    // The mask says more fields than the bytes hold.
+    std::string mask = bytes;
+    mask[mask.size() - 2] = 0x06;
+    spit(bad, mask);
+    EXPECT_THAT(error_of([&] { read_binary(bad); }),
+                HasSubstr(": rank 1: truncated record at byte"));
+
+    // set_stream itself: a count that does not match.
+    Trace t;
+    t.source = "mem";
+    t.resize(1);
+    Record r;
+    r.instructions = 5;
+    t.append(0, r);
+    Trace u;
+    u.source = "mem";
+    u.resize(1);
+    EXPECT_THAT(error_of([&] { u.set_stream(0, t.stream(0), 2); }),
+                HasSubstr("mem: rank 0: 3 bytes hold 1 records, expected 2"));
+    std::vector<std::uint8_t> half(t.stream(0).begin(), t.stream(0).end() - 1);
+    EXPECT_THAT(
+        error_of([&] { u.set_stream(0, half, 1); }),
+        HasSubstr("mem: rank 0: truncated record at byte 0 (expected 1 records, decoded 0)"));
+}
+
+struct BadText {
+    const char* name;
+    const char* text;
+    const char* error;  // expected substring (after "<file>:")
+};
+
+TEST(TraceNative, BadTextInputs) {
+    const std::vector<BadText> cases = {
+        {"missing-header", "rank 0\ncompute instructions=1\n",
+         ":1: expected 'clustersim-trace 1' (the native text trace header), got 'rank 0'"},
+        {"empty", "# nothing\n", ":1: expected 'clustersim-trace 1'"},
+        {"wrong-version", "clustersim-trace 2\n", ":1: expected version 1"},
+        {"record-before-rank", "clustersim-trace 1\ncompute instructions=1\n",
+         ":2: expected 'rank 0' before the first record, got 'compute instructions=1'"},
+        {"rank-out-of-order", "clustersim-trace 1\nrank 0\nrank 2\n",
+         ":3: expected 'rank 1' (ranks in order from 0, each once), got 'rank 2'"},
+        {"rank-duplicated", "clustersim-trace 1\nrank 0\nrank 0\n", ":3: expected 'rank 1'"},
+        {"bad-unit", "clustersim-trace 1\nrank 0\nsend peer=1 bytes=12\n",
+         ":3: bytes: '12': missing unit, expected a size with a unit"},
+        {"bad-time-unit", "clustersim-trace 1\nrank 0\ncompute time=5 parsecs\n",
+         ":3: time: '5': missing unit"},
+        {"unknown-record", "clustersim-trace 1\nrank 0\ncompute instructions=1\nfrobnicate x=1\n",
+         ":4: unknown record 'frobnicate'"},
+        {"unknown-field", "clustersim-trace 1\nrank 0\nsend speed=1\n",
+         ":3: unknown field 'speed' in 'send'; expected one of: file, path,"},
+        {"not-a-field", "clustersim-trace 1\nrank 0\nsend 12\n",
+         ":3: expected field=value, got '12'"},
+        {"twice", "clustersim-trace 1\nrank 0\nsend peer=1 peer=2\n",
+         ":3: field 'peer' given twice"},
+        {"start-only", "clustersim-trace 1\nrank 0\nsend start=1s\n",
+         ":3: expected both start= and end= (or neither) in 'send', got only start="},
+        {"negative-handle", "clustersim-trace 1\nrank 0\nwait handle=-1\n",
+         ":3: expected handle to be a non-negative integer, got '-1'"},
+        {"big-peer", "clustersim-trace 1\nrank 0\nsend peer=3000000000\n",
+         ":3: expected peer to be an integer in range, got '3000000000'"},
+        {"bad-whence", "clustersim-trace 1\nrank 0\nfile_seek whence=middle\n",
+         ":3: expected whence to be set, cur or end, got 'middle'"},
+        {"missing-string", "clustersim-trace 1\nstring 0 a\nrank 0\nfile_open path=1\n",
+         ":4: path=1: no such string (the trace has 1 'string' lines)"},
+        {"missing-counts", "clustersim-trace 1\nrank 0\nalltoallv counts=0\n",
+         ":3: counts=0: no such count list"},
+        {"string-index", "clustersim-trace 1\nstring 1 a\n",
+         ":2: expected 'string 0' (indices in order from 0), got 'string 1'"},
+        {"header-after-rank", "clustersim-trace 1\nrank 0\nname x\n",
+         ":3: expected a record, got 'name x' (header lines belong before the first 'rank' line)"},
+        {"bad-header-line", "clustersim-trace 1\nranks 4\n",
+         ":2: expected a header line (name, traced-speed, file, string, counts) or 'rank 0', got "
+         "'ranks 4'"},
+        {"bad-escape", "clustersim-trace 1\nname a%2\n", ":2: expected a %XX escape"},
+        {"bad-speed", "clustersim-trace 1\ntraced-speed 0G\n",
+         ":2: traced-speed: '0G': expected a positive speed"},
+        {"bad-file", "clustersim-trace 1\nfile f size=1B size=2B\n",
+         ":2: expected size= or stripe= (each once) in 'file', got 'size=2B'"},
+    };
+    for (const auto& c : cases) {
+        const std::string path = temp_path(std::string(c.name) + ".trace");
+        spit(path, c.text);
+        EXPECT_THAT(error_of([&] { read_text(path); }), HasSubstr(path + c.error)) << c.name;
+    }
+}
+
+TEST(TraceNative, UnknownRecordsSkippedWhenAsked) {
+    const std::string path = temp_path("unknown.trace");
+    spit(path,
+         "clustersim-trace 1\nrank 0\ncompute instructions=1\nfrobnicate x=1\nmpi_foo\n"
+         "frobnicate\nsend peer=1 bytes=1B\n");
+    const auto reader = make_native_text_reader();
+    ReadReport report;
+    EXPECT_THAT(error_of([&] { reader->read(path, ReadOptions{}, report); }),
+                HasSubstr(path + ":4: unknown record 'frobnicate'"));
+    ReadOptions skip;
+    skip.skip_unknown = true;
+    const Trace t = reader->read(path, skip, report);
+    EXPECT_EQ(t.events(0), 2u);
+    EXPECT_EQ(report.skipped["frobnicate"], 2u);
+    EXPECT_EQ(report.skipped["mpi_foo"], 1u);
+}
+
+TEST(TraceNative, ReadersDetectNativeFormats) {
+    const std::string text = kData + "every-kind.trace";
+    const std::string bin = temp_path("detect.cstb");
+    write_binary(read_text(text), bin);
+    const std::string commented = kData + "partdiff-small.trace";  // starts with comments
+
+    ReaderRegistry registry;
+    registry.add(make_native_binary_reader());
+    registry.add(make_native_text_reader());
+    EXPECT_EQ(registry.names(), "native-binary, native-text");
+    EXPECT_EQ(registry.detect(text).name(), "native-text");
+    EXPECT_EQ(registry.detect(commented).name(), "native-text");
+    EXPECT_EQ(registry.detect(bin).name(), "native-binary");
+    EXPECT_EQ(registry.find("native-text")->name(), "native-text");
+    EXPECT_EQ(registry.find("nope"), nullptr);
+    const std::string junk = temp_path("junk.bin");
+    spit(junk, "\x01\x02 not a trace\n");
+    EXPECT_THAT(error_of([&] { registry.detect(junk); }),
+                HasSubstr(junk + ": not a trace clustersim can read; formats: native-binary, "
+                                 "native-text"));
+
+    ReadReport report;
+    const Trace a = load_trace(text, "auto", ReadOptions{}, report);
+    EXPECT_EQ(a.format, "native-text");
+    EXPECT_EQ(a.source, text);
+    const Trace b = load_trace(bin, "auto", ReadOptions{}, report);
+    EXPECT_EQ(b.format, "native-binary");
+    expect_same(a, b);
+    EXPECT_EQ(load_trace(bin, "native-binary", ReadOptions{}, report).format, "native-binary");
+    const std::string e = error_of([&] { load_trace(text, "vampir", ReadOptions{}, report); });
+    EXPECT_THAT(e, HasSubstr("--format: unknown trace format 'vampir'; valid: auto, native-binary, "
+                             "native-text, simgrid-ti, hdtrace"));
+    EXPECT_THAT(
+        error_of([&] { load_trace(temp_path("missing.trace"), "auto", ReadOptions{}, report); }),
+        HasSubstr("missing.trace: cannot open"));
+}
+
+TEST(TraceNative, BinaryIsMuchSmallerThanText) {
+    // 64 ranks x 1,000 records of a timed compute / sendrecv / allreduce loop.
+    Trace t;
+    t.name = "synthetic";
+    t.traced_speed = 2'800'000'000;
+    constexpr std::uint32_t kRanks = 64;
+    t.resize(kRanks);
+    for (std::uint32_t rank = 0; rank < kRanks; ++rank) {
+        Time now = Time::ms(1) + Time::ns(rank * 37);
+        for (int i = 0; i < 1000; ++i) {
+            Record r;
+            const int step = i % 3;
+            const Time length =
+                Time::ns(1000 + (rank * 7919 + static_cast<std::uint32_t>(i) * 104729) % 90'000);
+            if (step == 0) {
+                r.kind = mpi::OpKind::Compute;
+                r.compute_time = length;
+            } else if (step == 1) {
+                r.kind = mpi::OpKind::Sendrecv;
+                r.peer = static_cast<std::int32_t>((rank + 1) % kRanks);
+                r.peer2 = static_cast<std::int32_t>((rank + kRanks - 1) % kRanks);
+                r.tag = r.tag2 = 7;
+                r.bytes = r.bytes2 = 8192 + static_cast<std::uint64_t>(i % 5) * 8;
+            } else {
+                r.kind = mpi::OpKind::Collective;
+                r.coll = mpi::CollOp::Allreduce;
+                r.bytes = 8;
+            }
+            r.timed = true;
+            r.start = now + Time::ns(150);
+            r.end = r.start + length;
+            now = r.end;
+            t.append(rank, r);
+        }
+    }
+    const std::string text = temp_path("synthetic.trace");
+    const std::string bin = temp_path("synthetic.cstb");
+    write_text(t, text);
+    write_binary(t, bin);
+    const auto text_size = fs::file_size(text), bin_size = fs::file_size(bin);
+    const double ratio = static_cast<double>(text_size) / static_cast<double>(bin_size);
+    std::cout << "[ size ratio ] text " << text_size << " B, binary " << bin_size
+              << " B: binary is " << ratio << "x smaller\n";
+    EXPECT_GE(ratio, 3.0);
+    expect_same(t, read_binary(bin));
+    expect_same(t, read_text(text));
+}
+
+}  // namespace
+}  // namespace clustersim::traces

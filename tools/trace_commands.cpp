@@ -1,0 +1,160 @@
+#include "tools/trace_commands.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+#include "traces/compare.hpp"
+#include "traces/import.hpp"
+#include "traces/reader.hpp"
+#include "traces/recorder.hpp"
+#include "traces/stats.hpp"
+#include "traces/svg.hpp"
+#include "traces/timeline.hpp"
+
+namespace clustersim::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void make_dir(const std::string& dir, const char* flag) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir))
+        throw InputError(flag, 0,
+                         fmt::format("cannot create the directory '{}': {}", dir,
+                                     ec ? ec.message() : "not a directory"));
+}
+
+std::uint64_t file_size(const std::string& path) {
+    std::error_code ec;
+    const auto n = fs::file_size(path, ec);
+    return ec ? 0 : n;
+}
+
+// A trace given as a file, or as the folder a `run --out` wrote (its simulated.cstrace).
+traces::Trace load(const std::string& path, const std::string& format, bool skip_unknown) {
+    std::string p = path;
+    if (fs::is_directory(p) && fs::exists(fs::path(p) / "simulated.cstrace"))
+        p = (fs::path(p) / "simulated.cstrace").string();
+    traces::ReadOptions o;
+    o.skip_unknown = skip_unknown;
+    traces::ReadReport report;
+    traces::Trace t = traces::load_trace(p, format, o, report);
+    for (const auto& [kind, n] : report.skipped)
+        std::cerr << fmt::format("clustersim: skipped {} '{}' record(s) of {}\n", n, kind, p);
+    return t;
+}
+
+}  // namespace
+
+void write_outputs(const std::string& dir, const traces::RunLog& log,
+                   const traces::Trace& simulated, bool print) {
+    make_dir(dir, "--out");
+    const fs::path d(dir);
+    traces::write_timeline(log, (d / "timeline.json").string());
+    const traces::Stats stats = traces::compute_stats(log);
+    traces::write_stats_csv(stats, log, dir);
+    const std::string summary = traces::format_stats(stats, log);
+    {
+        std::ofstream f(d / "summary.txt");
+        if (!f) throw InputError((d / "summary.txt").string(), 0, "cannot write the summary");
+        f << summary;
+    }
+    traces::write_binary(simulated, (d / "simulated.cstrace").string());
+    if (!print) return;
+    std::cout << "\n" << summary;
+    std::cout << fmt::format(
+        "\n  wrote {}: timeline.json (open in https://ui.perfetto.dev or chrome://tracing), "
+        "ranks.csv, operations.csv, histogram_sizes.csv, histogram_bandwidth.csv, "
+        "summary.txt, simulated.cstrace\n",
+        dir);
+}
+
+int cmd_convert(const ConvertFlags& f) {
+    const traces::Trace t = load(f.input, f.format, f.skip_unknown);
+    std::string to = f.to;
+    if (to.empty()) {
+        const std::string ext = fs::path(f.output).extension().string();
+        to = ext == ".txt" || ext == ".cstrace-text" ? "text" : "binary";
+    }
+    if (to == "text")
+        traces::write_text(t, f.output);
+    else if (to == "binary")
+        traces::write_binary(t, f.output);
+    else
+        throw InputError("--to", 0, fmt::format("'{}': expected text or binary", to));
+    const std::uint64_t in = file_size(f.input), out = file_size(f.output);
+    std::cout << fmt::format("converted {} ({}, {} ranks, {} records, {}) to {} ({} format, {})",
+                             f.input, t.format, t.ranks(), t.total_events(), format_size(in),
+                             f.output, to, format_size(out));
+    if (in > 0 && out > 0 && fs::is_regular_file(f.input))
+        std::cout << fmt::format(": {:.2f}x the input's size",
+                                 static_cast<double>(out) / static_cast<double>(in));
+    std::cout << "\n";
+    return 0;
+}
+
+int cmd_import(const ImportFlags& f) {
+    traces::ImportResult r;
+    if (f.kind == "piosimhd")
+        r = traces::import_piosimhd(f.input);
+    else if (f.kind == "simgrid")
+        r = traces::import_simgrid(f.input);
+    else
+        throw InputError("import", 0, fmt::format("'{}': expected piosimhd or simgrid", f.kind));
+    std::cout << r.xml;
+    for (const auto& u : r.unmapped) std::cerr << "clustersim: import: " << u << "\n";
+    if (!f.placement_out.empty()) {
+        std::ofstream out(f.placement_out);
+        if (!out) throw InputError(f.placement_out, 0, "cannot write the placement map");
+        out << r.placement_map;
+    }
+    return 0;
+}
+
+int cmd_compare(const CompareFlags& f) {
+    const traces::Trace rec = load(f.recorded, f.format, f.skip_unknown);
+    const traces::Trace sim = load(f.simulated, "auto", false);
+    const traces::RunLog a = traces::run_log_from_trace(rec, rec.name + " (recorded)");
+    const traces::RunLog b = traces::run_log_from_trace(sim, sim.name + " (simulated)");
+    if (a.ops.empty())
+        throw InputError(f.recorded, 0, "the recorded trace has no times to compare with");
+    if (b.ops.empty())
+        throw InputError(f.simulated, 0, "the simulated trace has no times to compare with");
+    const traces::Comparison c = traces::compare_runs(a, b);
+    std::cout << fmt::format("clustersim compare: {} (recorded, {}) vs {} (simulated)\n",
+                             f.recorded, rec.format, f.simulated);
+    std::cout << traces::format_comparison(c);
+    if (!f.out.empty()) {
+        make_dir(f.out, "--out");
+        const fs::path d(f.out);
+        traces::write_timelines({{"recorded", &a}, {"simulated", &b}},
+                                (d / "compare_timeline.json").string());
+        traces::write_comparison_csv(c, (d / "compare.csv").string());
+        std::vector<std::string> ranks;
+        std::vector<double> rec_s, sim_s;
+        for (const auto& r : c.ranks) {
+            ranks.push_back(r.name);
+            rec_s.push_back(r.recorded.seconds());
+            sim_s.push_back(r.simulated.seconds());
+        }
+        std::ofstream svg(d / "compare_ranks.svg");
+        if (!svg) throw InputError((d / "compare_ranks.svg").string(), 0, "cannot write the plot");
+        svg << traces::svg_bar_chart(
+            fmt::format("{}: recorded vs simulated time per rank", rec.name), ranks,
+            {{"recorded", rec_s}, {"simulated", sim_s}}, "time (s)");
+        std::cout << fmt::format(
+            "\n  wrote {}: compare_timeline.json (both runs side by side), compare.csv, "
+            "compare_ranks.svg\n",
+            f.out);
+    }
+    return 0;
+}
+
+}  // namespace clustersim::cli

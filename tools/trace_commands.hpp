@@ -1,0 +1,35 @@
+// The trace side of the command line: outputs of `run --out`, and the `convert`, `import`
+// and `compare` commands.
+#pragma once
+
+#include <string>
+
+#include "traces/run_log.hpp"
+#include "traces/trace.hpp"
+
+namespace clustersim::cli {
+
+// Writes `dir`/timeline.json (Chrome trace events), the statistics CSVs, summary.txt and
+// simulated.cstrace (the simulated run as a native binary trace with times); prints the
+// statistics summary on stdout if `print`. Creates `dir` if needed.
+void write_outputs(const std::string& dir, const traces::RunLog& log,
+                   const traces::Trace& simulated, bool print);
+
+struct ConvertFlags {
+    std::string input, output, to, format = "auto";
+    bool skip_unknown = false;
+};
+int cmd_convert(const ConvertFlags& f);
+
+struct ImportFlags {
+    std::string kind, input, placement_out;
+};
+int cmd_import(const ImportFlags& f);
+
+struct CompareFlags {
+    std::string recorded, simulated, out, format = "auto";
+    bool skip_unknown = false;
+};
+int cmd_compare(const CompareFlags& f);
+
+}  // namespace clustersim::cli

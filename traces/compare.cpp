@@ -1,0 +1,127 @@
+#include "traces/compare.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+
+namespace clustersim::traces {
+
+double CompareRow::error() const {
+    if (recorded.ps() == 0) return simulated.ps() == 0 ? 0.0 : INFINITY;
+    return (simulated.seconds() - recorded.seconds()) / recorded.seconds();
+}
+
+namespace {
+
+struct Totals {
+    std::vector<Time> rank_end;
+    std::map<int, std::pair<std::uint64_t, Time>> ops;  // kind -> (count, summed duration)
+    Time end;
+};
+
+Totals totals(const RunLog& log) {
+    Totals t;
+    t.rank_end.resize(log.ranks.size());
+    for (const auto& e : log.ops) {
+        const auto r = static_cast<std::size_t>(e.rank);
+        if (r >= t.rank_end.size()) t.rank_end.resize(r + 1);
+        t.rank_end[r] = max(t.rank_end[r], e.end);
+        t.end = max(t.end, e.end);
+        auto& o = t.ops[e.kind];
+        ++o.first;
+        o.second += e.end - e.start;
+    }
+    return t;
+}
+
+std::string percent(double e) {
+    if (std::isinf(e)) return "n/a";
+    return fmt::format("{:+.1f}%", 100.0 * e);
+}
+
+}  // namespace
+
+Comparison compare_runs(const RunLog& recorded, const RunLog& simulated) {
+    const Totals a = totals(recorded), b = totals(simulated);
+    Comparison c;
+    c.total = CompareRow{"total runtime", recorded.ops.size(), simulated.ops.size(), a.end, b.end};
+    if (a.rank_end.size() != b.rank_end.size())
+        c.notes.push_back(fmt::format("the recorded run has {} ranks, the simulated one {}",
+                                      a.rank_end.size(), b.rank_end.size()));
+    const std::size_t n = std::max(a.rank_end.size(), b.rank_end.size());
+    for (std::size_t r = 0; r < n; ++r) {
+        CompareRow row;
+        row.name = fmt::format("rank {}", r);
+        if (r < a.rank_end.size()) row.recorded = a.rank_end[r];
+        if (r < b.rank_end.size()) row.simulated = b.rank_end[r];
+        c.ranks.push_back(row);
+    }
+    std::map<int, CompareRow> ops;
+    for (const auto& [k, v] : a.ops) {
+        auto& row = ops[k];
+        row.name = mpi::stat_name(k);
+        row.count_recorded = v.first;
+        row.recorded = v.second;
+    }
+    for (const auto& [k, v] : b.ops) {
+        auto& row = ops[k];
+        row.name = mpi::stat_name(k);
+        row.count_simulated = v.first;
+        row.simulated = v.second;
+    }
+    for (auto& [k, row] : ops) {
+        if (row.count_recorded != row.count_simulated)
+            c.notes.push_back(fmt::format("{}: {} calls recorded, {} simulated", row.name,
+                                          row.count_recorded, row.count_simulated));
+        c.ops.push_back(row);
+    }
+    return c;
+}
+
+std::string format_comparison(const Comparison& c, std::size_t max_rank_rows) {
+    std::string out;
+    out += fmt::format("  total runtime: recorded {}, simulated {}, error {}\n",
+                       format_time(c.total.recorded), format_time(c.total.simulated),
+                       percent(c.total.error()));
+    out += "\n  rank         recorded    simulated     error\n";
+    for (std::size_t i = 0; i < c.ranks.size(); ++i) {
+        if (c.ranks.size() > max_rank_rows && i == max_rank_rows / 2) {
+            out += fmt::format("  ... {} more ranks\n", c.ranks.size() - max_rank_rows);
+            i = c.ranks.size() - max_rank_rows / 2;
+        }
+        const auto& r = c.ranks[i];
+        out += fmt::format("  {:<10} {:>10}   {:>10}   {:>7}\n", r.name, format_time(r.recorded),
+                           format_time(r.simulated), percent(r.error()));
+    }
+    out += "\n  operation (time summed over ranks)   calls   recorded    simulated     error\n";
+    for (const auto& r : c.ops)
+        out += fmt::format("  {:<34} {:>7}   {:>10}   {:>10}   {:>7}\n", r.name,
+                           r.count_recorded == r.count_simulated
+                               ? std::to_string(r.count_recorded)
+                               : fmt::format("{}/{}", r.count_recorded, r.count_simulated),
+                           format_time(r.recorded), format_time(r.simulated), percent(r.error()));
+    for (const auto& n : c.notes) out += "  note: " + n + "\n";
+    return out;
+}
+
+void write_comparison_csv(const Comparison& c, const std::string& path) {
+    std::ofstream f(path);
+    if (!f) throw InputError(path, 0, "cannot write the comparison CSV");
+    f << "what,name,calls_recorded,calls_simulated,recorded_s,simulated_s,relative_error\n";
+    auto row = [&](const char* what, const CompareRow& r) {
+        f << fmt::format(
+            "{},{},{},{},{:.12g},{:.12g},{}\n", what, r.name, r.count_recorded, r.count_simulated,
+            r.recorded.seconds(), r.simulated.seconds(),
+            std::isinf(r.error()) ? std::string("") : fmt::format("{:.6g}", r.error()));
+    };
+    row("total", c.total);
+    for (const auto& r : c.ranks) row("rank", r);
+    for (const auto& r : c.ops) row("operation", r);
+}
+
+}  // namespace clustersim::traces

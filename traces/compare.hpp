@@ -1,0 +1,35 @@
+// Comparing a recorded run with a simulated one (`clustersim compare`): per rank and per
+// operation the recorded and simulated time and the relative error, and the total runtime
+// error, from two RunLogs (each read from a trace with times).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "traces/run_log.hpp"
+
+namespace clustersim::traces {
+
+struct CompareRow {
+    std::string name;
+    std::uint64_t count_recorded = 0, count_simulated = 0;
+    Time recorded, simulated;
+    // (simulated - recorded) / recorded; 0 when both are 0, +inf-like large when only the
+    // recorded one is 0 (reported as "n/a").
+    double error() const;
+};
+
+struct Comparison {
+    CompareRow total;                // runtime: the last rank's end
+    std::vector<CompareRow> ranks;   // per rank: its last end (its runtime)
+    std::vector<CompareRow> ops;     // per operation kind: summed durations over ranks
+    std::vector<std::string> notes;  // e.g. rank counts differ
+};
+
+Comparison compare_runs(const RunLog& recorded, const RunLog& simulated);
+// The readable table for stdout (units on every number; errors in percent).
+std::string format_comparison(const Comparison& c, std::size_t max_rank_rows = 32);
+// CSV with one row per rank and per operation.
+void write_comparison_csv(const Comparison& c, const std::string& path);
+
+}  // namespace clustersim::traces

@@ -1,0 +1,1139 @@
+// `clustersim import simgrid FILE`: a SimGrid platform description (hosts, links, routers,
+// routes, zones, <cluster> incl. FAT_TREE, TORUS and DRAGONFLY) as clustersim model XML. The
+// mapping and its approximations are documented in traces/README-simgrid.md; in short:
+//
+//   host          -> a node (one socket: `core` cores at `speed` flops/s = instructions/s)
+//   link          -> a switch vertex "l_<id>" (relay = bandwidth for SHARED links) joined by
+//                    cables to the elements next to it in some route; a cable between X and Y
+//                    has latency lat(X)/2 + lat(Y)/2 and bandwidth min(bw(X), bw(Y)), so a
+//                    route's latency sum and bottleneck are kept
+//   router        -> a switch vertex
+//   <cluster>     -> <star> (flat, with or without backbone), <fat-tree>, <torus>, <dragonfly>
+//   loopback      -> each node's socket <-> memory-node cable (same-socket messages)
+//
+// Whatever has no equivalent (disks, properties, availability traces, Vivaldi zones, ...) is
+// listed in ImportResult::unmapped as "<file>:<line>: <what> not mapped: <why>".
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <fmt/format.h>
+#include <pugixml.hpp>
+
+#include "simulator/error.hpp"
+#include "simulator/time.hpp"
+#include "simulator/units.hpp"
+#include "traces/import.hpp"
+
+namespace clustersim::traces {
+
+namespace {
+
+constexpr std::uint64_t kInternalBw = 1'000'000'000'000;      // socket <-> NIC: 1 TB/s
+constexpr std::uint64_t kDefaultLoopbackBw = 10'000'000'000;  // SimGrid network/loopback-bw
+constexpr const char* kMemory = "16GiB";                      // SimGrid hosts have no memory
+
+struct Loopback {
+    Time latency;  // round trip (out and back)
+    std::uint64_t bw = kDefaultLoopbackBw;
+};
+
+struct TypeKey {
+    std::uint64_t speed = 0;
+    std::uint32_t cores = 1;
+    std::int64_t loop_ps = 0;
+    std::uint64_t loop_bw = 0;
+    std::uint64_t limiter = 0;  // NIC relay (limiter_link); 0: none
+    friend auto operator<=>(const TypeKey&, const TypeKey&) = default;
+};
+
+enum class Policy { Shared, SplitDuplex, Fatpipe, Wifi };
+
+struct Host {
+    std::string id, name;
+    std::uint64_t speed = 0;
+    std::uint32_t cores = 1;
+    std::optional<Loopback> loopback;  // from a route to itself
+    int line = 0;
+};
+
+struct Link {
+    std::string id;
+    std::uint64_t bw = 0;
+    Time latency;
+    Policy policy = Policy::Shared;
+    int line = 0;
+    bool used = false, self_route = false;
+    std::string vertex;  // created on first use in a route
+};
+
+struct Netpoint {
+    std::string vertex;  // a vertex name (node.nic or a switch); empty: see cluster/why
+    int cluster = -1;    // a flat cluster's router with backbone: created on first use
+    std::string why;     // not mappable: why
+};
+
+struct Route {
+    std::string src, dst, gw_src, gw_dst;
+    bool zone = false, symmetrical = true;
+    std::vector<std::pair<std::string, int>> links;  // id, line
+    int line = 0;
+};
+
+struct Cable {
+    std::string from, to;
+    Time latency;
+    std::uint64_t bw = 0;
+};
+
+struct FlatCluster {
+    std::string sw;      // the star switch
+    std::string router;  // created on first use (backbone only)
+    Time half_bb;        // bb_lat / 2
+    std::uint64_t bb_bw = 0;
+};
+
+// One element of the output in document order: an explicit host or a generated block.
+struct Item {
+    int host = -1;     // index into hosts_
+    std::string text;  // otherwise
+};
+
+std::string sanitize(std::string_view s) {
+    std::string out;
+    for (char c : s) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '-' || c == '_';
+        out += ok ? c : '_';
+    }
+    return out.empty() ? std::string("x") : out;
+}
+
+std::string half_split(std::string_view s, char sep, std::vector<std::string>& out) {
+    out.clear();
+    std::string cur;
+    for (char c : s) {
+        if (c == sep) {
+            out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    out.push_back(cur);
+    return {};
+}
+
+class Importer {
+  public:
+    explicit Importer(std::string path) : path_(std::move(path)) {}
+    ImportResult run();
+
+  private:
+    // ---- diagnostics ---------------------------------------------------------------------
+    int line_of(pugi::xml_node n) const {
+        const std::ptrdiff_t off = n.offset_debug();
+        if (off < 0) return 0;
+        return static_cast<int>(std::upper_bound(newlines_.begin(), newlines_.end(),
+                                                 static_cast<std::size_t>(off)) -
+                                newlines_.begin()) +
+               1;
+    }
+    [[noreturn]] void fail(pugi::xml_node n, const std::string& what) const {
+        throw InputError(path_, line_of(n), what);
+    }
+    void unmapped(int line, const std::string& what, const std::string& why) {
+        unmapped_.emplace_back(line, fmt::format("{}:{}: {} not mapped: {}", path_, line, what, why));
+    }
+    void unmapped(pugi::xml_node n, const std::string& what, const std::string& why) {
+        unmapped(line_of(n), what, why);
+    }
+    void extra_attributes(pugi::xml_node n, const std::string& what,
+                          std::initializer_list<std::string_view> mapped);
+    std::string required(pugi::xml_node n, const char* attr) const {
+        const pugi::xml_attribute a = n.attribute(attr);
+        if (!a) fail(n, fmt::format("<{}> is missing required attribute '{}'", n.name(), attr));
+        return a.value();
+    }
+
+    // ---- SimGrid quantities --------------------------------------------------------------
+    std::uint64_t speed(pugi::xml_node n, const char* attr, const std::string& what);
+    std::uint64_t bandwidth(pugi::xml_node n, const char* attr, std::string_view text);
+    Time latency(pugi::xml_node n, const char* attr, std::string_view text);
+    Policy policy(pugi::xml_node n, const char* attr, Policy fallback);
+    std::uint32_t cores(pugi::xml_node n);
+
+    // ---- names ---------------------------------------------------------------------------
+    std::string unique(const std::string& base) {
+        std::string name = base;
+        for (int i = 2; used_.count(name) != 0; ++i) name = fmt::format("{}_{}", base, i);
+        used_.insert(name);
+        return name;
+    }
+    // A prefix whose names prefix0 .. prefix<n-1> are all free (then reserves them).
+    std::string node_prefix(const std::string& wanted, const std::string& id, std::size_t n);
+    std::string type_for(const TypeKey& k);
+
+    // ---- elements ------------------------------------------------------------------------
+    void walk(pugi::xml_node parent);
+    void zone(pugi::xml_node n);
+    void host(pugi::xml_node n);
+    void link(pugi::xml_node n);
+    void router(pugi::xml_node n);
+    void cluster(pugi::xml_node n);
+    void config(pugi::xml_node n);
+    void route(pugi::xml_node n, bool zone_route);
+    void props(pugi::xml_node n, const std::string& owner);
+
+    // ---- routes --------------------------------------------------------------------------
+    void connect_routes();
+    std::string resolve(const std::string& name, std::string& why);
+    const std::string& link_vertex(Link& l);
+    void add_cable(const std::string& a, const std::string& b, Time latency, std::uint64_t bw);
+
+    std::string emit();
+
+    std::string path_;
+    std::string text_;
+    std::vector<std::size_t> newlines_;
+    ImportResult result_;
+    std::vector<std::pair<int, std::string>> unmapped_;  // line, text
+    std::unordered_set<std::string> used_;
+    std::vector<Host> hosts_;
+    std::unordered_map<std::string, int> host_index_;
+    std::vector<Link> links_;
+    std::unordered_map<std::string, int> link_index_;
+    std::unordered_map<std::string, Netpoint> netpoints_;
+    std::vector<FlatCluster> flat_;
+    std::vector<Route> routes_;
+    std::vector<Item> items_;
+    std::vector<std::pair<std::string, std::uint64_t>> switches_;  // name, relay (0: none)
+    std::vector<Cable> cables_;
+    std::set<std::pair<std::string, std::string>> cable_keys_;
+    std::map<TypeKey, std::string> types_;
+    Loopback default_loopback_;
+};
+
+// ---- quantities ------------------------------------------------------------------------------
+
+// Splits "12.5MBps" into 12.5 and "MBps"; false if there is no number.
+bool number_and_unit(std::string_view text, long double& value, std::string& unit) {
+    const std::string s(text);
+    const char* begin = s.c_str();
+    while (*begin == ' ' || *begin == '\t') ++begin;
+    char* end = nullptr;
+    value = std::strtold(begin, &end);
+    if (end == begin || !std::isfinite(value)) return false;
+    unit = end;
+    while (!unit.empty() && (unit.back() == ' ' || unit.back() == '\t')) unit.pop_back();
+    while (!unit.empty() && (unit.front() == ' ' || unit.front() == '\t')) unit.erase(0, 1);
+    return true;
+}
+
+// Decimal (k M G T P E) or binary (Ki Mi Gi Ti Pi Ei) prefix; false if unknown.
+bool prefix_factor(std::string_view p, long double& f) {
+    static const std::pair<std::string_view, long double> kPrefixes[] = {
+        {"", 1.0L},
+        {"k", 1e3L},
+        {"K", 1e3L},
+        {"M", 1e6L},
+        {"G", 1e9L},
+        {"T", 1e12L},
+        {"P", 1e15L},
+        {"E", 1e18L},
+        {"Ki", 1024.0L},
+        {"Mi", 1048576.0L},
+        {"Gi", 1073741824.0L},
+        {"Ti", 1099511627776.0L},
+        {"Pi", 1125899906842624.0L},
+        {"Ei", 1152921504606846976.0L}};
+    for (const auto& [name, factor] : kPrefixes) {
+        if (p == name) {
+            f = factor;
+            return true;
+        }
+    }
+    return false;
+}
+
+std::uint64_t Importer::speed(pugi::xml_node n, const char* attr, const std::string& what) {
+    // SimGrid 3 platforms call it `power` (flops/s without a unit).
+    std::string text = !n.attribute(attr) && n.attribute("power") ? std::string(n.attribute("power").value())
+                                                                   : required(n, attr);
+    if (const std::size_t comma = text.find(','); comma != std::string::npos) {
+        unmapped(n, fmt::format("{} speeds after the first ('{}')", what, text),
+                 "one speed per core (no power states); the first is used");
+        text.resize(comma);
+    }
+    long double v = 0;
+    std::string unit;
+    long double f = 0;
+    bool ok = number_and_unit(text, v, unit);
+    if (ok) {
+        std::string_view u = unit;
+        if (u.ends_with("flops"))
+            u.remove_suffix(5);
+        else if (u.ends_with("f"))
+            u.remove_suffix(1);
+        else if (!u.empty())
+            ok = false;
+        ok = ok && prefix_factor(u, f);
+    }
+    const long double flops = ok ? std::roundl(v * f) : 0;
+    if (!ok || flops < 1 || flops > 1.8e19L)
+        fail(n, fmt::format("<{}> attribute '{}': '{}' is not a speed; expected flops per second "
+                            "with a unit such as 1Gf, 98.095Mf or 2.5Gflops",
+                            n.name(), attr, text));
+    return static_cast<std::uint64_t>(flops);
+}
+
+std::uint64_t Importer::bandwidth(pugi::xml_node n, const char* attr, std::string_view text) {
+    long double v = 0, f = 0;
+    std::string unit;
+    bool ok = number_and_unit(text, v, unit);
+    long double scale = 1;
+    if (ok) {
+        std::string_view u = unit;
+        if (u.ends_with("Bps")) {
+            u.remove_suffix(3);
+        } else if (u.ends_with("bps")) {
+            u.remove_suffix(3);
+            scale = 0.125L;
+        } else if (!u.empty()) {
+            ok = false;
+        }
+        ok = ok && prefix_factor(u, f);
+    }
+    const long double bps = ok ? std::roundl(v * f * scale) : 0;
+    if (!ok || bps < 1 || bps > 1.8e19L)
+        fail(n, fmt::format("<{}> attribute '{}': '{}' is not a bandwidth; expected a positive "
+                            "rate such as 125MBps, 1.25GBps, 10Gbps or 1GiBps",
+                            n.name(), attr, text));
+    return static_cast<std::uint64_t>(bps);
+}
+
+Time Importer::latency(pugi::xml_node n, const char* attr, std::string_view text) {
+    long double v = 0;
+    std::string unit;
+    bool ok = number_and_unit(text, v, unit);
+    static const std::pair<std::string_view, long double> kUnits[] = {
+        {"", 1e12L},  {"s", 1e12L},  {"ms", 1e9L},    {"us", 1e6L},     {"ns", 1e3L},
+        {"ps", 1.0L}, {"m", 60e12L}, {"h", 3600e12L}, {"d", 86400e12L}, {"w", 604800e12L}};
+    long double f = 0;
+    if (ok) {
+        ok = false;
+        for (const auto& [name, factor] : kUnits)
+            if (unit == name) {
+                f = factor;
+                ok = true;
+            }
+    }
+    const long double ps = ok ? std::roundl(v * f) : -1;
+    if (!ok || ps < 0 || ps > 9.2e18L)
+        fail(n, fmt::format("<{}> attribute '{}': '{}' is not a latency; expected a time such "
+                            "as 50us, 1.5ms or 0",
+                            n.name(), attr, text));
+    return Time::ps(static_cast<std::int64_t>(ps));
+}
+
+Policy Importer::policy(pugi::xml_node n, const char* attr, Policy fallback) {
+    const pugi::xml_attribute a = n.attribute(attr);
+    if (!a) return fallback;
+    const std::string_view v = a.value();
+    if (v == "SHARED") return Policy::Shared;
+    if (v == "SPLITDUPLEX" || v == "FULLDUPLEX") return Policy::SplitDuplex;
+    if (v == "FATPIPE") return Policy::Fatpipe;
+    if (v == "WIFI") return Policy::Wifi;
+    fail(n, fmt::format("<{}> attribute '{}': '{}' is not a sharing policy; expected SHARED, "
+                        "SPLITDUPLEX, FATPIPE or WIFI",
+                        n.name(), attr, v));
+}
+
+std::uint32_t Importer::cores(pugi::xml_node n) {
+    const pugi::xml_attribute a = n.attribute("core");
+    if (!a) return 1;
+    const std::string v = a.value();
+    char* end = nullptr;
+    const long c = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || c < 1 || c > 1'000'000)
+        fail(n, fmt::format("<{}> attribute 'core': '{}' is not a core count; expected a whole "
+                            "number >= 1",
+                            n.name(), v));
+    return static_cast<std::uint32_t>(c);
+}
+
+void Importer::extra_attributes(pugi::xml_node n, const std::string& what,
+                                std::initializer_list<std::string_view> mapped) {
+    for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
+        if (std::find(mapped.begin(), mapped.end(), std::string_view(a.name())) != mapped.end())
+            continue;
+        unmapped(n, fmt::format("{} attribute '{}'", what, a.name()),
+                 "clustersim has no equivalent (ignored)");
+    }
+}
+
+void Importer::props(pugi::xml_node n, const std::string& owner) {
+    for (pugi::xml_node p = n.child("prop"); p; p = p.next_sibling("prop")) {
+        unmapped(p, fmt::format("property '{}' of {}", p.attribute("id").value(), owner),
+                 "properties have no meaning in clustersim");
+    }
+}
+
+// ---- names and types ---------------------------------------------------------------------
+
+std::string Importer::node_prefix(const std::string& wanted, const std::string& id, std::size_t n) {
+    auto free = [&](const std::string& p) {
+        if (used_.count(p) != 0) return false;
+        for (std::size_t i = 0; i < n; ++i)
+            if (used_.count(p + std::to_string(i)) != 0) return false;
+        return true;
+    };
+    std::string p = wanted;
+    if (!free(p)) p = sanitize(id) + "-";
+    for (int k = 2; !free(p); ++k) p = fmt::format("{}{}-", sanitize(id), k);
+    used_.insert(p);
+    for (std::size_t i = 0; i < n; ++i) used_.insert(p + std::to_string(i));
+    return p;
+}
+
+std::string Importer::type_for(const TypeKey& k) {
+    if (const auto it = types_.find(k); it != types_.end()) return it->second;
+    const std::string name = unique(fmt::format("type{}", types_.size()));
+    types_.emplace(k, name);
+    return name;
+}
+
+// ---- elements --------------------------------------------------------------------------------
+
+void Importer::walk(pugi::xml_node parent) {
+    for (pugi::xml_node c = parent.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element) continue;
+        const std::string_view el = c.name();
+        if (el == "zone" || el == "AS")
+            zone(c);
+        else if (el == "host")
+            host(c);
+        else if (el == "link")
+            link(c);
+        else if (el == "router")
+            router(c);
+        else if (el == "cluster")
+            cluster(c);
+        else if (el == "config")
+            config(c);
+        else if (el == "route")
+            route(c, false);
+        else if (el == "zoneRoute" || el == "ASroute")
+            route(c, true);
+        else if (el == "prop")
+            unmapped(c, fmt::format("property '{}'", c.attribute("id").value()),
+                     "properties have no meaning in clustersim");
+        else if (el == "bypassRoute" || el == "bypassZoneRoute" || el == "bypassASroute")
+            unmapped(c, fmt::format("<{}>", el),
+                     "clustersim routes by fewest hops; explicit route overrides do not exist");
+        else if (el == "actor" || el == "process")
+            unmapped(c, fmt::format("<{}>", el),
+                     "deployment (which program runs where) is not part of a cluster model");
+        else
+            unmapped(c, fmt::format("<{}>", el), "clustersim has no equivalent");
+    }
+}
+
+void Importer::zone(pugi::xml_node n) {
+    const std::string id = n.attribute("id").value();
+    const std::string routing = n.attribute("routing").value();
+    extra_attributes(n, fmt::format("zone '{}'", id), {"id", "routing"});
+    static const std::set<std::string> kGraph{"Full",          "Floyd", "Dijkstra",
+                                              "DijkstraCache", "None",  ""};
+    if (kGraph.count(routing) == 0) {
+        unmapped(n, fmt::format("routing '{}' of zone '{}'", routing, id),
+                 routing == "Vivaldi"
+                     ? "latencies computed from coordinates do not exist in clustersim; the "
+                       "zone's hosts are only connected by explicit routes"
+                     : "only Full, Floyd and Dijkstra zones (routes drawn as a graph) and "
+                       "<cluster> are imported");
+    }
+    walk(n);
+}
+
+void Importer::host(pugi::xml_node n) {
+    Host h;
+    h.id = required(n, "id");
+    h.line = line_of(n);
+    const std::string what = fmt::format("host '{}'", h.id);
+    extra_attributes(n, what, {"id", "speed", "power", "core"});
+    h.speed = speed(n, "speed", what);
+    h.cores = cores(n);
+    if (host_index_.count(h.id) != 0 || netpoints_.count(h.id) != 0)
+        fail(n, fmt::format("host '{}' is declared twice", h.id));
+    h.name = unique(sanitize(h.id));
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element) continue;
+        const std::string_view el = c.name();
+        if (el == "prop") continue;
+        if (el == "disk")
+            unmapped(c, fmt::format("disk '{}' of host '{}'", c.attribute("id").value(), h.id),
+                     "clustersim models disks only as <io-server>s of a parallel file system, "
+                     "not as node-local storage");
+        else
+            unmapped(c, fmt::format("<{}> of host '{}'", el, h.id), "clustersim has no equivalent");
+    }
+    props(n, what);
+    netpoints_[h.id] = Netpoint{h.name + ".nic", -1, {}};
+    host_index_[h.id] = static_cast<int>(hosts_.size());
+    items_.push_back(Item{static_cast<int>(hosts_.size()), {}});
+    hosts_.push_back(std::move(h));
+}
+
+void Importer::link(pugi::xml_node n) {
+    Link l;
+    l.id = required(n, "id");
+    l.line = line_of(n);
+    const std::string what = fmt::format("link '{}'", l.id);
+    extra_attributes(n, what, {"id", "bandwidth", "latency", "sharing_policy"});
+    std::string bw = required(n, "bandwidth");
+    if (const std::size_t comma = bw.find(','); comma != std::string::npos) {
+        unmapped(n, fmt::format("{} bandwidths after the first ('{}')", what, bw),
+                 "one bandwidth per link; the first is used");
+        bw.resize(comma);
+    }
+    l.bw = bandwidth(n, "bandwidth", bw);
+    if (const pugi::xml_attribute a = n.attribute("latency"))
+        l.latency = latency(n, "latency", a.value());
+    l.policy = policy(n, "sharing_policy", Policy::Shared);
+    if (l.policy == Policy::Wifi)
+        unmapped(n, fmt::format("sharing policy WIFI of {}", what),
+                 "no wireless model; treated as a SHARED link");
+    props(n, what);
+    if (link_index_.count(l.id) != 0) fail(n, fmt::format("link '{}' is declared twice", l.id));
+    link_index_[l.id] = static_cast<int>(links_.size());
+    links_.push_back(std::move(l));
+}
+
+void Importer::router(pugi::xml_node n) {
+    const std::string id = required(n, "id");
+    extra_attributes(n, fmt::format("router '{}'", id), {"id"});
+    if (netpoints_.count(id) != 0) fail(n, fmt::format("router '{}' is declared twice", id));
+    const std::string name = unique(sanitize(id));
+    switches_.emplace_back(name, 0);
+    netpoints_[id] = Netpoint{name, -1, {}};
+}
+
+void Importer::config(pugi::xml_node n) {
+    for (pugi::xml_node p = n.first_child(); p; p = p.next_sibling()) {
+        if (p.type() != pugi::node_element) continue;
+        const std::string id = p.attribute("id").value();
+        const std::string value = p.attribute("value").value();
+        if (std::string_view(p.name()) == "prop" && id == "network/loopback-bw") {
+            default_loopback_.bw = bandwidth(p, "value", value);
+        } else if (std::string_view(p.name()) == "prop" && id == "network/loopback-lat") {
+            default_loopback_.latency = latency(p, "value", value);
+        } else {
+            unmapped(p, fmt::format("configuration '{}'", id),
+                     "SimGrid simulation settings have no clustersim equivalent");
+        }
+    }
+}
+
+void Importer::route(pugi::xml_node n, bool zone_route) {
+    Route r;
+    r.zone = zone_route;
+    r.src = required(n, "src");
+    r.dst = required(n, "dst");
+    r.line = line_of(n);
+    if (zone_route) {
+        r.gw_src = required(n, "gw_src");
+        r.gw_dst = required(n, "gw_dst");
+    }
+    const std::string sym = n.attribute("symmetrical").value();
+    r.symmetrical = sym.empty() || sym == "YES" || sym == "yes";
+    extra_attributes(n, fmt::format("route from '{}' to '{}'", r.src, r.dst),
+                     {"src", "dst", "gw_src", "gw_dst", "symmetrical"});
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element) continue;
+        if (std::string_view(c.name()) != "link_ctn") {
+            unmapped(c, fmt::format("<{}> in a route", c.name()), "expected only <link_ctn>");
+            continue;
+        }
+        r.links.emplace_back(required(c, "id"), line_of(c));
+    }
+    routes_.push_back(std::move(r));
+}
+
+std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok) {
+    std::vector<std::int64_t> out;
+    ok = true;
+    std::vector<std::string> parts;
+    half_split(text, ',', parts);
+    for (const std::string& part : parts) {
+        const std::size_t dash = part.find('-', 1);
+        char* end = nullptr;
+        const std::string a = part.substr(0, dash);
+        const long long lo = std::strtoll(a.c_str(), &end, 10);
+        if (a.empty() || *end != '\0') {
+            ok = false;
+            return out;
+        }
+        long long hi = lo;
+        if (dash != std::string::npos) {
+            const std::string b = part.substr(dash + 1);
+            hi = std::strtoll(b.c_str(), &end, 10);
+            if (b.empty() || *end != '\0') {
+                ok = false;
+                return out;
+            }
+        }
+        if (hi < lo || hi - lo > (1 << 24) || out.size() > (1u << 24)) {
+            ok = false;
+            return out;
+        }
+        for (long long i = lo; i <= hi; ++i) out.push_back(i);
+    }
+    return out;
+}
+
+bool parse_list(std::string_view text, std::vector<std::uint64_t>& out) {
+    std::vector<std::string> parts;
+    half_split(text, ',', parts);
+    out.clear();
+    for (const std::string& p : parts) {
+        char* end = nullptr;
+        const long long v = std::strtoll(p.c_str(), &end, 10);
+        if (p.empty() || *end != '\0' || v < 1 || v > (1 << 24)) return false;
+        out.push_back(static_cast<std::uint64_t>(v));
+    }
+    return true;
+}
+
+void Importer::cluster(pugi::xml_node n) {
+    const std::string id = required(n, "id");
+    const std::string what = fmt::format("cluster '{}'", id);
+    extra_attributes(
+        n, what,
+        {"id", "prefix", "suffix", "radical", "speed", "power", "core", "bw", "lat", "sharing_policy",
+         "topology", "topo_parameters", "bb_bw", "bb_lat", "bb_sharing_policy", "loopback_bw",
+         "loopback_lat", "limiter_link", "router_id"});
+    const std::string prefix = n.attribute("prefix").value();
+    const std::string suffix = n.attribute("suffix").value();
+    bool ok = false;
+    const std::vector<std::int64_t> radical = parse_radical(required(n, "radical"), ok);
+    if (!ok || radical.empty())
+        fail(n, fmt::format("<cluster> attribute 'radical': '{}' is not a list of numbers and "
+                            "ranges; expected e.g. 0-99 or 0-3,5,7-9",
+                            n.attribute("radical").value()));
+    const std::size_t count = radical.size();
+    TypeKey key;
+    key.speed = speed(n, "speed", what);
+    key.cores = cores(n);
+    const std::uint64_t bw = bandwidth(n, "bw", required(n, "bw"));
+    const Time lat = n.attribute("lat") ? latency(n, "lat", n.attribute("lat").value()) : Time();
+    const Policy pol = policy(n, "sharing_policy", Policy::SplitDuplex);
+    if (pol == Policy::Shared)
+        unmapped(n, fmt::format("sharing policy SHARED of {}'s links", what),
+                 "cables are full duplex: both directions get the full bandwidth");
+    else if (pol == Policy::Fatpipe)
+        unmapped(n, fmt::format("sharing policy FATPIPE of {}'s links", what),
+                 "flows crossing one cable share its bandwidth");
+    else if (pol == Policy::Wifi)
+        unmapped(n, fmt::format("sharing policy WIFI of {}'s links", what),
+                 "no wireless model; full-duplex cables");
+    const bool has_bb = n.attribute("bb_bw");
+    const std::uint64_t bb_bw = has_bb ? bandwidth(n, "bb_bw", n.attribute("bb_bw").value()) : 0;
+    const Time bb_lat =
+        n.attribute("bb_lat") ? latency(n, "bb_lat", n.attribute("bb_lat").value()) : Time();
+    const Policy bb_pol = policy(n, "bb_sharing_policy", Policy::Shared);
+    if (const pugi::xml_attribute a = n.attribute("limiter_link"))
+        key.limiter = bandwidth(n, "limiter_link", a.value());
+    std::string topology = n.attribute("topology").value();
+    if (topology.empty()) topology = "FLAT";
+    const std::string params = n.attribute("topo_parameters").value();
+    // Same-node messages: the loopback link; without one, a flat cluster's go out and back
+    // over the private link (and backbone), the others' take SimGrid's default loopback.
+    TypeKey flat_key = key, gen_key = key;
+    if (const pugi::xml_attribute a = n.attribute("loopback_bw")) {
+        key.loop_bw = bandwidth(n, "loopback_bw", a.value());
+        key.loop_ps = n.attribute("loopback_lat")
+                          ? latency(n, "loopback_lat", n.attribute("loopback_lat").value()).ps()
+                          : 0;
+        flat_key = gen_key = key;
+    } else {
+        flat_key.loop_bw = has_bb ? std::min(bw, bb_bw) : bw;
+        flat_key.loop_ps = (lat + lat + bb_lat).ps();
+        gen_key.loop_bw = default_loopback_.bw;
+        gen_key.loop_ps = default_loopback_.latency.ps();
+    }
+    auto gen_type = [&] {
+        if (!n.attribute("loopback_bw"))
+            unmapped(n, fmt::format("same-node messages of {}", what),
+                     "no loopback_bw given: SimGrid's default loopback is used");
+        return type_for(gen_key);
+    };
+    if (n.attribute("loopback_lat") && !n.attribute("loopback_bw"))
+        unmapped(n, fmt::format("{} attribute 'loopback_lat'", what),
+                 "SimGrid ignores it without loopback_bw");
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() == pugi::node_element && std::string_view(c.name()) != "prop")
+            unmapped(c, fmt::format("<{}> in {}", c.name(), what), "clustersim has no equivalent");
+    }
+    props(n, what);
+    const std::string link_attrs =
+        fmt::format(R"(link-latency="{}" link-bandwidth="{}")", canonical_time(lat),
+                    canonical_bandwidth(Bandwidth{bw}));
+    const std::string base = sanitize(prefix.empty() ? id : prefix);
+    const std::string router_name = n.attribute("router_id")
+                                        ? std::string(n.attribute("router_id").value())
+                                        : prefix + id + "_router" + suffix;
+    bool contiguous = true;
+    for (std::size_t i = 0; i < count; ++i)
+        contiguous = contiguous && radical[i] == static_cast<std::int64_t>(i);
+
+    // The generators name nodes <prefix>0 .. <prefix>N-1 in radical order.
+    std::string star_reason;
+    auto register_hosts = [&](const std::string& node_prefix) {
+        for (std::size_t i = 0; i < count; ++i)
+            netpoints_[prefix + std::to_string(radical[i]) + suffix] =
+                Netpoint{node_prefix + std::to_string(i) + ".nic", -1, {}};
+        if (!contiguous)
+            unmapped(n,
+                     fmt::format("host numbers of {} (radical '{}')", what,
+                                 n.attribute("radical").value()),
+                     fmt::format("the generator numbers its nodes {}0..{}{}", node_prefix,
+                                 node_prefix, count - 1));
+    };
+    auto not_routable_router = [&](const std::string& why) {
+        netpoints_[router_name] = Netpoint{{}, -1, why};
+    };
+    if (topology == "FAT_TREE") {
+        std::vector<std::string> parts;
+        half_split(params, ';', parts);
+        std::vector<std::uint64_t> down, up, par;
+        std::uint64_t levels = 0;
+        bool good = parts.size() == 4 && parse_list(parts[0], down) && down.size() == 1;
+        if (good) levels = down[0];
+        good = good && parse_list(parts[1], down) && parse_list(parts[2], up) &&
+               parse_list(parts[3], par) && down.size() == levels && up.size() == levels &&
+               par.size() == levels;
+        std::uint64_t nodes = 1;
+        for (const std::uint64_t d : down) nodes *= d;
+        if (!good) {
+            star_reason = fmt::format(
+                "topo_parameters '{}' are not 'levels;down,...;up,...;"
+                "parallel,...'",
+                params);
+        } else if (nodes != count) {
+            star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", params,
+                                      nodes, count);
+        } else {
+            const std::string p = node_prefix(base, id, count);
+            const std::string sw = unique(sanitize(id) + "_sw");
+            auto join = [](const std::vector<std::uint64_t>& v) {
+                std::string s;
+                for (const auto x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+                return s;
+            };
+            items_.push_back(Item{
+                -1,
+                fmt::format(
+                    R"(<fat-tree type="{}" prefix="{}" switch-prefix="{}" levels="{}" down="{}" up="{}" parallel="{}" {}/>)",
+                    gen_type(), p, sw, levels, join(down), join(up), join(par), link_attrs)});
+            register_hosts(p);
+            not_routable_router("the router of a FAT_TREE cluster has no clustersim vertex");
+            if (has_bb)
+                unmapped(n, fmt::format("backbone of {}", what), "a FAT_TREE has no backbone");
+            return;
+        }
+    } else if (topology == "TORUS") {
+        std::vector<std::uint64_t> dims;
+        std::uint64_t nodes = 1;
+        const bool good = parse_list(params, dims);
+        for (const std::uint64_t d : dims) nodes *= d;
+        if (!good) {
+            star_reason = fmt::format("topo_parameters '{}' are not dimensions 'a,b,...'", params);
+        } else if (nodes != count) {
+            star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", params,
+                                      nodes, count);
+        } else {
+            // SimGrid's first dimension varies fastest, clustersim's last: reverse them.
+            std::string d;
+            for (auto it = dims.rbegin(); it != dims.rend(); ++it)
+                d += (d.empty() ? "" : ",") + std::to_string(*it);
+            const std::string p = node_prefix(base, id, count);
+            items_.push_back(Item{-1, fmt::format(R"(<torus type="{}" prefix="{}" dims="{}" {}/>)",
+                                                  gen_type(), p, d, link_attrs)});
+            register_hosts(p);
+            not_routable_router("the router of a TORUS cluster has no clustersim vertex");
+            if (has_bb) unmapped(n, fmt::format("backbone of {}", what), "a TORUS has no backbone");
+            return;
+        }
+    } else if (topology == "DRAGONFLY") {
+        // groups,blue-links;chassis,black-links;routers,green-links;nodes-per-router
+        std::vector<std::string> parts;
+        half_split(params, ';', parts);
+        std::vector<std::uint64_t> g, c, b, p;
+        const bool good = parts.size() == 4 && parse_list(parts[0], g) && g.size() == 2 &&
+                          parse_list(parts[1], c) && c.size() == 2 && parse_list(parts[2], b) &&
+                          b.size() == 2 && parse_list(parts[3], p) && p.size() == 1;
+        const std::uint64_t nodes = good ? g[0] * c[0] * b[0] * p[0] : 0;
+        if (!good) {
+            star_reason = fmt::format(
+                "topo_parameters '{}' are not 'groups,links;chassis,links;"
+                "routers,links;nodes'",
+                params);
+        } else if (nodes != count) {
+            star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", params,
+                                      nodes, count);
+        } else {
+            const std::uint64_t groups = g[0], a = c[0] * b[0];
+            const std::uint64_t h = std::max<std::uint64_t>(1, (groups - 1 + a - 1) / a);
+            const std::uint64_t local_mult = c[0] > 1 && b[0] > 1 ? std::min(c[1], b[1])
+                                             : b[0] > 1           ? b[1]
+                                             : c[0] > 1           ? c[1]
+                                                                  : 1;
+            const std::string px = node_prefix(base, id, count);
+            const std::string sw = unique(sanitize(id) + "_df");
+            items_.push_back(Item{
+                -1,
+                fmt::format(
+                    R"(<dragonfly type="{}" prefix="{}" switch-prefix="{}" groups="{}" routers="{}" nodes-per-router="{}" global-links="{}" {} local-latency="{}" local-bandwidth="{}" global-latency="{}" global-bandwidth="{}"/>)",
+                    gen_type(), px, sw, groups, a, p[0], h, link_attrs, canonical_time(lat),
+                    canonical_bandwidth(Bandwidth{bw * local_mult}), canonical_time(lat),
+                    canonical_bandwidth(Bandwidth{bw * g[1]}))});
+            register_hosts(px);
+            not_routable_router("the router of a DRAGONFLY cluster has no clustersim vertex");
+            if (groups > 1) {
+                const std::uint64_t per_pair = a * h / (groups - 1);
+                unmapped(n, fmt::format("DRAGONFLY wiring of {}", what),
+                         fmt::format("the {} chassis x {} routers of a group become {} fully "
+                                     "connected routers (local cables at {}x the link "
+                                     "bandwidth), and each pair of groups gets {} global "
+                                     "cable{} of {}x the link bandwidth instead of one",
+                                     c[0], b[0], a, local_mult, per_pair, per_pair == 1 ? "" : "s",
+                                     g[1]));
+            }
+            if (has_bb)
+                unmapped(n, fmt::format("backbone of {}", what), "a DRAGONFLY has no backbone");
+            return;
+        }
+    } else if (topology != "FLAT") {
+        star_reason =
+            fmt::format("topology '{}' is not FLAT, FAT_TREE, TORUS or DRAGONFLY", topology);
+    }
+    if (!star_reason.empty())
+        unmapped(n, fmt::format("topology of {}", what),
+                 star_reason + "; imported as a flat cluster (one switch)");
+
+    // Flat: private links (bw, lat) to one switch; a backbone's bb_lat is split over the two
+    // private links of a host-to-host route, its bandwidth caps the switch (SHARED).
+    FlatCluster fc;
+    fc.sw = unique(sanitize(id));
+    fc.half_bb = Time::ps(bb_lat.ps() / 2);
+    fc.bb_bw = bb_bw;
+    const Time link_lat = lat + fc.half_bb;
+    std::string relay;
+    if (has_bb && bb_pol != Policy::Fatpipe)
+        relay = fmt::format(R"( switch-bandwidth="{}")", canonical_bandwidth(Bandwidth{bb_bw}));
+    else if (has_bb)
+        unmapped(n, fmt::format("FATPIPE backbone of {}", what),
+                 "flows through the switch are not capped at the backbone bandwidth");
+    const std::string type = type_for(flat_key);
+    if (contiguous || !star_reason.empty()) {
+        const std::string p = node_prefix(base, id, count);
+        items_.push_back(Item{
+            -1,
+            fmt::format(
+                R"(<star type="{}" prefix="{}" nodes="{}" switch="{}"{} link-latency="{}" link-bandwidth="{}"/>)",
+                type, p, count, fc.sw, relay, canonical_time(link_lat),
+                canonical_bandwidth(Bandwidth{bw}))});
+        register_hosts(p);
+    } else {
+        // Keep SimGrid's host numbers: explicit nodes on a switch.
+        std::string block;
+        std::vector<std::string> names;
+        for (const std::int64_t r : radical) {
+            const std::string name = unique(base + std::to_string(r));
+            names.push_back(name);
+            netpoints_[prefix + std::to_string(r) + suffix] = Netpoint{name + ".nic", -1, {}};
+            block += fmt::format(R"(<node name="{}" type="{}"/>)", name, type) + "\n  ";
+        }
+        block += fmt::format(R"(<switch name="{}"{}/>)", fc.sw,
+                             relay.empty() ? "" : " " + relay.substr(8));  // bandwidth="..."
+        items_.push_back(Item{-1, block});
+        for (const std::string& name : names) add_cable(name + ".nic", fc.sw, link_lat, bw);
+    }
+    if (has_bb) {
+        netpoints_[router_name] = Netpoint{{}, static_cast<int>(flat_.size()), {}};
+    } else {
+        netpoints_[router_name] = Netpoint{fc.sw, -1, {}};
+    }
+    flat_.push_back(fc);
+}
+
+// ---- routes ----------------------------------------------------------------------------------
+
+void Importer::add_cable(const std::string& a, const std::string& b, Time latency,
+                         std::uint64_t bw) {
+    if (a == b) return;
+    const auto key = a < b ? std::pair(a, b) : std::pair(b, a);
+    if (!cable_keys_.insert(key).second) return;
+    cables_.push_back(Cable{a, b, latency, bw});
+}
+
+const std::string& Importer::link_vertex(Link& l) {
+    if (l.vertex.empty()) {
+        l.vertex = unique("l_" + sanitize(l.id));
+        switches_.emplace_back(l.vertex,
+                               l.policy == Policy::Shared || l.policy == Policy::Wifi ? l.bw : 0);
+    }
+    l.used = true;
+    return l.vertex;
+}
+
+std::string Importer::resolve(const std::string& name, std::string& why) {
+    const auto it = netpoints_.find(name);
+    if (it == netpoints_.end()) {
+        why = fmt::format("no host or router '{}' was imported", name);
+        return {};
+    }
+    Netpoint& p = it->second;
+    if (!p.vertex.empty()) return p.vertex;
+    if (p.cluster >= 0) {
+        // A flat cluster with backbone: its router hangs off the backbone (the switch).
+        FlatCluster& fc = flat_[static_cast<std::size_t>(p.cluster)];
+        if (fc.router.empty()) {
+            fc.router = unique(fc.sw + "_router");
+            switches_.emplace_back(fc.router, 0);
+            add_cable(fc.sw, fc.router, fc.half_bb, fc.bb_bw);
+        }
+        return fc.router;
+    }
+    why = p.why;
+    return {};
+}
+
+void Importer::connect_routes() {
+    for (const Route& r : routes_) {
+        const std::string what =
+            r.zone ? fmt::format("route from zone '{}' to zone '{}'", r.src, r.dst)
+                   : fmt::format("route from '{}' to '{}'", r.src, r.dst);
+        // Unknown links first: the route cannot be drawn without them.
+        std::vector<Link*> links;
+        bool bad = false;
+        for (const auto& [id, line] : r.links) {
+            auto it = link_index_.find(id);
+            if (it == link_index_.end()) {
+                // SimGrid names the halves of split-duplex links <id>_UP / <id>_DOWN.
+                for (const char* half : {"_UP", "_DOWN"}) {
+                    if (id.ends_with(half)) {
+                        it = link_index_.find(
+                            id.substr(0, id.size() - std::string_view(half).size()));
+                        break;
+                    }
+                }
+            }
+            if (it == link_index_.end()) {
+                unmapped(line, what, fmt::format("unknown link '{}'", id));
+                bad = true;
+                break;
+            }
+            links.push_back(&links_[static_cast<std::size_t>(it->second)]);
+        }
+        if (bad) continue;
+        if (!r.zone && r.src == r.dst) {
+            // A host's route to itself: its loopback.
+            const auto h = host_index_.find(r.src);
+            if (h == host_index_.end()) {
+                unmapped(r.line, what, "only a host's route to itself is meaningful");
+                continue;
+            }
+            Loopback lb;
+            lb.bw = links.empty() ? default_loopback_.bw : UINT64_MAX;
+            for (Link* l : links) {
+                lb.latency = lb.latency + l->latency;
+                lb.bw = std::min(lb.bw, l->bw);
+                l->self_route = true;
+            }
+            hosts_[static_cast<std::size_t>(h->second)].loopback = lb;
+            continue;
+        }
+        std::string why;
+        const std::string from = resolve(r.zone ? r.gw_src : r.src, why);
+        const std::string to =
+            from.empty() ? std::string() : resolve(r.zone ? r.gw_dst : r.dst, why);
+        if (from.empty() || to.empty()) {
+            unmapped(r.line, what, why);
+            continue;
+        }
+        if (!r.symmetrical)
+            unmapped(r.line, fmt::format("asymmetry of the {}", what),
+                     "cables carry both directions: the reverse direction gets the same path");
+        // Chain: from, links..., to. Each element: vertex, half latency, bandwidth (0: none).
+        struct Hop {
+            std::string vertex;
+            Time half;
+            std::uint64_t bw = 0;
+        };
+        std::vector<Hop> chain;
+        chain.push_back(Hop{from, Time(), 0});
+        for (Link* l : links) {
+            if (!chain.empty() && chain.back().vertex == l->vertex && !l->vertex.empty()) continue;
+            chain.push_back(Hop{link_vertex(*l), Time::ps(l->latency.ps() / 2), l->bw});
+        }
+        chain.push_back(Hop{to, Time(), 0});
+        for (std::size_t i = 1; i < chain.size(); ++i) {
+            const Hop& a = chain[i - 1];
+            const Hop& b = chain[i];
+            std::uint64_t bw = kInternalBw;
+            if (a.bw != 0) bw = std::min(bw, a.bw);
+            if (b.bw != 0) bw = std::min(bw, b.bw);
+            add_cable(a.vertex, b.vertex, a.half + b.half, bw);
+        }
+    }
+    for (const Link& l : links_) {
+        if (!l.used && !l.self_route)
+            unmapped(l.line, fmt::format("link '{}'", l.id), "no route uses it");
+        else if (l.used && l.policy == Policy::SplitDuplex)
+            unmapped(l.line, fmt::format("sharing policy SPLITDUPLEX of link '{}'", l.id),
+                     "approximated by its cables' one-way bandwidths (no relay limit)");
+        else if (l.used && l.policy == Policy::Fatpipe)
+            unmapped(l.line, fmt::format("sharing policy FATPIPE of link '{}'", l.id),
+                     "flows crossing one of its cables share that cable's bandwidth");
+        if (l.self_route && l.policy != Policy::Fatpipe)
+            unmapped(l.line, fmt::format("sharing of loopback link '{}' between hosts", l.id),
+                     "each host gets its own copy");
+    }
+}
+
+// ---- output ----------------------------------------------------------------------------------
+
+std::string Importer::emit() {
+    // Explicit hosts' node-types (their loopback is known now).
+    std::vector<std::string> host_types(hosts_.size());
+    for (std::size_t i = 0; i < hosts_.size(); ++i) {
+        const Host& h = hosts_[i];
+        const Loopback lb = h.loopback.value_or(default_loopback_);
+        host_types[i] = type_for(TypeKey{h.speed, h.cores, lb.latency.ps(), lb.bw, 0});
+    }
+    std::string out;
+    out += "<?xml version=\"1.0\"?>\n";
+    std::string src = fmt::format("{}", std::filesystem::path(path_).filename().string());
+    for (std::size_t p; (p = src.find("--")) != std::string::npos;) src.replace(p, 2, "- -");
+    out += fmt::format(
+        "<!-- Imported from the SimGrid platform '{}' by `clustersim import simgrid`.\n"
+        "     Hosts are nodes (speed: flops/s = instructions/s; memory: {}, SimGrid has none),\n"
+        "     SimGrid links are switches \"l_<id>\" cabled along the routes, <cluster>s are\n"
+        "     generators, each node's socket-loopback cable is its loopback link. The mapping\n"
+        "     and its approximations: traces/README.md (SimGrid platforms). -->\n",
+        src, kMemory);
+    std::string name = sanitize(std::filesystem::path(path_).stem().string());
+    out += fmt::format("<cluster name=\"{}\">\n", name);
+    out += "  <network model=\"fluid\" routing=\"shortest-path\"/>\n";
+    std::vector<std::pair<std::string, TypeKey>> types;
+    for (const auto& [k, n] : types_) types.emplace_back(n, k);
+    std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) {
+        return a.first.size() != b.first.size() ? a.first.size() < b.first.size()
+                                                : a.first < b.first;
+    });
+    for (const auto& [tn, k] : types) {
+        out += fmt::format("  <node-type name=\"{}\" memory=\"{}\">\n", tn, kMemory);
+        out += fmt::format("    <socket name=\"s0\" cores=\"{}\" speed=\"{}\"/>\n", k.cores,
+                           canonical_speed(k.speed));
+        out += "    <memory-node name=\"loopback\"/>\n";
+        if (k.limiter != 0)
+            out += fmt::format("    <nic name=\"nic\" bandwidth=\"{}\"/>\n",
+                               canonical_bandwidth(Bandwidth{k.limiter}));
+        else
+            out += "    <nic name=\"nic\"/>\n";
+        out += fmt::format(
+            "    <cable from=\"s0\" to=\"loopback\" latency=\"{}\" bandwidth=\"{}\"/>\n",
+            canonical_time(Time::ps(k.loop_ps / 2)), canonical_bandwidth(Bandwidth{k.loop_bw}));
+        out += fmt::format("    <cable from=\"s0\" to=\"nic\" latency=\"0s\" bandwidth=\"{}\"/>\n",
+                           canonical_bandwidth(Bandwidth{kInternalBw}));
+        out += "  </node-type>\n";
+    }
+    for (const Item& it : items_) {
+        if (it.host >= 0) {
+            const auto i = static_cast<std::size_t>(it.host);
+            out +=
+                fmt::format("  <node name=\"{}\" type=\"{}\"/>\n", hosts_[i].name, host_types[i]);
+        } else {
+            out += "  " + it.text + "\n";
+        }
+    }
+    for (const auto& [sw, relay] : switches_) {
+        if (relay != 0)
+            out += fmt::format("  <switch name=\"{}\" bandwidth=\"{}\"/>\n", sw,
+                               canonical_bandwidth(Bandwidth{relay}));
+        else
+            out += fmt::format("  <switch name=\"{}\"/>\n", sw);
+    }
+    for (const Cable& c : cables_) {
+        out += fmt::format("  <cable from=\"{}\" to=\"{}\" latency=\"{}\" bandwidth=\"{}\"/>\n",
+                           c.from, c.to, canonical_time(c.latency),
+                           canonical_bandwidth(Bandwidth{c.bw}));
+    }
+    out += "</cluster>\n";
+    return out;
+}
+
+ImportResult Importer::run() {
+    {
+        std::ifstream in(path_, std::ios::binary);
+        if (!in) throw InputError(path_, 0, "cannot read file: no such file or not readable");
+        std::ostringstream ss;
+        ss << in.rdbuf();
+        text_ = ss.str();
+    }
+    for (std::size_t i = 0; i < text_.size(); ++i)
+        if (text_[i] == '\n') newlines_.push_back(i);
+    pugi::xml_document doc;
+    const pugi::xml_parse_result r =
+        doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
+    if (!r) {
+        const auto off = static_cast<std::size_t>(std::max<std::ptrdiff_t>(r.offset, 0));
+        const int line =
+            static_cast<int>(std::upper_bound(newlines_.begin(), newlines_.end(), off) -
+                             newlines_.begin()) +
+            1;
+        throw InputError(path_, line,
+                         fmt::format("malformed XML: {}; expected a SimGrid <platform> document",
+                                     r.description()));
+    }
+    const pugi::xml_node root = doc.document_element();
+    if (std::string_view(root.name()) != "platform")
+        fail(root,
+             fmt::format("root element <{}>: expected a SimGrid <platform> document", root.name()));
+    const std::string version = root.attribute("version").value();
+    if (!version.empty() && version.front() < '4')
+        unmapped(root, fmt::format("platform version {}", version),
+                 "written for SimGrid 3 (version 4 or later expected); read as version 4");
+    walk(root);
+    connect_routes();
+    if (hosts_.empty() && items_.empty())
+        throw InputError(path_, line_of(root),
+                         "the platform declares no <host> and no <cluster>; expected at least one");
+    result_.xml = emit();
+    std::stable_sort(unmapped_.begin(), unmapped_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [line, text] : unmapped_) result_.unmapped.push_back(std::move(text));
+    return std::move(result_);
+}
+
+}  // namespace
+
+ImportResult import_simgrid(const std::string& path) {
+    Importer importer(path);
+    return importer.run();
+}
+
+}  // namespace clustersim::traces

@@ -1,0 +1,89 @@
+// The trace reader registry: formats by name (--format) or by content (sniff).
+#include "traces/reader.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "simulator/error.hpp"
+
+namespace clustersim::traces {
+
+namespace {
+
+// The first bytes of a file, enough for every reader's sniff().
+constexpr std::size_t kHeadBytes = 4096;
+
+std::string head_of(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw InputError(path, 0, "cannot open: no such file or directory");
+    if (std::filesystem::is_directory(path, ec)) return {};
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, 0, "cannot open for reading");
+    std::string head(kHeadBytes, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    return head;
+}
+
+}  // namespace
+
+void ReaderRegistry::add(std::unique_ptr<TraceReader> reader) {
+    readers_.push_back(std::move(reader));
+}
+
+const TraceReader* ReaderRegistry::find(const std::string& name) const {
+    for (const auto& r : readers_)
+        if (r->name() == name) return r.get();
+    return nullptr;
+}
+
+const TraceReader& ReaderRegistry::detect(const std::string& path) const {
+    const std::string head = head_of(path);
+    for (const auto& r : readers_)
+        if (r->sniff(path, head)) return *r;
+    throw InputError(path, 0,
+                     fmt::format("not a trace clustersim can read; formats: {} (pick one with "
+                                 "--format)",
+                                 names()));
+}
+
+std::string ReaderRegistry::names() const {
+    std::string s;
+    for (const auto& r : readers_) {
+        if (!s.empty()) s += ", ";
+        s += r->name();
+    }
+    return s;
+}
+
+void register_builtin_readers(ReaderRegistry& registry) {
+    registry.add(make_native_binary_reader());
+    registry.add(make_native_text_reader());
+    registry.add(make_simgrid_ti_reader());
+    registry.add(make_hdtrace_reader());
+}
+
+Trace load_trace(const std::string& path, const std::string& format, const ReadOptions& options,
+                 ReadReport& report) {
+    ReaderRegistry registry;
+    register_builtin_readers(registry);
+    const TraceReader* reader = nullptr;
+    if (format == "auto") {
+        reader = &registry.detect(path);
+    } else {
+        reader = registry.find(format);
+        if (reader == nullptr)
+            throw InputError("--format", 0,
+                             fmt::format("unknown trace format '{}'; valid: auto, {}", format,
+                                         registry.names()));
+    }
+    Trace t = reader->read(path, options, report);
+    t.format = reader->name();
+    if (t.source.empty()) t.source = path;
+    return t;
+}
+
+}  // namespace clustersim::traces

@@ -1,0 +1,63 @@
+// Trace readers as plug-ins: one class per format behind a small interface, chosen by the
+// file's content (sniff) or by name (--format). Adding a format = one class + one line in
+// register_builtin_readers.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "traces/trace.hpp"
+
+namespace clustersim::traces {
+
+struct ReadOptions {
+    // Records the reader does not support are skipped (and counted per kind) instead of
+    // being an error naming the file, line and record.
+    bool skip_unknown = false;
+};
+
+struct ReadReport {
+    std::map<std::string, std::uint64_t> skipped;  // record kind -> how many were skipped
+    std::vector<std::string> notes;                // what the reader assumed, one line each
+};
+
+class TraceReader {
+  public:
+    virtual ~TraceReader() = default;
+    virtual std::string name() const = 0;         // "native-text", "simgrid-ti", "hdtrace"
+    virtual std::string description() const = 0;  // one line for --help and errors
+    // True if `path` (a file or directory) looks like this format; `head` is the first bytes
+    // of the file (empty for a directory).
+    virtual bool sniff(const std::string& path, const std::string& head) const = 0;
+    // Reads the whole trace. Bad input: InputError naming file, line and what was expected.
+    virtual Trace read(const std::string& path, const ReadOptions& options,
+                       ReadReport& report) const = 0;
+};
+
+class ReaderRegistry {
+  public:
+    void add(std::unique_ptr<TraceReader> reader);
+    const TraceReader* find(const std::string& name) const;
+    // The first reader whose sniff() accepts `path`; InputError listing the formats if none.
+    const TraceReader& detect(const std::string& path) const;
+    std::string names() const;  // "native-text, native-binary, simgrid-ti, hdtrace"
+
+  private:
+    std::vector<std::unique_ptr<TraceReader>> readers_;
+};
+
+void register_builtin_readers(ReaderRegistry& registry);
+
+// Reads `path` with `format` ("auto": detect).
+Trace load_trace(const std::string& path, const std::string& format, const ReadOptions& options,
+                 ReadReport& report);
+
+// Factories of the readers (defined in their own files).
+std::unique_ptr<TraceReader> make_native_text_reader();
+std::unique_ptr<TraceReader> make_native_binary_reader();
+std::unique_ptr<TraceReader> make_simgrid_ti_reader();
+std::unique_ptr<TraceReader> make_hdtrace_reader();
+
+}  // namespace clustersim::traces

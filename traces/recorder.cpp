@@ -1,0 +1,84 @@
+#include "traces/recorder.hpp"
+
+namespace clustersim::traces {
+
+Recorder::Recorder(mpi::Program& program, std::uint32_t ranks, bool keep_trace)
+    : program_(program), keep_trace_(keep_trace), current_(ranks) {
+    trace_.resize(ranks);
+    trace_.format = "native-binary";
+    log_.ranks.resize(ranks);
+}
+
+bool Recorder::next(std::int32_t rank, mpi::Op& op) {
+    if (!program_.next(rank, op)) return false;
+    current_[static_cast<std::size_t>(rank)] = op;
+    return true;
+}
+
+void Recorder::op_done(const mpi::OpEvent& e) {
+    log_.ops.push_back(e);
+    log_.simulated = max(log_.simulated, e.end);
+    if (!keep_trace_) return;
+    Record r = to_record(trace_, current_[static_cast<std::size_t>(e.rank)]);
+    r.timed = true;
+    r.start = e.start;
+    r.end = e.end;
+    trace_.append(static_cast<std::uint32_t>(e.rank), r);
+}
+
+Record to_record(Trace& trace, const mpi::Op& op) {
+    Record r;
+    r.kind = op.kind;
+    r.instructions = op.instructions;
+    r.peer = op.peer;
+    r.tag = op.tag;
+    r.comm = op.comm;
+    r.bytes = op.bytes;
+    r.peer2 = op.peer2;
+    r.tag2 = op.tag2;
+    r.bytes2 = op.bytes2;
+    r.handle = op.handle;
+    r.count = op.count;
+    r.coll = op.coll;
+    r.nonblocking = op.nonblocking;
+    r.root = op.root;
+    if (op.counts != nullptr) r.counts = trace.add_counts(*op.counts);
+    r.color = op.color;
+    r.key = op.key;
+    r.newcomm = op.newcomm;
+    r.file = op.file;
+    if (op.path != nullptr) r.path = trace.intern(*op.path);
+    r.offset = op.offset;
+    r.view_block = op.view_block;
+    r.view_stride = op.view_stride;
+    r.whence = op.whence;
+    if (r.kind != mpi::OpKind::Compute) r.instructions = 0;
+    return r;
+}
+
+RunLog run_log_from_trace(const Trace& trace, const std::string& title) {
+    RunLog log;
+    log.title = title;
+    log.ranks.resize(trace.ranks());
+    for (std::uint32_t rank = 0; rank < trace.ranks(); ++rank) {
+        log.ranks[rank].app = trace.name;
+        log.ranks[rank].app_rank = static_cast<std::int32_t>(rank);
+        auto c = trace.cursor(rank);
+        Record r;
+        while (c.next(r)) {
+            if (!r.timed) continue;
+            mpi::OpEvent e;
+            e.rank = static_cast<std::int32_t>(rank);
+            e.kind = mpi::stat_kind(r.kind, r.coll, r.nonblocking);
+            e.start = r.start;
+            e.end = r.end;
+            e.bytes = r.kind == mpi::OpKind::Sendrecv ? r.bytes + r.bytes2 : r.bytes;
+            e.peer = r.kind == mpi::OpKind::Send || r.kind == mpi::OpKind::Recv ? r.peer : -1;
+            log.ops.push_back(e);
+            log.simulated = max(log.simulated, r.end);
+        }
+    }
+    return log;
+}
+
+}  // namespace clustersim::traces

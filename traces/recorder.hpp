@@ -1,0 +1,40 @@
+// Recording a simulation: wraps the program a run executes and observes the runtime, so
+// every operation a rank finishes becomes (1) an OpEvent of the RunLog (timelines,
+// statistics) and (2) a timed record of a native trace of the simulated run (what
+// `clustersim compare` reads beside the recorded trace).
+#pragma once
+
+#include <vector>
+
+#include "collectives/program.hpp"
+#include "collectives/runtime.hpp"
+#include "traces/run_log.hpp"
+#include "traces/trace.hpp"
+
+namespace clustersim::traces {
+
+class Recorder final : public mpi::Program, public mpi::OpObserver {
+  public:
+    // `ranks` world ranks run `program`.
+    Recorder(mpi::Program& program, std::uint32_t ranks, bool keep_trace = true);
+    bool next(std::int32_t rank, mpi::Op& op) override;
+    void op_done(const mpi::OpEvent& event) override;
+
+    RunLog& log() { return log_; }
+    Trace& trace() { return trace_; }
+
+  private:
+    mpi::Program& program_;
+    bool keep_trace_;
+    std::vector<mpi::Op> current_;
+    RunLog log_;
+    Trace trace_;
+};
+
+// The record of an mpi::Op (strings and count lists interned into `trace`).
+Record to_record(Trace& trace, const mpi::Op& op);
+
+// A RunLog from a trace's timed records (waits unknown: 0). Ranks without times are empty.
+RunLog run_log_from_trace(const Trace& trace, const std::string& title);
+
+}  // namespace clustersim::traces

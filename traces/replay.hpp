@@ -1,0 +1,63 @@
+// Replaying traces through the full simulator: a trace becomes an mpi::Program whose ranks
+// hand the runtime their records one at a time (decoded on the fly), with compute bursts
+// projected from the traced machine to the target one (PSINS): a burst of t seconds on a
+// core of speed S_traced is t * S_traced instructions, which the target core runs at its own
+// speed. Several programs can share one run, each with its own ranks and MPI_COMM_WORLD.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "collectives/program.hpp"
+#include "traces/trace.hpp"
+
+namespace clustersim::traces {
+
+class TraceProgram final : public mpi::Program {
+  public:
+    // `core_speed[r]`: instructions/s of the core rank r runs on (target machine). Compute
+    // bursts given as times are projected with `traced_speed` (instructions/s of a traced
+    // core; 0: the trace's own, and if that is unknown too, each rank's target core speed,
+    // which keeps the recorded compute times).
+    TraceProgram(const Trace& trace, std::vector<std::uint64_t> core_speed,
+                 std::uint64_t traced_speed = 0);
+    bool next(std::int32_t rank, mpi::Op& op) override;
+    // Records handed out so far, over all ranks (for progress).
+    std::uint64_t consumed() const { return consumed_; }
+    std::uint64_t total() const { return trace_.total_events(); }
+    // The record most recently handed to `rank` (for deadlock reports and comparisons).
+    const Record& current(std::int32_t rank) const {
+        return current_[static_cast<std::size_t>(rank)];
+    }
+    // Instructions a compute record amounts to on `rank`.
+    std::uint64_t instructions(std::int32_t rank, const Record& r) const;
+
+  private:
+    const Trace& trace_;
+    std::vector<std::uint64_t> core_speed_;
+    std::uint64_t traced_speed_;
+    std::vector<Trace::Cursor> cursors_;
+    std::vector<Record> current_;
+    std::uint64_t consumed_ = 0;
+};
+
+// Runs several programs side by side: program i owns world ranks [offset_i, offset_i + n_i)
+// and sees them as its ranks 0 .. n_i - 1.
+class MultiProgram final : public mpi::Program {
+  public:
+    void add(mpi::Program& program, std::uint32_t ranks);
+    bool next(std::int32_t rank, mpi::Op& op) override;
+    std::uint32_t ranks() const { return static_cast<std::uint32_t>(owner_.size()); }
+    std::vector<std::uint32_t> sizes() const { return sizes_; }
+
+  private:
+    std::vector<mpi::Program*> programs_;
+    std::vector<std::uint32_t> sizes_;
+    std::vector<std::uint32_t> owner_;  // world rank -> program
+    std::vector<std::int32_t> local_;   // world rank -> its rank in the program
+};
+
+// The mpi::Op for a record (pointers into the trace's tables; compute in instructions).
+mpi::Op to_op(const Trace& trace, const Record& r, std::uint64_t instructions);
+
+}  // namespace clustersim::traces

@@ -1,0 +1,219 @@
+#include "traces/timeline.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "simulator/error.hpp"
+#include "traces/stats.hpp"
+
+namespace clustersim::traces {
+
+namespace {
+
+// Exact decimal microseconds of an integer picosecond count ("1.5", "0.000001", "12").
+std::string micros(std::int64_t ps) {
+    std::string sign;
+    std::uint64_t v = static_cast<std::uint64_t>(ps);
+    if (ps < 0) {
+        sign = "-";
+        v = ~v + 1;
+    }
+    std::string s = fmt::format("{}{}.{:06}", sign, v / 1'000'000, v % 1'000'000);
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+    return s;
+}
+
+std::string quote(const std::string& s) {
+    return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+struct Event {
+    int pid = 0;
+    std::int64_t tid = 0;
+    std::int64_t start = 0, end = 0;  // ps
+    int nested = 0;                   // 1: a wait inside the preceding operation
+    std::size_t order = 0;            // creation order: ties stay deterministic
+    std::string text;
+};
+
+class Builder {
+  public:
+    void metadata(int pid, std::int64_t tid, const char* name, const std::string& args) {
+        meta_.push_back(
+            fmt::format(R"({{"name":"{}","ph":"M","pid":{},"tid":{},"ts":0,"args":{}}})", name, pid,
+                        tid, args));
+    }
+    void complete(int pid, std::int64_t tid, std::int64_t start, std::int64_t end, int nested,
+                  const std::string& name, const char* cat, const std::string& args) {
+        Event e;
+        e.pid = pid;
+        e.tid = tid;
+        e.start = start;
+        e.end = end;
+        e.nested = nested;
+        e.order = events_.size();
+        e.text = fmt::format(
+            R"({{"name":{},"cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{}}})",
+            quote(name), cat, pid, tid, micros(start), micros(end - start), args);
+        events_.push_back(std::move(e));
+    }
+    std::string finish(const std::string& other) {
+        std::sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) {
+            return std::tie(a.pid, a.tid, a.start, a.nested, a.end, a.order) <
+                   std::tie(b.pid, b.tid, b.start, b.nested, b.end, b.order);
+        });
+        std::string out =
+            R"({"displayTimeUnit":"ns","otherData":)" + other + ",\"traceEvents\":[\n";
+        bool first = true;
+        auto line = [&](const std::string& text) {
+            if (!first) out += ",\n";
+            first = false;
+            out += text;
+        };
+        for (const auto& m : meta_) line(m);
+        for (const auto& e : events_) line(e.text);
+        out += "\n]}\n";
+        return out;
+    }
+
+  private:
+    std::vector<std::string> meta_;  // already in (pid, tid) order
+    std::vector<Event> events_;
+};
+
+const char* category(int kind) {
+    if (is_compute_kind(kind)) return "compute";
+    if (is_io_kind(kind)) return "io";
+    return "mpi";
+}
+
+void add_run(Builder& b, int pid, const std::string& label, const RunLog& log) {
+    b.metadata(pid, 0, "process_name", fmt::format(R"({{"name":{}}})", quote(label)));
+    b.metadata(pid, 0, "process_sort_index", fmt::format(R"({{"sort_index":{}}})", pid));
+
+    std::size_t nranks = log.ranks.size();
+    for (const auto& e : log.ops)
+        if (e.rank >= 0) nranks = std::max(nranks, static_cast<std::size_t>(e.rank) + 1);
+    for (std::size_t r = 0; r < nranks; ++r) {
+        std::string name;
+        if (r < log.ranks.size()) {
+            const RankInfo& info = log.ranks[r];
+            name = fmt::format("rank {} (app {} rank {}) on {}", r, info.app, info.app_rank,
+                               info.node);
+        } else {
+            name = fmt::format("rank {}", r);
+        }
+        const auto tid = static_cast<std::int64_t>(r);
+        b.metadata(pid, tid, "thread_name", fmt::format(R"({{"name":{}}})", quote(name)));
+        b.metadata(pid, tid, "thread_sort_index", fmt::format(R"({{"sort_index":{}}})", tid));
+    }
+
+    // Operations, per rank in start order. A rank runs one operation at a time; should a
+    // producer report overlapping ones, a later one is clipped to start where the earlier
+    // ended, so that the thread stays a clean sequence.
+    const std::vector<Time> waits = effective_waits(log);
+    std::vector<std::vector<std::size_t>> by_rank(nranks);
+    for (std::size_t i = 0; i < log.ops.size(); ++i)
+        if (log.ops[i].rank >= 0) by_rank[static_cast<std::size_t>(log.ops[i].rank)].push_back(i);
+    for (std::size_t r = 0; r < nranks; ++r) {
+        auto& idx = by_rank[r];
+        std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t c) {
+            return std::tie(log.ops[a].start, log.ops[a].end) <
+                   std::tie(log.ops[c].start, log.ops[c].end);
+        });
+        std::int64_t cursor = INT64_MIN;
+        for (std::size_t i : idx) {
+            const mpi::OpEvent& e = log.ops[i];
+            const std::int64_t start = std::max(e.start.ps(), cursor);
+            const std::int64_t end = std::max(e.end.ps(), start);
+            cursor = end;
+            const std::int64_t wait = std::min(waits[i].ps(), end - start);
+            std::string args = fmt::format(R"({{"bytes":{})", e.bytes);
+            if (e.peer >= 0) args += fmt::format(R"(,"peer":{})", e.peer);
+            if (is_collective_kind(e.kind) || e.kind == static_cast<int>(mpi::OpKind::CommDup) ||
+                e.kind == static_cast<int>(mpi::OpKind::CommSplit))
+                args += fmt::format(R"(,"comm":{},"seq":{})", e.comm, e.seq);
+            args += fmt::format(R"(,"wait_us":{}}})", micros(std::max<std::int64_t>(wait, 0)));
+            const auto tid = static_cast<std::int64_t>(r);
+            b.complete(pid, tid, start, end, 0, mpi::stat_name(e.kind), category(e.kind), args);
+            if (wait > 0) b.complete(pid, tid, start, start + wait, 1, "wait", "wait", "{}");
+        }
+    }
+
+    // Hardware: one thread per track (by name); spans that overlap on a track (a link
+    // carrying several messages) go to extra lanes "track (2)", "track (3)", ...
+    std::map<std::string, std::vector<const HardwareSpan*>> tracks;
+    for (const auto& s : log.hardware) tracks[s.track].push_back(&s);
+    auto tid = static_cast<std::int64_t>(nranks);
+    for (auto& [track, spans] : tracks) {
+        std::stable_sort(spans.begin(), spans.end(),
+                         [](const HardwareSpan* a, const HardwareSpan* c) {
+                             return std::tie(a->start, a->end) < std::tie(c->start, c->end);
+                         });
+        std::vector<std::int64_t> lane_end;  // per lane: when its last span ended
+        std::vector<std::int64_t> lane_tid;
+        for (const HardwareSpan* s : spans) {
+            const std::int64_t start = s->start.ps();
+            const std::int64_t end = std::max(s->end.ps(), start);
+            std::size_t lane = 0;
+            while (lane < lane_end.size() && lane_end[lane] > start) ++lane;
+            if (lane == lane_end.size()) {
+                lane_end.push_back(end);
+                lane_tid.push_back(tid);
+                const std::string name =
+                    lane == 0 ? track : fmt::format("{} ({})", track, lane + 1);
+                b.metadata(pid, tid, "thread_name", fmt::format(R"({{"name":{}}})", quote(name)));
+                b.metadata(pid, tid, "thread_sort_index",
+                           fmt::format(R"({{"sort_index":{}}})", tid));
+                ++tid;
+            }
+            lane_end[lane] = end;
+            b.complete(pid, lane_tid[lane], start, end, 0, s->what.empty() ? track : s->what,
+                       "hardware", fmt::format(R"({{"track":{}}})", quote(track)));
+        }
+    }
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw InputError(path, 0, "cannot write the timeline");
+    out << text;
+    out.flush();
+    if (!out) throw InputError(path, 0, "cannot write the timeline");
+}
+
+}  // namespace
+
+std::string timeline_json(const std::vector<std::pair<std::string, const RunLog*>>& runs) {
+    Builder b;
+    nlohmann::json other = {{"generator", "clustersim"}, {"runs", nlohmann::json::array()}};
+    int pid = 1;
+    for (const auto& [label, log] : runs) {
+        if (log == nullptr) continue;
+        add_run(b, pid, label, *log);
+        other["runs"].push_back({{"pid", pid},
+                                 {"label", label},
+                                 {"title", log->title},
+                                 {"simulated_us", static_cast<double>(log->simulated.ps()) / 1e6}});
+        ++pid;
+    }
+    return b.finish(other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void write_timelines(const std::vector<std::pair<std::string, const RunLog*>>& runs,
+                     const std::string& path) {
+    write_text(path, timeline_json(runs));
+}
+
+void write_timeline(const RunLog& log, const std::string& path) {
+    write_timelines({{log.title.empty() ? std::string("run") : log.title, &log}}, path);
+}
+
+}  // namespace clustersim::traces

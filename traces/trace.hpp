@@ -1,0 +1,122 @@
+// An application trace: what every rank did, one record per MPI call or compute burst, in
+// the simulator's own operation vocabulary (mpi::OpKind), optionally with the recorded start
+// and end time of each record.
+//
+// In memory a trace keeps each rank's records encoded in the compact binary form (see
+// traces/README.md: a kind byte, a flags byte, then LEB128 varints, PSINS's scheme: 7 bits a
+// byte, the top bit says more follows), so 1,024 ranks x 10,000 events fit in tens of MiB,
+// a binary trace file loads by copying bytes, and replay decodes one record at a time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "collectives/program.hpp"
+#include "iosys/file_system.hpp"
+#include "simulator/time.hpp"
+
+namespace clustersim::traces {
+
+inline constexpr std::int32_t kNone = -1;
+
+// One record, decoded. Fields not used by `kind` are zero / kNone. Peers, roots and tags
+// follow the mpi::Op conventions (ranks within `comm`, mpi::kAnySource, mpi::kAnyTag).
+struct Record {
+    mpi::OpKind kind = mpi::OpKind::Compute;
+    // Compute: either `instructions`, or a duration on the traced machine (`compute_time`,
+    // projected by the CPU speed ratio at replay); exactly one is non-zero.
+    std::uint64_t instructions = 0;
+    Time compute_time;
+    std::int32_t peer = 0, tag = 0, comm = 0;
+    std::uint64_t bytes = 0;
+    std::int32_t peer2 = 0, tag2 = 0;  // Sendrecv: the receive side
+    std::uint64_t bytes2 = 0;
+    std::uint32_t handle = 0, count = 0;  // requests (Isend/Irecv/Wait/Waitall/nonblocking coll)
+    mpi::CollOp coll = mpi::CollOp::Barrier;
+    bool nonblocking = false;
+    std::int32_t root = 0;
+    std::int32_t counts = kNone;  // v-collectives: index into Trace::count_lists
+    std::int32_t color = 0, key = 0;
+    std::uint32_t newcomm = 0;
+    std::uint32_t file = 0;     // MPI-IO file handle
+    std::int32_t path = kNone;  // FileOpen: index into Trace::strings
+    std::uint64_t offset = 0, view_block = 0, view_stride = 0;
+    std::uint8_t whence = mpi::kSeekSet;
+    // Recorded times (absolute, from the trace's time origin), if the trace has them.
+    bool timed = false;
+    Time start, end;
+
+    friend bool operator==(const Record&, const Record&) = default;
+};
+
+class Trace {
+  public:
+    // ---- metadata ----
+    std::string name;    // for outputs ("partdiff-par")
+    std::string source;  // the file or folder it was read from (errors)
+    std::string format;  // the reader that produced it ("native-text", "simgrid-ti", ...)
+    // Instructions per second of one core of the traced machine; compute_time records are
+    // projected with it (0: unknown, the target core's speed is used: times are kept).
+    std::uint64_t traced_speed = 0;
+    std::vector<std::string> strings;                     // file names
+    std::vector<std::vector<std::uint64_t>> count_lists;  // v-collective counts
+    std::vector<io::FileDecl> files;                      // files that exist before the run
+
+    // ---- records ----
+    void resize(std::uint32_t ranks);
+    std::uint32_t ranks() const { return static_cast<std::uint32_t>(streams_.size()); }
+    void append(std::uint32_t rank, const Record& r);  // encodes
+    std::uint64_t events(std::uint32_t rank) const { return counts_[rank]; }
+    std::uint64_t total_events() const;
+    // Index of `s` in strings (added if new); likewise for count lists.
+    std::int32_t intern(const std::string& s);
+    std::int32_t add_counts(std::vector<std::uint64_t> counts);
+
+    // Decodes one rank's records in order.
+    class Cursor {
+      public:
+        Cursor() = default;
+        // False at the end of the rank's records.
+        bool next(Record& out);
+        std::uint64_t position() const { return pos_; }  // bytes consumed
+
+      private:
+        friend class Trace;
+        Cursor(const std::vector<std::uint8_t>* bytes) : bytes_(bytes) {}
+        const std::vector<std::uint8_t>* bytes_ = nullptr;
+        std::uint64_t pos_ = 0;
+        std::int64_t last_ = 0;  // end (ps) of the previous timed record: start deltas
+    };
+    Cursor cursor(std::uint32_t rank) const { return Cursor(&streams_[rank]); }
+
+    // The encoded bytes of one rank (binary format I/O).
+    const std::vector<std::uint8_t>& stream(std::uint32_t rank) const { return streams_[rank]; }
+    // Replaces a rank's bytes with `bytes` holding `events` records (binary reader). Throws
+    // InputError(source, 0, ...) if they do not decode into exactly `events` records.
+    void set_stream(std::uint32_t rank, std::vector<std::uint8_t> bytes, std::uint64_t events);
+
+  private:
+    std::vector<std::vector<std::uint8_t>> streams_;
+    std::vector<std::uint64_t> counts_;
+    std::vector<std::int64_t> last_end_;  // per rank: end (ps) of the last timed record
+    // intern/add_counts lookups (content hash -> index), rebuilt when the public vectors
+    // were changed directly.
+    std::unordered_multimap<std::uint64_t, std::int32_t> string_index_, counts_index_;
+};
+
+// Record <-> its name in text traces and tables ("send", "bcast", "ibcast", "file_write_at").
+std::string record_name(const Record& r);
+// The inverse: sets r.kind (and r.coll, r.nonblocking for collectives); false if `name` is
+// not a record name.
+bool parse_record_name(std::string_view name, Record& r);
+
+// Native formats (traces/README.md). Writers throw InputError if the file cannot be written.
+void write_text(const Trace& t, const std::string& path);
+void write_binary(const Trace& t, const std::string& path);
+Trace read_text(const std::string& path);
+Trace read_binary(const std::string& path);
+
+}  // namespace clustersim::traces
