@@ -4,7 +4,9 @@
 // simulator on a star of RANKS single-core nodes. Reports trace events per second of replay
 // (read + simulate), engine events, wall times and peak memory.
 //
-//   bench_replay [RANKS=1024] [EVENTS=10000] [packet|fluid] [MESSAGE=1KiB]
+//   bench_replay [RANKS=1024] [EVENTS=10000] [packet|analytical|fluid] [MESSAGE=1KiB]
+// (packet: hop-by-hop packets; analytical: the analytical NIC, one event per packet; fluid:
+// max-min flows)
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -78,8 +80,9 @@ int main(int argc, char** argv) {
     topo::GenerateOptions o;
     o.kind = "star";
     o.nodes = n;
+    if (network == "analytical") o.nic = topo::NicModel::Analytical;
     topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-replay.xml");
-    mpi::choose_network(t, network);
+    mpi::choose_network(t, network == "analytical" ? "packet" : network);
     const auto placement = mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin);
     traces::TraceProgram program(loaded,
                                  std::vector<std::uint64_t>(n, t.nodes[0].sockets[0].speed));

@@ -13,9 +13,13 @@ namespace clustersim {
 class InputError : public std::runtime_error {
   public:
     InputError(std::string file, int line, const std::string& what)
-        : std::runtime_error(format(file, line, what)), file_(std::move(file)), line_(line) {}
+        : std::runtime_error(format(file, line, what)),
+          file_(std::move(file)),
+          line_(line),
+          message_(what) {}
     const std::string& file() const { return file_; }
     int line() const { return line_; }
+    const std::string& message() const { return message_; }  // without "<file>:<line>: "
 
   private:
     static std::string format(const std::string& file, int line, const std::string& what) {
@@ -25,6 +29,7 @@ class InputError : public std::runtime_error {
     }
     std::string file_;
     int line_;
+    std::string message_;
 };
 
 }  // namespace clustersim

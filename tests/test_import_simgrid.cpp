@@ -86,14 +86,14 @@ TEST(ImportSimgrid, EveryPlatformParsesWithHandCountedNodes) {
     SKIP_WITHOUT_EXTERNAL();
     // Hosts: <host> elements, or the size of each <cluster>'s radical.
     const std::map<std::string, std::size_t> nodes{
-        {"cluster_backbone.xml", 100},   // radical 0-99
-        {"cluster_crossbar.xml", 65536}, // radical 0-65535
-        {"cluster_dragonfly.xml", 120},  // 0-119 = 3 groups x 4 chassis x 5 routers x 2
-        {"cluster_fat_tree.xml", 16},    // 0-15 = 4 x 4
-        {"cluster_multi.xml", 24},       // three clusters of radical 0-7
-        {"cluster_torus.xml", 12},       // 0-11 = 3 x 2 x 2
-        {"hosts_with_disks.xml", 3},     // bob, alice, carl
-        {"small_platform.xml", 7},       // Tremblay .. Boivin
+        {"cluster_backbone.xml", 100},    // radical 0-99
+        {"cluster_crossbar.xml", 65536},  // radical 0-65535
+        {"cluster_dragonfly.xml", 120},   // 0-119 = 3 groups x 4 chassis x 5 routers x 2
+        {"cluster_fat_tree.xml", 16},     // 0-15 = 4 x 4
+        {"cluster_multi.xml", 24},        // three clusters of radical 0-7
+        {"cluster_torus.xml", 12},        // 0-11 = 3 x 2 x 2
+        {"hosts_with_disks.xml", 3},      // bob, alice, carl
+        {"small_platform.xml", 7},        // Tremblay .. Boivin
     };
     std::size_t seen = 0;
     for (const auto& entry : fs::directory_iterator(kDir)) {
@@ -144,6 +144,18 @@ TEST(ImportSimgrid, SmallPlatformHostsLinksAndRoutes) {
         for (const auto& b : t.nodes)
             EXPECT_TRUE(router.reachable(a.sockets[0].vertex, b.sockets[0].vertex))
                 << a.name << " -> " << b.name;
+    // Fewest-hop routing over the drawn graph shortcuts 12 of the 21 routes between two
+    // hosts (e.g. Jupiter -> Bourassa through link 145 alone); each is reported.
+    const auto shortcut =
+        std::count_if(i.result.unmapped.begin(), i.result.unmapped.end(), [](const std::string& l) {
+            return l.find("exact path of the route") != std::string::npos;
+        });
+    EXPECT_EQ(shortcut, 12) << joined(i.result.unmapped);
+    EXPECT_TRUE(has_line(i.result.unmapped,
+                         "small_platform.xml:87: exact path of the route from 'Jupiter' to "
+                         "'Bourassa' not mapped"))
+        << joined(i.result.unmapped);
+    EXPECT_FALSE(has_line(i.result.unmapped, "from 'Tremblay' to 'Jupiter'"));
     // Loopback is only used in routes to self: it is no vertex.
     EXPECT_EQ(t.find_vertex("l_loopback"), topo::kNoVertex);
 }
@@ -182,6 +194,7 @@ TEST(ImportSimgrid, MultiClusterJoinsClustersThroughTheBackboneLink) {
     EXPECT_EQ(route_latency(t, "node-0.s0", "backboned-0.s0"),
               Time::us(50) + Time::us(500) + Time::us(500) + Time::us(50));
     EXPECT_TRUE(has_line(m.result.unmapped, "wattage_per_state")) << joined(m.result.unmapped);
+    EXPECT_FALSE(has_line(m.result.unmapped, "exact path")) << joined(m.result.unmapped);
     EXPECT_TRUE(has_line(m.result.unmapped, "sharing policy SHARED of cluster 'halfduplex'"))
         << joined(m.result.unmapped);
 }
@@ -224,15 +237,16 @@ TEST(ImportSimgrid, UnmappedDisksAndProperties) {
     EXPECT_EQ(route_latency(h.topo, "bob.s0", "carl.s0"), Time::us(150));
 
     const Imported s = import("small_platform.xml");
-    EXPECT_TRUE(s.result.unmapped.empty() ||
-                !has_line(s.result.unmapped, "disk")) << joined(s.result.unmapped);
+    EXPECT_TRUE(s.result.unmapped.empty() || !has_line(s.result.unmapped, "disk"))
+        << joined(s.result.unmapped);
 }
 
 TEST(ImportSimgrid, NonContiguousRadicalKeepsHostNumbers) {
     const TempFile f(R"(<?xml version='1.0'?>
 <platform version="4.1">
   <zone id="w" routing="Full">
-    <cluster id="c" prefix="h" suffix=".x" radical="0-2,7" speed="2Gf" core="4" bw="10Gbps" lat="1us"/>
+    <cluster id="c" prefix="h" suffix=".x" radical="0-2,7" speed="2Gf" core="4"
+             bw="10Gbps" lat="1us"/>
     <host id="solo" speed="500Mf" availability_file="a.txt"/>
     <link id="L" bandwidth="1GBps" latency="10us"/>
     <zoneRoute src="c" dst="w" gw_src="hc_router.x" gw_dst="solo"><link_ctn id="L"/></zoneRoute>
@@ -251,7 +265,8 @@ TEST(ImportSimgrid, NonContiguousRadicalKeepsHostNumbers) {
 }
 
 TEST(ImportSimgrid, BadInputsNameFileAndLine) {
-    const TempFile a("<platform version=\"4.1\">\n  <host id=\"x\" speed=\"fast\"/>\n</platform>\n");
+    const TempFile a(
+        "<platform version=\"4.1\">\n  <host id=\"x\" speed=\"fast\"/>\n</platform>\n");
     try {
         import_simgrid(a.path());
         ADD_FAILURE() << "no error";

@@ -18,9 +18,9 @@ namespace clustersim::traces {
 namespace {
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 using mpi::CollOp;
 using mpi::OpKind;
+using ::testing::HasSubstr;
 
 const std::string kDir = std::string(CLUSTERSIM_SHARED_DIR) + "/external/simgrid-ti-traces";
 
@@ -184,7 +184,7 @@ TEST(SimgridTi, ThirtyTwoRanksCountedWithAwk) {
     const auto r0 = records(t, 0);
     EXPECT_EQ(r0[0].kind, OpKind::Compute);
     EXPECT_EQ(r0[0].instructions, 127'161u);  // 0 compute 127161
-    const Record& bcast = r0[4];               // 0 bcast 1
+    const Record& bcast = r0[4];              // 0 bcast 1
     EXPECT_EQ(bcast.coll, CollOp::Bcast);
     EXPECT_EQ(bcast.bytes, 8u);
     std::vector<Record> gathers, allreduces, alltoallvs;
@@ -223,18 +223,18 @@ TEST(SimgridTi, EveryReplayFileReads) {
     // Merged files: one line per action, all ranks in one file. Records by hand (init,
     // finalize and comm_size make none).
     const std::map<std::string, std::vector<std::uint64_t>> expected{
-        {"actions0.txt", {3, 0}},              // a per-rank file on its own: peer 1 is a rank
-        {"actions1.txt", {0, 6}},              // rank 1 only: rank 0 has no actions
+        {"actions0.txt", {3, 0}},  // a per-rank file on its own: peer 1 is a rank
+        {"actions1.txt", {0, 6}},  // rank 1 only: rank 0 has no actions
         {"actions_allgatherv.txt", {1, 1, 1, 1}},
         {"actions_allreduce.txt", {2, 2, 2}},  // allreduce, compute
         {"actions_alltoall.txt", {1, 1, 1}},
         {"actions_alltoallv.txt", {1, 1, 1}},
-        {"actions_barrier.txt", {3, 3, 2}},    // send/recv, barrier, compute
-        {"actions_bcast.txt", {5, 5, 5}},      // bcast, compute, bcast, compute, reduce
+        {"actions_barrier.txt", {3, 3, 2}},  // send/recv, barrier, compute
+        {"actions_bcast.txt", {5, 5, 5}},    // bcast, compute, bcast, compute, reduce
         {"actions_bcast_reduce_datatypes.txt", {5, 5, 5}},
         {"actions_gather.txt", {1, 1, 1, 1}},
         {"actions_reducescatter.txt", {1, 1, 1, 1}},
-        {"actions_waitall.txt", {3, 3, 3}},    // 2 isend/irecv + waitall (one Waitall 0..1)
+        {"actions_waitall.txt", {3, 3, 3}},     // 2 isend/irecv + waitall (one Waitall 0..1)
         {"actions_with_isend.txt", {4, 5, 8}},  // rank 2: its isend waited for at the end
     };
     std::size_t seen = 0;
@@ -274,7 +274,8 @@ TEST(SimgridTi, CollectivesMapSizesRootsAndCounts) {
                   (std::vector<std::uint64_t>{275427 * 8, 275427 * 8, 275427 * 8, 204020 * 8}));
     }
     {
-        // bcast 5e4 1 0: root 1, MPI_DOUBLE; bcast 5e4 0 3: MPI_SHORT; reduce 5e4 5e8 0 4: MPI_LONG.
+        // bcast 5e4 1 0: root 1, MPI_DOUBLE; bcast 5e4 0 3: MPI_SHORT; reduce 5e4 5e8 0 4:
+        // MPI_LONG.
         const Trace t = read(kDir + "/replay/actions_bcast_reduce_datatypes.txt");
         const auto r = records(t, 2);
         EXPECT_EQ(r[0].coll, CollOp::Bcast);

@@ -359,7 +359,20 @@ int cmd_run(const RunFlags& f) {
             progress_shown = true;
         };
     }
-    const mpi::SimulationResult res = mpi::simulate(t, placement, *program, options);
+    // Errors of the program (a deadlock, a bad request handle) name the trace when there is one.
+    auto simulate = [&] {
+        try {
+            return mpi::simulate(t, placement, *program, options);
+        } catch (const InputError& e) {
+            if (e.file() != "app") throw;
+            std::string where;
+            for (const auto& a : apps)
+                if (a.trace) where += (where.empty() ? "" : ", ") + a.spec.substr(6);
+            if (where.empty()) throw;
+            throw InputError(where, 0, e.message());
+        }
+    };
+    const mpi::SimulationResult res = simulate();
     if (progress_shown) std::cerr << "\n";
     if (recorder) {
         auto& log = recorder->log();

@@ -34,6 +34,8 @@
 #include "simulator/error.hpp"
 #include "simulator/time.hpp"
 #include "simulator/units.hpp"
+#include "topologies/model_xml.hpp"
+#include "topologies/routing.hpp"
 #include "traces/import.hpp"
 
 namespace clustersim::traces {
@@ -154,7 +156,8 @@ class Importer {
         throw InputError(path_, line_of(n), what);
     }
     void unmapped(int line, const std::string& what, const std::string& why) {
-        unmapped_.emplace_back(line, fmt::format("{}:{}: {} not mapped: {}", path_, line, what, why));
+        unmapped_.emplace_back(line,
+                               fmt::format("{}:{}: {} not mapped: {}", path_, line, what, why));
     }
     void unmapped(pugi::xml_node n, const std::string& what, const std::string& why) {
         unmapped(line_of(n), what, why);
@@ -198,6 +201,7 @@ class Importer {
 
     // ---- routes --------------------------------------------------------------------------
     void connect_routes();
+    void check_routes(const std::string& xml);
     std::string resolve(const std::string& name, std::string& why);
     const std::string& link_vertex(Link& l);
     void add_cable(const std::string& a, const std::string& b, Time latency, std::uint64_t bw);
@@ -217,6 +221,13 @@ class Importer {
     std::unordered_map<std::string, Netpoint> netpoints_;
     std::vector<FlatCluster> flat_;
     std::vector<Route> routes_;
+    struct Drawn {  // a route drawn as cables, with SimGrid's latency and bottleneck
+        int line = 0;
+        std::string what, from, to;
+        Time latency;
+        std::uint64_t bottleneck = 0;
+    };
+    std::vector<Drawn> drawn_;
     std::vector<Item> items_;
     std::vector<std::pair<std::string, std::uint64_t>> switches_;  // name, relay (0: none)
     std::vector<Cable> cables_;
@@ -269,8 +280,9 @@ bool prefix_factor(std::string_view p, long double& f) {
 
 std::uint64_t Importer::speed(pugi::xml_node n, const char* attr, const std::string& what) {
     // SimGrid 3 platforms call it `power` (flops/s without a unit).
-    std::string text = !n.attribute(attr) && n.attribute("power") ? std::string(n.attribute("power").value())
-                                                                   : required(n, attr);
+    std::string text = !n.attribute(attr) && n.attribute("power")
+                           ? std::string(n.attribute("power").value())
+                           : required(n, attr);
     if (const std::size_t comma = text.find(','); comma != std::string::npos) {
         unmapped(n, fmt::format("{} speeds after the first ('{}')", what, text),
                  "one speed per core (no power states); the first is used");
@@ -621,9 +633,9 @@ void Importer::cluster(pugi::xml_node n) {
     const std::string what = fmt::format("cluster '{}'", id);
     extra_attributes(
         n, what,
-        {"id", "prefix", "suffix", "radical", "speed", "power", "core", "bw", "lat", "sharing_policy",
-         "topology", "topo_parameters", "bb_bw", "bb_lat", "bb_sharing_policy", "loopback_bw",
-         "loopback_lat", "limiter_link", "router_id"});
+        {"id", "prefix", "suffix", "radical", "speed", "power", "core", "bw", "lat",
+         "sharing_policy", "topology", "topo_parameters", "bb_bw", "bb_lat", "bb_sharing_policy",
+         "loopback_bw", "loopback_lat", "limiter_link", "router_id"});
     const std::string prefix = n.attribute("prefix").value();
     const std::string suffix = n.attribute("suffix").value();
     bool ok = false;
@@ -743,10 +755,10 @@ void Importer::cluster(pugi::xml_node n) {
                 return s;
             };
             items_.push_back(Item{
-                -1,
-                fmt::format(
-                    R"(<fat-tree type="{}" prefix="{}" switch-prefix="{}" levels="{}" down="{}" up="{}" parallel="{}" {}/>)",
-                    gen_type(), p, sw, levels, join(down), join(up), join(par), link_attrs)});
+                -1, fmt::format(R"(<fat-tree type="{}" prefix="{}" switch-prefix="{}" levels="{}" )"
+                                R"(down="{}" up="{}" parallel="{}" {}/>)",
+                                gen_type(), p, sw, levels, join(down), join(up), join(par),
+                                link_attrs)});
             register_hosts(p);
             not_routable_router("the router of a FAT_TREE cluster has no clustersim vertex");
             if (has_bb)
@@ -804,11 +816,13 @@ void Importer::cluster(pugi::xml_node n) {
             const std::string sw = unique(sanitize(id) + "_df");
             items_.push_back(Item{
                 -1,
-                fmt::format(
-                    R"(<dragonfly type="{}" prefix="{}" switch-prefix="{}" groups="{}" routers="{}" nodes-per-router="{}" global-links="{}" {} local-latency="{}" local-bandwidth="{}" global-latency="{}" global-bandwidth="{}"/>)",
-                    gen_type(), px, sw, groups, a, p[0], h, link_attrs, canonical_time(lat),
-                    canonical_bandwidth(Bandwidth{bw * local_mult}), canonical_time(lat),
-                    canonical_bandwidth(Bandwidth{bw * g[1]}))});
+                fmt::format(R"(<dragonfly type="{}" prefix="{}" switch-prefix="{}" groups="{}" )"
+                            R"(routers="{}" nodes-per-router="{}" global-links="{}" {} )"
+                            R"(local-latency="{}" local-bandwidth="{}" global-latency="{}" )"
+                            R"(global-bandwidth="{}"/>)",
+                            gen_type(), px, sw, groups, a, p[0], h, link_attrs, canonical_time(lat),
+                            canonical_bandwidth(Bandwidth{bw * local_mult}), canonical_time(lat),
+                            canonical_bandwidth(Bandwidth{bw * g[1]}))});
             register_hosts(px);
             not_routable_router("the router of a DRAGONFLY cluster has no clustersim vertex");
             if (groups > 1) {
@@ -851,10 +865,10 @@ void Importer::cluster(pugi::xml_node n) {
         const std::string p = node_prefix(base, id, count);
         items_.push_back(Item{
             -1,
-            fmt::format(
-                R"(<star type="{}" prefix="{}" nodes="{}" switch="{}"{} link-latency="{}" link-bandwidth="{}"/>)",
-                type, p, count, fc.sw, relay, canonical_time(link_lat),
-                canonical_bandwidth(Bandwidth{bw}))});
+            fmt::format(R"(<star type="{}" prefix="{}" nodes="{}" switch="{}"{} link-latency="{}" )"
+                        R"(link-bandwidth="{}"/>)",
+                        type, p, count, fc.sw, relay, canonical_time(link_lat),
+                        canonical_bandwidth(Bandwidth{bw}))});
         register_hosts(p);
     } else {
         // Keep SimGrid's host numbers: explicit nodes on a switch.
@@ -990,6 +1004,12 @@ void Importer::connect_routes() {
             chain.push_back(Hop{link_vertex(*l), Time::ps(l->latency.ps() / 2), l->bw});
         }
         chain.push_back(Hop{to, Time(), 0});
+        Drawn d{r.line, what, from, to, Time(), kInternalBw};
+        for (const Hop& h : chain) {
+            d.latency = d.latency + h.half + h.half;
+            if (h.bw != 0) d.bottleneck = std::min(d.bottleneck, h.bw);
+        }
+        drawn_.push_back(std::move(d));
         for (std::size_t i = 1; i < chain.size(); ++i) {
             const Hop& a = chain[i - 1];
             const Hop& b = chain[i];
@@ -1011,6 +1031,31 @@ void Importer::connect_routes() {
         if (l.self_route && l.policy != Policy::Fatpipe)
             unmapped(l.line, fmt::format("sharing of loopback link '{}' between hosts", l.id),
                      "each host gets its own copy");
+    }
+}
+
+// Compares each drawn route with clustersim's fewest-hop path between its ends: links that
+// other routes place next to each other can make a shorter path than SimGrid's route.
+void Importer::check_routes(const std::string& xml) {
+    if (drawn_.empty()) return;
+    const topo::Topology t = topo::parse_model(xml, path_);
+    const topo::Router router(t);
+    for (const Drawn& d : drawn_) {
+        const topo::VertexId a = t.find_vertex(d.from), b = t.find_vertex(d.to);
+        if (a == topo::kNoVertex || b == topo::kNoVertex || a == b) continue;
+        Time latency;
+        std::uint64_t bottleneck = kInternalBw;
+        for (const topo::EdgeId e : router.path(a, b)) {
+            latency = latency + t.edge(e).latency;
+            bottleneck = std::min(bottleneck, t.edge(e).bandwidth.bytes_per_s);
+        }
+        if (latency == d.latency && bottleneck == d.bottleneck) continue;
+        unmapped(d.line, fmt::format("exact path of the {}", d.what),
+                 fmt::format("clustersim's fewest-hop path has {} of latency and a {} "
+                             "bottleneck, SimGrid's route {} and {} (other routes put its "
+                             "links next to each other)",
+                             format_time(latency), format_bandwidth(Bandwidth{bottleneck}),
+                             format_time(d.latency), format_bandwidth(Bandwidth{d.bottleneck})));
     }
 }
 
@@ -1123,6 +1168,7 @@ ImportResult Importer::run() {
         throw InputError(path_, line_of(root),
                          "the platform declares no <host> and no <cluster>; expected at least one");
     result_.xml = emit();
+    check_routes(result_.xml);
     std::stable_sort(unmapped_.begin(), unmapped_.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [line, text] : unmapped_) result_.unmapped.push_back(std::move(text));
