@@ -66,6 +66,9 @@ class IoService : public net::NetworkClient {
     // What the rank waits for, for deadlock reports ("" if nothing to add).
     virtual std::string describe(std::int32_t rank) const = 0;
     virtual IoReport report() const = 0;
+    // From now on, append every disk request's service interval to `out` (track = server
+    // index, in report() order); null stops.
+    virtual void record_disks(std::vector<net::Activity>* out) = 0;
 };
 
 struct IoContext {

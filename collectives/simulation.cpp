@@ -117,7 +117,9 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
     if (io) {
         forward.io = io.get();
         runtime.set_io(io.get());
+        if (options.disk_activity != nullptr) io->record_disks(options.disk_activity);
     }
+    if (options.link_activity != nullptr) network.record_links(options.link_activity);
 
     const auto t0 = std::chrono::steady_clock::now();
     runtime.start();

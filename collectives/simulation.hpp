@@ -42,6 +42,10 @@ struct SimulationOptions {
     OpObserver* observer = nullptr;
     // Several applications at once (Runtime::set_apps); empty: one.
     std::vector<std::uint32_t> app_sizes;
+    // Hardware activity for detailed timelines: link busy intervals (track = edge id; only
+    // the packet model records them) and disk service intervals (track = server index).
+    std::vector<net::Activity>* link_activity = nullptr;
+    std::vector<net::Activity>* disk_activity = nullptr;
     // Called about every 2^18 events with the events so far and the simulated time.
     std::function<void(std::uint64_t events, Time now)> progress;
 };

@@ -214,6 +214,7 @@ class FileSystem final : public mpi::IoService, public Component {
     void message_injected(std::uint64_t) override {}
     std::string describe(std::int32_t rank) const override;
     mpi::IoReport report() const override;
+    void record_disks(std::vector<net::Activity>* out) override { disk_activity_ = out; }
     void handle(Engine& engine, const Event& event) override;
     std::string name() const override { return "file-system"; }
 
@@ -275,6 +276,7 @@ class FileSystem final : public mpi::IoService, public Component {
     std::vector<std::uint64_t> done_bytes_;  // per rank: bytes of the operation finishing
     std::vector<std::string> waiting_;       // per rank: what it waits for (describe)
     std::vector<IoRule> rules_;              // collective I/O choice per operation name
+    std::vector<net::Activity>* disk_activity_ = nullptr;
     mpi::IoReport report_;
 };
 
@@ -393,6 +395,9 @@ void FileSystem::pump(std::uint32_t s) {
     std::uint64_t token = 0;
     while (sv.busy < sv.disk->channels() && sv.cache->next(req, token)) {
         const Time t = sv.disk->service(req);
+        if (disk_activity_ != nullptr)
+            disk_activity_->push_back(
+                net::Activity{s, engine_.now(), engine_.now() + t, req.bytes});
         std::uint32_t slot;
         if (!sv.free_slots.empty()) {
             slot = sv.free_slots.back();

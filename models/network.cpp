@@ -200,7 +200,23 @@ Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
     link.busy_until = end;
     link.bytes += p.bytes;
     ++stats_.packet_hops;
+    if (activity_ != nullptr) {
+        std::uint32_t& last = last_activity_[e];
+        if (last != UINT32_MAX && (*activity_)[last].end == start) {
+            (*activity_)[last].end = end;
+            (*activity_)[last].bytes += p.bytes;
+        } else {
+            last = static_cast<std::uint32_t>(activity_->size());
+            activity_->push_back(Activity{e, start, end, p.bytes});
+        }
+    }
     return end;
+}
+
+bool Network::record_links(std::vector<Activity>* out) {
+    activity_ = out;
+    last_activity_.assign(links_.size(), UINT32_MAX);
+    return true;
 }
 
 void Network::inject_packet(std::uint32_t pi) {

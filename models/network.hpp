@@ -41,6 +41,7 @@ class Network final : public Component, public Transport {
               bool notify_injected) override;
     const NetworkStats& stats() const override { return stats_; }
     std::vector<std::uint64_t> edge_bytes() const override;
+    bool record_links(std::vector<Activity>* out) override;
     std::size_t streams() const { return streams_.size(); }
     // Packets in flight for one window of stream (src, dst) (for tests and reports).
     std::uint32_t window(VertexId src, VertexId dst);
@@ -49,6 +50,8 @@ class Network final : public Component, public Transport {
     std::string name() const override { return "network"; }
 
   private:
+    std::vector<Activity>* activity_ = nullptr;  // record_links
+    std::vector<std::uint32_t> last_activity_;   // per edge: its latest interval in activity_
     enum Kind : std::uint32_t { kArrive = 0, kLinkFree = 1, kDeliver = 2, kInjected = 3 };
     static constexpr std::uint32_t kNil = UINT32_MAX;
 

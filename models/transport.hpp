@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "simulator/time.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim::net {
@@ -32,6 +33,14 @@ struct NetworkStats {
     std::uint64_t packet_hops = 0;      // packet model: link traversals; fluid: rate recomputations
 };
 
+// A busy interval of a piece of hardware (a link, a disk), for detailed timelines.
+// `track` names the hardware within its kind (an edge id, a server index).
+struct Activity {
+    std::uint32_t track = 0;
+    Time start, end;
+    std::uint64_t bytes = 0;
+};
+
 class Transport {
   public:
     virtual ~Transport() = default;
@@ -42,6 +51,13 @@ class Transport {
     virtual const NetworkStats& stats() const = 0;
     // Payload bytes that crossed each one-way edge, indexed by edge id.
     virtual std::vector<std::uint64_t> edge_bytes() const = 0;
+    // From now on, append the busy intervals of links (track = edge id) to `out`, back-to-back
+    // transmissions merged into one interval; null stops. Models that cannot tell return
+    // false.
+    virtual bool record_links(std::vector<Activity>* out) {
+        (void)out;
+        return false;
+    }
 };
 
 }  // namespace clustersim::net

@@ -4,7 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "cli_fixtures.hpp"
+#include "timeline_check.hpp"
 
 namespace {
 
@@ -110,6 +113,34 @@ TEST(CliIo, BadInputs) {
     expect_bad_input("validate " + bad_cache,
                      "bad-cache.xml:5: unknown cache model 'lru'; valid: none, write_behind, "
                      "aggregation, reorder");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CliIo, HardwareTimelineHasDiskAndLinkTracks) {
+    const std::string dir = temp_path("hw");
+    const Result r = run("run " + example("figure5-io-8.xml") +
+                         " --ranks 8 --app io:size=16MiB,transfer=4MiB --timeline-detail "
+                         "hardware --out " +
+                         dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream f(dir + "/timeline.json");
+    const auto doc = nlohmann::json::parse(f);
+    clustersim::expect_valid_timeline(doc);
+    int disks = 0, links = 0;
+    for (const auto& e : doc.at("traceEvents"))
+        if (e.at("ph") == "M" && e.at("name") == "thread_name") {
+            const auto name = e.at("args").at("name").get<std::string>();
+            disks += name.rfind("disk ", 0) == 0;
+            links += name.rfind("link ", 0) == 0;
+        }
+    EXPECT_EQ(disks, 8);
+    EXPECT_GT(links, 8);
+    expect_bad_input("run " + example("figure5-io-8.xml") +
+                         " --ranks 8 --app io:size=16MiB --timeline-detail hardware",
+                     "'hardware' needs --out");
 }
 
 }  // namespace

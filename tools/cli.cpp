@@ -359,6 +359,13 @@ int cmd_run(const RunFlags& f) {
             progress_shown = true;
         };
     }
+    std::vector<net::Activity> link_activity, disk_activity;
+    if (f.timeline_detail == "hardware") {
+        if (f.out.empty())
+            throw InputError("--timeline-detail", 0, "'hardware' needs --out (it is a timeline)");
+        options.link_activity = &link_activity;
+        options.disk_activity = &disk_activity;
+    }
     // Errors of the program (a deadlock, a bad request handle) name the trace when there is one.
     auto simulate = [&] {
         try {
@@ -388,6 +395,20 @@ int cmd_run(const RunFlags& f) {
             }
             r0 += a.ranks;
         }
+        for (const auto& a : link_activity)
+            log.hardware.push_back(
+                traces::HardwareSpan{fmt::format("link {}->{}", t.vertex(t.source_of(a.track)).name,
+                                                 t.vertex(t.target_of(a.track)).name),
+                                     a.start, a.end, format_size(a.bytes)});
+        for (const auto& a : disk_activity)
+            log.hardware.push_back(
+                traces::HardwareSpan{fmt::format("disk {}", a.track < res.io.servers.size()
+                                                                ? res.io.servers[a.track].node
+                                                                : std::to_string(a.track)),
+                                     a.start, a.end, format_size(a.bytes)});
+        if (f.timeline_detail == "hardware" && t.settings.model == topo::NetworkModel::Fluid)
+            std::cerr << "clustersim: note: the fluid network model keeps no per-link "
+                         "intervals; the timeline has disk tracks only\n";
         auto& st = recorder->trace();
         st.name = apps.size() == 1 && apps[0].trace ? apps[0].trace->name : "simulated";
     }

@@ -122,7 +122,7 @@ std::string sanitize(std::string_view s) {
     return out.empty() ? std::string("x") : out;
 }
 
-std::string half_split(std::string_view s, char sep, std::vector<std::string>& out) {
+void split_on(std::string_view s, char sep, std::vector<std::string>& out) {
     out.clear();
     std::string cur;
     for (char c : s) {
@@ -134,7 +134,6 @@ std::string half_split(std::string_view s, char sep, std::vector<std::string>& o
         }
     }
     out.push_back(cur);
-    return {};
 }
 
 class Importer {
@@ -587,7 +586,7 @@ std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok) {
     std::vector<std::int64_t> out;
     ok = true;
     std::vector<std::string> parts;
-    half_split(text, ',', parts);
+    split_on(text, ',', parts);
     for (const std::string& part : parts) {
         const std::size_t dash = part.find('-', 1);
         char* end = nullptr;
@@ -617,7 +616,7 @@ std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok) {
 
 bool parse_list(std::string_view text, std::vector<std::uint64_t>& out) {
     std::vector<std::string> parts;
-    half_split(text, ',', parts);
+    split_on(text, ',', parts);
     out.clear();
     for (const std::string& p : parts) {
         char* end = nullptr;
@@ -728,7 +727,7 @@ void Importer::cluster(pugi::xml_node n) {
     };
     if (topology == "FAT_TREE") {
         std::vector<std::string> parts;
-        half_split(params, ';', parts);
+        split_on(params, ';', parts);
         std::vector<std::uint64_t> down, up, par;
         std::uint64_t levels = 0;
         bool good = parts.size() == 4 && parse_list(parts[0], down) && down.size() == 1;
@@ -791,7 +790,7 @@ void Importer::cluster(pugi::xml_node n) {
     } else if (topology == "DRAGONFLY") {
         // groups,blue-links;chassis,black-links;routers,green-links;nodes-per-router
         std::vector<std::string> parts;
-        half_split(params, ';', parts);
+        split_on(params, ';', parts);
         std::vector<std::uint64_t> g, c, b, p;
         const bool good = parts.size() == 4 && parse_list(parts[0], g) && g.size() == 2 &&
                           parse_list(parts[1], c) && c.size() == 2 && parse_list(parts[2], b) &&
