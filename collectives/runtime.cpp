@@ -511,7 +511,7 @@ void Runtime::record(std::int32_t rank) {
             release(r.blocking[1], true);
             break;
         case OpKind::Collective:
-            st.bytes += op.bytes;
+            st.bytes += collective_bytes(rank, op);
             release(r.blocking[0], false);
             break;
         case OpKind::CommDup:
@@ -550,6 +550,19 @@ void Runtime::record(std::int32_t rank) {
         const Time wait = min(max(ready, r.op_start), now) - r.op_start;
         observe(rank, kind, wait, st.bytes - bytes_before, peer);
     }
+}
+
+std::uint64_t Runtime::collective_bytes(std::int32_t rank, const Op& op) const {
+    if (op.counts == nullptr) return op.bytes;
+    // v-collectives: what this rank passes (its block, or its row of the alltoallv matrix).
+    const Comm& c = comms_[ranks_[rank].op_comm];
+    const auto me = static_cast<std::size_t>(c.comm_rank(rank));
+    const auto& counts = *op.counts;
+    if (op.coll != CollOp::Alltoallv) return me < counts.size() ? counts[me] : 0;
+    const std::size_t n = c.members.size();
+    std::uint64_t sum = 0;
+    for (std::size_t j = 0; j < n && me * n + j < counts.size(); ++j) sum += counts[me * n + j];
+    return sum;
 }
 
 void Runtime::observe(std::int32_t rank, int kind, Time wait, std::uint64_t bytes,
@@ -688,7 +701,7 @@ void Runtime::advance(std::int32_t rank) {
                 const std::uint32_t req = start_collective(rank, op);
                 if (op.nonblocking) {
                     set_handle(req);
-                    count_nonblocking(op.bytes);
+                    count_nonblocking(collective_bytes(rank, op));
                     continue;
                 }
                 r.blocking[0] = req;

@@ -192,6 +192,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void finish_op(std::int32_t rank);
     void record(std::int32_t rank);  // statistics and request release for the rank's current op
     void observe(std::int32_t rank, int kind, Time wait, std::uint64_t bytes, std::int32_t peer);
+    // Bytes a rank passes to a collective call (v-variants: from the counts).
+    std::uint64_t collective_bytes(std::int32_t rank, const Op& op) const;
     std::uint32_t handle_request(std::int32_t rank, std::uint32_t handle) const;
     std::uint32_t comm_of(std::int32_t rank, std::int32_t handle) const;
     std::int32_t world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer,
