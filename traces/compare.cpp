@@ -20,6 +20,7 @@ namespace {
 
 struct Totals {
     std::vector<Time> rank_end;
+    std::vector<Time> rank_comm;
     std::map<int, std::pair<std::uint64_t, Time>> ops;  // kind -> (count, summed duration)
     Time end;
 };
@@ -27,10 +28,12 @@ struct Totals {
 Totals totals(const RunLog& log) {
     Totals t;
     t.rank_end.resize(log.ranks.size());
+    t.rank_comm.resize(log.ranks.size());
     for (const auto& e : log.ops) {
         const auto r = static_cast<std::size_t>(e.rank);
-        if (r >= t.rank_end.size()) t.rank_end.resize(r + 1);
+        if (r >= t.rank_end.size()) t.rank_end.resize(r + 1), t.rank_comm.resize(r + 1);
         t.rank_end[r] = max(t.rank_end[r], e.end);
+        if (e.kind != static_cast<int>(mpi::OpKind::Compute)) t.rank_comm[r] += e.end - e.start;
         t.end = max(t.end, e.end);
         auto& o = t.ops[e.kind];
         ++o.first;
@@ -60,6 +63,11 @@ Comparison compare_runs(const RunLog& recorded, const RunLog& simulated) {
         if (r < a.rank_end.size()) row.recorded = a.rank_end[r];
         if (r < b.rank_end.size()) row.simulated = b.rank_end[r];
         c.ranks.push_back(row);
+        CompareRow comm;
+        comm.name = row.name;
+        if (r < a.rank_comm.size()) comm.recorded = a.rank_comm[r];
+        if (r < b.rank_comm.size()) comm.simulated = b.rank_comm[r];
+        c.rank_comm.push_back(comm);
     }
     std::map<int, CompareRow> ops;
     for (const auto& [k, v] : a.ops) {
@@ -88,15 +96,19 @@ std::string format_comparison(const Comparison& c, std::size_t max_rank_rows) {
     out += fmt::format("  total runtime: recorded {}, simulated {}, error {}\n",
                        format_time(c.total.recorded), format_time(c.total.simulated),
                        percent(c.total.error()));
-    out += "\n  rank         recorded    simulated     error\n";
+    out +=
+        "\n  rank         runtime: recorded  simulated    error   MPI + I/O: recorded  simulated   "
+        " error\n";
     for (std::size_t i = 0; i < c.ranks.size(); ++i) {
         if (c.ranks.size() > max_rank_rows && i == max_rank_rows / 2) {
             out += fmt::format("  ... {} more ranks\n", c.ranks.size() - max_rank_rows);
             i = c.ranks.size() - max_rank_rows / 2;
         }
         const auto& r = c.ranks[i];
-        out += fmt::format("  {:<10} {:>10}   {:>10}   {:>7}\n", r.name, format_time(r.recorded),
-                           format_time(r.simulated), percent(r.error()));
+        const auto& m = c.rank_comm[i];
+        out += fmt::format("  {:<10} {:>19}  {:>9}  {:>7}   {:>19}  {:>9}  {:>7}\n", r.name,
+                           format_time(r.recorded), format_time(r.simulated), percent(r.error()),
+                           format_time(m.recorded), format_time(m.simulated), percent(m.error()));
     }
     out += "\n  operation (time summed over ranks)   calls   recorded    simulated     error\n";
     for (const auto& r : c.ops)
@@ -121,6 +133,7 @@ void write_comparison_csv(const Comparison& c, const std::string& path) {
     };
     row("total", c.total);
     for (const auto& r : c.ranks) row("rank", r);
+    for (const auto& r : c.rank_comm) row("rank_mpi_io", r);
     for (const auto& r : c.ops) row("operation", r);
 }
 

@@ -20,8 +20,10 @@ struct CompareRow {
 };
 
 struct Comparison {
-    CompareRow total;                // runtime: the last rank's end
-    std::vector<CompareRow> ranks;   // per rank: its last end (its runtime)
+    CompareRow total;               // runtime: the last rank's end
+    std::vector<CompareRow> ranks;  // per rank: its last end (its runtime)
+    // per rank: time in MPI and MPI-IO calls (everything but compute), as PSINS compares
+    std::vector<CompareRow> rank_comm;
     std::vector<CompareRow> ops;     // per operation kind: summed durations over ranks
     std::vector<std::string> notes;  // e.g. rank counts differ
 };
