@@ -11,6 +11,7 @@
 
 #include "cli_fixtures.hpp"
 #include "timeline_check.hpp"
+#include "trace_fixtures.hpp"
 #include "traces/reader.hpp"
 #include "traces/recorder.hpp"
 #include "traces/trace.hpp"
@@ -25,11 +26,7 @@ std::string external(const std::string& rel) {
     return std::string(CLUSTERSIM_SHARED_DIR) + "/external/" + rel;
 }
 
-#define NEED_EXTERNAL()                                                             \
-    do {                                                                            \
-        if (!fs::is_directory(external("")))                                        \
-            GTEST_SKIP() << "../shared/external not found next to the source tree"; \
-    } while (0)
+#define NEED_EXTERNAL() SKIP_WITHOUT_EXTERNAL()
 
 std::string out_dir(const std::string& name) {
     const std::string d = temp_path(name);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "simulator/error.hpp"
+#include "trace_fixtures.hpp"
 #include "traces/reader.hpp"
 #include "traces/trace.hpp"
 
@@ -24,33 +25,16 @@ using ::testing::HasSubstr;
 
 const std::string kDir = std::string(CLUSTERSIM_SHARED_DIR) + "/external/simgrid-ti-traces";
 
-#define SKIP_WITHOUT_EXTERNAL()                                                   \
-    do {                                                                          \
-        if (!fs::exists(std::string(CLUSTERSIM_SHARED_DIR) + "/external"))        \
-            GTEST_SKIP() << "no " CLUSTERSIM_SHARED_DIR "/external in this tree"; \
-    } while (0)
-
 Trace read(const std::string& path, ReadReport& report, bool skip_unknown = false) {
-    ReadOptions o;
-    o.skip_unknown = skip_unknown;
-    return make_simgrid_ti_reader()->read(path, o, report);
+    return testing::read_with(*make_simgrid_ti_reader(), path, report, skip_unknown);
 }
 Trace read(const std::string& path) {
     ReadReport report;
     return read(path, report);
 }
-
-std::vector<Record> records(const Trace& t, std::uint32_t rank) {
-    std::vector<Record> out;
-    Trace::Cursor c = t.cursor(rank);
-    for (Record r; c.next(r);) out.push_back(r);
-    return out;
-}
-
+using testing::records;
 std::map<std::string, int> kinds(const Trace& t, std::uint32_t rank) {
-    std::map<std::string, int> out;
-    for (const Record& r : records(t, rank)) ++out[record_name(r)];
-    return out;
+    return testing::kinds(t, rank, true);
 }
 
 std::string sniff_head(const std::string& path) {

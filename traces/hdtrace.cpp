@@ -35,6 +35,7 @@
 
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
+#include "traces/piosimhd_units.hpp"
 #include "traces/reader.hpp"
 
 namespace clustersim::traces {
@@ -127,37 +128,6 @@ std::optional<std::int64_t> parse_int(std::string_view s) {
     const auto [p, ec] = std::from_chars(b, s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
     return v;
-}
-
-// PIOsimHD's sizes ("64K", "5235848"): a whole number with an optional binary K/M/G/T suffix
-// (PIOsimHD's Numbers: K = 1024, M = 1024^2, G = 1024^3; it calls 1024^4 "P").
-std::optional<std::uint64_t> parse_piosim_size(std::string s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.erase(0, 1);
-    std::uint64_t mult = 1;
-    if (!s.empty()) {
-        switch (s.back()) {
-            case 'K':
-                mult = 1ULL << 10;
-                break;
-            case 'M':
-                mult = 1ULL << 20;
-                break;
-            case 'G':
-                mult = 1ULL << 30;
-                break;
-            case 'T':
-            case 'P':
-                mult = 1ULL << 40;
-                break;
-            default:
-                break;
-        }
-        if (mult != 1) s.pop_back();
-    }
-    const auto v = parse_int(s);
-    if (!v || *v < 0) return std::nullopt;
-    return static_cast<std::uint64_t>(*v) * mult;
 }
 
 // ---- the project file ------------------------------------------------------------------------

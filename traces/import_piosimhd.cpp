@@ -26,6 +26,7 @@
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 #include "traces/import.hpp"
+#include "traces/piosimhd_units.hpp"
 
 namespace clustersim::traces {
 namespace {
@@ -182,35 +183,12 @@ class Importer {
     // ---- values --------------------------------------------------------------------------------
     // PIOsimHD's Numbers.getLongValue: a whole number with an optional K/M/G/T (2^10k).
     std::uint64_t value(const Param& p, const char* what) const {
-        std::string s = p.text;
-        std::uint64_t mult = 1;
-        if (!s.empty()) {
-            switch (s.back()) {
-                case 'K':
-                    mult = 1ULL << 10;
-                    break;
-                case 'M':
-                    mult = 1ULL << 20;
-                    break;
-                case 'G':
-                    mult = 1ULL << 30;
-                    break;
-                case 'T':
-                case 'P':
-                    mult = 1ULL << 40;
-                    break;
-                default:
-                    break;
-            }
-            if (mult != 1) s.pop_back();
-        }
-        std::uint64_t v = 0;
-        const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-        if (s.empty() || ec != std::errc() || ptr != s.data() + s.size())
+        const auto v = parse_piosim_size(p.text);
+        if (!v)
             fail(p.node, fmt::format("<{}> '{}': expected {} as a whole number with an optional "
                                      "K, M or G (1024-based), e.g. 100M",
                                      p.node.name(), p.text, what));
-        return v * mult;
+        return *v;
     }
     Time time(const Param& p) const {
         std::string s = p.text;
