@@ -114,6 +114,10 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus,
 }
 
 Runtime::PairSeq& Runtime::pair(std::int32_t src, std::int32_t dst) {
+    return pairs_[pair_slot(src, dst)];
+}
+
+std::uint32_t Runtime::pair_slot(std::int32_t src, std::int32_t dst) {
     const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
                               static_cast<std::uint32_t>(dst);
     std::uint32_t i = pair_index_.find(key);
@@ -122,7 +126,7 @@ Runtime::PairSeq& Runtime::pair(std::int32_t src, std::int32_t dst) {
         pairs_.emplace_back();
         pair_index_.insert(key, i);
     }
-    return pairs_[i];
+    return i;
 }
 
 void Runtime::start() {
@@ -164,11 +168,12 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner) {
     const std::uint32_t req = requests_.acquire(
         Request{true, false, false, rank, dst, tag, context, bytes, owner, engine_.now()});
-    const std::uint64_t seq = pair(rank, dst).next_send++;
+    const std::uint32_t slot = pair_slot(rank, dst);
+    const std::uint64_t seq = pairs_[slot].next_send++;
     const bool eager = bytes <= config_.eager_threshold;
     const std::uint32_t m =
         msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
-                          seq, req, kNil, false, false, engine_.now()});
+                          seq, req, kNil, false, false, engine_.now(), slot});
     // Rendezvous control messages carry no payload bytes.
     network_.send(ranks_[rank].where.vertex, ranks_[dst].where.vertex, eager ? bytes : 0, m, eager);
     return req;
@@ -212,21 +217,22 @@ void Runtime::bind(std::uint32_t m, std::uint32_t req) {
 
 void Runtime::envelope_arrived(std::uint32_t m) {
     const std::int32_t src = msgs_[m].src;
-    Rank& r = ranks_[msgs_[m].dst];
     const std::int32_t dst = msgs_[m].dst;
-    if (msgs_[m].seq !=
-        pair(src, dst).next_recv) {  // overtook an earlier message of the pair: hold it back
+    Rank& r = ranks_[dst];
+    // An index, not a reference: matching may post sends that add pairs (and move pairs_).
+    const std::uint32_t p = msgs_[m].pair;
+    if (msgs_[m].seq != pairs_[p].next_recv) {  // overtook an earlier message: hold it back
         r.early.emplace((static_cast<std::uint64_t>(src) << 40) | msgs_[m].seq, m);
         return;
     }
-    ++pair(src, dst).next_recv;
+    ++pairs_[p].next_recv;
     match_arrival(m);
     while (!r.early.empty()) {
-        auto it = r.early.find((static_cast<std::uint64_t>(src) << 40) | pair(src, dst).next_recv);
+        auto it = r.early.find((static_cast<std::uint64_t>(src) << 40) | pairs_[p].next_recv);
         if (it == r.early.end()) break;
         const std::uint32_t next = it->second;
         r.early.erase(it);
-        ++pair(src, dst).next_recv;
+        ++pairs_[p].next_recv;
         match_arrival(next);
     }
 }

@@ -124,7 +124,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint64_t seq;
         std::uint32_t send_req, recv_req;
         bool send_done, recv_done;
-        Time posted;  // when the sender posted it
+        Time posted;         // when the sender posted it
+        std::uint32_t pair;  // index of (src, dst) in pairs_
     };
     struct Request {
         bool is_send;
@@ -242,6 +243,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint64_t next_recv = 0;
     };
     PairSeq& pair(std::int32_t src, std::int32_t dst);
+    std::uint32_t pair_slot(std::int32_t src, std::int32_t dst);  // index into pairs_
     net::SlotMap pair_index_;
     std::vector<PairSeq> pairs_;
     std::map<std::pair<std::uint32_t, std::uint32_t>, GlobalSync> syncs_;  // (comm, call sequence)
