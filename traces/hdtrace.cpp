@@ -37,51 +37,13 @@
 #include "simulator/units.hpp"
 #include "traces/piosimhd_units.hpp"
 #include "traces/reader.hpp"
+#include "traces/xml_file.hpp"
 
 namespace clustersim::traces {
 namespace {
 
 namespace fs = std::filesystem;
 __extension__ typedef __int128 Ps;  // picoseconds since the epoch: wider than int64
-
-// ---- an XML file with line numbers ---------------------------------------------------------
-
-class XmlFile {
-  public:
-    explicit XmlFile(std::string path) : path_(std::move(path)) {
-        std::ifstream in(path_, std::ios::binary);
-        if (!in)
-            throw InputError(path_, 0, fmt::format("cannot read file: {}", std::strerror(errno)));
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        text_ = ss.str();
-        for (std::size_t i = 0; i < text_.size(); ++i)
-            if (text_[i] == '\n') newlines_.push_back(i);
-        const pugi::xml_parse_result res =
-            doc_.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
-        if (!res)
-            throw InputError(path_, line_at(res.offset),
-                             fmt::format("malformed XML: {}", res.description()));
-    }
-    const std::string& path() const { return path_; }
-    const pugi::xml_document& doc() const { return doc_; }
-    int line_at(std::ptrdiff_t offset) const {
-        if (offset < 0) return 0;
-        const auto it =
-            std::lower_bound(newlines_.begin(), newlines_.end(), static_cast<std::size_t>(offset));
-        return static_cast<int>(it - newlines_.begin()) + 1;
-    }
-    int line(pugi::xml_node n) const { return line_at(n.offset_debug()); }
-    [[noreturn]] void fail(pugi::xml_node n, const std::string& what) const {
-        throw InputError(path_, line(n), what);
-    }
-
-  private:
-    std::string path_;
-    std::string text_;
-    std::vector<std::size_t> newlines_;
-    pugi::xml_document doc_;
-};
 
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -27,6 +27,7 @@
 #include "simulator/units.hpp"
 #include "traces/import.hpp"
 #include "traces/piosimhd_units.hpp"
+#include "traces/xml_file.hpp"
 
 namespace clustersim::traces {
 namespace {
@@ -83,33 +84,13 @@ struct Param {
 
 class Importer {
   public:
-    explicit Importer(std::string path) : path_(std::move(path)) {
-        std::ifstream in(path_, std::ios::binary);
-        if (!in)
-            throw InputError(path_, 0, fmt::format("cannot read file: {}", std::strerror(errno)));
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        text_ = ss.str();
-        for (std::size_t i = 0; i < text_.size(); ++i)
-            if (text_[i] == '\n') newlines_.push_back(i);
-        const pugi::xml_parse_result res =
-            doc_.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
-        if (!res)
-            throw InputError(path_, line_at(res.offset),
-                             fmt::format("malformed XML: {}", res.description()));
-    }
+    explicit Importer(std::string path) : file_(std::move(path)), path_(file_.path()) {}
 
     ImportResult run();
 
   private:
     // ---- locations, errors, unmapped ------------------------------------------------------
-    int line_at(std::ptrdiff_t offset) const {
-        if (offset < 0) return 0;
-        const auto it =
-            std::lower_bound(newlines_.begin(), newlines_.end(), static_cast<std::size_t>(offset));
-        return static_cast<int>(it - newlines_.begin()) + 1;
-    }
-    int line(pugi::xml_node n) const { return line_at(n.offset_debug()); }
+    int line(pugi::xml_node n) const { return file_.line(n); }
     [[noreturn]] void fail(pugi::xml_node n, const std::string& what) const {
         throw InputError(path_, line(n), what);
     }
@@ -229,10 +210,8 @@ class Importer {
     void switch_(pugi::xml_node s);
     void settings(pugi::xml_node g);
 
+    XmlFile file_;  // the model, with line numbers
     std::string path_;
-    std::string text_;
-    std::vector<std::size_t> newlines_;
-    pugi::xml_document doc_;
     std::map<std::pair<std::string, std::string>, pugi::xml_node> templates_;  // (kind, name)
 
     struct Unmapped {
@@ -534,7 +513,7 @@ void Importer::settings(pugi::xml_node g) {
 }
 
 ImportResult Importer::run() {
-    const pugi::xml_node project = doc_.document_element();
+    const pugi::xml_node project = file_.doc().document_element();
     if (!same(project.name(), "Project"))
         fail(project,
              fmt::format("expected a PIOsimHD model: root <Project>, found <{}>", project.name()));

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -37,6 +38,7 @@
 #include "topologies/model_xml.hpp"
 #include "topologies/routing.hpp"
 #include "traces/import.hpp"
+#include "traces/xml_file.hpp"
 
 namespace clustersim::traces {
 
@@ -143,14 +145,7 @@ class Importer {
 
   private:
     // ---- diagnostics ---------------------------------------------------------------------
-    int line_of(pugi::xml_node n) const {
-        const std::ptrdiff_t off = n.offset_debug();
-        if (off < 0) return 0;
-        return static_cast<int>(std::upper_bound(newlines_.begin(), newlines_.end(),
-                                                 static_cast<std::size_t>(off)) -
-                                newlines_.begin()) +
-               1;
-    }
+    int line_of(pugi::xml_node n) const { return file_ ? file_->line(n) : 0; }
     [[noreturn]] void fail(pugi::xml_node n, const std::string& what) const {
         throw InputError(path_, line_of(n), what);
     }
@@ -208,8 +203,7 @@ class Importer {
     std::string emit();
 
     std::string path_;
-    std::string text_;
-    std::vector<std::size_t> newlines_;
+    std::unique_ptr<XmlFile> file_;  // the platform, with line numbers (set by run())
     ImportResult result_;
     std::vector<std::pair<int, std::string>> unmapped_;  // line, text
     std::unordered_set<std::string> used_;
@@ -1131,28 +1125,8 @@ std::string Importer::emit() {
 }
 
 ImportResult Importer::run() {
-    {
-        std::ifstream in(path_, std::ios::binary);
-        if (!in) throw InputError(path_, 0, "cannot read file: no such file or not readable");
-        std::ostringstream ss;
-        ss << in.rdbuf();
-        text_ = ss.str();
-    }
-    for (std::size_t i = 0; i < text_.size(); ++i)
-        if (text_[i] == '\n') newlines_.push_back(i);
-    pugi::xml_document doc;
-    const pugi::xml_parse_result r =
-        doc.load_buffer(text_.data(), text_.size(), pugi::parse_default, pugi::encoding_utf8);
-    if (!r) {
-        const auto off = static_cast<std::size_t>(std::max<std::ptrdiff_t>(r.offset, 0));
-        const int line =
-            static_cast<int>(std::upper_bound(newlines_.begin(), newlines_.end(), off) -
-                             newlines_.begin()) +
-            1;
-        throw InputError(path_, line,
-                         fmt::format("malformed XML: {}; expected a SimGrid <platform> document",
-                                     r.description()));
-    }
+    file_ = std::make_unique<XmlFile>(path_, "expected a SimGrid <platform> document");
+    const pugi::xml_document& doc = file_->doc();
     const pugi::xml_node root = doc.document_element();
     if (std::string_view(root.name()) != "platform")
         fail(root,
