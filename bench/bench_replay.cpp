@@ -101,8 +101,9 @@ int main(int argc, char** argv) {
     fmt::print("  simulate         {:.3f} s  ({} engine events, {:.1f} M events/s)\n",
                res.wall_seconds, res.events,
                static_cast<double>(res.events) / res.wall_seconds / 1e6);
-    fmt::print("  replay           {:.2f} M trace events/s (read + simulate)\n",
-               static_cast<double>(total) / replay_s / 1e6);
+    fmt::print("  replay           {:.2f} M trace events/s (read + simulate), {:.2f} M (simulate)\n",
+               static_cast<double>(total) / replay_s / 1e6,
+               static_cast<double>(total) / res.wall_seconds / 1e6);
     fmt::print("  simulated time   {}\n", format_time(res.simulated));
     fmt::print("  total wall       {:.3f} s, peak memory {}\n",
                std::chrono::duration<double>(t3 - t0).count(), format_size(peak_memory_bytes()));
