@@ -113,10 +113,6 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus,
     comms_.push_back(std::move(world));
 }
 
-Runtime::PairSeq& Runtime::pair(std::int32_t src, std::int32_t dst) {
-    return pairs_[pair_slot(src, dst)];
-}
-
 std::uint32_t Runtime::pair_slot(std::int32_t src, std::int32_t dst) {
     const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
                               static_cast<std::uint32_t>(dst);

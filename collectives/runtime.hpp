@@ -242,7 +242,6 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint64_t next_send = 0;
         std::uint64_t next_recv = 0;
     };
-    PairSeq& pair(std::int32_t src, std::int32_t dst);
     std::uint32_t pair_slot(std::int32_t src, std::int32_t dst);  // index into pairs_
     net::SlotMap pair_index_;
     std::vector<PairSeq> pairs_;
