@@ -507,13 +507,9 @@ void FileSystem::message_delivered(std::uint64_t cookie) {
     Msg& msg = msgs_[m];
     if (msg.via_forwarder) {  // at the forwarder: on to the destination
         msg.via_forwarder = false;
-        // The forwarder's vertex is where this leg ended; find it from the request's rank.
-        topo::VertexId at = topo::kNoVertex;
-        if (msg.kind == MsgKind::Exchange) {
-            at = topo::kNoVertex;  // exchanges never go through forwarders
-        } else {
-            at = forwarder_of(cops_[sreqs_[msg.sreq].cop].rank);
-        }
+        // Only client-server messages (never two-phase exchanges) use forwarders: the leg
+        // ended at the forwarder of the request's client.
+        const topo::VertexId at = forwarder_of(cops_[sreqs_[msg.sreq].cop].rank);
         network_.send(at, msg.final_dst, msg.bytes, mpi::kIoCookie | m, false);
         return;
     }
