@@ -17,3 +17,5 @@ echo "== Trace replay: 1,024 ranks x 10,000 records (issue 5's target: 5 M trace
 for m in packet analytical fluid; do "$build/bench/bench_replay" 1024 10000 "$m"; done
 echo "== Parallel I/O: the tables of iosys/README.md (PIOsimHD Figure 5, I/O schedulers)"
 bash "$(dirname "$0")/io_tables.sh" "$build"
+echo "== OS jitter: jitSim prediction, 1,048,576 tasks x 100 phases, binary-tree barrier (issue 6: < 30 s, < 2 GiB)"
+"$build/bench/bench_jitter" "$(dirname "$0")/../traces/examples/jitter/this-machine.core0.jtr" 1048576 100 2
