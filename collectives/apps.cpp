@@ -1,5 +1,7 @@
 #include "collectives/apps.hpp"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
@@ -129,6 +131,63 @@ class CollectiveApp final : public App {
     std::vector<std::uint64_t> step_;
 };
 
+// ---------------------------------------------------------------------------------------
+// loop (barrier-loop): every rank computes `work` (dedicated-core time, turned into
+// instructions at its core's speed) and then calls MPI_Barrier (the algorithm the model or
+// --algorithm chooses), `iterations` times. The compute/barrier loop of the OS-jitter
+// literature (jitSim, Garg-De): with noisy cores each phase lasts as long as its slowest rank.
+class LoopApp final : public App {
+  public:
+    LoopApp(Time work, std::uint64_t iterations, std::uint32_t ranks)
+        : work_(work), iterations_(iterations), step_(ranks, 0) {}
+    void set_core_speeds(const std::vector<std::uint64_t>& speeds) override {
+        if (speeds.size() != step_.size())
+            throw std::logic_error(
+                fmt::format("loop: {} core speeds for {} ranks", speeds.size(), step_.size()));
+        instructions_.resize(speeds.size());
+        __extension__ typedef unsigned __int128 u128;
+        for (std::size_t r = 0; r < speeds.size(); ++r)
+            instructions_[r] = static_cast<std::uint64_t>(
+                (static_cast<u128>(work_.ps()) * speeds[r] + 500'000'000'000ULL) /
+                1'000'000'000'000ULL);
+    }
+    bool next(std::int32_t rank, Op& op) override {
+        std::uint64_t& k = step_[static_cast<std::size_t>(rank)];
+        if (k == 2 * iterations_) return false;
+        if (instructions_.empty())
+            throw std::logic_error(
+                "loop: the ranks' core speeds are unknown (App::set_core_speeds not called)");
+        op = Op{};
+        if (k % 2 == 0) {
+            op.kind = OpKind::Compute;
+            op.instructions = instructions_[static_cast<std::size_t>(rank)];
+        } else {
+            op.kind = OpKind::Collective;
+            op.coll = CollOp::Barrier;
+        }
+        ++k;
+        return true;
+    }
+    std::vector<std::pair<std::string, std::string>> summarize(Time t) const override {
+        if (iterations_ == 0) return {};
+        const Time per = Time::ps(t.ps() / static_cast<std::int64_t>(iterations_));
+        std::vector<std::pair<std::string, std::string>> out{
+            {"iteration time", format_time(per)}, {"work per iteration", format_time(work_)}};
+        if (work_.ps() > 0)
+            out.emplace_back("overhead", fmt::format("{:.2f}% over the work (barrier, jitter)",
+                                                     100.0 * (static_cast<double>(per.ps()) /
+                                                                  static_cast<double>(work_.ps()) -
+                                                              1.0)));
+        return out;
+    }
+
+  private:
+    Time work_;
+    std::uint64_t iterations_;
+    std::vector<std::uint64_t> step_;
+    std::vector<std::uint64_t> instructions_;  // per rank, per iteration
+};
+
 // PIOsimHD's point-to-point validation patterns (section 5.3), `iterations` times.
 enum class Pattern { Ring, Paired, SendToRoot, SendrecvRoot };
 
@@ -234,6 +293,15 @@ std::uint64_t AppArgs::count(const std::string& key) const {
     const std::string& v = values_.at(key);
     try {
         return parse_count(v);
+    } catch (const UnitError& e) {
+        fail(spec_, fmt::format("parameter '{}': {}", key, e.what()));
+    }
+}
+
+Time AppArgs::time(const std::string& key) const {
+    const std::string& v = values_.at(key);
+    try {
+        return parse_time(v);
     } catch (const UnitError& e) {
         fail(spec_, fmt::format("parameter '{}': {}", key, e.what()));
     }
@@ -353,6 +421,20 @@ void register_builtin_apps(AppRegistry& registry) {
                         a.count("iterations"), static_cast<std::int32_t>(root), ranks);
                 }});
         }
+    }
+    // The compute/barrier loop (OS jitter), under its short and its DESIGN.md name.
+    for (const char* name : {"loop", "barrier-loop"}) {
+        registry.add(AppInfo{
+            name,
+            "every rank computes `work` then calls MPI_Barrier, `iterations` times",
+            {{"work", "time", "1ms", "compute per iteration as dedicated-core time, e.g. 300us"},
+             {"iterations", "count", "1", "number of compute + barrier iterations"}},
+            1,
+            [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+                const Time work = a.time("work");
+                if (work < Time::zero()) fail(a.spec(), "parameter 'work': expected a time >= 0");
+                return std::make_unique<LoopApp>(work, a.count("iterations"), ranks);
+            }});
     }
     // PIOsimHD's point-to-point patterns.
     const std::pair<const char*, Pattern> patterns[] = {{"ring", Pattern::Ring},

@@ -1,4 +1,6 @@
-// Built-in applications for `clustersim run --app NAME:key=value,...`.
+// Built-in applications for `clustersim run --app NAME:key=value,...`: pingpong, stream,
+// every collective (blocking and nonblocking), the PIOsimHD patterns, and `loop` (compute
+// then barrier, the OS-jitter benchmark; `barrier-loop` is the same).
 //
 // Each app is a Program with documented parameters, registered by name in an AppRegistry
 // through register_builtin_apps(). Parameter values carry units (size=1MiB) and are parsed
@@ -26,6 +28,11 @@ class App : public Program {
         (void)simulated;
         return {};
     }
+    // Told each rank's core speed (instructions per second, index = the app's rank) before
+    // the run. simulate() does it when the program it runs is an App; whoever wraps apps in
+    // another Program (several apps, a recorder) calls it for each. Apps whose work is a time
+    // (`loop`) turn it into instructions with it.
+    virtual void set_core_speeds(const std::vector<std::uint64_t>& speeds) { (void)speeds; }
 };
 
 struct AppParam {
@@ -42,6 +49,7 @@ class AppArgs {
         : spec_(std::move(spec)), values_(std::move(values)) {}
     std::uint64_t size(const std::string& key) const;
     std::uint64_t count(const std::string& key) const;
+    Time time(const std::string& key) const;
     const std::string& spec() const { return spec_; }
     const std::map<std::string, std::string>& values() const { return values_; }
 

@@ -310,11 +310,15 @@ void Runtime::io_done(std::int32_t rank, std::uint64_t bytes) {
     finish_op(rank);
 }
 
-void Runtime::compute_done(std::uint64_t cookie) {
-    if (cookie & kCollCookie)
-        next_step(static_cast<std::uint32_t>(cookie & ~kCollCookie));
-    else
+void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
+    if (cookie & kCollCookie) {
+        const auto run = static_cast<std::uint32_t>(cookie & ~kCollCookie);
+        results_[runs_[run].rank].jitter += jitter;
+        next_step(run);
+    } else {
+        results_[cookie].jitter += jitter;
         finish_op(static_cast<std::int32_t>(cookie));
+    }
 }
 
 // ---- collectives ------------------------------------------------------------------------

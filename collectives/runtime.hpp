@@ -55,6 +55,7 @@ struct RankResult {
     std::uint64_t bytes_received = 0;    // every payload byte the rank received
     std::uint64_t io_bytes_written = 0;  // file data written through MPI-IO
     std::uint64_t io_bytes_read = 0;     // file data read through MPI-IO
+    Time jitter;                         // OS jitter met by the rank's CPU work (models/cpu.hpp)
     std::array<OpStats, kStatKinds> ops{};
 };
 
@@ -108,7 +109,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
 
     void message_delivered(std::uint64_t cookie) override;
     void message_injected(std::uint64_t cookie) override;
-    void compute_done(std::uint64_t cookie) override;
+    void compute_done(std::uint64_t cookie, Time jitter) override;
     void io_done(std::int32_t rank, std::uint64_t bytes) override;
 
   private:

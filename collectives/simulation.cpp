@@ -1,12 +1,16 @@
 #include "collectives/simulation.hpp"
 
 #include <chrono>
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
+#include "collectives/apps.hpp"
 #include "models/fluid.hpp"
+#include "models/noise_gen.hpp"
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 
@@ -39,6 +43,118 @@ void check_routes(const topo::Topology& t, topo::Router& router,
                             t.vertex(v).name, r));
     }
 }
+
+namespace {
+
+// The noise timelines of one run, built on first use and shared by identical specs.
+class NoiseTimelines {
+  public:
+    NoiseTimelines(const topo::Topology& t, const SimulationOptions& options)
+        : t_(t), options_(options) {}
+
+    // Gives core `core` (the task index) at `loc` its noise, if its node type has one.
+    void apply(cpu::Cpus& cpus, std::uint32_t core, const RankLocation& loc) {
+        const topo::NodeInfo& node = t_.nodes[loc.node];
+        std::int32_t node_core = static_cast<std::int32_t>(loc.core);
+        for (std::uint32_t s = 0; s < loc.socket; ++s)
+            node_core += static_cast<std::int32_t>(node.sockets[s].cores);
+        const topo::JitterSpec* spec = nullptr;
+        for (const topo::JitterSpec& j : t_.jitter) {
+            if (j.node_type != node.type) continue;
+            if (j.core == node_core) {
+                spec = &j;
+                break;
+            }
+            if (j.core < 0) spec = &j;
+        }
+        if (spec == nullptr) return;
+        const std::uint64_t speed = node.sockets[loc.socket].speed;
+        const jitter::Timeline& timeline = get(*spec, speed);
+        jitter::StartSpec start;
+        switch (spec->start) {
+            case topo::JitterSpec::Start::Unsynchronized:
+                start.policy = jitter::StartPolicy::Unsynchronized;
+                break;
+            case topo::JitterSpec::Start::Synchronized:
+                start.policy = jitter::StartPolicy::Synchronized;
+                break;
+            case topo::JitterSpec::Start::Coscheduled:
+                start.policy = jitter::StartPolicy::Coscheduled;
+                start.window_high = static_cast<std::uint64_t>(spec->window_high.ps());
+                start.window_low = static_cast<std::uint64_t>(spec->window_low.ps());
+                break;
+            case topo::JitterSpec::Start::Explicit:
+                start.policy = jitter::StartPolicy::Explicit;
+                start.indices = spec->start_indices;
+                break;
+        }
+        start.seed = spec->has_seed ? spec->seed : options_.seed;
+        try {
+            jitter::check_start(timeline, start);
+        } catch (const std::invalid_argument& e) {
+            fail(*spec, e.what());
+        }
+        cpus.set_noise(core, &timeline, jitter::start_position(timeline, start, core));
+    }
+
+  private:
+    [[noreturn]] void fail(const topo::JitterSpec& spec, const std::string& what) const {
+        throw InputError(t_.source, spec.line, fmt::format("<jitter>: {}", what));
+    }
+
+    const jitter::Timeline& get(const topo::JitterSpec& spec, std::uint64_t speed) {
+        double frequency = spec.frequency_hz;
+        if (frequency <= 0 && !spec.generator.empty()) frequency = static_cast<double>(speed);
+        const std::string key =
+            spec.generator.empty()
+                ? fmt::format("trace {} @{}", spec.trace, frequency)
+                : fmt::format("gen {} length {} seed {} @{}", spec.generator, spec.length.ps(),
+                              spec.has_seed ? spec.seed : options_.seed, frequency);
+        auto it = by_key_.find(key);
+        if (it != by_key_.end()) return *it->second;
+        jitter::JitterTrace trace;
+        if (spec.generator.empty()) {
+            if (!options_.jitter_loader)
+                fail(spec, fmt::format("trace '{}': this run has no jitter trace reader "
+                                       "(SimulationOptions::jitter_loader is not set)",
+                                       spec.trace));
+            try {
+                trace = options_.jitter_loader(spec.trace, frequency);
+            } catch (const InputError& e) {
+                fail(spec, fmt::format("trace: {}", e.what()));
+            } catch (const std::invalid_argument& e) {
+                fail(spec, fmt::format("trace: {}", e.what()));
+            }
+            if (!(trace.frequency_hz > 0))
+                fail(spec, fmt::format("trace '{}' has no frequency header; expected "
+                                       "frequency=\"...\" (e.g. 2.4GHz) on <jitter>",
+                                       spec.trace));
+        } else {
+            try {
+                const jitter::GeneratorSpec g = jitter::parse_generator(spec.generator);
+                trace = jitter::generate_trace(g, spec.length.seconds(), frequency,
+                                               spec.has_seed ? spec.seed : options_.seed);
+            } catch (const std::invalid_argument& e) {
+                fail(spec, fmt::format("attribute 'generator': {}", e.what()));
+            }
+        }
+        try {
+            owned_.push_back(
+                std::make_unique<jitter::Timeline>(jitter::Timeline::in_picoseconds(trace)));
+        } catch (const std::invalid_argument& e) {
+            fail(spec, e.what());
+        }
+        by_key_.emplace(key, owned_.back().get());
+        return *owned_.back();
+    }
+
+    const topo::Topology& t_;
+    const SimulationOptions& options_;
+    std::vector<std::unique_ptr<jitter::Timeline>> owned_;
+    std::map<std::string, const jitter::Timeline*> by_key_;
+};
+
+}  // namespace
 
 void choose_network(topo::Topology& t, const std::string& name) {
     if (name == "packet") {
@@ -83,7 +199,7 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
             else
                 rt->message_injected(c);
         }
-        void compute_done(std::uint64_t c) override { rt->compute_done(c); }
+        void compute_done(std::uint64_t c, Time jitter) override { rt->compute_done(c, jitter); }
     } forward;
     std::unique_ptr<net::Transport> transport;
     if (t.settings.model == topo::NetworkModel::Fluid)
@@ -91,6 +207,7 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
     else
         transport = std::make_unique<net::Network>(engine, t, router, forward, options.seed);
     net::Transport& network = *transport;
+    NoiseTimelines noise(t, options);  // before the cores that point into it
     cpu::Cpus cpus(engine, forward);
 
     // One core model per (node, socket, core) that hosts at least one rank.
@@ -101,10 +218,19 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
         const std::uint64_t key = (static_cast<std::uint64_t>(loc.node) << 32) |
                                   (static_cast<std::uint64_t>(loc.socket) << 16) | loc.core;
         auto [it, fresh] = core_of.emplace(key, 0);
-        if (fresh) it->second = cpus.add_core(t.nodes[loc.node].sockets[loc.socket].speed);
+        if (fresh) {
+            it->second = cpus.add_core(t.nodes[loc.node].sockets[loc.socket].speed);
+            if (!t.jitter.empty()) noise.apply(cpus, it->second, loc);
+        }
         rank_core[r] = it->second;
     }
 
+    if (auto* app = dynamic_cast<App*>(&program)) {
+        std::vector<std::uint64_t> speeds(ranks.size());
+        for (std::size_t r = 0; r < ranks.size(); ++r)
+            speeds[r] = t.nodes[ranks[r].node].sockets[ranks[r].socket].speed;
+        app->set_core_speeds(speeds);
+    }
     Runtime runtime(engine, network, cpus, ranks, std::move(rank_core), selection,
                     RuntimeConfig{t.settings.eager_threshold, t.mpi.reduce_instructions_per_byte},
                     program);

@@ -10,6 +10,7 @@
 #include "collectives/io_service.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/runtime.hpp"
+#include "models/jitter.hpp"
 #include "models/network.hpp"
 #include "topologies/topology.hpp"
 
@@ -48,6 +49,10 @@ struct SimulationOptions {
     std::vector<net::Activity>* disk_activity = nullptr;
     // Called about every 2^18 events with the events so far and the simulated time.
     std::function<void(std::uint64_t events, Time now)> progress;
+    // Reads the jitter trace file of a model's <jitter trace="..."> (traces::read_jitter_trace;
+    // this folder reads no trace files). `frequency_hz` is the element's frequency= (0: not
+    // given). Empty: a model with a trace= jitter is an error. Generators need no loader.
+    std::function<jitter::JitterTrace(const std::string& path, double frequency_hz)> jitter_loader;
 };
 
 // Switches the model's network to `name`: "packet" (store-and-forward switches),
@@ -57,6 +62,16 @@ void choose_network(topo::Topology& topology, const std::string& name);
 
 // Runs `program` on `ranks` placed on `topology`. Throws InputError on a deadlock (the
 // program's ranks wait for each other forever), naming the blocked ranks and operations.
+// When `program` is an App (apps.hpp) it is told the ranks' core speeds first.
+//
+// OS jitter: every core that hosts a rank and whose node type has a <jitter> for it (a
+// core="N" element, else the type-wide one) runs in its noise timeline (see models/cpu.hpp).
+// Cores are numbered in the order ranks first use them (rank 0's core is 0); that number is
+// the task index given to jitter::start_position, so `synchronized` puts every core at one
+// position and start-index="i" puts each at the compute segment of tuple i. Identical specs
+// (same file or generator, length, seed and frequency) share one timeline. A problem with a
+// jitter spec (unreadable trace, bad generator, start index beyond the trace, no frequency)
+// is an InputError at the <jitter> element's line of the model file.
 SimulationResult simulate(const topo::Topology& topology, const std::vector<RankLocation>& ranks,
                           Program& program, const SimulationOptions& options = {});
 

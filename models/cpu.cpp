@@ -1,6 +1,7 @@
 #include "models/cpu.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace clustersim::cpu {
 
@@ -15,15 +16,35 @@ std::uint32_t Cpus::add_core(std::uint64_t instructions_per_second) {
     return static_cast<std::uint32_t>(cores_.size() - 1);
 }
 
+void Cpus::set_noise(std::uint32_t index, const jitter::Timeline* timeline, std::uint64_t offset) {
+    Core& core = cores_[index];
+    if (!core.jobs.empty()) throw std::logic_error("Cpus::set_noise on a core that has work");
+    core.noise = timeline;
+    core.offset = offset;
+    core.hint = 0;
+}
+
 void Cpus::start(std::uint32_t core, std::uint64_t instructions, std::uint64_t cookie) {
     start_time(core, compute_time(instructions, cores_[core].speed), cookie);
 }
 
+// Brings the jobs up to now. Without noise each of the n jobs gets elapsed / n of dedicated
+// time; with noise, (compute picoseconds available in the interval) / n, and each job meets
+// the interval's jitter. The integer division drops at most n - 1 ps per job, the same way
+// every time: deterministic.
 void Cpus::advance(Core& core) {
     const Time now = engine_.now();
     const std::int64_t elapsed = (now - core.last_update).ps();
     if (!core.jobs.empty() && elapsed > 0) {
-        const std::int64_t share = elapsed / static_cast<std::int64_t>(core.jobs.size());
+        std::int64_t avail = elapsed;
+        if (core.noise != nullptr) {
+            avail = static_cast<std::int64_t>(core.noise->available(
+                core.position(core.last_update), static_cast<std::uint64_t>(elapsed), core.hint));
+            const std::int64_t jitter = elapsed - avail;
+            core.jitter += Time::ps(jitter);
+            for (Job& j : core.jobs) j.jitter_ps += jitter;
+        }
+        const std::int64_t share = avail / static_cast<std::int64_t>(core.jobs.size());
         for (Job& j : core.jobs) j.remaining_ps = std::max<std::int64_t>(0, j.remaining_ps - share);
         core.busy += now - core.last_update;
     }
@@ -36,14 +57,22 @@ void Cpus::reschedule(std::uint32_t index) {
     if (core.jobs.empty()) return;
     std::int64_t least = INT64_MAX;
     for (const Job& j : core.jobs) least = std::min(least, j.remaining_ps);
-    const Time at = engine_.now() + Time::ps(least * static_cast<std::int64_t>(core.jobs.size()));
+    const std::int64_t work = least * static_cast<std::int64_t>(core.jobs.size());
+    std::int64_t span = work;
+    if (core.noise != nullptr && work > 0) {
+        // The time the core needs to offer `work` compute picoseconds from here on.
+        const jitter::Timeline::Step step = core.noise->run(
+            core.position(engine_.now()), static_cast<std::uint64_t>(work), core.hint);
+        span = static_cast<std::int64_t>(step.elapsed);
+    }
+    const Time at = engine_.now() + Time::ps(span);
     engine_.schedule(at, id_, 0, (static_cast<std::uint64_t>(index) << 32) | core.generation);
 }
 
 void Cpus::start_time(std::uint32_t index, Time work, std::uint64_t cookie) {
     Core& core = cores_[index];
     advance(core);
-    core.jobs.push_back(Job{work.ps(), cookie});
+    core.jobs.push_back(Job{work.ps(), cookie, 0});
     reschedule(index);
 }
 
@@ -57,10 +86,10 @@ void Cpus::handle(Engine&, const Event& event) {
     // Jobs finish in the order they started when they finish together: deterministic.
     auto finished = [](const Job& j) { return j.remaining_ps <= 0; };
     for (const Job& j : core.jobs)
-        if (finished(j)) done_.push_back(j.cookie);
+        if (finished(j)) done_.push_back(j);
     core.jobs.erase(std::remove_if(core.jobs.begin(), core.jobs.end(), finished), core.jobs.end());
     reschedule(index);
-    for (std::uint64_t cookie : done_) client_.compute_done(cookie);
+    for (const Job& j : done_) client_.compute_done(j.cookie, Time::ps(j.jitter_ps));
 }
 
 }  // namespace clustersim::cpu

@@ -2,11 +2,19 @@
 // A core runs at a fixed number of instructions per second; with n jobs each progresses at
 // speed/n. Remaining work is kept as picoseconds of dedicated-core time, so completion
 // times are exact integers while the job set does not change.
+//
+// OS jitter (issue 6): a core may carry a noise timeline (jitter::Timeline in picoseconds)
+// and a start offset; at simulated time t the core is at trace position offset + t.ps. Jobs
+// progress only in the timeline's compute segments: over [t0, t1) the n jobs share the
+// compute picoseconds available(pos(t0), t1 - t0) equally, and the next completion is
+// run(pos(now), least_remaining * n).elapsed away. Every job is told the jitter it met (the
+// part of its time on the core that fell into jitter segments).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "models/jitter.hpp"
 #include "simulator/engine.hpp"
 
 namespace clustersim::cpu {
@@ -14,7 +22,8 @@ namespace clustersim::cpu {
 class CpuClient {
   public:
     virtual ~CpuClient() = default;
-    virtual void compute_done(std::uint64_t cookie) = 0;
+    // The job `cookie` is done; `jitter` is the OS jitter it met (zero without noise).
+    virtual void compute_done(std::uint64_t cookie, Time jitter) = 0;
 };
 
 class Cpus : public Component {
@@ -22,6 +31,9 @@ class Cpus : public Component {
     Cpus(Engine& engine, CpuClient& client);
     // Adds a core; returns its index.
     std::uint32_t add_core(std::uint64_t instructions_per_second);
+    // Gives `core` OS noise: `timeline` is in picoseconds (Timeline::in_picoseconds) and must
+    // outlive this object; the core is at position `offset` at time 0. Before any work.
+    void set_noise(std::uint32_t core, const jitter::Timeline* timeline, std::uint64_t offset);
     // Starts `instructions` of work on `core`; the client is told `cookie` when it is done.
     void start(std::uint32_t core, std::uint64_t instructions, std::uint64_t cookie);
     // Work in dedicated-core time (already converted, e.g. by a CPU-speed ratio).
@@ -30,6 +42,8 @@ class Cpus : public Component {
     std::size_t cores() const { return cores_.size(); }
     std::uint64_t speed(std::uint32_t core) const { return cores_[core].speed; }
     Time busy_time(std::uint32_t core) const { return cores_[core].busy; }
+    // Time the core spent in jitter segments while it had work.
+    Time jitter_time(std::uint32_t core) const { return cores_[core].jitter; }
 
     void handle(Engine& engine, const Event& event) override;
     std::string name() const override { return "cpus"; }
@@ -38,13 +52,19 @@ class Cpus : public Component {
     struct Job {
         std::int64_t remaining_ps;  // dedicated-core time still to run
         std::uint64_t cookie;
+        std::int64_t jitter_ps = 0;  // jitter met so far
     };
     struct Core {
         std::uint64_t speed = 0;
         std::vector<Job> jobs;
         Time last_update;
-        Time busy;                     // time with at least one job
-        std::uint32_t generation = 0;  // invalidates stale completion events
+        Time busy;                                // time with at least one job
+        Time jitter;                              // time in jitter segments with at least one job
+        std::uint32_t generation = 0;             // invalidates stale completion events
+        const jitter::Timeline* noise = nullptr;  // picoseconds; null: no jitter
+        std::uint64_t offset = 0;                 // trace position at time 0
+        std::uint32_t hint = 0;                   // tuple last looked at (speeds up look-ups)
+        std::uint64_t position(Time t) const { return offset + static_cast<std::uint64_t>(t.ps()); }
     };
     void advance(Core& core);
     void reschedule(std::uint32_t index);
@@ -53,7 +73,7 @@ class Cpus : public Component {
     CpuClient& client_;
     ComponentId id_;
     std::vector<Core> cores_;
-    std::vector<std::uint64_t> done_;  // scratch: cookies finished in one step
+    std::vector<Job> done_;  // scratch: jobs finished in one step
 };
 
 }  // namespace clustersim::cpu

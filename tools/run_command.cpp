@@ -23,6 +23,7 @@
 #include "tools/cli_util.hpp"
 #include "tools/trace_commands.hpp"
 #include "topologies/model_xml.hpp"
+#include "traces/jitter_io.hpp"
 #include "traces/reader.hpp"
 #include "traces/recorder.hpp"
 #include "traces/replay.hpp"
@@ -191,6 +192,12 @@ int cmd_run(const RunFlags& f) {
                 std::make_unique<traces::TraceProgram>(*a.trace, std::move(speed), traced_speed);
             multi.add(*a.replay, a.ranks);
         } else {
+            std::vector<std::uint64_t> speed(a.ranks);
+            for (std::uint32_t r = 0; r < a.ranks; ++r) {
+                const auto& loc = placement[first + r];
+                speed[r] = t.nodes[loc.node].sockets[loc.socket].speed;
+            }
+            a.app->set_core_speeds(speed);
             multi.add(*a.app, a.ranks);
         }
         first += a.ranks;
@@ -199,6 +206,9 @@ int cmd_run(const RunFlags& f) {
     options.algorithm_overrides = f.algorithms;
     options.seed = f.seed;
     options.io = io::io_factory(std::move(files));
+    options.jitter_loader = [](const std::string& path, double frequency_hz) {
+        return traces::read_jitter_trace(path, traces::JitterFormat::Auto, frequency_hz);
+    };
     if (apps.size() > 1) options.app_sizes = multi.sizes();
     std::unique_ptr<traces::Recorder> recorder;
     mpi::Program* program = &multi;
@@ -331,6 +341,11 @@ int cmd_run(const RunFlags& f) {
                 for (const auto& [k, v] : a.app->summarize(res.simulated)) summary[k] = v;
         j["app_summary"] = summary;
         if (res.has_io) j["io"] = io_json(res.io);
+        if (!t.jitter.empty()) {
+            Time sum, most;
+            for (const auto& r : res.ranks) sum += r.jitter, most = max(most, r.jitter);
+            j["jitter"] = {{"total_s", sum.seconds()}, {"max_per_rank_s", most.seconds()}};
+        }
         if (f.per_rank) {
             nlohmann::json pr = nlohmann::json::array();
             for (std::size_t r = 0; r < res.ranks.size(); ++r) {
@@ -341,7 +356,8 @@ int cmd_run(const RunFlags& f) {
                               {"core", loc.core},
                               {"finish_s", res.ranks[r].finish.seconds()},
                               {"bytes_sent", res.ranks[r].bytes_sent},
-                              {"bytes_received", res.ranks[r].bytes_received}});
+                              {"bytes_received", res.ranks[r].bytes_received},
+                              {"jitter_s", res.ranks[r].jitter.seconds()}});
             }
             j["per_rank"] = pr;
         }
@@ -375,6 +391,21 @@ int cmd_run(const RunFlags& f) {
         "  messages           {} ({} delivered in {} packets, {} packet hops)\n",
         with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
         with_commas(res.network.packets), with_commas(res.network.packet_hops));
+    if (!t.jitter.empty()) {
+        // OS jitter met by the ranks' CPU work (the model's <jitter> elements).
+        Time sum, most;
+        std::size_t worst = 0;
+        for (std::size_t r = 0; r < res.ranks.size(); ++r) {
+            sum += res.ranks[r].jitter;
+            if (res.ranks[r].jitter > most) most = res.ranks[r].jitter, worst = r;
+        }
+        const Time mean = res.ranks.empty()
+                              ? Time::zero()
+                              : Time::ps(sum.ps() / static_cast<std::int64_t>(res.ranks.size()));
+        std::cout << fmt::format(
+            "  OS jitter          {} per rank on average, at most {} (rank {})\n",
+            format_time(mean), format_time(most), worst);
+    }
     if (res.has_io) print_io(res.io);
     std::cout << "\n  operation          count   time (sum over ranks)   bytes\n";
     const auto totals = op_totals(res);

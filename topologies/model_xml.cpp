@@ -29,8 +29,8 @@ constexpr std::array<std::string_view, 16> kTopLevel{
     "memory-node", "cable",       "edge",      "star",        "fat-tree", "torus",
     "dragonfly",   "file-system", "io-server", "io-forwarder"};
 constexpr std::array<std::string_view, 2> kIoServerChildren{"cache", "disk"};
-constexpr std::array<std::string_view, 6> kTypeChildren{"socket", "memory-node", "switch",
-                                                        "nic",    "cable",       "edge"};
+constexpr std::array<std::string_view, 7> kTypeChildren{"socket", "memory-node", "switch", "nic",
+                                                        "cable",  "edge",        "jitter"};
 
 template <class Names>
 std::string join(const Names& names) {
@@ -232,6 +232,7 @@ class Reader {
     void read_node_type(pugi::xml_node n);
     void read_type_vertex(pugi::xml_node n, NodeTemplate& t);
     void read_type_edge(pugi::xml_node n, NodeTemplate& t);
+    void read_jitter(pugi::xml_node n, const NodeTemplate& t);
     const NodeTemplate& type_attr(pugi::xml_node n) const;
     void read_vertex(pugi::xml_node n);
     void read_edge(pugi::xml_node n);
@@ -753,7 +754,7 @@ void Reader::read_node_type(pugi::xml_node n) {
     // Vertices first, so an edge may name a vertex declared after it.
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         const std::string_view el = c.name();
-        if (el != "cable" && el != "edge") read_type_vertex(c, *t);
+        if (el != "cable" && el != "edge" && el != "jitter") read_type_vertex(c, *t);
     }
     if (t->num_sockets() == 0) {
         fail(n, fmt::format("<node-type> '{}' has no <socket>; expected at least one", t->name));
@@ -762,6 +763,7 @@ void Reader::read_node_type(pugi::xml_node n) {
         const std::string_view el = c.name();
         if (el == "cable" || el == "edge") read_type_edge(c, *t);
     }
+    for (pugi::xml_node c = n.child("jitter"); c; c = c.next_sibling("jitter")) read_jitter(c, *t);
     type_index_.emplace(t->name, t.get());
     types_.push_back(std::move(t));
 }
@@ -832,6 +834,122 @@ void Reader::read_type_edge(pugi::xml_node n, NodeTemplate& t) {
     t.edges.push_back(TemplateEdge{ends[0], ends[1], latency, bw, line});
     if (std::string_view(n.name()) == "cable")
         t.edges.push_back(TemplateEdge{ends[1], ends[0], latency, bw, line});
+}
+
+void Reader::read_jitter(pugi::xml_node n, const NodeTemplate& t) {
+    check_attributes(n, {"core", "trace", "generator", "length", "seed", "frequency", "policy",
+                         "window-high", "window-low", "start-index"});
+    check_empty(n);
+    JitterSpec j;
+    j.node_type = t.name;
+    j.line = line_of(n);
+    std::uint64_t cores = 0;
+    for (const auto& v : t.vertices) cores += v.cores;
+    if (const auto v = optional(n, "core")) {
+        const std::uint64_t c = with_unit(n, "core", *v, parse_count);
+        if (c >= cores)
+            fail(n, fmt::format("<jitter> attribute 'core': core {} is beyond node-type '{}', "
+                                "which has {} core(s) (0 to {}, sockets in order)",
+                                c, t.name, cores, cores - 1));
+        j.core = static_cast<std::int32_t>(c);
+    }
+    const auto trace = optional(n, "trace");
+    const auto generator = optional(n, "generator");
+    if (trace.has_value() == generator.has_value())
+        fail(n,
+             "<jitter> needs exactly one of the attributes 'trace' (a jitter trace file) and "
+             "'generator' (a synthetic noise spec, e.g. periodic:period=10ms,duration=50us)");
+    if (trace) {
+        if (trace->empty()) fail(n, "<jitter> attribute 'trace' must not be empty");
+        if (optional(n, "length"))
+            fail(n,
+                 "<jitter> attribute 'length' applies to a generator only; a trace file has "
+                 "its own length");
+        const std::string path(*trace);
+        const auto slash = file_.find_last_of('/');
+        j.trace = path.front() == '/' || slash == std::string::npos
+                      ? path
+                      : file_.substr(0, slash + 1) + path;
+    } else {
+        if (generator->empty()) fail(n, "<jitter> attribute 'generator' must not be empty");
+        j.generator = std::string(*generator);
+        if (const auto v = optional(n, "length")) {
+            j.length = with_unit(n, "length", *v, parse_time);
+            if (j.length <= Time::zero())
+                fail(n, "<jitter> attribute 'length': expected a positive time (e.g. 1s)");
+        }
+    }
+    if (const auto v = optional(n, "frequency")) {
+        const std::uint64_t hz = with_unit(n, "frequency", *v, [](std::string_view s) {
+            try {
+                return parse_speed(s);
+            } catch (const UnitError& e) {
+                throw UnitError(std::string(e.what()) + " (a clock frequency, e.g. 2.4GHz)");
+            }
+        });
+        if (hz == 0) fail(n, "<jitter> attribute 'frequency': expected a positive clock frequency");
+        j.frequency_hz = static_cast<double>(hz);
+    }
+    if (const auto v = optional(n, "seed")) {
+        j.seed = with_unit(n, "seed", *v, parse_count);
+        j.has_seed = true;
+    }
+    const auto policy = optional(n, "policy");
+    const auto indices = optional(n, "start-index");
+    if (policy && indices)
+        fail(n, "<jitter> takes either 'policy' or 'start-index' (an explicit start), not both");
+    if (policy) {
+        if (*policy == "unsynchronized")
+            j.start = JitterSpec::Start::Unsynchronized;
+        else if (*policy == "synchronized")
+            j.start = JitterSpec::Start::Synchronized;
+        else if (*policy == "coscheduled")
+            j.start = JitterSpec::Start::Coscheduled;
+        else
+            fail(n, fmt::format("<jitter> attribute 'policy': '{}' is not valid; expected "
+                                "unsynchronized, synchronized or coscheduled",
+                                *policy));
+    }
+    const bool windows = optional(n, "window-high") || optional(n, "window-low");
+    if (j.start == JitterSpec::Start::Coscheduled) {
+        j.window_high = time_attr(n, "window-high");
+        j.window_low = time_attr(n, "window-low");
+        if (j.window_high <= Time::zero())
+            fail(n, "<jitter> attribute 'window-high': expected a positive time");
+    } else if (windows) {
+        fail(n, "<jitter> attributes 'window-high' and 'window-low' need policy=\"coscheduled\"");
+    }
+    if (indices) {
+        j.start = JitterSpec::Start::Explicit;
+        std::size_t pos = 0;
+        const std::string_view list = *indices;
+        while (true) {
+            const std::size_t comma = list.find(',', pos);
+            const std::string_view item =
+                list.substr(pos, comma == std::string_view::npos ? list.npos : comma - pos);
+            try {
+                j.start_indices.push_back(parse_count(item));
+            } catch (const UnitError&) {
+                fail(n, fmt::format("<jitter> attribute 'start-index': '{}' is not valid; "
+                                    "expected tuple indices (whole numbers from 0) separated by "
+                                    "commas",
+                                    list));
+            }
+            if (comma == std::string_view::npos) break;
+            pos = comma + 1;
+        }
+    }
+    for (const JitterSpec& other : tb_.jitter()) {
+        if (other.node_type == t.name && other.core == j.core) {
+            fail(n, fmt::format(
+                        "node-type '{}' already has a <jitter> for {} (line {}); "
+                        "expected one per core",
+                        t.name,
+                        j.core < 0 ? std::string("all its cores") : fmt::format("core {}", j.core),
+                        other.line));
+        }
+    }
+    tb_.jitter().push_back(std::move(j));
 }
 
 const NodeTemplate& Reader::type_attr(pugi::xml_node n) const {

@@ -75,6 +75,7 @@ Topology TopologyBuilder::build(std::string name, std::string source) && {
     t.settings = settings_;
     t.mpi = std::move(mpi_);
     t.io = std::move(io_);
+    t.jitter = std::move(jitter_);
     t.graph = Graph(boost::edges_are_unsorted_multi_pass, ends.begin(), ends.end(), props.begin(),
                     vertices_.size());
     for (VertexId v = 0; v < vertices_.size(); ++v) t.graph[v] = std::move(vertices_[v]);

@@ -159,6 +159,25 @@ struct FileSystemSpec {
     int line = 0;
 };
 
+// <jitter> in a <node-type>: OS noise on that type's cores (issue 6). The reader keeps the
+// spec only; the simulation loads the trace (through a callback: this folder reads no jitter
+// files) or runs the generator, and places each core in it with the start policy.
+struct JitterSpec {
+    enum class Start : std::uint8_t { Unsynchronized, Synchronized, Coscheduled, Explicit };
+    std::string node_type;     // the <node-type> it belongs to
+    std::int32_t core = -1;    // core within the node (sockets in order, then cores); -1 = all
+    std::string trace;         // trace file, resolved against the model's directory; or empty
+    std::string generator;     // or a models/noise_gen.hpp spec ("periodic:period=10ms,...")
+    Time length = Time::s(1);  // generator: length of the trace it makes
+    double frequency_hz = 0;   // 0: not given (trace: its header; generator: core speed)
+    bool has_seed = false;     // seed given (else the run's seed)
+    std::uint64_t seed = 1;    // generator and random start positions
+    Start start = Start::Unsynchronized;
+    Time window_high, window_low;              // Coscheduled
+    std::vector<std::uint64_t> start_indices;  // Explicit: core k starts at tuple [k % size]
+    int line = 0;
+};
+
 struct IoSettings {
     std::vector<IoServerSpec> servers;  // in document order
     std::vector<IoForwarderSpec> forwarders;
@@ -171,6 +190,7 @@ struct Topology {
     NetworkSettings settings;
     MpiSettings mpi;
     IoSettings io;
+    std::vector<JitterSpec> jitter;  // in document order
     Graph graph;
     std::vector<NodeInfo> nodes;
 
@@ -208,6 +228,7 @@ class TopologyBuilder {
     NetworkSettings& settings() { return settings_; }
     MpiSettings& mpi() { return mpi_; }
     IoSettings& io() { return io_; }
+    std::vector<JitterSpec>& jitter() { return jitter_; }
 
     Topology build(std::string name, std::string source) &&;
 
@@ -222,6 +243,7 @@ class TopologyBuilder {
     NetworkSettings settings_;
     MpiSettings mpi_;
     IoSettings io_;
+    std::vector<JitterSpec> jitter_;
 };
 
 }  // namespace clustersim::topo
