@@ -468,7 +468,7 @@ TEST(TraceSvg, LineChart) {
                                                    {{"slow", slow}, {"fast", fast}}, true);
     expect_svg(svg);
     const std::string text = svg_text(svg);
-    for (const char* s : {"Slowdown & scale", "tasks", "slowdown", "slow", "fast", "1000", "100"})
+    for (const char* s : {"Slowdown & scale", "tasks", "slowdown", "slow", "fast", "1024", "512"})
         EXPECT_THAT(text, HasSubstr(s));
     pugi::xml_document doc;
     doc.load_string(svg.c_str());
@@ -479,6 +479,11 @@ TEST(TraceSvg, LineChart) {
         traces::svg_line_chart("linear", "x", "y", {{"one", {{0, 0}, {3, 1}, {1, 2}}}}, false);
     expect_svg(lin);
     expect_svg(traces::svg_line_chart("narrow log", "x", "y", {{"p", {{4, 1}, {16, 2}}}}, true));
+    // Not powers of two over a wide range: decades.
+    const std::string decades =
+        svg_text(traces::svg_line_chart("decades", "x", "y", {{"p", {{3, 1}, {3000, 2}}}}, true));
+    EXPECT_THAT(decades, HasSubstr("10000"));
+    EXPECT_THAT(decades, Not(HasSubstr("e+")));
     expect_svg(traces::svg_line_chart("none", "x", "y", {}, true));
 }
 

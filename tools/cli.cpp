@@ -11,6 +11,7 @@
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/jitter_command.hpp"
 #include "tools/run_command.hpp"
 #include "tools/trace_commands.hpp"
 #include "topologies/generators.hpp"
@@ -240,6 +241,9 @@ int main(int argc, char** argv) {
     compare->add_option("--format", cf.format, "format of RECORDED (default: auto)");
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
 
+    JitterCommands jc;
+    add_jitter_commands(app, jc);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -258,6 +262,7 @@ int main(int argc, char** argv) {
         if (*convert) return cmd_convert(cv);
         if (*import) return cmd_import(im);
         if (*compare) return cmd_compare(cf);
+        if (int code = 0; run_jitter_commands(jc, code)) return code;
     } catch (const InputError& e) {
         std::cerr << "clustersim: error: " << e.what() << "\n";
         return kBadInput;

@@ -76,7 +76,12 @@ Axis linear_axis(double lo, double hi, int target = 5) {
 // than two decades.
 Axis log_axis(double min_x, double max_x) {
     Axis a;
-    const bool base2 = max_x / min_x < 100;
+    // Powers of two at both ends (task counts, sizes in bytes) keep base 2 at any range.
+    auto power_of_two = [](double v) {
+        const double k = std::round(std::log2(v));
+        return std::abs(std::exp2(k) - v) < 1e-9 * v;
+    };
+    const bool base2 = max_x / min_x < 100 || (power_of_two(min_x) && power_of_two(max_x));
     const double base = base2 ? 2.0 : 10.0;
     const double lb = std::log10(base);
     double k_lo = std::floor(std::log10(min_x) / lb + 1e-9);
@@ -89,7 +94,10 @@ Axis log_axis(double min_x, double max_x) {
     a.hi = k_hi * lb;
     for (double k = k_lo; k <= k_hi + 0.5; k += every) {
         a.ticks.push_back(k * lb);
-        a.labels.push_back(fmt::format("{:g}", std::pow(base, k)));
+        const double v = std::pow(base, k);
+        // Whole numbers in full up to 10^7 (1048576, not 1.04858e+06).
+        a.labels.push_back(v < 1e7 && v == std::floor(v) ? fmt::format("{:.0f}", v)
+                                                         : fmt::format("{:g}", v));
     }
     return a;
 }
