@@ -25,7 +25,15 @@ const char* to_string(NicModel model) {
 }
 
 const char* to_string(NetworkModel model) {
-    return model == NetworkModel::Packet ? "packet" : "fluid";
+    switch (model) {
+        case NetworkModel::Packet:
+            return "packet";
+        case NetworkModel::Fluid:
+            return "fluid";
+        case NetworkModel::Analytic:
+            return "analytic";
+    }
+    return "?";
 }
 
 const char* to_string(Routing routing) {
@@ -76,6 +84,7 @@ Topology TopologyBuilder::build(std::string name, std::string source) && {
     t.mpi = std::move(mpi_);
     t.io = std::move(io_);
     t.jitter = std::move(jitter_);
+    t.comm = std::move(comm_);
     t.graph = Graph(boost::edges_are_unsorted_multi_pass, ends.begin(), ends.end(), props.begin(),
                     vertices_.size());
     for (VertexId v = 0; v < vertices_.size(); ++v) t.graph[v] = std::move(vertices_[v]);

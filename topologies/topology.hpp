@@ -89,6 +89,7 @@ struct NodeInfo {
 enum class NetworkModel : std::uint8_t {
     Packet,  // packets through every vertex (store-and-forward, or cut-through per vertex)
     Fluid,   // one flow per message, max-min fair shares of links and relays
+    Analytic,  // no graph traversal: PSINS-style analytic models (CommModelSpec)
 };
 const char* to_string(NetworkModel model);
 
@@ -178,6 +179,50 @@ struct JitterSpec {
     int line = 0;
 };
 
+// <comm-model>: an analytic communication model in the manner of PSINS (models/comm_model.hpp)
+// instead of moving messages through the graph. The reader keeps what the XML says; the
+// model name and collective operation names are checked when a run starts (models/ and
+// collectives/ know the valid ones). Values left out are derived from the graph: the latency
+// and bottleneck bandwidth of the route between the two sockets.
+struct CommCollectiveSpec {
+    std::string operation;  // "allreduce", ... (checked by collectives/)
+    std::string scaling;    // "constant", "linear", "logarithmic"; empty: the model's default
+    // Measured bandwidth of the operation against the size a rank passes, at `ranks` ranks
+    // (PSINS's PMaC collectives; clustersim-calibrate writes these). Sizes strictly rising.
+    std::vector<std::pair<std::uint64_t, Bandwidth>> points;
+    std::uint32_t ranks = 0;  // ranks the points were measured at; 0: no points
+    int line = 0;
+};
+
+// <node-type name=...> inside <comm-model>: the links and node-local costs of one node type
+// (heterogeneous machines). Zero / unset values fall back to the <comm-model>'s own.
+struct CommNodeSpec {
+    std::string node_type;
+    std::uint32_t in_links = 0, out_links = 0;  // 0: the model's default
+    bool has_latency = false, has_bandwidth = false;
+    Time latency;         // between two processes of one node
+    Bandwidth bandwidth;  // between two processes of one node
+    int line = 0;
+};
+
+struct CommModelSpec {
+    bool present = false;        // a <comm-model> element was given
+    std::string model;           // "simple", "bus_only", ... (checked by models/)
+    bool has_latency = false;    // inter-node latency given (else: from the graph)
+    bool has_bandwidth = false;  // inter-node bandwidth given (else: from the graph)
+    Time latency;
+    Bandwidth bandwidth;
+    bool has_intra_latency = false, has_intra_bandwidth = false;  // default for every node type
+    Time intra_latency;
+    Bandwidth intra_bandwidth;
+    std::uint32_t buses = 1;  // global buses (contention models)
+    std::uint32_t in_links = 1, out_links = 1;  // per node, default for every node type
+    bool collectives_as_messages = false;  // collectives="messages": run their algorithms
+    std::vector<CommNodeSpec> node_types;
+    std::vector<CommCollectiveSpec> collectives;
+    int line = 0;
+};
+
 struct IoSettings {
     std::vector<IoServerSpec> servers;  // in document order
     std::vector<IoForwarderSpec> forwarders;
@@ -191,6 +236,7 @@ struct Topology {
     MpiSettings mpi;
     IoSettings io;
     std::vector<JitterSpec> jitter;  // in document order
+    CommModelSpec comm;              // <comm-model> (used when settings.model is Analytic)
     Graph graph;
     std::vector<NodeInfo> nodes;
 
@@ -229,6 +275,7 @@ class TopologyBuilder {
     MpiSettings& mpi() { return mpi_; }
     IoSettings& io() { return io_; }
     std::vector<JitterSpec>& jitter() { return jitter_; }
+    CommModelSpec& comm() { return comm_; }
 
     Topology build(std::string name, std::string source) &&;
 
@@ -244,6 +291,7 @@ class TopologyBuilder {
     MpiSettings mpi_;
     IoSettings io_;
     std::vector<JitterSpec> jitter_;
+    CommModelSpec comm_;
 };
 
 }  // namespace clustersim::topo
