@@ -111,6 +111,11 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus,
     world.members.resize(ranks.size());
     for (std::size_t r = 0; r < ranks.size(); ++r) world.members[r] = static_cast<std::int32_t>(r);
     comms_.push_back(std::move(world));
+    timed_collectives_ = network_.times_collectives();
+    if (timed_collectives_) {
+        timer_.rt = this;
+        timer_id_ = engine_.add(timer_);
+    }
 }
 
 std::uint32_t Runtime::pair_slot(std::int32_t src, std::int32_t dst) {
@@ -354,13 +359,18 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
         for (std::uint64_t x : *op.counts) sum += x;
         size_for_choice = sum / need;
     }
-    const Choice choice = selection_.choose(op.coll, size_for_choice, size);
-    if (choice.segment != 0) args.segment = choice.segment;
     const auto seq = next_seq(rank, op.comm);
     ranks_[rank].op_comm = comm;
     ranks_[rank].op_seq = seq;
     const std::uint32_t user_req = requests_.acquire(
         Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
+    if (timed_collectives_) {
+        arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false,
+                      &op);
+        return user_req;
+    }
+    const Choice choice = selection_.choose(op.coll, size_for_choice, size);
+    if (choice.segment != 0) args.segment = choice.segment;
     if (choice.algorithm->global_view()) {
         arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false);
         return user_req;
@@ -435,12 +445,33 @@ std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
 }
 
 void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
-                            bool creates_comm) {
+                            bool creates_comm, const Op* timed) {
     GlobalSync& sync = syncs_[{comm, seq}];
     sync.entries.push_back(entry);
+    if (timed != nullptr) {
+        sync.timed = true;
+        sync.op = timed->coll;
+        sync.bytes = std::max(sync.bytes, collective_bytes(entry.world_rank, *timed));
+    }
     if (++sync.arrived < comms_[comm].members.size()) return;
     std::vector<GlobalSync::Entry> entries = std::move(sync.entries);
+    const bool is_timed = sync.timed;
+    const CollOp op = sync.op;
+    const std::uint64_t bytes = sync.bytes;
     syncs_.erase({comm, seq});
+    // Every member waited for the last one to enter (wait accounting in record()).
+    for (const auto& e : entries) requests_[e.req].ready = engine_.now();
+    if (is_timed) {
+        std::vector<topo::VertexId> sockets;
+        sockets.reserve(comms_[comm].members.size());
+        for (const std::int32_t m : comms_[comm].members) sockets.push_back(ranks_[m].where.vertex);
+        const Time t = network_.collective_time(to_string(op), sockets, bytes);
+        if (t > Time::zero()) {
+            const std::uint32_t pending = timed_.acquire(std::move(entries));
+            engine_.schedule(engine_.now() + t, timer_id_, 0, pending);
+            return;
+        }
+    }
     if (creates_comm) {
         // Group by color (ascending), order by (key, rank in the parent): MPI_Comm_split.
         std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
@@ -471,10 +502,21 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
             i = j;
         }
     }
+    complete_global(entries);
+}
+
+void Runtime::complete_global(std::vector<GlobalSync::Entry>& entries) {
     // Complete in rank order: deterministic, whatever the arrival order was.
     std::sort(entries.begin(), entries.end(),
               [](const auto& a, const auto& b) { return a.world_rank < b.world_rank; });
     for (const auto& e : entries) complete(e.req);
+}
+
+void Runtime::timed_done(std::uint32_t pending) {
+    std::vector<GlobalSync::Entry> entries = std::move(timed_[pending]);
+    timed_[pending].clear();
+    timed_.release(pending);
+    complete_global(entries);
 }
 
 // ---- the rank's program -----------------------------------------------------------------

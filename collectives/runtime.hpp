@@ -163,6 +163,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // Ranks of one communicator waiting in a global-view operation.
     struct GlobalSync {
         std::uint32_t arrived = 0;
+        bool timed = false;        // a collective timed by the network model as a whole
+        CollOp op = CollOp::Barrier;
+        std::uint64_t bytes = 0;   // timed: the largest size a member passed
         struct Entry {
             std::int32_t world_rank, comm_rank, color, key;
             std::uint32_t newcomm, req;
@@ -215,7 +218,18 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void next_step(std::uint32_t run);
     void transfer_done(std::uint32_t run);
     void arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
-                       bool creates_comm);
+                       bool creates_comm, const Op* timed = nullptr);
+    void complete_global(std::vector<GlobalSync::Entry>& entries);
+    void timed_done(std::uint32_t pending);
+    // Fires when a collective timed by the network model completes (event data: index into
+    // timed_).
+    struct Timer final : Component {
+        Runtime* rt = nullptr;
+        void handle(Engine&, const Event& e) override {
+            rt->timed_done(static_cast<std::uint32_t>(e.data));
+        }
+        std::string name() const override { return "timed collectives"; }
+    };
     std::uint32_t next_seq(std::int32_t rank, std::int32_t handle);
     static bool matches(const Request& r, const Msg& m) {
         return r.context == m.context && (r.peer == kAnySource || r.peer == m.src) &&
@@ -247,6 +261,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     net::SlotMap pair_index_;
     std::vector<PairSeq> pairs_;
     std::map<std::pair<std::uint32_t, std::uint32_t>, GlobalSync> syncs_;  // (comm, call sequence)
+    // Analytic network models time each collective call as a whole (Transport::
+    // times_collectives): the members of calls waiting for their completion time.
+    bool timed_collectives_ = false;
+    Timer timer_;
+    ComponentId timer_id_ = 0;
+    Pool<std::vector<GlobalSync::Entry>> timed_;
     std::size_t finished_ = 0;
 };
 

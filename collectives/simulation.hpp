@@ -56,8 +56,12 @@ struct SimulationOptions {
 };
 
 // Switches the model's network to `name`: "packet" (store-and-forward switches),
-// "cut-through" (packet model, cut-through switches) or "fluid"; throws InputError
-// naming --network otherwise.
+// "cut-through" (packet model, cut-through switches), "fluid", or one of the analytic
+// communication models (models/comm_model.hpp: simple, bus_only, incoming_link_only,
+// outgoing_link_only, contention, pmac), optionally with parameters that override the
+// model's <comm-model>: "bus_only:buses=4,latency=2us" (buses, in-links, out-links, latency,
+// bandwidth, intra-latency, intra-bandwidth, collectives=analytic|messages). Throws
+// InputError naming --network otherwise.
 void choose_network(topo::Topology& topology, const std::string& name);
 
 // Runs `program` on `ranks` placed on `topology`. Throws InputError on a deadlock (the

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "simulator/time.hpp"
@@ -31,6 +32,9 @@ struct NetworkStats {
     std::uint64_t bytes_delivered = 0;  // payload bytes that arrived at destinations
     std::uint64_t packets = 0;          // packet model: packets; fluid model: flows
     std::uint64_t packet_hops = 0;      // packet model: link traversals; fluid: rate recomputations
+    std::uint64_t messages_waited = 0;  // analytic contention models: messages that waited for
+                                        // a bus or link before they could start
+    Time resource_wait;                 // their total wait
 };
 
 // A busy interval of a piece of hardware (a link, a disk), for detailed timelines.
@@ -57,6 +61,18 @@ class Transport {
     virtual bool record_links(std::vector<Activity>* out) {
         (void)out;
         return false;
+    }
+    // Analytic models (models/analytic.hpp) time a collective call as a whole: true if this
+    // one does, and then the MPI layer asks collective_time() when the last member of a call
+    // has entered instead of running the operation's algorithm as messages.
+    virtual bool times_collectives() const { return false; }
+    // Time from the last member's entry to the completion of a call of `operation`
+    // ("allreduce", ...) by the ranks on `sockets` (one entry per member) passing at most
+    // `bytes` each.
+    virtual Time collective_time(std::string_view operation, const std::vector<VertexId>& sockets,
+                                 std::uint64_t bytes) {
+        (void)operation, (void)sockets, (void)bytes;
+        return Time::zero();
     }
 };
 

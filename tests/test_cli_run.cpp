@@ -180,7 +180,8 @@ TEST(Cli, CollectiveJsonHasPerOperationTotals) {
 TEST(CliBadInput, UnknownNetworkModel) {
     expect_bad_input(
         "run " + example("star-16.xml") + " --app pingpong:size=1KiB --network wormhole",
-        "--network: unknown network model 'wormhole', expected one of: packet, cut-through, fluid");
+        "--network: unknown network model 'wormhole', expected one of: packet, cut-through, fluid, "
+        "simple, bus_only, incoming_link_only, outgoing_link_only, contention, pmac");
 }
 
 TEST(Cli, EveryNetworkModelRunsTheSameApp) {

@@ -188,7 +188,10 @@ int main(int argc, char** argv) {
                     "collective algorithm override, e.g. bcast=binomial, write_all=two_phase "
                     "(repeatable)");
     run->add_option("--network", r.network,
-                    "network model: packet, cut-through or fluid (default: the model's)");
+                    "network model: packet, cut-through, fluid, or an analytic communication "
+                    "model: simple, bus_only, incoming_link_only, outgoing_link_only, "
+                    "contention, pmac, with optional parameters, e.g. bus_only:buses=4 "
+                    "(default: the model's)");
     run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)");
     run->add_option("--cache", r.cache,
                     "cache layer (I/O scheduler) for every I/O server, replacing the model's: "

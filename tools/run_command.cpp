@@ -292,9 +292,12 @@ int cmd_run(const RunFlags& f) {
                                                                 ? res.io.servers[a.track].node
                                                                 : std::to_string(a.track)),
                                      a.start, a.end, format_size(a.bytes)});
-        if (f.timeline_detail == "hardware" && t.settings.model == topo::NetworkModel::Fluid)
-            std::cerr << "clustersim: note: the fluid network model keeps no per-link "
-                         "intervals; the timeline has disk tracks only\n";
+        if (f.timeline_detail == "hardware" && t.settings.model != topo::NetworkModel::Packet)
+            std::cerr << fmt::format("clustersim: note: the {} network model keeps no per-link "
+                                     "intervals; the timeline has disk tracks only\n",
+                                     t.settings.model == topo::NetworkModel::Fluid
+                                         ? "fluid"
+                                         : t.comm.model);
         auto& st = recorder->trace();
         st.name = apps.size() == 1 && apps[0].trace ? apps[0].trace->name : "simulated";
     }
@@ -325,7 +328,9 @@ int cmd_run(const RunFlags& f) {
                         {"bytes_sent", res.network.bytes_sent},
                         {"bytes_delivered", res.network.bytes_delivered},
                         {"packets", res.network.packets},
-                        {"packet_hops", res.network.packet_hops}};
+                        {"packet_hops", res.network.packet_hops},
+                        {"messages_waited", res.network.messages_waited},
+                        {"resource_wait_s", res.network.resource_wait.seconds()}};
         nlohmann::json ops = nlohmann::json::object();
         const auto totals = op_totals(res);
         for (int k = 0; k < mpi::kStatKinds; ++k) {
@@ -387,10 +392,21 @@ int cmd_run(const RunFlags& f) {
         if (a.app)
             for (const auto& [k, v] : a.app->summarize(res.simulated))
                 std::cout << fmt::format("  {:<18} {}\n", k, v);
-    std::cout << fmt::format(
-        "  messages           {} ({} delivered in {} packets, {} packet hops)\n",
-        with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
-        with_commas(res.network.packets), with_commas(res.network.packet_hops));
+    if (t.settings.model == topo::NetworkModel::Analytic) {
+        std::cout << fmt::format("  network model      {} (analytic{})\n", t.comm.model,
+                                 t.comm.collectives_as_messages
+                                     ? ", collectives as messages"
+                                     : ", collectives timed as a whole");
+        std::cout << fmt::format(
+            "  messages           {} ({} delivered; {} waited for a bus or link, {} in all)\n",
+            with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
+            with_commas(res.network.messages_waited), format_time(res.network.resource_wait));
+    } else {
+        std::cout << fmt::format(
+            "  messages           {} ({} delivered in {} packets, {} packet hops)\n",
+            with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
+            with_commas(res.network.packets), with_commas(res.network.packet_hops));
+    }
     if (!t.jitter.empty()) {
         // OS jitter met by the ranks' CPU work (the model's <jitter> elements).
         Time sum, most;

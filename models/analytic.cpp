@@ -1,0 +1,258 @@
+#include "models/analytic.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace clustersim::net {
+
+AnalyticParams resolve_params(const topo::Topology& t, const topo::CommModelSpec& spec) {
+    AnalyticParams p;
+    p.has_latency = spec.has_latency;
+    p.has_bandwidth = spec.has_bandwidth;
+    p.latency = spec.latency;
+    p.bandwidth = spec.bandwidth;
+    p.buses = std::max<std::uint32_t>(1, spec.buses);
+    p.collectives_as_messages = spec.collectives_as_messages;
+    AnalyticParams::Node base;
+    base.in_links = std::max<std::uint32_t>(1, spec.in_links);
+    base.out_links = std::max<std::uint32_t>(1, spec.out_links);
+    base.has_latency = spec.has_intra_latency;
+    base.has_bandwidth = spec.has_intra_bandwidth;
+    base.latency = spec.intra_latency;
+    base.bandwidth = spec.intra_bandwidth;
+    for (const topo::CommNodeSpec& n : spec.node_types) {
+        const bool known = std::any_of(t.nodes.begin(), t.nodes.end(),
+                                       [&](const topo::NodeInfo& i) { return i.type == n.node_type; });
+        if (!known)
+            throw std::invalid_argument(fmt::format(
+                "<node-type name=\"{}\"> in <comm-model>: no node of the model has this type",
+                n.node_type));
+    }
+    p.nodes.assign(t.nodes.size(), base);
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+        for (const topo::CommNodeSpec& n : spec.node_types) {
+            if (n.node_type != t.nodes[i].type) continue;
+            AnalyticParams::Node& node = p.nodes[i];
+            if (n.in_links > 0) node.in_links = n.in_links;
+            if (n.out_links > 0) node.out_links = n.out_links;
+            if (n.has_latency) node.has_latency = true, node.latency = n.latency;
+            if (n.has_bandwidth) node.has_bandwidth = true, node.bandwidth = n.bandwidth;
+        }
+    }
+    return p;
+}
+
+AnalyticNetwork::AnalyticNetwork(Engine& engine, const topo::Topology& topology,
+                                 topo::Router& router, NetworkClient& client,
+                                 std::unique_ptr<comm::CommModel> model, AnalyticParams params)
+    : engine_(engine),
+      topo_(topology),
+      router_(router),
+      client_(client),
+      model_(std::move(model)),
+      params_(std::move(params)),
+      id_(engine.add(*this)) {
+    if (params_.nodes.size() != topo_.nodes.size())
+        throw std::logic_error("AnalyticNetwork: parameters for another topology");
+    const std::size_t n = topo_.nodes.size();
+    resources_.units.assign(1 + 2 * n, 0);
+    resources_.in_use.assign(1 + 2 * n, 0);
+    resources_.units[comm::Resources::bus()] = params_.buses;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto node = static_cast<std::int32_t>(i);
+        resources_.units[comm::Resources::out_link(node)] = params_.nodes[i].out_links;
+        resources_.units[comm::Resources::in_link(node)] = params_.nodes[i].in_links;
+    }
+    uniform_ = params_.has_latency && params_.has_bandwidth &&
+               std::all_of(params_.nodes.begin(), params_.nodes.end(),
+                           [](const AnalyticParams::Node& x) {
+                               return x.has_latency && x.has_bandwidth;
+                           });
+}
+
+std::vector<std::uint64_t> AnalyticNetwork::edge_bytes() const {
+    return std::vector<std::uint64_t>(topo_.num_edges(), 0);
+}
+
+comm::PairCost AnalyticNetwork::path_cost(VertexId src, VertexId dst) const {
+    std::vector<EdgeId> edges;
+    if (src == dst) {  // two processes of one socket: to its first neighbour and back
+        const auto [lo, hi] = topo_.out_edge_range(src);
+        if (lo == hi)
+            throw std::runtime_error(
+                fmt::format("socket '{}' has no link", topo_.vertex(src).name));
+        edges.push_back(lo);
+        const auto back = router_.path(topo_.target_of(lo), dst);
+        edges.insert(edges.end(), back.begin(), back.end());
+    } else {
+        edges = router_.path(src, dst);
+    }
+    if (edges.empty())
+        throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(src).name,
+                                             topo_.vertex(dst).name));
+    comm::PairCost c;
+    std::uint64_t bottleneck = 0;  // bytes/s, 0 = none yet
+    auto narrow = [&](Bandwidth b) {
+        if (b.infinite()) return;
+        bottleneck = bottleneck == 0 ? b.bytes_per_s : std::min(bottleneck, b.bytes_per_s);
+    };
+    for (std::size_t i = 0; i < edges.size(); ++i) {
+        const EdgeId e = edges[i];
+        c.latency += topo_.edge(e).latency;
+        narrow(topo_.edge(e).bandwidth);
+        if (i == 0) continue;
+        const topo::VertexProps& via = topo_.vertex(topo_.source_of(e));
+        const bool neighbours = edges.size() == 2 && topo_.source_of(edges[0]) == src &&
+                                topo_.target_of(e) == dst;
+        if (neighbours && via.kind == topo::VertexKind::MemoryNode && !via.local.infinite())
+            narrow(via.local);
+        else
+            narrow(via.relay);
+    }
+    c.bandwidth = Bandwidth{bottleneck};
+    return c;
+}
+
+comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
+    const std::int32_t sn = topo_.vertex(src).node, dn = topo_.vertex(dst).node;
+    const bool intra = sn == dn && sn >= 0;
+    if (uniform_) {
+        if (intra)
+            return {params_.nodes[static_cast<std::size_t>(sn)].latency,
+                    params_.nodes[static_cast<std::size_t>(sn)].bandwidth};
+        return {params_.latency, params_.bandwidth};
+    }
+    const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+    if (const auto it = costs_.find(key); it != costs_.end()) return it->second;
+    comm::PairCost c;
+    bool need_graph = true;
+    if (intra) {
+        const AnalyticParams::Node& n = params_.nodes[static_cast<std::size_t>(sn)];
+        need_graph = !(n.has_latency && n.has_bandwidth);
+        if (need_graph) c = path_cost(src, dst);
+        if (n.has_latency) c.latency = n.latency;
+        if (n.has_bandwidth) c.bandwidth = n.bandwidth;
+    } else {
+        need_graph = !(params_.has_latency && params_.has_bandwidth);
+        if (need_graph) c = path_cost(src, dst);
+        if (params_.has_latency) c.latency = params_.latency;
+        if (params_.has_bandwidth) c.bandwidth = params_.bandwidth;
+    }
+    costs_.emplace(key, c);
+    return c;
+}
+
+void AnalyticNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+                           bool notify_injected) {
+    ++stats_.messages_sent;
+    stats_.bytes_sent += bytes;
+    ++stats_.packets;
+    comm::Message m;
+    m.src_node = topo_.vertex(src).node;
+    m.dst_node = topo_.vertex(dst).node;
+    m.bytes = bytes;
+    m.cost = pair_cost(src, dst);
+    const comm::Plan plan = model_->plan(m, resources_);
+    if (plan.start && plan.num_pools == 0) {
+        // Nothing to hold: the two notifications carry the cookie, no record is kept.
+        const Time injected = engine_.now() + plan.transfer;
+        if (notify_injected) engine_.schedule(injected, id_, kInjected, cookie);
+        engine_.schedule(injected + plan.latency, id_, kDeliver, cookie);
+        ++stats_.messages_delivered;
+        stats_.bytes_delivered += bytes;
+        return;
+    }
+    const std::uint32_t f =
+        flights_.acquire(Flight{cookie, m, plan, engine_.now(), notify_injected});
+    if (plan.start)
+        start(f, plan);
+    else
+        queue_.push_back(f);
+}
+
+void AnalyticNetwork::start(std::uint32_t f, const comm::Plan& plan) {
+    Flight& flight = flights_[f];
+    flight.plan = plan;
+    for (std::uint8_t i = 0; i < plan.num_pools; ++i) ++resources_.in_use[plan.pools[i]];
+    const Time waited = engine_.now() - flight.sent;
+    if (waited > Time::zero()) {
+        ++stats_.messages_waited;
+        stats_.resource_wait += waited;
+    }
+    engine_.schedule(engine_.now() + plan.transfer, id_, kTransferred, f);
+}
+
+void AnalyticNetwork::offer_queue() {
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < queue_.size(); ++i) {
+        const std::uint32_t f = queue_[i];
+        if (!model_->anything_free(resources_)) {
+            queue_[kept++] = f;
+            continue;
+        }
+        const comm::Plan plan = model_->plan(flights_[f].msg, resources_);
+        if (plan.start)
+            start(f, plan);
+        else
+            queue_[kept++] = f;
+    }
+    queue_.resize(kept);
+}
+
+void AnalyticNetwork::handle(Engine&, const Event& ev) {
+    switch (ev.kind) {
+        case kInjected:
+            client_.message_injected(ev.data);
+            return;
+        case kDeliver:
+            client_.message_delivered(ev.data);
+            return;
+        case kTransferred: {
+            const auto f = static_cast<std::uint32_t>(ev.data);
+            const Flight flight = flights_[f];
+            flights_.release(f);
+            for (std::uint8_t i = 0; i < flight.plan.num_pools; ++i)
+                --resources_.in_use[flight.plan.pools[i]];
+            ++stats_.messages_delivered;
+            stats_.bytes_delivered += flight.msg.bytes;
+            if (flight.notify_injected) client_.message_injected(flight.cookie);
+            if (flight.plan.latency > Time::zero())
+                engine_.schedule(engine_.now() + flight.plan.latency, id_, kDeliver, flight.cookie);
+            else
+                client_.message_delivered(flight.cookie);
+            if (!queue_.empty()) offer_queue();
+            return;
+        }
+        default:
+            throw std::logic_error("analytic network: unknown event");
+    }
+}
+
+Time AnalyticNetwork::collective_time(std::string_view operation,
+                                      const std::vector<VertexId>& sockets, std::uint64_t bytes) {
+    comm::CollectiveCall call;
+    call.operation = operation;
+    call.ranks = static_cast<std::uint32_t>(sockets.size());
+    call.bytes = bytes;
+    // The slowest pair from the first member's socket to every other member's: the largest
+    // latency and the smallest bandwidth (one node: that node's own costs).
+    bool first = true;
+    for (std::size_t i = 1; i < sockets.size(); ++i) {
+        if (sockets[i] == sockets[0] && !first) continue;
+        const comm::PairCost c = pair_cost(sockets[0], sockets[i]);
+        if (first) {
+            call.cost = c;
+            first = false;
+            continue;
+        }
+        call.cost.latency = max(call.cost.latency, c.latency);
+        if (c.bandwidth.infinite()) continue;
+        if (call.cost.bandwidth.infinite() || c.bandwidth < call.cost.bandwidth)
+            call.cost.bandwidth = c.bandwidth;
+    }
+    return model_->collective_time(call);
+}
+
+}  // namespace clustersim::net
