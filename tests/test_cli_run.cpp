@@ -120,6 +120,24 @@ TEST(CliBadInput, MalformedXmlNamesFileAndLine) {
     expect_bad_input("validate " + path, path + ":");
 }
 
+TEST(CliBadInput, CommModelErrorNamesFileAndLine) {
+    const std::string path = write_temp("comm.xml", R"(<cluster name="comm">
+  <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <node name="n0" type="t"/>
+  <comm-model model="simple">
+    <collective operation="bcast" ranks="8">
+      <point size="1MiB" bandwidth="1GB/s"/>
+      <point size="1KiB" bandwidth="2GB/s"/>
+    </collective>
+  </comm-model>
+</cluster>
+)");
+    expect_bad_input("validate " + path,
+                     path +
+                         ":7: <point> attribute 'size': '1KiB' is not larger than the "
+                         "previous point's '1MiB' (line 6); expected sizes strictly rising");
+}
+
 TEST(CliBadInput, BadUnitInGenerateFlag) {
     expect_bad_input("generate star --link-bandwidth 10Gbit", "--link-bandwidth");
 }

@@ -24,13 +24,14 @@ namespace {
 
 using Attrs = std::initializer_list<std::string_view>;
 
-constexpr std::array<std::string_view, 16> kTopLevel{
-    "network",     "collectives", "node-type", "node",        "nodes",    "switch",
-    "memory-node", "cable",       "edge",      "star",        "fat-tree", "torus",
-    "dragonfly",   "file-system", "io-server", "io-forwarder"};
+constexpr std::array<std::string_view, 17> kTopLevel{
+    "network",     "collectives", "node-type", "node",         "nodes",     "switch",
+    "memory-node", "cable",       "edge",      "star",         "fat-tree",  "torus",
+    "dragonfly",   "file-system", "io-server", "io-forwarder", "comm-model"};
 constexpr std::array<std::string_view, 2> kIoServerChildren{"cache", "disk"};
 constexpr std::array<std::string_view, 7> kTypeChildren{"socket", "memory-node", "switch", "nic",
                                                         "cable",  "edge",        "jitter"};
+constexpr std::array<std::string_view, 2> kCommChildren{"node-type", "collective"};
 
 template <class Names>
 std::string join(const Names& names) {
@@ -47,10 +48,11 @@ bool contains(const Names& names, std::string_view name) {
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// Reads one model document. Pass 1: <network> and <node-type>; pass 2: the elements that
-// declare vertices and nodes, in document order; pass 3: top-level <cable> and <edge>, so a
-// cable may name a vertex declared anywhere in the file; pass 4: the parallel I/O elements
-// (<io-server>, <io-forwarder>, <file-system>), which name nodes declared anywhere.
+// Reads one model document. Pass 1: <network>, <collectives>, <node-type>, then <comm-model>
+// (it names node-types); pass 2: the elements that declare vertices and nodes, in document
+// order; pass 3: top-level <cable> and <edge>, so a cable may name a vertex declared anywhere
+// in the file; pass 4: the parallel I/O elements (<io-server>, <io-forwarder>,
+// <file-system>), which name nodes declared anywhere.
 class Reader {
   public:
     Reader(std::string_view xml, const std::string& file) : text_(xml), file_(file), mb_(tb_) {
@@ -229,6 +231,34 @@ class Reader {
                             tag(n), *v));
     }
     void read_collectives(pugi::xml_node n);
+    // ---- <comm-model> (end of pass 1: its <node-type> entries name declared node-types) --
+    void read_comm_model(pugi::xml_node n);
+    void read_comm_node_type(pugi::xml_node n, CommModelSpec& spec) const;
+    void read_comm_collective(pugi::xml_node n, CommModelSpec& spec) const;
+    // A bandwidth the analytic models divide by: finite and positive. parse_bandwidth already
+    // rejects zero with a unit; a bare 0 and the words for unlimited get their own message.
+    Bandwidth finite_bandwidth(pugi::xml_node n, const char* attr, std::string_view v) const {
+        std::string word(v);
+        std::transform(word.begin(), word.end(), word.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        const bool zero = !word.empty() && word.find_first_not_of("0.") == std::string::npos &&
+                          word.find('0') != std::string::npos;
+        if (zero || word == "unlimited" || word == "infinite" || word == "infinity" ||
+            word == "inf") {
+            fail(n, fmt::format("{} attribute '{}': '{}' is not valid; expected a finite positive "
+                                "bandwidth (e.g. 1.25GB/s)",
+                                tag(n), attr, v));
+        }
+        return with_unit(n, attr, v, parse_bandwidth);
+    }
+    // A count of at least 1 that fits 32 bits (`what` names one of them in the error).
+    std::uint32_t count32_attr(pugi::xml_node n, const char* attr, std::string_view v,
+                               const char* what) const {
+        const std::uint64_t c = count_attr(n, attr, v, what);
+        if (c > UINT32_MAX)
+            fail(n, fmt::format("{} attribute '{}': {} is too many", tag(n), attr, c));
+        return static_cast<std::uint32_t>(c);
+    }
     void read_node_type(pugi::xml_node n);
     void read_type_vertex(pugi::xml_node n, NodeTemplate& t);
     void read_type_edge(pugi::xml_node n, NodeTemplate& t);
@@ -317,8 +347,8 @@ Topology Reader::read() {
         if (const auto dot = name.rfind('.'); dot != std::string::npos && dot > 0) name.resize(dot);
     }
 
-    // Pass 1: structure checks, <network>, <node-type>.
-    pugi::xml_node network;
+    // Pass 1: structure checks, <network>, <collectives>, <node-type>, <comm-model>.
+    pugi::xml_node network, comm;
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element) {
             fail(c, "unexpected text in <cluster>; expected only elements: " + join(kTopLevel));
@@ -337,9 +367,18 @@ Topology Reader::read() {
             read_network(c);
         }
         if (std::strcmp(c.name(), "collectives") == 0) read_collectives(c);
+        if (std::strcmp(c.name(), "comm-model") == 0) {
+            if (comm) {
+                fail(c, fmt::format("second <comm-model> element (the first is on line {}); "
+                                    "expected at most one",
+                                    line_of(comm)));
+            }
+            comm = c;
+        }
     }
     for (pugi::xml_node c = root.child("node-type"); c; c = c.next_sibling("node-type"))
         read_node_type(c);
+    if (comm) read_comm_model(comm);
 
     // Pass 2: vertices and nodes in document order.
     bool has_groups = false;  // a <dragonfly> set VertexProps::group (Valiant routing needs it)
@@ -728,6 +767,152 @@ void Reader::read_collectives(pugi::xml_node n) {
         rule.line = line_of(c);
         m.collectives.push_back(std::move(rule));
     }
+}
+
+void Reader::read_comm_model(pugi::xml_node n) {
+    check_attributes(n, {"model", "latency", "bandwidth", "intra-latency", "intra-bandwidth",
+                         "buses", "in-links", "out-links", "collectives"});
+    CommModelSpec& spec = tb_.comm();
+    spec.present = true;
+    spec.line = line_of(n);
+    spec.model = std::string(required(n, "model"));
+    if (spec.model.empty()) fail(n, "<comm-model> attribute 'model' must not be empty");
+    if (const auto v = optional(n, "latency")) {
+        spec.latency = with_unit(n, "latency", *v, parse_time);
+        spec.has_latency = true;
+    }
+    if (const auto v = optional(n, "bandwidth")) {
+        spec.bandwidth = finite_bandwidth(n, "bandwidth", *v);
+        spec.has_bandwidth = true;
+    }
+    if (const auto v = optional(n, "intra-latency")) {
+        spec.intra_latency = with_unit(n, "intra-latency", *v, parse_time);
+        spec.has_intra_latency = true;
+    }
+    if (const auto v = optional(n, "intra-bandwidth")) {
+        spec.intra_bandwidth = finite_bandwidth(n, "intra-bandwidth", *v);
+        spec.has_intra_bandwidth = true;
+    }
+    if (const auto v = optional(n, "buses")) spec.buses = count32_attr(n, "buses", *v, "bus");
+    if (const auto v = optional(n, "in-links"))
+        spec.in_links = count32_attr(n, "in-links", *v, "link");
+    if (const auto v = optional(n, "out-links"))
+        spec.out_links = count32_attr(n, "out-links", *v, "link");
+    if (const auto v = optional(n, "collectives")) {
+        if (*v == "analytic") {
+            spec.collectives_as_messages = false;
+        } else if (*v == "messages") {
+            spec.collectives_as_messages = true;
+        } else {
+            fail(n, fmt::format("<comm-model> attribute 'collectives': '{}' is not valid; "
+                                "expected analytic or messages",
+                                *v));
+        }
+    }
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element)
+            fail(c,
+                 "unexpected text in <comm-model>; expected only elements: " + join(kCommChildren));
+        if (!contains(kCommChildren, c.name())) {
+            fail(c, fmt::format("unknown element <{}> in <comm-model>; expected one of: {}",
+                                c.name(), join(kCommChildren)));
+        }
+        if (std::strcmp(c.name(), "node-type") == 0)
+            read_comm_node_type(c, spec);
+        else
+            read_comm_collective(c, spec);
+    }
+    // The element chooses the analytic model (clustersim run --network overrides it).
+    tb_.settings().model = NetworkModel::Analytic;
+}
+
+void Reader::read_comm_node_type(pugi::xml_node n, CommModelSpec& spec) const {
+    check_attributes(n, {"name", "in-links", "out-links", "latency", "bandwidth"});
+    check_empty(n);
+    CommNodeSpec t;
+    t.line = line_of(n);
+    const std::string_view name = required(n, "name");
+    if (name.empty()) fail(n, "<node-type> attribute 'name' must not be empty");
+    if (!type_index_.contains(std::string(name))) {
+        std::string names;
+        for (const auto& type : types_) names += (names.empty() ? "" : ", ") + type->name;
+        fail(n, fmt::format("<node-type> attribute 'name': unknown node-type '{}'; declared "
+                            "node-types: {}",
+                            name, names.empty() ? std::string("(none)") : names));
+    }
+    t.node_type = std::string(name);
+    for (const CommNodeSpec& other : spec.node_types) {
+        if (other.node_type == t.node_type) {
+            fail(n, fmt::format("node-type '{}' already has a <node-type> in <comm-model> (line "
+                                "{}); expected at most one per node-type",
+                                t.node_type, other.line));
+        }
+    }
+    if (const auto v = optional(n, "in-links"))
+        t.in_links = count32_attr(n, "in-links", *v, "link");
+    if (const auto v = optional(n, "out-links"))
+        t.out_links = count32_attr(n, "out-links", *v, "link");
+    if (const auto v = optional(n, "latency")) {
+        t.latency = with_unit(n, "latency", *v, parse_time);
+        t.has_latency = true;
+    }
+    if (const auto v = optional(n, "bandwidth")) {
+        t.bandwidth = finite_bandwidth(n, "bandwidth", *v);
+        t.has_bandwidth = true;
+    }
+    spec.node_types.push_back(std::move(t));
+}
+
+void Reader::read_comm_collective(pugi::xml_node n, CommModelSpec& spec) const {
+    check_attributes(n, {"operation", "scaling", "ranks"});
+    CommCollectiveSpec coll;
+    coll.line = line_of(n);
+    coll.operation = std::string(required(n, "operation"));
+    if (coll.operation.empty()) fail(n, "<collective> attribute 'operation' must not be empty");
+    for (const CommCollectiveSpec& other : spec.collectives) {
+        if (other.operation == coll.operation) {
+            fail(n, fmt::format("second <collective> for operation '{}' in <comm-model> (the "
+                                "first is on line {}); expected at most one per operation",
+                                coll.operation, other.line));
+        }
+    }
+    if (const auto v = optional(n, "scaling")) {
+        if (*v != "constant" && *v != "linear" && *v != "logarithmic") {
+            fail(n, fmt::format("<collective> attribute 'scaling': '{}' is not valid; expected "
+                                "constant, linear or logarithmic",
+                                *v));
+        }
+        coll.scaling = std::string(*v);
+    }
+    const auto ranks = optional(n, "ranks");
+    if (ranks) coll.ranks = count32_attr(n, "ranks", *ranks, "rank");
+    pugi::xml_node previous;
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element || std::strcmp(c.name(), "point") != 0)
+            fail(c, "unexpected content in <collective>; expected only <point> elements");
+        check_attributes(c, {"size", "bandwidth"});
+        check_empty(c);
+        const std::string_view size_text = required(c, "size");
+        const std::uint64_t size = with_unit(c, "size", size_text, parse_size);
+        if (previous && size <= coll.points.back().first) {
+            fail(c, fmt::format("<point> attribute 'size': '{}' is not larger than the previous "
+                                "point's '{}' (line {}); expected sizes strictly rising",
+                                size_text, previous.attribute("size").value(), line_of(previous)));
+        }
+        coll.points.emplace_back(size, finite_bandwidth(c, "bandwidth", required(c, "bandwidth")));
+        previous = c;
+    }
+    if (!coll.points.empty() && !ranks) {
+        fail(n,
+             "<collective> has <point> elements but no 'ranks'; expected ranks=\"N\", the "
+             "number of ranks the points were measured at");
+    }
+    if (coll.points.empty() && ranks) {
+        fail(n,
+             "<collective> attribute 'ranks' without <point> elements; expected 'ranks' only "
+             "with the points measured at that many ranks");
+    }
+    spec.collectives.push_back(std::move(coll));
 }
 
 void Reader::read_node_type(pugi::xml_node n) {
