@@ -83,7 +83,7 @@ TEST(CommSimple, IntraNodeCostsApplyWithinANode) {
     topo::Topology t = topo::parse_model(R"(<cluster name="one">
   <network eager-threshold="1TiB"/>
   <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/>
-    <memory-node name="mem" local="10GB/s"/><cable from="s0" to="mem" latency="100ns" bandwidth="20GB/s"/>
+    <memory-node name="mem" local-bandwidth="10GB/s"/><cable from="s0" to="mem" latency="100ns" bandwidth="20GB/s"/>
   </node-type>
   <nodes prefix="n" count="1" type="n"/>
 </cluster>)",
@@ -345,7 +345,8 @@ TEST(CommCurve, ReproducesItsPointsAndIsMonotoneBetweenThem) {
 }
 
 TEST(CommCurve, RejectsBadPoints) {
-    EXPECT_THROW(comm::FittedCurve({}), std::invalid_argument);
+    EXPECT_THROW(comm::FittedCurve(std::vector<std::pair<std::uint64_t, double>>{}),
+                 std::invalid_argument);
     EXPECT_THROW(comm::FittedCurve({{0, 1e6}}), std::invalid_argument);
     EXPECT_THROW(comm::FittedCurve({{10, 1e6}, {10, 2e6}}), std::invalid_argument);
     EXPECT_THROW(comm::FittedCurve({{10, 1e6}, {5, 2e6}}), std::invalid_argument);
