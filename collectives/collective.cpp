@@ -1,6 +1,8 @@
 #include "collectives/collective.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 
 namespace clustersim::mpi {
 
@@ -22,6 +24,53 @@ bool parse_coll_op(const std::string& name, CollOp& op) {
         }
     }
     return false;
+}
+
+std::uint64_t collective_volume(const CollArgs& a) {
+    if (a.size <= 1) return 0;
+    const auto p = static_cast<std::uint64_t>(a.size);
+    const auto n = static_cast<std::size_t>(a.size);
+    switch (a.op) {
+        case CollOp::Barrier:
+            return 0;
+        case CollOp::Bcast:
+        case CollOp::Reduce:
+        case CollOp::Allreduce:
+            return a.bytes;
+        case CollOp::Gather:
+        case CollOp::Scatter:
+        case CollOp::Allgather:
+        case CollOp::Alltoall:
+        case CollOp::ReduceScatter:
+            return (p - 1) * a.bytes;
+        case CollOp::Gatherv:
+        case CollOp::Scatterv:
+        case CollOp::Allgatherv: {
+            if (a.counts == nullptr || a.counts->size() < n) return (p - 1) * a.bytes;
+            std::uint64_t sum = 0, least = UINT64_MAX;
+            for (std::size_t r = 0; r < n; ++r) {
+                sum += (*a.counts)[r];
+                least = std::min(least, (*a.counts)[r]);
+            }
+            if (a.op == CollOp::Allgatherv) return sum - least;  // the member with the least
+            return sum - (*a.counts)[static_cast<std::size_t>(a.root)];  // the root's share
+        }
+        case CollOp::Alltoallv: {
+            if (a.counts == nullptr || a.counts->size() < n * n) return (p - 1) * a.bytes;
+            std::uint64_t most = 0;
+            for (std::size_t r = 0; r < n; ++r) {
+                std::uint64_t out = 0, in = 0;
+                for (std::size_t j = 0; j < n; ++j) {
+                    if (j == r) continue;
+                    out += (*a.counts)[r * n + j];
+                    in += (*a.counts)[j * n + r];
+                }
+                most = std::max({most, out, in});
+            }
+            return most;
+        }
+    }
+    return 0;
 }
 
 std::uint64_t CollArgs::blocks(std::int32_t first_relative, std::int32_t n) const {

@@ -122,6 +122,15 @@ class CollectiveRegistry {
 // Every built-in algorithm, one file each under collectives/algorithms/.
 void register_builtin_collectives(CollectiveRegistry& registry);
 
+// The least data one member must send or receive in a call, whatever the algorithm: the
+// largest, over members, of the bytes it must take in or give out (its own block excluded).
+// bcast, reduce, allreduce: the buffer (the root gives it out or takes it in at least once;
+// bandwidth-optimal allreduce moves 2(P-1)/P of it, never less than once for P >= 2);
+// gather, scatter: the root's P - 1 blocks; allgather, alltoall, reduce_scatter: P - 1
+// blocks; v-variants from the counts; barrier: 0. `args.rank` is ignored. The analytic
+// communication models divide it by the bandwidth (models/comm_model.hpp).
+std::uint64_t collective_volume(const CollArgs& args);
+
 // Number of steps of a schedule (walks it): for composing algorithms and for tests.
 std::uint32_t count_steps(const Algorithm& alg, const CollArgs& args);
 

@@ -452,12 +452,20 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
         sync.timed = true;
         sync.op = timed->coll;
         sync.bytes = std::max(sync.bytes, collective_bytes(entry.world_rank, *timed));
+        sync.root = timed->root;
+        sync.counts = timed->counts;
     }
     if (++sync.arrived < comms_[comm].members.size()) return;
     std::vector<GlobalSync::Entry> entries = std::move(sync.entries);
     const bool is_timed = sync.timed;
     const CollOp op = sync.op;
     const std::uint64_t bytes = sync.bytes;
+    CollArgs args;
+    args.op = sync.op;
+    args.size = static_cast<std::int32_t>(comms_[comm].members.size());
+    args.root = sync.root;
+    args.bytes = bytes;
+    args.counts = sync.counts;
     syncs_.erase({comm, seq});
     // Every member waited for the last one to enter (wait accounting in record()).
     for (const auto& e : entries) requests_[e.req].ready = engine_.now();
@@ -465,7 +473,8 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
         std::vector<topo::VertexId> sockets;
         sockets.reserve(comms_[comm].members.size());
         for (const std::int32_t m : comms_[comm].members) sockets.push_back(ranks_[m].where.vertex);
-        const Time t = network_.collective_time(to_string(op), sockets, bytes);
+        const Time t =
+            network_.collective_time(to_string(op), sockets, bytes, collective_volume(args));
         if (t > Time::zero()) {
             const std::uint32_t pending = timed_.acquire(std::move(entries));
             engine_.schedule(engine_.now() + t, timer_id_, 0, pending);

@@ -231,11 +231,13 @@ void AnalyticNetwork::handle(Engine&, const Event& ev) {
 }
 
 Time AnalyticNetwork::collective_time(std::string_view operation,
-                                      const std::vector<VertexId>& sockets, std::uint64_t bytes) {
+                                      const std::vector<VertexId>& sockets, std::uint64_t bytes,
+                                      std::uint64_t volume) {
     comm::CollectiveCall call;
     call.operation = operation;
     call.ranks = static_cast<std::uint32_t>(sockets.size());
     call.bytes = bytes;
+    call.volume = volume;
     // The slowest pair from the first member's socket to every other member's: the largest
     // latency and the smallest bandwidth (one node: that node's own costs).
     bool first = true;

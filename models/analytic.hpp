@@ -67,7 +67,7 @@ class AnalyticNetwork final : public Component, public Transport {
     std::vector<std::uint64_t> edge_bytes() const override;
     bool times_collectives() const override { return !params_.collectives_as_messages; }
     Time collective_time(std::string_view operation, const std::vector<VertexId>& sockets,
-                         std::uint64_t bytes) override;
+                         std::uint64_t bytes, std::uint64_t volume) override;
 
     // The latency and bandwidth of the pair (for tests and reports).
     comm::PairCost pair_cost(VertexId src, VertexId dst);

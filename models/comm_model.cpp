@@ -47,9 +47,9 @@ double scaling_factor(Scaling s, std::uint32_t ranks) {
 }
 
 Scaling default_scaling(std::string_view op) {
-    if (op == "barrier" || op == "bcast" || op == "reduce" || op == "allreduce")
-        return Scaling::Logarithmic;
-    return Scaling::Linear;  // gather, scatter, allgather, alltoall, reduce_scatter, v-variants
+    if (op == "gather" || op == "scatter" || op == "gatherv" || op == "scatterv")
+        return Scaling::Constant;
+    return Scaling::Logarithmic;
 }
 
 // ---- the fitted curve ---------------------------------------------------------------------
@@ -130,9 +130,11 @@ const CollectiveRule* CommModel::rule(std::string_view operation) const {
 Time CommModel::scaled_time(const CollectiveCall& call) const {
     const CollectiveRule* r = rule(call.operation);
     const Scaling s = r != nullptr ? r->scaling : default_scaling(call.operation);
+    if (call.ranks <= 1) return Time::zero();
     const double f = scaling_factor(s, call.ranks);
-    const Time step = call.cost.latency + transfer_time(call.bytes, call.cost.bandwidth);
-    return Time::ps(static_cast<std::int64_t>(std::llround(f * static_cast<double>(step.ps()))));
+    return Time::ps(static_cast<std::int64_t>(
+               std::llround(f * static_cast<double>(call.cost.latency.ps())))) +
+           transfer_time(call.volume, call.cost.bandwidth);
 }
 
 Time CommModel::collective_time(const CollectiveCall& call) const {

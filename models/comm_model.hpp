@@ -19,8 +19,8 @@
 //
 // Collective calls are timed as one global operation: when the last member has entered,
 // the call completes for every member after collective_time(): PSINS's description of each
-// operation as constant, linear or logarithmic in the number of ranks, or (PMaC) the
-// operation's measured bandwidth-versus-size curve.
+// operation as constant, linear or logarithmic in the number of ranks (for its message
+// rounds; see Scaling), or (PMaC) the operation's measured bandwidth-versus-size curve.
 //
 // Adding a model is one class deriving from CommModel, plus a line in make_comm_model().
 #pragma once
@@ -37,8 +37,13 @@
 
 namespace clustersim::comm {
 
-// How a collective's time grows with the number of ranks P: 1, P - 1 or ceil(log2 P)
-// repetitions of one latency + size/bandwidth step (0 for P = 1).
+// How a collective's number of message rounds grows with the number of ranks P: 1, P - 1 or
+// ceil(log2 P) (0 for P = 1). The simple and contention models time a call as
+//     T = rounds(P) * L + volume / B
+// where volume is the least data some member must send or receive whatever the algorithm
+// (mpi::collective_volume): the scaling describes the latency part, as in PSINS's
+// description of each operation, and the bandwidth part is the unavoidable data, so with
+// the default scalings the simple model stays a lower bound at every message size.
 enum class Scaling : std::uint8_t { Constant, Linear, Logarithmic };
 const char* to_string(Scaling s);
 bool parse_scaling(std::string_view text, Scaling& out);
@@ -65,7 +70,7 @@ class FittedCurve {
     std::vector<std::pair<std::uint64_t, double>> points_;
 };
 
-// What a model may say about one operation of one communicator size.
+// What a model may say about one operation (its rounds, and PMaC's measured curve).
 struct CollectiveRule {
     std::string operation;  // "allreduce", as collectives/ names it
     Scaling scaling = Scaling::Logarithmic;
@@ -73,8 +78,9 @@ struct CollectiveRule {
     std::uint32_t ranks = 0;  // ranks the curve was measured at
 };
 
-// The default scaling of an operation without a rule: rooted trees and the reductions
-// are logarithmic, the personalised and gathering operations linear.
+// The default scaling of an operation without a rule: logarithmic (a single-port lower
+// bound on the rounds: information from or for every rank must spread), except gather and
+// scatter (and their v-variants), constant: a root may take or give every block at once.
 Scaling default_scaling(std::string_view operation);
 
 // A pair's best achievable (uncontended) costs.
@@ -122,7 +128,8 @@ struct Plan {
 struct CollectiveCall {
     std::string_view operation;  // "allreduce", ...
     std::uint32_t ranks = 0;
-    std::uint64_t bytes = 0;  // the largest size a member passed
+    std::uint64_t bytes = 0;   // the largest size a member passed
+    std::uint64_t volume = 0;  // the least data some member must send or receive
     PairCost cost;            // the slowest pair among the members (one node: its own)
 };
 
@@ -132,8 +139,8 @@ class CommModel {
     virtual std::string_view name() const = 0;
     // When `m` can start (now or later), what it holds and for how long.
     virtual Plan plan(const Message& m, const Resources& state) const = 0;
-    // Time from the last member's entry to the call's completion. The default applies the
-    // operation's scaling to latency + bytes / bandwidth.
+    // Time from the last member's entry to the call's completion. The default:
+    // rounds(P) * latency + volume / bandwidth.
     virtual Time collective_time(const CollectiveCall& call) const;
     // Whether a blocked message can start now (false lets the glue stop scanning its queue
     // early, e.g. when every bus is taken).

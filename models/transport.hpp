@@ -68,10 +68,11 @@ class Transport {
     virtual bool times_collectives() const { return false; }
     // Time from the last member's entry to the completion of a call of `operation`
     // ("allreduce", ...) by the ranks on `sockets` (one entry per member) passing at most
-    // `bytes` each.
+    // `bytes` each, in which some member must send or receive `volume` bytes whatever the
+    // algorithm (mpi::collective_volume).
     virtual Time collective_time(std::string_view operation, const std::vector<VertexId>& sockets,
-                                 std::uint64_t bytes) {
-        (void)operation, (void)sockets, (void)bytes;
+                                 std::uint64_t bytes, std::uint64_t volume) {
+        (void)operation, (void)sockets, (void)bytes, (void)volume;
         return Time::zero();
     }
 };

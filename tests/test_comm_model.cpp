@@ -105,8 +105,7 @@ TEST(CommSimple, IntraNodeCostsApplyWithinANode) {
 }
 
 TEST(CommSimple, CollectivesFollowTheirScaling) {
-    // Step = L + m / B = 5 us + 1 MiB / 1 GB/s; P = 8.
-    const Time step = us(5) + at_1gbs(kMiB);
+    // rounds(8) x L + volume / B, volume = the buffer (1 MiB) for allreduce.
     struct Case {
         const char* scaling;
         double factor;
@@ -120,7 +119,8 @@ TEST(CommSimple, CollectivesFollowTheirScaling) {
         const auto res = run(t, std::vector<std::vector<mpi::Op>>(
                                     8, {collective(mpi::CollOp::Allreduce, kMiB)}));
         for (const auto& r : res.ranks)
-            EXPECT_EQ(r.finish, Time::ps(static_cast<std::int64_t>(c.factor * step.ps())))
+            EXPECT_EQ(r.finish,
+                      static_cast<std::int64_t>(c.factor) * us(5) + at_1gbs(kMiB))
                 << c.scaling;
         EXPECT_EQ(res.network.messages_sent, 0u) << "timed as a whole, no messages";
     }
@@ -142,11 +142,16 @@ TEST(CommSimple, CollectivesWaitForTheLastMemberAndUseDefaults) {
     for (const auto& r : res.ranks) EXPECT_EQ(r.finish, Time::ms(1) + us(10));
     EXPECT_EQ(waits.wait[0], Time::ms(1));
     EXPECT_EQ(waits.wait[3], Time::zero());
-    // Alltoall defaults to linear: (P - 1) steps of L + block / B.
+    // Alltoall defaults to logarithmic rounds, and every member sends P - 1 blocks.
     const auto a = run(star(4, "simple:latency=5us,bandwidth=1GB/s"),
                        std::vector<std::vector<mpi::Op>>(
                            4, {collective(mpi::CollOp::Alltoall, 1000)}));
-    EXPECT_EQ(a.ranks[0].finish, 3 * (us(5) + at_1gbs(1000)));
+    EXPECT_EQ(a.ranks[0].finish, 2 * us(5) + at_1gbs(3000));
+    // Gather defaults to one round: the root takes the P - 1 blocks at once.
+    const auto g = run(star(4, "simple:latency=5us,bandwidth=1GB/s"),
+                       std::vector<std::vector<mpi::Op>>(
+                           4, {collective(mpi::CollOp::Gather, 1000)}));
+    EXPECT_EQ(g.ranks[0].finish, us(5) + at_1gbs(3000));
 }
 
 TEST(CommSimple, CollectivesAsMessagesRunTheirAlgorithm) {
@@ -305,10 +310,10 @@ TEST(CommPmac, CollectiveTimeFromTheMeasuredCurve) {
     const auto res =
         run(t, std::vector<std::vector<mpi::Op>>(16, {collective(mpi::CollOp::Allreduce, kMiB)}));
     EXPECT_NEAR(res.simulated.seconds(), 2 * at_1gbs(kMiB).seconds(), 1e-12);
-    // A size without a rule (bcast) falls back to its scaling: log2(16) x (L + m / B).
+    // An operation without a curve (bcast) falls back to its scaling: log2(16) x L + m / B.
     const auto b =
         run(t, std::vector<std::vector<mpi::Op>>(16, {collective(mpi::CollOp::Bcast, kMiB)}));
-    EXPECT_EQ(b.simulated, 4 * (us(5) + at_1gbs(kMiB)));
+    EXPECT_EQ(b.simulated, 4 * us(5) + at_1gbs(kMiB));
 }
 
 // ---- the fitted curve ----------------------------------------------------------------------
@@ -351,6 +356,34 @@ TEST(CommCurve, RejectsBadPoints) {
     EXPECT_THROW(comm::FittedCurve({{10, 1e6}, {10, 2e6}}), std::invalid_argument);
     EXPECT_THROW(comm::FittedCurve({{10, 1e6}, {5, 2e6}}), std::invalid_argument);
     EXPECT_THROW(comm::FittedCurve({{10, 0}}), std::invalid_argument);
+}
+
+TEST(CommScaling, CollectiveVolumeIsWhatSomeMemberMustMove) {
+    mpi::CollArgs a;
+    a.size = 4;
+    a.bytes = 1000;
+    a.op = mpi::CollOp::Barrier;
+    EXPECT_EQ(mpi::collective_volume(a), 0u);
+    a.op = mpi::CollOp::Bcast;
+    EXPECT_EQ(mpi::collective_volume(a), 1000u);
+    a.op = mpi::CollOp::Allgather;
+    EXPECT_EQ(mpi::collective_volume(a), 3000u);
+    // gatherv to root 1 with blocks 10, 20, 30, 40: the root takes 80.
+    const std::vector<std::uint64_t> blocks{10, 20, 30, 40};
+    a.op = mpi::CollOp::Gatherv;
+    a.counts = &blocks;
+    a.root = 1;
+    EXPECT_EQ(mpi::collective_volume(a), 80u);
+    a.op = mpi::CollOp::Allgatherv;  // rank 0 takes 90
+    EXPECT_EQ(mpi::collective_volume(a), 90u);
+    // alltoallv 2 x 2: rank 0 sends 5 to rank 1, rank 1 sends 7 to rank 0; diagonal ignored.
+    const std::vector<std::uint64_t> m{100, 5, 7, 100};
+    a.op = mpi::CollOp::Alltoallv;
+    a.size = 2;
+    a.counts = &m;
+    EXPECT_EQ(mpi::collective_volume(a), 7u);
+    a.size = 1;
+    EXPECT_EQ(mpi::collective_volume(a), 0u);
 }
 
 TEST(CommScaling, Factors) {
