@@ -65,6 +65,7 @@ AnalyticNetwork::AnalyticNetwork(Engine& engine, const topo::Topology& topology,
         resources_.units[comm::Resources::out_link(node)] = params_.nodes[i].out_links;
         resources_.units[comm::Resources::in_link(node)] = params_.nodes[i].in_links;
     }
+    last_.resize(topo_.num_vertices());
     uniform_ = params_.has_latency && params_.has_bandwidth &&
                std::all_of(params_.nodes.begin(), params_.nodes.end(),
                            [](const AnalyticParams::Node& x) {
@@ -124,8 +125,13 @@ comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
                     params_.nodes[static_cast<std::size_t>(sn)].bandwidth};
         return {params_.latency, params_.bandwidth};
     }
+    LastPair& last = last_[src];
+    if (last.dst == dst) return last.cost;
     const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
-    if (const auto it = costs_.find(key); it != costs_.end()) return it->second;
+    if (const auto it = costs_.find(key); it != costs_.end()) {
+        last = LastPair{dst, it->second};
+        return it->second;
+    }
     comm::PairCost c;
     bool need_graph = true;
     if (intra) {
@@ -141,6 +147,7 @@ comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
         if (params_.has_bandwidth) c.bandwidth = params_.bandwidth;
     }
     costs_.emplace(key, c);
+    last = LastPair{dst, c};
     return c;
 }
 

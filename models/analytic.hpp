@@ -102,6 +102,13 @@ class AnalyticNetwork final : public Component, public Transport {
     Pool<Flight> flights_;
     std::vector<std::uint32_t> queue_;  // waiting flights, in the order they were sent
     std::unordered_map<std::uint64_t, comm::PairCost> costs_;  // (src, dst) sockets
+    // The last destination each source socket sent to, and that pair's cost: most traces
+    // send to a few neighbours over and over, so this spares the hash lookup.
+    struct LastPair {
+        VertexId dst = topo::kNoVertex;
+        comm::PairCost cost;
+    };
+    std::vector<LastPair> last_;  // by source vertex
     bool uniform_ = false;  // every cost is given by the XML: no graph lookups
 };
 
