@@ -214,3 +214,37 @@ TEST(Cli, EveryNetworkModelRunsTheSameApp) {
 }
 
 }  // namespace
+
+TEST(Cli, AnalyticModelExampleValidatesAndBracketsThePacketModel) {
+    const Result v = run("validate " + example("psins-16.xml"));
+    ASSERT_EQ(v.code, 0) << v.err;
+    EXPECT_NE(v.out.find("network model    analytic (bus_only; 4 buses, 1 in / 1 out links per "
+                         "node, 1 node types set apart; latency from the graph, bandwidth from "
+                         "the graph; collectives timed as a whole)"),
+              std::string::npos)
+        << v.out;
+    // The same alltoall under simple (the lower bound), the model's packet network, and one
+    // bus that every inter-node message must queue for.
+    auto simulated = [](const std::string& network) {
+        const Result r = run("run " + example("psins-16.xml") +
+                             " --app alltoall:size=64KiB --ranks 16 --json --network " + network);
+        EXPECT_EQ(r.code, 0) << network << ": " << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        return j["simulated_time_ps"].get<std::int64_t>();
+    };
+    const auto simple = simulated("simple");
+    const auto packet = simulated("packet");
+    const auto one_bus = simulated("bus_only:buses=1,collectives=messages");
+    EXPECT_LT(simple, packet);
+    EXPECT_LT(simple, one_bus);
+    // 240 messages of 64 KiB one at a time: 228 touch a thin node (12.5 GB/s bottleneck),
+    // the 12 between fat nodes go at 25 GB/s.
+    EXPECT_GE(one_bus,
+              static_cast<std::int64_t>((228.0 * 65536 / 12.5e9 + 12.0 * 65536 / 25e9) * 1e12));
+    const auto j = nlohmann::json::parse(
+        run("run " + example("psins-16.xml") +
+            " --app alltoall:size=64KiB --ranks 16 --json --network bus_only:buses=1,collectives=messages")
+            .out);
+    EXPECT_EQ(j["network"]["model"], "bus_only:buses=1,collectives=messages");
+    EXPECT_GT(j["network"]["messages_waited"].get<int>(), 0);
+}

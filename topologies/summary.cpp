@@ -239,6 +239,17 @@ ModelSummary summarize(const Topology& t, Router& router) {
         }
     }
     s.routing = t.settings.routing;
+    s.network = to_string(t.settings.model);
+    if (t.settings.model == NetworkModel::Analytic) {
+        const CommModelSpec& c = t.comm;
+        s.network += fmt::format(
+            " ({}; {}, {} in / {} out links per node{}; latency {}, bandwidth {}; collectives {})",
+            c.model, plural(c.buses, "bus", "buses"), c.in_links, c.out_links,
+            c.node_types.empty() ? "" : fmt::format(", {} node types set apart", c.node_types.size()),
+            c.has_latency ? format_time(c.latency) : "from the graph",
+            c.has_bandwidth ? format_bandwidth(c.bandwidth) : "from the graph",
+            c.collectives_as_messages ? "as messages" : "timed as a whole");
+    }
     s.nic_model = t.settings.nic_model;
     s.granularity = t.settings.granularity;
     s.eager_threshold = t.settings.eager_threshold;
@@ -295,6 +306,7 @@ std::string format_summary(const ModelSummary& s) {
     row("NICs", fmt::format("{}", s.nics));
     row("links", fmt::format("{} one-way edges between {} vertices", s.edges, s.vertices));
     row("node memory", format_size(s.memory) + " in total");
+    row("network model", s.network);
     row("routing", to_string(s.routing));
     std::string nic = to_string(s.nic_model);
     if (s.analytical_nic_nodes > 0 && s.packet_nic_nodes > 0) {

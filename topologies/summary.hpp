@@ -28,6 +28,7 @@ struct ModelSummary {
     // Node count per node-type, in order of first use.
     std::vector<std::pair<std::string, std::size_t>> node_types;
     Routing routing = Routing::ShortestPath;
+    std::string network;  // "packet", "fluid", or "analytic: bus_only, 4 buses, ..."
     NicModel nic_model = NicModel::Packet;  // network default
     std::uint64_t granularity = 0;          // network default; 0 = whole message
     std::uint64_t eager_threshold = 0;
