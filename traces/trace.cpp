@@ -363,10 +363,16 @@ struct CheckedInput {
 // differs go through the target's own functions. RecordOut keeps everything as stored;
 // OpOut makes the mpi::Op that to_op would (table indices become pointers, recorded times
 // are dropped), so replay does not build, clear and copy a Record per event.
+// Defaults to clear the targets with: copying a constant compiles to a few vector moves,
+// where assigning Record{} or mpi::Op{} becomes a `rep stos`, slow to start for a 128-byte
+// object cleared once per record.
+const Record kEmptyRecord{};
+const mpi::Op kEmptyOp{};
+
 struct RecordOut {
     Record& r;
     void begin(const KindInfo& k) {
-        r = Record{};
+        r = kEmptyRecord;
         r.kind = k.kind;
         r.coll = k.coll;
         r.nonblocking = k.nonblocking;
@@ -388,7 +394,7 @@ struct OpOut {
     Time& compute;
     const Trace& trace;
     void begin(const KindInfo& k) {
-        op = mpi::Op{};
+        op = kEmptyOp;
         compute = Time::zero();
         op.kind = k.kind;
         op.coll = k.coll;
