@@ -118,7 +118,7 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus,
     }
 }
 
-std::uint32_t Runtime::pair_slot(std::int32_t src, std::int32_t dst) {
+std::uint32_t Runtime::pair_slot_miss(std::int32_t src, std::int32_t dst) {
     const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
                               static_cast<std::uint32_t>(dst);
     std::uint32_t i = pair_index_.find(key);
@@ -127,6 +127,7 @@ std::uint32_t Runtime::pair_slot(std::int32_t src, std::int32_t dst) {
         pairs_.emplace_back();
         pair_index_.insert(key, i);
     }
+    ranks_[src].pair_cache[static_cast<std::uint32_t>(dst) % kPairCache] = PairCacheEntry{dst, i};
     return i;
 }
 
@@ -136,25 +137,17 @@ void Runtime::start() {
 
 // ---- communicators ----------------------------------------------------------------------
 
-std::uint32_t Runtime::comm_of(std::int32_t rank, std::int32_t handle) const {
-    const Rank& r = ranks_[rank];
-    if (handle < 0 || static_cast<std::size_t>(handle) >= r.comms.size() || r.comms[handle] == kNil)
-        throw InputError(
-            "app", 0,
-            fmt::format("rank {} uses communicator {} that it does not have", rank, handle));
-    return r.comms[handle];
+void Runtime::bad_comm(std::int32_t rank, std::int32_t handle) const {
+    throw InputError(
+        "app", 0, fmt::format("rank {} uses communicator {} that it does not have", rank, handle));
 }
 
-std::int32_t Runtime::world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer,
-                                 bool allow_any) const {
-    if (allow_any && peer == kAnySource) return kAnySource;
+void Runtime::bad_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer) const {
     const Comm& c = comms_[comm];
-    if (peer < 0 || static_cast<std::size_t>(peer) >= c.members.size())
-        throw InputError(
-            "app", 0,
-            fmt::format("rank {} names peer rank {}, but its communicator has {} ranks (0..{})",
-                        rank, peer, c.members.size(), c.members.size() - 1));
-    return c.members[peer];
+    throw InputError(
+        "app", 0,
+        fmt::format("rank {} names peer rank {}, but its communicator has {} ranks (0..{})", rank,
+                    peer, c.members.size(), c.members.size() - 1));
 }
 
 std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
@@ -184,16 +177,15 @@ std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner) {
     const std::uint32_t req = requests_.acquire(
         Request{false, false, false, rank, src, tag, context, bytes, owner, Time::zero()});
-    auto& unexpected = ranks_[rank].unexpected;
-    for (auto it = unexpected.begin(); it != unexpected.end(); ++it) {
-        if (matches(requests_[req], msgs_[*it])) {
-            const std::uint32_t m = *it;
-            unexpected.erase(it);
+    Queue& unexpected = ranks_[rank].unexpected;
+    for (std::uint32_t prev = kNil, m = unexpected.head; m != kNil; prev = m, m = msgs_[m].next) {
+        if (matches(requests_[req], msgs_[m])) {
+            unexpected.unlink(msgs_, prev, m);
             bind(m, req);
             return req;
         }
     }
-    ranks_[rank].posted.push_back(req);
+    ranks_[rank].posted.push(requests_, req);
     return req;
 }
 
@@ -240,15 +232,15 @@ void Runtime::envelope_arrived(std::uint32_t m) {
 
 void Runtime::match_arrival(std::uint32_t m) {
     Rank& r = ranks_[msgs_[m].dst];
-    for (auto it = r.posted.begin(); it != r.posted.end(); ++it) {
-        if (matches(requests_[*it], msgs_[m])) {
-            const std::uint32_t req = *it;
-            r.posted.erase(it);
+    for (std::uint32_t prev = kNil, req = r.posted.head; req != kNil;
+         prev = req, req = requests_[req].next) {
+        if (matches(requests_[req], msgs_[m])) {
+            r.posted.unlink(requests_, prev, req);
             bind(m, req);
             return;
         }
     }
-    r.unexpected.push_back(m);
+    r.unexpected.push(msgs_, m);
 }
 
 void Runtime::maybe_free_msg(std::uint32_t m) {
@@ -530,13 +522,14 @@ void Runtime::timed_done(std::uint32_t pending) {
 
 // ---- the rank's program -----------------------------------------------------------------
 
-std::uint32_t Runtime::handle_request(std::int32_t rank, std::uint32_t handle) const {
-    const Rank& r = ranks_[rank];
-    if (handle >= r.handles.size() || r.handles[handle] == kNil)
-        throw InputError(
-            "app", 0,
-            fmt::format("rank {} waits for request {} that was never started", rank, handle));
-    return r.handles[handle];
+void Runtime::reused_request(std::int32_t rank, std::uint32_t handle) const {
+    throw InputError("app", 0,
+                     fmt::format("rank {} reuses request {} before waiting for it", rank, handle));
+}
+
+void Runtime::bad_request(std::int32_t rank, std::uint32_t handle) const {
+    throw InputError(
+        "app", 0, fmt::format("rank {} waits for request {} that was never started", rank, handle));
 }
 
 void Runtime::record(std::int32_t rank) {
@@ -686,17 +679,16 @@ void Runtime::advance(std::int32_t rank) {
         };
         auto set_handle = [&](std::uint32_t req) {
             if (op.handle >= r.handles.size()) r.handles.resize(op.handle + 1, kNil);
-            if (r.handles[op.handle] != kNil)
-                throw InputError("app", 0,
-                                 fmt::format("rank {} reuses request {} before waiting for it",
-                                             rank, op.handle));
+            if (r.handles[op.handle] != kNil) [[unlikely]]
+                reused_request(rank, op.handle);
             r.handles[op.handle] = req;
         };
         auto count_nonblocking = [&](std::uint64_t bytes) {
-            OpStats& st = results_[rank].ops[stat_index(op)];
+            const int kind = stat_index(op);
+            OpStats& st = results_[rank].ops[kind];
             ++st.count;
             st.bytes += bytes;
-            if (observer_ != nullptr) observe(rank, stat_index(op), Time::zero(), bytes, -1);
+            if (observer_ != nullptr) observe(rank, kind, Time::zero(), bytes, -1);
         };
         switch (op.kind) {
             case OpKind::Compute:

@@ -17,7 +17,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -125,8 +124,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint64_t seq;
         std::uint32_t send_req, recv_req;
         bool send_done, recv_done;
-        Time posted;         // when the sender posted it
-        std::uint32_t pair;  // index of (src, dst) in pairs_
+        Time posted;                // when the sender posted it
+        std::uint32_t pair;         // index of (src, dst) in pairs_
+        std::uint32_t next = kNil;  // next message in the receiver's unexpected queue
     };
     struct Request {
         bool is_send;
@@ -135,8 +135,46 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::int32_t rank;  // world rank
         std::int32_t peer, tag, context;
         std::uint64_t bytes;
-        std::uint32_t owner;  // collective run it belongs to, kNil for the program's own
-        Time ready;           // when the peer posted the matching call (wait accounting)
+        std::uint32_t owner;        // collective run it belongs to, kNil for the program's own
+        Time ready;                 // when the peer posted the matching call (wait accounting)
+        std::uint32_t next = kNil;  // next receive in the rank's posted queue
+    };
+    // A first-in, first-out queue of pool entries linked through their `next` field: the
+    // posted-receive queue (requests) and the unexpected-message queue (messages). MPI
+    // matching scans them from the front and takes out the first match, wherever it is;
+    // linking through the entries makes that removal O(1) and allocation-free (a std::deque
+    // erased in the middle shifts elements, and allocates and frees blocks as it goes).
+    struct Queue {
+        std::uint32_t head = kNil;
+        std::uint32_t tail = kNil;
+        template <class P>
+        void push(P& pool, std::uint32_t i) {
+            pool[i].next = kNil;
+            if (tail == kNil)
+                head = i;
+            else
+                pool[tail].next = i;
+            tail = i;
+        }
+        // Takes out `i`, which follows `prev` (kNil: `i` is the head).
+        template <class P>
+        void unlink(P& pool, std::uint32_t prev, std::uint32_t i) {
+            const std::uint32_t after = pool[i].next;
+            if (prev == kNil)
+                head = after;
+            else
+                pool[prev].next = after;
+            if (tail == i) tail = prev;
+        }
+    };
+    // Destination -> pairs_ index of the pairs a rank sent on last, direct-mapped on the
+    // destination's low bits: a halo exchange or a collective's few peers hit it, so the
+    // per-message pair look-up rarely reaches pair_index_ (a hash probe into a table that
+    // grows with the number of communicating pairs, a likely cache miss).
+    static constexpr std::size_t kPairCache = 4;
+    struct PairCacheEntry {
+        std::int32_t dst = -1;
+        std::uint32_t slot = 0;
     };
     struct Comm {
         std::vector<std::int32_t> members;  // comm rank -> world rank
@@ -190,9 +228,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::vector<std::uint32_t> handles;  // program request handle -> request
         std::vector<std::uint32_t> comms{0};     // communicator handle -> comm id (0 = world)
         std::vector<std::uint32_t> coll_seq{0};  // per communicator handle: collective calls so far
-        std::deque<std::uint32_t> posted;        // receive requests, in posting order
-        std::deque<std::uint32_t> unexpected;    // messages (Eager or Rts), in arrival order
+        Queue posted;                            // receive requests, in posting order
+        Queue unexpected;                        // messages (Eager or Rts), in arrival order
         std::unordered_map<std::uint64_t, std::uint32_t> early;  // (src, seq) -> msg, out of order
+        std::array<PairCacheEntry, kPairCache> pair_cache{};     // see PairCacheEntry
     };
 
     void advance(std::int32_t rank);
@@ -201,10 +240,33 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void observe(std::int32_t rank, int kind, Time wait, std::uint64_t bytes, std::int32_t peer);
     // Bytes a rank passes to a collective call (v-variants: from the counts).
     std::uint64_t collective_bytes(std::int32_t rank, const Op& op) const;
-    std::uint32_t handle_request(std::int32_t rank, std::uint32_t handle) const;
-    std::uint32_t comm_of(std::int32_t rank, std::int32_t handle) const;
+    // The checks of these three are inline, their errors out of line, so that the
+    // per-operation path does not pay a call for each.
+    std::uint32_t handle_request(std::int32_t rank, std::uint32_t handle) const {
+        const Rank& r = ranks_[rank];
+        if (handle >= r.handles.size() || r.handles[handle] == kNil) [[unlikely]]
+            bad_request(rank, handle);
+        return r.handles[handle];
+    }
+    std::uint32_t comm_of(std::int32_t rank, std::int32_t handle) const {
+        const Rank& r = ranks_[rank];
+        if (handle < 0 || static_cast<std::size_t>(handle) >= r.comms.size() ||
+            r.comms[handle] == kNil) [[unlikely]]
+            bad_comm(rank, handle);
+        return r.comms[handle];
+    }
     std::int32_t world_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer,
-                            bool allow_any) const;
+                            bool allow_any) const {
+        if (allow_any && peer == kAnySource) return kAnySource;
+        const Comm& c = comms_[comm];
+        if (peer < 0 || static_cast<std::size_t>(peer) >= c.members.size()) [[unlikely]]
+            bad_peer(rank, comm, peer);
+        return c.members[peer];
+    }
+    [[noreturn]] void bad_request(std::int32_t rank, std::uint32_t handle) const;
+    [[noreturn]] void reused_request(std::int32_t rank, std::uint32_t handle) const;
+    [[noreturn]] void bad_comm(std::int32_t rank, std::int32_t handle) const;
+    [[noreturn]] void bad_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer) const;
     std::uint32_t post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
                             std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil);
     std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
@@ -259,7 +321,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint64_t next_send = 0;
         std::uint64_t next_recv = 0;
     };
-    std::uint32_t pair_slot(std::int32_t src, std::int32_t dst);  // index into pairs_
+    std::uint32_t pair_slot(std::int32_t src, std::int32_t dst) {  // index into pairs_
+        const PairCacheEntry& e =
+            ranks_[src].pair_cache[static_cast<std::uint32_t>(dst) % kPairCache];
+        return e.dst == dst ? e.slot : pair_slot_miss(src, dst);
+    }
+    std::uint32_t pair_slot_miss(std::int32_t src, std::int32_t dst);
     net::SlotMap pair_index_;
     std::vector<PairSeq> pairs_;
     std::map<std::pair<std::uint32_t, std::uint32_t>, GlobalSync> syncs_;  // (comm, call sequence)

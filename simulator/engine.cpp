@@ -1,15 +1,38 @@
 #include "simulator/engine.hpp"
 
+#include <algorithm>
+
 namespace clustersim {
+
+Time EventQueue::next_time() const {
+    if (head_ < buckets_[0].size()) return buckets_[0][head_].time;
+    Time t = Time::max();
+    for (const Event& e : buckets_[std::countr_zero(used_ & ~std::uint64_t{1})]) t = min(t, e.time);
+    return t;
+}
+
+void EventQueue::refill() {
+    buckets_[0].clear();
+    head_ = 0;
+    const auto b = static_cast<unsigned>(std::countr_zero(used_ & ~std::uint64_t{1}));
+    std::vector<Event>& from = buckets_[b];
+    std::uint64_t least = UINT64_MAX;
+    for (const Event& e : from) least = std::min(least, static_cast<std::uint64_t>(e.time.ps()));
+    last_ = least;
+    // Every event of `from` shares its bits from b - 1 up with the new last_, so it lands in
+    // a lower bucket: `from` is not appended to while it is read.
+    for (const Event& e : from) place(e);
+    from.clear();
+    used_ &= ~(std::uint64_t{1} << b);
+}
 
 std::uint64_t Engine::run(Time until, std::uint64_t max_events) {
     stopped_ = false;
     const std::uint64_t start = processed_;
     const std::uint64_t last = max_events > UINT64_MAX - start ? UINT64_MAX : start + max_events;
-    while (!heap_.empty() && !stopped_ && processed_ < last) {
-        const Event ev = heap_.top();
-        if (ev.time > until) break;
-        heap_.pop();
+    while (!queue_.empty() && !stopped_ && processed_ < last) {
+        if (until != Time::max() && queue_.next_time() > until) break;
+        const Event ev = queue_.pop();
         assert(ev.time >= now_ && "time went backwards");
         now_ = ev.time;
         ++processed_;

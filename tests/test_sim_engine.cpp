@@ -68,6 +68,50 @@ TEST(Engine, DeterministicTrajectory) {
     EXPECT_EQ(a, run());
 }
 
+// The queue against the definition: events that schedule more events at delays from zero
+// (ties) to hours (spread over many bits of the time), some stops with run(until) in
+// between, and every event must come out in (time, insertion) order.
+struct Spreader final : Component {
+    ComponentId id = 0;
+    std::uint64_t state = 777;
+    std::uint64_t next_label = 1;
+    std::uint64_t scheduled = 0;
+    std::vector<std::pair<std::int64_t, std::uint64_t>> seen;  // (time, label)
+    void add(Engine& engine) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        const unsigned shift = static_cast<unsigned>((state >> 20) % 52);
+        const auto delay = static_cast<std::int64_t>(((state >> 33) % 3) << shift);
+        engine.schedule_in(Time::ps(delay), id, 0, next_label++);
+        ++scheduled;
+    }
+    void handle(Engine& engine, const Event& ev) override {
+        seen.emplace_back(ev.time.ps(), ev.data);
+        if (scheduled < 30000)
+            for (std::uint64_t k = 0; k < (state >> 61) % 3 + 1; ++k) add(engine);
+    }
+    std::string name() const override { return "spreader"; }
+};
+
+TEST(Engine, PopsInTimeThenInsertionOrderUnderLoad) {
+    Engine engine;
+    Spreader s;
+    s.id = engine.add(s);
+    for (int i = 0; i < 50; ++i) s.add(engine);
+    std::int64_t until = 1;
+    for (int round = 0; round < 30 && engine.pending() > 0; ++round, until *= 5) {
+        engine.run(Time::ps(until));
+        if (engine.pending() > 0) s.add(engine);  // at now(), before the next pending event
+    }
+    engine.run();
+    ASSERT_EQ(s.seen.size(), s.scheduled);
+    for (std::size_t i = 1; i < s.seen.size(); ++i) {
+        ASSERT_LE(s.seen[i - 1].first, s.seen[i].first) << "event " << i;
+        if (s.seen[i - 1].first == s.seen[i].first) {
+            ASSERT_LT(s.seen[i - 1].second, s.seen[i].second) << "event " << i;
+        }
+    }
+}
+
 TEST(Engine, RunUntilStopsBeforeLaterEvents) {
     Engine engine;
     Recorder rec;

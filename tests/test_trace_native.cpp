@@ -12,6 +12,7 @@
 
 #include "simulator/error.hpp"
 #include "traces/reader.hpp"
+#include "traces/replay.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
@@ -162,6 +163,90 @@ TEST(TraceNative, EveryKindWithEveryFieldRoundTripsThroughCursor) {
     const auto again = records(u, 0);
     ASSERT_EQ(again.size(), expected.size() + 1);
     EXPECT_EQ(again.back(), last);
+}
+
+// The replay path decodes straight into an mpi::Op: the same Op to_op makes of the
+// Record (instructions for Compute only), with a Compute record's traced duration aside.
+TEST(TraceNative, EveryKindDecodesIntoTheOpThatToOpMakes) {
+    Trace t;
+    t.resize(1);
+    t.add_counts({1, 2});
+    t.add_counts({3});
+    t.add_counts({4, 5, 6});
+    t.intern("out.dat");
+    std::vector<Record> expected;
+    std::int64_t seed = 0;
+    for (const Record& kind : every_kind()) {
+        expected.push_back(kind);
+        expected.push_back(all_fields(kind, ++seed));
+        expected.push_back(all_fields(kind, ++seed));
+    }
+    for (const Record& r : expected) t.append(0, r);
+    auto c = t.cursor(0);
+    mpi::Op op;
+    Time compute_time = Time::us(1);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_TRUE(c.next(op, compute_time)) << "record " << i;
+        const Record& r = expected[i];
+        const bool compute = r.kind == mpi::OpKind::Compute;
+        const mpi::Op want = to_op(t, r, compute ? r.instructions : 0);
+        EXPECT_EQ(compute_time, compute ? r.compute_time : Time::zero()) << "record " << i;
+        EXPECT_EQ(op.kind, want.kind) << "record " << i;
+        EXPECT_EQ(op.peer, want.peer) << "record " << i;
+        EXPECT_EQ(op.tag, want.tag) << "record " << i;
+        EXPECT_EQ(op.comm, want.comm) << "record " << i;
+        EXPECT_EQ(op.bytes, want.bytes) << "record " << i;
+        EXPECT_EQ(op.peer2, want.peer2) << "record " << i;
+        EXPECT_EQ(op.tag2, want.tag2) << "record " << i;
+        EXPECT_EQ(op.bytes2, want.bytes2) << "record " << i;
+        EXPECT_EQ(op.instructions, want.instructions) << "record " << i;
+        EXPECT_EQ(op.handle, want.handle) << "record " << i;
+        EXPECT_EQ(op.count, want.count) << "record " << i;
+        EXPECT_EQ(op.coll, want.coll) << "record " << i;
+        EXPECT_EQ(op.nonblocking, want.nonblocking) << "record " << i;
+        EXPECT_EQ(op.root, want.root) << "record " << i;
+        EXPECT_EQ(op.counts, want.counts) << "record " << i;
+        EXPECT_EQ(op.color, want.color) << "record " << i;
+        EXPECT_EQ(op.key, want.key) << "record " << i;
+        EXPECT_EQ(op.newcomm, want.newcomm) << "record " << i;
+        EXPECT_EQ(op.file, want.file) << "record " << i;
+        EXPECT_EQ(op.path, want.path) << "record " << i;
+        EXPECT_EQ(op.offset, want.offset) << "record " << i;
+        EXPECT_EQ(op.view_block, want.view_block) << "record " << i;
+        EXPECT_EQ(op.view_stride, want.view_stride) << "record " << i;
+        EXPECT_EQ(op.whence, want.whence) << "record " << i;
+    }
+    EXPECT_FALSE(c.next(op, compute_time));
+}
+
+// TraceProgram hands out Ops and still knows each rank's current record; compute bursts
+// given as times become instructions at the traced speed.
+TEST(TraceNative, TraceProgramKeepsTheCurrentRecord) {
+    Trace t;
+    t.resize(2);
+    std::vector<Record> recs;
+    for (const Record& kind : every_kind()) recs.push_back(all_fields(kind, 2));
+    Record burst;
+    burst.compute_time = Time::us(3);
+    recs.push_back(burst);
+    for (const Record& r : recs) t.append(1, r);
+    t.add_counts({1, 2, 3});
+    t.add_counts({1});
+    t.add_counts({4, 5});
+    t.intern("f");
+    TraceProgram program(t, {1'000'000'000, 2'000'000'000});
+    EXPECT_EQ(program.current(1), Record{});  // nothing handed out yet
+    mpi::Op op;
+    EXPECT_FALSE(program.next(0, op));
+    for (std::size_t i = 0; i < recs.size(); ++i) {
+        ASSERT_TRUE(program.next(1, op)) << "record " << i;
+        EXPECT_EQ(program.current(1), recs[i]) << "record " << i;
+        EXPECT_EQ(op.kind, recs[i].kind) << "record " << i;
+    }
+    EXPECT_EQ(op.instructions, 6000u);  // 3 us at 2 * 10^9 instructions/s
+    EXPECT_FALSE(program.next(1, op));
+    EXPECT_EQ(program.current(1), recs.back());
+    EXPECT_EQ(program.consumed(), recs.size());
 }
 
 TEST(TraceNative, EncodingIsCompact) {

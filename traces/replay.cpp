@@ -11,25 +11,46 @@ TraceProgram::TraceProgram(const Trace& trace, std::vector<std::uint64_t> core_s
       traced_speed_(traced_speed != 0 ? traced_speed : trace.traced_speed) {
     cursors_.reserve(trace.ranks());
     for (std::uint32_t r = 0; r < trace.ranks(); ++r) cursors_.push_back(trace.cursor(r));
-    current_.resize(trace.ranks());
+    previous_.resize(trace.ranks());
 }
+
+namespace {
+// Instructions in a burst of `t` ps on a core of `speed` instructions/s, rounded:
+// t * speed / 10^12 in 128 bits so it cannot overflow, with a 64-bit division when the
+// product fits (the usual case, and far cheaper than the 128-bit one); same result.
+std::uint64_t project(std::int64_t t, std::uint64_t speed) {
+    const uint128 x = static_cast<uint128>(t) * speed + 500'000'000'000ULL;
+    if (static_cast<std::uint64_t>(x >> 64) == 0)
+        return static_cast<std::uint64_t>(x) / 1'000'000'000'000ULL;
+    return static_cast<std::uint64_t>(x / 1'000'000'000'000ULL);
+}
+}  // namespace
 
 std::uint64_t TraceProgram::instructions(std::int32_t rank, const Record& r) const {
     if (r.compute_time.ps() <= 0) return r.instructions;
     const std::uint64_t speed =
         traced_speed_ != 0 ? traced_speed_ : core_speed_[static_cast<std::size_t>(rank)];
-    // t [ps] * speed [instructions/s] / 10^12, rounded; 128-bit so it cannot overflow.
-    const uint128 x = static_cast<uint128>(r.compute_time.ps()) * speed + 500'000'000'000ULL;
-    return static_cast<std::uint64_t>(x / 1'000'000'000'000ULL);
+    return project(r.compute_time.ps(), speed);
+}
+
+const Record& TraceProgram::current(std::int32_t rank) const {
+    Trace::Cursor c = previous_[static_cast<std::size_t>(rank)];
+    if (!c.next(current_)) current_ = Record{};  // nothing handed out yet
+    return current_;
 }
 
 bool TraceProgram::next(std::int32_t rank, mpi::Op& op) {
     const auto r = static_cast<std::size_t>(rank);
     if (r >= cursors_.size()) return false;
-    Record& rec = current_[r];
-    if (!cursors_[r].next(rec)) return false;
+    const Trace::Cursor before = cursors_[r];
+    Time compute_time;
+    if (!cursors_[r].next(op, compute_time)) return false;
+    previous_[r] = before;
     ++consumed_;
-    op = to_op(trace_, rec, rec.kind == mpi::OpKind::Compute ? instructions(rank, rec) : 0);
+    if (compute_time.ps() > 0) {  // as instructions(): a traced duration wins
+        const std::uint64_t speed = traced_speed_ != 0 ? traced_speed_ : core_speed_[r];
+        op.instructions = project(compute_time.ps(), speed);
+    }
     return true;
 }
 

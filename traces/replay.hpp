@@ -25,10 +25,9 @@ class TraceProgram final : public mpi::Program {
     // Records handed out so far, over all ranks (for progress).
     std::uint64_t consumed() const { return consumed_; }
     std::uint64_t total() const { return trace_.total_events(); }
-    // The record most recently handed to `rank` (for deadlock reports and comparisons).
-    const Record& current(std::int32_t rank) const {
-        return current_[static_cast<std::size_t>(rank)];
-    }
+    // The record most recently handed to `rank` (for deadlock reports and comparisons;
+    // decoded again on demand, valid until the next call).
+    const Record& current(std::int32_t rank) const;
     // Instructions a compute record amounts to on `rank`.
     std::uint64_t instructions(std::int32_t rank, const Record& r) const;
 
@@ -37,7 +36,11 @@ class TraceProgram final : public mpi::Program {
     std::vector<std::uint64_t> core_speed_;
     std::uint64_t traced_speed_;
     std::vector<Trace::Cursor> cursors_;
-    std::vector<Record> current_;
+    // Per rank, the cursor as it was before the record last handed out: next() decodes
+    // straight into the mpi::Op, and current() decodes that record again when asked, which
+    // keeps a Record per event off the replay path.
+    std::vector<Trace::Cursor> previous_;
+    mutable Record current_;
     std::uint64_t consumed_ = 0;
 };
 

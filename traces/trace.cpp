@@ -358,16 +358,72 @@ struct CheckedInput {
     }
 };
 
+// Where decode puts a record. The two targets share the names of their plain fields
+// (peer, tag, bytes, ...), which decode writes through fields(); the fields whose form
+// differs go through the target's own functions. RecordOut keeps everything as stored;
+// OpOut makes the mpi::Op that to_op would (table indices become pointers, recorded times
+// are dropped), so replay does not build, clear and copy a Record per event.
+// Defaults to clear the targets with: copying a constant compiles to a few vector moves,
+// where assigning Record{} or mpi::Op{} becomes a `rep stos`, slow to start for a 128-byte
+// object cleared once per record.
+const Record kEmptyRecord{};
+const mpi::Op kEmptyOp{};
+
+struct RecordOut {
+    Record& r;
+    void begin(const KindInfo& k) {
+        r = kEmptyRecord;
+        r.kind = k.kind;
+        r.coll = k.coll;
+        r.nonblocking = k.nonblocking;
+    }
+    Record& fields() { return r; }
+    void timed(Time start, Time end) {
+        r.timed = true;
+        r.start = start;
+        r.end = end;
+    }
+    void instructions(std::uint64_t v) { r.instructions = v; }
+    void compute_time(Time t) { r.compute_time = t; }
+    void counts(std::int32_t i) { r.counts = i; }
+    void path(std::int32_t i) { r.path = i; }
+};
+
+struct OpOut {
+    mpi::Op& op;
+    Time& compute;
+    const Trace& trace;
+    void begin(const KindInfo& k) {
+        op = kEmptyOp;
+        compute = Time::zero();
+        op.kind = k.kind;
+        op.coll = k.coll;
+        op.nonblocking = k.nonblocking;
+    }
+    mpi::Op& fields() { return op; }
+    void timed(Time, Time) {}
+    void instructions(std::uint64_t v) {
+        if (op.kind == mpi::OpKind::Compute) op.instructions = v;  // to_op: others get none
+    }
+    void compute_time(Time t) {
+        if (op.kind == mpi::OpKind::Compute) compute = t;
+    }
+    void counts(std::int32_t i) {
+        op.counts = i == kNone ? nullptr : &trace.count_lists[static_cast<std::size_t>(i)];
+    }
+    void path(std::int32_t i) {
+        op.path = i == kNone ? nullptr : &trace.strings[static_cast<std::size_t>(i)];
+    }
+};
+
 // Decodes one record (the caller knows there is at least one byte left).
-template <class In>
-inline void decode(In& in, Record& out, std::int64_t& last) {
-    out = Record{};
+template <class In, class Out>
+inline void decode(In& in, Out& out, std::int64_t& last) {
     const std::uint8_t code = in.byte();
     const KindInfo& k = kKinds[code];
     if (!k.valid) in.fail("unknown kind code");
-    out.kind = k.kind;
-    out.coll = k.coll;
-    out.nonblocking = k.nonblocking;
+    out.begin(k);
+    auto& f = out.fields();
     std::uint64_t mask = in.varint();
     if (mask >> kFields) {
         in.fail("unknown field bits in the mask");
@@ -380,87 +436,86 @@ inline void decode(In& in, Record& out, std::int64_t& last) {
                 const std::uint64_t ds = static_cast<std::uint64_t>(unzigzag(in.varint()));
                 const std::uint64_t de = static_cast<std::uint64_t>(unzigzag(in.varint()));
                 const std::uint64_t start = static_cast<std::uint64_t>(last) + ds;
-                out.timed = true;
-                out.start = Time::ps(static_cast<std::int64_t>(start));
-                out.end = Time::ps(static_cast<std::int64_t>(start + de));
-                last = out.end.ps();
+                out.timed(Time::ps(static_cast<std::int64_t>(start)),
+                          Time::ps(static_cast<std::int64_t>(start + de)));
+                last = static_cast<std::int64_t>(start + de);
                 break;
             }
             case FInstructions:
-                out.instructions = in.varint();
+                out.instructions(in.varint());
                 break;
             case FComputeTime:
-                out.compute_time = Time::ps(unzigzag(in.varint()));
+                out.compute_time(Time::ps(unzigzag(in.varint())));
                 break;
             case FPeer:
-                out.peer = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
-                                                                "peer out of range");
+                f.peer = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
+                                                              "peer out of range");
                 break;
             case FTag:
-                out.tag =
+                f.tag =
                     in.template fit_signed<std::int32_t>(unzigzag(in.varint()), "tag out of range");
                 break;
             case FComm:
-                out.comm = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
-                                                                "comm out of range");
+                f.comm = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
+                                                              "comm out of range");
                 break;
             case FBytes:
-                out.bytes = in.varint();
+                f.bytes = in.varint();
                 break;
             case FPeer2:
-                out.peer2 = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
-                                                                 "peer2 out of range");
+                f.peer2 = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
+                                                               "peer2 out of range");
                 break;
             case FTag2:
-                out.tag2 = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
-                                                                "tag2 out of range");
+                f.tag2 = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
+                                                              "tag2 out of range");
                 break;
             case FBytes2:
-                out.bytes2 = in.varint();
+                f.bytes2 = in.varint();
                 break;
             case FHandle:
-                out.handle = in.template fit<std::uint32_t>(in.varint(), "handle out of range");
+                f.handle = in.template fit<std::uint32_t>(in.varint(), "handle out of range");
                 break;
             case FCount:
-                out.count = in.template fit<std::uint32_t>(in.varint(), "count out of range");
+                f.count = in.template fit<std::uint32_t>(in.varint(), "count out of range");
                 break;
             case FRoot:
-                out.root = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
-                                                                "root out of range");
+                f.root = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
+                                                              "root out of range");
                 break;
             case FCounts:
-                out.counts = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
-                                                                  "counts out of range");
+                out.counts(in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
+                                                                "counts out of range"));
                 break;
             case FColor:
-                out.color = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
-                                                                 "color out of range");
+                f.color = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
+                                                               "color out of range");
                 break;
             case FKey:
-                out.key =
+                f.key =
                     in.template fit_signed<std::int32_t>(unzigzag(in.varint()), "key out of range");
                 break;
             case FNewcomm:
-                out.newcomm = in.template fit<std::uint32_t>(in.varint(), "newcomm out of range");
+                f.newcomm = in.template fit<std::uint32_t>(in.varint(), "newcomm out of range");
                 break;
             case FFile:
-                out.file = in.template fit<std::uint32_t>(in.varint(), "file out of range");
+                f.file = in.template fit<std::uint32_t>(in.varint(), "file out of range");
                 break;
             case FPath:
-                out.path = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
-                                                                "path out of range");
+                out.path(in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
+                                                              "path out of range"));
                 break;
             case FOffset:
-                out.offset = in.varint();
+                f.offset = in.varint();
                 break;
             case FViewBlock:
-                out.view_block = in.varint();
+                f.view_block = in.varint();
                 break;
             case FViewStride:
-                out.view_stride = in.varint();
+                f.view_stride = in.varint();
                 break;
             case FWhence:
-                out.whence = in.template fit<std::uint8_t>(in.varint(), "whence out of range");
+                f.whence = in.template fit<std::uint8_t>(in.varint(), "whence out of range");
                 break;
             default:
                 break;
@@ -538,7 +593,18 @@ bool Trace::Cursor::next(Record& out) {
     if (bytes_ == nullptr || pos_ >= bytes_->size()) return false;
     const std::uint8_t* data = bytes_->data();
     FastInput in{data + pos_};
-    decode(in, out, last_);
+    RecordOut sink{out};
+    decode(in, sink, last_);
+    pos_ = static_cast<std::uint64_t>(in.p - data);
+    return true;
+}
+
+bool Trace::Cursor::next(mpi::Op& op, Time& compute_time) {
+    if (bytes_ == nullptr || pos_ >= bytes_->size()) return false;
+    const std::uint8_t* data = bytes_->data();
+    FastInput in{data + pos_};
+    OpOut sink{op, compute_time, *trace_};
+    decode(in, sink, last_);
     pos_ = static_cast<std::uint64_t>(in.p - data);
     return true;
 }
@@ -550,7 +616,8 @@ void Trace::set_stream(std::uint32_t rank, std::vector<std::uint8_t> bytes, std:
     std::uint64_t decoded = 0;
     while (in.p < in.end && in.problem == nullptr) {
         const std::uint8_t* record_start = in.p;
-        decode(in, r, last);
+        RecordOut sink{r};
+        decode(in, sink, last);
         if (in.problem != nullptr) {
             const auto at = static_cast<std::uint64_t>(record_start - bytes.data());
             throw InputError(

@@ -81,16 +81,24 @@ class Trace {
         Cursor() = default;
         // False at the end of the rank's records.
         bool next(Record& out);
+        // The replay hot path: decodes the next record straight into the mpi::Op that
+        // traces::to_op makes of it, without the intermediate Record. A Compute record's
+        // `instructions` are in op.instructions and its traced duration in `compute_time`
+        // (zero if none; the caller projects it); other kinds get zero instructions. False
+        // at the end of the rank's records (op is left alone).
+        bool next(mpi::Op& op, Time& compute_time);
         std::uint64_t position() const { return pos_; }  // bytes consumed
 
       private:
         friend class Trace;
-        Cursor(const std::vector<std::uint8_t>* bytes) : bytes_(bytes) {}
+        Cursor(const Trace* trace, const std::vector<std::uint8_t>* bytes)
+            : trace_(trace), bytes_(bytes) {}
+        const Trace* trace_ = nullptr;  // count lists and strings, for next(mpi::Op&)
         const std::vector<std::uint8_t>* bytes_ = nullptr;
         std::uint64_t pos_ = 0;
         std::int64_t last_ = 0;  // end (ps) of the previous timed record: start deltas
     };
-    Cursor cursor(std::uint32_t rank) const { return Cursor(&streams_[rank]); }
+    Cursor cursor(std::uint32_t rank) const { return Cursor(this, &streams_[rank]); }
 
     // The encoded bytes of one rank (binary format I/O).
     const std::vector<std::uint8_t>& stream(std::uint32_t rank) const { return streams_[rank]; }
