@@ -66,6 +66,8 @@ AnalyticNetwork::AnalyticNetwork(Engine& engine, const topo::Topology& topology,
         resources_.units[comm::Resources::in_link(node)] = params_.nodes[i].in_links;
     }
     last_.resize(topo_.num_vertices());
+    node_.resize(topo_.num_vertices());
+    for (VertexId v = 0; v < topo_.num_vertices(); ++v) node_[v] = topo_.vertex(v).node;
     uniform_ = params_.has_latency && params_.has_bandwidth &&
                std::all_of(params_.nodes.begin(), params_.nodes.end(),
                            [](const AnalyticParams::Node& x) {
@@ -117,7 +119,9 @@ comm::PairCost AnalyticNetwork::path_cost(VertexId src, VertexId dst) const {
 }
 
 comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
-    const std::int32_t sn = topo_.vertex(src).node, dn = topo_.vertex(dst).node;
+    LastPair& last = last_[src];
+    if (last.dst == dst) return last.cost;
+    const std::int32_t sn = node_[src], dn = node_[dst];
     const bool intra = sn == dn && sn >= 0;
     if (uniform_) {
         if (intra)
@@ -125,8 +129,6 @@ comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
                     params_.nodes[static_cast<std::size_t>(sn)].bandwidth};
         return {params_.latency, params_.bandwidth};
     }
-    LastPair& last = last_[src];
-    if (last.dst == dst) return last.cost;
     const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
     if (const auto it = costs_.find(key); it != costs_.end()) {
         last = LastPair{dst, it->second};
@@ -157,8 +159,8 @@ void AnalyticNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std:
     stats_.bytes_sent += bytes;
     ++stats_.packets;
     comm::Message m;
-    m.src_node = topo_.vertex(src).node;
-    m.dst_node = topo_.vertex(dst).node;
+    m.src_node = node_[src];
+    m.dst_node = node_[dst];
     m.bytes = bytes;
     m.cost = pair_cost(src, dst);
     const comm::Plan plan = model_->plan(m, resources_);

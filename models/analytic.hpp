@@ -108,7 +108,8 @@ class AnalyticNetwork final : public Component, public Transport {
         VertexId dst = topo::kNoVertex;
         comm::PairCost cost;
     };
-    std::vector<LastPair> last_;  // by source vertex
+    std::vector<LastPair> last_;      // by source vertex
+    std::vector<std::int32_t> node_;  // node index of each vertex (-1: none), kept flat
     bool uniform_ = false;  // every cost is given by the XML: no graph lookups
 };
 
