@@ -4,9 +4,9 @@
 // simulator on a star of RANKS single-core nodes. Reports trace events per second of replay
 // (read + simulate), engine events, wall times and peak memory.
 //
-//   bench_replay [RANKS=1024] [EVENTS=10000] [packet|analytical|fluid] [MESSAGE=1KiB]
+//   bench_replay [RANKS=1024] [EVENTS=10000] [packet|analytical|fluid|simple|...] [MESSAGE=1KiB]
 // (packet: hop-by-hop packets; analytical: the analytical NIC, one event per packet; fluid:
-// max-min flows)
+// max-min flows; any other --network value, e.g. simple or bus_only:buses=4: that model)
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
