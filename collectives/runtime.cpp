@@ -357,8 +357,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const std::uint32_t user_req = requests_.acquire(
         Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
     if (timed_collectives_) {
-        arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false,
-                      &op);
+        arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false, &op);
         return user_req;
     }
     const Choice choice = selection_.choose(op.coll, size_for_choice, size);

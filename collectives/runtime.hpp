@@ -201,10 +201,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // Ranks of one communicator waiting in a global-view operation.
     struct GlobalSync {
         std::uint32_t arrived = 0;
-        bool timed = false;        // a collective timed by the network model as a whole
+        bool timed = false;  // a collective timed by the network model as a whole
         CollOp op = CollOp::Barrier;
-        std::uint64_t bytes = 0;   // timed: the largest size a member passed
-        std::int32_t root = 0;     // timed: the call's root and counts (collective_volume)
+        std::uint64_t bytes = 0;  // timed: the largest size a member passed
+        std::int32_t root = 0;    // timed: the call's root and counts (collective_volume)
         const std::vector<std::uint64_t>* counts = nullptr;
         struct Entry {
             std::int32_t world_rank, comm_rank, color, key;

@@ -204,10 +204,11 @@ void apply_comm_overrides(topo::CommModelSpec& c, const std::string& model,
                     fail("collectives: expected analytic or messages");
                 c.collectives_as_messages = value == "messages";
             } else {
-                fail(fmt::format("unknown parameter '{}'; expected buses, in-links, out-links, "
-                                 "latency, bandwidth, intra-latency, intra-bandwidth or "
-                                 "collectives",
-                                 key));
+                fail(
+                    fmt::format("unknown parameter '{}'; expected buses, in-links, out-links, "
+                                "latency, bandwidth, intra-latency, intra-bandwidth or "
+                                "collectives",
+                                key));
             }
         } catch (const std::invalid_argument& e) {
             fail(fmt::format("{}: {}", key, e.what()));
@@ -303,9 +304,9 @@ void choose_network(topo::Topology& t, const std::string& text) {
         t.comm.model = name;
         if (!params.empty()) apply_comm_overrides(t.comm, name, params);
     } else {
-        throw InputError("--network", 0,
-                         fmt::format("unknown network model '{}', expected one of: {}", name,
-                                     network_names()));
+        throw InputError(
+            "--network", 0,
+            fmt::format("unknown network model '{}', expected one of: {}", name, network_names()));
     }
 }
 

@@ -23,8 +23,9 @@ AnalyticParams resolve_params(const topo::Topology& t, const topo::CommModelSpec
     base.latency = spec.intra_latency;
     base.bandwidth = spec.intra_bandwidth;
     for (const topo::CommNodeSpec& n : spec.node_types) {
-        const bool known = std::any_of(t.nodes.begin(), t.nodes.end(),
-                                       [&](const topo::NodeInfo& i) { return i.type == n.node_type; });
+        const bool known =
+            std::any_of(t.nodes.begin(), t.nodes.end(),
+                        [&](const topo::NodeInfo& i) { return i.type == n.node_type; });
         if (!known)
             throw std::invalid_argument(fmt::format(
                 "<node-type name=\"{}\"> in <comm-model>: no node of the model has this type",
@@ -68,11 +69,10 @@ AnalyticNetwork::AnalyticNetwork(Engine& engine, const topo::Topology& topology,
     last_.resize(topo_.num_vertices());
     node_.resize(topo_.num_vertices());
     for (VertexId v = 0; v < topo_.num_vertices(); ++v) node_[v] = topo_.vertex(v).node;
-    uniform_ = params_.has_latency && params_.has_bandwidth &&
-               std::all_of(params_.nodes.begin(), params_.nodes.end(),
-                           [](const AnalyticParams::Node& x) {
-                               return x.has_latency && x.has_bandwidth;
-                           });
+    uniform_ =
+        params_.has_latency && params_.has_bandwidth &&
+        std::all_of(params_.nodes.begin(), params_.nodes.end(),
+                    [](const AnalyticParams::Node& x) { return x.has_latency && x.has_bandwidth; });
 }
 
 std::vector<std::uint64_t> AnalyticNetwork::edge_bytes() const {
@@ -107,8 +107,8 @@ comm::PairCost AnalyticNetwork::path_cost(VertexId src, VertexId dst) const {
         narrow(topo_.edge(e).bandwidth);
         if (i == 0) continue;
         const topo::VertexProps& via = topo_.vertex(topo_.source_of(e));
-        const bool neighbours = edges.size() == 2 && topo_.source_of(edges[0]) == src &&
-                                topo_.target_of(e) == dst;
+        const bool neighbours =
+            edges.size() == 2 && topo_.source_of(edges[0]) == src && topo_.target_of(e) == dst;
         if (neighbours && via.kind == topo::VertexKind::MemoryNode && !via.local.infinite())
             narrow(via.local);
         else

@@ -110,7 +110,7 @@ class AnalyticNetwork final : public Component, public Transport {
     };
     std::vector<LastPair> last_;      // by source vertex
     std::vector<std::int32_t> node_;  // node index of each vertex (-1: none), kept flat
-    bool uniform_ = false;  // every cost is given by the XML: no graph lookups
+    bool uniform_ = false;            // every cost is given by the XML: no graph lookups
 };
 
 }  // namespace clustersim::net

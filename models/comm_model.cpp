@@ -66,9 +66,9 @@ FittedCurve::FittedCurve(std::vector<std::pair<std::uint64_t, double>> points)
             throw std::invalid_argument(
                 fmt::format("point {}: expected a positive, finite bandwidth", i + 1));
         if (i > 0 && size <= points_[i - 1].first)
-            throw std::invalid_argument(fmt::format(
-                "point {}: size {} B does not rise above the previous point's {} B", i + 1, size,
-                points_[i - 1].first));
+            throw std::invalid_argument(
+                fmt::format("point {}: size {} B does not rise above the previous point's {} B",
+                            i + 1, size, points_[i - 1].first));
         x_.push_back(std::log(static_cast<double>(size)));
         y_.push_back(std::log(bw));
     }
@@ -222,26 +222,23 @@ class PmacModel final : public CommModel {
         const double f0 = scaling_factor(r->scaling, r->ranks);
         const Time t = r->curve.time(call.bytes);
         if (f0 == 0) return call.ranks <= 1 ? Time::zero() : t;
-        return Time::ps(static_cast<std::int64_t>(
-            std::llround(static_cast<double>(t.ps()) * f / f0)));
+        return Time::ps(
+            static_cast<std::int64_t>(std::llround(static_cast<double>(t.ps()) * f / f0)));
     }
 };
 
 }  // namespace
 
 const std::vector<std::string>& comm_model_names() {
-    static const std::vector<std::string> names{"simple",
-                                                "bus_only",
-                                                "incoming_link_only",
-                                                "outgoing_link_only",
-                                                "contention",
-                                                "pmac"};
+    static const std::vector<std::string> names{
+        "simple", "bus_only", "incoming_link_only", "outgoing_link_only", "contention", "pmac"};
     return names;
 }
 
 std::unique_ptr<CommModel> make_comm_model(std::string_view name) {
     if (name == "simple") return std::make_unique<SimpleModel>();
-    if (name == "bus_only") return std::make_unique<ContentionModel>("bus_only", true, false, false);
+    if (name == "bus_only")
+        return std::make_unique<ContentionModel>("bus_only", true, false, false);
     if (name == "incoming_link_only")
         return std::make_unique<ContentionModel>("incoming_link_only", false, false, true);
     if (name == "outgoing_link_only")

@@ -117,7 +117,7 @@ struct Message {
 
 // A model's answer for one message at the current time.
 struct Plan {
-    bool start = true;                   // false: not now, ask again when a resource frees
+    bool start = true;                     // false: not now, ask again when a resource frees
     std::array<std::uint32_t, 3> pools{};  // held from the start for `transfer`
     std::uint8_t num_pools = 0;
     Time transfer;  // bytes over the effective bandwidth
@@ -130,7 +130,7 @@ struct CollectiveCall {
     std::uint32_t ranks = 0;
     std::uint64_t bytes = 0;   // the largest size a member passed
     std::uint64_t volume = 0;  // the least data some member must send or receive
-    PairCost cost;            // the slowest pair among the members (one node: its own)
+    PairCost cost;             // the slowest pair among the members (one node: its own)
 };
 
 class CommModel {

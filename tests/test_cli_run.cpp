@@ -241,10 +241,10 @@ TEST(Cli, AnalyticModelExampleValidatesAndBracketsThePacketModel) {
     // the 12 between fat nodes go at 25 GB/s.
     EXPECT_GE(one_bus,
               static_cast<std::int64_t>((228.0 * 65536 / 12.5e9 + 12.0 * 65536 / 25e9) * 1e12));
-    const auto j = nlohmann::json::parse(
-        run("run " + example("psins-16.xml") +
-            " --app alltoall:size=64KiB --ranks 16 --json --network bus_only:buses=1,collectives=messages")
-            .out);
+    const auto j = nlohmann::json::parse(run("run " + example("psins-16.xml") +
+                                             " --app alltoall:size=64KiB --ranks 16 --json "
+                                             "--network bus_only:buses=1,collectives=messages")
+                                             .out);
     EXPECT_EQ(j["network"]["model"], "bus_only:buses=1,collectives=messages");
     EXPECT_GT(j["network"]["messages_waited"].get<int>(), 0);
 }

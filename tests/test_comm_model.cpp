@@ -93,8 +93,7 @@ TEST(CommSimple, IntraNodeCostsApplyWithinANode) {
     const std::vector<mpi::RankLocation> where{{0, 0, 0, t.nodes[0].sockets[0].vertex},
                                                {0, 0, 1, t.nodes[0].sockets[0].vertex}};
     const auto res = mpi::simulate(t, where, prog);
-    EXPECT_EQ(res.ranks[1].finish,
-              Time::ns(300) + transfer_time(kMiB, Bandwidth{5'000'000'000}));
+    EXPECT_EQ(res.ranks[1].finish, Time::ns(300) + transfer_time(kMiB, Bandwidth{5'000'000'000}));
     // From the graph instead: out to the memory node and back (2 x 100 ns), at the memory
     // node's local rate (the bottleneck).
     mpi::choose_network(t, "simple");
@@ -116,11 +115,10 @@ TEST(CommSimple, CollectivesFollowTheirScaling) {
         rule.operation = "allreduce";
         rule.scaling = c.scaling;
         t.comm.collectives.push_back(rule);
-        const auto res = run(t, std::vector<std::vector<mpi::Op>>(
-                                    8, {collective(mpi::CollOp::Allreduce, kMiB)}));
+        const auto res = run(
+            t, std::vector<std::vector<mpi::Op>>(8, {collective(mpi::CollOp::Allreduce, kMiB)}));
         for (const auto& r : res.ranks)
-            EXPECT_EQ(r.finish,
-                      static_cast<std::int64_t>(c.factor) * us(5) + at_1gbs(kMiB))
+            EXPECT_EQ(r.finish, static_cast<std::int64_t>(c.factor) * us(5) + at_1gbs(kMiB))
                 << c.scaling;
         EXPECT_EQ(res.network.messages_sent, 0u) << "timed as a whole, no messages";
     }
@@ -132,7 +130,8 @@ TEST(CommSimple, CollectivesWaitForTheLastMemberAndUseDefaults) {
     struct Waits final : mpi::OpObserver {
         std::vector<Time> wait = std::vector<Time>(4);
         void op_done(const mpi::OpEvent& e) override {
-            if (mpi::stat_name(e.kind) == "Barrier") wait[static_cast<std::size_t>(e.rank)] = e.wait;
+            if (mpi::stat_name(e.kind) == "Barrier")
+                wait[static_cast<std::size_t>(e.rank)] = e.wait;
         }
     } waits;
     const auto t = star(4, "simple:latency=5us,bandwidth=1GB/s");
@@ -143,21 +142,22 @@ TEST(CommSimple, CollectivesWaitForTheLastMemberAndUseDefaults) {
     EXPECT_EQ(waits.wait[0], Time::ms(1));
     EXPECT_EQ(waits.wait[3], Time::zero());
     // Alltoall defaults to logarithmic rounds, and every member sends P - 1 blocks.
-    const auto a = run(star(4, "simple:latency=5us,bandwidth=1GB/s"),
-                       std::vector<std::vector<mpi::Op>>(
-                           4, {collective(mpi::CollOp::Alltoall, 1000)}));
+    const auto a =
+        run(star(4, "simple:latency=5us,bandwidth=1GB/s"),
+            std::vector<std::vector<mpi::Op>>(4, {collective(mpi::CollOp::Alltoall, 1000)}));
     EXPECT_EQ(a.ranks[0].finish, 2 * us(5) + at_1gbs(3000));
     // Gather defaults to one round: the root takes the P - 1 blocks at once.
-    const auto g = run(star(4, "simple:latency=5us,bandwidth=1GB/s"),
-                       std::vector<std::vector<mpi::Op>>(
-                           4, {collective(mpi::CollOp::Gather, 1000)}));
+    const auto g =
+        run(star(4, "simple:latency=5us,bandwidth=1GB/s"),
+            std::vector<std::vector<mpi::Op>>(4, {collective(mpi::CollOp::Gather, 1000)}));
     EXPECT_EQ(g.ranks[0].finish, us(5) + at_1gbs(3000));
 }
 
 TEST(CommSimple, CollectivesAsMessagesRunTheirAlgorithm) {
     // collectives=messages: a binomial bcast of 4 ranks is two rounds of L + m / B.
     const auto t = star(4, "simple:latency=5us,bandwidth=1GB/s,collectives=messages");
-    ScriptProgram prog(std::vector<std::vector<mpi::Op>>(4, {collective(mpi::CollOp::Bcast, kMiB)}));
+    ScriptProgram prog(
+        std::vector<std::vector<mpi::Op>>(4, {collective(mpi::CollOp::Bcast, kMiB)}));
     mpi::SimulationOptions o;
     o.algorithm_overrides = {"bcast=binomial"};
     const auto res = mpi::simulate(t, one_rank_per_node(t, 4), prog, o);
@@ -238,9 +238,8 @@ TEST(CommContention, IncomingLinkOfAGatherRoot) {
 TEST(CommContention, OutgoingLinkAndAllThree) {
     // Rank 0 sends to ranks 1 and 2 at once: its one outgoing link serialises them under
     // outgoing_link_only and contention, not under incoming_link_only.
-    std::vector<std::vector<mpi::Op>> s{{isend(1, kMiB, 0), isend(2, kMiB, 1), waitall(0, 2)},
-                                        {recv(0, kMiB)},
-                                        {recv(0, kMiB)}};
+    std::vector<std::vector<mpi::Op>> s{
+        {isend(1, kMiB, 0), isend(2, kMiB, 1), waitall(0, 2)}, {recv(0, kMiB)}, {recv(0, kMiB)}};
     const Time x = at_1gbs(kMiB);
     for (const char* m : {"outgoing_link_only", "contention", "incoming_link_only"}) {
         const auto t = star(3, fmt::format("{}:buses=4,latency=5us,bandwidth=1GB/s", m));
@@ -293,7 +292,8 @@ TEST(CommPmac, BandwidthScalesWithOutstandingMessages) {
     EXPECT_EQ(res.ranks[3].finish, transfer_time(kMiB, Bandwidth{500'000'000}) + us(5));
     EXPECT_EQ(res.network.messages_waited, 0u);
     // Two buses: no sharing.
-    const auto two = run(star(4, "pmac:buses=2,latency=5us,bandwidth=1GB/s"), pairs_script(2, kMiB));
+    const auto two =
+        run(star(4, "pmac:buses=2,latency=5us,bandwidth=1GB/s"), pairs_script(2, kMiB));
     EXPECT_EQ(two.ranks[3].finish, x + us(5));
 }
 
@@ -321,8 +321,8 @@ TEST(CommPmac, CollectiveTimeFromTheMeasuredCurve) {
 TEST(CommCurve, ReproducesItsPointsAndIsMonotoneBetweenThem) {
     // Measured-looking data: rising, a plateau, a dip (cache effects), rising again.
     const std::vector<std::pair<std::uint64_t, double>> pts{
-        {8, 2e6},       {64, 1.5e7},    {1024, 1.8e8},  {16384, 6e8},  {65536, 6e8},
-        {262144, 5e8},  {1048576, 9e8}, {4194304, 1.1e9}, {16777216, 1.15e9}};
+        {8, 2e6},      {64, 1.5e7},    {1024, 1.8e8},    {16384, 6e8},      {65536, 6e8},
+        {262144, 5e8}, {1048576, 9e8}, {4194304, 1.1e9}, {16777216, 1.15e9}};
     const comm::FittedCurve c(pts);
     for (const auto& [size, bw] : pts)
         EXPECT_NEAR(c.bandwidth(static_cast<double>(size)), bw, 0.01 * bw) << size;
@@ -411,7 +411,8 @@ TEST(CommBadInput, NetworkFlag) {
               "--network: 'bus_only:busses=4': unknown parameter 'busses'; expected buses, "
               "in-links, out-links, latency, bandwidth, intra-latency, intra-bandwidth or "
               "collectives");
-    EXPECT_EQ(message("bus_only:buses=0"), "--network: 'bus_only:buses=0': buses: expected a count >= 1");
+    EXPECT_EQ(message("bus_only:buses=0"),
+              "--network: 'bus_only:buses=0': buses: expected a count >= 1");
     EXPECT_NE(message("simple:latency=fast").find("latency:"), std::string::npos);
     EXPECT_EQ(message("simple:collectives=maybe"),
               "--network: 'simple:collectives=maybe': collectives: expected analytic or messages");

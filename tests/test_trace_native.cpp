@@ -644,4 +644,29 @@ TEST(TraceNative, BinaryIsMuchSmallerThanText) {
 }
 
 }  // namespace
+TEST(TraceNativeBad, BinaryRecordsMustReferToTheirTables) {
+    // A record naming string 5 and count list 3 of a trace that has neither: the binary
+    // reader rejects it in the same pass that decodes the records.
+    Trace t;
+    t.resize(1);
+    Record open;
+    open.kind = mpi::OpKind::FileOpen;
+    open.path = 5;
+    t.append(0, open);
+    const std::string bin = temp_path("bad-path.cstb");
+    write_binary(t, bin);
+    EXPECT_EQ(error_of([&] { (void)read_binary(bin); }),
+              bin + ": rank 0 record 0: path 5 is not in the string table (0 strings)");
+    Trace u;
+    u.resize(1);
+    Record gv;
+    gv.kind = mpi::OpKind::Collective;
+    gv.coll = mpi::CollOp::Gatherv;
+    gv.counts = 3;
+    u.append(0, gv);
+    write_binary(u, bin);
+    EXPECT_EQ(error_of([&] { (void)read_binary(bin); }),
+              bin + ": rank 0 record 0: counts 3 is not in the count lists (0 lists)");
+}
+
 }  // namespace clustersim::traces

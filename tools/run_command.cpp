@@ -293,11 +293,10 @@ int cmd_run(const RunFlags& f) {
                                                                 : std::to_string(a.track)),
                                      a.start, a.end, format_size(a.bytes)});
         if (f.timeline_detail == "hardware" && t.settings.model != topo::NetworkModel::Packet)
-            std::cerr << fmt::format("clustersim: note: the {} network model keeps no per-link "
-                                     "intervals; the timeline has disk tracks only\n",
-                                     t.settings.model == topo::NetworkModel::Fluid
-                                         ? "fluid"
-                                         : t.comm.model);
+            std::cerr << fmt::format(
+                "clustersim: note: the {} network model keeps no per-link "
+                "intervals; the timeline has disk tracks only\n",
+                t.settings.model == topo::NetworkModel::Fluid ? "fluid" : t.comm.model);
         auto& st = recorder->trace();
         st.name = apps.size() == 1 && apps[0].trace ? apps[0].trace->name : "simulated";
     }
@@ -394,9 +393,8 @@ int cmd_run(const RunFlags& f) {
                 std::cout << fmt::format("  {:<18} {}\n", k, v);
     if (t.settings.model == topo::NetworkModel::Analytic) {
         std::cout << fmt::format("  network model      {} (analytic{})\n", t.comm.model,
-                                 t.comm.collectives_as_messages
-                                     ? ", collectives as messages"
-                                     : ", collectives timed as a whole");
+                                 t.comm.collectives_as_messages ? ", collectives as messages"
+                                                                : ", collectives timed as a whole");
         std::cout << fmt::format(
             "  messages           {} ({} delivered; {} waited for a bus or link, {} in all)\n",
             with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),

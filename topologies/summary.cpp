@@ -245,7 +245,8 @@ ModelSummary summarize(const Topology& t, Router& router) {
         s.network += fmt::format(
             " ({}; {}, {} in / {} out links per node{}; latency {}, bandwidth {}; collectives {})",
             c.model, plural(c.buses, "bus", "buses"), c.in_links, c.out_links,
-            c.node_types.empty() ? "" : fmt::format(", {} node types set apart", c.node_types.size()),
+            c.node_types.empty() ? ""
+                                 : fmt::format(", {} node types set apart", c.node_types.size()),
             c.has_latency ? format_time(c.latency) : "from the graph",
             c.has_bandwidth ? format_bandwidth(c.bandwidth) : "from the graph",
             c.collectives_as_messages ? "as messages" : "timed as a whole");

@@ -87,8 +87,8 @@ struct NodeInfo {
 
 // Which network model moves messages (the fidelity level), chosen per model.
 enum class NetworkModel : std::uint8_t {
-    Packet,  // packets through every vertex (store-and-forward, or cut-through per vertex)
-    Fluid,   // one flow per message, max-min fair shares of links and relays
+    Packet,    // packets through every vertex (store-and-forward, or cut-through per vertex)
+    Fluid,     // one flow per message, max-min fair shares of links and relays
     Analytic,  // no graph traversal: PSINS-style analytic models (CommModelSpec)
 };
 const char* to_string(NetworkModel model);
@@ -215,9 +215,9 @@ struct CommModelSpec {
     bool has_intra_latency = false, has_intra_bandwidth = false;  // default for every node type
     Time intra_latency;
     Bandwidth intra_bandwidth;
-    std::uint32_t buses = 1;  // global buses (contention models)
+    std::uint32_t buses = 1;                    // global buses (contention models)
     std::uint32_t in_links = 1, out_links = 1;  // per node, default for every node type
-    bool collectives_as_messages = false;  // collectives="messages": run their algorithms
+    bool collectives_as_messages = false;       // collectives="messages": run their algorithms
     std::vector<CommNodeSpec> node_types;
     std::vector<CommCollectiveSpec> collectives;
     int line = 0;

@@ -198,24 +198,8 @@ Trace read_binary(const std::string& path) {
         const std::uint64_t length = in.varint();
         const std::string_view bytes = in.bytes(length);
         if (events > length) in.corrupt(fmt::format("{} events in {} bytes", events, length));
-        t.set_stream(r, std::vector<std::uint8_t>(bytes.begin(), bytes.end()), events);
-        // References into the header tables must exist.
-        auto c = t.cursor(r);
-        Record rec;
-        for (std::uint64_t k = 0; c.next(rec); ++k) {
-            if (rec.path != kNone &&
-                (rec.path < 0 || static_cast<std::size_t>(rec.path) >= t.strings.size()))
-                throw InputError(path, 0,
-                                 fmt::format("rank {} record {}: path {} is not in the string "
-                                             "table ({} strings)",
-                                             r, k, rec.path, t.strings.size()));
-            if (rec.counts != kNone &&
-                (rec.counts < 0 || static_cast<std::size_t>(rec.counts) >= t.count_lists.size()))
-                throw InputError(path, 0,
-                                 fmt::format("rank {} record {}: counts {} is not in the count "
-                                             "lists ({} lists)",
-                                             r, k, rec.counts, t.count_lists.size()));
-        }
+        // Decodes every record once, checking it and its references into the tables above.
+        t.set_stream(r, std::vector<std::uint8_t>(bytes.begin(), bytes.end()), events, true);
     }
     if (in.left() != 0) {
         in.set_part("after the last rank");

@@ -609,7 +609,8 @@ bool Trace::Cursor::next(mpi::Op& op, Time& compute_time) {
     return true;
 }
 
-void Trace::set_stream(std::uint32_t rank, std::vector<std::uint8_t> bytes, std::uint64_t events) {
+void Trace::set_stream(std::uint32_t rank, std::vector<std::uint8_t> bytes, std::uint64_t events,
+                       bool check_references) {
     CheckedInput in{bytes.data(), bytes.data() + bytes.size()};
     std::int64_t last = 0;
     Record r;
@@ -625,6 +626,19 @@ void Trace::set_stream(std::uint32_t rank, std::vector<std::uint8_t> bytes, std:
                 fmt::format("rank {}: {} at byte {} (expected {} records, decoded {})", rank,
                             in.truncated ? "truncated record" : in.problem, at, events, decoded));
         }
+        // References into the trace's tables must exist (they are read before the streams).
+        if (check_references && r.path != kNone &&
+            (r.path < 0 || static_cast<std::size_t>(r.path) >= strings.size()))
+            throw InputError(source, 0,
+                             fmt::format("rank {} record {}: path {} is not in the string table "
+                                         "({} strings)",
+                                         rank, decoded, r.path, strings.size()));
+        if (check_references && r.counts != kNone &&
+            (r.counts < 0 || static_cast<std::size_t>(r.counts) >= count_lists.size()))
+            throw InputError(source, 0,
+                             fmt::format("rank {} record {}: counts {} is not in the count lists "
+                                         "({} lists)",
+                                         rank, decoded, r.counts, count_lists.size()));
         ++decoded;
     }
     if (decoded != events)

@@ -103,8 +103,11 @@ class Trace {
     // The encoded bytes of one rank (binary format I/O).
     const std::vector<std::uint8_t>& stream(std::uint32_t rank) const { return streams_[rank]; }
     // Replaces a rank's bytes with `bytes` holding `events` records (binary reader). Throws
-    // InputError(source, 0, ...) if they do not decode into exactly `events` records.
-    void set_stream(std::uint32_t rank, std::vector<std::uint8_t> bytes, std::uint64_t events);
+    // InputError(source, 0, ...) if they do not decode into exactly `events` records, or, with
+    // `check_references`, if a record names a path or count list that `strings` /
+    // `count_lists` do not hold (fill those first). One decoding pass does both.
+    void set_stream(std::uint32_t rank, std::vector<std::uint8_t> bytes, std::uint64_t events,
+                    bool check_references = false);
 
   private:
     std::vector<std::vector<std::uint8_t>> streams_;
