@@ -246,5 +246,8 @@ TEST(Cli, AnalyticModelExampleValidatesAndBracketsThePacketModel) {
                                              "--network bus_only:buses=1,collectives=messages")
                                              .out);
     EXPECT_EQ(j["network"]["model"], "bus_only:buses=1,collectives=messages");
+    const auto own = nlohmann::json::parse(
+        run("run " + example("psins-16.xml") + " --app alltoall:size=64KiB --ranks 16 --json").out);
+    EXPECT_EQ(own["network"]["model"], "bus_only") << "the model's own <comm-model>";
     EXPECT_GT(j["network"]["messages_waited"].get<int>(), 0);
 }

@@ -321,8 +321,13 @@ int cmd_run(const RunFlags& f) {
         j["model_load_s"] = load_s;
         j["events_per_s"] = eps;
         j["peak_memory_bytes"] = peak;
-        j["network"] = {{"model", f.network.empty() ? std::string(topo::to_string(t.settings.model))
-                                                    : f.network},
+        // The --network value as given, else the model's: "packet", "fluid", or the analytic
+        // model's name ("bus_only").
+        const std::string model_name = !f.network.empty() ? f.network
+                                       : t.settings.model == topo::NetworkModel::Analytic
+                                           ? t.comm.model
+                                           : std::string(topo::to_string(t.settings.model));
+        j["network"] = {{"model", model_name},
                         {"messages", res.network.messages_delivered},
                         {"bytes_sent", res.network.bytes_sent},
                         {"bytes_delivered", res.network.bytes_delivered},
