@@ -119,8 +119,6 @@ comm::PairCost AnalyticNetwork::path_cost(VertexId src, VertexId dst) const {
 }
 
 comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
-    LastPair& last = last_[src];
-    if (last.dst == dst) return last.cost;
     const std::int32_t sn = node_[src], dn = node_[dst];
     const bool intra = sn == dn && sn >= 0;
     if (uniform_) {
@@ -129,25 +127,24 @@ comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
                     params_.nodes[static_cast<std::size_t>(sn)].bandwidth};
         return {params_.latency, params_.bandwidth};
     }
+    LastPair& last = last_[src];
+    if (last.dst == dst) return last.cost;
     const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
     if (const auto it = costs_.find(key); it != costs_.end()) {
         last = LastPair{dst, it->second};
         return it->second;
     }
-    comm::PairCost c;
-    bool need_graph = true;
+    // What the XML gives for this kind of pair; the graph's route fills in the rest.
+    bool has_latency = params_.has_latency, has_bandwidth = params_.has_bandwidth;
+    comm::PairCost given{params_.latency, params_.bandwidth};
     if (intra) {
         const AnalyticParams::Node& n = params_.nodes[static_cast<std::size_t>(sn)];
-        need_graph = !(n.has_latency && n.has_bandwidth);
-        if (need_graph) c = path_cost(src, dst);
-        if (n.has_latency) c.latency = n.latency;
-        if (n.has_bandwidth) c.bandwidth = n.bandwidth;
-    } else {
-        need_graph = !(params_.has_latency && params_.has_bandwidth);
-        if (need_graph) c = path_cost(src, dst);
-        if (params_.has_latency) c.latency = params_.latency;
-        if (params_.has_bandwidth) c.bandwidth = params_.bandwidth;
+        has_latency = n.has_latency, has_bandwidth = n.has_bandwidth;
+        given = {n.latency, n.bandwidth};
     }
+    comm::PairCost c = has_latency && has_bandwidth ? given : path_cost(src, dst);
+    if (has_latency) c.latency = given.latency;
+    if (has_bandwidth) c.bandwidth = given.bandwidth;
     costs_.emplace(key, c);
     last = LastPair{dst, c};
     return c;
@@ -247,15 +244,14 @@ Time AnalyticNetwork::collective_time(std::string_view operation,
     call.ranks = static_cast<std::uint32_t>(sockets.size());
     call.bytes = bytes;
     call.volume = volume;
-    // The slowest pair from the first member's socket to every other member's: the largest
-    // latency and the smallest bandwidth (one node: that node's own costs).
-    bool first = true;
+    // The slowest pair from the first member's socket to each other member's: the largest
+    // latency and the smallest bandwidth. Every member on one socket: that socket's own pair.
+    bool any = false;
     for (std::size_t i = 1; i < sockets.size(); ++i) {
-        if (sockets[i] == sockets[0] && !first) continue;
+        if (sockets[i] == sockets[0]) continue;
         const comm::PairCost c = pair_cost(sockets[0], sockets[i]);
-        if (first) {
-            call.cost = c;
-            first = false;
+        if (!any) {
+            call.cost = c, any = true;
             continue;
         }
         call.cost.latency = max(call.cost.latency, c.latency);
@@ -263,6 +259,7 @@ Time AnalyticNetwork::collective_time(std::string_view operation,
         if (call.cost.bandwidth.infinite() || c.bandwidth < call.cost.bandwidth)
             call.cost.bandwidth = c.bandwidth;
     }
+    if (!any && sockets.size() > 1) call.cost = pair_cost(sockets[0], sockets[0]);
     return model_->collective_time(call);
 }
 

@@ -94,6 +94,11 @@ TEST(CommSimple, IntraNodeCostsApplyWithinANode) {
                                                {0, 0, 1, t.nodes[0].sockets[0].vertex}};
     const auto res = mpi::simulate(t, where, prog);
     EXPECT_EQ(res.ranks[1].finish, Time::ns(300) + transfer_time(kMiB, Bandwidth{5'000'000'000}));
+    // A collective of the two: the node's own costs, one round of its latency.
+    ScriptProgram coll(
+        std::vector<std::vector<mpi::Op>>(2, {collective(mpi::CollOp::Allreduce, kMiB)}));
+    EXPECT_EQ(mpi::simulate(t, where, coll).simulated,
+              Time::ns(300) + transfer_time(kMiB, Bandwidth{5'000'000'000}));
     // From the graph instead: out to the memory node and back (2 x 100 ns), at the memory
     // node's local rate (the bottleneck).
     mpi::choose_network(t, "simple");
