@@ -10,6 +10,8 @@ packages=(
   libcli11-dev          # the command line
   nlohmann-json3-dev    # JSON output
   libgtest-dev libgmock-dev  # tests
+  libopenmpi-dev openmpi-bin  # the MPI tracer, calibration and benchmark programs, and the
+                              # end-to-end test that runs them under mpirun
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -41,11 +41,15 @@ enum class OpKind : std::uint8_t {
     FileWriteAtAll,  // collective FileWriteAt
     FileReadAtAll,   // collective FileReadAt
     FileSync,        // collective: waits until the file's written data is on disk
+    // An MPI call the simulator does not model (a recorded trace's MPI_Probe, MPI_Comm_rank,
+    // ...): runs like Compute (`instructions` on the rank's core, the traced duration
+    // projected) but is counted under its own kind; `path` names the call.
+    Unmodeled,
 };
-inline constexpr int kOpKinds = 24;
+inline constexpr int kOpKinds = 25;
 inline constexpr std::uint8_t kSeekSet = 0, kSeekCur = 1, kSeekEnd = 2;
 constexpr bool is_file_op(OpKind k) {
-    return k >= OpKind::FileOpen;
+    return k >= OpKind::FileOpen && k <= OpKind::FileSync;
 }
 inline constexpr std::int32_t kUndefined = -32766;  // MPI_UNDEFINED color
 const char* to_string(OpKind kind);

@@ -60,6 +60,8 @@ const char* to_string(OpKind kind) {
             return "File_read_at_all";
         case OpKind::FileSync:
             return "File_sync";
+        case OpKind::Unmodeled:
+            return "Unmodeled";
     }
     return "?";
 }
@@ -691,6 +693,7 @@ void Runtime::advance(std::int32_t rank) {
         };
         switch (op.kind) {
             case OpKind::Compute:
+            case OpKind::Unmodeled:
                 if (op.instructions == 0) break;
                 cpus_.start(r.core, op.instructions, static_cast<std::uint64_t>(rank));
                 return;

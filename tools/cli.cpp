@@ -223,6 +223,21 @@ int main(int argc, char** argv) {
     convert->add_option("--format", cv.format, "format of INPUT (default: auto)");
     convert->add_flag("--skip-unknown", cv.skip_unknown, "skip unsupported records");
 
+    MergeFlags mf;
+    auto* trace = app.add_subcommand("trace", "Work with traces recorded by the MPI tracer");
+    trace->require_subcommand(1);
+    auto* merge = trace->add_subcommand(
+        "merge", "Merge the rank files of a run traced with libclustersim-trace.so into one trace");
+    merge->add_option("INPUT", mf.inputs, "rank files (*.csrank), or folders holding them")
+        ->required();
+    merge->add_option("-o,--out", mf.output, "trace file to write")->required();
+    merge->add_option("--to", mf.to,
+                      "text or binary (default: by the output's extension: .txt = text)");
+    merge->add_option("--name", mf.name, "trace name (default: the traced program's)");
+    merge->add_option("--traced-speed", mf.traced_speed,
+                      "instructions/s of a core of the traced machine (e.g. 2.8G; from "
+                      "clustersim-calibrate): stored in the trace for projection at replay");
+
     ImportFlags im;
     auto* import = app.add_subcommand(
         "import",
@@ -264,6 +279,7 @@ int main(int argc, char** argv) {
         if (*run) return cmd_run(r);
         if (*convert) return cmd_convert(cv);
         if (*import) return cmd_import(im);
+        if (*merge) return cmd_trace_merge(mf);
         if (*compare) return cmd_compare(cf);
         if (int code = 0; run_jitter_commands(jc, code)) return code;
     } catch (const InputError& e) {

@@ -8,8 +8,10 @@
 
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
+#include "tools/cli_util.hpp"
 #include "traces/compare.hpp"
 #include "traces/import.hpp"
+#include "traces/merge.hpp"
 #include "traces/reader.hpp"
 #include "traces/recorder.hpp"
 #include "traces/stats.hpp"
@@ -97,6 +99,62 @@ int cmd_convert(const ConvertFlags& f) {
         std::cout << fmt::format(": {:.2f}x the input's size",
                                  static_cast<double>(out) / static_cast<double>(in));
     std::cout << "\n";
+    return 0;
+}
+
+int cmd_trace_merge(const MergeFlags& f) {
+    traces::MergeOptions o;
+    o.name = f.name;
+    if (!f.traced_speed.empty())
+        o.traced_speed = flag_value("--traced-speed", f.traced_speed, parse_speed);
+    std::string to = f.to;
+    if (to.empty()) {
+        const std::string ext = fs::path(f.output).extension().string();
+        to = ext == ".txt" || ext == ".cstrace-text" ? "text" : "binary";
+    }
+    if (to != "text" && to != "binary")
+        throw InputError("--to", 0, fmt::format("'{}': expected text or binary", to));
+    traces::MergeReport rep;
+    const traces::Trace t = traces::merge_rank_files(f.inputs, o, rep);
+    if (to == "text")
+        traces::write_text(t, f.output);
+    else
+        traces::write_binary(t, f.output);
+    const std::uint64_t out = file_size(f.output);
+    std::uint64_t calls = 0;
+    for (const auto& [name, n] : rep.calls) calls += n;
+    std::uint64_t unmodeled = 0;
+    for (const auto& [name, n] : rep.unmodeled) unmodeled += n;
+    std::cout << fmt::format(
+        "merged run {:016x} of {} ({} ranks on {}): {} MPI calls, {} "
+        "records\n",
+        rep.run_id, rep.program, rep.ranks,
+        rep.hosts.empty() ? std::string("?") : rep.hosts.front(), with_commas(calls),
+        with_commas(t.total_events()));
+    std::cout << fmt::format("  rank files   {} in {} files\n", format_size(rep.raw_bytes),
+                             rep.ranks);
+    std::cout << fmt::format(
+        "  trace        {} ({} format, {:.1f}x smaller)\n", f.output, to,
+        out > 0 ? static_cast<double>(rep.raw_bytes) / static_cast<double>(out) : 0.0);
+    std::cout << fmt::format(
+        "  tracer       {} buffer writes, {} in all (kept out of the "
+        "compute bursts)\n",
+        rep.flushes, format_time(Time::ns(static_cast<std::int64_t>(rep.flush_ns))));
+    if (rep.waitalls_split > 0)
+        std::cout << fmt::format(
+            "  waitall      {} over non-contiguous requests written as "
+            "waits\n",
+            rep.waitalls_split);
+    if (unmodeled == 0) {
+        std::cout << "  unmodeled    none: every recorded call is simulated\n";
+    } else {
+        std::cout << fmt::format(
+            "  unmodeled    {} calls, {} (replayed as CPU time):", with_commas(unmodeled),
+            format_time(Time::ns(static_cast<std::int64_t>(rep.unmodeled_ns))));
+        for (const auto& [name, n] : rep.unmodeled)
+            std::cout << fmt::format(" {} x{}", name, with_commas(n));
+        std::cout << "\n";
+    }
     return 0;
 }
 

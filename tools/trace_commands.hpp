@@ -1,8 +1,9 @@
 // The trace side of the command line: outputs of `run --out`, and the `convert`, `import`
-// and `compare` commands.
+// `compare` and `trace merge` commands.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "traces/run_log.hpp"
 #include "traces/trace.hpp"
@@ -25,6 +26,12 @@ struct ImportFlags {
     std::string kind, input, placement_out;
 };
 int cmd_import(const ImportFlags& f);
+
+struct MergeFlags {
+    std::vector<std::string> inputs;  // rank files or folders
+    std::string output, to, name, traced_speed;
+};
+int cmd_trace_merge(const MergeFlags& f);
 
 struct CompareFlags {
     std::string recorded, simulated, out, format = "auto";

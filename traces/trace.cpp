@@ -17,7 +17,7 @@ namespace clustersim::traces {
 namespace {
 
 // ---- kind codes --------------------------------------------------------------------------
-// 0..23 (except 8): the mpi::OpKind value. Collectives: 0x40 + CollOp (blocking),
+// 0..24 (except 8): the mpi::OpKind value. Collectives: 0x40 + CollOp (blocking),
 // 0x60 + CollOp (nonblocking). Every other byte value is invalid.
 constexpr std::uint8_t kCollCode = 0x40;
 constexpr std::uint8_t kNonblockingBit = 0x20;
@@ -94,6 +94,7 @@ constexpr std::array<Order, mpi::kOpKinds> kOrders{{
     make_order({FTimed, FFile, FBytes, FOffset}),                       // FileWriteAtAll
     make_order({FTimed, FFile, FBytes, FOffset}),                       // FileReadAtAll
     make_order({FTimed, FFile}),                                        // FileSync
+    make_order({FTimed, FPath, FComputeTime}),                          // Unmodeled
 }};
 
 // What a kind code decodes to.
@@ -389,6 +390,11 @@ struct RecordOut {
     void path(std::int32_t i) { r.path = i; }
 };
 
+// Records that run as a CPU burst at replay: compute, and unmodeled MPI calls.
+constexpr bool is_burst(mpi::OpKind k) {
+    return k == mpi::OpKind::Compute || k == mpi::OpKind::Unmodeled;
+}
+
 struct OpOut {
     mpi::Op& op;
     Time& compute;
@@ -403,10 +409,10 @@ struct OpOut {
     mpi::Op& fields() { return op; }
     void timed(Time, Time) {}
     void instructions(std::uint64_t v) {
-        if (op.kind == mpi::OpKind::Compute) op.instructions = v;  // to_op: others get none
+        if (is_burst(op.kind)) op.instructions = v;  // to_op: others get none
     }
     void compute_time(Time t) {
-        if (op.kind == mpi::OpKind::Compute) compute = t;
+        if (is_burst(op.kind)) compute = t;
     }
     void counts(std::int32_t i) {
         op.counts = i == kNone ? nullptr : &trace.count_lists[static_cast<std::size_t>(i)];
@@ -676,7 +682,8 @@ constexpr std::array<const char*, mpi::kOpKinds> kKindNames{"compute",
                                                             "file_read_all",
                                                             "file_write_at_all",
                                                             "file_read_at_all",
-                                                            "file_sync"};
+                                                            "file_sync",
+                                                            "unmodeled"};
 }  // namespace
 
 std::string record_name(const Record& r) {

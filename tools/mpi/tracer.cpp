@@ -1,0 +1,1073 @@
+// libclustersim-trace.so: a PMPI interposition library that records every MPI and MPI-IO
+// call of a running application, per rank, for `clustersim trace merge` (PSINS §1.1: wrappers
+// around the MPI routines, timers at their beginning and end so the compute burst between
+// two calls is known, per-task memory buffers written when full, one file per task, a
+// serial consolidation step afterwards).
+//
+// Use it by linking (`mpicxx app.o -lclustersim-trace`, before the MPI library) or with
+// `mpirun -x LD_PRELOAD=/path/libclustersim-trace.so ./app`. Environment:
+//   CLUSTERSIM_TRACE_DIR     folder of the rank files (default: the working directory)
+//   CLUSTERSIM_TRACE_NAME    their base name (default: the executable's name)
+//   CLUSTERSIM_TRACE_BUFFER  per-rank buffer size in bytes (default 4 MiB, at least 4 KiB)
+// Rank r writes `DIR/NAME.r<r>.csrank` (format: traces/rank_file.hpp).
+//
+// Assumes MPI_THREAD_SINGLE or FUNNELED use (one thread calls MPI). Calls on communicators
+// the tracer does not know (MPI_COMM_SELF, ones made by unwrapped calls) and requests it did
+// not start are recorded as `unmodeled`, never dropped.
+#include <fcntl.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "traces/rank_file.hpp"
+
+namespace {
+
+namespace rf = clustersim::traces::rankfile;
+
+// mpi::CollOp values (collectives/collective.hpp).
+enum Coll : std::uint8_t {
+    CBarrier,
+    CBcast,
+    CReduce,
+    CAllreduce,
+    CGather,
+    CScatter,
+    CAllgather,
+    CAlltoall,
+    CReduceScatter,
+    CGatherv,
+    CScatterv,
+    CAllgatherv,
+    CAlltoallv
+};
+
+std::int64_t mono_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+constexpr std::uint16_t idx(std::string_view name) {
+    return rf::call_index(name);
+}
+
+struct Tracer {
+    bool active = false;
+    int fd = -1;
+    std::string path;
+    std::int64_t t0 = 0;
+    std::uint64_t records = 0;
+    std::vector<std::uint64_t> buf;  // words; flushed when full
+    std::size_t used = 0;
+    // Handles: requests and communicators and files get small per-rank numbers.
+    std::unordered_map<MPI_Request, std::uint32_t> requests;
+    std::vector<std::uint32_t> free_handles;
+    std::uint32_t next_handle = 0;
+    std::unordered_map<MPI_Comm, std::int32_t> comms;
+    std::int32_t next_comm = 1;
+    std::unordered_map<MPI_File, std::uint32_t> files;
+    std::unordered_map<MPI_File, std::uint64_t> etype_size;  // for offsets in etypes
+    std::uint32_t next_file = 1;
+
+    std::int64_t now() const { return mono_ns() - t0; }
+
+    void append_words(const void* rec, std::size_t rec_words, const std::uint64_t* extra,
+                      std::size_t extra_words) {
+        const std::size_t need = rec_words + extra_words;
+        if (used + need > buf.size()) {
+            if (need > buf.size()) buf.resize(need);  // one huge record: grow once
+            flush_raw();
+        }
+        std::memcpy(buf.data() + used, rec, rec_words * 8);
+        used += rec_words;
+        if (extra_words > 0) std::memcpy(buf.data() + used, extra, extra_words * 8);
+        used += extra_words;
+    }
+
+    // Writes the buffer out (put() records the time it took as a kFlush record).
+    void flush_raw() {
+        if (fd < 0) return;
+        const char* p = reinterpret_cast<const char*>(buf.data());
+        std::size_t left = used * sizeof(std::uint64_t);
+        while (left > 0) {
+            const ssize_t n = ::write(fd, p, left);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                std::fprintf(stderr, "clustersim-trace: cannot write %s: %s; tracing stops\n",
+                             path.c_str(), std::strerror(errno));
+                ::close(fd);
+                fd = -1;
+                active = false;
+                return;
+            }
+            p += n;
+            left -= static_cast<std::size_t>(n);
+        }
+        used = 0;
+    }
+
+    void put(rf::RawRecord& r, const std::uint64_t* extra = nullptr, std::size_t n = 0) {
+        if (!active) return;
+        r.extra = static_cast<std::uint32_t>(n);
+        const std::size_t need = sizeof r / 8 + n;
+        if (used + need > buf.size()) {
+            // Write the buffer first and account for the time it took as a flush record.
+            const std::int64_t s = now();
+            if (need > buf.size()) buf.resize(need);
+            flush_raw();
+            rf::RawRecord f;
+            f.kind = rf::kFlush;
+            f.start_ns = s;
+            f.end_ns = now();
+            std::memcpy(buf.data() + used, &f, sizeof f);
+            used += sizeof f / 8;
+            ++records;
+        }
+        append_words(&r, sizeof r / 8, extra, n);
+        ++records;
+    }
+
+    std::uint32_t new_request(MPI_Request req) {
+        std::uint32_t h;
+        if (!free_handles.empty()) {
+            h = free_handles.back();
+            free_handles.pop_back();
+        } else {
+            h = next_handle++;
+        }
+        requests[req] = h;
+        return h;
+    }
+    // The handle of a request, or -1 (not one the tracer saw started).
+    std::int64_t take_request(MPI_Request req) {
+        auto it = requests.find(req);
+        if (it == requests.end()) return -1;
+        const std::uint32_t h = it->second;
+        requests.erase(it);
+        free_handles.push_back(h);
+        return h;
+    }
+    std::int32_t comm_id(MPI_Comm c) const {
+        if (c == MPI_COMM_WORLD) return 0;
+        auto it = comms.find(c);
+        return it == comms.end() ? -1 : it->second;
+    }
+};
+
+Tracer g;
+
+std::uint64_t type_size(MPI_Datatype t) {
+    int s = 0;
+    if (t == MPI_DATATYPE_NULL) return 0;
+    PMPI_Type_size(t, &s);
+    return static_cast<std::uint64_t>(s < 0 ? 0 : s);
+}
+std::uint64_t bytes_of(int count, MPI_Datatype t) {
+    return count <= 0 ? 0 : static_cast<std::uint64_t>(count) * type_size(t);
+}
+
+rf::RawRecord make(std::uint8_t kind, std::uint16_t call, std::int64_t start) {
+    rf::RawRecord r;
+    r.kind = kind;
+    r.call = call;
+    r.start_ns = start;
+    r.end_ns = g.now();
+    return r;
+}
+
+void unmodeled(std::uint16_t call, std::int64_t start) {
+    rf::RawRecord r = make(rf::kUnmodeled, call, start);
+    g.put(r);
+}
+
+// A modeled point-to-point or collective record on communicator `c`: unmodeled when the
+// tracer does not know `c`.
+bool on_comm(rf::RawRecord& r, MPI_Comm c) {
+    r.comm = g.comm_id(c);
+    if (r.comm >= 0) return true;
+    r.kind = rf::kUnmodeled;
+    r.comm = 0;
+    return false;
+}
+
+int peer_of(int p) {
+    return p == MPI_ANY_SOURCE ? -1 : p;
+}
+int tag_of(int t) {
+    return t == MPI_ANY_TAG ? -1 : t;
+}
+
+// Completion calls (Wait*, Test*): the requests that completed are the ones the call set to
+// MPI_REQUEST_NULL. One → wait, several → waitall (handles in extra), none → unmodeled.
+void completed(std::uint16_t call, std::int64_t start, int n, const MPI_Request* before,
+               const MPI_Request* after) {
+    std::vector<std::uint64_t> done;
+    for (int i = 0; i < n; ++i) {
+        if (before[i] == MPI_REQUEST_NULL || after[i] != MPI_REQUEST_NULL) continue;
+        const std::int64_t h = g.take_request(before[i]);
+        if (h >= 0) done.push_back(static_cast<std::uint64_t>(h));
+    }
+    if (done.empty()) return unmodeled(call, start);
+    rf::RawRecord r = make(done.size() == 1 ? rf::kWait : rf::kWaitall, call, start);
+    r.handle = static_cast<std::uint32_t>(done[0]);
+    r.count = static_cast<std::uint32_t>(done.size());
+    if (done.size() == 1) return g.put(r);
+    g.put(r, done.data(), done.size());
+}
+
+// Per-rank counts of a v-collective, in bytes, completed across the communicator with PMPI
+// (outside the recorded interval): gatherv/scatterv take the root's list, allgatherv every
+// rank's, alltoallv the matrix from every rank's send row.
+std::vector<std::uint64_t> vcounts(MPI_Comm comm, int root, const int* counts, MPI_Datatype type,
+                                   bool is_root_list) {
+    int size = 0, me = 0;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &me);
+    std::vector<std::uint64_t> out(static_cast<std::size_t>(size));
+    const std::uint64_t ts = type_size(type);
+    if (counts != nullptr && (!is_root_list || me == root))
+        for (int i = 0; i < size; ++i)
+            out[static_cast<std::size_t>(i)] = static_cast<std::uint64_t>(counts[i]) * ts;
+    if (is_root_list) PMPI_Bcast(out.data(), size, MPI_UINT64_T, root, comm);
+    return out;
+}
+
+// `end`: the call's end when the tracer did more work after it (v-collectives' counts).
+void collective(std::uint16_t call, std::int64_t start, std::uint8_t coll, MPI_Comm comm,
+                std::uint64_t bytes, int root, bool nonblocking = false,
+                MPI_Request* request = nullptr, const std::vector<std::uint64_t>* counts = nullptr,
+                std::int64_t end = -1) {
+    rf::RawRecord r = make(rf::kCollective, call, start);
+    if (end >= 0) r.end_ns = end;
+    r.coll = coll;
+    r.bytes = bytes;
+    r.root = root;
+    if (!on_comm(r, comm)) return g.put(r);
+    if (nonblocking) {
+        r.flags = rf::kFlagNonblocking;
+        r.handle = g.new_request(*request);
+    }
+    if (counts != nullptr) return g.put(r, counts->data(), counts->size());
+    g.put(r);
+}
+
+void start_tracing() {
+    int rank = 0, size = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    rf::RawHeader h;
+    std::uint64_t id = 0;
+    if (rank == 0) {
+        std::random_device rd;
+        id =
+            (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
+            static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+        if (id == 0) id = 1;
+    }
+    PMPI_Bcast(&id, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    h.run_id = id;
+    h.rank = rank;
+    h.size = size;
+    int len = 0;
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    PMPI_Get_processor_name(host, &len);
+    std::snprintf(h.host.data(), h.host.size(), "%s", host);
+    std::string program = "app";
+    if (FILE* f = std::fopen("/proc/self/comm", "r")) {
+        char name[64] = {};
+        if (std::fgets(name, sizeof name, f) != nullptr) {
+            program = name;
+            while (!program.empty() && (program.back() == '\n' || program.back() == '\r'))
+                program.pop_back();
+        }
+        std::fclose(f);
+    }
+    const char* env_name = std::getenv("CLUSTERSIM_TRACE_NAME");
+    if (env_name != nullptr && *env_name != '\0') program = env_name;
+    std::snprintf(h.program.data(), h.program.size(), "%s", program.c_str());
+    const char* dir = std::getenv("CLUSTERSIM_TRACE_DIR");
+    g.path = std::string(dir != nullptr && *dir != '\0' ? dir : ".") + "/" + program + ".r" +
+             std::to_string(rank) + rf::kExtension;
+    std::size_t buffer = 4u << 20;
+    if (const char* b = std::getenv("CLUSTERSIM_TRACE_BUFFER")) {
+        char* end = nullptr;
+        const unsigned long long v = std::strtoull(b, &end, 10);
+        if (end != b && *end == '\0' && v >= 4096)
+            buffer = static_cast<std::size_t>(v);
+        else
+            std::fprintf(stderr,
+                         "clustersim-trace: CLUSTERSIM_TRACE_BUFFER: expected a byte count "
+                         ">= 4096, got '%s'; using 4194304\n",
+                         b);
+    }
+    g.buf.assign(buffer / 8, 0);
+    g.fd = ::open(g.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (g.fd < 0) {
+        std::fprintf(stderr, "clustersim-trace: rank %d cannot create %s: %s; not tracing\n", rank,
+                     g.path.c_str(), std::strerror(errno));
+        return;
+    }
+    PMPI_Barrier(MPI_COMM_WORLD);
+    g.t0 = mono_ns();
+    h.t0_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+    g.active = true;
+    const auto* p = reinterpret_cast<const std::uint64_t*>(&h);
+    std::memcpy(g.buf.data(), p, sizeof h);
+    g.used = sizeof h / 8;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Init(int* argc, char*** argv) {
+    const int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) start_tracing();
+    return rc;
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+    const int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) start_tracing();
+    return rc;
+}
+
+int MPI_Finalize() {
+    if (g.active) {
+        rf::RawRecord r;
+        r.kind = rf::kEnd;
+        r.start_ns = r.end_ns = g.now();
+        r.bytes = g.records;
+        g.put(r);
+        g.flush_raw();
+        g.active = false;
+    }
+    if (g.fd >= 0) {
+        ::close(g.fd);
+        g.fd = -1;
+    }
+    return PMPI_Finalize();
+}
+
+// ---- point to point --------------------------------------------------------------------
+
+#define CS_SEND(NAME, PNAME)                                                                    \
+    int NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
+        if (!g.active) return PNAME(buf, count, type, dest, tag, comm);                         \
+        const std::int64_t s = g.now();                                                         \
+        const int rc = PNAME(buf, count, type, dest, tag, comm);                                \
+        rf::RawRecord r = make(rf::kSend, idx(#NAME), s);                                       \
+        r.peer = dest;                                                                          \
+        r.tag = tag;                                                                            \
+        r.bytes = bytes_of(count, type);                                                        \
+        if (dest != MPI_PROC_NULL) {                                                            \
+            on_comm(r, comm);                                                                   \
+        } else {                                                                                \
+            r.kind = rf::kUnmodeled;                                                            \
+        }                                                                                       \
+        g.put(r);                                                                               \
+        return rc;                                                                              \
+    }
+CS_SEND(MPI_Send, PMPI_Send)
+CS_SEND(MPI_Ssend, PMPI_Ssend)
+CS_SEND(MPI_Bsend, PMPI_Bsend)
+CS_SEND(MPI_Rsend, PMPI_Rsend)
+#undef CS_SEND
+
+int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+             MPI_Status* status) {
+    if (!g.active) return PMPI_Recv(buf, count, type, source, tag, comm, status);
+    MPI_Status st;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Recv(buf, count, type, source, tag, comm, &st);
+    rf::RawRecord r = make(rf::kRecv, idx("MPI_Recv"), s);
+    // The matched source and size (what replay needs to reproduce the matching); the
+    // posted ones would be ANY_SOURCE and the buffer's capacity.
+    int got = 0;
+    PMPI_Get_count(&st, type, &got);
+    r.peer = source == MPI_ANY_SOURCE ? st.MPI_SOURCE : source;
+    r.tag = tag == MPI_ANY_TAG ? st.MPI_TAG : tag;
+    r.bytes = bytes_of(got == MPI_UNDEFINED ? count : got, type);
+    if (source != MPI_PROC_NULL)
+        on_comm(r, comm);
+    else
+        r.kind = rf::kUnmodeled;
+    g.put(r);
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    return rc;
+}
+
+#define CS_ISEND(NAME, PNAME)                                                                 \
+    int NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+             MPI_Request* request) {                                                          \
+        if (!g.active) return PNAME(buf, count, type, dest, tag, comm, request);              \
+        const std::int64_t s = g.now();                                                       \
+        const int rc = PNAME(buf, count, type, dest, tag, comm, request);                     \
+        rf::RawRecord r = make(rf::kIsend, idx(#NAME), s);                                    \
+        r.peer = dest;                                                                        \
+        r.tag = tag;                                                                          \
+        r.bytes = bytes_of(count, type);                                                      \
+        if (dest != MPI_PROC_NULL && on_comm(r, comm))                                        \
+            r.handle = g.new_request(*request);                                               \
+        else                                                                                  \
+            r.kind = rf::kUnmodeled;                                                          \
+        g.put(r);                                                                             \
+        return rc;                                                                            \
+    }
+CS_ISEND(MPI_Isend, PMPI_Isend)
+CS_ISEND(MPI_Issend, PMPI_Issend)
+CS_ISEND(MPI_Ibsend, PMPI_Ibsend)
+CS_ISEND(MPI_Irsend, PMPI_Irsend)
+#undef CS_ISEND
+
+int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request* request) {
+    if (!g.active) return PMPI_Irecv(buf, count, type, source, tag, comm, request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
+    rf::RawRecord r = make(rf::kIrecv, idx("MPI_Irecv"), s);
+    r.peer = peer_of(source);
+    r.tag = tag_of(tag);
+    r.bytes = bytes_of(count, type);
+    if (source != MPI_PROC_NULL && on_comm(r, comm))
+        r.handle = g.new_request(*request);
+    else
+        r.kind = rf::kUnmodeled;
+    g.put(r);
+    return rc;
+}
+
+int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf,
+                 int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
+                 MPI_Status* status) {
+    if (!g.active)
+        return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                             comm, status);
+    MPI_Status st;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+                                 comm, &st);
+    rf::RawRecord r = make(rf::kSendrecv, idx("MPI_Sendrecv"), s);
+    int got = 0;
+    PMPI_Get_count(&st, rtype, &got);
+    r.peer = dest;
+    r.tag = stag;
+    r.bytes = bytes_of(scount, stype);
+    r.peer2 = source == MPI_ANY_SOURCE ? st.MPI_SOURCE : source;
+    r.tag2 = rtag == MPI_ANY_TAG ? st.MPI_TAG : rtag;
+    r.bytes2 = bytes_of(got == MPI_UNDEFINED ? rcount : got, rtype);
+    if (dest != MPI_PROC_NULL && source != MPI_PROC_NULL)
+        on_comm(r, comm);
+    else
+        r.kind = rf::kUnmodeled;
+    g.put(r);
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    return rc;
+}
+
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int stag, int source,
+                         int rtag, MPI_Comm comm, MPI_Status* status) {
+    if (!g.active)
+        return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status);
+    MPI_Status st;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, &st);
+    rf::RawRecord r = make(rf::kSendrecv, idx("MPI_Sendrecv_replace"), s);
+    r.peer = dest;
+    r.tag = stag;
+    r.bytes = r.bytes2 = bytes_of(count, type);
+    r.peer2 = source == MPI_ANY_SOURCE ? st.MPI_SOURCE : source;
+    r.tag2 = rtag == MPI_ANY_TAG ? st.MPI_TAG : rtag;
+    if (dest != MPI_PROC_NULL && source != MPI_PROC_NULL)
+        on_comm(r, comm);
+    else
+        r.kind = rf::kUnmodeled;
+    g.put(r);
+    if (status != MPI_STATUS_IGNORE) *status = st;
+    return rc;
+}
+
+// ---- completion --------------------------------------------------------------------------
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+    if (!g.active) return PMPI_Wait(request, status);
+    const MPI_Request before = *request;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Wait(request, status);
+    completed(idx("MPI_Wait"), s, 1, &before, request);
+    return rc;
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+    if (!g.active) return PMPI_Test(request, flag, status);
+    const MPI_Request before = *request;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Test(request, flag, status);
+    completed(idx("MPI_Test"), s, 1, &before, request);
+    return rc;
+}
+
+#define CS_COMPLETE_ARRAY(NAME, CALL)                                                  \
+    {                                                                                  \
+        if (!g.active) return CALL;                                                    \
+        std::vector<MPI_Request> before(requests, requests + (count > 0 ? count : 0)); \
+        const std::int64_t s = g.now();                                                \
+        const int rc = CALL;                                                           \
+        completed(idx(NAME), s, count, before.data(), requests);                       \
+        return rc;                                                                     \
+    }
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) CS_COMPLETE_ARRAY(
+    "MPI_Waitall",
+    PMPI_Waitall(count, requests, statuses)) int MPI_Waitany(int count, MPI_Request requests[],
+                                                             int* index, MPI_Status* status)
+    CS_COMPLETE_ARRAY("MPI_Waitany", PMPI_Waitany(count, requests, index, status)) int MPI_Waitsome(
+        int count, MPI_Request requests[], int* outcount, int indices[], MPI_Status statuses[])
+        CS_COMPLETE_ARRAY("MPI_Waitsome",
+                          PMPI_Waitsome(count, requests, outcount, indices,
+                                        statuses)) int MPI_Testall(int count,
+                                                                   MPI_Request requests[],
+                                                                   int* flag, MPI_Status statuses[])
+            CS_COMPLETE_ARRAY("MPI_Testall",
+                              PMPI_Testall(count, requests, flag,
+                                           statuses)) int MPI_Testany(int count,
+                                                                      MPI_Request requests[],
+                                                                      int* index, int* flag,
+                                                                      MPI_Status* status)
+                CS_COMPLETE_ARRAY("MPI_Testany",
+                                  PMPI_Testany(count, requests, index, flag,
+                                               status)) int MPI_Testsome(int count,
+                                                                         MPI_Request requests[],
+                                                                         int* outcount,
+                                                                         int indices[],
+                                                                         MPI_Status statuses[])
+                    CS_COMPLETE_ARRAY("MPI_Testsome",
+                                      PMPI_Testsome(count, requests, outcount, indices, statuses))
+#undef CS_COMPLETE_ARRAY
+
+    // ---- collectives ---------------------------------------------------------------------------
+
+    int MPI_Barrier(MPI_Comm comm) {
+    if (!g.active) return PMPI_Barrier(comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Barrier(comm);
+    collective(idx("MPI_Barrier"), s, CBarrier, comm, 0, 0);
+    return rc;
+}
+
+int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+    if (!g.active) return PMPI_Bcast(buf, count, type, root, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Bcast(buf, count, type, root, comm);
+    collective(idx("MPI_Bcast"), s, CBcast, comm, bytes_of(count, type), root);
+    return rc;
+}
+
+int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+               MPI_Comm comm) {
+    if (!g.active) return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+    collective(idx("MPI_Reduce"), s, CReduce, comm, bytes_of(count, type), root);
+    return rc;
+}
+
+int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm) {
+    if (!g.active) return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+    collective(idx("MPI_Allreduce"), s, CAllreduce, comm, bytes_of(count, type), 0);
+    return rc;
+}
+
+// Gather-like: the block one rank contributes (the receive side where the send side is
+// MPI_IN_PLACE or, at a scatter's non-root, where only the receive side is meaningful).
+int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+               MPI_Datatype rtype, int root, MPI_Comm comm) {
+    if (!g.active) return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    collective(idx("MPI_Gather"), s, CGather, comm,
+               sbuf == MPI_IN_PLACE ? bytes_of(rcount, rtype) : bytes_of(scount, stype), root);
+    return rc;
+}
+
+int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                MPI_Datatype rtype, int root, MPI_Comm comm) {
+    if (!g.active) return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    collective(idx("MPI_Scatter"), s, CScatter, comm,
+               rbuf == MPI_IN_PLACE ? bytes_of(scount, stype) : bytes_of(rcount, rtype), root);
+    return rc;
+}
+
+int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                  MPI_Datatype rtype, MPI_Comm comm) {
+    if (!g.active) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    collective(idx("MPI_Allgather"), s, CAllgather, comm,
+               sbuf == MPI_IN_PLACE ? bytes_of(rcount, rtype) : bytes_of(scount, stype), 0);
+    return rc;
+}
+
+int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                 MPI_Datatype rtype, MPI_Comm comm) {
+    if (!g.active) return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    collective(idx("MPI_Alltoall"), s, CAlltoall, comm,
+               sbuf == MPI_IN_PLACE ? bytes_of(rcount, rtype) : bytes_of(scount, stype), 0);
+    return rc;
+}
+
+int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm) {
+    if (!g.active) return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
+    collective(idx("MPI_Reduce_scatter_block"), s, CReduceScatter, comm, bytes_of(rcount, type), 0);
+    return rc;
+}
+
+// MPI_Reduce_scatter with equal counts is reduce_scatter; unequal counts are not modeled.
+int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type,
+                       MPI_Op op, MPI_Comm comm) {
+    if (!g.active) return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    bool equal = true;
+    for (int i = 1; i < size; ++i) equal = equal && rcounts[i] == rcounts[0];
+    if (!equal) {
+        unmodeled(idx("MPI_Reduce_scatter"), s);
+        return rc;
+    }
+    collective(idx("MPI_Reduce_scatter"), s, CReduceScatter, comm, bytes_of(rcounts[0], type), 0);
+    return rc;
+}
+
+int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm) {
+    if (!g.active)
+        return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+    if (g.comm_id(comm) < 0) {
+        unmodeled(idx("MPI_Gatherv"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    // The root knows every block (its receive counts); a non-root only its own.
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    std::vector<std::uint64_t> counts =
+        vcounts(comm, root, me == root ? rcounts : nullptr, rtype, true);
+    collective(idx("MPI_Gatherv"), s, CGatherv, comm, 0, root, false, nullptr, &counts, e);
+    return rc;
+}
+
+int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                 void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+    if (!g.active)
+        return PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+    if (g.comm_id(comm) < 0) {
+        unmodeled(idx("MPI_Scatterv"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    std::vector<std::uint64_t> counts =
+        vcounts(comm, root, me == root ? scounts : nullptr, stype, true);
+    collective(idx("MPI_Scatterv"), s, CScatterv, comm, 0, root, false, nullptr, &counts, e);
+    return rc;
+}
+
+int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                   const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
+    if (!g.active) return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+    const std::int64_t e = g.now();
+    std::vector<std::uint64_t> counts = vcounts(comm, 0, rcounts, rtype, false);
+    collective(idx("MPI_Allgatherv"), s, CAllgatherv, comm, 0, 0, false, nullptr, &counts, e);
+    return rc;
+}
+
+int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                  void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                  MPI_Comm comm) {
+    if (!g.active)
+        return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    if (g.comm_id(comm) < 0 || sbuf == MPI_IN_PLACE) {
+        unmodeled(idx("MPI_Alltoallv"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    // The matrix: every rank's send row, gathered (outside the recorded interval).
+    std::vector<std::uint64_t> row = vcounts(comm, 0, scounts, stype, false);
+    std::vector<std::uint64_t> matrix(row.size() * row.size());
+    PMPI_Allgather(row.data(), static_cast<int>(row.size()), MPI_UINT64_T, matrix.data(),
+                   static_cast<int>(row.size()), MPI_UINT64_T, comm);
+    collective(idx("MPI_Alltoallv"), s, CAlltoallv, comm, 0, 0, false, nullptr, &matrix, e);
+    return rc;
+}
+
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+    if (!g.active) return PMPI_Ibarrier(comm, request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ibarrier(comm, request);
+    collective(idx("MPI_Ibarrier"), s, CBarrier, comm, 0, 0, true, request);
+    return rc;
+}
+
+int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+               MPI_Request* request) {
+    if (!g.active) return PMPI_Ibcast(buf, count, type, root, comm, request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ibcast(buf, count, type, root, comm, request);
+    collective(idx("MPI_Ibcast"), s, CBcast, comm, bytes_of(count, type), root, true, request);
+    return rc;
+}
+
+int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request* request) {
+    if (!g.active) return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, request);
+    collective(idx("MPI_Ireduce"), s, CReduce, comm, bytes_of(count, type), root, true, request);
+    return rc;
+}
+
+int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
+    if (!g.active) return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, request);
+    collective(idx("MPI_Iallreduce"), s, CAllreduce, comm, bytes_of(count, type), 0, true, request);
+    return rc;
+}
+
+int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
+    if (!g.active)
+        return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
+    collective(idx("MPI_Igather"), s, CGather, comm,
+               sbuf == MPI_IN_PLACE ? bytes_of(rcount, rtype) : bytes_of(scount, stype), root, true,
+               request);
+    return rc;
+}
+
+int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
+    if (!g.active)
+        return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
+    collective(idx("MPI_Iscatter"), s, CScatter, comm,
+               rbuf == MPI_IN_PLACE ? bytes_of(scount, stype) : bytes_of(rcount, rtype), root, true,
+               request);
+    return rc;
+}
+
+int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+    if (!g.active) return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    collective(idx("MPI_Iallgather"), s, CAllgather, comm,
+               sbuf == MPI_IN_PLACE ? bytes_of(rcount, rtype) : bytes_of(scount, stype), 0, true,
+               request);
+    return rc;
+}
+
+int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                  MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+    if (!g.active) return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    collective(idx("MPI_Ialltoall"), s, CAlltoall, comm,
+               sbuf == MPI_IN_PLACE ? bytes_of(rcount, rtype) : bytes_of(scount, stype), 0, true,
+               request);
+    return rc;
+}
+
+// ---- communicators -------------------------------------------------------------------------
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+    if (!g.active) return PMPI_Comm_dup(comm, newcomm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Comm_dup(comm, newcomm);
+    rf::RawRecord r = make(rf::kCommDup, idx("MPI_Comm_dup"), s);
+    if (on_comm(r, comm) && rc == MPI_SUCCESS) {
+        r.newcomm = static_cast<std::uint32_t>(g.next_comm);
+        g.comms[*newcomm] = g.next_comm++;
+    }
+    g.put(r);
+    return rc;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+    if (!g.active) return PMPI_Comm_split(comm, color, key, newcomm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Comm_split(comm, color, key, newcomm);
+    rf::RawRecord r = make(rf::kCommSplit, idx("MPI_Comm_split"), s);
+    r.color = color == MPI_UNDEFINED ? -32766 : color;  // mpi::kUndefined
+    r.key = key;
+    if (on_comm(r, comm) && rc == MPI_SUCCESS) {
+        r.newcomm = static_cast<std::uint32_t>(g.next_comm);
+        if (*newcomm != MPI_COMM_NULL) g.comms[*newcomm] = g.next_comm;
+        ++g.next_comm;
+    }
+    g.put(r);
+    return rc;
+}
+
+// ---- MPI-IO ----------------------------------------------------------------------------------
+
+int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
+    if (!g.active) return PMPI_File_open(comm, filename, amode, info, fh);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_File_open(comm, filename, amode, info, fh);
+    rf::RawRecord r = make(rf::kFileOpen, idx("MPI_File_open"), s);
+    if (!on_comm(r, comm) || rc != MPI_SUCCESS) {
+        r.kind = rf::kUnmodeled;
+        g.put(r);
+        return rc;
+    }
+    r.file = g.next_file++;
+    g.files[*fh] = r.file;
+    g.etype_size[*fh] = 1;
+    const std::string name = filename;
+    r.count = static_cast<std::uint32_t>(name.size());
+    std::vector<std::uint64_t> words((name.size() + 7) / 8, 0);
+    if (!name.empty()) std::memcpy(words.data(), name.data(), name.size());
+    g.put(r, words.data(), words.size());
+    return rc;
+}
+
+namespace {
+// A file record: unmodeled when the handle is not one the tracer saw opened.
+bool on_file(rf::RawRecord& r, MPI_File fh) {
+    auto it = g.files.find(fh);
+    if (it != g.files.end()) {
+        r.file = it->second;
+        return true;
+    }
+    r.kind = rf::kUnmodeled;
+    return false;
+}
+std::uint64_t etype_of(MPI_File fh) {
+    auto it = g.etype_size.find(fh);
+    return it == g.etype_size.end() ? 1 : it->second;
+}
+}  // namespace
+
+int MPI_File_close(MPI_File* fh) {
+    if (!g.active) return PMPI_File_close(fh);
+    const MPI_File before = *fh;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_File_close(fh);
+    rf::RawRecord r = make(rf::kFileClose, idx("MPI_File_close"), s);
+    if (on_file(r, before)) {
+        g.files.erase(before);
+        g.etype_size.erase(before);
+    }
+    g.put(r);
+    return rc;
+}
+
+int MPI_File_sync(MPI_File fh) {
+    if (!g.active) return PMPI_File_sync(fh);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_File_sync(fh);
+    rf::RawRecord r = make(rf::kFileSync, idx("MPI_File_sync"), s);
+    on_file(r, fh);
+    g.put(r);
+    return rc;
+}
+
+// The view's displacement, and for a non-contiguous filetype its layout as one block of the
+// type's size every extent (a vector or subarray of one block per extent; richer layouts
+// are approximated by their density).
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char* datarep, MPI_Info info) {
+    if (!g.active) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    rf::RawRecord r = make(rf::kFileSetView, idx("MPI_File_set_view"), s);
+    if (on_file(r, fh)) {
+        g.etype_size[fh] = std::max<std::uint64_t>(1, type_size(etype));
+        r.offset = static_cast<std::uint64_t>(disp < 0 ? 0 : disp);
+        MPI_Aint lb = 0, extent = 0;
+        PMPI_Type_get_extent(filetype, &lb, &extent);
+        const std::uint64_t size = type_size(filetype);
+        if (extent > 0 && static_cast<std::uint64_t>(extent) != size) {
+            r.view_block = size;
+            r.view_stride = static_cast<std::uint64_t>(extent);
+        }
+    }
+    g.put(r);
+    return rc;
+}
+
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
+    if (!g.active) return PMPI_File_seek(fh, offset, whence);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_File_seek(fh, offset, whence);
+    rf::RawRecord r = make(rf::kFileSeek, idx("MPI_File_seek"), s);
+    if (on_file(r, fh)) {
+        r.offset = static_cast<std::uint64_t>(offset) * etype_of(fh);
+        r.whence = whence == MPI_SEEK_CUR ? 1 : whence == MPI_SEEK_END ? 2 : 0;
+    }
+    g.put(r);
+    return rc;
+}
+
+#define CS_FILE_IO(NAME, PNAME, KIND, BUFQ)                                                   \
+    int NAME(MPI_File fh, BUFQ void* buf, int count, MPI_Datatype type, MPI_Status* status) { \
+        if (!g.active) return PNAME(fh, buf, count, type, status);                            \
+        const std::int64_t s = g.now();                                                       \
+        const int rc = PNAME(fh, buf, count, type, status);                                   \
+        rf::RawRecord r = make(KIND, idx(#NAME), s);                                          \
+        if (on_file(r, fh)) r.bytes = bytes_of(count, type);                                  \
+        g.put(r);                                                                             \
+        return rc;                                                                            \
+    }
+#define CS_FILE_IO_AT(NAME, PNAME, KIND, BUFQ)                                             \
+    int NAME(MPI_File fh, MPI_Offset offset, BUFQ void* buf, int count, MPI_Datatype type, \
+             MPI_Status* status) {                                                         \
+        if (!g.active) return PNAME(fh, offset, buf, count, type, status);                 \
+        const std::int64_t s = g.now();                                                    \
+        const int rc = PNAME(fh, offset, buf, count, type, status);                        \
+        rf::RawRecord r = make(KIND, idx(#NAME), s);                                       \
+        if (on_file(r, fh)) {                                                              \
+            r.bytes = bytes_of(count, type);                                               \
+            r.offset = static_cast<std::uint64_t>(offset) * etype_of(fh);                  \
+        }                                                                                  \
+        g.put(r);                                                                          \
+        return rc;                                                                         \
+    }
+CS_FILE_IO(MPI_File_write, PMPI_File_write, rf::kFileWrite, const)
+CS_FILE_IO(MPI_File_read, PMPI_File_read, rf::kFileRead, )
+CS_FILE_IO(MPI_File_write_all, PMPI_File_write_all, rf::kFileWriteAll, const)
+CS_FILE_IO(MPI_File_read_all, PMPI_File_read_all, rf::kFileReadAll, )
+CS_FILE_IO_AT(MPI_File_write_at, PMPI_File_write_at, rf::kFileWriteAt, const)
+CS_FILE_IO_AT(MPI_File_read_at, PMPI_File_read_at, rf::kFileReadAt, )
+CS_FILE_IO_AT(MPI_File_write_at_all, PMPI_File_write_at_all, rf::kFileWriteAtAll, const)
+CS_FILE_IO_AT(MPI_File_read_at_all, PMPI_File_read_at_all, rf::kFileReadAtAll, )
+#undef CS_FILE_IO
+#undef CS_FILE_IO_AT
+
+// ---- wrapped, not modeled: recorded as `unmodeled` with their time -----------------------
+
+#define CS_UNMODELED(NAME, PARAMS, ARGS)    \
+    int NAME PARAMS {                       \
+        if (!g.active) return P##NAME ARGS; \
+        const std::int64_t s = g.now();     \
+        const int rc = P##NAME ARGS;        \
+        unmodeled(idx(#NAME), s);           \
+        return rc;                          \
+    }
+CS_UNMODELED(MPI_Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status),
+             (source, tag, comm, status))
+CS_UNMODELED(MPI_Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status),
+             (source, tag, comm, flag, status))
+CS_UNMODELED(MPI_Scan,
+             (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
+             (sbuf, rbuf, count, type, op, comm))
+CS_UNMODELED(MPI_Exscan,
+             (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
+             (sbuf, rbuf, count, type, op, comm))
+CS_UNMODELED(MPI_Alltoallw,
+             (const void* sbuf, const int scounts[], const int sdispls[],
+              const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
+              const MPI_Datatype rtypes[], MPI_Comm comm),
+             (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
+CS_UNMODELED(MPI_Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm),
+             (comm, group, newcomm))
+CS_UNMODELED(MPI_Comm_split_type,
+             (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm* newcomm),
+             (comm, type, key, info, newcomm))
+CS_UNMODELED(MPI_Cart_create,
+             (MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder,
+              MPI_Comm* cart),
+             (old, ndims, dims, periods, reorder, cart))
+CS_UNMODELED(MPI_Send_init,
+             (const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request),
+             (buf, count, type, dest, tag, comm, request))
+CS_UNMODELED(MPI_Recv_init,
+             (void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Request* request),
+             (buf, count, type, source, tag, comm, request))
+CS_UNMODELED(MPI_Start, (MPI_Request * request), (request))
+CS_UNMODELED(MPI_Startall, (int count, MPI_Request requests[]), (count, requests))
+CS_UNMODELED(MPI_Cancel, (MPI_Request * request), (request))
+CS_UNMODELED(MPI_File_iwrite_at,
+             (MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype type,
+              MPI_Request* request),
+             (fh, offset, buf, count, type, request))
+CS_UNMODELED(MPI_File_iread_at,
+             (MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype type,
+              MPI_Request* request),
+             (fh, offset, buf, count, type, request))
+CS_UNMODELED(MPI_Abort, (MPI_Comm comm, int errorcode), (comm, errorcode))
+CS_UNMODELED(MPI_Comm_rank, (MPI_Comm comm, int* rank), (comm, rank))
+CS_UNMODELED(MPI_Comm_size, (MPI_Comm comm, int* size), (comm, size))
+#undef CS_UNMODELED
+
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
+    // Called by the tracer itself (through PMPI) as well; the application's calls are
+    // cheap and frequent, recorded all the same.
+    if (!g.active) return PMPI_Get_count(status, type, count);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Get_count(status, type, count);
+    unmodeled(idx("MPI_Get_count"), s);
+    return rc;
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+    if (!g.active) return PMPI_Comm_free(comm);
+    g.comms.erase(*comm);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Comm_free(comm);
+    unmodeled(idx("MPI_Comm_free"), s);
+    return rc;
+}
+
+int MPI_Request_free(MPI_Request* request) {
+    if (!g.active) return PMPI_Request_free(request);
+    g.take_request(*request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Request_free(request);
+    unmodeled(idx("MPI_Request_free"), s);
+    return rc;
+}
+
+}  // extern "C"

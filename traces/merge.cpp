@@ -1,0 +1,319 @@
+#include "traces/merge.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "collectives/program.hpp"
+#include "simulator/error.hpp"
+#include "traces/rank_file.hpp"
+
+namespace clustersim::traces {
+
+namespace rf = rankfile;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The raw kinds are mpi::OpKind values: check they agree.
+static_assert(rf::kSend == static_cast<int>(mpi::OpKind::Send));
+static_assert(rf::kWaitall == static_cast<int>(mpi::OpKind::Waitall));
+static_assert(rf::kCollective == static_cast<int>(mpi::OpKind::Collective));
+static_assert(rf::kCommSplit == static_cast<int>(mpi::OpKind::CommSplit));
+static_assert(rf::kFileOpen == static_cast<int>(mpi::OpKind::FileOpen));
+static_assert(rf::kFileSync == static_cast<int>(mpi::OpKind::FileSync));
+static_assert(rf::kUnmodeled == static_cast<int>(mpi::OpKind::Unmodeled));
+
+struct RankFile {
+    std::string path;
+    rf::RawHeader header;
+    std::vector<char> bytes;
+};
+
+std::string text_of(const std::array<char, 64>& a) {
+    return std::string(a.data(), strnlen(a.data(), a.size()));
+}
+
+RankFile read_rank_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, 0, "cannot open the rank file");
+    RankFile f;
+    f.path = path;
+    f.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (f.bytes.size() < sizeof(rf::RawHeader)) {
+        if (f.bytes.size() >= rf::kMagic.size() &&
+            std::memcmp(f.bytes.data(), rf::kMagic.data(), rf::kMagic.size()) != 0)
+            throw InputError(path, 0, "not a clustersim rank file (expected magic CSRANK01)");
+        throw InputError(path, 0,
+                         fmt::format("truncated: the header needs {} bytes, the file has {}",
+                                     sizeof(rf::RawHeader), f.bytes.size()));
+    }
+    std::memcpy(&f.header, f.bytes.data(), sizeof f.header);
+    if (f.header.magic != rf::kMagic)
+        throw InputError(path, 0, "not a clustersim rank file (expected magic CSRANK01)");
+    if (f.header.endian != rf::kEndianMark)
+        throw InputError(path, 0, "written on a host of the other byte order");
+    if (f.header.version != rf::kVersion)
+        throw InputError(path, 0,
+                         fmt::format("rank file version {}; this clustersim reads version {}",
+                                     f.header.version, rf::kVersion));
+    if (f.header.size <= 0 || f.header.rank < 0 || f.header.rank >= f.header.size)
+        throw InputError(
+            path, 0, fmt::format("bad header: rank {} of {} ranks", f.header.rank, f.header.size));
+    return f;
+}
+
+std::vector<std::string> expand(const std::vector<std::string>& inputs) {
+    std::vector<std::string> files;
+    for (const std::string& in : inputs) {
+        std::error_code ec;
+        if (fs::is_directory(in, ec)) {
+            std::vector<std::string> found;
+            for (const auto& e : fs::directory_iterator(in, ec))
+                if (e.path().extension() == rf::kExtension) found.push_back(e.path().string());
+            if (found.empty())
+                throw InputError(in, 0,
+                                 fmt::format("no rank files (*{}) in this folder", rf::kExtension));
+            std::sort(found.begin(), found.end());
+            files.insert(files.end(), found.begin(), found.end());
+        } else if (fs::exists(in, ec)) {
+            files.push_back(in);
+        } else {
+            throw InputError(in, 0, "no such rank file or folder");
+        }
+    }
+    if (files.empty()) throw InputError("trace merge", 0, "no rank files given");
+    return files;
+}
+
+void set_time(Record& r, std::int64_t start_ns, std::int64_t end_ns) {
+    r.timed = true;
+    r.start = Time::ns(start_ns);
+    r.end = Time::ns(std::max(start_ns, end_ns));
+}
+
+// One rank file's records into the trace.
+void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
+    const auto rank = static_cast<std::uint32_t>(f.header.rank);
+    const char* p = f.bytes.data();
+    const std::size_t size = f.bytes.size();
+    std::size_t at = sizeof(rf::RawHeader);
+    std::uint64_t n = 0;
+    std::int64_t prev_end = 0;  // end of the previous call
+    std::int64_t flushed = 0;   // tracer flush time since then
+    bool ended = false;
+    std::vector<std::uint64_t> extra;
+    while (at < size) {
+        if (ended)
+            throw InputError(
+                f.path, 0,
+                fmt::format("{} bytes after the end-of-trace record (at byte {})", size - at, at));
+        if (size - at < sizeof(rf::RawRecord))
+            throw InputError(f.path, 0,
+                             fmt::format("truncated at byte {}: record {} needs {} bytes, {} left",
+                                         at, n + 1, sizeof(rf::RawRecord), size - at));
+        rf::RawRecord r;
+        std::memcpy(&r, p + at, sizeof r);
+        at += sizeof r;
+        const std::size_t extra_bytes = std::size_t{r.extra} * 8;
+        if (size - at < extra_bytes)
+            throw InputError(f.path, 0,
+                             fmt::format("truncated at byte {}: record {} carries {} more bytes, "
+                                         "{} left",
+                                         at, n + 1, extra_bytes, size - at));
+        extra.resize(r.extra);
+        if (extra_bytes > 0) std::memcpy(extra.data(), p + at, extra_bytes);
+        at += extra_bytes;
+        ++n;
+        ++report.raw_records;
+        if (r.kind == rf::kEnd) {
+            if (r.bytes != n - 1)
+                throw InputError(f.path, 0,
+                                 fmt::format("the end-of-trace record counts {} records, the file "
+                                             "holds {}",
+                                             r.bytes, n - 1));
+            // The last compute burst: up to MPI_Finalize.
+            const std::int64_t burst = r.start_ns - prev_end - flushed;
+            if (burst > 0) {
+                Record c;
+                c.kind = mpi::OpKind::Compute;
+                c.compute_time = Time::ns(burst);
+                set_time(c, prev_end, r.start_ns);
+                t.append(rank, c);
+            }
+            ended = true;
+            continue;
+        }
+        if (r.kind == rf::kFlush) {
+            ++report.flushes;
+            report.flush_ns +=
+                static_cast<std::uint64_t>(std::max<std::int64_t>(0, r.end_ns - r.start_ns));
+            flushed += r.end_ns - r.start_ns;
+            continue;
+        }
+        if (r.call >= rf::kCallNames.size())
+            throw InputError(f.path, 0,
+                             fmt::format("record {} at byte {}: unknown call number {}", n,
+                                         at - extra_bytes - sizeof r, r.call));
+        const std::string call(rf::kCallNames[r.call]);
+        ++report.calls[call];
+        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kUnmodeled);
+        if (!known)
+            throw InputError(f.path, 0,
+                             fmt::format("record {} at byte {}: unknown record kind {}", n,
+                                         at - extra_bytes - sizeof r, r.kind));
+        // The compute burst since the previous call.
+        const std::int64_t burst = r.start_ns - prev_end - flushed;
+        if (burst > 0) {
+            Record c;
+            c.kind = mpi::OpKind::Compute;
+            c.compute_time = Time::ns(burst);
+            set_time(c, prev_end, r.start_ns);
+            t.append(rank, c);
+        }
+        prev_end = std::max(prev_end, r.end_ns);
+        flushed = 0;
+
+        Record out;
+        out.kind = static_cast<mpi::OpKind>(r.kind);
+        set_time(out, r.start_ns, r.end_ns);
+        if (r.kind == rf::kUnmodeled) {
+            ++report.unmodeled[call];
+            report.unmodeled_ns +=
+                static_cast<std::uint64_t>(std::max<std::int64_t>(0, r.end_ns - r.start_ns));
+            out.path = t.intern(call);
+            out.compute_time = Time::ns(std::max<std::int64_t>(0, r.end_ns - r.start_ns));
+            t.append(rank, out);
+            continue;
+        }
+        out.peer = r.peer;
+        out.tag = r.tag;
+        out.peer2 = r.peer2;
+        out.tag2 = r.tag2;
+        out.comm = r.comm;
+        out.root = r.root;
+        out.color = r.color;
+        out.key = r.key;
+        out.handle = r.handle;
+        out.newcomm = r.newcomm;
+        out.file = r.file;
+        out.bytes = r.bytes;
+        out.bytes2 = r.bytes2;
+        out.offset = r.offset;
+        out.view_block = r.view_block;
+        out.view_stride = r.view_stride;
+        out.whence = r.whence;
+        switch (r.kind) {
+            case rf::kCollective:
+                if (r.coll >= mpi::kCollOps)
+                    throw InputError(f.path, 0,
+                                     fmt::format("record {}: unknown collective {}", n, r.coll));
+                out.coll = static_cast<mpi::CollOp>(r.coll);
+                out.nonblocking = (r.flags & rf::kFlagNonblocking) != 0;
+                if (!extra.empty()) out.counts = t.add_counts(extra);
+                break;
+            case rf::kFileOpen: {
+                if (std::size_t{r.count} > extra_bytes)
+                    throw InputError(f.path, 0,
+                                     fmt::format("record {}: a path of {} bytes in {} bytes", n,
+                                                 r.count, extra_bytes));
+                std::string path(r.count, '\0');
+                if (r.count > 0) std::memcpy(path.data(), extra.data(), r.count);
+                out.path = t.intern(path);
+                break;
+            }
+            case rf::kWaitall: {
+                if (extra.size() != r.count || extra.empty())
+                    throw InputError(f.path, 0,
+                                     fmt::format("record {}: a Waitall of {} requests lists {}", n,
+                                                 r.count, extra.size()));
+                std::vector<std::uint64_t> h = extra;
+                std::sort(h.begin(), h.end());
+                bool contiguous = true;
+                for (std::size_t i = 1; i < h.size(); ++i) contiguous &= h[i] == h[i - 1] + 1;
+                if (contiguous) {
+                    out.handle = static_cast<std::uint32_t>(h.front());
+                    out.count = static_cast<std::uint32_t>(h.size());
+                    break;
+                }
+                ++report.waitalls_split;
+                for (std::size_t i = 0; i < h.size(); ++i) {
+                    Record w;
+                    w.kind = mpi::OpKind::Wait;
+                    w.handle = static_cast<std::uint32_t>(h[i]);
+                    set_time(w, r.start_ns, i + 1 == h.size() ? r.end_ns : r.start_ns);
+                    t.append(rank, w);
+                }
+                continue;
+            }
+            default:
+                break;
+        }
+        t.append(rank, out);
+    }
+    if (!ended)
+        throw InputError(f.path, 0,
+                         fmt::format("truncated: {} records and no end-of-trace record (the run "
+                                     "did not reach MPI_Finalize, or the file was cut)",
+                                     n));
+}
+
+}  // namespace
+
+Trace merge_rank_files(const std::vector<std::string>& inputs, const MergeOptions& options,
+                       MergeReport& report) {
+    const std::vector<std::string> paths = expand(inputs);
+    std::vector<RankFile> files;
+    files.reserve(paths.size());
+    for (const std::string& p : paths) files.push_back(read_rank_file(p));
+    const RankFile& first = files.front();
+    std::vector<const RankFile*> by_rank(static_cast<std::size_t>(first.header.size), nullptr);
+    for (const RankFile& f : files) {
+        if (f.header.run_id != first.header.run_id)
+            throw InputError(
+                f.path, 0,
+                fmt::format("from run {:016x}, but {} is from run {:016x}: rank files of two "
+                            "different runs",
+                            f.header.run_id, first.path, first.header.run_id));
+        if (f.header.size != first.header.size)
+            throw InputError(f.path, 0,
+                             fmt::format("a run of {} ranks, but {} is of {} ranks", f.header.size,
+                                         first.path, first.header.size));
+        const RankFile*& slot = by_rank[static_cast<std::size_t>(f.header.rank)];
+        if (slot != nullptr)
+            throw InputError(
+                f.path, 0, fmt::format("rank {} twice: here and in {}", f.header.rank, slot->path));
+        slot = &f;
+    }
+    for (std::size_t r = 0; r < by_rank.size(); ++r)
+        if (by_rank[r] == nullptr)
+            throw InputError(
+                first.path, 0,
+                fmt::format("rank {} of the run's {} ranks is missing (expected "
+                            "its file {}.r{}{} next to this one)",
+                            r, by_rank.size(), text_of(first.header.program), r, rf::kExtension));
+
+    report = MergeReport{};
+    report.run_id = first.header.run_id;
+    report.ranks = static_cast<std::uint32_t>(by_rank.size());
+    report.program = text_of(first.header.program);
+    Trace t;
+    t.name = options.name.empty() ? report.program : options.name;
+    t.source = paths.size() == 1 ? paths.front() : inputs.front();
+    t.format = "native-binary";
+    t.traced_speed = options.traced_speed;
+    t.resize(report.ranks);
+    for (const RankFile* f : by_rank) {
+        report.files.push_back(f->path);
+        report.hosts.push_back(text_of(f->header.host));
+        report.raw_bytes += f->bytes.size();
+        merge_rank(*f, t, report);
+    }
+    return t;
+}
+
+}  // namespace clustersim::traces

@@ -1,0 +1,122 @@
+// The per-rank files the MPI tracer (tools/mpi/tracer.cpp, libclustersim-trace.so) writes
+// while an application runs, and `clustersim trace merge` (traces/merge.hpp) turns into one
+// native trace. Header-only and free of the simulator's types, so the tracer library links
+// nothing but MPI. Layout (host byte order; `endian` tells a reader on another host):
+//
+//   RawHeader                                   one, at offset 0
+//   { RawRecord, then record.extra u64 words }  one per recorded call, in call order
+//   RawRecord with kind == kEnd                 the trailer: written by MPI_Finalize
+//
+// A file without the trailer is truncated (the run died, or the file was cut). Times are
+// nanoseconds since the rank's t0: its clock (CLOCK_MONOTONIC) read right after the
+// PMPI_Barrier that ends MPI_Init, so the ranks' origins agree to a barrier's skew.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace clustersim::traces::rankfile {
+
+inline constexpr std::array<char, 8> kMagic{'C', 'S', 'R', 'A', 'N', 'K', '0', '1'};
+inline constexpr std::uint32_t kVersion = 1;
+inline constexpr std::uint32_t kEndianMark = 0x01020304;
+inline constexpr const char* kExtension = ".csrank";
+
+struct RawHeader {
+    std::array<char, 8> magic = kMagic;
+    std::uint32_t version = kVersion;
+    std::uint32_t endian = kEndianMark;
+    std::uint64_t run_id = 0;     // rank 0's random id, broadcast in MPI_Init: same in every file
+    std::int32_t rank = 0;        // MPI_COMM_WORLD rank
+    std::int32_t size = 0;        // MPI_COMM_WORLD size
+    std::int64_t t0_unix_ns = 0;  // wall-clock time of t0 (for people; not used to align)
+    std::array<char, 64> host{};  // MPI_Get_processor_name, NUL-terminated
+    std::array<char, 64> program{};  // the executable's name, NUL-terminated
+};
+static_assert(sizeof(RawHeader) == 168);
+
+// Record kinds: the values of mpi::OpKind (collectives/program.hpp) for the calls the
+// simulator models (traces/merge.cpp checks they agree), then the tracer's own kinds.
+enum RawKind : std::uint8_t {
+    kSend = 1,
+    kRecv = 2,
+    kIsend = 3,
+    kIrecv = 4,
+    kWait = 5,
+    kWaitall = 6,  // extra: the completed requests' handles (`count` of them)
+    kSendrecv = 7,
+    kCollective = 8,  // `coll` = mpi::CollOp; v-variants: extra = the counts (bytes)
+    kCommDup = 9,
+    kCommSplit = 10,
+    kFileOpen = 11,  // extra: the path, `count` bytes packed into words
+    kFileClose = 12,
+    kFileSetView = 13,
+    kFileSeek = 14,
+    kFileWrite = 15,
+    kFileRead = 16,
+    kFileWriteAt = 17,
+    kFileReadAt = 18,
+    kFileWriteAll = 19,
+    kFileReadAll = 20,
+    kFileWriteAtAll = 21,
+    kFileReadAtAll = 22,
+    kFileSync = 23,
+    kUnmodeled = 24,  // a wrapped call the simulator does not model; `call` names it
+    kFlush = 100,     // the tracer writing its buffer: not the application's time
+    kEnd = 101,       // trailer: `bytes` = records before it, start = MPI_Finalize's start
+};
+
+inline constexpr std::uint8_t kFlagNonblocking = 1;  // collectives: ibarrier, ibcast, ...
+
+struct RawRecord {
+    std::int64_t start_ns = 0;
+    std::int64_t end_ns = 0;
+    std::uint8_t kind = 0;    // RawKind
+    std::uint8_t coll = 0;    // kCollective: mpi::CollOp value
+    std::uint8_t flags = 0;   // kFlagNonblocking
+    std::uint8_t whence = 0;  // kFileSeek: 0 set, 1 cur, 2 end
+    std::uint16_t call = 0;   // index into kCallNames: the MPI function that was called
+    std::uint16_t reserved = 0;
+    std::uint32_t extra = 0;                              // u64 words that follow the record
+    std::int32_t peer = 0, tag = 0, peer2 = 0, tag2 = 0;  // ranks within `comm`; -1 = any
+    std::int32_t comm = 0, root = 0, color = 0, key = 0;  // comm: the rank's handle, 0 = world
+    std::uint32_t handle = 0, count = 0, newcomm = 0, file = 0;
+    std::uint64_t bytes = 0, bytes2 = 0, offset = 0, view_block = 0, view_stride = 0;
+};
+static_assert(sizeof(RawRecord) == 120);
+
+// The MPI functions the tracer wraps. Modeled ones become native records; the others are
+// kept as `unmodeled` records named by their entry here. Append only: files store indices.
+inline constexpr std::array<std::string_view, 78> kCallNames{
+    // point to point
+    "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Issend",
+    "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
+    // completion
+    "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", "MPI_Test", "MPI_Testall",
+    "MPI_Testany", "MPI_Testsome",
+    // collectives
+    "MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Scatter",
+    "MPI_Allgather", "MPI_Alltoall", "MPI_Reduce_scatter_block", "MPI_Reduce_scatter",
+    "MPI_Gatherv", "MPI_Scatterv", "MPI_Allgatherv", "MPI_Alltoallv", "MPI_Ibarrier", "MPI_Ibcast",
+    "MPI_Ireduce", "MPI_Iallreduce", "MPI_Igather", "MPI_Iscatter", "MPI_Iallgather",
+    "MPI_Ialltoall",
+    // communicators
+    "MPI_Comm_dup", "MPI_Comm_split",
+    // MPI-IO
+    "MPI_File_open", "MPI_File_close", "MPI_File_set_view", "MPI_File_seek", "MPI_File_write",
+    "MPI_File_read", "MPI_File_write_at", "MPI_File_read_at", "MPI_File_write_all",
+    "MPI_File_read_all", "MPI_File_write_at_all", "MPI_File_read_at_all", "MPI_File_sync",
+    // wrapped but not modeled
+    "MPI_Probe", "MPI_Iprobe", "MPI_Get_count", "MPI_Scan", "MPI_Exscan", "MPI_Alltoallw",
+    "MPI_Comm_create", "MPI_Comm_free", "MPI_Comm_split_type", "MPI_Cart_create", "MPI_Send_init",
+    "MPI_Recv_init", "MPI_Start", "MPI_Startall", "MPI_Request_free", "MPI_Cancel",
+    "MPI_File_iwrite_at", "MPI_File_iread_at", "MPI_Abort", "MPI_Comm_rank", "MPI_Comm_size"};
+
+inline constexpr std::uint16_t call_index(std::string_view name) {
+    for (std::size_t i = 0; i < kCallNames.size(); ++i)
+        if (kCallNames[i] == name) return static_cast<std::uint16_t>(i);
+    return 0xffff;
+}
+
+}  // namespace clustersim::traces::rankfile
