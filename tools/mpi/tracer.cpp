@@ -284,15 +284,13 @@ void start_tracing() {
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     PMPI_Get_processor_name(host, &len);
     std::snprintf(h.host.data(), h.host.size(), "%s", host);
+    // The executable's name (not /proc/self/comm: the kernel cuts that to 15 characters).
     std::string program = "app";
-    if (FILE* f = std::fopen("/proc/self/comm", "r")) {
-        char name[64] = {};
-        if (std::fgets(name, sizeof name, f) != nullptr) {
-            program = name;
-            while (!program.empty() && (program.back() == '\n' || program.back() == '\r'))
-                program.pop_back();
-        }
-        std::fclose(f);
+    char exe[4096] = {};
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        program.assign(exe, static_cast<std::size_t>(n));
+        program = program.substr(program.find_last_of('/') + 1);
     }
     const char* env_name = std::getenv("CLUSTERSIM_TRACE_NAME");
     if (env_name != nullptr && *env_name != '\0') program = env_name;

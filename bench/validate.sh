@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Validation against real runs on this machine (issue 7; results in docs/validation.md).
+#
+#   bash bench/validate.sh [suite|jacobi|overhead|all]      (default: all)
+#
+# suite:    every clustersim-bench phase (PIOsimHD §5.3's set, 10 KiB .. 100 MiB) recorded
+#           with the tracer, one mpirun per phase and RUNS runs of each, merged, replayed on
+#           MODEL, and the time per call compared (bench/validation_report.cpp says how it is
+#           read from both traces). Writes OUT/results-RANKSr.csv and prints the table.
+# jacobi:   clustersim-jacobi with MPI-IO checkpoints, traced, replayed, compared; writes
+#           the side-by-side timelines (OUT/jacobi/cmp/compare_timeline.svg/.json).
+# overhead: the whole suite RUNS times without and RUNS times with the tracer, alternating;
+#           the overhead per phase (medians), then median, mean and worst.
+#
+# Environment: BUILD (build folder, default build), MODEL (default the calibrated model of
+# this machine), RANKS (default 2), RUNS (default 3), OUT (default /tmp/clustersim-validation),
+# NETWORK (a clustersim run --network value; default: the model's).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+build=${BUILD:-build}
+model=${MODEL:-topologies/examples/calibrated-this-machine.xml}
+ranks=${RANKS:-2}
+runs=${RUNS:-3}
+out=${OUT:-/tmp/clustersim-validation}
+network=${NETWORK:+--network $NETWORK}
+cs=$build/tools/clustersim
+bench=$build/tools/mpi/clustersim-bench
+jacobi=$build/tools/mpi/clustersim-jacobi
+tracer=$(realpath $build/tools/mpi/libclustersim-trace.so)
+report=$build/bench/validation_report
+mpirun="mpirun --allow-run-as-root --oversubscribe -np $ranks"
+mkdir -p "$out"
+
+bytes_of() {  # 10KiB -> 10240
+  local v=${1%%[KMG]iB} u=${1##*[0-9]}
+  case $u in KiB) echo $((v << 10)) ;; MiB) echo $((v << 20)) ;; GiB) echo $((v << 30)) ;; *) echo 0 ;; esac
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+# One traced run of `$@` (an MPI program and its flags) into OUT/t.cstrace.
+traced_run() {
+  rm -rf "$out/ranks"
+  mkdir -p "$out/ranks"
+  $mpirun -x LD_PRELOAD="$tracer" -x CLUSTERSIM_TRACE_DIR="$out/ranks" "$@" >"$out/app.log"
+  $cs trace merge "$out/ranks" -o "$out/t.cstrace" >"$out/merge.log"
+}
+
+suite() {
+  local csv=$out/results-${ranks}r.csv
+  echo "benchmark,payload_bytes,ranks,recorded_s,simulated_s" >"$csv"
+  for phase in $($bench --list); do
+    local name=${phase%%:*} size=${phase#*:} payload=0 repeats=32
+    [ "$name" = "$phase" ] || payload=$(bytes_of "$size")
+    [ "$payload" -lt $((1 << 20)) ] || repeats=4
+    [ "$name" != barrier ] || repeats=32
+    local rec=() sim=()
+    for ((i = 0; i < runs; i++)); do
+      traced_run "$bench" --only "$phase" --repeats 4 --small-repeats 32
+      $cs run "$model" --oversubscribe $network --app trace:"$out/t.cstrace" --out "$out/sim" >"$out/run.log"
+      read -r r s < <($report phase "$out/t.cstrace" "$out/sim/simulated.cstrace" "$name" "$repeats")
+      rec+=("$r")
+      sim+=("$s")
+    done
+    local r s
+    r=$(printf '%s\n' "${rec[@]}" | median)
+    s=$(printf '%s\n' "${sim[@]}" | median)
+    echo "$name,$payload,$ranks,$r,$s" >>"$csv"
+    echo "$phase: recorded $r s, simulated $s s per call" >&2
+  done
+  $report table "$csv"
+}
+
+jacobi_run() {
+  local d=$out/jacobi
+  rm -rf "$d"
+  mkdir -p "$d"
+  traced_run "$jacobi" --size 1000 --iterations 200 --checkpoint-every 50 --residual-every 10 \
+    --checkpoint "$out/jacobi.ckpt"
+  cp "$out/app.log" "$d/app.log"
+  cp "$out/t.cstrace" "$d/jacobi.cstrace"
+  cat "$out/merge.log"
+  $cs run "$model" --oversubscribe $network --app trace:"$d/jacobi.cstrace" --out "$d/sim" >"$d/run.log"
+  $cs compare "$d/jacobi.cstrace" "$d/sim" --out "$d/cmp"
+}
+
+overhead() {
+  local plain=() traced=()
+  for ((i = 0; i < runs; i++)); do
+    $mpirun "$bench" --csv "$out/plain-$i.csv" >/dev/null
+    plain+=("$out/plain-$i.csv")
+    rm -rf "$out/ranks"
+    mkdir -p "$out/ranks"
+    $mpirun -x LD_PRELOAD="$tracer" -x CLUSTERSIM_TRACE_DIR="$out/ranks" "$bench" \
+      --csv "$out/traced-$i.csv" >/dev/null
+    traced+=("$out/traced-$i.csv")
+  done
+  $report overhead "$(IFS=,; echo "${plain[*]}")" "$(IFS=,; echo "${traced[*]}")"
+}
+
+case $what in
+  suite) suite ;;
+  jacobi) jacobi_run ;;
+  overhead) overhead ;;
+  all) suite; jacobi_run; overhead ;;
+  *) echo "usage: bench/validate.sh [suite|jacobi|overhead|all]" >&2; exit 2 ;;
+esac

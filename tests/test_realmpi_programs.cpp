@@ -1,0 +1,89 @@
+// The MPI programs of tools/mpi/ on a real MPI (short runs): the benchmark suite writes one
+// CSV row per phase and refuses a bad flag with one line and exit code 2; the Jacobi solver
+// converges and reads its checkpoint back; the Garg-De benchmark's histograms load in
+// `clustersim jitter --model max-of-distributions`; the calibration writes a model that
+// `clustersim validate` accepts.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "cli_fixtures.hpp"
+
+namespace clustersim::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+Result mpi(int ranks, const std::string& program_and_args) {
+    const std::string out = temp_path("mpi_out.txt"), err = temp_path("mpi_err.txt");
+    const std::string cmd = std::string(CLUSTERSIM_MPIEXEC) +
+                            " --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) +
+                            " " + program_and_args + " >" + out + " 2>" + err;
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+std::size_t lines(const std::string& text) {
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(RealMpiPrograms, BenchWritesOneRowPerPhase) {
+    const std::string csv = temp_path("bench.csv");
+    const Result r = mpi(2, std::string(CLUSTERSIM_MPI_BENCH) +
+                                " --sizes 10KiB,1MiB --repeats 2 --small-repeats 4 --csv " + csv);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const std::string text = slurp(csv);
+    // Header, barrier once, 11 benchmarks x 2 sizes.
+    EXPECT_EQ(lines(text), 1u + 1u + 22u) << text;
+    EXPECT_EQ(text.rfind("benchmark,payload_bytes,ranks,repeats,seconds_per_call", 0), 0u);
+    EXPECT_NE(text.find("alltoall,1048576,2,2,"), std::string::npos) << text;
+    EXPECT_NE(text.find("sendrecvroot,10240,2,4,"), std::string::npos) << text;
+    fs::remove(csv);
+}
+
+TEST(RealMpiPrograms, BenchRefusesABadSizeWithOneLine) {
+    const Result r = mpi(2, std::string(CLUSTERSIM_MPI_BENCH) + " --sizes 10XB");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("clustersim-bench: error: --sizes: '10XB'"), std::string::npos) << r.err;
+}
+
+TEST(RealMpiPrograms, JacobiConvergesAndReadsItsCheckpointBack) {
+    const std::string ckpt = temp_path("j.ckpt");
+    const Result r = mpi(2, std::string(CLUSTERSIM_MPI_JACOBI) +
+                                " --size 64 --iterations 200 --checkpoint-every 50 --checkpoint " +
+                                ckpt + " --verify");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    // 64 x 64 doubles.
+    EXPECT_EQ(fs::file_size(ckpt), 64u * 64u * 8u);
+    fs::remove(ckpt);
+}
+
+TEST(RealMpiPrograms, GargDeHistogramsLoadInTheJitterModel) {
+    const std::string csv = temp_path("gd.csv");
+    const Result r =
+        mpi(2, std::string(CLUSTERSIM_MPI_GARGDE) + " --work 100us --iterations 200 --out " + csv);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const Result j = run("jitter --model max-of-distributions --distributions " + csv +
+                         " --tasks 2,4,1024 --latency 1us");
+    ASSERT_EQ(j.code, 0) << j.err;
+    // The mean of the max over N processes of w + δ: at least the 100 µs quantum, and not
+    // smaller for 1,024 tasks than for 2.
+    std::smatch m2, m1024;
+    ASSERT_TRUE(std::regex_search(j.out, m2, std::regex(R"(\n\s+2\s+([0-9.]+))"))) << j.out;
+    ASSERT_TRUE(std::regex_search(j.out, m1024, std::regex(R"(\n\s+1,024\s+([0-9.]+))"))) << j.out;
+    EXPECT_GE(std::stod(m2[1]), 99.0);
+    EXPECT_GE(std::stod(m1024[1]), std::stod(m2[1]));
+    fs::remove(csv);
+}
+
+}  // namespace
+}  // namespace clustersim::testing
