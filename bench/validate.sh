@@ -86,15 +86,23 @@ jacobi_run() {
 }
 
 overhead() {
+  # Alternating which goes first, so a drift of the machine's speed does not favour one side.
   local plain=() traced=()
   for ((i = 0; i < runs; i++)); do
-    $mpirun "$bench" --csv "$out/plain-$i.csv" >/dev/null
-    plain+=("$out/plain-$i.csv")
-    rm -rf "$out/ranks"
-    mkdir -p "$out/ranks"
-    $mpirun -x LD_PRELOAD="$tracer" -x CLUSTERSIM_TRACE_DIR="$out/ranks" "$bench" \
-      --csv "$out/traced-$i.csv" >/dev/null
-    traced+=("$out/traced-$i.csv")
+    local order="plain traced"
+    [ $((i % 2)) -eq 0 ] || order="traced plain"
+    for side in $order; do
+      if [ "$side" = plain ]; then
+        $mpirun "$bench" --csv "$out/plain-$i.csv" >/dev/null
+        plain+=("$out/plain-$i.csv")
+      else
+        rm -rf "$out/ranks"
+        mkdir -p "$out/ranks"
+        $mpirun -x LD_PRELOAD="$tracer" -x CLUSTERSIM_TRACE_DIR="$out/ranks" "$bench" \
+          --csv "$out/traced-$i.csv" >/dev/null
+        traced+=("$out/traced-$i.csv")
+      fi
+    done
   done
   $report overhead "$(IFS=,; echo "${plain[*]}")" "$(IFS=,; echo "${traced[*]}")"
 }

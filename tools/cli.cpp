@@ -255,9 +255,12 @@ int main(int argc, char** argv) {
     compare->add_option("SIMULATED", cf.simulated, "a run --out folder, or its simulated.cstrace")
         ->required();
     compare->add_option("--out", cf.out,
-                        "write the side-by-side timeline, a CSV and an SVG plot here");
+                        "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
     compare->add_option("--format", cf.format, "format of RECORDED (default: auto)");
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
+    compare->add_option("--timeline-window", cf.timeline_window,
+                        "FROM,TO: the excerpt compare_timeline.svg draws (e.g. 0s,50ms; "
+                        "default: the whole run)");
 
     JitterCommands jc;
     add_jitter_commands(app, jc);

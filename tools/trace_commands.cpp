@@ -177,6 +177,26 @@ int cmd_import(const ImportFlags& f) {
 }
 
 int cmd_compare(const CompareFlags& f) {
+    // --timeline-window FROM,TO: checked before the traces are read.
+    const char* window_flag = "--timeline-window";
+    Time from, to;
+    const bool windowed = !f.timeline_window.empty();
+    if (windowed) {
+        if (f.out.empty())
+            throw InputError(window_flag, 0,
+                             "needs --out (it sets the excerpt of "
+                             "compare_timeline.svg)");
+        const std::string& w = f.timeline_window;
+        const std::size_t comma = w.find(',');
+        if (comma == std::string::npos || w.find(',', comma + 1) != std::string::npos)
+            throw InputError(
+                window_flag, 0,
+                fmt::format("'{}': expected FROM,TO (times with units, e.g. 0s,50ms)", w));
+        from = flag_value(window_flag, w.substr(0, comma), parse_time);
+        to = flag_value(window_flag, w.substr(comma + 1), parse_time);
+        if (!(from < to))
+            throw InputError(window_flag, 0, fmt::format("'{}': TO must be later than FROM", w));
+    }
     const traces::Trace rec = load(f.recorded, f.format, f.skip_unknown);
     const traces::Trace sim = load(f.simulated, "auto", false);
     const traces::RunLog a = traces::run_log_from_trace(rec, rec.name + " (recorded)");
@@ -185,6 +205,19 @@ int cmd_compare(const CompareFlags& f) {
         throw InputError(f.recorded, 0, "the recorded trace has no times to compare with");
     if (b.ops.empty())
         throw InputError(f.simulated, 0, "the simulated trace has no times to compare with");
+    Time last;  // the later run's end
+    for (const traces::RunLog* log : {&a, &b}) {
+        last = max(last, log->simulated);
+        for (const auto& e : log->ops) last = max(last, e.end);
+    }
+    if (windowed && from >= last)
+        throw InputError(window_flag, 0,
+                         fmt::format("'{}' starts after both runs ended (at {})", f.timeline_window,
+                                     format_time(last)));
+    if (!windowed) {
+        from = Time::zero();
+        to = max(last, Time::ps(1));
+    }
     const traces::Comparison c = traces::compare_runs(a, b);
     std::cout << fmt::format("clustersim compare: {} (recorded, {}) vs {} (simulated)\n",
                              f.recorded, rec.format, f.simulated);
@@ -207,10 +240,16 @@ int cmd_compare(const CompareFlags& f) {
         svg << traces::svg_bar_chart(
             fmt::format("{}: recorded vs simulated time per rank", rec.name), ranks,
             {{"recorded", rec_s}, {"simulated", sim_s}}, "time (s)");
+        std::ofstream gantt(d / "compare_timeline.svg");
+        if (!gantt)
+            throw InputError((d / "compare_timeline.svg").string(), 0,
+                             "cannot write the timeline picture");
+        gantt << traces::svg_timelines(fmt::format("{}: recorded vs simulated timeline", rec.name),
+                                       {{"recorded", &a}, {"simulated", &b}}, from, to);
         std::cout << fmt::format(
             "\n  wrote {}: compare_timeline.json (both runs side by side), compare.csv, "
-            "compare_ranks.svg\n",
-            f.out);
+            "compare_ranks.svg, compare_timeline.svg ({} \u2013 {})\n",
+            f.out, from == Time::zero() ? std::string("0 s") : format_time(from), format_time(to));
     }
     return 0;
 }

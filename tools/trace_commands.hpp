@@ -35,6 +35,7 @@ int cmd_trace_merge(const MergeFlags& f);
 
 struct CompareFlags {
     std::string recorded, simulated, out, format = "auto";
+    std::string timeline_window;  // "FROM,TO" of compare_timeline.svg (default: whole run)
     bool skip_unknown = false;
 };
 int cmd_compare(const CompareFlags& f);

@@ -3,9 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "collectives/runtime.hpp"
+#include "simulator/units.hpp"
 
 namespace clustersim::traces {
 
@@ -210,6 +216,395 @@ std::string svg_escape(const std::string& text) {
         }
     }
     return out;
+}
+
+// ---- Timelines (svg_timelines) ----
+
+namespace {
+
+// Fixed colours per statistics kind: point-to-point blues/oranges/reds, communicator creation
+// browns, file writes greens, file reads pinks, collectives their own set (nonblocking ones
+// lighter). Indexed by mpi::OpKind, then by mpi::CollOp.
+constexpr const char* kOpColors[] = {
+    "#c8c8c8",  // Compute: neutral grey
+    "#1f77b4",  // Send
+    "#ff7f0e",  // Recv
+    "#aec7e8",  // Isend
+    "#ffbb78",  // Irecv
+    "#d62728",  // Wait
+    "#ff9896",  // Waitall
+    "#9467bd",  // Sendrecv
+    "#5f5f5f",  // Collective (never a statistics kind of its own)
+    "#8c564b",  // CommDup
+    "#6f4e37",  // CommSplit
+    "#17becf",  // FileOpen
+    "#9edae5",  // FileClose
+    "#bcbd22",  // FileSetView
+    "#dbdb8d",  // FileSeek
+    "#2ca02c",  // FileWrite
+    "#e377c2",  // FileRead
+    "#006d2c",  // FileWriteAt
+    "#c51b7d",  // FileReadAt
+    "#74c476",  // FileWriteAll
+    "#f1b6da",  // FileReadAll
+    "#41ab5d",  // FileWriteAtAll
+    "#de77ae",  // FileReadAtAll
+    "#637939",  // FileSync
+    "#8a8a8a",  // Unmodeled: runs like Compute, a darker grey
+};
+static_assert(sizeof(kOpColors) / sizeof(kOpColors[0]) == mpi::kOpKinds);
+constexpr const char* kCollColors[] = {
+    "#843c39",  // Barrier
+    "#e7ba52",  // Bcast
+    "#5254a3",  // Reduce
+    "#6b6ecf",  // Allreduce
+    "#ad494a",  // Gather
+    "#e7969c",  // Scatter
+    "#7b4173",  // Allgather
+    "#a55194",  // Alltoall
+    "#ce6dbd",  // ReduceScatter
+    "#8ca252",  // Gatherv
+    "#b5cf6b",  // Scatterv
+    "#bd9e39",  // Allgatherv
+    "#393b79",  // Alltoallv
+};
+static_assert(sizeof(kCollColors) / sizeof(kCollColors[0]) == mpi::kCollOps);
+
+std::string lighter(const char* hex, double f) {  // blend toward white by f
+    const unsigned long v = std::strtoul(hex + 1, nullptr, 16);
+    auto ch = [&](int shift) {
+        const double c = static_cast<double>((v >> shift) & 0xFF);
+        return static_cast<unsigned>(std::lround(c + (255 - c) * f));
+    };
+    return fmt::format("#{:02x}{:02x}{:02x}", ch(16), ch(8), ch(0));
+}
+
+constexpr double kTimelineRight = 24;
+
+std::string time_text(Time t) {  // "0 s", not "0 ps"
+    return t == Time::zero() ? std::string("0 s") : format_time(t);
+}
+
+struct TimeUnit {
+    double ps;
+    const char* name;
+};
+
+// The unit whose numbers read best over a window of `span` picoseconds.
+TimeUnit time_unit(std::int64_t span) {
+    if (span >= 2'000'000'000'000) return {1e12, "s"};
+    if (span >= 2'000'000'000) return {1e9, "ms"};
+    if (span >= 2'000'000) return {1e6, "\u00b5s"};
+    return {1e3, "ns"};
+}
+
+double nice_step(double range, int target) {
+    const double raw = range / target;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0})
+        if (m * mag >= raw * (1 - 1e-9)) return m * mag;
+    return 10 * mag;
+}
+
+struct Panel {
+    std::string label, title;
+    std::size_t ranks = 0;  // of the run (rows drawn: min(ranks, kTimelineMaxRows))
+    std::vector<std::vector<const mpi::OpEvent*>> rows;
+    std::size_t events = 0;  // in the window
+};
+
+// Draws one row's operations (sorted by start) at merge width `bin` pixels.
+struct RowDrawer {
+    Time from;
+    double scale = 0;  // pixels per picosecond
+    double bin = 1;
+    bool titles = true;
+    double y = 0, h = 0;
+    std::string* out = nullptr;
+    long max_col = 0;
+
+    // The column being merged and the kinds' weights in it (pixels covered), including the
+    // parts of wide operations that reach into it.
+    long col = -1;
+    std::vector<std::pair<int, double>> weights;
+    // The column the last wide operation ended in, and how much of it that operation covers.
+    long tail_col = -1;
+    int tail_kind = 0;
+    double tail_px = 0;
+    // A run of marks of one kind over columns [c0, c1] not yet written.
+    int open_kind = -1;
+    long c0 = 0, c1 = 0;
+
+    double x(Time t) const { return kTimelineLeft + static_cast<double>((t - from).ps()) * scale; }
+    long column(double px) const {
+        return std::clamp(static_cast<long>(std::floor((px - kTimelineLeft) / bin)), 0L, max_col);
+    }
+    double column_x(long c) const { return kTimelineLeft + static_cast<double>(c) * bin; }
+
+    void rect(double x0, double w, int kind) {
+        *out += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}"/>)"
+                            "\n",
+                            num(x0), num(y), num(w), num(h), timeline_color(kind));
+    }
+    void weigh(int kind, double w) {
+        auto it = std::find_if(weights.begin(), weights.end(),
+                               [&](const auto& p) { return p.first == kind; });
+        if (it == weights.end())
+            weights.emplace_back(kind, w);
+        else
+            it->second += w;
+    }
+    void close_marks() {
+        if (open_kind < 0) return;
+        const double x1 = std::min(column_x(c1 + 1), kTimelineLeft + kTimelinePlotWidth);
+        rect(column_x(c0), x1 - column_x(c0), open_kind);
+        open_kind = -1;
+    }
+    void close_column() {
+        if (col < 0) return;
+        const auto best =
+            std::max_element(weights.begin(), weights.end(),
+                             [](const auto& a, const auto& b) { return a.second < b.second; });
+        const int kind = best->first;
+        if (open_kind == kind && c1 + 1 == col) {
+            c1 = col;
+        } else {
+            close_marks();
+            open_kind = kind;
+            c0 = c1 = col;
+        }
+        weights.clear();
+        col = -1;
+    }
+    void add(const mpi::OpEvent& e, Time to) {
+        const Time s = max(e.start, from), t = min(e.end, to);
+        const double x0 = x(s), x1 = x(t);
+        if (x1 - x0 >= bin) {
+            if (col >= 0 && column(x0) == col) weigh(e.kind, column_x(col + 1) - x0);
+            close_column();
+            close_marks();
+            tail_col = column(x1);
+            tail_kind = e.kind;
+            tail_px = x1 - column_x(tail_col);
+            if (!titles) {
+                rect(x0, x1 - x0, e.kind);
+                return;
+            }
+            std::string tip = fmt::format("rank {} {}: {} at {}", e.rank, mpi::stat_name(e.kind),
+                                          time_text(e.end - e.start), time_text(e.start));
+            if (e.bytes > 0) tip += ", " + format_size(e.bytes);
+            if (e.peer >= 0) tip += fmt::format(", peer {}", e.peer);
+            *out += fmt::format(
+                R"(<rect x="{}" y="{}" width="{}" height="{}" fill="{}"><title>{}</title></rect>)"
+                "\n",
+                num(x0), num(y), num(x1 - x0), num(h), timeline_color(e.kind), svg_escape(tip));
+            return;
+        }
+        const long c = column(x0);
+        if (c != col) {
+            close_column();
+            col = c;
+            if (c == tail_col) weigh(tail_kind, tail_px);
+        }
+        // Zero-length operations weigh next to nothing: they decide a column only when nothing
+        // longer is in it.
+        weigh(e.kind, std::max(x1 - x0, 1e-9));
+    }
+    void finish() {
+        close_column();
+        close_marks();
+    }
+};
+
+}  // namespace
+
+std::string timeline_color(int kind) {
+    if (kind < 0 || kind >= mpi::kStatKinds) return "#5f5f5f";
+    if (kind < mpi::kOpKinds) return kOpColors[kind];
+    const int c = (kind - mpi::kOpKinds) % mpi::kCollOps;
+    if (kind < mpi::kOpKinds + mpi::kCollOps) return kCollColors[c];
+    return lighter(kCollColors[c], 0.45);
+}
+
+std::string svg_timelines(const std::string& title,
+                          const std::vector<std::pair<std::string, const RunLog*>>& runs, Time from,
+                          Time to, std::size_t max_bytes) {
+    if (!(from < to)) throw std::invalid_argument("svg_timelines: the window must not be empty");
+    const std::int64_t span = (to - from).ps();
+    const double scale = kTimelinePlotWidth / static_cast<double>(span);
+
+    // The operations of each rank in the window, by start.
+    std::vector<Panel> panels;
+    std::vector<bool> present(mpi::kStatKinds + 1, false);
+    for (const auto& [label, log] : runs) {
+        Panel p;
+        p.label = label;
+        p.title = log != nullptr ? log->title : "";
+        if (log != nullptr) {
+            p.ranks = log->ranks.size();
+            for (const auto& e : log->ops)
+                if (e.rank >= 0) p.ranks = std::max(p.ranks, static_cast<std::size_t>(e.rank) + 1);
+        }
+        p.rows.resize(std::min(p.ranks, kTimelineMaxRows));
+        if (log != nullptr)
+            for (const auto& e : log->ops) {
+                const bool inside = e.start == e.end ? e.start >= from && e.start < to
+                                                     : e.end > from && e.start < to;
+                if (!inside || e.rank < 0 || static_cast<std::size_t>(e.rank) >= p.rows.size())
+                    continue;
+                p.rows[static_cast<std::size_t>(e.rank)].push_back(&e);
+                present[static_cast<std::size_t>(
+                    std::clamp(e.kind, 0, static_cast<int>(mpi::kStatKinds)))] = true;
+                ++p.events;
+            }
+        for (auto& row : p.rows)
+            std::stable_sort(row.begin(), row.end(), [](const auto* a, const auto* b) {
+                return a->start < b->start || (a->start == b->start && a->end < b->end);
+            });
+        panels.push_back(std::move(p));
+    }
+
+    // Geometry: rows of one height in every panel, labels every `label_every` rows.
+    std::size_t most_rows = 1;
+    for (const auto& p : panels) most_rows = std::max(most_rows, p.rows.size());
+    const double row_h = std::clamp(std::floor(320.0 / static_cast<double>(most_rows)), 1.0, 18.0);
+    const double bar_h = row_h >= 10 ? row_h - 4 : row_h >= 4 ? row_h - 1 : row_h;
+    std::size_t label_every = 1;
+    for (std::size_t k : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000})
+        if ((label_every = k) * row_h >= 12) break;
+    const double width = kTimelineLeft + kTimelinePlotWidth + kTimelineRight;
+
+    const TimeUnit unit = time_unit(span);
+    const double lo = static_cast<double>(from.ps()) / unit.ps;
+    const double hi = static_cast<double>(to.ps()) / unit.ps;
+    const double step = nice_step(hi - lo, 8);
+    std::vector<std::pair<double, std::string>> ticks;  // x, label
+    for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k += 1)
+        ticks.emplace_back(kTimelineLeft + (k * step - lo) * unit.ps * scale,
+                           tick_label(k * step, step));
+
+    // Legend (kinds in the window), wrapped like header().
+    std::string legend = "<g class=\"legend\">\n";
+    double lx = kTimelineLeft, ly = 64;
+    for (int kind = 0; kind < mpi::kStatKinds; ++kind) {
+        if (!present[static_cast<std::size_t>(kind)]) continue;
+        const std::string name = mpi::stat_name(kind);
+        const double w = 22 + kCharWidth * static_cast<double>(chars(name)) + 12;
+        if (lx + w > width - kTimelineRight && lx > kTimelineLeft) {
+            lx = kTimelineLeft;
+            ly += 18;
+        }
+        legend += fmt::format(R"(<rect x="{}" y="{}" width="12" height="12" fill="{}"/>)"
+                              R"(<text x="{}" y="{}">{}</text>)"
+                              "\n",
+                              num(lx + 2), num(ly - 10), timeline_color(kind), num(lx + 20),
+                              num(ly), svg_escape(name));
+        lx += w;
+    }
+    legend += "</g>\n";
+    const double first_top = ly + 16;
+
+    // Writes the panels into `out` at merge width `bin`; false (out unfinished) once `out`
+    // exceeds `limit`.
+    auto attempt = [&](double bin, bool titles, std::size_t limit, std::string& out) {
+        out.clear();
+        double top = first_top;
+        for (std::size_t pi = 0; pi < panels.size(); ++pi) {
+            const Panel& p = panels[pi];
+            const double y0 = top + 22;
+            const double bottom = y0 + static_cast<double>(p.rows.size()) * row_h;
+            out += "<g class=\"panel\">\n";
+            std::string head =
+                fmt::format(R"(<tspan font-weight="bold">{}</tspan>)", svg_escape(p.label));
+            if (!p.title.empty()) head += "  " + svg_escape(p.title);
+            if (p.rows.size() < p.ranks)
+                head += fmt::format("  (ranks 0\u2013{} of {} shown)", p.rows.size() - 1, p.ranks);
+            out += fmt::format(R"(<text x="{}" y="{}" font-size="13">{}</text>)"
+                               "\n",
+                               num(kTimelineLeft), num(top + 14), head);
+            for (const auto& [x, label] : ticks)
+                out += fmt::format(
+                    R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e4e4e4"/>)"
+                    R"(<line x1="{0}" y1="{2}" x2="{0}" y2="{3}" stroke="black"/>)"
+                    R"(<text x="{0}" y="{4}" text-anchor="middle" font-size="11">{5}</text>)"
+                    "\n",
+                    num(x), num(y0), num(bottom), num(bottom + 4), num(bottom + 15),
+                    svg_escape(label));
+            for (std::size_t r = 0; r < p.rows.size(); r += label_every)
+                out += fmt::format(
+                    R"(<text x="{}" y="{}" text-anchor="end" font-size="{}">rank {}</text>)"
+                    "\n",
+                    num(kTimelineLeft - 6),
+                    num(y0 + static_cast<double>(r) * row_h + row_h / 2 + 4), row_h >= 12 ? 12 : 10,
+                    r);
+            if (p.events == 0)
+                out += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle" fill="#777777">)"
+                                   R"(no operations in this window</text>)"
+                                   "\n",
+                                   num(kTimelineLeft + kTimelinePlotWidth / 2),
+                                   num((y0 + bottom) / 2 + 4));
+            out += "<g class=\"events\">\n";
+            for (std::size_t r = 0; r < p.rows.size(); ++r) {
+                RowDrawer d;
+                d.from = from;
+                d.scale = scale;
+                d.bin = bin;
+                d.titles = titles;
+                d.y = y0 + static_cast<double>(r) * row_h + (row_h - bar_h) / 2;
+                d.h = bar_h;
+                d.out = &out;
+                d.max_col = static_cast<long>(std::ceil(kTimelinePlotWidth / bin - 1e-9)) - 1;
+                for (const auto* e : p.rows[r]) d.add(*e, to);
+                d.finish();
+                if (out.size() > limit) return false;
+            }
+            out += "</g>\n";
+            out += fmt::format(R"(<path d="M{0} {1}H{2}V{3}H{0}Z" fill="none" stroke="#888888"/>)"
+                               "\n",
+                               num(kTimelineLeft), num(y0), num(kTimelineLeft + kTimelinePlotWidth),
+                               num(bottom));
+            out += "</g>\n";
+            top = bottom + 24;
+        }
+        out += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">time ({})</text>)"
+                           "\n",
+                           num(kTimelineLeft + kTimelinePlotWidth / 2), num(top + 12), unit.name);
+        return true;
+    };
+
+    std::string body;
+    double bin = 1;
+    bool titles = true;
+    while (!attempt(bin, titles, max_bytes, body)) {
+        if (titles) {
+            titles = false;
+        } else if (bin < kTimelinePlotWidth) {
+            bin *= 2;
+        } else {  // one mark per row still does not fit: draw it anyway
+            attempt(bin, titles, std::numeric_limits<std::size_t>::max(), body);
+            break;
+        }
+    }
+    double bottom = first_top;
+    for (const auto& p : panels) bottom += 22 + static_cast<double>(p.rows.size()) * row_h + 24;
+    const double height = bottom + 24;
+
+    const Time pixel = Time::ps(
+        std::max<std::int64_t>(1, std::llround(static_cast<double>(span) / kTimelinePlotWidth)));
+    const std::string px = fmt::format("{:g} px", bin);
+    std::string note = fmt::format(
+        "{} \u2013 {}, 1 px = {}; operations under {} merged into {} marks of the dominant kind",
+        time_text(from), time_text(to), format_time(pixel), px, px);
+    if (bin > 1 || !titles)
+        note += fmt::format(" ({}to stay under {})", titles ? "" : "no tooltips, ",
+                            format_size(max_bytes));
+    std::string head = fmt::format(
+        R"(<text x="{}" y="24" text-anchor="middle" font-size="16" font-weight="bold">{}</text>)"
+        "\n"
+        R"(<text x="{}" y="42" text-anchor="middle" font-size="11" fill="#555555">{}</text>)"
+        "\n",
+        num(width / 2), svg_escape(title), num(width / 2), svg_escape(note));
+    return open_svg(width, height) + head + legend + body + "</svg>\n";
 }
 
 std::string svg_bar_chart(const std::string& title, const std::vector<std::string>& categories,

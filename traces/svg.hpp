@@ -2,9 +2,13 @@
 // documents (xmlns, no scripts, no external fonts or styles), text escaped.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "simulator/time.hpp"
+#include "traces/run_log.hpp"
 
 namespace clustersim::traces {
 
@@ -21,6 +25,33 @@ std::string svg_line_chart(
     const std::string& title, const std::string& x_label, const std::string& y_label,
     const std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>>& series,
     bool log_x);
+
+// Gantt chart of runs over one time window [from, to) (from < to), like PIOsimHD's observed vs
+// simulated trace excerpts: one panel per run in the order given (its label in bold, then the
+// log's title), all on one time axis (ticks and grid; unit s, ms, µs or ns by the window's
+// length) across kTimelinePlotWidth pixels from x = kTimelineLeft; one row per rank labelled
+// "rank N"; each operation a rectangle from x(start) to x(end), clipped to the window, with
+// x(t) = kTimelineLeft + (t - from) * kTimelinePlotWidth / (to - from), coloured by its
+// statistics kind (Compute a neutral grey, every MPI and MPI-IO kind a fixed colour of its
+// own: timeline_color), with a <title> tooltip; a legend with one swatch per kind drawn.
+//
+// Stays small for any number of events: on each row, operations narrower than one pixel are
+// merged into a 1-px mark per pixel column, coloured by the kind covering most of that
+// column (runs of equal marks become one rectangle). If the document would still exceed
+// max_bytes, tooltips are dropped, then the merge column is widened (2, 4, ... px) until it
+// fits (a note under the title says so). Ranks beyond kTimelineMaxRows per run are left out
+// (noted in the panel's header). The only <rect> elements are the background, the legend
+// swatches and the operations/marks.
+inline constexpr double kTimelineLeft = 84;
+inline constexpr double kTimelinePlotWidth = 1000;
+inline constexpr std::size_t kTimelineMaxRows = 1024;
+inline constexpr std::size_t kTimelineMaxBytes = 2u << 20;  // 2 MiB
+std::string svg_timelines(const std::string& title,
+                          const std::vector<std::pair<std::string, const RunLog*>>& runs, Time from,
+                          Time to, std::size_t max_bytes = kTimelineMaxBytes);
+
+// The fill colour of a statistics kind in svg_timelines ("#rrggbb"; Compute "#c8c8c8").
+std::string timeline_color(int kind);
 
 // XML text escaping (& < > " ').
 std::string svg_escape(const std::string& text);
