@@ -15,6 +15,14 @@ AnalyticParams resolve_params(const topo::Topology& t, const topo::CommModelSpec
     p.bandwidth = spec.bandwidth;
     p.buses = std::max<std::uint32_t>(1, spec.buses);
     p.collectives_as_messages = spec.collectives_as_messages;
+    auto curve = [](const std::vector<std::pair<std::uint64_t, Bandwidth>>& points) {
+        std::vector<std::pair<std::uint64_t, double>> v;
+        for (const auto& [size, bw] : points)
+            v.emplace_back(size, static_cast<double>(bw.bytes_per_s));
+        return v.empty() ? comm::FittedCurve{} : comm::FittedCurve(std::move(v));
+    };
+    p.intra_curve = curve(spec.intra_curve);
+    p.inter_curve = curve(spec.inter_curve);
     AnalyticParams::Node base;
     base.in_links = std::max<std::uint32_t>(1, spec.in_links);
     base.out_links = std::max<std::uint32_t>(1, spec.out_links);
@@ -118,6 +126,13 @@ comm::PairCost AnalyticNetwork::path_cost(VertexId src, VertexId dst) const {
     return c;
 }
 
+const comm::FittedCurve* AnalyticNetwork::curve_of(std::int32_t src_node,
+                                                   std::int32_t dst_node) const {
+    const comm::FittedCurve& c =
+        src_node == dst_node && src_node >= 0 ? params_.intra_curve : params_.inter_curve;
+    return c.empty() ? nullptr : &c;
+}
+
 comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
     const std::int32_t sn = node_[src], dn = node_[dst];
     const bool intra = sn == dn && sn >= 0;
@@ -160,6 +175,7 @@ void AnalyticNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std:
     m.dst_node = node_[dst];
     m.bytes = bytes;
     m.cost = pair_cost(src, dst);
+    m.curve = curve_of(m.src_node, m.dst_node);
     const comm::Plan plan = model_->plan(m, resources_);
     if (plan.start && plan.num_pools == 0) {
         // Nothing to hold: the two notifications carry the cookie, no record is kept.
@@ -260,6 +276,13 @@ Time AnalyticNetwork::collective_time(std::string_view operation,
             call.cost.bandwidth = c.bandwidth;
     }
     if (!any && sockets.size() > 1) call.cost = pair_cost(sockets[0], sockets[0]);
+    // The curve of the slowest kind of pair: between nodes if the members span nodes.
+    if (!sockets.empty()) {
+        const std::int32_t first = node_[sockets[0]];
+        const bool spans = std::any_of(sockets.begin(), sockets.end(),
+                                       [&](VertexId v) { return node_[v] != first; });
+        call.curve = curve_of(first, spans ? -1 : first);
+    }
     return model_->collective_time(call);
 }
 

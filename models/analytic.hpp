@@ -48,6 +48,8 @@ struct AnalyticParams {
     };
     std::vector<Node> nodes;  // by node index
     bool collectives_as_messages = false;
+    // Measured transfer curves (<point-to-point>): within a node, between nodes; empty: none.
+    comm::FittedCurve intra_curve, inter_curve;
 };
 
 // Resolves `spec` against `t` (node types to nodes, defaults); throws std::invalid_argument
@@ -71,6 +73,8 @@ class AnalyticNetwork final : public Component, public Transport {
 
     // The latency and bandwidth of the pair (for tests and reports).
     comm::PairCost pair_cost(VertexId src, VertexId dst);
+    // The measured transfer curve for a message between these nodes, or null.
+    const comm::FittedCurve* curve_of(std::int32_t src_node, std::int32_t dst_node) const;
     const comm::CommModel& model() const { return *model_; }
     std::size_t queued() const { return queue_.size(); }
 

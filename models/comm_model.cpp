@@ -127,6 +127,11 @@ const CollectiveRule* CommModel::rule(std::string_view operation) const {
     return nullptr;
 }
 
+Time Message::transfer() const {
+    if (curve != nullptr && bytes > 0) return curve->time(bytes);
+    return transfer_time(bytes, cost.bandwidth);
+}
+
 Time CommModel::scaled_time(const CollectiveCall& call) const {
     const CollectiveRule* r = rule(call.operation);
     const Scaling s = r != nullptr ? r->scaling : default_scaling(call.operation);
@@ -134,7 +139,9 @@ Time CommModel::scaled_time(const CollectiveCall& call) const {
     const double f = scaling_factor(s, call.ranks);
     return Time::ps(static_cast<std::int64_t>(
                std::llround(f * static_cast<double>(call.cost.latency.ps())))) +
-           transfer_time(call.volume, call.cost.bandwidth);
+           (call.curve != nullptr && call.volume > 0
+                ? call.curve->time(call.volume)
+                : transfer_time(call.volume, call.cost.bandwidth));
 }
 
 Time CommModel::collective_time(const CollectiveCall& call) const {
@@ -149,7 +156,7 @@ class SimpleModel final : public CommModel {
     std::string_view name() const override { return "simple"; }
     Plan plan(const Message& m, const Resources&) const override {
         Plan p;
-        p.transfer = transfer_time(m.bytes, m.cost.bandwidth);
+        p.transfer = m.transfer();
         p.latency = m.cost.latency;
         return p;
     }
@@ -165,7 +172,7 @@ class ContentionModel final : public CommModel {
     std::string_view name() const override { return name_; }
     Plan plan(const Message& m, const Resources& state) const override {
         Plan p;
-        p.transfer = transfer_time(m.bytes, m.cost.bandwidth);
+        p.transfer = m.transfer();
         p.latency = m.cost.latency;
         if (m.src_node == m.dst_node) return p;
         auto need = [&](std::uint32_t pool) {
@@ -198,7 +205,7 @@ class PmacModel final : public CommModel {
         Plan p;
         p.latency = m.cost.latency;
         if (m.src_node == m.dst_node || m.cost.bandwidth.infinite()) {
-            p.transfer = transfer_time(m.bytes, m.cost.bandwidth);
+            p.transfer = m.transfer();
             return p;
         }
         p.pools = {Resources::bus(), Resources::out_link(m.src_node),
@@ -209,6 +216,11 @@ class PmacModel final : public CommModel {
             const std::uint32_t users = state.in_use[pool] + 1;
             if (users > state.units[pool])
                 share = std::min(share, static_cast<double>(state.units[pool]) / users);
+        }
+        if (m.curve != nullptr) {  // the measured transfer, slowed by the share
+            p.transfer = Time::ps(static_cast<std::int64_t>(
+                std::llround(static_cast<double>(m.transfer().ps()) / share)));
+            return p;
         }
         const auto bw = static_cast<std::uint64_t>(
             std::max(1.0, std::floor(static_cast<double>(m.cost.bandwidth.bytes_per_s) * share)));

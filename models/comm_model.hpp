@@ -113,6 +113,11 @@ struct Message {
     std::int32_t src_node = 0, dst_node = 0;  // node indices
     std::uint64_t bytes = 0;
     PairCost cost;  // the pair's latency and bandwidth (within a node: the node's own)
+    // The measured transfer curve for this kind of pair (<point-to-point>), or null: then
+    // the transfer is bytes / cost.bandwidth.
+    const FittedCurve* curve = nullptr;
+    // Uncontended transfer time: bytes / curve(bytes), else bytes / cost.bandwidth.
+    Time transfer() const;
 };
 
 // A model's answer for one message at the current time.
@@ -128,9 +133,10 @@ struct Plan {
 struct CollectiveCall {
     std::string_view operation;  // "allreduce", ...
     std::uint32_t ranks = 0;
-    std::uint64_t bytes = 0;   // the largest size a member passed
-    std::uint64_t volume = 0;  // the least data some member must send or receive
-    PairCost cost;             // the slowest pair among the members (one node: its own)
+    std::uint64_t bytes = 0;             // the largest size a member passed
+    std::uint64_t volume = 0;            // the least data some member must send or receive
+    PairCost cost;                       // the slowest pair among the members (one node: its own)
+    const FittedCurve* curve = nullptr;  // that pair's measured transfer curve, if any
 };
 
 class CommModel {

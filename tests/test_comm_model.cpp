@@ -108,6 +108,45 @@ TEST(CommSimple, IntraNodeCostsApplyWithinANode) {
     EXPECT_EQ(g.ranks[1].finish, Time::ns(200) + transfer_time(kMiB, Bandwidth{10'000'000'000}));
 }
 
+TEST(CommSimple, MeasuredPointToPointCurveTimesTheTransfer) {
+    // Two ranks on one socket with an intra-node curve (<point-to-point scope="intra-node">):
+    // a message of s bytes takes the latency plus s / curve(s); at a measured point exactly
+    // that point's bandwidth, between points a bandwidth between theirs.
+    topo::Topology t = topo::parse_model(R"(<cluster name="one">
+  <network eager-threshold="1TiB"/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/>
+    <memory-node name="mem" local-bandwidth="10GB/s"/><cable from="s0" to="mem" latency="100ns" bandwidth="20GB/s"/>
+  </node-type>
+  <nodes prefix="n" count="1" type="n"/>
+</cluster>)",
+                                         "one.xml");
+    mpi::choose_network(t, "simple:intra-latency=300ns,intra-bandwidth=5GB/s");
+    t.comm.intra_curve = {{1024, Bandwidth{2'000'000'000}}, {kMiB, Bandwidth{10'000'000'000}}};
+    const std::vector<mpi::RankLocation> where{{0, 0, 0, t.nodes[0].sockets[0].vertex},
+                                               {0, 0, 1, t.nodes[0].sockets[0].vertex}};
+    auto one_way = [&](std::uint64_t bytes) {
+        ScriptProgram prog({{send(1, bytes)}, {recv(0, bytes)}});
+        return mpi::simulate(t, where, prog).ranks[1].finish;
+    };
+    EXPECT_EQ(one_way(kMiB), Time::ns(300) + transfer_time(kMiB, Bandwidth{10'000'000'000}));
+    EXPECT_EQ(one_way(1024), Time::ns(300) + transfer_time(1024, Bandwidth{2'000'000'000}));
+    const Time mid = one_way(32 * 1024);
+    EXPECT_LT(mid, Time::ns(300) + transfer_time(32 * 1024, Bandwidth{2'000'000'000}));
+    EXPECT_GT(mid, Time::ns(300) + transfer_time(32 * 1024, Bandwidth{10'000'000'000}));
+    // Above the largest point: its bandwidth; below the smallest: the smallest point's time.
+    EXPECT_EQ(one_way(4 * kMiB),
+              Time::ns(300) + transfer_time(4 * kMiB, Bandwidth{10'000'000'000}));
+    EXPECT_EQ(one_way(100), Time::ns(300) + transfer_time(1024, Bandwidth{2'000'000'000}));
+    // The analytic collective time takes its data term from the curve too.
+    ScriptProgram coll(
+        std::vector<std::vector<mpi::Op>>(2, {collective(mpi::CollOp::Allreduce, kMiB)}));
+    EXPECT_EQ(mpi::simulate(t, where, coll).simulated,
+              Time::ns(300) + transfer_time(kMiB, Bandwidth{10'000'000'000}));
+    // Without the curve: latency + size / the intra bandwidth.
+    t.comm.intra_curve.clear();
+    EXPECT_EQ(one_way(kMiB), Time::ns(300) + transfer_time(kMiB, Bandwidth{5'000'000'000}));
+}
+
 TEST(CommSimple, CollectivesFollowTheirScaling) {
     // rounds(8) x L + volume / B, volume = the buffer (1 MiB) for allreduce.
     struct Case {

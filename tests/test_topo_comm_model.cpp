@@ -179,6 +179,25 @@ TEST(TopoCommModel, UnknownTopLevelElementListsCommModel) {
     }
 }
 
+TEST(TopoCommModel, PointToPointCurvesPerScope) {
+    const Topology t = parse_model(with_comm(R"(<comm-model model="simple" collectives="messages">
+  <point-to-point scope="intra-node">
+    <point size="1KiB" bandwidth="2GB/s"/>
+    <point size="1MiB" bandwidth="10GB/s"/>
+  </point-to-point>
+  <point-to-point scope="inter-node"><point size="64KiB" bandwidth="1GB/s"/></point-to-point>
+</comm-model>)"),
+                                   "p2p.xml");
+    ASSERT_EQ(t.comm.intra_curve.size(), 2u);
+    EXPECT_EQ(t.comm.intra_curve[0].first, 1024u);
+    EXPECT_EQ(t.comm.intra_curve[1].second.bytes_per_s, 10'000'000'000u);
+    EXPECT_EQ(t.comm.intra_curve_line, 3);
+    ASSERT_EQ(t.comm.inter_curve.size(), 1u);
+    EXPECT_EQ(t.comm.inter_curve[0].first, 65536u);
+    EXPECT_EQ(t.comm.inter_curve_line, 7);
+    EXPECT_TRUE(t.comm.collectives_as_messages);
+}
+
 // ---- bad inputs -------------------------------------------------------------------------
 
 struct BadCase {
@@ -210,6 +229,34 @@ TEST_P(TopoCommModelBad, SaysWhereAndWhat) {
 INSTANTIATE_TEST_SUITE_P(
     Inputs, TopoCommModelBad,
     ::testing::Values(
+        // <point-to-point>
+        BadCase{"p2p_bad_scope",
+                R"(<comm-model model="simple"><point-to-point scope="node"/></comm-model>)", 2,
+                "<point-to-point> attribute 'scope': 'node' is not valid",
+                "expected intra-node or inter-node"},
+        BadCase{"p2p_no_scope", R"(<comm-model model="simple"><point-to-point/></comm-model>)", 2,
+                "<point-to-point> is missing required attribute 'scope'"},
+        BadCase{"p2p_twice",
+                "<comm-model model=\"simple\">\n<point-to-point scope=\"intra-node\"><point "
+                "size=\"1KiB\" bandwidth=\"1GB/s\"/></point-to-point>\n<point-to-point "
+                "scope=\"intra-node\"/></comm-model>",
+                4, "second <point-to-point scope=\"intra-node\">", "the first is on line 3"},
+        BadCase{"p2p_empty",
+                R"(<comm-model model="simple"><point-to-point scope="inter-node"/></comm-model>)",
+                2, "<point-to-point> without <point> elements"},
+        BadCase{"p2p_not_rising",
+                "<comm-model model=\"simple\"><point-to-point scope=\"intra-node\">\n<point "
+                "size=\"1MiB\" bandwidth=\"1GB/s\"/>\n<point size=\"1KiB\" "
+                "bandwidth=\"1GB/s\"/></point-to-point></comm-model>",
+                4, "'1KiB' is not larger than the previous point's '1MiB' (line 3)"},
+        BadCase{
+            "p2p_zero_size",
+            R"(<comm-model model="simple"><point-to-point scope="intra-node"><point size="0B" bandwidth="1GB/s"/></point-to-point></comm-model>)",
+            2, "<point> attribute 'size': expected a size larger than 0B"},
+        BadCase{
+            "p2p_text",
+            R"(<comm-model model="simple"><point-to-point scope="intra-node">x</point-to-point></comm-model>)",
+            2, "unexpected content in <point-to-point>; expected only <point> elements"},
         // <comm-model> itself
         BadCase{"missing_model", R"(<comm-model latency="1us"/>)", 2,
                 "<comm-model> is missing required attribute 'model'"},

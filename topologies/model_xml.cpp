@@ -31,7 +31,8 @@ constexpr std::array<std::string_view, 17> kTopLevel{
 constexpr std::array<std::string_view, 2> kIoServerChildren{"cache", "disk"};
 constexpr std::array<std::string_view, 7> kTypeChildren{"socket", "memory-node", "switch", "nic",
                                                         "cable",  "edge",        "jitter"};
-constexpr std::array<std::string_view, 2> kCommChildren{"node-type", "collective"};
+constexpr std::array<std::string_view, 3> kCommChildren{"node-type", "collective",
+                                                        "point-to-point"};
 
 template <class Names>
 std::string join(const Names& names) {
@@ -235,6 +236,9 @@ class Reader {
     void read_comm_model(pugi::xml_node n);
     void read_comm_node_type(pugi::xml_node n, CommModelSpec& spec) const;
     void read_comm_collective(pugi::xml_node n, CommModelSpec& spec) const;
+    void read_comm_p2p(pugi::xml_node n, CommModelSpec& spec) const;
+    std::vector<std::pair<std::uint64_t, Bandwidth>> read_points(pugi::xml_node n,
+                                                                 const char* parent) const;
     // A bandwidth the analytic models divide by: finite and positive. parse_bandwidth already
     // rejects zero with a unit; a bare 0 and the words for unlimited get their own message.
     Bandwidth finite_bandwidth(pugi::xml_node n, const char* attr, std::string_view v) const {
@@ -819,6 +823,8 @@ void Reader::read_comm_model(pugi::xml_node n) {
         }
         if (std::strcmp(c.name(), "node-type") == 0)
             read_comm_node_type(c, spec);
+        else if (std::strcmp(c.name(), "point-to-point") == 0)
+            read_comm_p2p(c, spec);
         else
             read_comm_collective(c, spec);
     }
@@ -886,22 +892,7 @@ void Reader::read_comm_collective(pugi::xml_node n, CommModelSpec& spec) const {
     }
     const auto ranks = optional(n, "ranks");
     if (ranks) coll.ranks = count32_attr(n, "ranks", *ranks, "rank");
-    pugi::xml_node previous;
-    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
-        if (c.type() != pugi::node_element || std::strcmp(c.name(), "point") != 0)
-            fail(c, "unexpected content in <collective>; expected only <point> elements");
-        check_attributes(c, {"size", "bandwidth"});
-        check_empty(c);
-        const std::string_view size_text = required(c, "size");
-        const std::uint64_t size = with_unit(c, "size", size_text, parse_size);
-        if (previous && size <= coll.points.back().first) {
-            fail(c, fmt::format("<point> attribute 'size': '{}' is not larger than the previous "
-                                "point's '{}' (line {}); expected sizes strictly rising",
-                                size_text, previous.attribute("size").value(), line_of(previous)));
-        }
-        coll.points.emplace_back(size, finite_bandwidth(c, "bandwidth", required(c, "bandwidth")));
-        previous = c;
-    }
+    coll.points = read_points(n, "collective");
     if (!coll.points.empty() && !ranks) {
         fail(n,
              "<collective> has <point> elements but no 'ranks'; expected ranks=\"N\", the "
@@ -913,6 +904,59 @@ void Reader::read_comm_collective(pugi::xml_node n, CommModelSpec& spec) const {
              "with the points measured at that many ranks");
     }
     spec.collectives.push_back(std::move(coll));
+}
+
+// <point size=... bandwidth=.../> children, sizes strictly rising.
+std::vector<std::pair<std::uint64_t, Bandwidth>> Reader::read_points(pugi::xml_node n,
+                                                                     const char* parent) const {
+    std::vector<std::pair<std::uint64_t, Bandwidth>> points;
+    pugi::xml_node previous;
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element || std::strcmp(c.name(), "point") != 0)
+            fail(c,
+                 fmt::format("unexpected content in <{}>; expected only <point> elements", parent));
+        check_attributes(c, {"size", "bandwidth"});
+        check_empty(c);
+        const std::string_view size_text = required(c, "size");
+        const std::uint64_t size = with_unit(c, "size", size_text, parse_size);
+        if (size == 0) fail(c, "<point> attribute 'size': expected a size larger than 0B");
+        if (previous && size <= points.back().first) {
+            fail(c, fmt::format("<point> attribute 'size': '{}' is not larger than the previous "
+                                "point's '{}' (line {}); expected sizes strictly rising",
+                                size_text, previous.attribute("size").value(), line_of(previous)));
+        }
+        points.emplace_back(size, finite_bandwidth(c, "bandwidth", required(c, "bandwidth")));
+        previous = c;
+    }
+    return points;
+}
+
+// <point-to-point scope="intra-node|inter-node">: the measured transfer bandwidth of one
+// message against its size (clustersim-calibrate writes it); see CommModelSpec.
+void Reader::read_comm_p2p(pugi::xml_node n, CommModelSpec& spec) const {
+    check_attributes(n, {"scope"});
+    const std::string_view scope = required(n, "scope");
+    std::vector<std::pair<std::uint64_t, Bandwidth>>* curve = nullptr;
+    int* line = nullptr;
+    if (scope == "intra-node") {
+        curve = &spec.intra_curve;
+        line = &spec.intra_curve_line;
+    } else if (scope == "inter-node") {
+        curve = &spec.inter_curve;
+        line = &spec.inter_curve_line;
+    } else {
+        fail(n, fmt::format("<point-to-point> attribute 'scope': '{}' is not valid; expected "
+                            "intra-node or inter-node",
+                            scope));
+    }
+    if (*line != 0)
+        fail(n, fmt::format("second <point-to-point scope=\"{}\"> in <comm-model> (the first is "
+                            "on line {}); expected at most one per scope",
+                            scope, *line));
+    *line = line_of(n);
+    *curve = read_points(n, "point-to-point");
+    if (curve->empty())
+        fail(n, "<point-to-point> without <point> elements; expected the measured points");
 }
 
 void Reader::read_node_type(pugi::xml_node n) {

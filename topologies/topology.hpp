@@ -218,6 +218,11 @@ struct CommModelSpec {
     std::uint32_t buses = 1;                    // global buses (contention models)
     std::uint32_t in_links = 1, out_links = 1;  // per node, default for every node type
     bool collectives_as_messages = false;       // collectives="messages": run their algorithms
+    // <point-to-point scope="intra-node|inter-node">: measured transfer bandwidth of one
+    // message against its size (sizes strictly rising); empty: latency + size / bandwidth.
+    // A message of s bytes then takes s / curve(s) plus the pair's latency.
+    std::vector<std::pair<std::uint64_t, Bandwidth>> intra_curve, inter_curve;
+    int intra_curve_line = 0, inter_curve_line = 0;
     std::vector<CommNodeSpec> node_types;
     std::vector<CommCollectiveSpec> collectives;
     int line = 0;
