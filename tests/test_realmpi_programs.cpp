@@ -85,5 +85,29 @@ TEST(RealMpiPrograms, GargDeHistogramsLoadInTheJitterModel) {
     fs::remove(csv);
 }
 
+TEST(RealMpiPrograms, CalibrationWritesAModelThatLoadsAndReplaysItsPingPong) {
+    const std::string xml = temp_path("cal.xml"), csv = temp_path("cal.csv");
+    const Result r = mpi(2, std::string(CLUSTERSIM_MPI_CALIBRATE) + " --quick --io-dir " +
+                                ::testing::TempDir() + " --out " + xml + " --csv " + csv);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    const Result v = run("validate " + xml);
+    ASSERT_EQ(v.code, 0) << v.err;
+    EXPECT_NE(v.out.find("analytic (simple"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("collectives as messages"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("1 server"), std::string::npos) << v.out;
+    // The model's ping-pong runs (the curve's accuracy is in docs/validation.md).
+    const Result p = run("run " + xml + " --app pingpong:size=1MiB,iterations=4");
+    EXPECT_EQ(p.code, 0) << p.err;
+    EXPECT_GT(slurp(csv).size(), 100u);
+    fs::remove(xml);
+    fs::remove(csv);
+}
+
+TEST(RealMpiPrograms, CalibrationRefusesABadFlagWithOneLine) {
+    const Result r = mpi(2, std::string(CLUSTERSIM_MPI_CALIBRATE) + " --max-size 12XB");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--max-size"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace clustersim::testing
