@@ -6,7 +6,8 @@
 # suite:    every clustersim-bench phase (PIOsimHD §5.3's set, 10 KiB .. 100 MiB) recorded
 #           with the tracer, one mpirun per phase and RUNS runs of each, merged, replayed on
 #           MODEL, and the time per call compared (bench/validation_report.cpp says how it is
-#           read from both traces). Writes OUT/results-RANKSr.csv and prints the table.
+#           read from both traces): the median over the runs of each, and the fastest and
+#           slowest recorded run. Writes OUT/results-RANKSr.csv and prints the table.
 # jacobi:   clustersim-jacobi with MPI-IO checkpoints, traced, replayed, compared; writes
 #           the side-by-side timelines (OUT/jacobi/cmp/compare_timeline.svg/.json).
 # overhead: the whole suite RUNS times without and RUNS times with the tracer, alternating;
@@ -49,7 +50,7 @@ traced_run() {
 
 suite() {
   local csv=$out/results-${ranks}r.csv
-  echo "benchmark,payload_bytes,ranks,recorded_s,simulated_s" >"$csv"
+  echo "benchmark,payload_bytes,ranks,recorded_s,simulated_s,recorded_min_s,recorded_max_s" >"$csv"
   for phase in $($bench --list); do
     local name=${phase%%:*} size=${phase#*:} payload=0 repeats=32
     [ "$name" = "$phase" ] || payload=$(bytes_of "$size")
@@ -63,10 +64,12 @@ suite() {
       rec+=("$r")
       sim+=("$s")
     done
-    local r s
+    local r s lo hi
     r=$(printf '%s\n' "${rec[@]}" | median)
     s=$(printf '%s\n' "${sim[@]}" | median)
-    echo "$name,$payload,$ranks,$r,$s" >>"$csv"
+    lo=$(printf '%s\n' "${rec[@]}" | sort -g | head -1)
+    hi=$(printf '%s\n' "${rec[@]}" | sort -g | tail -1)
+    echo "$name,$payload,$ranks,$r,$s,$lo,$hi" >>"$csv"
     echo "$phase: recorded $r s, simulated $s s per call" >&2
   done
   $report table "$csv"

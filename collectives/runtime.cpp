@@ -371,6 +371,14 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const std::uint32_t run =
         runs_.acquire(CollRun{rank, comm, static_cast<std::int32_t>(seq), args, choice.algorithm, 0,
                               0, false, user_req, Step{}});
+    // The own block's copy first (as MPI libraries do), then the algorithm's steps.
+    if (!config_.copy_bandwidth.infinite()) {
+        if (const std::uint64_t copy = own_block_copy(args); copy > 0) {
+            cpus_.start_time(ranks_[rank].core, transfer_time(copy, config_.copy_bandwidth),
+                             kCollCookie | run);
+            return user_req;
+        }
+    }
     next_step(run);
     return user_req;
 }
@@ -402,9 +410,7 @@ void Runtime::next_step(std::uint32_t ri) {
         after.posting = false;
         if (after.pending > 0) return;  // transfer_done continues
         if (after.step.reduce_bytes > 0) {
-            cpus_.start(ranks_[rank].core,
-                        after.step.reduce_bytes * config_.reduce_instructions_per_byte,
-                        kCollCookie | ri);
+            start_reduce_work(rank, after.step.reduce_bytes, kCollCookie | ri);
             return;
         }
     }
@@ -414,11 +420,39 @@ void Runtime::transfer_done(std::uint32_t ri) {
     CollRun& run = runs_[ri];
     if (--run.pending > 0 || run.posting) return;
     if (run.step.reduce_bytes > 0) {
-        cpus_.start(ranks_[run.rank].core,
-                    run.step.reduce_bytes * config_.reduce_instructions_per_byte, kCollCookie | ri);
+        start_reduce_work(run.rank, run.step.reduce_bytes, kCollCookie | ri);
         return;
     }
     next_step(ri);
+}
+
+void Runtime::start_reduce_work(std::int32_t rank, std::uint64_t bytes, std::uint64_t cookie) {
+    const std::uint32_t core = ranks_[rank].core;
+    if (!config_.reduce_bandwidth.infinite())
+        cpus_.start_time(core, transfer_time(bytes, config_.reduce_bandwidth), cookie);
+    else
+        cpus_.start(core, bytes * config_.reduce_instructions_per_byte, cookie);
+}
+
+// What a rank copies from its send to its receive buffer itself: a gather's or scatter's
+// root its own block, every rank of an allgather its block, of an alltoall its block to
+// itself.
+std::uint64_t Runtime::own_block_copy(const CollArgs& a) const {
+    switch (a.op) {
+        case CollOp::Gather:
+        case CollOp::Gatherv:
+        case CollOp::Scatter:
+        case CollOp::Scatterv:
+            return a.rank == a.root ? a.block(a.rank) : 0;
+        case CollOp::Allgather:
+        case CollOp::Allgatherv:
+            return a.block(a.rank);
+        case CollOp::Alltoall:
+        case CollOp::Alltoallv:
+            return a.block(a.rank, a.rank);
+        default:
+            return 0;
+    }
 }
 
 std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {

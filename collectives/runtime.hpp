@@ -83,6 +83,8 @@ class OpObserver {
 struct RuntimeConfig {
     std::uint64_t eager_threshold = 64 * 1024;
     std::uint64_t reduce_instructions_per_byte = 1;
+    Bandwidth reduce_bandwidth = kInfiniteBandwidth;  // finite: wins over instructions/byte
+    Bandwidth copy_bandwidth = kInfiniteBandwidth;    // finite: a rank's own-block copies cost
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
@@ -303,6 +305,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     Engine& engine_;
     net::Transport& network_;
     cpu::Cpus& cpus_;
+    // The local work of collectives on `rank`'s core, done with `cookie`: combining
+    // `bytes` of reduced data; copying its own block of `bytes`.
+    void start_reduce_work(std::int32_t rank, std::uint64_t bytes, std::uint64_t cookie);
+    std::uint64_t own_block_copy(const CollArgs& args) const;
     const Selection& selection_;
     RuntimeConfig config_;
     Program& program_;

@@ -371,7 +371,8 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
         app->set_core_speeds(speeds);
     }
     Runtime runtime(engine, network, cpus, ranks, std::move(rank_core), selection,
-                    RuntimeConfig{t.settings.eager_threshold, t.mpi.reduce_instructions_per_byte},
+                    RuntimeConfig{t.settings.eager_threshold, t.mpi.reduce_instructions_per_byte,
+                                  t.mpi.reduce_bandwidth, t.mpi.copy_bandwidth},
                     program);
     forward.rt = &runtime;
     runtime.set_observer(options.observer);

@@ -743,11 +743,15 @@ void Reader::read_network(pugi::xml_node n) {
 }
 
 void Reader::read_collectives(pugi::xml_node n) {
-    check_attributes(n, {"reduce-instructions-per-byte"});
+    check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth"});
     MpiSettings& m = tb_.mpi();
     if (const auto v = optional(n, "reduce-instructions-per-byte"))
         m.reduce_instructions_per_byte =
             with_unit(n, "reduce-instructions-per-byte", *v, parse_count);
+    if (const auto v = optional(n, "reduce-bandwidth"))
+        m.reduce_bandwidth = finite_bandwidth(n, "reduce-bandwidth", *v);
+    if (const auto v = optional(n, "copy-bandwidth"))
+        m.copy_bandwidth = finite_bandwidth(n, "copy-bandwidth", *v);
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element || std::strcmp(c.name(), "algorithm") != 0)
             fail(c, "unexpected content in <collectives>; expected only <algorithm> elements");

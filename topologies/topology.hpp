@@ -117,6 +117,12 @@ struct CollectiveRule {
 struct MpiSettings {
     std::vector<CollectiveRule> collectives;
     std::uint64_t reduce_instructions_per_byte = 1;  // CPU cost of combining reduced data
+    // Measured rates instead (clustersim-calibrate): combining reduced data runs at
+    // `reduce_bandwidth` (wins over instructions per byte); a rank copying its own block
+    // (gather/scatter root, allgather, alltoall) costs it / `copy_bandwidth`. Infinite
+    // (the default): instructions per byte, and no copy cost.
+    Bandwidth reduce_bandwidth = kInfiniteBandwidth;
+    Bandwidth copy_bandwidth = kInfiniteBandwidth;
 };
 
 // Parallel I/O (iosys/). A component chosen by name, with its parameters as written in the

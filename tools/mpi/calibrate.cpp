@@ -973,6 +973,37 @@ std::vector<double> cpu_runs(int rank, const Settings& s) {
     return times;
 }
 
+// Local work of collectives, on rank 0 alone (MPI's own routines and memcpy, no messages):
+// bytes/s of copying a block from a send to a receive buffer (what a gather root does with
+// its own block) and of MPI_Reduce_local on doubles with MPI_SUM (what a reduction step
+// does with a received vector), at kLocalSize, beyond the last-level cache of most nodes.
+// Each the median of kLocalRuns timed runs after one warm-up run.
+constexpr std::uint64_t kLocalSize = 64ull << 20;
+constexpr int kLocalRuns = 5;
+struct LocalRates {
+    double copy = 0, reduce = 0;  // bytes/s
+};
+LocalRates local_rates() {
+    std::vector<double> a(kLocalSize / sizeof(double), 1.0), b(kLocalSize / sizeof(double), 2.0);
+    std::vector<double> copy, reduce;
+    for (int r = 0; r <= kLocalRuns; ++r) {
+        double t0 = MPI_Wtime();
+        std::memcpy(b.data(), a.data(), kLocalSize);
+        const double tc = MPI_Wtime() - t0;
+        t0 = MPI_Wtime();
+        MPI_Reduce_local(a.data(), b.data(), static_cast<int>(a.size()), MPI_DOUBLE, MPI_SUM);
+        const double tr = MPI_Wtime() - t0;
+        if (r == 0) continue;  // warm-up
+        copy.push_back(tc);
+        reduce.push_back(tr);
+    }
+    g_sink = g_sink ^ static_cast<std::uint64_t>(b[b.size() / 2]);
+    std::sort(copy.begin(), copy.end());
+    std::sort(reduce.begin(), reduce.end());
+    return {static_cast<double>(kLocalSize) / copy[copy.size() / 2],
+            static_cast<double>(kLocalSize) / reduce[reduce.size() / 2]};
+}
+
 // ---- file I/O ----------------------------------------------------------------------------
 
 // One pass of the I/O test, on one rank: three files written into --io-dir with MPI-IO
@@ -1152,6 +1183,7 @@ struct Measured {
     std::string command, date;
     int world = 0, passes = 0;
     IoMeasured io;
+    LocalRates local;  // rank 0's copy and reduction rates
 
     double speed(std::size_t rank) const {  // instructions/s, the rank's fastest pass
         const double t = cpu[rank].value;
@@ -1540,6 +1572,9 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
       << " instructions per step;\n"
       << "         median over the ranks); traces recorded on this machine carry it as\n"
       << "         traced-speed " << strf("%.3fG", d.speed / 1e9) << "\n";
+    x << "       local work of collectives (rank 0, 64 MiB, median of " << kLocalRuns
+      << " runs): copy " << mbps_text(m.local.copy) << " (memcpy), reduce "
+      << mbps_text(m.local.reduce) << " (MPI_Reduce_local, doubles, MPI_SUM)\n";
 
     x << "\n     Derived: every memory node, switch and NIC forwards cut-through, so a message of\n"
       << "     m bytes takes (sum of the path's latencies) + m / (its bottleneck bandwidth).\n"
@@ -1695,6 +1730,11 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
         x << "    </point-to-point>\n";
     }
     x << "  </comm-model>\n";
+    // Collectives' local work at the measured rates (rank 0, 64 MiB, memcpy and
+    // MPI_Reduce_local of doubles).
+    if (m.local.copy > 0 && m.local.reduce > 0)
+        x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce)
+          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy) << "\"/>\n";
     if (d.io) {
         // One I/O server on the node rank 0 wrote from, the kernel's page cache as its
         // write-behind cache, the disk a simple one at the measured rate.
@@ -1835,6 +1875,10 @@ void print_class(int c, const ClassResult& r) {
 }
 
 void print_summary(const Measured& m, const Derived& d) {
+    std::printf("\nlocal work of collectives (rank 0, 64 MiB, median of %d runs)\n"
+                "  copy (memcpy)                             %s\n"
+                "  reduce (MPI_Reduce_local, doubles, SUM)   %s\n",
+                kLocalRuns, mbps_text(m.local.copy).c_str(), mbps_text(m.local.reduce).c_str());
     std::printf(
         "\ncpu speed (xorshift64 kernel: %d instructions per step, %.1f M instructions "
         "per run)\n",
@@ -2081,6 +2125,11 @@ int run(int rank, int world, const Options& opt) {
         m.io.sync = median_stats(io.sync);
         m.io.dirty = dirty_limits();
     }
+
+    // Collectives' local work, rank 0 alone while the others wait.
+    quiet_barrier();
+    if (rank == 0) m.local = local_rates();
+    quiet_barrier();
 
     // To rank 0: the CPU figures of every rank, each class's statistics, its eager threshold.
     m.cpu_instructions = s.cpu_steps * kInstructionsPerStep;

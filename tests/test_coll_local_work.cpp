@@ -1,0 +1,103 @@
+// Collectives' local work at measured rates (<collectives reduce-bandwidth copy-bandwidth>,
+// written by clustersim-calibrate): a rank that copies its own block (gather and scatter
+// roots, every rank of allgather and alltoall) spends block / copy-bandwidth on its core
+// before the algorithm's first step; a reduction step combines its bytes at reduce-bandwidth
+// instead of instructions per byte. Closed forms on the uniform star of coll_fixtures.hpp
+// (T(m) = 2 L + 2 m / B, eager messages).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "coll_fixtures.hpp"
+#include "simulator/error.hpp"
+
+namespace clustersim::testing {
+namespace {
+
+topo::Topology star2(const std::string& collectives_attrs) {
+    std::string xml = R"(<cluster name="star2">
+  <network granularity="message" eager-threshold="1TiB"/>
+  <collectives )" + collectives_attrs +
+                      R"(/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="2" type="n"/>
+  <switch name="sw"/>
+)";
+    for (int i = 0; i < 2; ++i)
+        xml += fmt::format(
+            "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
+    return topo::parse_model(xml + "</cluster>\n", "star2.xml");
+}
+
+mpi::SimulationResult one_call(const topo::Topology& t, mpi::CollOp op, const std::string& alg,
+                               std::uint64_t bytes) {
+    mpi::Op o;
+    o.kind = mpi::OpKind::Collective;
+    o.coll = op;
+    o.bytes = bytes;
+    ScriptProgram prog(std::vector<std::vector<mpi::Op>>(2, {o}));
+    mpi::SimulationOptions opt;
+    opt.algorithm_overrides = {std::string(mpi::to_string(op)) + "=" + alg};
+    return mpi::simulate(t, one_rank_per_node(t, 2), prog, opt);
+}
+
+constexpr std::uint64_t kM = 1'000'000;  // bytes
+
+TEST(CollLocalWork, GatherRootCopiesItsOwnBlockFirst) {
+    // Copy at 100 MB/s: 10 ms, far longer than the other block's arrival (T(m) = 2.002 ms),
+    // which waits as an unexpected message: the root ends with its copy.
+    const auto t = star2(R"(reduce-instructions-per-byte="0" copy-bandwidth="100MB/s")");
+    const auto r = one_call(t, mpi::CollOp::Gather, "binomial", kM);
+    EXPECT_EQ(r.ranks[0].finish, Time::ms(10));
+    EXPECT_EQ(r.ranks[1].finish, Time::ms(1));  // its eager send: m / B
+    // Without a copy rate: no copy cost, the root waits for the block only.
+    const auto plain = one_call(star2(R"(reduce-instructions-per-byte="0")"), mpi::CollOp::Gather,
+                                "binomial", kM);
+    EXPECT_EQ(plain.ranks[0].finish, Time::us(2) + Time::ms(2));
+}
+
+TEST(CollLocalWork, AllgatherEveryRankCopiesThenExchanges) {
+    const auto t = star2(R"(reduce-instructions-per-byte="0" copy-bandwidth="100MB/s")");
+    const auto r = one_call(t, mpi::CollOp::Allgather, "recursive_doubling", kM);
+    // 10 ms of copy, then one exchange of m: T(m).
+    EXPECT_EQ(r.ranks[0].finish, Time::ms(10) + Time::us(2) + Time::ms(2));
+    EXPECT_EQ(r.ranks[1].finish, r.ranks[0].finish);
+}
+
+TEST(CollLocalWork, ScatterNonRootCopiesNothing) {
+    const auto t = star2(R"(reduce-instructions-per-byte="0" copy-bandwidth="100MB/s")");
+    const auto r = one_call(t, mpi::CollOp::Scatter, "binomial", kM);
+    // The root copies (10 ms), then sends rank 1's block: it arrives T(m) later.
+    EXPECT_EQ(r.ranks[0].finish, Time::ms(10) + Time::ms(1));
+    EXPECT_EQ(r.ranks[1].finish, Time::ms(10) + Time::us(2) + Time::ms(2));
+}
+
+TEST(CollLocalWork, ReductionAtTheMeasuredRate) {
+    // Binomial reduce of m on 2 ranks: the root receives m (T(m)) and combines it at
+    // 2 GB/s (0.5 ms); reduce-bandwidth wins over the 1000 instructions per byte.
+    const auto t = star2(R"(reduce-instructions-per-byte="1000" reduce-bandwidth="2GB/s")");
+    const auto r = one_call(t, mpi::CollOp::Reduce, "binomial", kM);
+    EXPECT_EQ(r.ranks[0].finish, Time::us(2) + Time::ms(2) + Time::us(500));
+    // Instructions per byte alone: 1 instruction per byte at 1 G instructions/s = 1 ms.
+    const auto ipb = one_call(star2(R"(reduce-instructions-per-byte="1")"), mpi::CollOp::Reduce,
+                              "binomial", kM);
+    EXPECT_EQ(ipb.ranks[0].finish, Time::us(2) + Time::ms(2) + Time::ms(1));
+}
+
+TEST(CollLocalWork, BadRatesAreOneLineErrors) {
+    try {
+        star2(R"(copy-bandwidth="0B/s")");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_THAT(e.what(), ::testing::HasSubstr("star2.xml:3: <collectives> attribute "
+                                                   "'copy-bandwidth'"));
+    }
+    try {
+        star2(R"(reduce-bandwidth="fast")");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_THAT(e.what(), ::testing::HasSubstr("'reduce-bandwidth'"));
+    }
+}
+
+}  // namespace
+}  // namespace clustersim::testing
