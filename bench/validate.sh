@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Validation against real runs on this machine (issue 7; results in docs/validation.md).
 #
-#   bash bench/validate.sh [suite|jacobi|overhead|all]      (default: all)
+#   bash bench/validate.sh [suite|replay|jacobi|overhead|all]      (default: all)
 #
 # suite:    every clustersim-bench phase (PIOsimHD §5.3's set, 10 KiB .. 100 MiB) recorded
 #           with the tracer, one mpirun per phase and RUNS runs of each, merged, replayed on
 #           MODEL, and the time per call compared (bench/validation_report.cpp says how it is
 #           read from both traces): the median over the runs of each, and the fastest and
 #           slowest recorded run. Writes OUT/results-RANKSr.csv and prints the table.
+# replay:   the traces `suite` recorded (OUT/traces), replayed again on MODEL: compare models
+#           on the same recorded runs.
 # jacobi:   clustersim-jacobi with MPI-IO checkpoints, traced, replayed, compared; writes
 #           the side-by-side timelines (OUT/jacobi/cmp/compare_timeline.svg/.json).
 # overhead: the whole suite RUNS times without and RUNS times with the tracer, alternating;
 #           the overhead per phase (medians), then median, mean and worst.
 #
 # Environment: BUILD (build folder, default build), MODEL (default the calibrated model of
-# this machine), RANKS (default 2), RUNS (default 3), OUT (default /tmp/clustersim-validation),
+# this machine), RANKS (default 2), RUNS (default 5), WARMUP (untimed calls before each
+# suite phase, default 8: the steady state, as the calibration measures it; a fresh mpirun
+# is slower for its first calls), OUT (default /tmp/clustersim-validation),
 # NETWORK (a clustersim run --network value; default: the model's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +26,8 @@ what=${1:-all}
 build=${BUILD:-build}
 model=${MODEL:-topologies/examples/calibrated-this-machine.xml}
 ranks=${RANKS:-2}
-runs=${RUNS:-3}
+runs=${RUNS:-5}
+warmup=${WARMUP:-8}
 out=${OUT:-/tmp/clustersim-validation}
 network=${NETWORK:+--network $NETWORK}
 cs=$build/tools/clustersim
@@ -48,7 +53,22 @@ traced_run() {
   $cs trace merge "$out/ranks" -o "$out/t.cstrace" >"$out/merge.log"
 }
 
+# suite: record every phase RUNS times (OUT/traces/PHASE.I.cstrace), then replay them.
 suite() {
+  mkdir -p "$out/traces"
+  for phase in $($bench --list); do
+    for ((i = 0; i < runs; i++)); do
+      traced_run "$bench" --only "$phase" --repeats 4 --small-repeats 32 --warmup "$warmup"
+      cp "$out/t.cstrace" "$out/traces/${phase/:/-}.$i.cstrace"
+    done
+    echo "recorded $phase" >&2
+  done
+  replay
+}
+
+# replay: the recorded traces of `suite` on MODEL, without recording again (so that models
+# can be compared on the same recorded runs).
+replay() {
   local csv=$out/results-${ranks}r.csv
   echo "benchmark,payload_bytes,ranks,recorded_s,simulated_s,recorded_min_s,recorded_max_s" >"$csv"
   for phase in $($bench --list); do
@@ -58,9 +78,9 @@ suite() {
     [ "$name" != barrier ] || repeats=32
     local rec=() sim=()
     for ((i = 0; i < runs; i++)); do
-      traced_run "$bench" --only "$phase" --repeats 4 --small-repeats 32
-      $cs run "$model" --oversubscribe $network --app trace:"$out/t.cstrace" --out "$out/sim" >"$out/run.log"
-      read -r r s < <($report phase "$out/t.cstrace" "$out/sim/simulated.cstrace" "$name" "$repeats")
+      local t=$out/traces/${phase/:/-}.$i.cstrace
+      $cs run "$model" --oversubscribe $network --app trace:"$t" --out "$out/sim" >"$out/run.log"
+      read -r r s < <($report phase "$t" "$out/sim/simulated.cstrace" "$name" "$repeats")
       rec+=("$r")
       sim+=("$s")
     done
@@ -70,7 +90,6 @@ suite() {
     lo=$(printf '%s\n' "${rec[@]}" | sort -g | head -1)
     hi=$(printf '%s\n' "${rec[@]}" | sort -g | tail -1)
     echo "$name,$payload,$ranks,$r,$s,$lo,$hi" >>"$csv"
-    echo "$phase: recorded $r s, simulated $s s per call" >&2
   done
   $report table "$csv"
 }
@@ -112,8 +131,9 @@ overhead() {
 
 case $what in
   suite) suite ;;
+  replay) replay ;;
   jacobi) jacobi_run ;;
   overhead) overhead ;;
   all) suite; jacobi_run; overhead ;;
-  *) echo "usage: bench/validate.sh [suite|jacobi|overhead|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/validate.sh [suite|replay|jacobi|overhead|all]" >&2; exit 2 ;;
 esac

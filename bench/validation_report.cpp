@@ -134,12 +134,11 @@ int table(const std::string& path) {
         const double ef = (r.simulated - r.fastest) / r.fastest;
         const bool in_spread = r.simulated >= r.fastest && r.simulated <= r.slowest;
         inside += in_spread ? 1 : 0;
-        std::cout << fmt::format("| {} | {} | {} ({} – {}) | {}{} | {:+.1f} % | {:+.1f} % |\n",
-                                 r.benchmark,
-                                 r.payload == 0 ? std::string("–") : format_size(r.payload),
-                                 human_time(r.recorded), human_time(r.fastest),
-                                 human_time(r.slowest), human_time(r.simulated),
-                                 in_spread ? " (within)" : "", 100 * em, 100 * ef);
+        std::cout << fmt::format(
+            "| {} | {} | {} ({} – {}) | {}{} | {:+.1f} % | {:+.1f} % |\n", r.benchmark,
+            r.payload == 0 ? std::string("–") : format_size(r.payload), human_time(r.recorded),
+            human_time(r.fastest), human_time(r.slowest), human_time(r.simulated),
+            in_spread ? " (within)" : "", 100 * em, 100 * ef);
         err_median.push_back(std::abs(em));
         err_fastest.push_back(std::abs(ef));
     }
@@ -156,8 +155,8 @@ int table(const std::string& path) {
         "runs' spread: {} of {}.\n",
         rows.size(), rows.front().ranks, 100 * median_of(err_median), 100 * mean,
         100 * *std::max_element(err_median.begin(), err_median.end()), within(err_median, 0.15),
-        within(err_median, 0.30), 100 * median_of(err_fastest), within(err_fastest, 0.15),
-        inside, rows.size());
+        within(err_median, 0.30), 100 * median_of(err_fastest), within(err_fastest, 0.15), inside,
+        rows.size());
     return 0;
 }
 

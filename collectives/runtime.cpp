@@ -372,10 +372,11 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
         runs_.acquire(CollRun{rank, comm, static_cast<std::int32_t>(seq), args, choice.algorithm, 0,
                               0, false, user_req, Step{}});
     // The own block's copy first (as MPI libraries do), then the algorithm's steps.
-    if (!config_.copy_bandwidth.infinite()) {
+    if (!config_.copy_curve.empty() || !config_.copy_bandwidth.infinite()) {
         if (const std::uint64_t copy = own_block_copy(args); copy > 0) {
-            cpus_.start_time(ranks_[rank].core, transfer_time(copy, config_.copy_bandwidth),
-                             kCollCookie | run);
+            const Time t = config_.copy_curve.empty() ? transfer_time(copy, config_.copy_bandwidth)
+                                                      : config_.copy_curve.time(copy);
+            cpus_.start_time(ranks_[rank].core, t, kCollCookie | run);
             return user_req;
         }
     }
@@ -428,7 +429,9 @@ void Runtime::transfer_done(std::uint32_t ri) {
 
 void Runtime::start_reduce_work(std::int32_t rank, std::uint64_t bytes, std::uint64_t cookie) {
     const std::uint32_t core = ranks_[rank].core;
-    if (!config_.reduce_bandwidth.infinite())
+    if (!config_.reduce_curve.empty())
+        cpus_.start_time(core, config_.reduce_curve.time(bytes), cookie);
+    else if (!config_.reduce_bandwidth.infinite())
         cpus_.start_time(core, transfer_time(bytes, config_.reduce_bandwidth), cookie);
     else
         cpus_.start(core, bytes * config_.reduce_instructions_per_byte, cookie);

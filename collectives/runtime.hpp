@@ -27,6 +27,7 @@
 #include "collectives/placement.hpp"
 #include "collectives/program.hpp"
 #include "collectives/selection.hpp"
+#include "models/comm_model.hpp"
 #include "models/cpu.hpp"
 #include "models/slot_map.hpp"
 #include "models/transport.hpp"
@@ -85,6 +86,7 @@ struct RuntimeConfig {
     std::uint64_t reduce_instructions_per_byte = 1;
     Bandwidth reduce_bandwidth = kInfiniteBandwidth;  // finite: wins over instructions/byte
     Bandwidth copy_bandwidth = kInfiniteBandwidth;    // finite: a rank's own-block copies cost
+    comm::FittedCurve reduce_curve, copy_curve;       // non-empty: win over the bandwidths
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {

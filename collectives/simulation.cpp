@@ -17,6 +17,28 @@
 
 namespace clustersim::mpi {
 
+namespace {
+// The runtime's settings from the model: eager threshold, and the collectives' local work
+// (instructions per byte, or measured rates, or measured rate curves).
+RuntimeConfig local_work_config(const topo::Topology& t) {
+    RuntimeConfig c{t.settings.eager_threshold,
+                    t.mpi.reduce_instructions_per_byte,
+                    t.mpi.reduce_bandwidth,
+                    t.mpi.copy_bandwidth,
+                    {},
+                    {}};
+    auto curve = [](const std::vector<std::pair<std::uint64_t, Bandwidth>>& points) {
+        std::vector<std::pair<std::uint64_t, double>> v;
+        for (const auto& [size, bw] : points)
+            v.emplace_back(size, static_cast<double>(bw.bytes_per_s));
+        return v.empty() ? comm::FittedCurve{} : comm::FittedCurve(std::move(v));
+    };
+    c.reduce_curve = curve(t.mpi.reduce_curve);
+    c.copy_curve = curve(t.mpi.copy_curve);
+    return c;
+}
+}  // namespace
+
 void check_routes(const topo::Topology& t, topo::Router& router,
                   const std::vector<RankLocation>& ranks) {
     if (ranks.empty()) return;
@@ -371,9 +393,7 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
         app->set_core_speeds(speeds);
     }
     Runtime runtime(engine, network, cpus, ranks, std::move(rank_core), selection,
-                    RuntimeConfig{t.settings.eager_threshold, t.mpi.reduce_instructions_per_byte,
-                                  t.mpi.reduce_bandwidth, t.mpi.copy_bandwidth},
-                    program);
+                    local_work_config(t), program);
     forward.rt = &runtime;
     runtime.set_observer(options.observer);
     runtime.set_apps(options.app_sizes);

@@ -50,8 +50,8 @@ TEST(CollLocalWork, GatherRootCopiesItsOwnBlockFirst) {
     EXPECT_EQ(r.ranks[0].finish, Time::ms(10));
     EXPECT_EQ(r.ranks[1].finish, Time::ms(1));  // its eager send: m / B
     // Without a copy rate: no copy cost, the root waits for the block only.
-    const auto plain = one_call(star2(R"(reduce-instructions-per-byte="0")"), mpi::CollOp::Gather,
-                                "binomial", kM);
+    const auto plain =
+        one_call(star2(R"(reduce-instructions-per-byte="0")"), mpi::CollOp::Gather, "binomial", kM);
     EXPECT_EQ(plain.ranks[0].finish, Time::us(2) + Time::ms(2));
 }
 
@@ -78,12 +78,58 @@ TEST(CollLocalWork, ReductionAtTheMeasuredRate) {
     const auto r = one_call(t, mpi::CollOp::Reduce, "binomial", kM);
     EXPECT_EQ(r.ranks[0].finish, Time::us(2) + Time::ms(2) + Time::us(500));
     // Instructions per byte alone: 1 instruction per byte at 1 G instructions/s = 1 ms.
-    const auto ipb = one_call(star2(R"(reduce-instructions-per-byte="1")"), mpi::CollOp::Reduce,
-                              "binomial", kM);
+    const auto ipb =
+        one_call(star2(R"(reduce-instructions-per-byte="1")"), mpi::CollOp::Reduce, "binomial", kM);
     EXPECT_EQ(ipb.ranks[0].finish, Time::us(2) + Time::ms(2) + Time::ms(1));
 }
 
+topo::Topology star2_children(const std::string& attrs, const std::string& children) {
+    std::string xml = R"(<cluster name="star2">
+  <network granularity="message" eager-threshold="1TiB"/>
+  <collectives )" + attrs +
+                      ">" + children +
+                      R"(</collectives>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="2" type="n"/>
+  <switch name="sw"/>
+)";
+    for (int i = 0; i < 2; ++i)
+        xml += fmt::format(
+            "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
+    return topo::parse_model(xml + "</cluster>\n", "star2.xml");
+}
+
+TEST(CollLocalWork, RateCurvesWinOverTheAttributes) {
+    // Copies: 100 MB/s at 1 MB (10 ms), 1 GB/s at 10 MB; the attribute's 1 GB/s loses.
+    // Reductions: 500 MB/s at 1 MB (2 ms).
+    const auto t = star2_children(
+        R"(reduce-instructions-per-byte="0" copy-bandwidth="1GB/s" reduce-bandwidth="8GB/s")",
+        R"(<copy-rate><point size="1MB" bandwidth="100MB/s"/><point size="10MB" bandwidth="1GB/s"/></copy-rate>
+<reduce-rate><point size="1MB" bandwidth="500MB/s"/></reduce-rate>)");
+    ASSERT_EQ(t.mpi.copy_curve.size(), 2u);
+    ASSERT_EQ(t.mpi.reduce_curve.size(), 1u);
+    EXPECT_EQ(one_call(t, mpi::CollOp::Gather, "binomial", kM).ranks[0].finish, Time::ms(10));
+    EXPECT_EQ(one_call(t, mpi::CollOp::Reduce, "binomial", kM).ranks[0].finish,
+              Time::us(2) + Time::ms(2) + Time::ms(2));
+}
+
 TEST(CollLocalWork, BadRatesAreOneLineErrors) {
+    for (
+        const auto& [children, phrase] : std::vector<std::pair<std::string, std::string>>{
+            {"<copy-rate/>", "<copy-rate> without <point> elements"},
+            {R"(<reduce-rate><point size="1MB" bandwidth="1GB/s"/></reduce-rate><reduce-rate><point size="1MB" bandwidth="1GB/s"/></reduce-rate>)",
+             "second <reduce-rate> in <collectives>"},
+            {R"(<copy-rate><point size="2MB" bandwidth="1GB/s"/><point size="1MB" bandwidth="1GB/s"/></copy-rate>)",
+             "expected sizes strictly rising"},
+            {"<rate/>", "expected only <algorithm>, <copy-rate> and <reduce-rate> elements"}}) {
+        try {
+            star2_children("", children);
+            ADD_FAILURE() << children << " parsed";
+        } catch (const InputError& e) {
+            EXPECT_THAT(e.what(), ::testing::HasSubstr(phrase));
+            EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+        }
+    }
     try {
         star2(R"(copy-bandwidth="0B/s")");
         FAIL() << "no error";

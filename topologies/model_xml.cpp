@@ -753,8 +753,27 @@ void Reader::read_collectives(pugi::xml_node n) {
     if (const auto v = optional(n, "copy-bandwidth"))
         m.copy_bandwidth = finite_bandwidth(n, "copy-bandwidth", *v);
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        const bool rate =
+            c.type() == pugi::node_element &&
+            (std::strcmp(c.name(), "copy-rate") == 0 || std::strcmp(c.name(), "reduce-rate") == 0);
+        if (rate) {
+            // <copy-rate>/<reduce-rate>: the measured rate against the size (cache effects),
+            // winning over the attribute.
+            check_attributes(c, {});
+            auto& curve = std::strcmp(c.name(), "copy-rate") == 0 ? m.copy_curve : m.reduce_curve;
+            if (!curve.empty())
+                fail(c,
+                     fmt::format("second <{}> in <collectives>; expected at most one", c.name()));
+            curve = read_points(c, c.name());
+            if (curve.empty())
+                fail(c, fmt::format("<{}> without <point> elements; expected the measured points",
+                                    c.name()));
+            continue;
+        }
         if (c.type() != pugi::node_element || std::strcmp(c.name(), "algorithm") != 0)
-            fail(c, "unexpected content in <collectives>; expected only <algorithm> elements");
+            fail(c,
+                 "unexpected content in <collectives>; expected only <algorithm>, <copy-rate> and "
+                 "<reduce-rate> elements");
         check_attributes(c, {"operation", "name", "min-size", "max-size", "segment"});
         CollectiveRule rule;
         rule.operation = std::string(required(c, "operation"));

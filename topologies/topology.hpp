@@ -123,6 +123,9 @@ struct MpiSettings {
     // (the default): instructions per byte, and no copy cost.
     Bandwidth reduce_bandwidth = kInfiniteBandwidth;
     Bandwidth copy_bandwidth = kInfiniteBandwidth;
+    // <reduce-rate>/<copy-rate> children: the rates against the size (sizes strictly rising);
+    // they win over the attributes.
+    std::vector<std::pair<std::uint64_t, Bandwidth>> reduce_curve, copy_curve;
 };
 
 // Parallel I/O (iosys/). A component chosen by name, with its parameters as written in the

@@ -49,16 +49,16 @@
 //
 // Passes and the statistic. Everything runs in --passes passes one after the other (the CPU
 // kernel, then every class's latency, ping-pong and sendrecv ladders), and every figure is
-// the MINIMUM OVER THE PASSES OF EACH PASS'S MEDIAN (for the CPU: the fastest pass's median
-// run). Within a pass the median drops the iterations the OS took away (a VM's upper tail,
-// which a mean would keep); the minimum over passes drops a pass during which other work
-// shared the cores, a disturbance long enough to move a median (the median of all samples
-// would follow it once it lasts half the run). The minimum of all samples would be the
-// opposite error: the one iteration on which caches, timer and scheduler lined up. The CSV
-// keeps the median of all samples, the minimum, the 10th and 90th percentiles and the
-// maximum as well. The I/O figures are the MEDIAN of all their samples instead: a file
-// system's own variation is part of every write. Small messages get --repeats round trips per
-// pass, larger ones --repeats x 64 KiB of data, never fewer than --min-repeats; warm-up
+// the MEDIAN OVER THE PASSES OF EACH PASS'S MEDIAN (for the CPU: of the passes' median
+// runs). Within a pass the median drops the iterations the OS took away (a VM's upper tail,
+// which a mean would keep); the median over passes drops the passes during which other work
+// shared the cores, a disturbance long enough to move a median, and (unlike the minimum
+// over passes, which this tool used first) does not pick a VM's fast mode every time. The minimum
+// of all samples would be the opposite error: the one iteration on which caches, timer and
+// scheduler lined up. The CSV keeps the median of all samples, the minimum, the 10th and 90th
+// percentiles and the maximum as well. The I/O figures are the MEDIAN of all their samples instead:
+// a file system's own variation is part of every write. Small messages get --repeats round trips
+// per pass, larger ones --repeats x 64 KiB of data, never fewer than --min-repeats; warm-up
 // iterations are dropped. Ranks outside the measured pair wait in a sleeping barrier, not in
 // a spinning MPI call.
 //
@@ -315,6 +315,7 @@ struct Options {
     std::string out, csv, name;
     std::string io_dir = "/tmp";  // --io-dir
     bool fit = false;             // --bandwidth fit
+    bool local_curves = false;    // --local-curves
     std::string command;          // as given, for the model's header
 };
 
@@ -342,7 +343,8 @@ struct Settings {
 const char* kUsage =
     "Usage: mpirun -np N clustersim-calibrate [--quick] [--max-size SIZE | --sizes LIST]\n"
     "           [--passes N] [--repeats N] [--min-repeats N] [--cpu-repeats N]\n"
-    "           [--bandwidth largest|fit] [--io-dir DIR] [--io-size SIZE] [--name NAME]\n"
+    "           [--bandwidth largest|fit] [--io-dir DIR] [--io-size SIZE] [--local-curves]\n"
+    "           [--name NAME]\n"
     "           [--out MODEL.xml] [--csv FILE.csv]\n"
     "\n"
     "Measures the machine the ranks run on, between one pair of ranks per placement class\n"
@@ -350,9 +352,9 @@ const char* kUsage =
     "and bandwidth against message size, bidirectional MPI_Sendrecv bandwidth, the eager\n"
     "threshold, the core speed, and writing a file with MPI-IO (page cache and disk); then\n"
     "writes a clustersim cluster model of the machine.\n"
-    "Every figure is the minimum over the passes of the pass's median (the fastest for the\n"
-    "CPU): a pass during which other work shared the machine does not count. I/O figures are\n"
-    "the median of every pass's samples.\n"
+    "Every figure is the median over the passes of the pass's median: passes during which\n"
+    "other work shared the machine do not count. I/O figures are the median of every pass's\n"
+    "samples.\n"
     "\n"
     "  --quick           a fast, rougher run: --max-size 4MiB --passes 3 --repeats 50\n"
     "                    --min-repeats 3 --cpu-repeats 2 --io-size 16MiB, a shorter CPU\n"
@@ -365,6 +367,10 @@ const char* kUsage =
     "                    latency gets 10 x N); larger ones get N x 64 KiB of data per pass\n"
     "  --min-repeats N   fewest timed round trips of any size per pass (default 5)\n"
     "  --cpu-repeats N   timed runs of the CPU kernel per rank and pass (default 3)\n"
+    "  --local-curves           write the collectives' copy and reduction rates per size\n"
+    "                           (<copy-rate>, <reduce-rate>) besides the 64 MiB rates; off by\n"
+    "                           default: hot-cache loop rates overstate MPI's own copies\n"
+    "                           (docs/validation.md)\n"
     "  --bandwidth largest|fit  the model's bandwidth of a class: from its largest ping-pong\n"
     "                    (default, PIOsimHD's way) or the least-squares fit of latency +\n"
     "                    size / bandwidth to every ping-pong from 1 KiB up\n"
@@ -397,9 +403,9 @@ Options parse_options(int argc, char** argv) {
         if (eq != std::string_view::npos) inline_value = std::string(arg.substr(eq + 1));
         if (!seen.insert(name).second)
             throw UsageError(name + ": given twice; expected it at most once");
-        if (name == "--help" || name == "--quick") {
+        if (name == "--help" || name == "--quick" || name == "--local-curves") {
             if (inline_value) throw UsageError(name + ": expected no value (it is a switch)");
-            (name == "--help" ? o.help : o.quick) = true;
+            (name == "--help" ? o.help : name == "--quick" ? o.quick : o.local_curves) = true;
             continue;
         }
         const std::set<std::string> with_value{
@@ -410,7 +416,7 @@ Options parse_options(int argc, char** argv) {
                 name +
                 ": unknown flag; expected one of --quick, --max-size, --sizes, "
                 "--passes, --repeats, --min-repeats, --cpu-repeats, --bandwidth, --io-dir, "
-                "--io-size, --name, --out, --csv, --help");
+                "--io-size, --local-curves, --name, --out, --csv, --help");
         std::string value;
         if (inline_value) {
             value = *inline_value;
@@ -734,10 +740,13 @@ void add_pass(Samples& s, std::vector<double> pass) {
     s.pass_medians.push_back(median_sorted(pass));
 }
 
-// `value` is THE figure: the minimum over the passes of each pass's median. Within a pass the
-// median drops the iterations the OS took away; across passes the minimum drops a pass
-// during which other work shared the cores (a disturbance that outlasts half of a pass would
-// move any statistic of that pass, but not the other passes). The rest describe every sample.
+// `value` is THE figure: the median over the passes of each pass's median. Within a pass the
+// median drops the iterations the OS took away; across passes the median drops passes
+// during which other work shared the cores (fewer than half of them), and stands for the
+// machine as it typically is: on a VM whose small-message times flip between a fast and a
+// slow mode from run to run, the minimum over passes would pick the fast mode every time,
+// and replays predicted from it came out 30-50 % fast (docs/validation.md). The rest
+// describe every sample.
 struct Stats {
     double value = 0, median_all = 0, min = 0, p10 = 0, p90 = 0, max = 0, samples = 0;
     double passes = 0;
@@ -751,7 +760,9 @@ Stats summarize(const Samples& s) {
     const std::size_t n = v.size();
     r.samples = static_cast<double>(n);
     r.passes = static_cast<double>(s.pass_medians.size());
-    r.value = *std::min_element(s.pass_medians.begin(), s.pass_medians.end());
+    std::vector<double> medians = s.pass_medians;
+    std::sort(medians.begin(), medians.end());
+    r.value = median_sorted(medians);
     r.median_all = median_sorted(v);
     r.min = v.front();
     r.max = v.back();
@@ -976,32 +987,44 @@ std::vector<double> cpu_runs(int rank, const Settings& s) {
 // Local work of collectives, on rank 0 alone (MPI's own routines and memcpy, no messages):
 // bytes/s of copying a block from a send to a receive buffer (what a gather root does with
 // its own block) and of MPI_Reduce_local on doubles with MPI_SUM (what a reduction step
-// does with a received vector), at kLocalSize, beyond the last-level cache of most nodes.
-// Each the median of kLocalRuns timed runs after one warm-up run.
-constexpr std::uint64_t kLocalSize = 64ull << 20;
+// does with a received vector), at each of kLocalSizes (in cache and beyond it: the rates
+// differ by several times). Each the median of kLocalRuns timed runs after one warm-up run
+// (small sizes repeat within a run to last at least about 100 us).
+constexpr std::array<std::uint64_t, 5> kLocalSizes{16ull << 10, 128ull << 10, 1ull << 20,
+                                                   8ull << 20, 64ull << 20};
 constexpr int kLocalRuns = 5;
 struct LocalRates {
-    double copy = 0, reduce = 0;  // bytes/s
+    std::vector<std::pair<std::uint64_t, double>> copy, reduce;  // (bytes, bytes/s)
 };
 LocalRates local_rates() {
-    std::vector<double> a(kLocalSize / sizeof(double), 1.0), b(kLocalSize / sizeof(double), 2.0);
-    std::vector<double> copy, reduce;
-    for (int r = 0; r <= kLocalRuns; ++r) {
-        double t0 = MPI_Wtime();
-        std::memcpy(b.data(), a.data(), kLocalSize);
-        const double tc = MPI_Wtime() - t0;
-        t0 = MPI_Wtime();
-        MPI_Reduce_local(a.data(), b.data(), static_cast<int>(a.size()), MPI_DOUBLE, MPI_SUM);
-        const double tr = MPI_Wtime() - t0;
-        if (r == 0) continue;  // warm-up
-        copy.push_back(tc);
-        reduce.push_back(tr);
+    LocalRates out;
+    for (const std::uint64_t size : kLocalSizes) {
+        const std::size_t n = size / sizeof(double);
+        std::vector<double> a(n, 1.0), b(n, 2.0);
+        const int inner = static_cast<int>(std::max<std::uint64_t>(1, (4ull << 20) / size));
+        std::vector<double> copy, reduce;
+        for (int r = 0; r <= kLocalRuns; ++r) {
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < inner; ++i) {
+                std::memcpy(b.data(), a.data(), size);
+                a[static_cast<std::size_t>(i) % n] += b[n / 2];  // keep the copies alive
+            }
+            const double tc = (MPI_Wtime() - t0) / inner;
+            t0 = MPI_Wtime();
+            for (int i = 0; i < inner; ++i)
+                MPI_Reduce_local(a.data(), b.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM);
+            const double tr = (MPI_Wtime() - t0) / inner;
+            if (r == 0) continue;  // warm-up
+            copy.push_back(tc);
+            reduce.push_back(tr);
+        }
+        g_sink = g_sink ^ static_cast<std::uint64_t>(b[n / 2]);
+        std::sort(copy.begin(), copy.end());
+        std::sort(reduce.begin(), reduce.end());
+        out.copy.emplace_back(size, static_cast<double>(size) / copy[copy.size() / 2]);
+        out.reduce.emplace_back(size, static_cast<double>(size) / reduce[reduce.size() / 2]);
     }
-    g_sink = g_sink ^ static_cast<std::uint64_t>(b[b.size() / 2]);
-    std::sort(copy.begin(), copy.end());
-    std::sort(reduce.begin(), reduce.end());
-    return {static_cast<double>(kLocalSize) / copy[copy.size() / 2],
-            static_cast<double>(kLocalSize) / reduce[reduce.size() / 2]};
+    return out;
 }
 
 // ---- file I/O ----------------------------------------------------------------------------
@@ -1185,7 +1208,7 @@ struct Measured {
     IoMeasured io;
     LocalRates local;  // rank 0's copy and reduction rates
 
-    double speed(std::size_t rank) const {  // instructions/s, the rank's fastest pass
+    double speed(std::size_t rank) const {  // instructions/s, the median over its passes
         const double t = cpu[rank].value;
         return t > 0 ? static_cast<double>(cpu_instructions) / t : 0;
     }
@@ -1533,7 +1556,8 @@ std::vector<std::string> io_report(const Measured& m, const Derived& d) {
                  mib(d.io_memory).c_str())};
 }
 
-std::string write_model(const Measured& m, const Derived& d, const std::string& name) {
+std::string write_model(const Measured& m, const Derived& d, const std::string& name,
+                        bool local_curves) {
     std::ostringstream x;
     const bool multi_node = m.hosts.size() > 1;
     const bool multi_socket = std::any_of(m.hosts.begin(), m.hosts.end(),
@@ -1550,7 +1574,7 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     for (std::size_t h = 0; h < m.hosts.size(); ++h)
         x << "     n" << h << " = host " << comment_safe(m.hosts[h].name) << ": "
           << comment_safe(host_summary(m.hosts[h])) << "\n";
-    x << "\n     Measured, each figure the minimum over " << m.passes
+    x << "\n     Measured, each figure the median over " << m.passes
       << " passes of the pass's median\n"
       << "     (ping-pong: one way = round trip / 2; sendrecv: both directions at once,\n"
       << "     aggregate = 2 x size / time):\n";
@@ -1572,9 +1596,12 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
       << " instructions per step;\n"
       << "         median over the ranks); traces recorded on this machine carry it as\n"
       << "         traced-speed " << strf("%.3fG", d.speed / 1e9) << "\n";
-    x << "       local work of collectives (rank 0, 64 MiB, median of " << kLocalRuns
-      << " runs): copy " << mbps_text(m.local.copy) << " (memcpy), reduce "
-      << mbps_text(m.local.reduce) << " (MPI_Reduce_local, doubles, MPI_SUM)\n";
+    x << "       local work of collectives (rank 0, median of " << kLocalRuns
+      << " runs; copy = memcpy, reduce = MPI_Reduce_local of doubles, MPI_SUM):\n";
+    for (std::size_t i = 0; i < m.local.copy.size(); ++i)
+        x << "         " << size_text(m.local.copy[i].first) << ": copy "
+          << mbps_text(m.local.copy[i].second) << ", reduce " << mbps_text(m.local.reduce[i].second)
+          << "\n";
 
     x << "\n     Derived: every memory node, switch and NIC forwards cut-through, so a message of\n"
       << "     m bytes takes (sum of the path's latencies) + m / (its bottleneck bandwidth).\n"
@@ -1732,9 +1759,25 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     x << "  </comm-model>\n";
     // Collectives' local work at the measured rates (rank 0, 64 MiB, memcpy and
     // MPI_Reduce_local of doubles).
-    if (m.local.copy > 0 && m.local.reduce > 0)
-        x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce)
-          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy) << "\"/>\n";
+    // The attributes: the largest size's rates; the curves follow the sizes (cache effects).
+    if (!m.local.copy.empty() && !m.local.reduce.empty() && !local_curves) {
+        x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce.back().second)
+          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << "\"/>\n";
+    } else if (!m.local.copy.empty() && !m.local.reduce.empty()) {
+        x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce.back().second)
+          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << "\">\n";
+        for (const auto& [tag, curve] :
+             {std::pair<const char*, const std::vector<std::pair<std::uint64_t, double>>*>{
+                  "copy-rate", &m.local.copy},
+              {"reduce-rate", &m.local.reduce}}) {
+            x << "    <" << tag << ">\n";
+            for (const auto& [size, rate] : *curve)
+                x << "      <point size=\"" << xml_size(size) << "\" bandwidth=\""
+                  << xml_bandwidth(rate) << "\"/>\n";
+            x << "    </" << tag << ">\n";
+        }
+        x << "  </collectives>\n";
+    }
     if (d.io) {
         // One I/O server on the node rank 0 wrote from, the kernel's page cache as its
         // write-behind cache, the disk a simple one at the measured rate.
@@ -1875,15 +1918,19 @@ void print_class(int c, const ClassResult& r) {
 }
 
 void print_summary(const Measured& m, const Derived& d) {
-    std::printf("\nlocal work of collectives (rank 0, 64 MiB, median of %d runs)\n"
-                "  copy (memcpy)                             %s\n"
-                "  reduce (MPI_Reduce_local, doubles, SUM)   %s\n",
-                kLocalRuns, mbps_text(m.local.copy).c_str(), mbps_text(m.local.reduce).c_str());
+    std::printf(
+        "\nlocal work of collectives (rank 0, median of %d runs)\n"
+        "      size   copy (memcpy)   reduce (MPI_Reduce_local, doubles, SUM)\n",
+        kLocalRuns);
+    for (std::size_t i = 0; i < m.local.copy.size(); ++i)
+        std::printf("  %8s   %13s   %s\n", size_text(m.local.copy[i].first).c_str(),
+                    mbps_text(m.local.copy[i].second).c_str(),
+                    mbps_text(m.local.reduce[i].second).c_str());
     std::printf(
         "\ncpu speed (xorshift64 kernel: %d instructions per step, %.1f M instructions "
         "per run)\n",
         kInstructionsPerStep, static_cast<double>(m.cpu_instructions) / 1e6);
-    std::printf("  rank   cpu  speed (fastest pass)   slowest run\n");
+    std::printf("  rank   cpu  speed (median pass)    slowest run\n");
     for (std::size_t r = 0; r < m.cpu.size(); ++r) {
         if (m.cpu[r].samples == 0) {
             std::printf("  %4zu  %4d  - (a rank per cpu of its host ran the kernel)\n", r,
@@ -2174,7 +2221,7 @@ int run(int rank, int world, const Options& opt) {
                 name += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-') ? ch : '_';
         }
         if (xml_out.is_open()) {
-            xml_out << write_model(m, d, name);
+            xml_out << write_model(m, d, name, opt.local_curves);
             xml_out.close();
             if (!xml_out) throw UsageError(strf("--out: cannot write '%s'", opt.out.c_str()));
             std::printf("\nwrote the model to %s\n", opt.out.c_str());
