@@ -31,15 +31,19 @@ inline std::string temp_path(const std::string& name) {
            "_" + std::to_string(::getpid()) + "_" + name;
 }
 
-inline Result run(const std::string& args) {
+// Runs a shell command line, capturing its exit code, stdout and stderr.
+inline Result run_shell(const std::string& command) {
     const std::string out = temp_path("out.txt"), err = temp_path("err.txt");
-    const std::string cmd = std::string(CLUSTERSIM_BINARY) + " " + args + " >" + out + " 2>" + err;
-    const int status = std::system(cmd.c_str());
+    const int status = std::system((command + " >" + out + " 2>" + err).c_str());
     Result r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.out = slurp(out);
     r.err = slurp(err);
     return r;
+}
+
+inline Result run(const std::string& args) {
+    return run_shell(std::string(CLUSTERSIM_BINARY) + " " + args);
 }
 
 inline std::string example(const std::string& name) {

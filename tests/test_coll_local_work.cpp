@@ -13,11 +13,12 @@
 namespace clustersim::testing {
 namespace {
 
-topo::Topology star2(const std::string& collectives_attrs) {
+topo::Topology star2_children(const std::string& attrs, const std::string& children) {
     std::string xml = R"(<cluster name="star2">
   <network granularity="message" eager-threshold="1TiB"/>
-  <collectives )" + collectives_attrs +
-                      R"(/>
+  <collectives )" + attrs +
+                      ">" + children +
+                      R"(</collectives>
   <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <nodes prefix="n" count="2" type="n"/>
   <switch name="sw"/>
@@ -26,6 +27,10 @@ topo::Topology star2(const std::string& collectives_attrs) {
         xml += fmt::format(
             "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
     return topo::parse_model(xml + "</cluster>\n", "star2.xml");
+}
+
+topo::Topology star2(const std::string& attrs) {
+    return star2_children(attrs, "");
 }
 
 mpi::SimulationResult one_call(const topo::Topology& t, mpi::CollOp op, const std::string& alg,
@@ -81,22 +86,6 @@ TEST(CollLocalWork, ReductionAtTheMeasuredRate) {
     const auto ipb =
         one_call(star2(R"(reduce-instructions-per-byte="1")"), mpi::CollOp::Reduce, "binomial", kM);
     EXPECT_EQ(ipb.ranks[0].finish, Time::us(2) + Time::ms(2) + Time::ms(1));
-}
-
-topo::Topology star2_children(const std::string& attrs, const std::string& children) {
-    std::string xml = R"(<cluster name="star2">
-  <network granularity="message" eager-threshold="1TiB"/>
-  <collectives )" + attrs +
-                      ">" + children +
-                      R"(</collectives>
-  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
-  <nodes prefix="n" count="2" type="n"/>
-  <switch name="sw"/>
-)";
-    for (int i = 0; i < 2; ++i)
-        xml += fmt::format(
-            "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
-    return topo::parse_model(xml + "</cluster>\n", "star2.xml");
 }
 
 TEST(CollLocalWork, RateCurvesWinOverTheAttributes) {

@@ -32,13 +32,7 @@ std::string mpirun(const std::string& args) {
 }
 
 Result shell(const std::string& cmd) {
-    const std::string out = temp_path("sh_out.txt"), err = temp_path("sh_err.txt");
-    const int status = std::system((cmd + " >" + out + " 2>" + err).c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    return run_shell(cmd);
 }
 
 // The traced run and its merge, done once (on first use: temp_path needs a running test)

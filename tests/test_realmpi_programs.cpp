@@ -20,16 +20,8 @@ namespace {
 namespace fs = std::filesystem;
 
 Result mpi(int ranks, const std::string& program_and_args) {
-    const std::string out = temp_path("mpi_out.txt"), err = temp_path("mpi_err.txt");
-    const std::string cmd = std::string(CLUSTERSIM_MPIEXEC) +
-                            " --allow-run-as-root --oversubscribe -np " + std::to_string(ranks) +
-                            " " + program_and_args + " >" + out + " 2>" + err;
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    return run_shell(std::string(CLUSTERSIM_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " +
+                     std::to_string(ranks) + " " + program_and_args);
 }
 
 std::size_t lines(const std::string& text) {

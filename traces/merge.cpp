@@ -107,6 +107,16 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
     std::int64_t flushed = 0;   // tracer flush time since then
     bool ended = false;
     std::vector<std::uint64_t> extra;
+    // The compute burst from the previous call's end to `start`, less the buffer writes.
+    auto compute_until = [&](std::int64_t start) {
+        const std::int64_t burst = start - prev_end - flushed;
+        if (burst <= 0) return;
+        Record c;
+        c.kind = mpi::OpKind::Compute;
+        c.compute_time = Time::ns(burst);
+        set_time(c, prev_end, start);
+        t.append(rank, c);
+    };
     while (at < size) {
         if (ended)
             throw InputError(
@@ -136,15 +146,7 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
                                  fmt::format("the end-of-trace record counts {} records, the file "
                                              "holds {}",
                                              r.bytes, n - 1));
-            // The last compute burst: up to MPI_Finalize.
-            const std::int64_t burst = r.start_ns - prev_end - flushed;
-            if (burst > 0) {
-                Record c;
-                c.kind = mpi::OpKind::Compute;
-                c.compute_time = Time::ns(burst);
-                set_time(c, prev_end, r.start_ns);
-                t.append(rank, c);
-            }
+            compute_until(r.start_ns);  // the last burst: up to MPI_Finalize
             ended = true;
             continue;
         }
@@ -166,15 +168,7 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
             throw InputError(f.path, 0,
                              fmt::format("record {} at byte {}: unknown record kind {}", n,
                                          at - extra_bytes - sizeof r, r.kind));
-        // The compute burst since the previous call.
-        const std::int64_t burst = r.start_ns - prev_end - flushed;
-        if (burst > 0) {
-            Record c;
-            c.kind = mpi::OpKind::Compute;
-            c.compute_time = Time::ns(burst);
-            set_time(c, prev_end, r.start_ns);
-            t.append(rank, c);
-        }
+        compute_until(r.start_ns);
         prev_end = std::max(prev_end, r.end_ns);
         flushed = 0;
 
