@@ -81,7 +81,11 @@ struct Tracer {
     std::unordered_map<MPI_File, std::uint64_t> etype_size;  // for offsets in etypes
     std::uint32_t next_file = 1;
 
+    int depth = 0;  // wrapped calls in progress (an MPI call the library makes inside one)
     std::int64_t now() const { return mono_ns() - t0; }
+    // Whether a call is recorded: tracing, and not from inside another recorded call (ROMIO,
+    // for one, calls MPI_ functions inside MPI_File_open; those are part of the outer call).
+    bool recording() const { return active && depth == 0; }
 
     void append_words(const void* rec, std::size_t rec_words, const std::uint64_t* extra,
                       std::size_t extra_words) {
@@ -167,6 +171,14 @@ struct Tracer {
 };
 
 Tracer g;
+
+// Marks a wrapped call in progress for as long as it lives.
+struct Nest {
+    Nest() { ++g.depth; }
+    ~Nest() { --g.depth; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+};
 
 std::uint64_t type_size(MPI_Datatype t) {
     int s = 0;
@@ -365,7 +377,8 @@ int MPI_Finalize() {
 
 #define CS_SEND(NAME, PNAME)                                                                    \
     int NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) { \
-        if (!g.active) return PNAME(buf, count, type, dest, tag, comm);                         \
+        if (!g.recording()) return PNAME(buf, count, type, dest, tag, comm);                    \
+        const Nest nest;                                                                        \
         const std::int64_t s = g.now();                                                         \
         const int rc = PNAME(buf, count, type, dest, tag, comm);                                \
         rf::RawRecord r = make(rf::kSend, idx(#NAME), s);                                       \
@@ -388,7 +401,8 @@ CS_SEND(MPI_Rsend, PMPI_Rsend)
 
 int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
              MPI_Status* status) {
-    if (!g.active) return PMPI_Recv(buf, count, type, source, tag, comm, status);
+    if (!g.recording()) return PMPI_Recv(buf, count, type, source, tag, comm, status);
+    const Nest nest;
     MPI_Status st;
     const std::int64_t s = g.now();
     const int rc = PMPI_Recv(buf, count, type, source, tag, comm, &st);
@@ -412,7 +426,8 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 #define CS_ISEND(NAME, PNAME)                                                                 \
     int NAME(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
              MPI_Request* request) {                                                          \
-        if (!g.active) return PNAME(buf, count, type, dest, tag, comm, request);              \
+        if (!g.recording()) return PNAME(buf, count, type, dest, tag, comm, request);         \
+        const Nest nest;                                                                      \
         const std::int64_t s = g.now();                                                       \
         const int rc = PNAME(buf, count, type, dest, tag, comm, request);                     \
         rf::RawRecord r = make(rf::kIsend, idx(#NAME), s);                                    \
@@ -434,7 +449,8 @@ CS_ISEND(MPI_Irsend, PMPI_Irsend)
 
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Request* request) {
-    if (!g.active) return PMPI_Irecv(buf, count, type, source, tag, comm, request);
+    if (!g.recording()) return PMPI_Irecv(buf, count, type, source, tag, comm, request);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Irecv(buf, count, type, source, tag, comm, request);
     rf::RawRecord r = make(rf::kIrecv, idx("MPI_Irecv"), s);
@@ -452,9 +468,10 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_
 int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf,
                  int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                  MPI_Status* status) {
-    if (!g.active)
+    if (!g.recording())
         return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
                              comm, status);
+    const Nest nest;
     MPI_Status st;
     const std::int64_t s = g.now();
     const int rc = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
@@ -479,8 +496,9 @@ int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int
 
 int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int stag, int source,
                          int rtag, MPI_Comm comm, MPI_Status* status) {
-    if (!g.active)
+    if (!g.recording())
         return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, status);
+    const Nest nest;
     MPI_Status st;
     const std::int64_t s = g.now();
     const int rc = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, &st);
@@ -502,7 +520,8 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
 // ---- completion --------------------------------------------------------------------------
 
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-    if (!g.active) return PMPI_Wait(request, status);
+    if (!g.recording()) return PMPI_Wait(request, status);
+    const Nest nest;
     const MPI_Request before = *request;
     const std::int64_t s = g.now();
     const int rc = PMPI_Wait(request, status);
@@ -511,7 +530,8 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 }
 
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-    if (!g.active) return PMPI_Test(request, flag, status);
+    if (!g.recording()) return PMPI_Test(request, flag, status);
+    const Nest nest;
     const MPI_Request before = *request;
     const std::int64_t s = g.now();
     const int rc = PMPI_Test(request, flag, status);
@@ -521,7 +541,8 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 
 #define CS_COMPLETE_ARRAY(NAME, CALL)                                                  \
     {                                                                                  \
-        if (!g.active) return CALL;                                                    \
+        if (!g.recording()) return CALL;                                               \
+        const Nest nest;                                                               \
         std::vector<MPI_Request> before(requests, requests + (count > 0 ? count : 0)); \
         const std::int64_t s = g.now();                                                \
         const int rc = CALL;                                                           \
@@ -560,7 +581,8 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) CS_COM
     // ---- collectives ---------------------------------------------------------------------------
 
     int MPI_Barrier(MPI_Comm comm) {
-    if (!g.active) return PMPI_Barrier(comm);
+    if (!g.recording()) return PMPI_Barrier(comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Barrier(comm);
     collective(idx("MPI_Barrier"), s, CBarrier, comm, 0, 0);
@@ -568,7 +590,8 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) CS_COM
 }
 
 int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-    if (!g.active) return PMPI_Bcast(buf, count, type, root, comm);
+    if (!g.recording()) return PMPI_Bcast(buf, count, type, root, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Bcast(buf, count, type, root, comm);
     collective(idx("MPI_Bcast"), s, CBcast, comm, bytes_of(count, type), root);
@@ -577,7 +600,8 @@ int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) 
 
 int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                MPI_Comm comm) {
-    if (!g.active) return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+    if (!g.recording()) return PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Reduce(sbuf, rbuf, count, type, op, root, comm);
     collective(idx("MPI_Reduce"), s, CReduce, comm, bytes_of(count, type), root);
@@ -586,7 +610,8 @@ int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_O
 
 int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                   MPI_Comm comm) {
-    if (!g.active) return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+    if (!g.recording()) return PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Allreduce(sbuf, rbuf, count, type, op, comm);
     collective(idx("MPI_Allreduce"), s, CAllreduce, comm, bytes_of(count, type), 0);
@@ -597,7 +622,8 @@ int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MP
 // MPI_IN_PLACE or, at a scatter's non-root, where only the receive side is meaningful).
 int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                MPI_Datatype rtype, int root, MPI_Comm comm) {
-    if (!g.active) return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    if (!g.recording()) return PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     collective(idx("MPI_Gather"), s, CGather, comm,
@@ -607,7 +633,8 @@ int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int
 
 int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                 MPI_Datatype rtype, int root, MPI_Comm comm) {
-    if (!g.active) return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    if (!g.recording()) return PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     collective(idx("MPI_Scatter"), s, CScatter, comm,
@@ -617,7 +644,8 @@ int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
 
 int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                   MPI_Datatype rtype, MPI_Comm comm) {
-    if (!g.active) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    if (!g.recording()) return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     collective(idx("MPI_Allgather"), s, CAllgather, comm,
@@ -627,7 +655,8 @@ int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
 
 int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm) {
-    if (!g.active) return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    if (!g.recording()) return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     collective(idx("MPI_Alltoall"), s, CAlltoall, comm,
@@ -637,7 +666,8 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
 
 int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op,
                              MPI_Comm comm) {
-    if (!g.active) return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
+    if (!g.recording()) return PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
     collective(idx("MPI_Reduce_scatter_block"), s, CReduceScatter, comm, bytes_of(rcount, type), 0);
@@ -647,7 +677,8 @@ int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datat
 // MPI_Reduce_scatter with equal counts is reduce_scatter; unequal counts are not modeled.
 int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type,
                        MPI_Op op, MPI_Comm comm) {
-    if (!g.active) return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
+    if (!g.recording()) return PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
     int size = 0;
@@ -664,8 +695,9 @@ int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Da
 
 int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
                 const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm) {
-    if (!g.active)
+    if (!g.recording())
         return PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
     if (g.comm_id(comm) < 0) {
@@ -684,8 +716,9 @@ int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, co
 
 int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
                  void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
-    if (!g.active)
+    if (!g.recording())
         return PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
     if (g.comm_id(comm) < 0) {
@@ -703,7 +736,9 @@ int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_
 
 int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                    const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
-    if (!g.active) return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+    if (!g.recording())
+        return PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
     const std::int64_t e = g.now();
@@ -715,8 +750,9 @@ int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
 int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
                   void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
                   MPI_Comm comm) {
-    if (!g.active)
+    if (!g.recording())
         return PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc =
         PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
@@ -735,7 +771,8 @@ int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MP
 }
 
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
-    if (!g.active) return PMPI_Ibarrier(comm, request);
+    if (!g.recording()) return PMPI_Ibarrier(comm, request);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Ibarrier(comm, request);
     collective(idx("MPI_Ibarrier"), s, CBarrier, comm, 0, 0, true, request);
@@ -744,7 +781,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
 
 int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                MPI_Request* request) {
-    if (!g.active) return PMPI_Ibcast(buf, count, type, root, comm, request);
+    if (!g.recording()) return PMPI_Ibcast(buf, count, type, root, comm, request);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Ibcast(buf, count, type, root, comm, request);
     collective(idx("MPI_Ibcast"), s, CBcast, comm, bytes_of(count, type), root, true, request);
@@ -753,7 +791,8 @@ int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
 
 int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                 MPI_Comm comm, MPI_Request* request) {
-    if (!g.active) return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, request);
+    if (!g.recording()) return PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, request);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, request);
     collective(idx("MPI_Ireduce"), s, CReduce, comm, bytes_of(count, type), root, true, request);
@@ -762,7 +801,8 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_
 
 int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm, MPI_Request* request) {
-    if (!g.active) return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, request);
+    if (!g.recording()) return PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, request);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Iallreduce(sbuf, rbuf, count, type, op, comm, request);
     collective(idx("MPI_Iallreduce"), s, CAllreduce, comm, bytes_of(count, type), 0, true, request);
@@ -771,8 +811,9 @@ int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, M
 
 int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
-    if (!g.active)
+    if (!g.recording())
         return PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Igather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
     collective(idx("MPI_Igather"), s, CGather, comm,
@@ -783,8 +824,9 @@ int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, in
 
 int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
-    if (!g.active)
+    if (!g.recording())
         return PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Iscatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
     collective(idx("MPI_Iscatter"), s, CScatter, comm,
@@ -795,7 +837,9 @@ int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
 
 int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
-    if (!g.active) return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    if (!g.recording())
+        return PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Iallgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
     collective(idx("MPI_Iallgather"), s, CAllgather, comm,
@@ -806,7 +850,9 @@ int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
 
 int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
-    if (!g.active) return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    if (!g.recording())
+        return PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Ialltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
     collective(idx("MPI_Ialltoall"), s, CAlltoall, comm,
@@ -818,7 +864,8 @@ int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, 
 // ---- communicators -------------------------------------------------------------------------
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-    if (!g.active) return PMPI_Comm_dup(comm, newcomm);
+    if (!g.recording()) return PMPI_Comm_dup(comm, newcomm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Comm_dup(comm, newcomm);
     rf::RawRecord r = make(rf::kCommDup, idx("MPI_Comm_dup"), s);
@@ -831,7 +878,8 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
-    if (!g.active) return PMPI_Comm_split(comm, color, key, newcomm);
+    if (!g.recording()) return PMPI_Comm_split(comm, color, key, newcomm);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Comm_split(comm, color, key, newcomm);
     rf::RawRecord r = make(rf::kCommSplit, idx("MPI_Comm_split"), s);
@@ -849,7 +897,8 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 // ---- MPI-IO ----------------------------------------------------------------------------------
 
 int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
-    if (!g.active) return PMPI_File_open(comm, filename, amode, info, fh);
+    if (!g.recording()) return PMPI_File_open(comm, filename, amode, info, fh);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_File_open(comm, filename, amode, info, fh);
     rf::RawRecord r = make(rf::kFileOpen, idx("MPI_File_open"), s);
@@ -887,7 +936,8 @@ std::uint64_t etype_of(MPI_File fh) {
 }  // namespace
 
 int MPI_File_close(MPI_File* fh) {
-    if (!g.active) return PMPI_File_close(fh);
+    if (!g.recording()) return PMPI_File_close(fh);
+    const Nest nest;
     const MPI_File before = *fh;
     const std::int64_t s = g.now();
     const int rc = PMPI_File_close(fh);
@@ -901,7 +951,8 @@ int MPI_File_close(MPI_File* fh) {
 }
 
 int MPI_File_sync(MPI_File fh) {
-    if (!g.active) return PMPI_File_sync(fh);
+    if (!g.recording()) return PMPI_File_sync(fh);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_File_sync(fh);
     rf::RawRecord r = make(rf::kFileSync, idx("MPI_File_sync"), s);
@@ -915,7 +966,8 @@ int MPI_File_sync(MPI_File fh) {
 // are approximated by their density).
 int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                       const char* datarep, MPI_Info info) {
-    if (!g.active) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    if (!g.recording()) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     rf::RawRecord r = make(rf::kFileSetView, idx("MPI_File_set_view"), s);
@@ -935,7 +987,8 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 }
 
 int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
-    if (!g.active) return PMPI_File_seek(fh, offset, whence);
+    if (!g.recording()) return PMPI_File_seek(fh, offset, whence);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_File_seek(fh, offset, whence);
     rf::RawRecord r = make(rf::kFileSeek, idx("MPI_File_seek"), s);
@@ -949,7 +1002,8 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
 
 #define CS_FILE_IO(NAME, PNAME, KIND, BUFQ)                                                   \
     int NAME(MPI_File fh, BUFQ void* buf, int count, MPI_Datatype type, MPI_Status* status) { \
-        if (!g.active) return PNAME(fh, buf, count, type, status);                            \
+        if (!g.recording()) return PNAME(fh, buf, count, type, status);                       \
+        const Nest nest;                                                                      \
         const std::int64_t s = g.now();                                                       \
         const int rc = PNAME(fh, buf, count, type, status);                                   \
         rf::RawRecord r = make(KIND, idx(#NAME), s);                                          \
@@ -960,7 +1014,8 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence) {
 #define CS_FILE_IO_AT(NAME, PNAME, KIND, BUFQ)                                             \
     int NAME(MPI_File fh, MPI_Offset offset, BUFQ void* buf, int count, MPI_Datatype type, \
              MPI_Status* status) {                                                         \
-        if (!g.active) return PNAME(fh, offset, buf, count, type, status);                 \
+        if (!g.recording()) return PNAME(fh, offset, buf, count, type, status);            \
+        const Nest nest;                                                                   \
         const std::int64_t s = g.now();                                                    \
         const int rc = PNAME(fh, offset, buf, count, type, status);                        \
         rf::RawRecord r = make(KIND, idx(#NAME), s);                                       \
@@ -984,13 +1039,14 @@ CS_FILE_IO_AT(MPI_File_read_at_all, PMPI_File_read_at_all, rf::kFileReadAtAll, )
 
 // ---- wrapped, not modeled: recorded as `unmodeled` with their time -----------------------
 
-#define CS_UNMODELED(NAME, PARAMS, ARGS)    \
-    int NAME PARAMS {                       \
-        if (!g.active) return P##NAME ARGS; \
-        const std::int64_t s = g.now();     \
-        const int rc = P##NAME ARGS;        \
-        unmodeled(idx(#NAME), s);           \
-        return rc;                          \
+#define CS_UNMODELED(NAME, PARAMS, ARGS)         \
+    int NAME PARAMS {                            \
+        if (!g.recording()) return P##NAME ARGS; \
+        const Nest nest;                         \
+        const std::int64_t s = g.now();          \
+        const int rc = P##NAME ARGS;             \
+        unmodeled(idx(#NAME), s);                \
+        return rc;                               \
     }
 CS_UNMODELED(MPI_Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status),
              (source, tag, comm, status))
@@ -1043,7 +1099,8 @@ CS_UNMODELED(MPI_Comm_size, (MPI_Comm comm, int* size), (comm, size))
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
     // Called by the tracer itself (through PMPI) as well; the application's calls are
     // cheap and frequent, recorded all the same.
-    if (!g.active) return PMPI_Get_count(status, type, count);
+    if (!g.recording()) return PMPI_Get_count(status, type, count);
+    const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Get_count(status, type, count);
     unmodeled(idx("MPI_Get_count"), s);
@@ -1051,7 +1108,8 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
 }
 
 int MPI_Comm_free(MPI_Comm* comm) {
-    if (!g.active) return PMPI_Comm_free(comm);
+    if (!g.recording()) return PMPI_Comm_free(comm);
+    const Nest nest;
     g.comms.erase(*comm);
     const std::int64_t s = g.now();
     const int rc = PMPI_Comm_free(comm);
@@ -1060,7 +1118,8 @@ int MPI_Comm_free(MPI_Comm* comm) {
 }
 
 int MPI_Request_free(MPI_Request* request) {
-    if (!g.active) return PMPI_Request_free(request);
+    if (!g.recording()) return PMPI_Request_free(request);
+    const Nest nest;
     g.take_request(*request);
     const std::int64_t s = g.now();
     const int rc = PMPI_Request_free(request);
