@@ -9,9 +9,11 @@
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
-#include <regex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_fixtures.hpp"
 #include "traces/reader.hpp"
@@ -22,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kRanks = 3;
+constexpr int kRanks = 2;  // one per core of a 2-core CI machine: no oversubscription
 constexpr int kIterations = 10;
 
 // mpirun as the machines this runs on need it: as root in CI containers, more ranks than
@@ -65,17 +67,17 @@ std::string RealMpi::trace_path;
 
 TEST_F(RealMpi, TracedRunWritesOneFilePerRankAndMergeCountsUnmodeledCalls) {
     ASSERT_EQ(traced.code, 0) << traced.out << traced.err;
-    EXPECT_NE(traced.out.find("traced_app: 3 ranks, 10 iterations"), std::string::npos);
+    EXPECT_NE(traced.out.find("traced_app: 2 ranks, 10 iterations"), std::string::npos);
     for (int r = 0; r < kRanks; ++r)
         EXPECT_TRUE(fs::exists(dir / "ranks" / ("traced_app.r" + std::to_string(r) + ".csrank")));
     ASSERT_EQ(merged.code, 0) << merged.err;
-    EXPECT_NE(merged.out.find("of traced_app (3 ranks"), std::string::npos) << merged.out;
+    EXPECT_NE(merged.out.find("of traced_app (2 ranks"), std::string::npos) << merged.out;
     // Unmodeled calls, named and counted: MPI_Iprobe once per iteration and rank, the rest
     // once per rank.
-    EXPECT_NE(merged.out.find("MPI_Iprobe x30"), std::string::npos) << merged.out;
-    EXPECT_NE(merged.out.find("MPI_Comm_rank x3"), std::string::npos) << merged.out;
-    EXPECT_NE(merged.out.find("MPI_Comm_size x3"), std::string::npos) << merged.out;
-    EXPECT_NE(merged.out.find("MPI_Comm_free x3"), std::string::npos) << merged.out;
+    EXPECT_NE(merged.out.find("MPI_Iprobe x20"), std::string::npos) << merged.out;
+    EXPECT_NE(merged.out.find("MPI_Comm_rank x2"), std::string::npos) << merged.out;
+    EXPECT_NE(merged.out.find("MPI_Comm_size x2"), std::string::npos) << merged.out;
+    EXPECT_NE(merged.out.find("MPI_Comm_free x2"), std::string::npos) << merged.out;
 }
 
 TEST_F(RealMpi, MergedTraceHoldsWhatTheProgramDid) {
@@ -104,7 +106,7 @@ TEST_F(RealMpi, MergedTraceHoldsWhatTheProgramDid) {
             if (r.kind == mpi::OpKind::Collective && r.coll == mpi::CollOp::Gatherv) {
                 ASSERT_NE(r.counts, traces::kNone);
                 EXPECT_EQ(t.count_lists[static_cast<std::size_t>(r.counts)],
-                          (std::vector<std::uint64_t>{8, 16, 24}));  // r + 1 doubles
+                          (std::vector<std::uint64_t>{8, 16}));  // r + 1 doubles
             }
         }
         EXPECT_EQ(n["sendrecv"], kIterations) << "rank " << rank;
@@ -128,35 +130,48 @@ TEST_F(RealMpi, MergedTraceHoldsWhatTheProgramDid) {
         EXPECT_GT(n["compute"], 0);
     }
     EXPECT_EQ(sent, received);
-    // 10 iterations x 3 ranks x (32 KiB sendrecv + 64 KiB isend) + 10 x 8 KiB send.
-    EXPECT_EQ(sent, 10u * 3u * (32768u + 65536u) + 10u * 8192u);
+    // 10 iterations x 2 ranks x (32 KiB sendrecv + 64 KiB isend) + 10 x 8 KiB send.
+    EXPECT_EQ(sent, 10u * 2u * (32768u + 65536u) + 10u * 8192u);
 }
 
 TEST_F(RealMpi, ReplayOnTheCalibratedModelAndCompare) {
     ASSERT_EQ(merged.code, 0) << merged.err;
     const std::string model = example("calibrated-this-machine.xml");
-    const Result sim = run("run " + model + " --oversubscribe --app trace:" + trace_path +
-                           " --out " + (dir / "sim").string());
+    const Result sim =
+        run("run " + model + " --app trace:" + trace_path + " --out " + (dir / "sim").string());
     ASSERT_EQ(sim.code, 0) << sim.err;
     const Result cmp = run("compare " + trace_path + " " + (dir / "sim").string() + " --out " +
                            (dir / "cmp").string());
     ASSERT_EQ(cmp.code, 0) << cmp.err;
     EXPECT_TRUE(fs::exists(dir / "cmp" / "compare_timeline.json"));
     EXPECT_TRUE(fs::exists(dir / "cmp" / "compare.csv"));
-    // "total runtime: recorded 39.36 ms, simulated 41.2 ms, error +4.7%". The simulated run must be
-    // the same program: its runtime within a factor of 3 of the recorded one on a 2-core machine
-    // running 3 ranks (the recorded one is noisy; docs/validation.md has the real figures).
-    std::smatch m;
-    const std::regex runtime(
-        R"(total runtime: recorded ([0-9.]+) (s|ms|us), simulated ([0-9.]+) (s|ms|us))");
-    ASSERT_TRUE(std::regex_search(cmp.out, m, runtime)) << cmp.out;
-    auto seconds = [](const std::string& v, const std::string& u) {
-        return std::stod(v) * (u == "s" ? 1.0 : u == "ms" ? 1e-3 : 1e-6);
-    };
-    const double rec = seconds(m[1], m[2]), simulated = seconds(m[3], m[4]);
-    EXPECT_GT(rec, 0.0);
-    EXPECT_GT(simulated, rec / 3) << cmp.out;
-    EXPECT_LT(simulated, rec * 3) << cmp.out;
+    // compare.csv: the compute bursts are replayed as recorded (the traced machine is the
+    // target, one rank per core), so the Compute rows agree to rounding; the simulated
+    // runtime holds at least every rank's compute, and (the calibrated model being a
+    // best case of this machine; a run this short is dominated by first-call costs such as
+    // MPI-IO's setup, docs/validation.md has real figures) does not exceed the recorded one
+    // by much.
+    std::ifstream csv(dir / "cmp" / "compare.csv");
+    std::string line;
+    double compute_rec = -1, compute_sim = -1, total_rec = -1, total_sim = -1;
+    while (std::getline(csv, line)) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+        if (f.size() != 7) continue;
+        if (f[0] == "operation" && f[1] == "Compute") {
+            compute_rec = std::stod(f[4]);
+            compute_sim = std::stod(f[5]);
+        } else if (f[0] == "total") {
+            total_rec = std::stod(f[4]);
+            total_sim = std::stod(f[5]);
+        }
+    }
+    ASSERT_GT(compute_rec, 0) << "no Compute row in compare.csv";
+    ASSERT_GT(total_rec, 0) << "no total row in compare.csv";
+    EXPECT_NEAR(compute_sim, compute_rec, 1e-6 * compute_rec + 1e-9);
+    EXPECT_GE(total_sim, compute_sim / kRanks);
+    EXPECT_LE(total_sim, 1.5 * total_rec) << cmp.out;
 }
 
 TEST_F(RealMpi, MergeRefusesATruncatedRankFileAndFilesOfTwoRuns) {
@@ -171,21 +186,19 @@ TEST_F(RealMpi, MergeRefusesATruncatedRankFileAndFilesOfTwoRuns) {
     fs::resize_file(cut / "traced_app.r1.csrank", fs::file_size(cut / "traced_app.r1.csrank") - 7);
     expect_bad_input("trace merge " + cut.string() + " -o " + (dir / "x.cstrace").string(),
                      "traced_app.r1.csrank: truncated");
-    // Rank 2 missing.
-    fs::remove(cut / "traced_app.r2.csrank");
+    // Rank 1 missing.
     fs::remove(cut / "traced_app.r1.csrank");
-    fs::copy_file(dir / "ranks" / "traced_app.r1.csrank", cut / "traced_app.r1.csrank");
     expect_bad_input("trace merge " + cut.string() + " -o " + (dir / "x.cstrace").string(),
-                     "rank 2 of the run's 3 ranks is missing");
-    // Rank 2 from a second run of the same program.
+                     "rank 1 of the run's 2 ranks is missing");
+    // Rank 1 from a second run of the same program.
     const fs::path second = dir / "second";
     fs::create_directories(second);
     const Result again =
-        shell(mpirun("-np 3 -x LD_PRELOAD=" + std::string(CLUSTERSIM_TRACER) +
+        shell(mpirun("-np 2 -x LD_PRELOAD=" + std::string(CLUSTERSIM_TRACER) +
                      " -x CLUSTERSIM_TRACE_DIR=" + second.string() + " " + CLUSTERSIM_TRACED_APP +
                      " 1 " + (dir / "ckpt2.dat").string()));
     ASSERT_EQ(again.code, 0) << again.err;
-    fs::copy_file(second / "traced_app.r2.csrank", cut / "traced_app.r2.csrank");
+    fs::copy_file(second / "traced_app.r1.csrank", cut / "traced_app.r1.csrank");
     expect_bad_input("trace merge " + cut.string() + " -o " + (dir / "x.cstrace").string(),
                      "rank files of two different runs");
 }
