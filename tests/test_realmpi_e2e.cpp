@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,10 +47,13 @@ class RealMpi : public ::testing::Test {
         dir = fs::temp_directory_path() / ("clustersim_realmpi_" + std::to_string(::getpid()));
         fs::remove_all(dir);
         fs::create_directories(dir / "ranks");
-        traced = shell(mpirun(
-            "-np " + std::to_string(kRanks) + " -x LD_PRELOAD=" + CLUSTERSIM_TRACER +
-            " -x CLUSTERSIM_TRACE_DIR=" + (dir / "ranks").string() + " " + CLUSTERSIM_TRACED_APP +
-            " " + std::to_string(kIterations) + " " + (dir / "ckpt.dat").string()));
+        // A 4 KiB buffer (34 records): the run writes it out while it runs, and merge must
+        // keep those writes out of the compute bursts.
+        traced =
+            shell(mpirun("-np " + std::to_string(kRanks) + " -x LD_PRELOAD=" + CLUSTERSIM_TRACER +
+                         " -x CLUSTERSIM_TRACE_BUFFER=4096 -x CLUSTERSIM_TRACE_DIR=" +
+                         (dir / "ranks").string() + " " + CLUSTERSIM_TRACED_APP + " " +
+                         std::to_string(kIterations) + " " + (dir / "ckpt.dat").string()));
         trace_path = (dir / "app.cstrace").string();
         merged = run("trace merge " + (dir / "ranks").string() + " -o " + trace_path);
     }
@@ -78,6 +82,12 @@ TEST_F(RealMpi, TracedRunWritesOneFilePerRankAndMergeCountsUnmodeledCalls) {
     EXPECT_NE(merged.out.find("MPI_Comm_rank x2"), std::string::npos) << merged.out;
     EXPECT_NE(merged.out.find("MPI_Comm_size x2"), std::string::npos) << merged.out;
     EXPECT_NE(merged.out.find("MPI_Comm_free x2"), std::string::npos) << merged.out;
+    // The small buffer was written out while the program ran.
+    std::smatch writes;
+    ASSERT_TRUE(
+        std::regex_search(merged.out, writes, std::regex(R"(tracer\s+(\d+) buffer writes)")))
+        << merged.out;
+    EXPECT_GE(std::stoi(writes[1]), kRanks) << merged.out;  // 184 records of 120 B: 2+ per rank
 }
 
 TEST_F(RealMpi, MergedTraceHoldsWhatTheProgramDid) {

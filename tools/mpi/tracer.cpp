@@ -87,13 +87,9 @@ struct Tracer {
     // for one, calls MPI_ functions inside MPI_File_open; those are part of the outer call).
     bool recording() const { return active && depth == 0; }
 
+    // Copies a record and its extra words into the buffer (put() made room).
     void append_words(const void* rec, std::size_t rec_words, const std::uint64_t* extra,
                       std::size_t extra_words) {
-        const std::size_t need = rec_words + extra_words;
-        if (used + need > buf.size()) {
-            if (need > buf.size()) buf.resize(need);  // one huge record: grow once
-            flush_raw();
-        }
         std::memcpy(buf.data() + used, rec, rec_words * 8);
         used += rec_words;
         if (extra_words > 0) std::memcpy(buf.data() + used, extra, extra_words * 8);
@@ -125,21 +121,22 @@ struct Tracer {
     void put(rf::RawRecord& r, const std::uint64_t* extra = nullptr, std::size_t n = 0) {
         if (!active) return;
         r.extra = static_cast<std::uint32_t>(n);
-        const std::size_t need = sizeof r / 8 + n;
+        constexpr std::size_t kRecordWords = sizeof(rf::RawRecord) / 8;
+        const std::size_t need = kRecordWords + n;
         if (used + need > buf.size()) {
             // Write the buffer first and account for the time it took as a flush record.
             const std::int64_t s = now();
-            if (need > buf.size()) buf.resize(need);
             flush_raw();
+            if (!active) return;  // the write failed: tracing stopped
+            if (kRecordWords + need > buf.size()) buf.resize(kRecordWords + need);  // huge record
             rf::RawRecord f;
             f.kind = rf::kFlush;
             f.start_ns = s;
             f.end_ns = now();
-            std::memcpy(buf.data() + used, &f, sizeof f);
-            used += sizeof f / 8;
+            append_words(&f, kRecordWords, nullptr, 0);
             ++records;
         }
-        append_words(&r, sizeof r / 8, extra, n);
+        append_words(&r, kRecordWords, extra, n);
         ++records;
     }
 
