@@ -27,14 +27,8 @@ RuntimeConfig local_work_config(const topo::Topology& t) {
                     t.mpi.copy_bandwidth,
                     {},
                     {}};
-    auto curve = [](const std::vector<std::pair<std::uint64_t, Bandwidth>>& points) {
-        std::vector<std::pair<std::uint64_t, double>> v;
-        for (const auto& [size, bw] : points)
-            v.emplace_back(size, static_cast<double>(bw.bytes_per_s));
-        return v.empty() ? comm::FittedCurve{} : comm::FittedCurve(std::move(v));
-    };
-    c.reduce_curve = curve(t.mpi.reduce_curve);
-    c.copy_curve = curve(t.mpi.copy_curve);
+    c.reduce_curve = comm::FittedCurve::from(t.mpi.reduce_curve);
+    c.copy_curve = comm::FittedCurve::from(t.mpi.copy_curve);
     return c;
 }
 }  // namespace
@@ -274,11 +268,8 @@ std::unique_ptr<net::AnalyticNetwork> make_analytic(Engine& engine, const topo::
                                          "constant, linear or logarithmic",
                                          c.scaling));
         if (!c.points.empty()) {
-            std::vector<std::pair<std::uint64_t, double>> pts;
-            for (const auto& [size, bw] : c.points)
-                pts.emplace_back(size, static_cast<double>(bw.bytes_per_s));
             try {
-                r.curve = comm::FittedCurve(std::move(pts));
+                r.curve = comm::FittedCurve::from(c.points);
             } catch (const std::invalid_argument& e) {
                 throw InputError(t.source, c.line, fmt::format("<collective>: {}", e.what()));
             }

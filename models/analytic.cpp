@@ -15,14 +15,8 @@ AnalyticParams resolve_params(const topo::Topology& t, const topo::CommModelSpec
     p.bandwidth = spec.bandwidth;
     p.buses = std::max<std::uint32_t>(1, spec.buses);
     p.collectives_as_messages = spec.collectives_as_messages;
-    auto curve = [](const std::vector<std::pair<std::uint64_t, Bandwidth>>& points) {
-        std::vector<std::pair<std::uint64_t, double>> v;
-        for (const auto& [size, bw] : points)
-            v.emplace_back(size, static_cast<double>(bw.bytes_per_s));
-        return v.empty() ? comm::FittedCurve{} : comm::FittedCurve(std::move(v));
-    };
-    p.intra_curve = curve(spec.intra_curve);
-    p.inter_curve = curve(spec.inter_curve);
+    p.intra_curve = comm::FittedCurve::from(spec.intra_curve);
+    p.inter_curve = comm::FittedCurve::from(spec.inter_curve);
     AnalyticParams::Node base;
     base.in_links = std::max<std::uint32_t>(1, spec.in_links);
     base.out_links = std::max<std::uint32_t>(1, spec.out_links);

@@ -127,6 +127,14 @@ const CollectiveRule* CommModel::rule(std::string_view operation) const {
     return nullptr;
 }
 
+FittedCurve FittedCurve::from(const std::vector<std::pair<std::uint64_t, Bandwidth>>& points) {
+    if (points.empty()) return FittedCurve{};
+    std::vector<std::pair<std::uint64_t, double>> v;
+    v.reserve(points.size());
+    for (const auto& [size, bw] : points) v.emplace_back(size, static_cast<double>(bw.bytes_per_s));
+    return FittedCurve(std::move(v));
+}
+
 Time Message::transfer() const {
     if (curve != nullptr && bytes > 0) return curve->time(bytes);
     return transfer_time(bytes, cost.bandwidth);

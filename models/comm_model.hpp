@@ -61,6 +61,9 @@ class FittedCurve {
     // Throws std::invalid_argument unless sizes are positive and strictly rising and
     // bandwidths positive.
     explicit FittedCurve(std::vector<std::pair<std::uint64_t, double>> points);
+    // From a model's measured points (size, bandwidth); no points: the empty curve. Throws
+    // as the constructor does.
+    static FittedCurve from(const std::vector<std::pair<std::uint64_t, Bandwidth>>& points);
     bool empty() const { return x_.empty(); }
     double bandwidth(double bytes) const;  // bytes/s
     Time time(std::uint64_t bytes) const;  // bytes / bandwidth(bytes), with the rules above
