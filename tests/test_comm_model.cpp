@@ -51,6 +51,24 @@ Time at_1gbs(std::uint64_t m) {
     return transfer_time(m, Bandwidth{1'000'000'000});
 }
 
+// One node with one two-core socket cabled to its memory node (100 ns, 20 GB/s; the memory
+// node copies at 10 GB/s); every message eager.
+topo::Topology one_node() {
+    return topo::parse_model(R"(<cluster name="one">
+  <network eager-threshold="1TiB"/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/>
+    <memory-node name="mem" local-bandwidth="10GB/s"/><cable from="s0" to="mem" latency="100ns" bandwidth="20GB/s"/>
+  </node-type>
+  <nodes prefix="n" count="1" type="n"/>
+</cluster>)",
+                             "one.xml");
+}
+
+// Ranks 0 and 1 on the two cores of that socket.
+std::vector<mpi::RankLocation> both_cores(const topo::Topology& t) {
+    return {{0, 0, 0, t.nodes[0].sockets[0].vertex}, {0, 0, 1, t.nodes[0].sockets[0].vertex}};
+}
+
 }  // namespace
 
 // ---- simple ---------------------------------------------------------------------------------
@@ -80,18 +98,10 @@ TEST(CommSimple, CostsFromTheGraphAreALowerBoundOfThePacketModel) {
 
 TEST(CommSimple, IntraNodeCostsApplyWithinANode) {
     // Two ranks on one two-core socket: the node's own latency and bandwidth.
-    topo::Topology t = topo::parse_model(R"(<cluster name="one">
-  <network eager-threshold="1TiB"/>
-  <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/>
-    <memory-node name="mem" local-bandwidth="10GB/s"/><cable from="s0" to="mem" latency="100ns" bandwidth="20GB/s"/>
-  </node-type>
-  <nodes prefix="n" count="1" type="n"/>
-</cluster>)",
-                                         "one.xml");
+    topo::Topology t = one_node();
     mpi::choose_network(t, "simple:intra-latency=300ns,intra-bandwidth=5GB/s");
     ScriptProgram prog({{send(1, kMiB)}, {recv(0, kMiB)}});
-    const std::vector<mpi::RankLocation> where{{0, 0, 0, t.nodes[0].sockets[0].vertex},
-                                               {0, 0, 1, t.nodes[0].sockets[0].vertex}};
+    const std::vector<mpi::RankLocation> where = both_cores(t);
     const auto res = mpi::simulate(t, where, prog);
     EXPECT_EQ(res.ranks[1].finish, Time::ns(300) + transfer_time(kMiB, Bandwidth{5'000'000'000}));
     // A collective of the two: the node's own costs, one round of its latency.
@@ -112,18 +122,10 @@ TEST(CommSimple, MeasuredPointToPointCurveTimesTheTransfer) {
     // Two ranks on one socket with an intra-node curve (<point-to-point scope="intra-node">):
     // a message of s bytes takes the latency plus s / curve(s); at a measured point exactly
     // that point's bandwidth, between points a bandwidth between theirs.
-    topo::Topology t = topo::parse_model(R"(<cluster name="one">
-  <network eager-threshold="1TiB"/>
-  <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/>
-    <memory-node name="mem" local-bandwidth="10GB/s"/><cable from="s0" to="mem" latency="100ns" bandwidth="20GB/s"/>
-  </node-type>
-  <nodes prefix="n" count="1" type="n"/>
-</cluster>)",
-                                         "one.xml");
+    topo::Topology t = one_node();
     mpi::choose_network(t, "simple:intra-latency=300ns,intra-bandwidth=5GB/s");
     t.comm.intra_curve = {{1024, Bandwidth{2'000'000'000}}, {kMiB, Bandwidth{10'000'000'000}}};
-    const std::vector<mpi::RankLocation> where{{0, 0, 0, t.nodes[0].sockets[0].vertex},
-                                               {0, 0, 1, t.nodes[0].sockets[0].vertex}};
+    const std::vector<mpi::RankLocation> where = both_cores(t);
     auto one_way = [&](std::uint64_t bytes) {
         ScriptProgram prog({{send(1, bytes)}, {recv(0, bytes)}});
         return mpi::simulate(t, where, prog).ranks[1].finish;
