@@ -6,6 +6,7 @@
 
 #include "collectives/io_service.hpp"
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 
 namespace clustersim::mpi {
 namespace {
@@ -76,8 +77,10 @@ Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t
         if (alg == nullptr)
             throw InputError(
                 t.source, r.line,
-                fmt::format("collective '{}' has no algorithm '{}'; valid algorithms: {}",
-                            r.operation, r.algorithm, registry.names_list(op)));
+                fmt::format("collective '{}' has no algorithm '{}'{}; valid algorithms: {}",
+                            r.operation, r.algorithm,
+                            did_you_mean(r.algorithm, split_names(registry.names_list(op))),
+                            registry.names_list(op)));
         rules_[static_cast<std::size_t>(op)].push_back(
             Rule{r.min_bytes, r.max_bytes, r.segment, Choice{alg, r.algorithm, r.segment}});
     }
@@ -88,15 +91,20 @@ Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t
         if (eq == std::string::npos || !parse_coll_op(o.substr(0, eq), op))
             throw InputError(
                 "--algorithm", 0,
-                fmt::format("'{}': expected OPERATION=ALGORITHM with an operation among: {}", o,
-                            op_names()));
+                fmt::format("'{}': expected OPERATION=ALGORITHM with an operation among: {}{}", o,
+                            op_names(),
+                            eq == std::string::npos
+                                ? std::string()
+                                : did_you_mean(o.substr(0, eq), split_names(op_names()))));
         const std::string name = o.substr(eq + 1);
         const Algorithm* alg = registry.find(op, name);
         if (alg == nullptr)
             throw InputError(
                 "--algorithm", 0,
-                fmt::format("'{}': collective '{}' has no algorithm '{}'; valid algorithms: {}", o,
-                            to_string(op), name, registry.names_list(op)));
+                fmt::format("'{}': collective '{}' has no algorithm '{}'{}; valid algorithms: {}",
+                            o, to_string(op), name,
+                            did_you_mean(name, split_names(registry.names_list(op))),
+                            registry.names_list(op)));
         overrides_[static_cast<std::size_t>(op)] = Choice{alg, name, 0};
     }
 }

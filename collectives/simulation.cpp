@@ -13,6 +13,7 @@
 #include "models/fluid.hpp"
 #include "models/noise_gen.hpp"
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::mpi {
@@ -233,12 +234,6 @@ void apply_comm_overrides(topo::CommModelSpec& c, const std::string& model,
     }
 }
 
-std::string network_names() {
-    std::string names = "packet, cut-through, fluid";
-    for (const std::string& n : comm::comm_model_names()) names += ", " + n;
-    return names;
-}
-
 // The model's analytic communication model, with its collective rules checked.
 std::unique_ptr<net::AnalyticNetwork> make_analytic(Engine& engine, const topo::Topology& t,
                                                     topo::Router& router,
@@ -290,6 +285,12 @@ std::unique_ptr<net::AnalyticNetwork> make_analytic(Engine& engine, const topo::
 
 }  // namespace
 
+std::string network_names() {
+    std::string names = "packet, cut-through, fluid";
+    for (const std::string& n : comm::comm_model_names()) names += ", " + n;
+    return names;
+}
+
 void choose_network(topo::Topology& t, const std::string& text) {
     const std::size_t colon = text.find(':');
     const std::string name = text.substr(0, colon);
@@ -319,7 +320,8 @@ void choose_network(topo::Topology& t, const std::string& text) {
     } else {
         throw InputError(
             "--network", 0,
-            fmt::format("unknown network model '{}', expected one of: {}", name, network_names()));
+            fmt::format("unknown network model '{}'{}, expected one of: {}", name,
+                        did_you_mean(name, split_names(network_names())), network_names()));
     }
 }
 

@@ -63,6 +63,8 @@ struct SimulationOptions {
 // bandwidth, intra-latency, intra-bandwidth, collectives=analytic|messages). Throws
 // InputError naming --network otherwise.
 void choose_network(topo::Topology& topology, const std::string& name);
+// The names choose_network() accepts: "packet, cut-through, fluid, simple, bus_only, ...".
+std::string network_names();
 
 // Runs `program` on `ranks` placed on `topology`. Throws InputError on a deadlock (the
 // program's ranks wait for each other forever), naming the blocked ranks and operations.

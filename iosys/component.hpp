@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/time.hpp"
 #include "topologies/topology.hpp"
 
@@ -100,9 +101,10 @@ std::unique_ptr<T> Registry<T>::make(const topo::ComponentSpec& spec, const std:
                                      std::uint64_t node_memory) const {
     const Entry<T>* e = find(spec.model);
     if (e == nullptr)
-        throw InputError(
-            file, spec.line,
-            "unknown " + kind_ + " model '" + spec.model + "'; valid: " + names_list());
+        throw InputError(file, spec.line,
+                         "unknown " + kind_ + " model '" + spec.model + "'" +
+                             did_you_mean(spec.model, split_names(names_list())) +
+                             "; valid: " + names_list());
     const Params params(spec, file, "<" + kind_ + " model=\"" + spec.model + "\">", node_memory,
                         &e->params);
     params.check_known(e->params);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 
 namespace clustersim::traces {
 
@@ -76,9 +77,11 @@ Trace load_trace(const std::string& path, const std::string& format, const ReadO
     } else {
         reader = registry.find(format);
         if (reader == nullptr)
-            throw InputError("--format", 0,
-                             fmt::format("unknown trace format '{}'; valid: auto, {}", format,
-                                         registry.names()));
+            throw InputError(
+                "--format", 0,
+                fmt::format("unknown trace format '{}'{}; valid: auto, {}", format,
+                            did_you_mean(format, split_names("auto, " + registry.names())),
+                            registry.names()));
     }
     Trace t = reader->read(path, options, report);
     t.format = reader->name();
