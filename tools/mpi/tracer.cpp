@@ -16,6 +16,7 @@
 // not start are recorded as `unmodeled`, never dropped.
 #include <fcntl.h>
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +34,21 @@
 #include "traces/rank_file.hpp"
 
 namespace {
+
+// mkdir -p: makes `path` and its missing parents. Returns "" on success (or if it exists),
+// else "; cannot make folder P: reason" for the warning line.
+std::string make_directories(const std::string& path) {
+    std::string partial;
+    std::size_t pos = 0;
+    while (pos != std::string::npos) {
+        pos = path.find('/', pos + 1);
+        partial = path.substr(0, pos);
+        if (partial.empty() || partial == "/") continue;
+        if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+            return "; cannot make folder " + partial + ": " + std::strerror(errno);
+    }
+    return "";
+}
 
 namespace rf = clustersim::traces::rankfile;
 
@@ -320,13 +336,19 @@ void start_tracing() {
                          b);
     }
     g.buf.assign(buffer / 8, 0);
+    // The folder is made if it does not exist (every rank tries; one wins, the others see it).
+    std::string made_error;
+    if (dir != nullptr && *dir != '\0') made_error = make_directories(dir);
     g.fd = ::open(g.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int open_errno = errno;
+    // Every rank takes part in the barrier, traced or not, so that one rank that cannot write
+    // does not leave the others waiting in it.
+    PMPI_Barrier(MPI_COMM_WORLD);
     if (g.fd < 0) {
-        std::fprintf(stderr, "clustersim-trace: rank %d cannot create %s: %s; not tracing\n", rank,
-                     g.path.c_str(), std::strerror(errno));
+        std::fprintf(stderr, "clustersim-trace: rank %d cannot create %s: %s%s; not tracing\n",
+                     rank, g.path.c_str(), std::strerror(open_errno), made_error.c_str());
         return;
     }
-    PMPI_Barrier(MPI_COMM_WORLD);
     g.t0 = mono_ns();
     h.t0_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                        std::chrono::system_clock::now().time_since_epoch())
