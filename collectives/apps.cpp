@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::mpi {
@@ -36,20 +37,30 @@ class PingPong final : public App {
         ++k;
         return true;
     }
-    std::vector<std::pair<std::string, std::string>> summarize(Time t) const override {
+    std::vector<AppResult> summarize(Time t) const override {
         if (iterations_ == 0) return {};
+        const Time round = Time::ps(t.ps() / static_cast<std::int64_t>(iterations_));
         const Time one_way = Time::ps(t.ps() / static_cast<std::int64_t>(2 * iterations_));
-        std::vector<std::pair<std::string, std::string>> out{
-            {"round trip", format_time(Time::ps(t.ps() / static_cast<std::int64_t>(iterations_)))},
-            {"one-way time", format_time(one_way)}};
-        if (size_ > 0 && one_way.ps() > 0)
-            out.emplace_back("one-way bandwidth",
-                             format_bandwidth(Bandwidth{static_cast<std::uint64_t>(
-                                 static_cast<double>(size_) / one_way.seconds())}));
+        std::vector<AppResult> out{
+            {"round trip", format_time(round), "round_trip_s", round.seconds()},
+            {"one-way time", format_time(one_way), "one_way_time_s", one_way.seconds()}};
+        if (size_ > 0 && one_way.ps() > 0) {
+            const Bandwidth b{
+                static_cast<std::uint64_t>(static_cast<double>(size_) / one_way.seconds())};
+            out.push_back({"one-way bandwidth", format_bandwidth(b),
+                           "one_way_bandwidth_bytes_per_s", static_cast<double>(b.bytes_per_s)});
+        }
         return out;
     }
 
   private:
+    ProgramProgress progress() const override {
+        ProgramProgress p;
+        for (std::size_t r = 0; r < step_.size() && r < 2; ++r)
+            p.done += step_[r], p.total += 2 * iterations_;
+        return p;
+    }
+
     std::uint64_t size_, iterations_;
     std::vector<std::uint64_t> step_;
 };
@@ -67,10 +78,11 @@ class Stream final : public App {
         op.bytes = size_;
         return true;
     }
-    std::vector<std::pair<std::string, std::string>> summarize(Time t) const override {
+    std::vector<AppResult> summarize(Time t) const override {
         if (size_ == 0 || t.ps() == 0) return {};
-        return {{"throughput", format_bandwidth(Bandwidth{static_cast<std::uint64_t>(
-                                   static_cast<double>(size_) / t.seconds())})}};
+        const Bandwidth b{static_cast<std::uint64_t>(static_cast<double>(size_) / t.seconds())};
+        return {{"throughput", format_bandwidth(b), "throughput_bytes_per_s",
+                 static_cast<double>(b.bytes_per_s)}};
     }
 
   private:
@@ -122,6 +134,13 @@ class CollectiveApp final : public App {
         return true;
     }
 
+    ProgramProgress progress() const override {
+        ProgramProgress p;
+        for (const std::uint64_t k : step_) p.done += k;
+        p.total = step_.size() * iterations_ * (nonblocking_ ? 2 : 1);
+        return p;
+    }
+
   private:
     CollOp op_;
     bool nonblocking_;
@@ -168,17 +187,26 @@ class LoopApp final : public App {
         ++k;
         return true;
     }
-    std::vector<std::pair<std::string, std::string>> summarize(Time t) const override {
+    std::vector<AppResult> summarize(Time t) const override {
         if (iterations_ == 0) return {};
         const Time per = Time::ps(t.ps() / static_cast<std::int64_t>(iterations_));
-        std::vector<std::pair<std::string, std::string>> out{
-            {"iteration time", format_time(per)}, {"work per iteration", format_time(work_)}};
-        if (work_.ps() > 0)
-            out.emplace_back("overhead", fmt::format("{:.2f}% over the work (barrier, jitter)",
-                                                     100.0 * (static_cast<double>(per.ps()) /
-                                                                  static_cast<double>(work_.ps()) -
-                                                              1.0)));
+        std::vector<AppResult> out{
+            {"iteration time", format_time(per), "iteration_time_s", per.seconds()},
+            {"work per iteration", format_time(work_), "work_per_iteration_s", work_.seconds()}};
+        if (work_.ps() > 0) {
+            const double overhead =
+                100.0 * (static_cast<double>(per.ps()) / static_cast<double>(work_.ps()) - 1.0);
+            out.push_back({"overhead",
+                           fmt::format("{:.2f}% over the work (barrier, jitter)", overhead),
+                           "overhead_percent", overhead});
+        }
         return out;
+    }
+    ProgramProgress progress() const override {
+        ProgramProgress p;
+        for (const std::uint64_t k : step_) p.done += k;
+        p.total = step_.size() * 2 * iterations_;
+        return p;
     }
 
   private:
@@ -213,6 +241,13 @@ class PatternApp final : public App {
         }
         op = st.ops[st.pos++];
         return true;
+    }
+    // In iterations begun, over ranks.
+    ProgramProgress progress() const override {
+        ProgramProgress p;
+        for (const Script& s : script_) p.done += s.iteration;
+        p.total = script_.size() * iterations_;
+        return p;
     }
 
   private:
@@ -321,7 +356,8 @@ const AppInfo& AppRegistry::find(const std::string& spec) const {
     const std::string name = app_name(spec);
     for (const auto& a : apps_)
         if (a.name == name) return a;
-    fail(spec, fmt::format("unknown app '{}', expected one of: {}", name, names()));
+    fail(spec, fmt::format("unknown app '{}'{}, expected one of: {}", name,
+                           did_you_mean(name, split_names(names())), names()));
 }
 
 std::uint32_t AppRegistry::min_ranks(const std::string& spec) const {

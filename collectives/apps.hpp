@@ -20,11 +20,21 @@
 
 namespace clustersim::mpi {
 
+// One result of an app in its own terms, e.g. a ping-pong's one-way time: the text summary
+// prints `label` and `text` ("one-way time  10.12 ms"); `run --json` puts `value` under
+// `key` in app_summary, a number in the unit the key ends with ("one_way_time_s": 0.01012).
+struct AppResult {
+    std::string label;
+    std::string text;
+    std::string key;
+    double value = 0;
+};
+
 // An app is a Program that can also describe its result in its own terms.
 class App : public Program {
   public:
-    // Lines "label: value" for the human summary (e.g. one-way latency of a ping-pong).
-    virtual std::vector<std::pair<std::string, std::string>> summarize(Time simulated) const {
+    // Its results for the summary (e.g. one-way latency of a ping-pong).
+    virtual std::vector<AppResult> summarize(Time simulated) const {
         (void)simulated;
         return {};
     }

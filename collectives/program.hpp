@@ -87,11 +87,20 @@ struct Op {
     std::uint8_t whence = kSeekSet;     // FileSeek
 };
 
+// How far a program has got, for progress lines: `done` of `total` units (operations, trace
+// records); total 0 = unknown.
+struct ProgramProgress {
+    std::uint64_t done = 0, total = 0;
+};
+
 class Program {
   public:
     virtual ~Program() = default;
     // Fills `op` with rank's next operation; false when the rank has finished.
     virtual bool next(std::int32_t rank, Op& op) = 0;
+    // Operations handed out so far of all there will be (an estimate, read about once a
+    // second by the progress line; never on the simulation's path).
+    virtual ProgramProgress progress() const { return {}; }
 };
 
 }  // namespace clustersim::mpi

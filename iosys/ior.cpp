@@ -1,5 +1,7 @@
 #include "iosys/ior.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
@@ -96,15 +98,29 @@ class Ior final : public IoApp {
         }
         return false;
     }
-    std::vector<std::pair<std::string, std::string>> summarize(Time t) const override {
+    std::vector<mpi::AppResult> summarize(Time t) const override {
         const std::uint64_t total = c_.size * p_;
-        std::vector<std::pair<std::string, std::string>> out{
-            {c_.write ? "data written" : "data read", format_size(total)}};
-        if (t.ps() > 0)
-            out.emplace_back(c_.write ? "aggregate write throughput" : "aggregate read throughput",
-                             format_bandwidth(Bandwidth{static_cast<std::uint64_t>(
-                                 static_cast<double>(total) / t.seconds())}));
+        std::vector<mpi::AppResult> out{
+            {c_.write ? "data written" : "data read", format_size(total),
+             c_.write ? "data_written_bytes" : "data_read_bytes", static_cast<double>(total)}};
+        if (t.ps() > 0) {
+            const Bandwidth b{static_cast<std::uint64_t>(static_cast<double>(total) / t.seconds())};
+            out.push_back(
+                {c_.write ? "aggregate write throughput" : "aggregate read throughput",
+                 format_bandwidth(b),
+                 c_.write ? "write_throughput_bytes_per_s" : "read_throughput_bytes_per_s",
+                 static_cast<double>(b.bytes_per_s)});
+        }
         return out;
+    }
+    // Steps handed out of [split], open, set_view, calls, [sync], close per rank.
+    mpi::ProgramProgress progress() const override {
+        const std::uint64_t per_rank =
+            (c_.shared ? 0 : 1) + 2 + c_.size / c_.transfer + (c_.sync && c_.write ? 1 : 0) + 1;
+        mpi::ProgramProgress p;
+        for (const std::uint64_t k : step_) p.done += std::min(k, per_rank);
+        p.total = per_rank * step_.size();
+        return p;
     }
 
   private:

@@ -199,8 +199,16 @@ std::uint64_t parse_count(std::string_view text) {
 }
 
 namespace {
+// Four significant digits ("10.12", "202.4", "1024"); from 10,000 on a whole number with
+// thousands separators ("34,360"), never an exponent ("3.436e+04").
 std::string trim_number(double v) {
-    std::string s = fmt::format("{:.4g}", v);
+    if (std::fabs(v) < 1e4) return fmt::format("{:.4g}", v);
+    const std::string digits = fmt::format("{:.0f}", std::fabs(v));
+    std::string s(v < 0 ? "-" : "");
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
+        s.push_back(digits[i]);
+    }
     return s;
 }
 }  // namespace

@@ -1,5 +1,6 @@
 #include "tools/run_command.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <iostream>
@@ -7,6 +8,10 @@
 #include <string>
 
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,8 +24,10 @@
 #include "iosys/ior.hpp"
 #include "simulator/error.hpp"
 #include "simulator/memory.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/progress.hpp"
 #include "tools/trace_commands.hpp"
 #include "topologies/model_xml.hpp"
 #include "traces/jitter_io.hpp"
@@ -89,18 +96,60 @@ void print_io(const mpi::IoReport& io) {
             format_bandwidth(Bandwidth{static_cast<std::uint64_t>(
                 static_cast<double>(io.bytes_written + io.bytes_read) / span.seconds())}),
             format_time(span));
-    std::cout << "\n  server   cache          disk    received     sent   disk busy    seeks "
-                 "(track/avg)   cache hits\n";
+    // Columns as wide as their widest entry (node names can be long: "PVS-Node_11").
+    std::size_t wn = 6, wc = 5, wd = 4;
+    for (const auto& s : io.servers)
+        wn = std::max(wn, s.node.size()), wc = std::max(wc, s.cache.size()),
+        wd = std::max(wd, s.disk.size());
+    std::cout << fmt::format("\n  {:<{}}  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>10}  {:>19}  {:>10}\n",
+                             "server", wn, "cache", wc, "disk", wd, "received", "sent", "disk busy",
+                             "seeks (track/avg)", "cache hits");
     for (const auto& s : io.servers)
         std::cout << fmt::format(
-            "  {:<8} {:<14} {:<6} {:>9} {:>9} {:>11} {:>9}/{:<9} {:>8}\n", s.node, s.cache, s.disk,
-            format_size(s.bytes_written), format_size(s.bytes_read), format_time(s.disk_busy),
-            with_commas(s.track_seeks), with_commas(s.average_seeks), with_commas(s.cache_hits));
+            "  {:<{}}  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>10}  {:>19}  {:>10}\n", s.node, wn,
+            s.cache, wc, s.disk, wd, format_size(s.bytes_written), format_size(s.bytes_read),
+            format_time(s.disk_busy),
+            fmt::format("{}/{}", with_commas(s.track_seeks), with_commas(s.average_seeks)),
+            with_commas(s.cache_hits));
 }
 
 }  // namespace
 
+void prepare_output_dir(const std::string& flag, const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+        throw InputError(flag, 0, fmt::format("'{}' is a file, not a folder", dir));
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw InputError(flag, 0, fmt::format("cannot make folder '{}': {}", dir, ec.message()));
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw InputError(flag, 0,
+                         fmt::format("cannot write in '{}': {}", dir, std::strerror(errno)));
+}
+
+void check_output_file(const std::string& flag, const std::string& file) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(file, ec))
+        throw InputError(flag, 0, fmt::format("'{}' is a folder, not a file", file));
+    fs::path parent = fs::path(file).parent_path();
+    if (parent.empty()) parent = ".";
+    if (!fs::is_directory(parent, ec))
+        throw InputError(flag, 0,
+                         fmt::format("folder '{}' of '{}' does not exist", parent.string(), file));
+    if (::access(parent.c_str(), W_OK | X_OK) != 0 ||
+        (fs::exists(file, ec) && ::access(file.c_str(), W_OK) != 0))
+        throw InputError(flag, 0, fmt::format("cannot write '{}': {}", file, std::strerror(errno)));
+}
+
 int cmd_run(const RunFlags& f) {
+    // Outputs first: a bad --out must not cost the run.
+    if (!f.out.empty()) prepare_output_dir("--out", f.out);
+    if (f.progress && f.quiet)
+        throw InputError("--progress", 0, "--progress and --quiet contradict each other");
+    const double progress_interval =
+        flag_value("--progress-interval", f.progress_interval, parse_time).seconds();
     const auto t_load = std::chrono::steady_clock::now();
     topo::Topology t = topo::load_model(f.model);
     if (!f.network.empty()) mpi::choose_network(t, f.network);
@@ -112,9 +161,10 @@ int cmd_run(const RunFlags& f) {
         io::CacheRegistry caches("cache");
         io::register_builtin_caches(caches);
         if (caches.find(f.cache) == nullptr)
-            throw InputError(
-                "--cache", 0,
-                fmt::format("unknown cache layer '{}'; valid: {}", f.cache, caches.names_list()));
+            throw InputError("--cache", 0,
+                             fmt::format("unknown cache layer '{}'{}; valid: {}", f.cache,
+                                         did_you_mean(f.cache, split_names(caches.names_list())),
+                                         caches.names_list()));
         // Keep the model's parameters when the layer stays the same kind; a new kind gets
         // its defaults (the server node's memory for write_behind).
         for (auto& s : t.io.servers)
@@ -220,29 +270,20 @@ int cmd_run(const RunFlags& f) {
     if (f.timeline_detail != "ranks" && f.timeline_detail != "hardware")
         throw InputError("--timeline-detail", 0,
                          fmt::format("'{}': expected ranks or hardware", f.timeline_detail));
-    // A progress line on stderr for runs longer than a second, when stderr is a terminal.
-    std::uint64_t trace_total = 0;
-    for (const auto& a : apps)
-        if (a.trace) trace_total += a.trace->total_events();
-    const auto wall0 = std::chrono::steady_clock::now();
-    bool progress_shown = false;
-    if (::isatty(2)) {
+    // The progress line (tools/progress.hpp): records of traces, operations of built-in apps.
+    bool any_trace = false, any_app = false;
+    for (const auto& a : apps) (a.trace ? any_trace : any_app) = true;
+    ProgressLine progress(f.quiet      ? ProgressMode::Quiet
+                          : f.progress ? ProgressMode::Periodic
+                                       : ProgressMode::Auto,
+                          progress_interval, ::isatty(2) != 0, std::cerr,
+                          any_trace && any_app ? "records and operations"
+                          : any_trace          ? "records"
+                                               : "operations");
+    if (progress.active()) {
         options.progress = [&](std::uint64_t events, Time now) {
-            const double wall =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-            if (wall < 1.0) return;
-            std::uint64_t consumed = 0;
-            for (const auto& a : apps)
-                if (a.replay) consumed += a.replay->consumed();
-            std::string share;
-            if (trace_total > 0)
-                share =
-                    fmt::format(", {:.1f}% of the trace", 100.0 * static_cast<double>(consumed) /
-                                                              static_cast<double>(trace_total));
-            std::cerr << fmt::format("\r  {} events, simulated {}{}   ", with_commas(events),
-                                     format_time(now), share)
-                      << std::flush;
-            progress_shown = true;
+            const mpi::ProgramProgress p = multi.progress();
+            progress.update(events, now, p.done, p.total);
         };
     }
     std::vector<net::Activity> link_activity, disk_activity;
@@ -266,7 +307,7 @@ int cmd_run(const RunFlags& f) {
         }
     };
     const mpi::SimulationResult res = simulate();
-    if (progress_shown) std::cerr << "\n";
+    progress.finish();
     if (recorder) {
         auto& log = recorder->log();
         log.title =
@@ -331,10 +372,17 @@ int cmd_run(const RunFlags& f) {
                         {"messages", res.network.messages_delivered},
                         {"bytes_sent", res.network.bytes_sent},
                         {"bytes_delivered", res.network.bytes_delivered},
-                        {"packets", res.network.packets},
-                        {"packet_hops", res.network.packet_hops},
                         {"messages_waited", res.network.messages_waited},
                         {"resource_wait_s", res.network.resource_wait.seconds()}};
+        // What the model moved: packets and their link traversals (packet model), or flows
+        // and the times their rates were solved (fluid model).
+        if (t.settings.model == topo::NetworkModel::Fluid) {
+            j["network"]["flows"] = res.network.packets;
+            j["network"]["rate_recomputations"] = res.network.packet_hops;
+        } else if (t.settings.model == topo::NetworkModel::Packet) {
+            j["network"]["packets"] = res.network.packets;
+            j["network"]["packet_hops"] = res.network.packet_hops;
+        }
         nlohmann::json ops = nlohmann::json::object();
         const auto totals = op_totals(res);
         for (int k = 0; k < mpi::kStatKinds; ++k) {
@@ -347,7 +395,8 @@ int cmd_run(const RunFlags& f) {
         nlohmann::json summary = nlohmann::json::object();
         for (const auto& a : apps)
             if (a.app)
-                for (const auto& [k, v] : a.app->summarize(res.simulated)) summary[k] = v;
+                for (const mpi::AppResult& x : a.app->summarize(res.simulated))
+                    summary[x.key] = x.value;
         j["app_summary"] = summary;
         if (res.has_io) j["io"] = io_json(res.io);
         if (!t.jitter.empty()) {
@@ -394,8 +443,8 @@ int cmd_run(const RunFlags& f) {
     std::cout << fmt::format("\n  simulated time     {}\n", format_time(res.simulated));
     for (const auto& a : apps)
         if (a.app)
-            for (const auto& [k, v] : a.app->summarize(res.simulated))
-                std::cout << fmt::format("  {:<18} {}\n", k, v);
+            for (const mpi::AppResult& x : a.app->summarize(res.simulated))
+                std::cout << fmt::format("  {:<18} {}\n", x.label, x.text);
     if (t.settings.model == topo::NetworkModel::Analytic) {
         std::cout << fmt::format("  network model      {} (analytic{})\n", t.comm.model,
                                  t.comm.collectives_as_messages ? ", collectives as messages"
@@ -404,6 +453,11 @@ int cmd_run(const RunFlags& f) {
             "  messages           {} ({} delivered; {} waited for a bus or link, {} in all)\n",
             with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
             with_commas(res.network.messages_waited), format_time(res.network.resource_wait));
+    } else if (t.settings.model == topo::NetworkModel::Fluid) {
+        std::cout << fmt::format(
+            "  messages           {} ({} delivered in {} flows, {} rate recomputations)\n",
+            with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
+            with_commas(res.network.packets), with_commas(res.network.packet_hops));
     } else {
         std::cout << fmt::format(
             "  messages           {} ({} delivered in {} packets, {} packet hops)\n",
@@ -426,12 +480,16 @@ int cmd_run(const RunFlags& f) {
             format_time(mean), format_time(most), worst);
     }
     if (res.has_io) print_io(res.io);
-    std::cout << "\n  operation          count   time (sum over ranks)   bytes\n";
     const auto totals = op_totals(res);
+    std::size_t wop = 14;  // "operation" column: as wide as the longest name shown
+    for (int k = 0; k < mpi::kStatKinds; ++k)
+        if (totals[k].count > 0) wop = std::max(wop, std::string(mpi::stat_name(k)).size());
+    std::cout << fmt::format("\n  {:<{}} {:>9}   {:>21}   bytes\n", "operation", wop, "count",
+                             "time (sum over ranks)");
     for (int k = 0; k < mpi::kStatKinds; ++k) {
         const mpi::OpStats& total = totals[k];
         if (total.count == 0) continue;
-        std::cout << fmt::format("  {:<14} {:>9}   {:>21}   {}\n", mpi::stat_name(k),
+        std::cout << fmt::format("  {:<{}} {:>9}   {:>21}   {}\n", mpi::stat_name(k), wop,
                                  with_commas(total.count), format_time(total.time),
                                  format_size(total.bytes));
     }

@@ -9,6 +9,7 @@
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/run_command.hpp"
 #include "traces/compare.hpp"
 #include "traces/import.hpp"
 #include "traces/merge.hpp"
@@ -40,13 +41,15 @@ std::uint64_t file_size(const std::string& path) {
 }
 
 // A trace given as a file, or as the folder a `run --out` wrote (its simulated.cstrace).
-traces::Trace load(const std::string& path, const std::string& format, bool skip_unknown) {
+traces::Trace load(const std::string& path, const std::string& format, bool skip_unknown,
+                   traces::ReadReport* out_report = nullptr) {
     std::string p = path;
     if (fs::is_directory(p) && fs::exists(fs::path(p) / "simulated.cstrace"))
         p = (fs::path(p) / "simulated.cstrace").string();
     traces::ReadOptions o;
     o.skip_unknown = skip_unknown;
-    traces::ReadReport report;
+    traces::ReadReport local;
+    traces::ReadReport& report = out_report != nullptr ? *out_report : local;
     traces::Trace t = traces::load_trace(p, format, o, report);
     for (const auto& [kind, n] : report.skipped)
         std::cerr << fmt::format("clustersim: skipped {} '{}' record(s) of {}\n", n, kind, p);
@@ -79,7 +82,9 @@ void write_outputs(const std::string& dir, const traces::RunLog& log,
 }
 
 int cmd_convert(const ConvertFlags& f) {
-    const traces::Trace t = load(f.input, f.format, f.skip_unknown);
+    check_output_file("OUTPUT", f.output);
+    traces::ReadReport report;
+    const traces::Trace t = load(f.input, f.format, f.skip_unknown, &report);
     std::string to = f.to;
     if (to.empty()) {
         const std::string ext = fs::path(f.output).extension().string();
@@ -91,11 +96,26 @@ int cmd_convert(const ConvertFlags& f) {
         traces::write_binary(t, f.output);
     else
         throw InputError("--to", 0, fmt::format("'{}': expected text or binary", to));
-    const std::uint64_t in = file_size(f.input), out = file_size(f.output);
-    std::cout << fmt::format("converted {} ({}, {} ranks, {} records, {}) to {} ({} format, {})",
-                             f.input, t.format, t.ranks(), t.total_events(), format_size(in),
-                             f.output, to, format_size(out));
-    if (in > 0 && out > 0 && fs::is_regular_file(f.input))
+    // The input's size: the file named, and every file it led the reader to (an index's or a
+    // project's rank files), or all files of a folder.
+    std::uint64_t in = 0;
+    std::size_t in_files = 0;
+    std::error_code ec;
+    if (fs::is_directory(f.input, ec)) {
+        for (const auto& e : fs::recursive_directory_iterator(f.input, ec))
+            if (e.is_regular_file(ec)) in += file_size(e.path().string()), ++in_files;
+    } else {
+        in = file_size(f.input);
+        in_files = 1;
+        for (const std::string& p : report.inputs)
+            if (!fs::equivalent(p, f.input, ec)) in += file_size(p), ++in_files;
+    }
+    const std::uint64_t out = file_size(f.output);
+    std::cout << fmt::format(
+        "converted {} ({}, {} ranks, {} records, {} in {} file{}) to {} ({} format, {})", f.input,
+        t.format, t.ranks(), t.total_events(), format_size(in), in_files, in_files == 1 ? "" : "s",
+        f.output, to, format_size(out));
+    if (in > 0 && out > 0)
         std::cout << fmt::format(": {:.2f}x the input's size",
                                  static_cast<double>(out) / static_cast<double>(in));
     std::cout << "\n";
@@ -103,6 +123,7 @@ int cmd_convert(const ConvertFlags& f) {
 }
 
 int cmd_trace_merge(const MergeFlags& f) {
+    check_output_file("--out", f.output);
     traces::MergeOptions o;
     o.name = f.name;
     if (!f.traced_speed.empty())
@@ -177,6 +198,7 @@ int cmd_import(const ImportFlags& f) {
 }
 
 int cmd_compare(const CompareFlags& f) {
+    if (!f.out.empty()) prepare_output_dir("--out", f.out);
     // --timeline-window FROM,TO: checked before the traces are read.
     const char* window_flag = "--timeline-window";
     Time from, to;

@@ -841,6 +841,7 @@ class HdtraceReader final : public TraceReader {
                                  fmt::format("rank {}: trace file '{}' not found", r,
                                              fs::path(p.ranks[r].file).filename().string()));
             const XmlFile trc(p.ranks[r].file);
+            report.inputs.push_back(p.ranks[r].file);
             RankReader rr(p, proj, trc, static_cast<std::int32_t>(r), options, report);
             events[r] = rr.read(nested);
             paths[r] = rr.path_names();

@@ -21,6 +21,9 @@ struct ReadOptions {
 struct ReadReport {
     std::map<std::string, std::uint64_t> skipped;  // record kind -> how many were skipped
     std::vector<std::string> notes;                // what the reader assumed, one line each
+    // Every file the trace was read from besides the one named (the rank files of an index
+    // or project file), so that `convert` can tell the trace's whole size.
+    std::vector<std::string> inputs;
 };
 
 class TraceReader {

@@ -94,6 +94,17 @@ void MultiProgram::add(mpi::Program& program, std::uint32_t ranks) {
     }
 }
 
+mpi::ProgramProgress MultiProgram::progress() const {
+    mpi::ProgramProgress sum;
+    for (const mpi::Program* p : programs_) {
+        const mpi::ProgramProgress one = p->progress();
+        if (one.total == 0) return {};
+        sum.done += one.done;
+        sum.total += one.total;
+    }
+    return sum;
+}
+
 bool MultiProgram::next(std::int32_t rank, mpi::Op& op) {
     const auto r = static_cast<std::size_t>(rank);
     if (r >= owner_.size()) return false;

@@ -25,6 +25,7 @@ class TraceProgram final : public mpi::Program {
     // Records handed out so far, over all ranks (for progress).
     std::uint64_t consumed() const { return consumed_; }
     std::uint64_t total() const { return trace_.total_events(); }
+    mpi::ProgramProgress progress() const override { return {consumed_, total()}; }
     // The record most recently handed to `rank` (for deadlock reports and comparisons;
     // decoded again on demand, valid until the next call).
     const Record& current(std::int32_t rank) const;
@@ -50,6 +51,8 @@ class MultiProgram final : public mpi::Program {
   public:
     void add(mpi::Program& program, std::uint32_t ranks);
     bool next(std::int32_t rank, mpi::Op& op) override;
+    // The sum over the programs; unknown (total 0) if any program's total is unknown.
+    mpi::ProgramProgress progress() const override;
     std::uint32_t ranks() const { return static_cast<std::uint32_t>(owner_.size()); }
     std::vector<std::uint32_t> sizes() const { return sizes_; }
 

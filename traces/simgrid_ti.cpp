@@ -315,6 +315,7 @@ void Parser::open_inputs() {
                                          entry, tried));
         }
         files_.push_back(r.path.string());
+        report_.inputs.push_back(r.path.string());
     }
     if (files_.empty()) throw InputError(source_, 0, "empty SimGrid TI index: no trace files");
 }

@@ -726,7 +726,11 @@ std::string svg_line_chart(
 
     Frame f;
     f.plot_w = 600;
-    f.width = f.left + f.plot_w + kRight;
+    // The last x label is centred on the plot's right edge: room for its right half (about
+    // 7 px a character at the charts' font size), so "1048576" is not cut off.
+    const double last_label_half =
+        xa.labels.empty() ? 0.0 : 3.5 * static_cast<double>(xa.labels.back().size());
+    f.width = f.left + f.plot_w + std::max(kRight, last_label_half + 6);
     std::vector<std::string> names;
     for (const auto& s : series) names.push_back(s.first);
     std::string body = header(title, names, true, f);

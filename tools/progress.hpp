@@ -1,0 +1,56 @@
+// The progress line of long runs on stderr.
+//
+//  - auto (the default): on a terminal, one line rewritten in place about once a second once
+//    the run has lasted a second; nothing when stderr is not a terminal (a batch job's log
+//    stays clean).
+//  - periodic (--progress): a full line every `interval` (--progress-interval, default 10 s),
+//    terminal or not, so a batch job's log shows how far the run has got.
+//  - quiet (--quiet): nothing.
+//
+// A line shows the fraction done and an estimate of the time left where the total is known
+// (trace records, app operations), otherwise the event rate; and always events, the
+// simulated time reached and the wall time so far:
+//   "  progress  42.3% (1,234,567 of 2,919,000 records), about 34 s left; 12,345,678 events
+//    (3.4 M events/s), simulated 1.234 s, 25 s wall"
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "simulator/time.hpp"
+
+namespace clustersim::cli {
+
+enum class ProgressMode { Auto, Periodic, Quiet };
+
+class ProgressLine {
+  public:
+    // `terminal`: whether `out` is a terminal (auto mode prints only then).
+    ProgressLine(ProgressMode mode, double interval_s, bool terminal, std::ostream& out,
+                 std::string unit);
+    // Called often (every engine chunk); prints when a line is due. `total` 0: unknown.
+    void update(std::uint64_t events, Time simulated, std::uint64_t done, std::uint64_t total);
+    // Ends an in-place line with a newline (call once the run is over).
+    void finish();
+    bool active() const { return mode_ != ProgressMode::Quiet; }
+    std::uint64_t lines() const { return lines_; }
+
+    // The text of one line (without the leading carriage return or the newline).
+    static std::string format(double elapsed_s, std::uint64_t events, Time simulated,
+                              std::uint64_t done, std::uint64_t total, const std::string& unit);
+
+  private:
+    ProgressMode mode_;
+    double interval_s_;
+    bool terminal_;
+    std::ostream& out_;
+    std::string unit_;
+    std::chrono::steady_clock::time_point start_;
+    double next_at_s_;
+    bool in_place_shown_ = false;
+    std::uint64_t lines_ = 0;
+};
+
+}  // namespace clustersim::cli
