@@ -12,6 +12,9 @@ packages=(
   libgtest-dev libgmock-dev  # tests
   libopenmpi-dev openmpi-bin  # the MPI tracer, calibration and benchmark programs, and the
                               # end-to-end test that runs them under mpirun
+  help2man              # man pages made from the commands' own --help (cmake/package.cmake)
+  python3 python3-jsonschema  # the doc-test (tests/doc/doctest.py), the JSON Schema test of
+                              # run --json, bench/io_tables.sh
 )
 missing=()
 for p in "${packages[@]}"; do

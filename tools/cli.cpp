@@ -7,17 +7,27 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "collectives/apps.hpp"
+#include "collectives/collective.hpp"
+#include "collectives/simulation.hpp"
+#include "iosys/cache.hpp"
+#include "iosys/disk.hpp"
 #include "iosys/file_system.hpp"
+#include "iosys/ior.hpp"
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
 #include "tools/jitter_command.hpp"
+#include "tools/record_command.hpp"
 #include "tools/run_command.hpp"
 #include "tools/trace_commands.hpp"
+#include "tools/version.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/summary.hpp"
+#include "traces/reader.hpp"
 
 namespace clustersim::cli {
 namespace {
@@ -115,11 +125,214 @@ int cmd_generate(const GenerateFlags& f) {
     return 0;
 }
 
+// One line per network model for `clustersim list networks` (models/README.md has the detail).
+std::string network_help(const std::string& name) {
+    if (name == "packet") return "packets hop by hop through the graph, store-and-forward switches";
+    if (name == "cut-through") return "the packet model with cut-through switches";
+    if (name == "fluid") return "one flow per message, max-min fair shares of links and relays";
+    if (name == "simple") return "analytic: latency + size / bandwidth per message, no contention";
+    if (name == "bus_only") return "analytic: messages wait for one of `buses` global buses";
+    if (name == "incoming_link_only")
+        return "analytic: messages wait for one of a node's `in-links`";
+    if (name == "outgoing_link_only")
+        return "analytic: messages wait for one of a node's `out-links`";
+    if (name == "contention") return "analytic: buses, in-links and out-links together";
+    if (name == "pmac") return "analytic: collectives at measured bandwidths (PSINS's PMaC rules)";
+    return "analytic communication model";
+}
+
+// What `clustersim list` prints and `run --help` ends with: every name a flag accepts.
+struct Catalogue {
+    std::vector<std::pair<std::string, std::string>> apps, algorithms, networks, formats, caches,
+        disks;
+};
+
+Catalogue catalogue() {
+    Catalogue c;
+    mpi::AppRegistry apps;
+    mpi::register_builtin_apps(apps);
+    io::register_io_apps(apps);
+    for (const auto& a : apps.apps()) {
+        std::string params;
+        for (const auto& p : a.params)
+            params += fmt::format("{}{}={}", params.empty() ? "" : ",", p.name,
+                                  p.default_value.empty() ? "(" + p.kind + ")" : p.default_value);
+        c.apps.emplace_back(a.name + (params.empty() ? "" : ":" + params), a.help);
+    }
+    mpi::CollectiveRegistry colls;
+    mpi::register_builtin_collectives(colls);
+    for (const auto& a : colls.all())
+        c.algorithms.emplace_back(fmt::format("{}={}", mpi::to_string(a.op), a.name), a.help);
+    for (const std::string& n : split_names(mpi::network_names()))
+        c.networks.emplace_back(n, network_help(n));
+    traces::ReaderRegistry readers;
+    traces::register_builtin_readers(readers);
+    for (const std::string& n : split_names(readers.names()))
+        c.formats.emplace_back(n, readers.find(n)->description());
+    io::CacheRegistry caches("cache");
+    io::register_builtin_caches(caches);
+    for (const auto& e : caches.entries()) c.caches.emplace_back(e.name, e.doc);
+    io::DiskRegistry disks("disk");
+    io::register_builtin_disks(disks);
+    for (const auto& e : disks.entries()) c.disks.emplace_back(e.name, e.doc);
+    return c;
+}
+
+void print_section(std::ostream& out, const std::string& title,
+                   const std::vector<std::pair<std::string, std::string>>& items) {
+    out << title << ":\n";
+    std::size_t width = 0;
+    for (const auto& [name, help] : items) width = std::max(width, name.size());
+    width = std::min<std::size_t>(width, 34);
+    for (const auto& [name, help] : items) {
+        if (name.size() > width)
+            out << fmt::format("  {}\n  {:<{}}  {}\n", name, "", width, help);
+        else
+            out << fmt::format("  {:<{}}  {}\n", name, width, help);
+    }
+}
+
+const std::vector<std::string> kListKinds = {"apps",    "algorithms", "networks",
+                                             "formats", "caches",     "disks"};
+
+int cmd_list(const std::vector<std::string>& kinds) {
+    const Catalogue c = catalogue();
+    const std::vector<std::string> what = kinds.empty() ? kListKinds : kinds;
+    bool first = true;
+    for (const std::string& k : what) {
+        if (!first) std::cout << "\n";
+        first = false;
+        if (k == "apps")
+            print_section(std::cout, "apps (--app NAME:key=value,...)", c.apps);
+        else if (k == "algorithms")
+            print_section(std::cout, "collective algorithms (--algorithm OPERATION=NAME)",
+                          c.algorithms);
+        else if (k == "networks")
+            print_section(std::cout, "network models (--network NAME[:key=value,...])", c.networks);
+        else if (k == "formats")
+            print_section(std::cout, "trace formats (--format NAME)", c.formats);
+        else if (k == "caches")
+            print_section(std::cout, "cache layers (--cache NAME, <cache model=...>)", c.caches);
+        else if (k == "disks")
+            print_section(std::cout, "disk models (<disk model=...>)", c.disks);
+        else
+            throw InputError("list", 0,
+                             fmt::format("unknown kind '{}'{}; expected one of: apps, algorithms, "
+                                         "networks, formats, caches, disks",
+                                         k, did_you_mean(k, kListKinds)));
+    }
+    return 0;
+}
+
+// The deepest subcommand the parser entered (the app itself if none).
+const CLI::App* selected(const CLI::App& app) {
+    for (const CLI::App* sub : app.get_subcommands())
+        if (sub->parsed()) return selected(*sub);
+    return &app;
+}
+
+// One line for a parse error, with a suggestion where a flag or subcommand is misspelt.
+std::string explain(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
+    const CLI::App* where = selected(app);
+    const std::string path = where == &app ? "clustersim" : "clustersim " + where->get_name();
+    std::string line = e.what();
+    std::vector<std::string> subs;
+    for (const CLI::App* s : app.get_subcommands({})) subs.push_back(s->get_name());
+    if (where == &app && argc > 1 && argv[1][0] != '-' &&
+        std::find(subs.begin(), subs.end(), argv[1]) == subs.end())
+        return fmt::format("unknown command '{}'{} (see clustersim --help)", argv[1],
+                           did_you_mean(argv[1], subs));
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+        // "The following argument(s) were not expected: --rank 16"
+        const std::string text = e.what();
+        const std::size_t colon = text.find(": ");
+        std::vector<std::string> extras;
+        if (colon != std::string::npos) {
+            std::size_t pos = colon + 2;
+            while (pos < text.size()) {
+                const std::size_t sp = text.find(' ', pos);
+                extras.push_back(text.substr(pos, sp == std::string::npos ? sp : sp - pos));
+                if (sp == std::string::npos) break;
+                pos = sp + 1;
+            }
+        }
+        for (const std::string& x : extras) {
+            if (x.rfind("-", 0) == 0) {
+                std::vector<std::string> flags;
+                for (const CLI::Option* o : where->get_options()) {
+                    for (const std::string& l : o->get_lnames())
+                        flags.push_back(fmt::format("--{}", l));
+                    for (const std::string& s : o->get_snames())
+                        flags.push_back(fmt::format("-{}", s));
+                }
+                const std::string name = x.substr(0, x.find('='));
+                return fmt::format("{}unknown flag '{}'{} (see {} --help)",
+                                   where == &app ? "" : where->get_name() + ": ", name,
+                                   did_you_mean(name, flags), path);
+            }
+        }
+        if (where == &app && !extras.empty()) {
+            return fmt::format("unknown command '{}'{} (see clustersim --help)", extras.front(),
+                               did_you_mean(extras.front(), subs));
+        }
+        return fmt::format("{}unexpected argument(s) '{}' (see {} --help)",
+                           where == &app ? "" : where->get_name() + ": ",
+                           text.substr(colon == std::string::npos ? 0 : colon + 2), path);
+    }
+    return fmt::format("{} (see {} --help)", line, path);
+}
+
+// Bash completion for every subcommand and its flags, from the command line's definition.
+std::string bash_completion(const CLI::App& app) {
+    std::string subs, cases;
+    for (const CLI::App* s : app.get_subcommands({})) {
+        subs += (subs.empty() ? "" : " ") + s->get_name();
+        std::string flags = "--help";
+        for (const CLI::Option* o : s->get_options())
+            for (const std::string& l : o->get_lnames())
+                if (l != "help") flags += fmt::format(" --{}", l);
+        std::string nested;
+        for (const CLI::App* n : s->get_subcommands({}))
+            nested += fmt::format(" {}", n->get_name());
+        cases += fmt::format("        {}) words=\"{}{}\" ;;\n", s->get_name(), flags, nested);
+    }
+    return fmt::format(
+        R"(# bash completion for clustersim (generated by `clustersim completion bash`)
+_clustersim() {{
+    local cur prev words sub i
+    cur="${{COMP_WORDS[COMP_CWORD]}}"
+    prev="${{COMP_WORDS[COMP_CWORD-1]}}"
+    sub=""
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${{COMP_WORDS[i]}}" in -*) ;; *) sub="${{COMP_WORDS[i]}}"; break ;; esac
+    done
+    if [[ -z "$sub" ]]; then
+        COMPREPLY=($(compgen -W "{} --help --version" -- "$cur"))
+        return
+    fi
+    case "$sub" in
+{}        *) words="--help" ;;
+    esac
+    if [[ "$cur" == -* ]]; then
+        COMPREPLY=($(compgen -W "$words" -- "$cur"))
+    else
+        COMPREPLY=($(compgen -f -- "$cur"))
+    fi
+}}
+complete -o filenames -F _clustersim clustersim
+)",
+        subs, cases);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     CLI::App app{"clustersim: predict how MPI applications perform on a described cluster"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", version_line(), "print the version and git revision");
+    app.footer(
+        "Run 'clustersim list' for every app, algorithm, network model and trace format, "
+        "and 'clustersim COMMAND --help' for a command's flags.");
 
     std::string validate_model;
     auto* validate =
@@ -212,6 +425,30 @@ int main(int argc, char** argv) {
     run->add_option("--timeline-detail", r.timeline_detail, "ranks (default) or hardware");
     run->add_flag("--json", r.json, "print one JSON object instead of the summary");
     run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");
+    run->add_flag("--progress", r.progress,
+                  "print a progress line (fraction done, time left, event rate) to stderr every "
+                  "--progress-interval, also when stderr is not a terminal (batch jobs)");
+    run->add_option("--progress-interval", r.progress_interval,
+                    "time between progress lines with --progress (default 10s; 0s: every "
+                    "262,144 events)");
+    run->add_flag("-q,--quiet", r.quiet, "no progress line, not even on a terminal");
+    {
+        // Every name the flags accept, at the end of `run --help`.
+        const Catalogue c = catalogue();
+        auto names = [](const std::vector<std::pair<std::string, std::string>>& items) {
+            std::string s;
+            for (const auto& [n, h] : items)
+                s += (s.empty() ? "" : ", ") + n.substr(0, n.find(':'));
+            return s;
+        };
+        std::string algs;
+        for (const auto& [n, h] : c.algorithms) algs += (algs.empty() ? "" : ", ") + n;
+        run->footer(
+            fmt::format("Apps: {}\n\nCollective algorithms: {}\n\nNetwork models: {}\n\n"
+                        "Trace formats: auto, {}\n\nCache layers: {}\n\n"
+                        "'clustersim list' prints each with its parameters.",
+                        names(c.apps), algs, names(c.networks), names(c.formats), names(c.caches)));
+    }
 
     ConvertFlags cv;
     auto* convert =
@@ -254,8 +491,9 @@ int main(int argc, char** argv) {
     compare->add_option("RECORDED", cf.recorded, "trace with recorded times")->required();
     compare->add_option("SIMULATED", cf.simulated, "a run --out folder, or its simulated.cstrace")
         ->required();
-    compare->add_option("--out", cf.out,
-                        "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
+    compare->add_option(
+        "--out", cf.out,
+        "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
     compare->add_option("--format", cf.format, "format of RECORDED (default: auto)");
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
     compare->add_option("--timeline-window", cf.timeline_window,
@@ -265,15 +503,91 @@ int main(int argc, char** argv) {
     JitterCommands jc;
     add_jitter_commands(app, jc);
 
+    RecordFlags rec;
+    auto* record = app.add_subcommand(
+        "record",
+        "Run an MPI program with the tracer preloaded and merge its rank files into one trace: "
+        "clustersim record [-o OUT] -- mpirun -np 4 ./app ARGS (as root, Open MPI's mpirun "
+        "needs --allow-run-as-root)");
+    record->add_option("-o,--out", rec.output, "trace file to write (default recorded.cstrace)");
+    record->add_option("--dir", rec.dir, "folder of the rank files (default: OUT.ranks)");
+    record->add_option("--tracer", rec.tracer,
+                       "libclustersim-trace.so (default: $CLUSTERSIM_TRACER, else the one "
+                       "installed beside clustersim)");
+    record->add_option("--to", rec.to, "text or binary (default: by OUT's extension)");
+    record->add_option("--name", rec.name, "trace name (default: the traced program's)");
+    record->add_option("--traced-speed", rec.traced_speed,
+                       "instructions/s of a core of the traced machine (e.g. 2.8G)");
+    record->add_option("COMMAND", rec.command, "the command after --, e.g. mpirun -np 2 ./app")
+        ->required();
+    record->positionals_at_end();
+
+    std::vector<std::string> list_kinds;
+    auto* list = app.add_subcommand(
+        "list",
+        "Print every app, collective algorithm, network model, trace format, cache layer "
+        "and disk model, with its parameters");
+    list->add_option("KIND", list_kinds,
+                     "apps, algorithms, networks, formats, caches or disks "
+                     "(default: all)");
+
+    std::string completion_shell;
+    auto* completion = app.add_subcommand("completion",
+                                          "Print a shell completion script: clustersim "
+                                          "completion bash > /etc/bash_completion.d/clustersim");
+    completion->add_option("SHELL", completion_shell, "bash")->required();
+
+    app.add_subcommand("version", "Print the version and git revision");
+    std::vector<std::string> help_topic;
+    auto* help = app.add_subcommand("help", "Print the help of clustersim or of one command");
+    help->add_option("COMMAND", help_topic, "a command, e.g. run");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::cerr << "clustersim: error: " << e.what() << " (see clustersim --help)\n";
+        std::cerr << "clustersim: error: " << explain(app, e, argc, argv) << "\n";
         return kBadInput;
+    }
+    if (app.got_subcommand("version")) {
+        std::cout << version_line() << "\n";
+        return 0;
+    }
+    if (*help) {
+        if (help_topic.empty()) {
+            std::cout << app.get_formatter()->make_help(&app, "clustersim",
+                                                        CLI::AppFormatMode::Normal);
+            return 0;
+        }
+        CLI::App* topic = nullptr;
+        std::vector<std::string> names;
+        for (CLI::App* s : app.get_subcommands({})) {
+            names.push_back(s->get_name());
+            if (s->get_name() == help_topic.front()) topic = s;
+        }
+        if (topic == nullptr) {
+            std::cerr << fmt::format(
+                "clustersim: error: help: unknown command '{}'{} (see "
+                "clustersim --help)\n",
+                help_topic.front(), did_you_mean(help_topic.front(), names));
+            return kBadInput;
+        }
+        std::cout << topic->help();
+        return 0;
+    }
+    if (*completion) {
+        if (completion_shell != "bash") {
+            std::cerr << fmt::format(
+                "clustersim: error: completion: '{}': only bash is supported\n", completion_shell);
+            return kBadInput;
+        }
+        std::cout << bash_completion(app);
+        return 0;
     }
 
     try {
@@ -284,9 +598,15 @@ int main(int argc, char** argv) {
         if (*import) return cmd_import(im);
         if (*merge) return cmd_trace_merge(mf);
         if (*compare) return cmd_compare(cf);
+        if (*record) return cmd_record(rec);
+        if (*list) return cmd_list(list_kinds);
         if (int code = 0; run_jitter_commands(jc, code)) return code;
     } catch (const InputError& e) {
         std::cerr << "clustersim: error: " << e.what() << "\n";
+        return kBadInput;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "clustersim: error: out of memory: the input asks for more memory than this "
+                     "machine has\n";
         return kBadInput;
     } catch (const std::exception& e) {  // a bug, not the user's input: say so
         std::cerr << "clustersim: internal error: " << e.what() << " (please report it)\n";
