@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages clustersim builds with, if any is missing. Idempotent:
 # with everything present it changes nothing and needs no network. Run as root (or with sudo).
+# `--run`: only what the clustersim command needs (the README's first command); without it,
+# everything the tests, the MPI programs and the Debian package need too.
 set -euo pipefail
+# What building the clustersim command needs (README command 1: `install-deps.sh --run`).
 packages=(
   cmake ninja-build g++ pkg-config
   libboost-graph-dev    # Boost.Graph (CSR topology) and Boost.Heap (event queue)
@@ -9,13 +12,18 @@ packages=(
   libfmt-dev            # formatting
   libcli11-dev          # the command line
   nlohmann-json3-dev    # JSON output
+)
+# What the tests, the MPI programs, the man pages and the package need as well (command 2, CI).
+if [ "${1:-}" != "--run" ]; then
+  packages+=(
   libgtest-dev libgmock-dev  # tests
   libopenmpi-dev openmpi-bin  # the MPI tracer, calibration and benchmark programs, and the
                               # end-to-end test that runs them under mpirun
   help2man              # man pages made from the commands' own --help (cmake/package.cmake)
   python3 python3-jsonschema  # the doc-test (tests/doc/doctest.py), the JSON Schema test of
                               # run --json, bench/io_tables.sh
-)
+  )
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
