@@ -13,6 +13,7 @@
 #include "tools/cli_util.hpp"
 #include "tools/jitter_command.hpp"
 #include "tools/run_command.hpp"
+#include "tools/sweep_command.hpp"
 #include "tools/trace_commands.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
@@ -254,8 +255,9 @@ int main(int argc, char** argv) {
     compare->add_option("RECORDED", cf.recorded, "trace with recorded times")->required();
     compare->add_option("SIMULATED", cf.simulated, "a run --out folder, or its simulated.cstrace")
         ->required();
-    compare->add_option("--out", cf.out,
-                        "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
+    compare->add_option(
+        "--out", cf.out,
+        "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
     compare->add_option("--format", cf.format, "format of RECORDED (default: auto)");
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
     compare->add_option("--timeline-window", cf.timeline_window,
@@ -264,6 +266,9 @@ int main(int argc, char** argv) {
 
     JitterCommands jc;
     add_jitter_commands(app, jc);
+
+    SweepFlags sw;
+    add_sweep_command(app, sw);
 
     try {
         app.parse(argc, argv);
@@ -285,6 +290,7 @@ int main(int argc, char** argv) {
         if (*merge) return cmd_trace_merge(mf);
         if (*compare) return cmd_compare(cf);
         if (int code = 0; run_jitter_commands(jc, code)) return code;
+        if (int code = 0; run_sweep_command(sw, code)) return code;
     } catch (const InputError& e) {
         std::cerr << "clustersim: error: " << e.what() << "\n";
         return kBadInput;
