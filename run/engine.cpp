@@ -296,7 +296,11 @@ nlohmann::json make_record(const Prepared& p, const Point& point, const Outcome&
                             last_line(o.err).empty() ? "" : ": " + last_line(o.err));
     } else if (o.exit_code != 0) {
         error = last_line(o.err);
-        if (error.rfind("clustersim: error: ", 0) == 0) error = error.substr(19);
+        // "clustersim: error: X" -> "X"; "clustersim: internal error: Y" -> "internal error: Y".
+        if (error.rfind("clustersim: error: ", 0) == 0)
+            error = error.substr(19);
+        else if (error.rfind("clustersim: ", 0) == 0)
+            error = error.substr(12);
         if (error.empty()) error = fmt::format("exit code {} and no message", o.exit_code);
         if (error.find("bad_alloc") != std::string::npos && p.limits.memory_bytes > 0)
             error += fmt::format(" (memory limit {})", format_size(p.limits.memory_bytes));

@@ -150,6 +150,7 @@ int master(const SweepOptions& o, int size) {
         return nullptr;
     };
     std::vector<std::size_t> outstanding(static_cast<std::size_t>(size), 0);
+    std::vector<std::size_t> ran_by(static_cast<std::size_t>(size), 0);  // points per rank
     std::vector<bool> active(static_cast<std::size_t>(size), false);
     int waiting_ready = size - 1, workers_active = 0;
     auto assign = [&](int w) {
@@ -204,20 +205,27 @@ int master(const SweepOptions& o, int size) {
                 --outstanding[static_cast<std::size_t>(w)];
                 const auto index = m.at("index").get<std::size_t>();
                 record(make_record(p, p.points[index], outcome_of(m)));
+                ++ran_by[static_cast<std::size_t>(w)];
                 assign(w);
             }
             stop_if_idle(w);
             if (pool.running() == 0 && pool.free_slots() > 0 && !queue.empty()) break;
         }
         if (pool.running() > 0)
-            for (auto& [index, outcome] : pool.wait(2))
+            for (auto& [index, outcome] : pool.wait(2)) {
                 record(make_record(p, p.points[index], outcome));
+                ++ran_by[0];
+            }
     }
     progress.finish();
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string per_rank;
+    for (std::size_t r = 0; r < ran_by.size(); ++r)
+        per_rank += fmt::format("{}{}", r == 0 ? "" : " ", ran_by[r]);
     return finish(p, fresh, ran, wall,
-                  fmt::format("MPI, {} ranks x {} job{}", size, o.jobs, o.jobs == 1 ? "" : "s"));
+                  fmt::format("MPI, {} ranks x {} job{}; points run by rank 0..{}: {}", size,
+                              o.jobs, o.jobs == 1 ? "" : "s", size - 1, per_rank));
 }
 
 }  // namespace
