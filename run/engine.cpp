@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "run/plot.hpp"
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 
@@ -406,6 +407,30 @@ int finish(const Prepared& p, const std::map<std::string, nlohmann::json>& fresh
         std::cout << fmt::format("  ... and {} more failed points (see results.csv)\n",
                                  failures.size() - show);
     std::cout << fmt::format("  results: {}/results.jsonl, {}/results.csv\n", p.out, p.out);
+    // The sweep file's figures, when there is something to draw.
+    if (ok > 0)
+        for (const auto& pl : p.spec.plots) {
+            PlotOptions po;
+            po.results = p.out + "/results.jsonl";
+            po.x = pl.value("x", "");
+            po.y = pl.value("y", "");
+            po.series = pl.value("series", "");
+            po.facet = pl.value("facet", "");
+            po.log_x = pl.value("log_x", false);
+            po.log_y = pl.value("log_y", false);
+            po.speedup = pl.value("speedup", false);
+            po.maximize = pl.value("maximize", false);
+            po.title = pl.value("title", "");
+            po.svg = (fs::path(p.out) / pl.value("output", "")).string();
+            if (pl.contains("table")) po.table = (fs::path(p.out) / pl.value("table", "")).string();
+            try {
+                plot(po);
+                std::cout << fmt::format("  figure: {}{}\n", po.svg,
+                                         po.table.empty() ? "" : ", table: " + po.table);
+            } catch (const InputError& e) {
+                throw InputError(p.spec.file, 0, fmt::format("plots: {}", e.what()));
+            }
+        }
     return failed > 0 || missing > 0 ? 1 : 0;
 }
 

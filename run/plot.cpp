@@ -501,7 +501,10 @@ std::string plot(const PlotOptions& o) {
             for (std::size_t i = 0; i < x_categories.size(); ++i)
                 xa.ticks.push_back(static_cast<double>(i));
         } else {
-            xa = o.log_x ? log_axis(xlo, xhi, x_kind == Kind::Size) : linear_axis(xlo, xhi, false);
+            xa = o.log_x ? log_axis(xlo, xhi,
+                                    x_kind == Kind::Size ||
+                                        (x_kind == Kind::Number && xhi / xlo <= 1024))
+                         : linear_axis(xlo, xhi, false);
         }
         ya = o.log_y ? log_axis(ylo, yhi, false) : linear_axis(ylo, yhi, true);
         auto X = [&](double v) { return ox + pw * xa.pos(v); };

@@ -222,9 +222,9 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
     s.name = fs::path(path).stem().string();
     for (const auto& [key, v] : doc.items())
         if (key != "base" && key != "axes" && key != "zip" && key != "limits" &&
-            key != "description")
-            c.fail({key}, fmt::format("unknown key '{}'; expected base, axes, zip, limits or "
-                                      "description",
+            key != "description" && key != "plots")
+            c.fail({key}, fmt::format("unknown key '{}'; expected base, axes, zip, limits, plots "
+                                      "or description",
                                       key));
 
     // The base run.
@@ -411,6 +411,34 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
             } catch (const UnitError& e) {
                 c.fail(k, fmt::format("limits.{}: {}", key, e.what()));
             }
+        }
+    }
+    if (doc.contains("plots")) {
+        const ojson& plots = doc["plots"];
+        if (!plots.is_array())
+            c.fail({"plots"}, "plots: expected a list of {\"x\": ..., \"y\": ...}");
+        for (const auto& pl : plots) {
+            if (!pl.is_object()) c.fail({"plots"}, "plots: each entry is an object");
+            for (const auto& [key, v] : pl.items()) {
+                const auto k = {std::string("plots"), key};
+                static const std::set<std::string> text = {"x",     "y",      "series", "facet",
+                                                           "title", "output", "table"};
+                static const std::set<std::string> flags = {"log_x", "log_y", "speedup",
+                                                            "maximize"};
+                if (text.count(key)) {
+                    if (!v.is_string()) c.fail(k, fmt::format("plots.{}: expected a string", key));
+                } else if (flags.count(key)) {
+                    if (!v.is_boolean())
+                        c.fail(k, fmt::format("plots.{}: expected true or false", key));
+                } else {
+                    c.fail(k, fmt::format("plots: unknown key '{}'; expected x, y, series, facet, "
+                                          "log_x, log_y, speedup, maximize, title, output, table",
+                                          key));
+                }
+            }
+            if (!pl.contains("x") || !pl.contains("y") || !pl.contains("output"))
+                c.fail({"plots"}, "plots: each entry needs \"x\", \"y\" and \"output\"");
+            s.plots.push_back(nlohmann::json::parse(pl.dump()));
         }
     }
     return s;

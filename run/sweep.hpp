@@ -59,6 +59,10 @@ struct SweepSpec {
     std::vector<Axis> axes;                        // in file order
     std::vector<std::vector<std::size_t>> groups;  // axes advancing together (zip), file order
     Limits limits;
+    // Figures drawn after every run of the sweep ("plots": [{"x": ..., "y": ..., "series": ...,
+    // "facet": ..., "log_x": true, "log_y": true, "speedup": false, "title": ..., "output":
+    // "NAME.svg", "table": "NAME.md"}]); outputs relative to the output folder.
+    nlohmann::json plots = nlohmann::json::array();
 };
 
 struct Point {

@@ -324,6 +324,16 @@ TEST(CliSweep, PlotDrawsEverySeriesAndTheTableNamesTheBestPerPoint) {
     EXPECT_NE(sp.out.find(" | 1x | "), std::string::npos) << sp.out;
 }
 
+TEST(CliSweep, AProgressLineOnATerminal) {
+    // `script` gives the sweep a terminal; without one (every other test) stderr stays empty.
+    const Sweep s = make_sweep(bcast_sweep());
+    const Result r = run_shell("script -qec '" + std::string(CLUSTERSIM_BINARY) + " sweep " +
+                               s.file + " --jobs 2 --out " + s.out + "' /dev/null");
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("\r  sweep: 8/8 points, 0 failed, "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" s, ETA 0 s"), std::string::npos) << r.out;
+}
+
 TEST(CliSweep, ListPrintsEveryPointsCommand) {
     const Sweep s = make_sweep(bcast_sweep());
     const Result r = run("sweep " + s.file + " --list");
