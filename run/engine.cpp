@@ -218,6 +218,7 @@ Prepared prepare(const SweepOptions& o, bool generate_models) {
     if (ec)
         throw InputError(out, 0, fmt::format("cannot create the output folder: {}", ec.message()));
     p.out = fs::canonical(out).string();
+    p.out_shown = out;
     p.limits = limits_of(p.spec, o);
     // Where `collect` finds the sweep file again.
     write_atomic(p.out + "/sweep.json",
@@ -406,7 +407,8 @@ int finish(const Prepared& p, const std::map<std::string, nlohmann::json>& fresh
     if (failures.size() > show)
         std::cout << fmt::format("  ... and {} more failed points (see results.csv)\n",
                                  failures.size() - show);
-    std::cout << fmt::format("  results: {}/results.jsonl, {}/results.csv\n", p.out, p.out);
+    std::cout << fmt::format("  results: {}/results.jsonl, {}/results.csv\n", p.out_shown,
+                             p.out_shown);
     // The sweep file's figures, when there is something to draw.
     if (ok > 0)
         for (const auto& pl : p.spec.plots) {
@@ -425,8 +427,12 @@ int finish(const Prepared& p, const std::map<std::string, nlohmann::json>& fresh
             if (pl.contains("table")) po.table = (fs::path(p.out) / pl.value("table", "")).string();
             try {
                 plot(po);
-                std::cout << fmt::format("  figure: {}{}\n", po.svg,
-                                         po.table.empty() ? "" : ", table: " + po.table);
+                const std::string shown = (fs::path(p.out_shown) / pl.value("output", "")).string();
+                std::cout << fmt::format(
+                    "  figure: {}{}\n", shown,
+                    po.table.empty()
+                        ? ""
+                        : ", table: " + (fs::path(p.out_shown) / pl.value("table", "")).string());
             } catch (const InputError& e) {
                 throw InputError(p.spec.file, 0, fmt::format("plots: {}", e.what()));
             }

@@ -32,6 +32,7 @@ struct Prepared {
     SweepSpec spec;
     std::vector<Point> points;
     std::string out;                                  // absolute
+    std::string out_shown;                            // as the user gave it (messages)
     std::map<std::string, nlohmann::json> done;       // hash -> record, from earlier runs
     std::map<std::string, std::string> model_errors;  // model_key -> why generation failed
     std::vector<std::size_t> todo;                    // point indices to run, longest first
