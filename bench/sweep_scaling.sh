@@ -26,6 +26,7 @@ JSON
 n=$("$cs" sweep "$work/scaling.json" --list | tail -1 | cut -d' ' -f1)
 "$cs" sweep "$work/scaling.json" --list | grep '^  clustersim run' | sed "s|^  clustersim|\"$cs\"|" > "$work/commands.sh"
 now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 mpirun_cmd=(mpirun --oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun_cmd+=(--allow-run-as-root)
 run_one() {  # name -> prints "name wall_s [sweep_wall_s] [sum_point_s]"
@@ -34,17 +35,17 @@ run_one() {  # name -> prints "name wall_s [sweep_wall_s] [sum_point_s]"
   case $name in
     direct)
       t0=$(now); (cd "$work" && while read -r line; do eval "$line" > /dev/null; done < commands.sh); t1=$(now)
-      echo "direct $(echo "$t1 - $t0" | bc -l)";;
+      echo "direct $(calc "$t1 - $t0")";;
     jobs1|jobs2)
       t0=$(now); "$cs" sweep "$work/scaling.json" --jobs "${name#jobs}" --out "$out" > "$work/$name.txt"; t1=$(now)
       local inner sum
       inner=$(grep -o 'in [0-9.]* s wall' "$work/$name.txt" | cut -d' ' -f2)
-      sum=$(python3 -c "import json,sys; print(sum(json.loads(l)['wall_time_s'] for l in open('$out/results.jsonl')))")
-      echo "$name $(echo "$t1 - $t0" | bc -l) $inner $sum";;
+      sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_time_s") c = i; next } { s += $c } END { printf "%.6f", s }' "$out/results.csv")
+      echo "$name $(calc "$t1 - $t0") $inner $sum";;
     mpi2)
       t0=$(now); "${mpirun_cmd[@]}" -np 2 "$cs" sweep "$work/scaling.json" --out "$out" > "$work/$name.txt"; t1=$(now)
       inner=$(grep -o 'in [0-9.]* s wall' "$work/$name.txt" | cut -d' ' -f2)
-      echo "mpi2 $(echo "$t1 - $t0" | bc -l) $inner";;
+      echo "mpi2 $(calc "$t1 - $t0") $inner";;
   esac
 }
 echo "sweep of $n points (pingpong on two-nodes.xml), $rounds rounds, $(nproc) CPUs"
@@ -55,12 +56,12 @@ for ((r = 1; r <= rounds; r++)); do
     line=$(run_one "$name")
     set -- $line
     case $1 in
-      direct) printf "round %d  direct loop    %7.3f s  (%.2f ms per point)\n" "$r" "$2" "$(echo "$2 * 1000 / $n" | bc -l)"; direct=$2;;
+      direct) printf "round %d  direct loop    %7.3f s  (%.2f ms per point)\n" "$r" "$2" "$(calc "$2 * 1000 / $n")"; direct=$2;;
       jobs*)  printf "round %d  sweep --%s   %7.3f s  (sweep's own: %.3f s; children alive %.3f s in all; engine beyond children %.2f ms per point)\n" \
-                "$r" "${1/jobs/jobs }" "$2" "$3" "$4" "$(echo "($3 - $4 / ${1#jobs}) * 1000 / $n" | bc -l)";;
+                "$r" "${1/jobs/jobs }" "$2" "$3" "$4" "$(calc "($3 - $4 / ${1#jobs}) * 1000 / $n")";;
       mpi2)   printf "round %d  mpirun -np 2   %7.3f s  (sweep's own after MPI_Init: %.3f s)\n" "$r" "$2" "$3";;
     esac
     [ "$1" = jobs1 ] && jobs1=$2
   done
-  printf "round %d  overhead per point (jobs 1 - direct) / %d = %.2f ms\n" "$r" "$n" "$(echo "($jobs1 - $direct) * 1000 / $n" | bc -l)"
+  printf "round %d  overhead per point (jobs 1 - direct) / %d = %.2f ms\n" "$r" "$n" "$(calc "($jobs1 - $direct) * 1000 / $n")"
 done

@@ -47,7 +47,10 @@ std::string command_of(const std::vector<std::string>& args) {
 }
 
 void write_atomic(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+    // Unique across the nodes of a cluster sharing the folder (Slurm tasks, MPI ranks).
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    const std::string tmp = path + ".tmp." + host + "." + std::to_string(::getpid());
     {
         std::ofstream out(tmp, std::ios::binary);
         out << text;

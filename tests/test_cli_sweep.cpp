@@ -206,6 +206,10 @@ TEST(CliSweep, APointPastItsWallTimeOrMemoryLimitIsStoppedAndTheOthersComplete) 
     EXPECT_EQ(rs[1]["signal"], 9);
     EXPECT_GE(rs[1]["wall_time_s"].get<double>(), 0.3);
     EXPECT_LT(rs[1]["wall_time_s"].get<double>(), 10.0);
+    // A killed point is not "done": the next run tries it again, the ok one is kept.
+    r = run("sweep " + s.file + " --jobs 2 --out " + s.out);
+    EXPECT_NE(r.out.find("2 points, 1 run now (2 local jobs), 1 done before"), std::string::npos)
+        << r.out;
     // A star of 100,000 nodes needs ~170 MB; 64 MiB allowed (the 4-node one fits).
     s = make_sweep(R"({
   "base": {"generate": {"topology": "star", "nic": "analytical"}, "app": "pingpong:size=1KiB"},
@@ -253,6 +257,48 @@ TEST(CliSweep, GeneratedModelsAreWrittenOnceAndABadGeneratorValueFailsItsPoints)
     }
     EXPECT_EQ(rs[0]["result"]["model"], rs[1]["result"]["model"]);  // one model file, reused
     EXPECT_NE(rs[0]["result"]["model"], rs[2]["result"]["model"]);
+}
+
+TEST(CliSweep, TracesModelsAndCacheLayersAsAxes) {
+    const std::string data = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/traces/";
+    const Sweep s = make_sweep(R"({
+  "base": {"app": "pingpong:size=1KiB"},
+  "axes": {"model": [")" + example("figure5-io-8.xml") +
+                               R"(", ")" + example("io-strided.xml") + R"("],
+           "trace": [")" + data +
+                               R"(partdiff-small.trace", ")" + data +
+                               R"(every-kind.trace"],
+           "cache": ["none", "write_behind"]}
+})");
+    const Result r = run("sweep " + s.file + " --jobs 2 --out " + s.out);
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
+    const auto rs = records(s.out);
+    ASSERT_EQ(rs.size(), 8u);
+    for (const auto& rec : rs) {
+        const bool every_kind =
+            rec["axes"]["trace"].get<std::string>().ends_with("every-kind.trace");
+        if (every_kind) {  // the trace's own error, naming it (its rank 1 is global rank 3)
+            EXPECT_EQ(rec["status"], "failed");
+            EXPECT_NE(rec["error"].get<std::string>().find(
+                          "every-kind.trace: rank 3 uses communicator 2 that it does not have"),
+                      std::string::npos)
+                << rec["error"];
+            continue;
+        }
+        ASSERT_EQ(rec["status"], "ok") << rec.dump();
+        EXPECT_EQ(rec["result"]["model"], rec["axes"]["model"]);
+        // The trace app (the base's pingpong is kept alongside it: two apps, 2 + 4 ranks).
+        EXPECT_EQ(rec["result"]["app"][1], "trace:" + rec["axes"]["trace"].get<std::string>());
+        const std::string cmd = rec["command"].get<std::string>();
+        EXPECT_NE(cmd.find("--cache " + rec["axes"]["cache"].get<std::string>()),
+                  std::string::npos);
+        const Result single =
+            run_shell("cd " + s.out + " && " + CLUSTERSIM_BINARY + cmd.substr(10));
+        ASSERT_EQ(single.code, 0) << cmd << single.err;
+        EXPECT_EQ(nlohmann::json::parse(single.out)["simulated_time_ps"],
+                  rec["result"]["simulated_time_ps"]);
+        EXPECT_GT(rec["result"]["io"]["bytes_written"].get<std::uint64_t>(), 0u);
+    }
 }
 
 TEST(CliSweep, SlurmArrayTasksThenCollectGiveTheLocalResults) {

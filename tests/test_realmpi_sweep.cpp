@@ -72,5 +72,19 @@ TEST(RealMpiSweep, TwoRanksWriteTheResultsOfOneLocalJob) {
     fs::remove_all(local_out);
 }
 
+TEST(RealMpiSweep, ABadSweepFileIsOneErrorAndEveryRankEnds) {
+    const std::string file = write_temp(
+        "bad.json", "{\n  \"base\": {\"app\": \"pingpong\"},\n  \"axes\": {\"nodes\": [2]}\n}\n");
+    const Result m =
+        run_shell(std::string(CLUSTERSIM_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " +
+                  CLUSTERSIM_BINARY + " sweep " + file + " --out " + temp_path("out"));
+    EXPECT_EQ(m.code, 2) << m.out << m.err;
+    EXPECT_NE(m.err.find("clustersim: error: " + file +
+                         ":3: axes.nodes: a generator parameter needs base.generate"),
+              std::string::npos)
+        << m.err;
+    fs::remove_all(temp_path("out"));
+}
+
 }  // namespace
 }  // namespace clustersim::testing
