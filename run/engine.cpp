@@ -512,16 +512,17 @@ int emit_array(const SweepOptions& o, std::size_t chunk) {
                           shell_quote(p.out), shell_quote(p.out));
     script += fmt::format("#SBATCH --job-name=sweep-{}\n", p.spec.name);
     script += fmt::format("#SBATCH --array=0-{}\n", tasks == 0 ? 0 : tasks - 1);
-    script += "#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n";
+    script += fmt::format("#SBATCH --ntasks=1\n#SBATCH --cpus-per-task={}\n", o.jobs);
     script += fmt::format("#SBATCH --time={}-{:02}:{:02}:{:02}\n", secs / 86400, secs / 3600 % 24,
                           secs / 60 % 60, secs % 60);
     if (limits.memory_bytes > 0)
-        script += fmt::format("#SBATCH --mem={}M\n", (limits.memory_bytes >> 20) + 256);
+        script += fmt::format("#SBATCH --mem={}M\n",
+                              (limits.memory_bytes >> 20) * std::max<std::size_t>(1, o.jobs) + 256);
     script += fmt::format("#SBATCH --output={}/logs/task-%a.log\n", p.out);
     std::string cmd = fmt::format(
-        "exec {} sweep {} --out {} --task \"$SLURM_ARRAY_TASK_ID\" --chunk {}",
+        "exec {} sweep {} --out {} --task \"$SLURM_ARRAY_TASK_ID\" --chunk {} --jobs {}",
         shell_quote(o.clustersim), shell_quote(fs::absolute(o.file).lexically_normal().string()),
-        shell_quote(p.out), chunk);
+        shell_quote(p.out), chunk, o.jobs);
     if (!o.time_limit.empty()) cmd += " --time-limit " + shell_quote(o.time_limit);
     if (!o.memory_limit.empty()) cmd += " --memory-limit " + shell_quote(o.memory_limit);
     if (o.retry_failed) cmd += " --retry-failed";

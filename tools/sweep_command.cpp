@@ -1,5 +1,6 @@
 #include "tools/sweep_command.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -40,6 +41,15 @@ namespace fs = std::filesystem;
     throw std::runtime_error(fmt::format("cannot start {}", exe));
 }
 
+// The CPUs this process may run on (its affinity mask: what a batch system granted).
+std::size_t usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return static_cast<std::size_t>(CPU_COUNT(&set));
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 void add_sweep_command(CLI::App& app, SweepFlags& f) {
@@ -50,8 +60,9 @@ void add_sweep_command(CLI::App& app, SweepFlags& f) {
     f.command = s;
     s->add_option("FILE", f.file, "sweep file (JSON): base run, axes, zip, limits");
     s->add_option("--jobs,-j", f.jobs,
-                  "points run at once, each in its own process (default: the number of CPUs; "
-                  "under mpirun: per rank, default 1)");
+                  "points run at once, each in its own process (default: the CPUs this process "
+                  "may use; under mpirun: per rank, default 1; with --emit-array: per task, "
+                  "default 1)");
     s->add_option("--out,-o", f.out,
                   "output folder: results.jsonl, results.csv, journal.jsonl, models/ (default: "
                   "NAME.sweep in the current folder)");
@@ -126,9 +137,8 @@ bool run_sweep_command(const SweepFlags& f, int& code) {
     o.time_limit = f.time_limit;
     o.memory_limit = f.memory_limit;
     const int mpi_ranks = sweep::mpi_launch_size();
-    o.jobs = f.jobs != 0     ? f.jobs
-             : mpi_ranks > 1 ? 1
-                             : std::max(1u, std::thread::hardware_concurrency());
+    // Default: every CPU this process may use; one per rank under mpirun, one per array task.
+    o.jobs = f.jobs != 0 ? f.jobs : mpi_ranks > 1 || !f.emit_array.empty() ? 1 : usable_cpus();
     if (o.jobs > 1024) throw InputError("--jobs", 0, fmt::format("{}: at most 1024", o.jobs));
     o.progress = f.progress || ::isatty(2);
     o.progress_lines = !::isatty(2);
