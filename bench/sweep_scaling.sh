@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The sweep engines' scaling and per-point overhead (issue 24). Usage:
-#   bench/sweep_scaling.sh [BUILD_DIR] [ROUNDS]
+#   bench/sweep_scaling.sh [BUILD_DIR] [ROUNDS]        (cheap points)
+#   HEAVY=1 bench/sweep_scaling.sh [BUILD_DIR] [ROUNDS] (points of ~20-40 ms of simulation:
+#     a stream of 1 .. 6.75 GiB on star-16 x 10 seeds, to see the speed-up without start-up)
 # A sweep of 240 cheap points (pingpong on topologies/examples/two-nodes.xml: 24 sizes x
 # 10 iteration counts, a few ms each, mostly process start-up) is run
 #   direct  - the 240 `clustersim run ... --json` commands of `sweep --list`, one after the
@@ -19,13 +21,28 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sizes='"1B","2B","4B","8B","16B","32B","64B","128B","256B","512B","1KiB","2KiB","4KiB","8KiB","16KiB","32KiB","64KiB","128KiB","256KiB","512KiB","1MiB","2MiB","4MiB","8MiB"'
-cat > "$work/scaling.json" <<JSON
+label="pingpong on two-nodes.xml"
+if [ "${HEAVY:-0}" = 1 ]; then
+  sizes=""
+  for k in $(seq 4 27); do sizes+="${sizes:+,}\"$((k * 256))MiB\""; done
+  label="stream on star-16.xml"
+  cat > "$work/scaling.json" <<JSON
+{"base": {"model": "$src/topologies/examples/star-16.xml", "app": "stream"},
+ "axes": {"size": [$sizes], "seed": 10}}
+JSON
+else
+  cat > "$work/scaling.json" <<JSON
 {"base": {"model": "$src/topologies/examples/two-nodes.xml", "app": "pingpong"},
  "axes": {"size": [$sizes], "iterations": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}}
 JSON
+fi
 n=$("$cs" sweep "$work/scaling.json" --list | tail -1 | cut -d' ' -f1)
 "$cs" sweep "$work/scaling.json" --list | grep '^  clustersim run' | sed "s|^  clustersim|\"$cs\"|" > "$work/commands.sh"
 now() { date +%s.%N; }
+# Each measured command in a session of its own (Linux groups a session's processes for CPU
+# fairness, sched_autogroup): mpirun's ranks get a fresh session anyway, so the others do too.
+fresh=()
+command -v setsid > /dev/null && fresh=(setsid -w)
 calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 mpirun_cmd=(mpirun --oversubscribe)
 [ "$(id -u)" -eq 0 ] && mpirun_cmd+=(--allow-run-as-root)
@@ -34,21 +51,21 @@ run_one() {  # name -> prints "name wall_s [sweep_wall_s] [sum_point_s]"
   rm -rf "$out"
   case $name in
     direct)
-      t0=$(now); (cd "$work" && while read -r line; do eval "$line" > /dev/null; done < commands.sh); t1=$(now)
+      t0=$(now); (cd "$work" && "${fresh[@]}" bash -c 'while read -r line; do eval "$line" > /dev/null; done < commands.sh'); t1=$(now)
       echo "direct $(calc "$t1 - $t0")";;
     jobs1|jobs2)
-      t0=$(now); "$cs" sweep "$work/scaling.json" --jobs "${name#jobs}" --out "$out" > "$work/$name.txt"; t1=$(now)
+      t0=$(now); "${fresh[@]}" "$cs" sweep "$work/scaling.json" --jobs "${name#jobs}" --out "$out" > "$work/$name.txt"; t1=$(now)
       local inner sum
       inner=$(grep -o 'in [0-9.]* s wall' "$work/$name.txt" | cut -d' ' -f2)
       sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_time_s") c = i; next } { s += $c } END { printf "%.6f", s }' "$out/results.csv")
       echo "$name $(calc "$t1 - $t0") $inner $sum";;
     mpi2)
-      t0=$(now); "${mpirun_cmd[@]}" -np 2 "$cs" sweep "$work/scaling.json" --out "$out" > "$work/$name.txt"; t1=$(now)
+      t0=$(now); "${fresh[@]}" "${mpirun_cmd[@]}" -np 2 "$cs" sweep "$work/scaling.json" --out "$out" > "$work/$name.txt" 2> "$work/$name.err" || true; t1=$(now)
       inner=$(grep -o 'in [0-9.]* s wall' "$work/$name.txt" | cut -d' ' -f2)
       echo "mpi2 $(calc "$t1 - $t0") $inner";;
   esac
 }
-echo "sweep of $n points (pingpong on two-nodes.xml), $rounds rounds, $(nproc) CPUs"
+echo "sweep of $n points ($label), $rounds rounds, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do
   order=(direct jobs1 jobs2 mpi2)
   (( r % 2 == 0 )) && order=(mpi2 jobs2 jobs1 direct)

@@ -451,6 +451,8 @@ int run_local(const SweepOptions& o) {
     std::map<std::string, nlohmann::json> fresh;
     Progress progress(p.todo.size(), o.progress, o.progress_lines);
     Pool pool(std::max<std::size_t>(1, o.jobs));
+    // One core per job when there are enough, as mpirun binds ranks.
+    if (const auto cpus = usable_cpus(); o.jobs > 1 && cpus.size() >= o.jobs) pool.pin(cpus);
     std::size_t next = 0, ran = 0;
     auto record = [&](nlohmann::json r) {
         const bool failed = record_failed(r);

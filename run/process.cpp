@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -24,6 +25,16 @@ namespace {
 constexpr std::size_t kMaxCapture = 64u << 20;
 
 }  // namespace
+
+std::vector<int> usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> out;
+    if (::sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) out.push_back(c);
+    return out;
+}
 
 std::string last_line(const std::string& text) {
     std::size_t end = text.size();
@@ -96,6 +107,17 @@ void Pool::start(std::size_t id, const std::string& exe, const std::vector<std::
         failed_spawns_.emplace_back(id, c.outcome);
         return;
     }
+    // The lowest slot no running child holds.
+    for (c.slot = 0; c.slot < slots_; ++c.slot)
+        if (std::none_of(running_.begin(), running_.end(),
+                         [&](const Child& r) { return r.slot == c.slot; }))
+            break;
+    if (c.slot < cpus_.size()) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpus_[c.slot], &set);
+        ::sched_setaffinity(c.pid, sizeof set, &set);
+    }
     // Limits on the running child (posix_spawn has no setrlimit; prlimit right after the
     // spawn applies them before the model is even read).
     if (limits.memory_bytes > 0) {
@@ -143,12 +165,12 @@ std::vector<std::pair<std::size_t, Outcome>> Pool::wait(int timeout_ms) {
     while (done.empty() && !running_.empty()) {
         const auto now = std::chrono::steady_clock::now();
         // Children past their wall time: killed; their pipes then close.
+        // Rounded up: 0.9 ms left must sleep 1 ms in poll, not spin with poll(0).
         int wait_ms =
             timeout_ms < 0
                 ? -1
                 : static_cast<int>(std::max<std::int64_t>(
-                      0,
-                      std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()));
+                      0, std::chrono::ceil<std::chrono::milliseconds>(until - now).count()));
         for (auto& c : running_) {
             if (!c.has_deadline || c.killed) continue;
             if (now >= c.deadline) {

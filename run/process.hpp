@@ -28,6 +28,9 @@ struct Outcome {
 class Pool {
   public:
     explicit Pool(std::size_t slots) : slots_(slots) {}
+    // Binds the child of slot k to cpus[k] (sched_setaffinity), as mpirun binds ranks: a
+    // child then keeps its core's caches instead of migrating. Needs cpus.size() >= slots.
+    void pin(std::vector<int> cpus) { cpus_ = std::move(cpus); }
     ~Pool();
     Pool(const Pool&) = delete;
     Pool& operator=(const Pool&) = delete;
@@ -43,7 +46,7 @@ class Pool {
 
   private:
     struct Child {
-        std::size_t id = 0;
+        std::size_t id = 0, slot = 0;
         pid_t pid = -1;
         int out_fd = -1, err_fd = -1;
         std::chrono::steady_clock::time_point start, deadline;
@@ -52,6 +55,7 @@ class Pool {
     };
     void reap(Child& c);
     std::size_t slots_;
+    std::vector<int> cpus_;
     std::vector<Child> running_;
     std::vector<std::pair<std::size_t, Outcome>> failed_spawns_;
 };
@@ -59,6 +63,9 @@ class Pool {
 // Runs one child to completion.
 Outcome run_process(const std::string& exe, const std::vector<std::string>& args,
                     const std::string& cwd, const Limits& limits);
+
+// The CPUs this process may run on (its affinity mask), in order.
+std::vector<int> usable_cpus();
 
 // The last non-empty line of a child's stderr (its one-line error).
 std::string last_line(const std::string& text);
