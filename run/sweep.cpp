@@ -389,8 +389,10 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
     s.groups = ordered;
     double total = 1;
     for (const auto& g : s.groups) total *= static_cast<double>(s.axes[g[0]].values.size());
-    if (total > 1e6)
-        c.fail({"axes"}, fmt::format("axes: {:g} points; at most 1,000,000 per sweep", total));
+    if (total > 200000)
+        c.fail({"axes"},
+               fmt::format("axes: {:g} points; at most 200,000 per sweep (split it into several)",
+                           total));
 
     if (doc.contains("limits")) {
         const ojson& l = doc["limits"];

@@ -187,6 +187,10 @@ TEST(SweepBadInput, EveryMistakeNamesTheLine) {
                  3, "limits.wall_time");
     expect_error("{\n \"base\": {" + m + ", \"app\": \"pingpong\", \"flags\": [\"--json\"]}\n}", 2,
                  "set by the sweep itself");
+    expect_error("{\n \"base\": {" + m +
+                     ", \"app\": \"pingpong\"},\n \"axes\": {\"size\": [\"1B\", "
+                     "\"2B\", \"3B\"], \"seed\": 100000}\n}",
+                 3, "300000 points; at most 200,000");
 }
 
 }  // namespace
