@@ -554,6 +554,7 @@ int run_task(const SweepOptions& o, std::size_t task, std::size_t chunk) {
     std::set<std::size_t> todo(p.todo.begin(), p.todo.end());
     std::size_t ran = 0, failed = 0;
     Pool pool(std::max<std::size_t>(1, o.jobs));
+    if (const auto cpus = usable_cpus(); o.jobs > 1 && cpus.size() >= o.jobs) pool.pin(cpus);
     std::size_t next = first;
     while (next < last || pool.running() > 0) {
         while (pool.free_slots() > 0 && next < last) {
