@@ -61,6 +61,19 @@ TEST(RealMpiSweep, TwoRanksWriteTheResultsOfOneLocalJob) {
     const auto a = deterministic_records(mpi_out), b = deterministic_records(local_out);
     ASSERT_EQ(a.size(), 18u);
     EXPECT_EQ(a, b);
+    // Two points at a time per rank (the slots protocol), with progress lines (mpirun's
+    // stderr is no terminal: whole lines, the last one at the end).
+    const std::string two_out = temp_path("mpi_j2");
+    fs::remove_all(two_out);
+    const Result j2 =
+        run_shell(std::string(CLUSTERSIM_MPIEXEC) +
+                  " --allow-run-as-root --oversubscribe --bind-to none -np 2 " + CLUSTERSIM_BINARY +
+                  " sweep " + file + " --jobs 2 --progress --out " + two_out);
+    EXPECT_EQ(j2.code, 1) << j2.out << j2.err;
+    EXPECT_NE(j2.out.find("(MPI, 2 ranks x 2 jobs; "), std::string::npos) << j2.out;
+    EXPECT_NE(j2.err.find("  sweep: 18/18 points, 6 failed, "), std::string::npos) << j2.err;
+    EXPECT_EQ(deterministic_records(two_out), b);
+    fs::remove_all(two_out);
     // Resume under MPI: nothing left to run.
     const Result again =
         run_shell(std::string(CLUSTERSIM_MPIEXEC) + " --allow-run-as-root --oversubscribe -np 2 " +
