@@ -79,7 +79,7 @@ class Progress {
     double start_, last_ = -1;
 };
 
-// Runs a point's record into `records` and the journal; returns whether it failed.
+// Whether a record is a failure (status other than "ok").
 bool record_failed(const nlohmann::json& record);
 
 // Writes results.jsonl and results.csv (points in index order, those with a record), prints
