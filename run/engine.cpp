@@ -437,7 +437,11 @@ int finish(const Prepared& p, const std::map<std::string, nlohmann::json>& fresh
                         ? ""
                         : ", table: " + (fs::path(p.out_shown) / pl.value("table", "")).string());
             } catch (const InputError& e) {
-                throw InputError(p.spec.file, 0, fmt::format("plots: {}", e.what()));
+                // "--y: no field ..." -> "plots: y: no field ..." (the file's key, not a flag).
+                std::string key = e.file();
+                if (key.rfind("--", 0) == 0) key = key.substr(2);
+                std::replace(key.begin(), key.end(), '-', '_');
+                throw InputError(p.spec.file, 0, fmt::format("plots: {}: {}", key, e.message()));
             }
         }
     return failed > 0 || missing > 0 ? 1 : 0;
