@@ -59,8 +59,8 @@ struct Sweep {
     std::string file, out;
 };
 
-Sweep make_sweep(const std::string& text) {
-    Sweep s{write_temp("sweep.json", text), temp_path("out")};
+Sweep make_sweep(const std::string& text, const std::string& name = "sweep") {
+    Sweep s{write_temp(name + ".json", text), temp_path(name + "_out")};
     fs::remove_all(s.out);
     return s;
 }
@@ -408,6 +408,17 @@ TEST(CliSweepBadInput, OneLineNamingTheFileLineOrFlag) {
                      "--y: no field 'nothing_like_this'");
     expect_bad_input("sweep plot " + s.out + " --x algorithm --y simulated_time --log-x",
                      "--log-x:");
+    // A plot of the file naming a field the results lack: the results are written, then
+    // one error naming the file and the plot's key.
+    const Sweep p = make_sweep(R"({"base": {"model": ")" + example("star-16.xml") +
+                                   R"(", "app": "pingpong"}, "axes": {"size": ["1KiB"]},
+      "plots": [{"x": "size", "y": "nothing", "output": "a.svg"}]})",
+                               "plots");
+    const Result r = run("sweep " + p.file + " --out " + p.out);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(r.err, "clustersim: error: " + p.file +
+                         ": plots: y: no field 'nothing' in the results (point 0)\n");
+    EXPECT_EQ(records(p.out).size(), 1u);
 }
 
 }  // namespace
