@@ -19,3 +19,5 @@ echo "== Parallel I/O: the tables of iosys/README.md (PIOsimHD Figure 5, I/O sch
 bash "$(dirname "$0")/io_tables.sh" "$build"
 echo "== OS jitter: jitSim prediction, 1,048,576 tasks x 100 phases, binary-tree barrier (issue 6: < 30 s, < 2 GiB)"
 "$build/bench/bench_jitter" "$(dirname "$0")/../traces/examples/jitter/this-machine.core0.jtr" 1048576 100 2
+echo "== Sweeps: engine overhead and speed-up on 240 cheap points (issue 24: < 5 ms per point)"
+bash "$(dirname "$0")/sweep_scaling.sh" "$build" 2

@@ -11,6 +11,7 @@
 install(TARGETS clustersim clustersim-jitter-collect RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(CLUSTERSIM_MPI)
   install(TARGETS clustersim-calibrate clustersim-bench clustersim-jacobi clustersim-gargde
+                  clustersim-sweep-mpi
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   install(TARGETS clustersim-trace LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
@@ -32,7 +33,7 @@ install(FILES "${completion}" DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completi
 # Man pages: one for the command, one per subcommand (help2man reads `clustersim SUB --help`
 # through a two-line wrapper script, since it takes a program, not a command line).
 find_program(CLUSTERSIM_HELP2MAN help2man)
-set(CLUSTERSIM_SUBCOMMANDS validate generate run convert import compare trace record jitter
+set(CLUSTERSIM_SUBCOMMANDS validate generate run convert import compare trace record sweep jitter
     jitter-trace list completion)
 if(CLUSTERSIM_HELP2MAN)
   set(man_dir "${PROJECT_BINARY_DIR}/man")

@@ -21,6 +21,7 @@
 #include "tools/jitter_command.hpp"
 #include "tools/record_command.hpp"
 #include "tools/run_command.hpp"
+#include "tools/sweep_command.hpp"
 #include "tools/trace_commands.hpp"
 #include "tools/version.hpp"
 #include "topologies/generators.hpp"
@@ -542,6 +543,9 @@ int main(int argc, char** argv) {
     auto* help = app.add_subcommand("help", "Print the help of clustersim or of one command");
     help->add_option("COMMAND", help_topic, "a command, e.g. run");
 
+    SweepFlags sw;
+    add_sweep_command(app, sw);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -601,6 +605,7 @@ int main(int argc, char** argv) {
         if (*record) return cmd_record(rec);
         if (*list) return cmd_list(list_kinds);
         if (int code = 0; run_jitter_commands(jc, code)) return code;
+        if (int code = 0; run_sweep_command(sw, code)) return code;
     } catch (const InputError& e) {
         std::cerr << "clustersim: error: " << e.what() << "\n";
         return kBadInput;
