@@ -50,6 +50,7 @@ traces::Trace load(const std::string& path, const std::string& format, bool skip
     traces::Trace t = traces::load_trace(p, format, o, report);
     for (const auto& [kind, n] : report.skipped)
         std::cerr << fmt::format("clustersim: skipped {} '{}' record(s) of {}\n", n, kind, p);
+    print_unmodeled(report, p);
     return t;
 }
 

@@ -21,6 +21,9 @@ struct ReadOptions {
 struct ReadReport {
     std::map<std::string, std::uint64_t> skipped;  // record kind -> how many were skipped
     std::vector<std::string> notes;                // what the reader assumed, one line each
+    // MPI calls kept as `unmodeled` records (replayed as their recorded duration), by MPI
+    // function name (OTF2 and DUMPI readers).
+    std::map<std::string, std::uint64_t> unmodeled;
 };
 
 class TraceReader {
@@ -59,5 +62,7 @@ std::unique_ptr<TraceReader> make_native_text_reader();
 std::unique_ptr<TraceReader> make_native_binary_reader();
 std::unique_ptr<TraceReader> make_simgrid_ti_reader();
 std::unique_ptr<TraceReader> make_hdtrace_reader();
+std::unique_ptr<TraceReader> make_otf2_reader();
+std::unique_ptr<TraceReader> make_dumpi_reader();
 
 }  // namespace clustersim::traces
