@@ -12,6 +12,7 @@
 #include "traces/compare.hpp"
 #include "traces/import.hpp"
 #include "traces/merge.hpp"
+#include "traces/otf2.hpp"
 #include "traces/reader.hpp"
 #include "traces/recorder.hpp"
 #include "traces/stats.hpp"
@@ -70,12 +71,14 @@ void write_outputs(const std::string& dir, const traces::RunLog& log,
         f << summary;
     }
     traces::write_binary(simulated, (d / "simulated.cstrace").string());
+    traces::write_otf2(simulated, (d / "timeline.otf2").string());
     if (!print) return;
     std::cout << "\n" << summary;
     std::cout << fmt::format(
         "\n  wrote {}: timeline.json (open in https://ui.perfetto.dev or chrome://tracing), "
         "ranks.csv, operations.csv, histogram_sizes.csv, histogram_bandwidth.csv, "
-        "summary.txt, simulated.cstrace\n",
+        "summary.txt, simulated.cstrace, timeline.otf2 (+ timeline.def, timeline/: OTF2 for "
+        "Vampir and other OTF2 tools)\n",
         dir);
 }
 
@@ -84,14 +87,16 @@ int cmd_convert(const ConvertFlags& f) {
     std::string to = f.to;
     if (to.empty()) {
         const std::string ext = fs::path(f.output).extension().string();
-        to = ext == ".txt" || ext == ".cstrace-text" ? "text" : "binary";
+        to = ext == ".txt" || ext == ".cstrace-text" ? "text" : ext == ".otf2" ? "otf2" : "binary";
     }
     if (to == "text")
         traces::write_text(t, f.output);
     else if (to == "binary")
         traces::write_binary(t, f.output);
+    else if (to == "otf2")
+        traces::write_otf2(t, f.output);
     else
-        throw InputError("--to", 0, fmt::format("'{}': expected text or binary", to));
+        throw InputError("--to", 0, fmt::format("'{}': expected text, binary or otf2", to));
     const std::uint64_t in = file_size(f.input), out = file_size(f.output);
     std::cout << fmt::format("converted {} ({}, {} ranks, {} records, {}) to {} ({} format, {})",
                              f.input, t.format, t.ranks(), t.total_events(), format_size(in),

@@ -54,4 +54,37 @@ std::vector<std::uint64_t> parse_counts_attr(const std::string& text) {
     return out;
 }
 
+std::string join_property_lines(const std::vector<std::string>& lines) {
+    std::string out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        if (i > 0) out += '\n';
+        for (char c : lines[i]) {
+            if (c == '\\')
+                out += "\\\\";
+            else if (c == '\n')
+                out += "\\n";
+            else
+                out += c;
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> split_property_lines(const std::string& value) {
+    std::vector<std::string> out(1);
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const char c = value[i];
+        if (c == '\n') {
+            out.emplace_back();
+        } else if (c == '\\' && i + 1 < value.size()) {
+            out.back() += value[i + 1] == 'n' ? '\n' : value[i + 1];
+            ++i;
+        } else {
+            out.back() += c;
+        }
+    }
+    if (value.empty()) out.clear();
+    return out;
+}
+
 }  // namespace clustersim::traces

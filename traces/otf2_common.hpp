@@ -26,4 +26,15 @@ std::string mpi_name_of_coll(mpi::CollOp op, bool nonblocking);
 std::string format_counts_attr(const std::vector<std::uint64_t>& counts);
 std::vector<std::uint64_t> parse_counts_attr(const std::string& text);
 
+// Lines of text in one OTF2 property value: '\\' and '\n' inside a line are escaped.
+std::string join_property_lines(const std::vector<std::string>& lines);
+std::vector<std::string> split_property_lines(const std::string& value);
+
+// Archive properties the writer sets (the trace's metadata and tables).
+inline constexpr const char* kOtf2PropName = "CLUSTERSIM::NAME";
+inline constexpr const char* kOtf2PropSpeed = "CLUSTERSIM::TRACED_SPEED";
+inline constexpr const char* kOtf2PropStrings = "CLUSTERSIM::STRINGS";
+inline constexpr const char* kOtf2PropCounts = "CLUSTERSIM::COUNTS";
+inline constexpr const char* kOtf2PropFiles = "CLUSTERSIM::FILES";  // "size stripe name"
+
 }  // namespace clustersim::traces

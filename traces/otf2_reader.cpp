@@ -13,10 +13,14 @@
 //  - Timestamps: ticks since the clock's global offset, converted to picoseconds (nearest).
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <sstream>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -164,6 +168,9 @@ struct Shared {
     std::uint64_t unknown_comm_calls = 0, unmatched_creations = 0, parentless = 0;
     std::uint64_t nonblocking_without_events = 0, cancelled = 0, untracked_completions = 0;
     std::uint64_t open_irecvs = 0;
+    // Written by clustersim's OTF2 writer: every record is a region (compute included) with
+    // clustersim:* attributes; no compute is synthesized between regions.
+    bool clustersim = false;
 };
 
 std::string lower(std::string s) {
@@ -187,7 +194,7 @@ class RankReader {
         const std::string name = it == sh_.defs->regions.end() ? std::string() : it->second;
         const bool mpi = name.rfind("MPI_", 0) == 0;
         const bool compute = name == kOtf2ComputeRegion;
-        if (!mpi && !compute) return;  // user code: part of the compute between calls
+        if (!mpi && !compute && !sh_.clustersim) return;  // user code: part of the compute
         in_call_ = true;
         call_depth_ = depth_;
         call_ = Call{};
@@ -341,8 +348,10 @@ class RankReader {
     void unmodeled(const Call& c) {
         Record r;
         r.kind = mpi::OpKind::Unmodeled;
-        r.path = sh_.trace->intern(c.name);
-        r.compute_time = c.end - c.start;
+        r.path = c.attrs.values.count("nopath") ? kNone : sh_.trace->intern(c.name);
+        r.instructions = attr(c, "instructions", 0);
+        r.compute_time = Time::ps(static_cast<std::int64_t>(
+            attr(c, "compute_time", static_cast<std::uint64_t>((c.end - c.start).ps()))));
         push(r, c);
         ++sh_.report->unmodeled[c.name];
     }
@@ -356,6 +365,11 @@ class RankReader {
             r.timed = true;
             r.start = c.start;
             r.end = c.end;
+            // clamped by the writer (OTF2 timestamps never decrease): the record's own times
+            if (auto s = c.attrs.values.find("start"); s != c.attrs.values.end())
+                r.start = Time::ps(static_cast<std::int64_t>(s->second));
+            if (auto e = c.attrs.values.find("end"); e != c.attrs.values.end())
+                r.end = Time::ps(static_cast<std::int64_t>(e->second));
         }
         records_.push_back(r);
     }
@@ -384,10 +398,18 @@ class RankReader {
         auto it = c.attrs.values.find(name);
         return it == c.attrs.values.end() ? def : it->second;
     }
+    std::int32_t sattr(const Call& c, const char* name, std::int32_t def) const {
+        auto it = c.attrs.values.find(name);
+        return it == c.attrs.values.end() ? def : static_cast<std::int32_t>(it->second);
+    }
+    std::uint32_t handle_attr(const Call& c) {
+        auto it = c.attrs.values.find("handle");
+        return it != c.attrs.values.end() ? static_cast<std::uint32_t>(it->second) : new_handle();
+    }
 
     void finish_call() {
         Call& c = call_;
-        if (!c.attrs.values.count("nogap")) gap_before(c.start);
+        if (!sh_.clustersim) gap_before(c.start);
         if (c.start > last_end_ || !have_last_) last_end_ = c.end;
         last_end_ = std::max(last_end_, c.end);
         have_last_ = true;
@@ -397,12 +419,10 @@ class RankReader {
             r.instructions = attr(c, "instructions", 0);
             r.compute_time = Time::ps(static_cast<std::int64_t>(
                 attr(c, "compute_time", static_cast<std::uint64_t>((c.end - c.start).ps()))));
-            if (r.instructions != 0 && !c.attrs.values.count("compute_time"))
-                r.compute_time = Time::zero();
             push(r, c);
             return;
         }
-        if (!map_call(c)) unmodeled(c);
+        if (c.attrs.values.count("unmodeled") || !map_call(c)) unmodeled(c);
     }
 
     // Maps a call by its events; false: not a modelled operation (an unmodeled record).
@@ -414,7 +434,7 @@ class RankReader {
             return nullptr;
         };
         auto p2p = [&](Record& r, const Event& e) -> bool {
-            const std::int32_t h = handle_of(e.comm);
+            const std::int32_t h = comm_of(c, e.comm);
             if (h < 0) {
                 ++sh_.unknown_comm_calls;
                 return false;
@@ -437,18 +457,18 @@ class RankReader {
             r.newcomm = next_comm_++;
             push(r, c);
             const std::size_t idx = records_.size() - 1;
-            if (const Event* e = first(Event::CommCreate)) {
-                bind_creation(idx, e->comm);
-            } else if (c.attrs.values.count("color") || c.attrs.values.count("newcomm")) {
+            const Event* created = first(Event::CommCreate);
+            if (c.attrs.values.count("color") || c.attrs.values.count("newcomm")) {
                 Record& w = records_[idx];
-                w.comm = static_cast<std::int32_t>(attr(c, "comm", 0));
-                w.color = static_cast<std::int32_t>(attr(c, "color", 0));
-                w.key = static_cast<std::int32_t>(attr(c, "key", 0));
+                w.comm = sattr(c, "comm", 0);
+                w.color = sattr(c, "color", 0);
+                w.key = sattr(c, "key", 0);
                 w.newcomm = static_cast<std::uint32_t>(attr(c, "newcomm", w.newcomm));
                 next_comm_ = std::max(next_comm_, w.newcomm + 1);
-                if (c.attrs.values.count("otf2_comm"))
-                    comm_handle_[static_cast<std::uint32_t>(attr(c, "otf2_comm", 0))] =
-                        static_cast<std::int32_t>(w.newcomm);
+                if (created != nullptr)
+                    comm_handle_[created->comm] = static_cast<std::int32_t>(w.newcomm);
+            } else if (created != nullptr) {
+                bind_creation(idx, created->comm);
             } else {
                 creations_.push_back(idx);
             }
@@ -489,7 +509,7 @@ class RankReader {
             Record r;
             r.kind = mpi::OpKind::Isend;
             if (e == nullptr || !p2p(r, *e)) return false;
-            r.handle = static_cast<std::uint32_t>(attr(c, "handle", new_handle()));
+            r.handle = handle_attr(c);
             requests_[e->request] = r.handle;
             push(r, c);
             complete(c, records_.size() - 1);
@@ -502,7 +522,7 @@ class RankReader {
             r.kind = mpi::OpKind::Irecv;
             r.peer = mpi::kAnySource;
             r.tag = mpi::kAnyTag;
-            r.handle = static_cast<std::uint32_t>(attr(c, "handle", new_handle()));
+            r.handle = handle_attr(c);
             requests_[e->request] = r.handle;
             push(r, c);
             open_irecv_[e->request] = records_.size() - 1;
@@ -522,8 +542,20 @@ class RankReader {
             r.kind = mpi::OpKind::Collective;
             r.coll = op;
             r.nonblocking = nonblocking;
+            if (nonblocking && c.attrs.values.count("handle")) {
+                // written by clustersim: every field is in the attributes
+                r.handle = handle_attr(c);
+                r.root = sattr(c, "root", 0);
+                r.comm = sattr(c, "comm", 0);
+                r.bytes = attr(c, "bytes", 0);
+                if (auto t = c.attrs.texts.find("counts"); t != c.attrs.texts.end())
+                    r.counts = sh_.trace->add_counts(parse_counts_attr(t->second));
+                requests_[e->request] = r.handle;
+                push(r, c);
+                return true;
+            }
             if (nonblocking) {
-                r.handle = static_cast<std::uint32_t>(attr(c, "handle", new_handle()));
+                r.handle = handle_attr(c);
                 requests_[e->request] = r.handle;
                 push(r, c);
                 open_nbc_[e->request] = records_.size() - 1;
@@ -534,10 +566,50 @@ class RankReader {
             push(r, c);
             return true;
         }
+        // MPI-IO written by clustersim (attributes); Score-P's I/O events are not mapped
+        if (n.rfind("file_", 0) == 0 && c.attrs.values.count("file")) {
+            static const std::map<std::string, mpi::OpKind> io = {
+                {"file_open", mpi::OpKind::FileOpen},
+                {"file_close", mpi::OpKind::FileClose},
+                {"file_set_view", mpi::OpKind::FileSetView},
+                {"file_seek", mpi::OpKind::FileSeek},
+                {"file_write", mpi::OpKind::FileWrite},
+                {"file_read", mpi::OpKind::FileRead},
+                {"file_write_at", mpi::OpKind::FileWriteAt},
+                {"file_read_at", mpi::OpKind::FileReadAt},
+                {"file_write_all", mpi::OpKind::FileWriteAll},
+                {"file_read_all", mpi::OpKind::FileReadAll},
+                {"file_write_at_all", mpi::OpKind::FileWriteAtAll},
+                {"file_read_at_all", mpi::OpKind::FileReadAtAll},
+                {"file_sync", mpi::OpKind::FileSync}};
+            auto k = io.find(n);
+            if (k == io.end()) return false;
+            Record r;
+            r.kind = k->second;
+            r.file = static_cast<std::uint32_t>(attr(c, "file", 0));
+            r.comm = sattr(c, "comm", 0);
+            if (auto t = c.attrs.texts.find("path"); t != c.attrs.texts.end())
+                r.path = sh_.trace->intern(t->second);
+            r.bytes = attr(c, "bytes", 0);
+            r.offset = attr(c, "offset", 0);
+            r.view_block = attr(c, "view_block", 0);
+            r.view_stride = attr(c, "view_stride", 0);
+            r.whence = static_cast<std::uint8_t>(attr(c, "whence", mpi::kSeekSet));
+            push(r, c);
+            return true;
+        }
         // waits and tests
         if (n == "wait" || n == "waitall" || n == "waitany" || n == "waitsome" || n == "test" ||
             n == "testall" || n == "testany" || n == "testsome") {
             std::vector<std::uint32_t> handles = completions(c);
+            if (c.attrs.values.count("handle")) {  // written by clustersim
+                Record r;
+                r.kind = n == "waitall" ? mpi::OpKind::Waitall : mpi::OpKind::Wait;
+                r.handle = static_cast<std::uint32_t>(attr(c, "handle", 0));
+                r.count = static_cast<std::uint32_t>(attr(c, "count", 0));
+                push(r, c);
+                return true;
+            }
             if (handles.empty()) return false;
             const bool all = n == "waitall" || n == "testall";
             std::vector<std::uint32_t> sorted = handles;
@@ -566,8 +638,15 @@ class RankReader {
         return false;
     }
 
+    // The rank's handle of an event's communicator: the writer's attribute if there is one.
+    std::int32_t comm_of(const Call& c, std::uint32_t comm) {
+        if (auto it = c.attrs.values.find("comm"); it != c.attrs.values.end())
+            return static_cast<std::int32_t>(it->second);
+        return handle_of(comm);
+    }
+
     bool fill_collective(Record& r, const Event& e, const Call& c) {
-        const std::int32_t h = handle_of(e.comm);
+        const std::int32_t h = comm_of(c, e.comm);
         if (h < 0) {
             ++sh_.unknown_comm_calls;
             return false;
@@ -596,6 +675,11 @@ class RankReader {
                 r.bytes = e.bytes / n;
                 break;
             default: {  // v-collectives: one count list per call, shared by the members
+                if (auto text = c.attrs.texts.find("counts"); text != c.attrs.texts.end()) {
+                    r.counts = sh_.trace->add_counts(parse_counts_attr(text->second));
+                    r.bytes = 0;
+                    break;
+                }
                 const auto members = comm_members(e.comm);
                 const auto me = static_cast<std::size_t>(
                     std::find(members.begin(), members.end(), rank_) - members.begin());
@@ -611,10 +695,7 @@ class RankReader {
                              .first;
                 }
                 auto& list = sh_.trace->count_lists[static_cast<std::size_t>(it->second)];
-                auto text = c.attrs.texts.find("counts");
-                if (text != c.attrs.texts.end()) {
-                    list = parse_counts_attr(text->second);
-                } else if (me < n) {
+                if (me < n) {
                     if (r.coll == CollOp::Gatherv) list[me] = e.bytes;
                     if (r.coll == CollOp::Allgatherv) list[me] = e.bytes / n;
                     if (r.coll == CollOp::Scatterv) list[me] = e.received;
@@ -837,6 +918,43 @@ std::string anchor_of(const std::string& path) {
     return found;
 }
 
+// An archive property's value, if set.
+std::optional<std::string> property(OTF2_Reader* r, const char* name) {
+    char* v = nullptr;
+    if (OTF2_Reader_GetProperty(r, name, &v) != OTF2_SUCCESS || v == nullptr) return std::nullopt;
+    std::string out(v);
+    std::free(v);
+    return out;
+}
+
+// The metadata and tables clustersim's writer stores as archive properties.
+void read_properties(OTF2_Reader* r, const std::string& path, Trace& t) {
+    if (auto v = property(r, kOtf2PropName)) t.name = *v;
+    if (auto v = property(r, kOtf2PropSpeed)) {
+        auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), t.traced_speed);
+        if (ec != std::errc() || p != v->data() + v->size())
+            throw InputError(
+                path, 0,
+                fmt::format("property {}: expected an integer, got '{}'", kOtf2PropSpeed, *v));
+    }
+    if (auto v = property(r, kOtf2PropStrings)) t.strings = split_property_lines(*v);
+    if (auto v = property(r, kOtf2PropCounts))
+        for (const std::string& line : split_property_lines(*v))
+            t.count_lists.push_back(parse_counts_attr(line));
+    if (auto v = property(r, kOtf2PropFiles))
+        for (const std::string& line : split_property_lines(*v)) {
+            io::FileDecl f;
+            std::istringstream in(line);
+            in >> f.size >> f.stripe;
+            in.get();
+            std::getline(in, f.name);
+            if (!in && !in.eof())
+                throw InputError(path, 0,
+                                 fmt::format("property {}: bad line '{}'", kOtf2PropFiles, line));
+            t.files.push_back(f);
+        }
+}
+
 class Otf2Reader final : public TraceReader {
   public:
     std::string name() const override { return "otf2"; }
@@ -861,6 +979,7 @@ class Otf2Reader final : public TraceReader {
         check(OTF2_Reader_SetSerialCollectiveCallbacks(r), path, "OTF2 reader");
 
         Defs defs;
+        bool sh_clustersim = false;
         {
             OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(r);
             if (gdr == nullptr) throw InputError(path, 0, "cannot read the global definitions");
@@ -879,6 +998,8 @@ class Otf2Reader final : public TraceReader {
             check(OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &n), path, "global definitions");
             OTF2_Reader_CloseGlobalDefReader(r, gdr);
         }
+        for (const auto& [id, name] : defs.regions)
+            if (name == kOtf2ComputeRegion) sh_clustersim = true;
         if (defs.ticks_per_s == 0)
             throw InputError(path, 0, "the clock properties give 0 ticks per second");
 
@@ -910,6 +1031,7 @@ class Otf2Reader final : public TraceReader {
                                              loc));
 
         Shared sh;
+        sh.clustersim = sh_clustersim;
         sh.defs = &defs;
         sh.path = path;
         sh.report = &report;
@@ -933,6 +1055,7 @@ class Otf2Reader final : public TraceReader {
         trace.resize(sh.ranks);
         trace.source = given;
         trace.name = fs::path(path).stem().string();
+        read_properties(r, path, trace);
         sh.trace = &trace;
 
         std::uint64_t other_locations = 0, other_events = 0;
