@@ -885,7 +885,7 @@ OTF2_ErrorCode on_otf2_error(void*, const char*, std::uint64_t, const char*, OTF
                              const char* msg, va_list args) {
     char buf[512];
     std::vsnprintf(buf, sizeof buf, msg, args);
-    g_otf2_error = fmt::format("{}: {}", OTF2_Error_GetName(code), buf);
+    g_otf2_error = buf;
     return code;
 }
 
@@ -1105,10 +1105,16 @@ class Otf2Reader final : public TraceReader {
         for (std::uint32_t rank = 0; rank < sh.ranks; ++rank) {
             const std::uint64_t loc = rank_location[rank];
             OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(r, loc);
-            if (er == nullptr)
-                throw InputError(path, 0,
-                                 fmt::format("location {} (rank {}): cannot open its events: {}",
-                                             loc, rank, otf2_error(OTF2_ERROR_INVALID)));
+            if (er == nullptr) {
+                const fs::path evt = fs::path(path).parent_path() / fs::path(path).stem() /
+                                     fmt::format("{}.evt", loc);
+                std::error_code ec;
+                throw InputError(
+                    path, 0,
+                    fmt::format("location {} (rank {}): cannot open its events ({})", loc, rank,
+                                fs::exists(evt, ec) ? otf2_error(OTF2_ERROR_INVALID)
+                                                    : "'" + evt.string() + "' is missing"));
+            }
             RankReader rank_reader(sh, rank, loc);
             check(OTF2_Reader_RegisterEvtCallbacks(r, er, cb, &rank_reader), path, "callbacks");
             std::uint64_t n = 0;

@@ -1,0 +1,295 @@
+// The OTF2 reader (traces/otf2_reader.cpp) on the Score-P trace in
+// ../shared/external/otf2-scorep-sst-macro (10 ranks; the expected figures were counted with
+// `otf2-print traces.otf2 | awk`), and the OTF2 writer (traces/otf2_writer.cpp): native ->
+// OTF2 -> native keeps every record and timestamp, and otf2-print reads what it writes.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#include "simulator/error.hpp"
+#include "trace_fixtures.hpp"
+#include "traces/otf2.hpp"
+#include "traces/reader.hpp"
+#include "traces/trace.hpp"
+
+namespace {
+
+using namespace clustersim;
+using namespace clustersim::traces;
+using namespace clustersim::traces::testing;
+namespace fs = std::filesystem;
+
+const std::string kDir = std::string(CLUSTERSIM_SHARED_DIR) + "/external/otf2-scorep-sst-macro";
+const std::string kAnchor = kDir + "/traces.otf2";
+
+const TraceReader& otf2_reader() {
+    static const auto r = make_otf2_reader();
+    return *r;
+}
+
+Trace read_scorep(ReadReport& report) {
+    return read_with(otf2_reader(), kAnchor, report);
+}
+
+std::string temp(const std::string& name) {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const fs::path d =
+        fs::path(::testing::TempDir()) /
+        (std::string("clustersim_otf2_") + info->name() + "_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return (d / name).string();
+}
+
+TEST(Otf2Reader, ScorepRecordCountsPerRankAndKind) {
+    SKIP_WITHOUT_EXTERNAL();
+    ReadReport report;
+    const Trace t = read_scorep(report);
+    ASSERT_EQ(t.ranks(), 10u);
+    // Per rank (otf2-print -L R | awk: every rank has the same calls): 144 MPI_Isend and
+    // MPI_Irecv, 48 MPI_Waitall (6 requests each), 36 of each blocking collective of the
+    // size sweep, 3 rooted ones each, 2 MPI_Comm_split; the nonblocking collectives carry no
+    // events in this Score-P version, so they and their 108 MPI_Wait are unmodeled, with
+    // MPI_Init 1, MPI_Initialized 2, MPI_Comm_rank 11, MPI_Comm_size 10, MPI_Comm_free 2,
+    // MPI_Finalize 1: 243 unmodeled calls.
+    const std::map<std::string, int> expected{
+        {"isend", 144},    {"irecv", 144},   {"waitall", 48},   {"allgather", 36},
+        {"allreduce", 36}, {"alltoall", 36}, {"gather", 3},     {"bcast", 3},
+        {"reduce", 3},     {"scatter", 3},   {"comm_split", 2}, {"unmodeled", 243}};
+    for (std::uint32_t r = 0; r < t.ranks(); ++r) {
+        EXPECT_EQ(kinds(t, r, false), expected) << "rank " << r;
+        // 2,218 events per location: 701 ENTER/LEAVE pairs are 701 calls, each preceded by
+        // a compute gap (none is zero-length in this trace)
+        EXPECT_EQ(kinds(t, r).at("compute"), 701) << "rank " << r;
+    }
+    EXPECT_EQ(report.unmodeled.at("MPI_Wait"), 1080u);
+    EXPECT_EQ(report.unmodeled.at("MPI_Iallreduce"), 360u);
+    EXPECT_EQ(report.unmodeled.at("MPI_Comm_rank"), 110u);
+    EXPECT_EQ(report.unmodeled.at("MPI_Comm_free"), 20u);
+    std::uint64_t unmodeled = 0;
+    for (const auto& [name, n] : report.unmodeled) unmodeled += n;
+    EXPECT_EQ(unmodeled, 2430u);
+    bool noted = false;
+    for (const auto& n : report.notes)
+        noted |= n.find("1080 nonblocking") != std::string::npos ||
+                 n.find("nonblocking collective") != std::string::npos;
+    EXPECT_TRUE(noted);
+}
+
+TEST(Otf2Reader, ScorepBytesSentEqualBytesReceived) {
+    SKIP_WITHOUT_EXTERNAL();
+    ReadReport report;
+    const Trace t = read_scorep(report);
+    // otf2-print | awk: MPI_ISEND lengths and MPI_IRECV lengths both sum to 23,592,600 B
+    std::uint64_t sent = 0, received = 0;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> world_pairs;
+    for (std::uint32_t r = 0; r < t.ranks(); ++r)
+        for (const Record& rec : records(t, r)) {
+            if (rec.kind == mpi::OpKind::Isend) {
+                sent += rec.bytes;
+                if (rec.comm == 0)
+                    world_pairs[{r, static_cast<std::uint32_t>(rec.peer)}] += rec.bytes;
+            }
+            if (rec.kind == mpi::OpKind::Irecv) {
+                EXPECT_GE(rec.peer, 0) << "every Irecv completed with its sender";
+                received += rec.bytes;
+                if (rec.comm == 0)
+                    world_pairs[{static_cast<std::uint32_t>(rec.peer), r}] -= rec.bytes;
+            }
+        }
+    EXPECT_EQ(sent, 23'592'600u);
+    EXPECT_EQ(received, 23'592'600u);
+    for (const auto& [pair, diff] : world_pairs)
+        EXPECT_EQ(diff, 0u) << "rank " << pair.first << " -> " << pair.second;
+}
+
+TEST(Otf2Reader, ScorepCommunicatorsReconstructedFromTheDefinitions) {
+    SKIP_WITHOUT_EXTERNAL();
+    ReadReport report;
+    const Trace t = read_scorep(report);
+    // The definitions: COMM 1..4 = {0,6}, {1,7}, {2,8}, {3,9} split from MPI_COMM_WORLD; ranks
+    // 4 and 5 got a communicator of their own (COMM_SELF group), as every rank did from the
+    // second split.
+    std::vector<std::vector<Record>> splits(t.ranks());
+    for (std::uint32_t r = 0; r < t.ranks(); ++r)
+        for (const Record& rec : records(t, r))
+            if (rec.kind == mpi::OpKind::CommSplit) splits[r].push_back(rec);
+    for (std::uint32_t r = 0; r < t.ranks(); ++r) {
+        ASSERT_EQ(splits[r].size(), 2u) << r;
+        EXPECT_EQ(splits[r][0].comm, 0);
+        EXPECT_EQ(splits[r][0].newcomm, 1u);
+        EXPECT_EQ(splits[r][1].newcomm, 2u);
+    }
+    for (std::uint32_t r = 0; r < 4; ++r) {
+        EXPECT_EQ(splits[r][0].color, splits[r + 6][0].color) << r;
+        EXPECT_EQ(splits[r][0].key, 0);
+        EXPECT_EQ(splits[r + 6][0].key, 1);
+    }
+    std::set<std::int32_t> first, second;
+    for (std::uint32_t r = 0; r < t.ranks(); ++r) {
+        first.insert(splits[r][0].color);
+        second.insert(splits[r][1].color);
+    }
+    EXPECT_EQ(first.size(), 6u);    // four pairs, ranks 4 and 5 alone
+    EXPECT_EQ(second.size(), 10u);  // every rank alone
+    // Point-to-point on the new communicators names ranks within them.
+    for (std::uint32_t r = 0; r < t.ranks(); ++r)
+        for (const Record& rec : records(t, r)) {
+            if (rec.kind != mpi::OpKind::Isend && rec.kind != mpi::OpKind::Irecv) continue;
+            const int size = rec.comm == 0 ? 10 : rec.comm == 2 || r == 4 || r == 5 ? 1 : 2;
+            EXPECT_LT(rec.peer, size) << "rank " << r << " comm " << rec.comm;
+        }
+}
+
+TEST(Otf2Reader, ScorepTimestampsKeepTheRecordedTimeline) {
+    SKIP_WITHOUT_EXTERNAL();
+    ReadReport report;
+    const Trace t = read_scorep(report);
+    // Clock: 1,995,386,627 ticks/s, global offset 3,971,700,851,734,240; rank 1's last LEAVE
+    // (MPI_Finalize) is at tick 3,971,703,341,782,773: 2,490,048,533 ticks after the offset
+    // = 1,247,902,787,012 ps (nearest).
+    const auto r1 = records(t, 1);
+    EXPECT_EQ(r1.back().end.ps(), 1'247'902'787'012);
+    for (std::uint32_t r = 0; r < t.ranks(); ++r) {
+        const auto recs = records(t, r);
+        Time prev;
+        for (const Record& rec : recs) {
+            ASSERT_TRUE(rec.timed);
+            EXPECT_EQ(rec.start, prev) << "rank " << r << ": records tile the timeline";
+            EXPECT_GE(rec.end, rec.start);
+            prev = rec.end;
+        }
+    }
+}
+
+TEST(Otf2Reader, DetectedByContentAndBadArchivesAreOneLineErrors) {
+    SKIP_WITHOUT_EXTERNAL();
+    ReadReport report;
+    EXPECT_EQ(load_trace(kAnchor, "auto", {}, report).format, "otf2");
+    EXPECT_EQ(load_trace(kDir, "otf2", {}, report).ranks(), 10u) << "a folder with one anchor";
+    // a copy whose rank 3 events are cut in the middle
+    const fs::path copy = fs::path(temp("cut"));
+    fs::remove_all(copy);
+    fs::create_directories(copy / "traces");
+    for (const auto& e : fs::directory_iterator(kDir))
+        if (e.is_regular_file()) fs::copy_file(e.path(), copy / e.path().filename());
+    for (const auto& e : fs::directory_iterator(kDir + "/traces"))
+        fs::copy_file(e.path(), copy / "traces" / e.path().filename());
+    fs::resize_file(copy / "traces" / "3.evt", 10000);
+    try {
+        (void)read_with(otf2_reader(), (copy / "traces.otf2").string(), report);
+        ADD_FAILURE() << "a truncated event file must not read";
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("traces.otf2"), std::string::npos) << what;
+        EXPECT_NE(what.find("rank 3"), std::string::npos) << what;
+        EXPECT_NE(what.find("event "), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+    // a missing event file
+    fs::remove(copy / "traces" / "3.evt");
+    EXPECT_THROW((void)read_with(otf2_reader(), (copy / "traces.otf2").string(), report),
+                 InputError);
+    // not an archive
+    const std::string junk = temp("junk.otf2");
+    std::ofstream(junk) << "not OTF2 at all";
+    EXPECT_THROW((void)read_with(otf2_reader(), junk, report), InputError);
+    EXPECT_THROW((void)load_trace(junk, "auto", {}, report), InputError);
+}
+
+// Records of two traces are equal, counts and paths compared by content.
+void expect_same_records(const Trace& a, const Trace& b) {
+    ASSERT_EQ(a.ranks(), b.ranks());
+    for (std::uint32_t r = 0; r < a.ranks(); ++r) {
+        const auto ra = records(a, r), rb = records(b, r);
+        ASSERT_EQ(ra.size(), rb.size()) << "rank " << r;
+        for (std::size_t i = 0; i < ra.size(); ++i) {
+            Record x = ra[i], y = rb[i];
+            if (x.counts >= 0) {
+                ASSERT_GE(y.counts, 0);
+                EXPECT_EQ(a.count_lists[static_cast<std::size_t>(x.counts)],
+                          b.count_lists[static_cast<std::size_t>(y.counts)]);
+                x.counts = y.counts = 0;
+            }
+            if (x.path >= 0) {
+                ASSERT_GE(y.path, 0);
+                EXPECT_EQ(a.strings[static_cast<std::size_t>(x.path)],
+                          b.strings[static_cast<std::size_t>(y.path)]);
+                x.path = y.path = 0;
+            }
+            EXPECT_EQ(x, y) << "rank " << r << " record " << i << ": " << record_name(x);
+        }
+    }
+}
+
+std::string text_of(const Trace& t, const std::string& path) {
+    write_text(t, path);
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+TEST(Otf2Writer, EveryKindFixtureRoundTripsByteForByte) {
+    const std::string fixture =
+        std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/traces/every-kind.trace";
+    const Trace original = read_text(fixture);
+    const std::string anchor = temp("every.otf2");
+    write_otf2(original, anchor);
+    ASSERT_TRUE(fs::exists(anchor));
+    ASSERT_TRUE(fs::is_directory(fs::path(anchor).parent_path() / "every"));
+    ReadReport report;
+    const Trace back = read_with(otf2_reader(), anchor, report);
+    expect_same_records(original, back);
+    // name, traced speed, strings, count lists and files come back too: the text is identical
+    EXPECT_EQ(text_of(back, temp("back.trace")), text_of(original, temp("orig.trace")));
+    // writing again replaces the archive
+    write_otf2(back, anchor);
+    ReadReport again;
+    expect_same_records(original, read_with(otf2_reader(), anchor, again));
+}
+
+TEST(Otf2Writer, ScorepTraceRoundTripsThroughTheWriter) {
+    SKIP_WITHOUT_EXTERNAL();
+    ReadReport report;
+    const Trace scorep = read_scorep(report);
+    const std::string anchor = temp("scorep.otf2");
+    write_otf2(scorep, anchor);
+    ReadReport back_report;
+    const Trace back = read_with(otf2_reader(), anchor, back_report);
+    expect_same_records(scorep, back);
+    EXPECT_EQ(back_report.unmodeled, report.unmodeled);
+}
+
+TEST(Otf2Writer, Otf2PrintReadsTheWrittenArchive) {
+    if (std::system("command -v otf2-print >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "otf2-print (Debian otf2-tools) is not installed";
+    const Trace original =
+        read_text(std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/traces/every-kind.trace");
+    const std::string anchor = temp("printed.otf2");
+    write_otf2(original, anchor);
+    const std::string out = temp("print.txt"), defs = temp("defs.txt");
+    ASSERT_EQ(std::system(("otf2-print " + anchor + " >" + out + " 2>&1").c_str()), 0);
+    ASSERT_EQ(std::system(("otf2-print -G " + anchor + " >" + defs + " 2>&1").c_str()), 0);
+    std::ifstream in(out);
+    std::uint64_t enters = 0, leaves = 0;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("ENTER ", 0) == 0) ++enters;
+        if (line.rfind("LEAVE ", 0) == 0) ++leaves;
+    }
+    // one region per record
+    EXPECT_EQ(enters, original.total_events());
+    EXPECT_EQ(leaves, original.total_events());
+    std::ifstream d(defs);
+    std::stringstream ds;
+    ds << d.rdbuf();
+    const std::string text = ds.str();
+    EXPECT_NE(text.find("MPI_COMM_WORLD"), std::string::npos) << text;
+    EXPECT_NE(text.find("LOCATION "), std::string::npos) << text;
+}
+
+}  // namespace
