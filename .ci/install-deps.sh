@@ -10,6 +10,8 @@ packages=(
   libcli11-dev          # the command line
   nlohmann-json3-dev    # JSON output
   libgtest-dev libgmock-dev  # tests
+  libotf2-trace-dev     # OTF2 traces: the otf2 reader and writer (pkg-config module otf2)
+  otf2-tools            # otf2-print: the test that OTF2 tools read clustersim's archives
   libopenmpi-dev openmpi-bin  # the MPI tracer, calibration and benchmark programs, and the
                               # end-to-end test that runs them under mpirun
 )

@@ -83,20 +83,20 @@ void write_outputs(const std::string& dir, const traces::RunLog& log,
 }
 
 int cmd_convert(const ConvertFlags& f) {
-    const traces::Trace t = load(f.input, f.format, f.skip_unknown);
     std::string to = f.to;
     if (to.empty()) {
         const std::string ext = fs::path(f.output).extension().string();
         to = ext == ".txt" || ext == ".cstrace-text" ? "text" : ext == ".otf2" ? "otf2" : "binary";
     }
+    if (to != "text" && to != "binary" && to != "otf2")  // checked before reading the input
+        throw InputError("--to", 0, fmt::format("'{}': expected text, binary or otf2", to));
+    const traces::Trace t = load(f.input, f.format, f.skip_unknown);
     if (to == "text")
         traces::write_text(t, f.output);
     else if (to == "binary")
         traces::write_binary(t, f.output);
-    else if (to == "otf2")
-        traces::write_otf2(t, f.output);
     else
-        throw InputError("--to", 0, fmt::format("'{}': expected text, binary or otf2", to));
+        traces::write_otf2(t, f.output);
     const std::uint64_t in = file_size(f.input), out = file_size(f.output);
     std::cout << fmt::format("converted {} ({}, {} ranks, {} records, {}) to {} ({} format, {})",
                              f.input, t.format, t.ranks(), t.total_events(), format_size(in),
