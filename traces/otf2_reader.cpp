@@ -21,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -66,6 +67,8 @@ struct Defs {
     };
     std::map<std::uint32_t, Comm> comms;
     std::map<std::string, std::uint32_t> attributes;  // name -> attribute id
+    // clustersim:* attributes: id -> the name without the prefix
+    std::unordered_map<std::uint32_t, std::string> clustersim_attributes;
 
     std::string str(std::uint32_t id) const {
         auto it = strings.find(id);
@@ -122,7 +125,10 @@ OTF2_CallbackCode def_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OTF2
 OTF2_CallbackCode def_attribute(void* u, OTF2_AttributeRef self, OTF2_StringRef name,
                                 OTF2_StringRef, OTF2_Type) {
     auto* d = static_cast<Defs*>(u);
-    d->attributes[d->str(name)] = self;
+    const std::string n = d->str(name);
+    d->attributes[n] = self;
+    const std::string prefix = kOtf2AttrPrefix;
+    if (n.rfind(prefix, 0) == 0) d->clustersim_attributes[self] = n.substr(prefix.size());
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -148,10 +154,38 @@ struct Event {
     std::uint64_t index = 0;  // event position on the location (errors)
 };
 
+// A few (name, value) pairs: find/count/end like a map, no allocation once warm (the keys
+// point at the attribute names of the definitions).
+template <typename V>
+class FlatMap {
+  public:
+    using Item = std::pair<std::string_view, V>;
+    using const_iterator = typename std::vector<Item>::const_iterator;
+    const_iterator find(std::string_view k) const {
+        for (auto it = items_.begin(); it != items_.end(); ++it)
+            if (it->first == k) return it;
+        return items_.end();
+    }
+    std::size_t count(std::string_view k) const { return find(k) != items_.end() ? 1 : 0; }
+    const_iterator end() const { return items_.end(); }
+    void set(std::string_view k, V v) {
+        for (auto& it : items_)
+            if (it.first == k) {
+                it.second = std::move(v);
+                return;
+            }
+        items_.emplace_back(k, std::move(v));
+    }
+    void clear() { items_.clear(); }
+
+  private:
+    std::vector<Item> items_;
+};
+
 // Per-call attributes the clustersim OTF2 writer adds (fields OTF2 events do not carry).
 struct CallAttrs {
-    std::map<std::string, std::uint64_t> values;
-    std::map<std::string, std::string> texts;
+    FlatMap<std::uint64_t> values;
+    FlatMap<std::string> texts;
 };
 
 class RankReader;
@@ -171,6 +205,8 @@ struct Shared {
     // Written by clustersim's OTF2 writer: every record is a region (compute included) with
     // clustersim:* attributes; no compute is synthesized between regions.
     bool clustersim = false;
+    // region -> its name without "MPI_", lower case
+    std::unordered_map<std::uint32_t, std::string> short_names;
 };
 
 std::string lower(std::string s) {
@@ -191,15 +227,20 @@ class RankReader {
         ++depth_;
         if (in_call_) return;  // nested inside an MPI call: part of it
         auto it = sh_.defs->regions.find(region);
-        const std::string name = it == sh_.defs->regions.end() ? std::string() : it->second;
+        if (it == sh_.defs->regions.end())
+            fail(pos, fmt::format("ENTER of region {}, which is not defined", region));
+        const std::string& name = it->second;
         const bool mpi = name.rfind("MPI_", 0) == 0;
         const bool compute = name == kOtf2ComputeRegion;
         if (!mpi && !compute && !sh_.clustersim) return;  // user code: part of the compute
         in_call_ = true;
         call_depth_ = depth_;
-        call_ = Call{};
         call_.name = name;
+        call_.short_name = &sh_.short_names[region];
         call_.compute = compute;
+        call_.events.clear();
+        call_.attrs.values.clear();
+        call_.attrs.texts.clear();
         call_.start = ps(time);
         call_.index = pos;
         read_attributes(attrs);
@@ -241,6 +282,7 @@ class RankReader {
   private:
     struct Call {
         std::string name;
+        const std::string* short_name = nullptr;  // "isend" for MPI_Isend
         bool compute = false;
         Time start, end;
         std::uint64_t index = 0;
@@ -259,7 +301,7 @@ class RankReader {
     }
 
     void read_attributes(OTF2_AttributeList* list) {
-        if (list == nullptr || sh_.defs->attributes.empty()) return;
+        if (list == nullptr || sh_.defs->clustersim_attributes.empty()) return;
         const std::uint32_t n = OTF2_AttributeList_GetNumberOfElements(list);
         for (std::uint32_t i = 0; i < n; ++i) {
             OTF2_AttributeRef id;
@@ -267,17 +309,15 @@ class RankReader {
             OTF2_AttributeValue v;
             if (OTF2_AttributeList_GetAttributeByIndex(list, i, &id, &type, &v) != OTF2_SUCCESS)
                 continue;
-            std::string name;
-            for (const auto& [nm, ref] : sh_.defs->attributes)
-                if (ref == id) name = nm;
-            if (name.rfind(kOtf2AttrPrefix, 0) != 0) continue;
-            name = name.substr(std::string(kOtf2AttrPrefix).size());
+            auto it = sh_.defs->clustersim_attributes.find(id);
+            if (it == sh_.defs->clustersim_attributes.end()) continue;
+            const std::string_view name = it->second;
             if (type == OTF2_TYPE_STRING)
-                call_.attrs.texts[name] = sh_.defs->str(v.stringRef);
+                call_.attrs.texts.set(name, sh_.defs->str(v.stringRef));
             else if (type == OTF2_TYPE_UINT64)
-                call_.attrs.values[name] = v.uint64;
+                call_.attrs.values.set(name, v.uint64);
             else if (type == OTF2_TYPE_INT64)
-                call_.attrs.values[name] = static_cast<std::uint64_t>(v.int64);
+                call_.attrs.values.set(name, static_cast<std::uint64_t>(v.int64));
         }
     }
 
@@ -427,7 +467,7 @@ class RankReader {
 
     // Maps a call by its events; false: not a modelled operation (an unmodeled record).
     bool map_call(Call& c) {
-        const std::string n = lower(c.name.substr(4));
+        const std::string& n = *c.short_name;
         auto first = [&](Event::Kind k) -> const Event* {
             for (const Event& e : c.events)
                 if (e.kind == k) return &e;
@@ -1033,6 +1073,8 @@ class Otf2Reader final : public TraceReader {
         Shared sh;
         sh.clustersim = sh_clustersim;
         sh.defs = &defs;
+        for (const auto& [id, name] : defs.regions)
+            sh.short_names[id] = name.rfind("MPI_", 0) == 0 ? lower(name.substr(4)) : name;
         sh.path = path;
         sh.report = &report;
         sh.ranks = static_cast<std::uint32_t>(rank_location.size());
