@@ -646,8 +646,11 @@ class RankMapper {
             if (!comm(c, "comm", cm)) return unmodeled(c);
             r.kind = k;
             r.comm = cm;
+            // -1 is DUMPI's MPI_ANY_SOURCE (receives only); other negative peers are
+            // MPI_PROC_NULL, whose value the traced MPI chose: no transfer
             const std::int64_t p = c.arg(peer);
-            if (p == -2 || p < -1) return unmodeled(c);  // MPI_PROC_NULL and the like
+            const bool receive = k == mpi::OpKind::Recv || k == mpi::OpKind::Irecv;
+            if (p < (receive ? -1 : 0)) return unmodeled(c);
             r.peer = static_cast<std::int32_t>(p);
             r.tag = static_cast<std::int32_t>(c.arg("tag"));
             if (r.tag < 0) r.tag = mpi::kAnyTag;

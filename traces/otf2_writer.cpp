@@ -24,6 +24,12 @@ namespace {
 namespace fs = std::filesystem;
 constexpr std::uint32_t kUndef32 = OTF2_UNDEFINED_UINT32;
 
+// The library prints its errors by default; they become InputErrors instead.
+OTF2_ErrorCode quiet(void*, const char*, std::uint64_t, const char*, OTF2_ErrorCode code,
+                     const char*, va_list) {
+    return code;
+}
+
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
     return OTF2_FLUSH;
 }
@@ -202,6 +208,7 @@ class Writer {
         fs::remove(dir / (name + ".def"), ec);
         fs::remove_all(dir / name, ec);
         comms_ = reconstruct(t_);
+        OTF2_Error_RegisterCallback(quiet, nullptr);
         std::unique_ptr<OTF2_Archive, ArchiveCloser> archive(OTF2_Archive_Open(
             dir.string().c_str(), name.c_str(), OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
             OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
