@@ -292,6 +292,18 @@ std::string encode_rank(int rank) {
     next(82);  // MPI_Comm_rank(4, rank)
     e.u16(4);
     e.u32(1 - rank);
+    next(40);  // MPI_Type_struct: before 0.6.9 one int stands for the displacements
+    e.u32(2);
+    e.u32(2);  // lengths
+    e.u32(1);
+    e.u32(2);
+    e.u32(0);  // displacements (one int)
+    e.u32(2);  // old types (u16 each)
+    e.u16(0);
+    e.u16(1);
+    e.u16(20);  // new type
+    next(291);  // a profiled user function's entry marker: no record
+    e.u64(0x400123);
     e.u16(293);  // END_OF_STREAM
     const std::size_t header = e.size();
     e.u8(0);  // version 0.6.3
@@ -339,7 +351,7 @@ TEST(Dumpi, SplitWaitallVCollectivesAndMpiIoOfAHandEncodedTrace) {
         std::vector<Record> calls;
         for (const Record& x : recs)
             if (x.kind != mpi::OpKind::Compute) calls.push_back(x);
-        ASSERT_EQ(calls.size(), 10u) << r;
+        ASSERT_EQ(calls.size(), 11u) << r;
         // communicator 4 of the trace is handle 1: the split and the bcast on it
         EXPECT_EQ(calls[0].kind, mpi::OpKind::CommSplit);
         EXPECT_EQ(calls[0].color, 7);
@@ -374,8 +386,14 @@ TEST(Dumpi, SplitWaitallVCollectivesAndMpiIoOfAHandEncodedTrace) {
         EXPECT_EQ(calls[0].start, Time::zero());
         EXPECT_EQ(calls[0].end, Time::us(5));
         EXPECT_EQ(calls[9].start, Time::us(90));
+        EXPECT_EQ(calls[10].kind, mpi::OpKind::Unmodeled);
+        EXPECT_EQ(t.strings[static_cast<std::size_t>(calls[10].path)], "MPI_Type_struct");
+        EXPECT_EQ(calls[10].start, Time::us(100));
+        // the marker at 110 us is part of the compute: the rank ends with Type_struct
+        EXPECT_EQ(recs.back().kind, mpi::OpKind::Unmodeled);
     }
     EXPECT_EQ(report.unmodeled.at("MPI_Comm_rank"), 2u);
+    EXPECT_EQ(report.unmodeled.at("MPI_Type_struct"), 2u);
 }
 
 TEST(Dumpi, BadFilesAreOneLineErrorsNamingFileAndOffset) {
@@ -421,11 +439,11 @@ TEST(Dumpi, BadFilesAreOneLineErrorsNamingFileAndOffset) {
         e.u64(kMagic);
         e.u32(0);
         e.u32(100);
-        e.call(200, 10, 15);
+        e.call(128, 10, 15);  // MPI_Pcontrol: DUMPI never writes it
         for (int i = 0; i < 8; ++i) e.u64(i == 0 ? kMagic : i == 5 ? 8 : 0);
         std::ofstream(dir + "/syn-0001.bin", std::ios::binary) << e.bytes();
         const std::string m = message(meta);
-        EXPECT_NE(m.find("label 200"), std::string::npos) << m;
+        EXPECT_NE(m.find("label 128"), std::string::npos) << m;
     }
     // a rank file missing, a bad numprocs, not a DUMPI file
     fs::remove(dir + "/syn-0001.bin");
