@@ -265,6 +265,163 @@ TEST(Otf2Writer, ScorepTraceRoundTripsThroughTheWriter) {
     EXPECT_EQ(back_report.unmodeled, report.unmodeled);
 }
 
+// Without clustersim's attributes the archive holds only standard OTF2 (what Score-P writes):
+// the reader's own mapping must give the trace back. Split colors are the communicators' OTF2
+// ids then, so they are compared as partitions of the ranks.
+TEST(Otf2Writer, PlainArchiveOfTheScorepTraceReadsBackThroughTheStandardEvents) {
+    SKIP_WITHOUT_EXTERNAL();
+    ReadReport report;
+    const Trace scorep = read_scorep(report);
+    const std::string anchor = temp("plain.otf2");
+    Otf2WriteOptions plain;
+    plain.clustersim_extensions = false;
+    write_otf2(scorep, anchor, plain);
+    ReadReport back_report;
+    const Trace back = read_with(otf2_reader(), anchor, back_report);
+    EXPECT_EQ(back_report.unmodeled, report.unmodeled);
+    ASSERT_EQ(back.ranks(), scorep.ranks());
+    // k-th split: ranks grouped by color, in both traces
+    std::map<int, std::map<std::int32_t, std::set<std::uint32_t>>> groups_a, groups_b;
+    for (std::uint32_t r = 0; r < scorep.ranks(); ++r) {
+        const auto ra = records(scorep, r), rb = records(back, r);
+        ASSERT_EQ(ra.size(), rb.size()) << "rank " << r;
+        int k = 0;
+        for (std::size_t i = 0; i < ra.size(); ++i) {
+            Record x = ra[i], y = rb[i];
+            if (x.kind == mpi::OpKind::CommSplit) {
+                groups_a[k][x.color].insert(r);
+                groups_b[k][y.color].insert(r);
+                ++k;
+                x.color = y.color = 0;
+            }
+            if (x.path >= 0 && y.path >= 0) {
+                EXPECT_EQ(scorep.strings[static_cast<std::size_t>(x.path)],
+                          back.strings[static_cast<std::size_t>(y.path)]);
+                x.path = y.path = 0;
+            }
+            EXPECT_EQ(x, y) << "rank " << r << " record " << i << ": " << record_name(x);
+        }
+    }
+    auto partition = [](const std::map<std::int32_t, std::set<std::uint32_t>>& g) {
+        std::set<std::set<std::uint32_t>> p;
+        for (const auto& [color, ranks] : g) p.insert(ranks);
+        return p;
+    };
+    ASSERT_EQ(groups_a.size(), 2u);
+    for (int k = 0; k < 2; ++k) EXPECT_EQ(partition(groups_a[k]), partition(groups_b[k])) << k;
+}
+
+// A small timed program with MPI-IO, a split communicator and a v-collective, through an
+// archive with standard events only.
+TEST(Otf2Writer, PlainArchiveMapsMpiIoSplitsAndVCollectives) {
+    Trace t;
+    t.resize(2);
+    const std::int32_t path = t.intern("out.dat");
+    const std::int32_t counts = t.add_counts({16, 32});
+    Time now = Time::us(5);
+    auto add = [&](std::uint32_t rank, Record r, Time length) {
+        r.timed = true;
+        r.start = now + Time::us(1);  // 1 us of compute before every call
+        r.end = r.start + length;
+        t.append(rank, r);
+    };
+    for (std::uint32_t rank = 0; rank < 2; ++rank) {
+        now = Time::us(5);
+        auto step = [&](Record r) {
+            add(rank, r, Time::us(3));
+            now = now + Time::us(4);
+        };
+        Record c;
+        c.kind = mpi::OpKind::Compute;
+        c.compute_time = Time::us(6);
+        c.timed = true;
+        c.start = Time::zero();
+        c.end = Time::us(6);
+        t.append(rank, c);
+        now = Time::us(5);
+        Record open;
+        open.kind = mpi::OpKind::FileOpen;
+        open.file = 1;
+        open.path = path;
+        Record write;
+        write.kind = mpi::OpKind::FileWriteAll;
+        write.file = 1;
+        write.bytes = 4096;
+        Record seek;
+        seek.kind = mpi::OpKind::FileSeek;
+        seek.file = 1;
+        seek.offset = 100;
+        seek.whence = mpi::kSeekCur;
+        Record read;
+        read.kind = mpi::OpKind::FileRead;
+        read.file = 1;
+        read.bytes = 512;
+        Record sync;
+        sync.kind = mpi::OpKind::FileSync;
+        sync.file = 1;
+        Record close;
+        close.kind = mpi::OpKind::FileClose;
+        close.file = 1;
+        Record split;
+        split.kind = mpi::OpKind::CommSplit;
+        split.color = 5;
+        split.key = -static_cast<std::int32_t>(rank);  // rank 1 first in the new communicator
+        split.newcomm = 1;
+        Record bcast;
+        bcast.kind = mpi::OpKind::Collective;
+        bcast.coll = mpi::CollOp::Bcast;
+        bcast.comm = 1;
+        bcast.root = 1;
+        bcast.bytes = 8;
+        Record gatherv;
+        gatherv.kind = mpi::OpKind::Collective;
+        gatherv.coll = mpi::CollOp::Gatherv;
+        gatherv.counts = counts;
+        for (const Record& r : {open, write, seek, read, sync, close, split, bcast, gatherv})
+            step(r);
+    }
+    // records: compute [0, 6 us], then calls of 3 us at 6, 10, 14 ... us, 1 us apart
+    const std::string anchor = temp("io.otf2");
+    Otf2WriteOptions plain;
+    plain.clustersim_extensions = false;
+    write_otf2(t, anchor, plain);
+    ReadReport report;
+    const Trace back = read_with(otf2_reader(), anchor, report);
+    ASSERT_EQ(back.ranks(), 2u);
+    for (std::uint32_t rank = 0; rank < 2; ++rank) {
+        std::vector<Record> calls;
+        for (const Record& r : records(back, rank))
+            if (r.kind != mpi::OpKind::Compute) calls.push_back(r);
+        ASSERT_EQ(calls.size(), 9u);
+        EXPECT_EQ(calls[0].kind, mpi::OpKind::FileOpen);
+        EXPECT_EQ(back.strings[static_cast<std::size_t>(calls[0].path)], "out.dat");
+        EXPECT_EQ(calls[0].file, 1u);
+        EXPECT_EQ(calls[1].kind, mpi::OpKind::FileWriteAll);
+        EXPECT_EQ(calls[1].bytes, 4096u);
+        EXPECT_EQ(calls[2].kind, mpi::OpKind::FileSeek);
+        EXPECT_EQ(calls[2].offset, 100u);
+        EXPECT_EQ(calls[2].whence, mpi::kSeekCur);
+        EXPECT_EQ(calls[3].kind, mpi::OpKind::FileRead);
+        EXPECT_EQ(calls[3].bytes, 512u);
+        EXPECT_EQ(calls[4].kind, mpi::OpKind::FileSync);
+        EXPECT_EQ(calls[5].kind, mpi::OpKind::FileClose);
+        EXPECT_EQ(calls[5].file, 1u);
+        EXPECT_EQ(calls[6].kind, mpi::OpKind::CommSplit);
+        EXPECT_EQ(calls[6].key, rank == 1 ? 0 : 1) << "ranks within the new communicator";
+        EXPECT_EQ(calls[7].coll, mpi::CollOp::Bcast);
+        EXPECT_EQ(calls[7].comm, 1);
+        EXPECT_EQ(calls[7].root, 1);
+        EXPECT_EQ(calls[7].bytes, 8u);
+        EXPECT_EQ(calls[8].coll, mpi::CollOp::Gatherv);
+        ASSERT_GE(calls[8].counts, 0);
+        EXPECT_EQ(back.count_lists[static_cast<std::size_t>(calls[8].counts)],
+                  (std::vector<std::uint64_t>{16, 32}));
+        // times: each call as written, the gaps as compute
+        EXPECT_EQ(calls[0].start, Time::us(6));
+        EXPECT_EQ(calls[8].end, Time::us(6 + 8 * 4 + 3));
+    }
+}
+
 TEST(Otf2Writer, Otf2PrintReadsTheWrittenArchive) {
     if (std::system("command -v otf2-print >/dev/null 2>&1") != 0)
         GTEST_SKIP() << "otf2-print (Debian otf2-tools) is not installed";

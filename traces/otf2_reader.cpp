@@ -66,7 +66,13 @@ struct Defs {
         std::uint32_t parent = kUndef32;
     };
     std::map<std::uint32_t, Comm> comms;
-    std::map<std::string, std::uint32_t> attributes;  // name -> attribute id
+    std::map<std::string, std::uint32_t> attributes;          // name -> attribute id
+    std::unordered_map<std::uint32_t, std::string> io_files;  // IoRegularFile -> its name
+    struct IoHandle {
+        std::uint32_t file = kUndef32;
+        std::uint32_t comm = kUndef32;
+    };
+    std::unordered_map<std::uint32_t, IoHandle> io_handles;
     // clustersim:* attributes: id -> the name without the prefix
     std::unordered_map<std::uint32_t, std::string> clustersim_attributes;
 
@@ -122,6 +128,18 @@ OTF2_CallbackCode def_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OTF2
     d->comms[self] = Defs::Comm{d->str(name), group, parent};
     return OTF2_CALLBACK_SUCCESS;
 }
+OTF2_CallbackCode def_io_file(void* u, OTF2_IoFileRef self, OTF2_StringRef name,
+                              OTF2_SystemTreeNodeRef) {
+    auto* d = static_cast<Defs*>(u);
+    d->io_files[self] = d->str(name);
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode def_io_handle(void* u, OTF2_IoHandleRef self, OTF2_StringRef, OTF2_IoFileRef file,
+                                OTF2_IoParadigmRef, OTF2_IoHandleFlag, OTF2_CommRef comm,
+                                OTF2_IoHandleRef) {
+    static_cast<Defs*>(u)->io_handles[self] = Defs::IoHandle{file, comm};
+    return OTF2_CALLBACK_SUCCESS;
+}
 OTF2_CallbackCode def_attribute(void* u, OTF2_AttributeRef self, OTF2_StringRef name,
                                 OTF2_StringRef, OTF2_Type) {
     auto* d = static_cast<Defs*>(u);
@@ -147,6 +165,11 @@ struct Event {
         NbcComplete,
         Cancelled,
         CommCreate,
+        IoCreate,  // request = the I/O handle
+        IoDestroy,
+        IoBegin,     // op = mode, tag = flags, bytes = requested
+        IoComplete,  // bytes = done
+        IoSeek,      // bytes = the requested offset (int64), root = whence
     } kind;
     std::uint32_t peer = 0, comm = 0, tag = 0, root = 0;
     std::uint8_t op = 0;
@@ -202,6 +225,7 @@ struct Shared {
     std::uint64_t unknown_comm_calls = 0, unmatched_creations = 0, parentless = 0;
     std::uint64_t nonblocking_without_events = 0, cancelled = 0, untracked_completions = 0;
     std::uint64_t open_irecvs = 0;
+    std::uint64_t io_without_open = 0, io_offsets_unknown = 0;
     // Written by clustersim's OTF2 writer: every record is a region (compute included) with
     // clustersim:* attributes; no compute is synthesized between regions.
     bool clustersim = false;
@@ -606,8 +630,9 @@ class RankReader {
             push(r, c);
             return true;
         }
-        // MPI-IO written by clustersim (attributes); Score-P's I/O events are not mapped
-        if (n.rfind("file_", 0) == 0 && c.attrs.values.count("file")) {
+        // MPI-IO: the OTF2 I/O events of the call (Score-P's I/O recording, clustersim's
+        // writer), then the clustersim:* attributes where there are some
+        if (n.rfind("file_", 0) == 0) {
             static const std::map<std::string, mpi::OpKind> io = {
                 {"file_open", mpi::OpKind::FileOpen},
                 {"file_close", mpi::OpKind::FileClose},
@@ -624,17 +649,71 @@ class RankReader {
                 {"file_sync", mpi::OpKind::FileSync}};
             auto k = io.find(n);
             if (k == io.end()) return false;
+            const bool attrs = c.attrs.values.count("file") != 0;
             Record r;
             r.kind = k->second;
-            r.file = static_cast<std::uint32_t>(attr(c, "file", 0));
-            r.comm = sattr(c, "comm", 0);
-            if (auto t = c.attrs.texts.find("path"); t != c.attrs.texts.end())
-                r.path = sh_.trace->intern(t->second);
-            r.bytes = attr(c, "bytes", 0);
-            r.offset = attr(c, "offset", 0);
-            r.view_block = attr(c, "view_block", 0);
-            r.view_stride = attr(c, "view_stride", 0);
-            r.whence = static_cast<std::uint8_t>(attr(c, "whence", mpi::kSeekSet));
+            const Event* ev = nullptr;
+            switch (r.kind) {
+                case mpi::OpKind::FileOpen:
+                    ev = first(Event::IoCreate);
+                    break;
+                case mpi::OpKind::FileClose:
+                    ev = first(Event::IoDestroy);
+                    break;
+                case mpi::OpKind::FileSeek:
+                    ev = first(Event::IoSeek);
+                    break;
+                case mpi::OpKind::FileSetView:
+                    break;
+                default:
+                    ev = first(Event::IoBegin);
+                    break;
+            }
+            if (ev == nullptr && !attrs) return false;
+            if (ev != nullptr) {
+                const auto h = static_cast<std::uint32_t>(ev->request);
+                if (r.kind == mpi::OpKind::FileOpen) {
+                    io_file_[h] = next_file_++;
+                    auto d = sh_.defs->io_handles.find(h);
+                    if (d != sh_.defs->io_handles.end()) {
+                        auto f = sh_.defs->io_files.find(d->second.file);
+                        if (f != sh_.defs->io_files.end()) r.path = sh_.trace->intern(f->second);
+                        if (d->second.comm != kUndef32)
+                            r.comm = std::max(handle_of(d->second.comm), 0);
+                    }
+                }
+                auto f = io_file_.find(h);
+                if (f == io_file_.end() && !attrs) {
+                    ++sh_.io_without_open;
+                    return false;
+                }
+                if (f != io_file_.end()) r.file = f->second;
+                if (ev->kind == Event::IoBegin) {
+                    const Event* done = first(Event::IoComplete);
+                    r.bytes = done != nullptr ? done->bytes : ev->bytes;
+                }
+                if (ev->kind == Event::IoSeek) {
+                    r.offset = ev->bytes;
+                    r.whence = ev->root == OTF2_IO_SEEK_FROM_CURRENT ? mpi::kSeekCur
+                               : ev->root == OTF2_IO_SEEK_FROM_END   ? mpi::kSeekEnd
+                                                                     : mpi::kSeekSet;
+                }
+                if (!attrs &&
+                    (r.kind == mpi::OpKind::FileWriteAt || r.kind == mpi::OpKind::FileReadAt ||
+                     r.kind == mpi::OpKind::FileWriteAtAll || r.kind == mpi::OpKind::FileReadAtAll))
+                    ++sh_.io_offsets_unknown;
+            }
+            if (attrs) {
+                r.file = static_cast<std::uint32_t>(attr(c, "file", r.file));
+                r.comm = sattr(c, "comm", r.comm);
+                if (auto t = c.attrs.texts.find("path"); t != c.attrs.texts.end())
+                    r.path = sh_.trace->intern(t->second);
+                r.bytes = attr(c, "bytes", r.bytes);
+                r.offset = attr(c, "offset", r.offset);
+                r.view_block = attr(c, "view_block", 0);
+                r.view_stride = attr(c, "view_stride", 0);
+                r.whence = static_cast<std::uint8_t>(attr(c, "whence", r.whence));
+            }
             push(r, c);
             return true;
         }
@@ -833,6 +912,8 @@ class RankReader {
     std::unordered_map<std::uint32_t, std::int32_t> comm_handle_;
     std::uint32_t next_comm_ = 1;
     std::vector<std::size_t> creations_;  // communicator records awaiting their first use
+    std::unordered_map<std::uint32_t, std::uint32_t> io_file_;  // OTF2 I/O handle -> file
+    std::uint32_t next_file_ = 1;
     std::unordered_map<std::uint64_t, std::uint32_t> requests_;  // OTF2 request -> handle
     std::unordered_map<std::uint64_t, std::size_t> open_irecv_, open_nbc_;
     std::set<std::uint32_t> free_handles_;
@@ -916,6 +997,37 @@ OTF2_CallbackCode ev_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_
 OTF2_CallbackCode ev_comm_create(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                  OTF2_AttributeList*, OTF2_CommRef comm) {
     rr(u)->event(Event{Event::CommCreate, 0, comm, 0, 0, 0, 0, 0, 0, pos});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode ev_io_create(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
+                               OTF2_AttributeList*, OTF2_IoHandleRef h, OTF2_IoAccessMode,
+                               OTF2_IoCreationFlag, OTF2_IoStatusFlag) {
+    rr(u)->event(Event{Event::IoCreate, 0, 0, 0, 0, 0, 0, 0, h, pos});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode ev_io_destroy(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
+                                OTF2_AttributeList*, OTF2_IoHandleRef h) {
+    rr(u)->event(Event{Event::IoDestroy, 0, 0, 0, 0, 0, 0, 0, h, pos});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode ev_io_begin(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
+                              OTF2_AttributeList*, OTF2_IoHandleRef h, OTF2_IoOperationMode mode,
+                              OTF2_IoOperationFlag flags, std::uint64_t bytes, std::uint64_t) {
+    rr(u)->event(Event{Event::IoBegin, 0, 0, flags, 0, mode, bytes, 0, h, pos});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode ev_io_complete(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
+                                 OTF2_AttributeList*, OTF2_IoHandleRef h, std::uint64_t bytes,
+                                 std::uint64_t) {
+    rr(u)->event(Event{Event::IoComplete, 0, 0, 0, 0, 0, bytes, 0, h, pos});
+    return OTF2_CALLBACK_SUCCESS;
+}
+OTF2_CallbackCode ev_io_seek(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
+                             OTF2_AttributeList*, OTF2_IoHandleRef h, std::int64_t offset,
+                             OTF2_IoSeekOption whence, std::uint64_t) {
+    rr(u)->event(
+        Event{Event::IoSeek, 0, 0, 0, whence, 0, static_cast<std::uint64_t>(offset), 0, h, pos});
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -1032,6 +1144,8 @@ class Otf2Reader final : public TraceReader {
             OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
             OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
             OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+            OTF2_GlobalDefReaderCallbacks_SetIoRegularFileCallback(cb, def_io_file);
+            OTF2_GlobalDefReaderCallbacks_SetIoHandleCallback(cb, def_io_handle);
             OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, cb, &defs);
             OTF2_GlobalDefReaderCallbacks_Delete(cb);
             std::uint64_t n = 0;
@@ -1124,6 +1238,11 @@ class Otf2Reader final : public TraceReader {
         OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
         OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
         OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, ev_comm_create);
+        OTF2_EvtReaderCallbacks_SetIoCreateHandleCallback(cb, ev_io_create);
+        OTF2_EvtReaderCallbacks_SetIoDestroyHandleCallback(cb, ev_io_destroy);
+        OTF2_EvtReaderCallbacks_SetIoOperationBeginCallback(cb, ev_io_begin);
+        OTF2_EvtReaderCallbacks_SetIoOperationCompleteCallback(cb, ev_io_complete);
+        OTF2_EvtReaderCallbacks_SetIoSeekCallback(cb, ev_io_seek);
         std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cb_owner(
             cb, OTF2_EvtReaderCallbacks_Delete);
 
@@ -1207,6 +1326,14 @@ class Otf2Reader final : public TraceReader {
         if (sh.cancelled > 0)
             report.notes.push_back(
                 fmt::format("{} cancelled request(s): their Wait is kept", sh.cancelled));
+        if (sh.io_without_open > 0)
+            report.notes.push_back(fmt::format(
+                "{} MPI-IO call(s) on an I/O handle not created in the trace: unmodeled",
+                sh.io_without_open));
+        if (sh.io_offsets_unknown > 0)
+            report.notes.push_back(fmt::format(
+                "{} explicit-offset MPI-IO call(s): OTF2's I/O events carry no offset, 0 is used",
+                sh.io_offsets_unknown));
         if (sh.open_irecvs > 0)
             report.notes.push_back(
                 fmt::format("{} Irecv(s) never completed in the trace: any source, any tag, 0 B",

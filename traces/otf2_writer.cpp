@@ -193,7 +193,8 @@ struct ListDeleter {
 
 class Writer {
   public:
-    Writer(const Trace& t, std::string path) : t_(t), path_(std::move(path)) {}
+    Writer(const Trace& t, std::string path, bool extensions)
+        : t_(t), path_(std::move(path)), ext_(extensions) {}
 
     void write() {
         const fs::path anchor(path_);
@@ -218,7 +219,7 @@ class Writer {
         check(OTF2_Archive_SetFlushCallbacks(a, &flush, nullptr));
         check(OTF2_Archive_SetSerialCollectiveCallbacks(a));
         check(OTF2_Archive_SetCreator(a, "clustersim"));
-        write_properties(a);
+        if (ext_) write_properties(a);
         check(OTF2_Archive_OpenEvtFiles(a));
         // time origin: ticks are picoseconds shifted so that none is negative
         std::int64_t lo = 0, hi = 0;
@@ -231,7 +232,7 @@ class Writer {
                 }
         }
         shift_ = static_cast<std::uint64_t>(-lo);
-        region(kOtf2ComputeRegion);  // marks the archive as clustersim's (see the reader)
+        if (ext_) region(kOtf2ComputeRegion);  // marks the archive as clustersim's (the reader)
         std::unique_ptr<OTF2_AttributeList, ListDeleter> attrs(OTF2_AttributeList_New());
         attrs_ = attrs.get();
         for (std::uint32_t r = 0; r < t_.ranks(); ++r) {
@@ -299,14 +300,38 @@ class Writer {
         return it->second;
     }
     void add(const char* name, std::uint64_t v) {
+        if (!ext_) return;
         check(OTF2_AttributeList_AddUint64(attrs_, attribute(name, OTF2_TYPE_UINT64), v));
     }
     void add_signed(const char* name, std::int64_t v) {
+        if (!ext_) return;
         check(OTF2_AttributeList_AddInt64(attrs_, attribute(name, OTF2_TYPE_INT64), v));
     }
     void add_text(const char* name, const std::string& v) {
+        if (!ext_) return;
         check(
             OTF2_AttributeList_AddStringRef(attrs_, attribute(name, OTF2_TYPE_STRING), string(v)));
+    }
+
+    // A new OTF2 I/O handle for a file_open record of `rank` (its file by path, its comm).
+    std::uint32_t io_handle(std::uint32_t rank, const Record& r, std::uint32_t g) {
+        const std::string path = r.path >= 0 && static_cast<std::size_t>(r.path) < t_.strings.size()
+                                     ? t_.strings[static_cast<std::size_t>(r.path)]
+                                     : std::string();
+        auto [f, added] = io_files_.emplace(path, static_cast<std::uint32_t>(io_files_.size()));
+        if (added) io_file_order_.push_back(path);
+        const auto h = static_cast<std::uint32_t>(io_handles_.size());
+        io_handles_.push_back(IoHandleDef{f->second, g});
+        open_files_[{rank, r.file}] = h;
+        return h;
+    }
+    // The I/O handle of `rank`'s open file (a file used without an open gets one of its own).
+    std::uint32_t open_handle(std::uint32_t rank, std::uint32_t file) {
+        auto it = open_files_.find({rank, file});
+        if (it != open_files_.end()) return it->second;
+        Record none;
+        none.file = file;
+        return io_handle(rank, none, comm(rank, 0));
     }
 
     // The OTF2 communicator of `rank`'s handle.
@@ -485,6 +510,7 @@ class Writer {
             const OTF2_TimeStamp te = static_cast<std::uint64_t>(we) + shift_;
             now = std::max(now, e);
             if (!r.timed) add("untimed", 1);
+            if (!ext_ && r.kind == mpi::OpKind::Compute) continue;  // a gap between regions
             const std::uint32_t g = comm(rank, r.comm);
             std::string name;
             auto complete = [&](std::uint32_t h) {
@@ -656,6 +682,54 @@ class Writer {
                             sent, received));
                     }
                     break;
+                case mpi::OpKind::FileOpen: {
+                    const std::uint32_t h = io_handle(rank, r, g);
+                    check(OTF2_EvtWriter_IoCreateHandle(
+                        w, nullptr, te, h, OTF2_IO_ACCESS_MODE_READ_WRITE,
+                        OTF2_IO_CREATION_FLAG_NONE, OTF2_IO_STATUS_FLAG_NONE));
+                    break;
+                }
+                case mpi::OpKind::FileClose:
+                    check(
+                        OTF2_EvtWriter_IoDestroyHandle(w, nullptr, ts, open_handle(rank, r.file)));
+                    break;
+                case mpi::OpKind::FileSeek:
+                    check(
+                        OTF2_EvtWriter_IoSeek(w, nullptr, ts, open_handle(rank, r.file),
+                                              static_cast<std::int64_t>(r.offset),
+                                              r.whence == mpi::kSeekCur ? OTF2_IO_SEEK_FROM_CURRENT
+                                              : r.whence == mpi::kSeekEnd ? OTF2_IO_SEEK_FROM_END
+                                                                          : OTF2_IO_SEEK_FROM_START,
+                                              r.offset));
+                    break;
+                case mpi::OpKind::FileSetView:
+                    break;
+                case mpi::OpKind::FileWrite:
+                case mpi::OpKind::FileRead:
+                case mpi::OpKind::FileWriteAt:
+                case mpi::OpKind::FileReadAt:
+                case mpi::OpKind::FileWriteAll:
+                case mpi::OpKind::FileReadAll:
+                case mpi::OpKind::FileWriteAtAll:
+                case mpi::OpKind::FileReadAtAll:
+                case mpi::OpKind::FileSync: {
+                    using K = mpi::OpKind;
+                    const bool write = r.kind == K::FileWrite || r.kind == K::FileWriteAt ||
+                                       r.kind == K::FileWriteAll || r.kind == K::FileWriteAtAll;
+                    const bool all = r.kind == K::FileWriteAll || r.kind == K::FileReadAll ||
+                                     r.kind == K::FileWriteAtAll || r.kind == K::FileReadAtAll;
+                    const std::uint32_t h = open_handle(rank, r.file);
+                    const std::uint64_t id = next_request++;
+                    check(OTF2_EvtWriter_IoOperationBegin(
+                        w, nullptr, ts, h,
+                        r.kind == K::FileSync ? OTF2_IO_OPERATION_MODE_FLUSH
+                        : write               ? OTF2_IO_OPERATION_MODE_WRITE
+                                              : OTF2_IO_OPERATION_MODE_READ,
+                        all ? OTF2_IO_OPERATION_FLAG_COLLECTIVE : OTF2_IO_OPERATION_FLAG_NONE,
+                        r.bytes, id));
+                    check(OTF2_EvtWriter_IoOperationComplete(w, nullptr, te, h, r.bytes, id));
+                    break;
+                }
                 case mpi::OpKind::CommDup:
                 case mpi::OpKind::CommSplit: {
                     const std::uint32_t created = comm(rank, static_cast<std::int32_t>(r.newcomm));
@@ -687,6 +761,10 @@ class Writer {
         for (const auto& n : region_order_) region_names.push_back(string(n));
         std::vector<std::uint32_t> attr_names;
         for (const auto& [n, type] : attribute_order_) attr_names.push_back(string(n));
+        // every string is interned before the string definitions are written
+        const std::uint32_t mpiio = string("MPI-IO");
+        std::vector<std::uint32_t> io_names;
+        for (const auto& f : io_file_order_) io_names.push_back(string(f));
         check(OTF2_GlobalDefWriter_WriteClockProperties(d, 1'000'000'000'000ULL, shift_, length,
                                                         OTF2_UNDEFINED_TIMESTAMP));
         for (std::size_t i = 0; i < string_order_.size(); ++i)
@@ -731,12 +809,35 @@ class Writer {
                                      : static_cast<std::uint32_t>(comms_.parent[c]),
                 OTF2_COMM_FLAG_NONE));
         }
+        if (!io_handles_.empty()) {
+            check(OTF2_GlobalDefWriter_WriteIoParadigm(
+                d, 0, mpiio, mpiio, OTF2_IO_PARADIGM_CLASS_PARALLEL, OTF2_IO_PARADIGM_FLAG_NONE, 0,
+                nullptr, nullptr, nullptr));
+            for (std::size_t i = 0; i < io_file_order_.size(); ++i)
+                check(OTF2_GlobalDefWriter_WriteIoRegularFile(d, static_cast<std::uint32_t>(i),
+                                                              io_names[i], 0));
+            for (std::size_t i = 0; i < io_handles_.size(); ++i)
+                check(OTF2_GlobalDefWriter_WriteIoHandle(
+                    d, static_cast<std::uint32_t>(i), io_names[io_handles_[i].file],
+                    io_handles_[i].file, 0, OTF2_IO_HANDLE_FLAG_NONE, io_handles_[i].comm,
+                    OTF2_UNDEFINED_IO_HANDLE));
+        }
         check(OTF2_Archive_CloseGlobalDefWriter(a, d));
     }
 
+    struct IoHandleDef {
+        std::uint32_t file;
+        std::uint32_t comm;
+    };
+
     const Trace& t_;
     std::string path_;
+    bool ext_ = true;
     Comms comms_;
+    std::map<std::string, std::uint32_t> io_files_;
+    std::vector<std::string> io_file_order_;
+    std::vector<IoHandleDef> io_handles_;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> open_files_;
     std::uint64_t shift_ = 0;
     OTF2_AttributeList* attrs_ = nullptr;
     std::vector<std::uint64_t> events_;
@@ -747,8 +848,8 @@ class Writer {
 
 }  // namespace
 
-void write_otf2(const Trace& t, const std::string& anchor_path) {
-    Writer(t, anchor_path).write();
+void write_otf2(const Trace& t, const std::string& anchor_path, const Otf2WriteOptions& options) {
+    Writer(t, anchor_path, options.clustersim_extensions).write();
 }
 
 }  // namespace clustersim::traces
