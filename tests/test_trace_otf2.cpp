@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include <otf2/otf2.h>
+
 #include "simulator/error.hpp"
 #include "trace_fixtures.hpp"
 #include "traces/otf2.hpp"
@@ -199,6 +201,93 @@ TEST(Otf2Reader, DetectedByContentAndBadArchivesAreOneLineErrors) {
     std::ofstream(junk) << "not OTF2 at all";
     EXPECT_THROW((void)read_with(otf2_reader(), junk, report), InputError);
     EXPECT_THROW((void)load_trace(junk, "auto", {}, report), InputError);
+}
+
+OTF2_FlushType no_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+    return OTF2_FLUSH;
+}
+OTF2_TimeStamp no_time(void*, OTF2_FileType, OTF2_LocationRef) {
+    return 0;
+}
+
+// A one-rank archive whose events are `events(writer)`: region 0 is "MPI_Barrier".
+template <typename F>
+std::string hand_written_archive(const std::string& name, F events) {
+    const fs::path dir = fs::path(temp(name));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    OTF2_Archive* a = OTF2_Archive_Open(
+        dir.string().c_str(), "bad", OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_EVENTS_DEFAULT,
+        OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    OTF2_FlushCallbacks flush{no_flush, no_time};
+    OTF2_Archive_SetFlushCallbacks(a, &flush, nullptr);
+    OTF2_Archive_SetSerialCollectiveCallbacks(a);
+    OTF2_Archive_OpenEvtFiles(a);
+    OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(a, 0);
+    events(w);
+    std::uint64_t n = 0;
+    OTF2_EvtWriter_GetNumberOfEvents(w, &n);
+    OTF2_Archive_CloseEvtWriter(a, w);
+    OTF2_Archive_CloseEvtFiles(a);
+    OTF2_GlobalDefWriter* d = OTF2_Archive_GetGlobalDefWriter(a);
+    OTF2_GlobalDefWriter_WriteClockProperties(d, 1000000000, 0, 100, OTF2_UNDEFINED_TIMESTAMP);
+    OTF2_GlobalDefWriter_WriteString(d, 0, "");
+    OTF2_GlobalDefWriter_WriteString(d, 1, "MPI_Barrier");
+    OTF2_GlobalDefWriter_WriteString(d, 2, "rank 0");
+    OTF2_GlobalDefWriter_WriteRegion(d, 0, 1, 1, 0, OTF2_REGION_ROLE_BARRIER, OTF2_PARADIGM_MPI,
+                                     OTF2_REGION_FLAG_NONE, 0, 0, 0);
+    OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+    OTF2_GlobalDefWriter_WriteLocationGroup(d, 0, 2, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
+                                            OTF2_UNDEFINED_LOCATION_GROUP);
+    OTF2_GlobalDefWriter_WriteLocation(d, 0, 2, OTF2_LOCATION_TYPE_CPU_THREAD, n, 0);
+    OTF2_Archive_CloseGlobalDefWriter(a, d);
+    OTF2_Archive_Close(a);
+    return (dir / "bad.otf2").string();
+}
+
+std::string read_error(const std::string& path) {
+    ReadReport report;
+    try {
+        (void)read_with(otf2_reader(), path, report);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(Otf2Reader, MalformedEventStreamsNameTheEvent) {
+    // ENTER of a region the definitions do not have: the third event (OTF2 counts from 1)
+    const std::string undefined = hand_written_archive("undefined", [](OTF2_EvtWriter* w) {
+        OTF2_EvtWriter_Enter(w, nullptr, 10, 0);
+        OTF2_EvtWriter_Leave(w, nullptr, 20, 0);
+        OTF2_EvtWriter_Enter(w, nullptr, 30, 7);
+    });
+    std::string m = read_error(undefined);
+    EXPECT_NE(m.find("bad.otf2"), std::string::npos) << m;
+    EXPECT_NE(m.find("rank 0) event 3: ENTER of region 7, which is not defined"), std::string::npos)
+        << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    // LEAVE without ENTER
+    m = read_error(hand_written_archive(
+        "leave", [](OTF2_EvtWriter* w) { OTF2_EvtWriter_Leave(w, nullptr, 10, 0); }));
+    EXPECT_NE(m.find("event 1: LEAVE without a matching ENTER"), std::string::npos) << m;
+    // the events end inside the call
+    m = read_error(hand_written_archive(
+        "open", [](OTF2_EvtWriter* w) { OTF2_EvtWriter_Enter(w, nullptr, 10, 0); }));
+    EXPECT_NE(m.find("the location ends inside MPI_Barrier"), std::string::npos) << m;
+    // and a good one reads: a barrier, 10 ns of compute before it
+    ReadReport report;
+    const Trace t = read_with(otf2_reader(),
+                              hand_written_archive("good",
+                                                   [](OTF2_EvtWriter* w) {
+                                                       OTF2_EvtWriter_Enter(w, nullptr, 10, 0);
+                                                       OTF2_EvtWriter_Leave(w, nullptr, 20, 0);
+                                                   }),
+                              report);
+    ASSERT_EQ(t.ranks(), 1u);
+    EXPECT_EQ(kinds(t, 0), (std::map<std::string, int>{{"compute", 1}, {"unmodeled", 1}}))
+        << "no MpiCollectiveEnd event: the barrier is unmodeled";
+    EXPECT_EQ(records(t, 0).back().end, Time::ns(20));
 }
 
 // Records of two traces are equal, counts and paths compared by content.

@@ -15,6 +15,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -297,6 +298,8 @@ class RankReader {
         Trace& t = *sh_.trace;
         for (const Record& r : records_) t.append(rank_, r);
     }
+    std::exception_ptr error;  // what stopped a callback (rethrown after the library returns)
+
     [[noreturn]] void fail(std::uint64_t pos, const std::string& what) const {
         throw InputError(
             sh_.path, 0,
@@ -382,6 +385,10 @@ class RankReader {
         return comm_handle_.at(comm);
     }
     void bind_creation(std::size_t rec, std::uint32_t comm) {
+        if (sh_.defs->comms.count(comm) == 0) {  // a CommCreate of an undefined communicator
+            ++sh_.unmatched_creations;
+            return;
+        }
         Record& r = records_[rec];
         comm_handle_[comm] = static_cast<std::int32_t>(r.newcomm);
         const auto& c = sh_.defs->comms.at(comm);
@@ -927,108 +934,131 @@ RankReader* rr(void* u) {
     return static_cast<RankReader*>(u);
 }
 
+// No exception may cross the C library: a callback that fails stops the reading
+// (OTF2_CALLBACK_INTERRUPT) and its exception is rethrown once the library returned.
+template <typename F>
+OTF2_CallbackCode guarded(void* u, F f) {
+    try {
+        f();
+        return OTF2_CALLBACK_SUCCESS;
+    } catch (...) {
+        rr(u)->error = std::current_exception();
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+}
+
 OTF2_CallbackCode ev_enter(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t pos, void* u,
                            OTF2_AttributeList* a, OTF2_RegionRef region) {
-    rr(u)->enter(t, pos, a, region);
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] { rr(u)->enter(t, pos, a, region); });
 }
 OTF2_CallbackCode ev_leave(OTF2_LocationRef, OTF2_TimeStamp t, std::uint64_t pos, void* u,
                            OTF2_AttributeList*, OTF2_RegionRef) {
-    rr(u)->leave(t, pos);
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] { rr(u)->leave(t, pos); });
 }
 OTF2_CallbackCode ev_send(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                           OTF2_AttributeList*, std::uint32_t peer, OTF2_CommRef comm,
                           std::uint32_t tag, std::uint64_t len) {
-    rr(u)->event(Event{Event::Send, peer, comm, tag, 0, 0, len, 0, 0, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::Send, peer, comm, tag, 0, 0, len, 0, 0, pos});
+    });
 }
 OTF2_CallbackCode ev_isend(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                            OTF2_AttributeList*, std::uint32_t peer, OTF2_CommRef comm,
                            std::uint32_t tag, std::uint64_t len, std::uint64_t req) {
-    rr(u)->event(Event{Event::Isend, peer, comm, tag, 0, 0, len, 0, req, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::Isend, peer, comm, tag, 0, 0, len, 0, req, pos});
+    });
 }
 OTF2_CallbackCode ev_isend_complete(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                     OTF2_AttributeList*, std::uint64_t req) {
-    rr(u)->event(Event{Event::IsendComplete, 0, 0, 0, 0, 0, 0, 0, req, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::IsendComplete, 0, 0, 0, 0, 0, 0, 0, req, pos});
+    });
 }
 OTF2_CallbackCode ev_irecv_request(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                    OTF2_AttributeList*, std::uint64_t req) {
-    rr(u)->event(Event{Event::IrecvRequest, 0, 0, 0, 0, 0, 0, 0, req, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::IrecvRequest, 0, 0, 0, 0, 0, 0, 0, req, pos});
+    });
 }
 OTF2_CallbackCode ev_recv(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                           OTF2_AttributeList*, std::uint32_t peer, OTF2_CommRef comm,
                           std::uint32_t tag, std::uint64_t len) {
-    rr(u)->event(Event{Event::Recv, peer, comm, tag, 0, 0, len, 0, 0, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::Recv, peer, comm, tag, 0, 0, len, 0, 0, pos});
+    });
 }
 OTF2_CallbackCode ev_irecv(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                            OTF2_AttributeList*, std::uint32_t peer, OTF2_CommRef comm,
                            std::uint32_t tag, std::uint64_t len, std::uint64_t req) {
-    rr(u)->event(Event{Event::Irecv, peer, comm, tag, 0, 0, len, 0, req, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::Irecv, peer, comm, tag, 0, 0, len, 0, req, pos});
+    });
 }
 OTF2_CallbackCode ev_cancelled(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                OTF2_AttributeList*, std::uint64_t req) {
-    rr(u)->event(Event{Event::Cancelled, 0, 0, 0, 0, 0, 0, 0, req, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::Cancelled, 0, 0, 0, 0, 0, 0, 0, req, pos});
+    });
 }
 OTF2_CallbackCode ev_coll_end(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                               OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
                               std::uint32_t root, std::uint64_t sent, std::uint64_t received) {
-    rr(u)->event(Event{Event::CollEnd, 0, comm, 0, root, op, sent, received, 0, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::CollEnd, 0, comm, 0, root, op, sent, received, 0, pos});
+    });
 }
 OTF2_CallbackCode ev_nbc_request(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                  OTF2_AttributeList*, std::uint64_t req) {
-    rr(u)->event(Event{Event::NbcRequest, 0, 0, 0, 0, 0, 0, 0, req, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::NbcRequest, 0, 0, 0, 0, 0, 0, 0, req, pos});
+    });
 }
 OTF2_CallbackCode ev_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                   OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
                                   std::uint32_t root, std::uint64_t sent, std::uint64_t received,
                                   std::uint64_t req) {
-    rr(u)->event(Event{Event::NbcComplete, 0, comm, 0, root, op, sent, received, req, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::NbcComplete, 0, comm, 0, root, op, sent, received, req, pos});
+    });
 }
 OTF2_CallbackCode ev_comm_create(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                  OTF2_AttributeList*, OTF2_CommRef comm) {
-    rr(u)->event(Event{Event::CommCreate, 0, comm, 0, 0, 0, 0, 0, 0, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::CommCreate, 0, comm, 0, 0, 0, 0, 0, 0, pos});
+    });
 }
 
 OTF2_CallbackCode ev_io_create(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                OTF2_AttributeList*, OTF2_IoHandleRef h, OTF2_IoAccessMode,
                                OTF2_IoCreationFlag, OTF2_IoStatusFlag) {
-    rr(u)->event(Event{Event::IoCreate, 0, 0, 0, 0, 0, 0, 0, h, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] { rr(u)->event(Event{Event::IoCreate, 0, 0, 0, 0, 0, 0, 0, h, pos}); });
 }
 OTF2_CallbackCode ev_io_destroy(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                 OTF2_AttributeList*, OTF2_IoHandleRef h) {
-    rr(u)->event(Event{Event::IoDestroy, 0, 0, 0, 0, 0, 0, 0, h, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] { rr(u)->event(Event{Event::IoDestroy, 0, 0, 0, 0, 0, 0, 0, h, pos}); });
 }
 OTF2_CallbackCode ev_io_begin(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                               OTF2_AttributeList*, OTF2_IoHandleRef h, OTF2_IoOperationMode mode,
                               OTF2_IoOperationFlag flags, std::uint64_t bytes, std::uint64_t) {
-    rr(u)->event(Event{Event::IoBegin, 0, 0, flags, 0, mode, bytes, 0, h, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::IoBegin, 0, 0, flags, 0, mode, bytes, 0, h, pos});
+    });
 }
 OTF2_CallbackCode ev_io_complete(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                  OTF2_AttributeList*, OTF2_IoHandleRef h, std::uint64_t bytes,
                                  std::uint64_t) {
-    rr(u)->event(Event{Event::IoComplete, 0, 0, 0, 0, 0, bytes, 0, h, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::IoComplete, 0, 0, 0, 0, 0, bytes, 0, h, pos});
+    });
 }
 OTF2_CallbackCode ev_io_seek(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                              OTF2_AttributeList*, OTF2_IoHandleRef h, std::int64_t offset,
                              OTF2_IoSeekOption whence, std::uint64_t) {
-    rr(u)->event(
-        Event{Event::IoSeek, 0, 0, 0, whence, 0, static_cast<std::uint64_t>(offset), 0, h, pos});
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&] {
+        rr(u)->event(Event{Event::IoSeek, 0, 0, 0, whence, 0, static_cast<std::uint64_t>(offset), 0,
+                           h, pos});
+    });
 }
 
 // OTF2 reports errors through a callback (by default to stderr); keep the last message.
@@ -1281,6 +1311,7 @@ class Otf2Reader final : public TraceReader {
             std::uint64_t n = 0;
             g_otf2_error.clear();
             const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalEvents(r, er, &n);
+            if (rank_reader.error) std::rethrow_exception(rank_reader.error);
             if (code != OTF2_SUCCESS)
                 throw InputError(path, 0,
                                  fmt::format("location {} (rank {}) event {}: {}", loc, rank, n + 1,
