@@ -340,6 +340,17 @@ TEST(Otf2Writer, EveryKindFixtureRoundTripsByteForByte) {
     write_otf2(back, anchor);
     ReadReport again;
     expect_same_records(original, read_with(otf2_reader(), anchor, again));
+    // but a folder of that name holding other files is not removed
+    const fs::path other = fs::path(anchor).parent_path() / "mine";
+    fs::create_directories(other);
+    std::ofstream(other / "notes.txt") << "keep me";
+    try {
+        write_otf2(back, (fs::path(anchor).parent_path() / "mine.otf2").string());
+        ADD_FAILURE() << "the folder 'mine' must not be replaced";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("not replacing it"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(fs::exists(other / "notes.txt"));
 }
 
 TEST(Otf2Writer, ScorepTraceRoundTripsThroughTheWriter) {

@@ -204,10 +204,24 @@ class Writer {
         const std::string name = anchor.stem().string();
         std::error_code ec;
         fs::create_directories(dir, ec);
-        // OTF2 refuses to overwrite an archive: remove a previous one of this name
+        // OTF2 refuses to overwrite an archive: remove a previous one of this name, but never a
+        // folder that holds anything else than an archive's event and definition files
+        const fs::path folder = dir / name;
+        if (fs::exists(folder, ec)) {
+            bool archive = fs::is_directory(folder, ec);
+            for (const auto& e : fs::directory_iterator(folder, ec)) {
+                const auto ext = e.path().extension();
+                if (!e.is_regular_file() || (ext != ".evt" && ext != ".def")) archive = false;
+            }
+            if (!archive)
+                throw InputError(path_, 0,
+                                 fmt::format("'{}' exists and is not the event folder of an OTF2 "
+                                             "archive: not replacing it",
+                                             folder.string()));
+            fs::remove_all(folder, ec);
+        }
         fs::remove(dir / (name + ".otf2"), ec);
         fs::remove(dir / (name + ".def"), ec);
-        fs::remove_all(dir / name, ec);
         comms_ = reconstruct(t_);
         OTF2_Error_RegisterCallback(quiet, nullptr);
         std::unique_ptr<OTF2_Archive, ArchiveCloser> archive(OTF2_Archive_Open(
