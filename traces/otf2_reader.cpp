@@ -226,7 +226,7 @@ struct Shared {
     std::uint64_t unknown_comm_calls = 0, unmatched_creations = 0, parentless = 0;
     std::uint64_t nonblocking_without_events = 0, cancelled = 0, untracked_completions = 0;
     std::uint64_t open_irecvs = 0;
-    std::uint64_t io_without_open = 0, io_offsets_unknown = 0;
+    std::uint64_t io_without_open = 0, io_offsets_unknown = 0, events_outside_calls = 0;
     // Written by clustersim's OTF2 writer: every record is a region (compute included) with
     // clustersim:* attributes; no compute is synthesized between regions.
     bool clustersim = false;
@@ -280,10 +280,8 @@ class RankReader {
         --depth_;
     }
     void event(Event e) {
-        if (!in_call_) {
-            // A completion reported outside any MPI region (a progress thread): attach it to
-            // the next call is wrong; count it.
-            ++sh_.untracked_completions;
+        if (!in_call_) {  // outside any MPI region (e.g. from a progress thread): ignored
+            ++sh_.events_outside_calls;
             return;
         }
         call_.events.push_back(e);
@@ -1357,6 +1355,9 @@ class Otf2Reader final : public TraceReader {
         if (sh.cancelled > 0)
             report.notes.push_back(
                 fmt::format("{} cancelled request(s): their Wait is kept", sh.cancelled));
+        if (sh.events_outside_calls > 0)
+            report.notes.push_back(fmt::format(
+                "{} MPI or I/O event(s) outside any MPI region: ignored", sh.events_outside_calls));
         if (sh.io_without_open > 0)
             report.notes.push_back(fmt::format(
                 "{} MPI-IO call(s) on an I/O handle not created in the trace: unmodeled",
