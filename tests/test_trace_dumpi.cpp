@@ -433,6 +433,24 @@ TEST(Dumpi, BadFilesAreOneLineErrorsNamingFileAndOffset) {
         EXPECT_NE(m.find("expected 4000000000 more bytes at byte offset"), std::string::npos) << m;
         EXPECT_NE(m.find("record 0, MPI_Waitall"), std::string::npos) << m;
     }
+    // a call that returns before it starts
+    {
+        Encoder e;
+        e.u64(kMagic);
+        e.u32(0);
+        e.u32(100);
+        e.call(81, 20, 10);  // MPI_Comm_size, wall 100.000020 s to 100.000010 s
+        e.u16(2);
+        e.u32(2);
+        for (int i = 0; i < 8; ++i) e.u64(i == 0 ? kMagic : i == 5 ? 8 : 0);
+        std::ofstream(dir + "/syn-0001.bin", std::ios::binary) << e.bytes();
+        const std::string m = message(meta);
+        EXPECT_NE(m.find("the call returns at wall time 100000010000 ns, before it starts at "
+                         "100000020000 ns"),
+                  std::string::npos)
+            << m;
+        EXPECT_NE(m.find("record 0, MPI_Comm_size"), std::string::npos) << m;
+    }
     // a label without a known layout
     {
         Encoder e;

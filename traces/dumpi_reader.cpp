@@ -573,6 +573,11 @@ DumpiFile read_dumpi_file(const std::string& path) {
         if (mask & 0x08) {
             c.has_wall = true;
             times(wall_offset, c.wall_start, c.wall_end);
+            if (c.wall_end < c.wall_start)
+                in.corrupt(
+                    fmt::format("the call returns at wall time {} ns, before it starts at "
+                                "{} ns",
+                                c.wall_end, c.wall_start));
         }
         if (mask & 0x80) {
             const std::uint8_t n = in.u8();

@@ -275,6 +275,9 @@ class RankReader {
         if (in_call_ && depth_ == call_depth_) {
             in_call_ = false;
             call_.end = ps(time);
+            if (call_.end < call_.start)
+                fail(pos, fmt::format("LEAVE of {} at {} ps, before its ENTER at {} ps", call_.name,
+                                      call_.end.ps(), call_.start.ps()));
             finish_call();
         }
         --depth_;
