@@ -525,7 +525,7 @@ class RankReader {
             Record r;
             const bool dup = n == "comm_dup" || n == "comm_dup_with_info" || n == "comm_idup";
             r.kind = dup ? mpi::OpKind::CommDup : mpi::OpKind::CommSplit;
-            r.color = mpi::kUndefined;
+            if (!dup) r.color = mpi::kUndefined;  // until its communicator is known
             r.newcomm = next_comm_++;
             push(r, c);
             const std::size_t idx = records_.size() - 1;
