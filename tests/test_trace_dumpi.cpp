@@ -477,7 +477,11 @@ TEST(Dumpi, DetectedByTheMetaFile) {
     ReadReport report;
     EXPECT_EQ(load_trace(kDir + "/testtrace.meta", "auto", {}, report).format, "dumpi");
     EXPECT_EQ(load_trace(kDir, "dumpi", {}, report).ranks(), 4u) << "a folder with one .meta";
-    EXPECT_THROW((void)load_trace(kDir + "/testtrace-0000.bin", "auto", {}, report), InputError);
+    // one rank's file stands for the whole trace (its .meta beside it)
+    EXPECT_EQ(load_trace(kDir + "/testtrace-0002.bin", "auto", {}, report).ranks(), 4u);
+    const std::string dir = temp_dir();
+    fs::copy_file(kDir + "/testtrace-0000.bin", dir + "/lonely-0000.bin");
+    EXPECT_THROW((void)load_trace(dir + "/lonely-0000.bin", "auto", {}, report), InputError);
 }
 
 }  // namespace

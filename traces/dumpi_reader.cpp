@@ -1147,6 +1147,20 @@ std::string meta_of(const std::string& path) {
         if (found.empty()) throw InputError(path, 0, "the folder holds no DUMPI .meta file");
         return found;
     }
+    // one rank's file NAME-NNNN.bin: the trace is NAME.meta beside it
+    const fs::path p(path);
+    const std::string stem = p.stem().string();
+    const auto dash = stem.rfind('-');
+    if (p.extension() == ".bin" && dash != std::string::npos && dash + 1 < stem.size() &&
+        stem.find_first_not_of("0123456789", dash + 1) == std::string::npos) {
+        const fs::path meta = p.parent_path() / (stem.substr(0, dash) + ".meta");
+        std::error_code ec2;
+        if (!fs::exists(meta, ec2))
+            throw InputError(
+                path, 0,
+                fmt::format("a DUMPI rank file: its trace's '{}' is missing", meta.string()));
+        return meta.string();
+    }
     return path;
 }
 
@@ -1159,7 +1173,7 @@ class DumpiReader final : public TraceReader {
     bool sniff(const std::string& path, const std::string& head) const override {
         if (head.size() >= 8 && static_cast<unsigned char>(head[0]) == 0xff &&
             head.compare(4, 4, "UMPI") == 0)
-            return false;  // a single rank's .bin: read through its .meta
+            return true;  // one rank's .bin: the whole trace is read through its .meta
         return fs::path(path).extension() == ".meta" &&
                head.find("numprocs=") != std::string::npos &&
                head.find("fileprefix=") != std::string::npos;
