@@ -12,11 +12,13 @@ packages=(
   libfmt-dev            # formatting
   libcli11-dev          # the command line
   nlohmann-json3-dev    # JSON output
+  libotf2-trace-dev     # OTF2 traces: the otf2 reader and writer (pkg-config module otf2)
 )
 # What the tests, the MPI programs, the man pages and the package need as well (command 2, CI).
 if [ "${1:-}" != "--run" ]; then
   packages+=(
   libgtest-dev libgmock-dev  # tests
+  otf2-tools            # otf2-print: the test that OTF2 tools read clustersim's archives
   libopenmpi-dev openmpi-bin  # the MPI tracer, calibration and benchmark programs, and the
                               # end-to-end test that runs them under mpirun
   help2man              # man pages made from the commands' own --help (cmake/package.cmake)

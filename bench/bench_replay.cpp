@@ -2,9 +2,11 @@
 // halo exchange: compute, isend right, irecv left, waitall, and an allreduce every 50
 // iterations) is written as a native binary trace, read back, and replayed through the full
 // simulator on a star of RANKS single-core nodes. Reports trace events per second of replay
-// (read + simulate), engine events, wall times and peak memory.
+// (read + simulate), engine events, wall times and peak memory. FORMAT otf2 writes and reads
+// the trace as an OTF2 archive (traces/otf2_writer.cpp, the otf2 reader) instead.
 //
 //   bench_replay [RANKS=1024] [EVENTS=10000] [packet|analytical|fluid|simple|...] [MESSAGE=1KiB]
+//                [native|otf2]
 // (packet: hop-by-hop packets; analytical: the analytical NIC, one event per packet; fluid:
 // max-min flows; any other --network value, e.g. simple or bus_only:buses=4: that model)
 #include <chrono>
@@ -19,6 +21,8 @@
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
+#include "traces/otf2.hpp"
+#include "traces/reader.hpp"
 #include "traces/replay.hpp"
 #include "traces/trace.hpp"
 
@@ -29,6 +33,11 @@ int main(int argc, char** argv) {
     const auto events = static_cast<std::uint64_t>(argc > 2 ? std::atoll(argv[2]) : 10000);
     const std::string network = argc > 3 ? argv[3] : "packet";
     const std::uint64_t message = parse_size(argc > 4 ? argv[4] : "1KiB");
+    const std::string format = argc > 5 ? argv[5] : "native";
+    if (format != "native" && format != "otf2") {
+        fmt::print(stderr, "bench_replay: FORMAT must be native or otf2, got '{}'\n", format);
+        return 2;
+    }
 
     // The synthetic trace.
     const auto t0 = std::chrono::steady_clock::now();
@@ -69,13 +78,26 @@ int main(int argc, char** argv) {
             }
         }
     }
-    const std::string path =
-        (std::filesystem::temp_directory_path() / "clustersim_bench_replay.cstrace").string();
-    traces::write_binary(trace, path);
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path();
+    const std::string path = (tmp / (format == "otf2" ? "clustersim_bench_replay.otf2"
+                                                      : "clustersim_bench_replay.cstrace"))
+                                 .string();
+    if (format == "otf2")
+        traces::write_otf2(trace, path);
+    else
+        traces::write_binary(trace, path);
     const auto t1 = std::chrono::steady_clock::now();
+    std::uint64_t disk = std::filesystem::file_size(path);
+    if (format == "otf2") {
+        disk += std::filesystem::file_size(tmp / "clustersim_bench_replay.def");
+        for (const auto& e : std::filesystem::directory_iterator(tmp / "clustersim_bench_replay"))
+            disk += e.file_size();
+    }
 
     // Read it back and replay it.
-    const traces::Trace loaded = traces::read_binary(path);
+    traces::ReadReport report;
+    const traces::Trace loaded =
+        format == "otf2" ? traces::load_trace(path, "otf2", {}, report) : traces::read_binary(path);
     const auto t2 = std::chrono::steady_clock::now();
     topo::GenerateOptions o;
     o.kind = "star";
@@ -92,21 +114,28 @@ int main(int argc, char** argv) {
     const double replay_s = read_s + res.wall_seconds;
     const std::uint64_t total = loaded.total_events();
 
-    fmt::print("replay of a synthetic ring trace: {} ranks x {} records, {} messages, {} network\n",
-               n, events, format_size(message), network);
-    fmt::print("  trace            {} records, {} on disk (written in {:.3f} s)\n", total,
-               format_size(std::filesystem::file_size(path)),
-               std::chrono::duration<double>(t1 - t0).count());
-    fmt::print("  read             {:.3f} s\n", read_s);
+    fmt::print(
+        "replay of a synthetic ring trace: {} ranks x {} records, {} messages, {} network, {} "
+        "format\n",
+        n, events, format_size(message), network, format);
+    fmt::print("  trace            {} records, {} on disk (generated and written in {:.3f} s)\n",
+               total, format_size(disk), std::chrono::duration<double>(t1 - t0).count());
+    fmt::print("  read             {:.3f} s ({:.2f} M records/s)\n", read_s,
+               static_cast<double>(total) / read_s / 1e6);
     fmt::print("  simulate         {:.3f} s  ({} engine events, {:.1f} M events/s)\n",
                res.wall_seconds, res.events,
                static_cast<double>(res.events) / res.wall_seconds / 1e6);
-    fmt::print("  replay           {:.2f} M trace events/s (read + simulate), {:.2f} M (simulate)\n",
-               static_cast<double>(total) / replay_s / 1e6,
-               static_cast<double>(total) / res.wall_seconds / 1e6);
+    fmt::print(
+        "  replay           {:.2f} M trace events/s (read + simulate), {:.2f} M (simulate)\n",
+        static_cast<double>(total) / replay_s / 1e6,
+        static_cast<double>(total) / res.wall_seconds / 1e6);
     fmt::print("  simulated time   {}\n", format_time(res.simulated));
     fmt::print("  total wall       {:.3f} s, peak memory {}\n",
                std::chrono::duration<double>(t3 - t0).count(), format_size(peak_memory_bytes()));
     std::filesystem::remove(path);
+    if (format == "otf2") {
+        std::filesystem::remove(tmp / "clustersim_bench_replay.def");
+        std::filesystem::remove_all(tmp / "clustersim_bench_replay");
+    }
     return 0;
 }

@@ -85,7 +85,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # The shared libraries the executables link (ldd build/tools/clustersim), by their Debian 12
 # package; the MPI programs and the tracer need Open MPI's library, `clustersim record` its
 # mpirun. Checked by installing the package in CI (.ci/run) and running the example.
-set(deps "libc6, libstdc++6, libgcc-s1, libpugixml1v5, libfmt9")
+set(deps "libc6, libstdc++6, libgcc-s1, libpugixml1v5, libfmt9, libopen-trace-format2-10")
 if(CLUSTERSIM_MPI)
   string(APPEND deps ", libopenmpi3")
   set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "openmpi-bin")

@@ -208,8 +208,8 @@ teleport peer=1
     EXPECT_EQ(skipped.code, 0) << skipped.err;
     EXPECT_NE(skipped.err.find("skipped 1 'teleport'"), std::string::npos) << skipped.err;
     // Unknown --format, --timeline-detail.
-    expect_bad_input("run " + m + " --app trace:" + lonely + " --format otf2",
-                     "unknown trace format 'otf2'");
+    expect_bad_input("run " + m + " --app trace:" + lonely + " --format vampir",
+                     "unknown trace format 'vampir'");
     expect_bad_input("run " + m + " --app trace:" + lonely + " --timeline-detail pixels",
                      "expected ranks or hardware");
     expect_bad_input("compare " + lonely + " " + lonely, "no times to compare");

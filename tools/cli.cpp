@@ -412,7 +412,7 @@ int main(int argc, char** argv) {
                     "none, write_behind, aggregation, reorder");
     run->add_option("--format", r.format,
                     "trace format of trace: apps: auto, native-text, native-binary, simgrid-ti, "
-                    "hdtrace");
+                    "hdtrace, otf2, dumpi");
     run->add_flag("--skip-unknown", r.skip_unknown,
                   "skip trace records clustersim does not support (counted per kind) instead "
                   "of stopping");
@@ -421,8 +421,8 @@ int main(int argc, char** argv) {
                     "times are projected by the ratio to the target cores (default: the "
                     "trace's, else times are kept)");
     run->add_option("--out", r.out,
-                    "write the timeline (Chrome trace JSON), statistics (CSV, summary) and the "
-                    "simulated trace to this folder");
+                    "write the timeline (Chrome trace JSON and OTF2), statistics (CSV, summary) "
+                    "and the simulated trace to this folder");
     run->add_option("--timeline-detail", r.timeline_detail, "ranks (default) or hardware");
     run->add_flag("--json", r.json, "print one JSON object instead of the summary");
     run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");
@@ -452,13 +452,17 @@ int main(int argc, char** argv) {
     }
 
     ConvertFlags cv;
-    auto* convert =
-        app.add_subcommand("convert", "Convert a trace to the native text or binary format");
+    auto* convert = app.add_subcommand(
+        "convert", "Convert a trace to the native text or binary format, or OTF2");
     convert->add_option("INPUT", cv.input, "trace (any readable format)")->required();
     convert->add_option("OUTPUT", cv.output, "file to write")->required();
-    convert->add_option("--to", cv.to,
-                        "text or binary (default: by OUTPUT's extension: .txt = text)");
-    convert->add_option("--format", cv.format, "format of INPUT (default: auto)");
+    convert->add_option(
+        "--to", cv.to,
+        "text, binary or otf2 (default: by OUTPUT's extension: .txt = text, .otf2 = "
+        "otf2: OUTPUT is the anchor file, NAME.def and NAME/ go beside it)");
+    convert->add_option("--format", cv.format,
+                        "format of INPUT: auto (default), native-text, native-binary, "
+                        "simgrid-ti, hdtrace, otf2, dumpi");
     convert->add_flag("--skip-unknown", cv.skip_unknown, "skip unsupported records");
 
     MergeFlags mf;
@@ -495,7 +499,9 @@ int main(int argc, char** argv) {
     compare->add_option(
         "--out", cf.out,
         "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
-    compare->add_option("--format", cf.format, "format of RECORDED (default: auto)");
+    compare->add_option("--format", cf.format,
+                        "format of RECORDED: auto (default), native-text, native-binary, "
+                        "simgrid-ti, hdtrace, otf2, dumpi");
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
     compare->add_option("--timeline-window", cf.timeline_window,
                         "FROM,TO: the excerpt compare_timeline.svg draws (e.g. 0s,50ms; "

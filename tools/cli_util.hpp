@@ -2,10 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <iostream>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
+#include "traces/reader.hpp"
 
 namespace clustersim::cli {
 
@@ -28,6 +32,21 @@ inline std::string with_commas(std::uint64_t v) {
         s.push_back(digits[i]);
     }
     return s;
+}
+
+// One stderr line: the MPI calls a reader kept as unmodeled records (OTF2, DUMPI), by name.
+inline void print_unmodeled(const traces::ReadReport& report, const std::string& path) {
+    if (report.unmodeled.empty()) return;
+    std::uint64_t total = 0;
+    std::string list;
+    for (const auto& [name, n] : report.unmodeled) {
+        total += n;
+        list += fmt::format("{}{} {}", list.empty() ? "" : ", ", name, n);
+    }
+    std::cerr << fmt::format(
+        "clustersim: {} MPI call(s) of {} not modeled, replayed as their recorded duration: "
+        "{}\n",
+        total, path, list);
 }
 
 }  // namespace clustersim::cli

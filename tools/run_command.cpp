@@ -204,6 +204,7 @@ int cmd_run(const RunFlags& f) {
             for (const auto& [kind, n] : report.skipped)
                 std::cerr << fmt::format("clustersim: skipped {} '{}' record(s) of {}\n", n, kind,
                                          spec.substr(6));
+            print_unmodeled(report, spec.substr(6));
             a.ranks = a.trace->ranks();
             if (a.ranks == 0) throw InputError(spec.substr(6), 0, "the trace has no ranks");
             for (const auto& d : a.trace->files) files.push_back(d);

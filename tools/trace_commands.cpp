@@ -13,6 +13,7 @@
 #include "traces/compare.hpp"
 #include "traces/import.hpp"
 #include "traces/merge.hpp"
+#include "traces/otf2.hpp"
 #include "traces/reader.hpp"
 #include "traces/recorder.hpp"
 #include "traces/stats.hpp"
@@ -53,6 +54,7 @@ traces::Trace load(const std::string& path, const std::string& format, bool skip
     traces::Trace t = traces::load_trace(p, format, o, report);
     for (const auto& [kind, n] : report.skipped)
         std::cerr << fmt::format("clustersim: skipped {} '{}' record(s) of {}\n", n, kind, p);
+    print_unmodeled(report, p);
     return t;
 }
 
@@ -72,30 +74,34 @@ void write_outputs(const std::string& dir, const traces::RunLog& log,
         f << summary;
     }
     traces::write_binary(simulated, (d / "simulated.cstrace").string());
+    traces::write_otf2(simulated, (d / "timeline.otf2").string());
     if (!print) return;
     std::cout << "\n" << summary;
     std::cout << fmt::format(
         "\n  wrote {}: timeline.json (open in https://ui.perfetto.dev or chrome://tracing), "
         "ranks.csv, operations.csv, histogram_sizes.csv, histogram_bandwidth.csv, "
-        "summary.txt, simulated.cstrace\n",
+        "summary.txt, simulated.cstrace, timeline.otf2 (+ timeline.def, timeline/: OTF2 for "
+        "Vampir and other OTF2 tools)\n",
         dir);
 }
 
 int cmd_convert(const ConvertFlags& f) {
     check_output_file("OUTPUT", f.output);
-    traces::ReadReport report;
-    const traces::Trace t = load(f.input, f.format, f.skip_unknown, &report);
     std::string to = f.to;
     if (to.empty()) {
         const std::string ext = fs::path(f.output).extension().string();
-        to = ext == ".txt" || ext == ".cstrace-text" ? "text" : "binary";
+        to = ext == ".txt" || ext == ".cstrace-text" ? "text" : ext == ".otf2" ? "otf2" : "binary";
     }
+    if (to != "text" && to != "binary" && to != "otf2")  // checked before reading the input
+        throw InputError("--to", 0, fmt::format("'{}': expected text, binary or otf2", to));
+    traces::ReadReport report;
+    const traces::Trace t = load(f.input, f.format, f.skip_unknown, &report);
     if (to == "text")
         traces::write_text(t, f.output);
     else if (to == "binary")
         traces::write_binary(t, f.output);
     else
-        throw InputError("--to", 0, fmt::format("'{}': expected text or binary", to));
+        traces::write_otf2(t, f.output);
     // The input's size: the file named, and every file it led the reader to (an index's or a
     // project's rank files), or all files of a folder.
     std::uint64_t in = 0;
@@ -110,7 +116,15 @@ int cmd_convert(const ConvertFlags& f) {
         for (const std::string& p : report.inputs)
             if (!fs::equivalent(p, f.input, ec)) in += file_size(p), ++in_files;
     }
-    const std::uint64_t out = file_size(f.output);
+    std::uint64_t out = file_size(f.output);
+    if (to == "otf2") {  // the anchor, the definitions and the folder of per-location files
+        const fs::path anchor(f.output);
+        const fs::path stem = anchor.parent_path() / anchor.stem();
+        out += file_size(stem.string() + ".def");
+        if (fs::is_directory(stem, ec))
+            for (const auto& e : fs::recursive_directory_iterator(stem, ec))
+                if (e.is_regular_file(ec)) out += file_size(e.path().string());
+    }
     std::cout << fmt::format(
         "converted {} ({}, {} ranks, {} records, {} in {} file{}) to {} ({} format, {})", f.input,
         t.format, t.ranks(), t.total_events(), format_size(in), in_files, in_files == 1 ? "" : "s",

@@ -65,6 +65,8 @@ void register_builtin_readers(ReaderRegistry& registry) {
     registry.add(make_native_text_reader());
     registry.add(make_simgrid_ti_reader());
     registry.add(make_hdtrace_reader());
+    registry.add(make_otf2_reader());
+    registry.add(make_dumpi_reader());
 }
 
 Trace load_trace(const std::string& path, const std::string& format, const ReadOptions& options,

@@ -24,6 +24,9 @@ struct ReadReport {
     // Every file the trace was read from besides the one named (the rank files of an index
     // or project file), so that `convert` can tell the trace's whole size.
     std::vector<std::string> inputs;
+    // MPI calls kept as `unmodeled` records (replayed as their recorded duration), by MPI
+    // function name (OTF2 and DUMPI readers).
+    std::map<std::string, std::uint64_t> unmodeled;
 };
 
 class TraceReader {
@@ -62,5 +65,7 @@ std::unique_ptr<TraceReader> make_native_text_reader();
 std::unique_ptr<TraceReader> make_native_binary_reader();
 std::unique_ptr<TraceReader> make_simgrid_ti_reader();
 std::unique_ptr<TraceReader> make_hdtrace_reader();
+std::unique_ptr<TraceReader> make_otf2_reader();
+std::unique_ptr<TraceReader> make_dumpi_reader();
 
 }  // namespace clustersim::traces
