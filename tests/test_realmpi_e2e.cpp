@@ -179,7 +179,10 @@ TEST_F(RealMpi, ReplayOnTheCalibratedModelAndCompare) {
     }
     ASSERT_GT(compute_rec, 0) << "no Compute row in compare.csv";
     ASSERT_GT(total_rec, 0) << "no total row in compare.csv";
-    EXPECT_NEAR(compute_sim, compute_rec, 1e-6 * compute_rec + 1e-9);
+    // To rounding: each compute record is projected through whole instructions and back to
+    // picoseconds (half an instruction per record each way); 1 ns of slack was once exceeded
+    // by 0.3 ns on a run of a few hundred records, so 5 ns, still far below any modelled cost.
+    EXPECT_NEAR(compute_sim, compute_rec, 1e-6 * compute_rec + 5e-9);
     EXPECT_GE(total_sim, compute_sim / kRanks);
     EXPECT_LE(total_sim, 1.5 * total_rec) << cmp.out;
 }
