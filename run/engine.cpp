@@ -307,7 +307,9 @@ nlohmann::json make_record(const Prepared& p, const Point& point, const Outcome&
         else if (error.rfind("clustersim: ", 0) == 0)
             error = error.substr(12);
         if (error.empty()) error = fmt::format("exit code {} and no message", o.exit_code);
-        if (error.find("bad_alloc") != std::string::npos && p.limits.memory_bytes > 0)
+        if ((error.find("bad_alloc") != std::string::npos ||
+             error.rfind("out of memory", 0) == 0) &&
+            p.limits.memory_bytes > 0)
             error += fmt::format(" (memory limit {})", format_size(p.limits.memory_bytes));
     } else {
         try {

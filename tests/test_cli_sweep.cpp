@@ -223,7 +223,8 @@ TEST(CliSweep, APointPastItsWallTimeOrMemoryLimitIsStoppedAndTheOthersComplete) 
     EXPECT_EQ(rs[0]["status"], "ok") << rs[0].dump();
     EXPECT_EQ(rs[1]["status"], "failed");
     EXPECT_EQ(rs[1]["error"],
-              "internal error: std::bad_alloc (please report it) (memory limit 64 MiB)");
+              "out of memory: the run needs more memory than this process may use (the machine's, "
+              "or a limit such as ulimit -v) (memory limit 64 MiB)");
 }
 
 TEST(CliSweep, GeneratedModelsAreWrittenOnceAndABadGeneratorValueFailsItsPoints) {

@@ -616,8 +616,8 @@ int main(int argc, char** argv) {
         std::cerr << "clustersim: error: " << e.what() << "\n";
         return kBadInput;
     } catch (const std::bad_alloc&) {
-        std::cerr << "clustersim: error: out of memory: the input asks for more memory than this "
-                     "machine has\n";
+        std::cerr << "clustersim: error: out of memory: the run needs more memory than this "
+                     "process may use (the machine's, or a limit such as ulimit -v)\n";
         return kBadInput;
     } catch (const std::exception& e) {  // a bug, not the user's input: say so
         std::cerr << "clustersim: internal error: " << e.what() << " (please report it)\n";

@@ -107,7 +107,9 @@ def run(binary, root, cmd):
         m = re.match(r"^([a-z]+:)(.+)$", w)
         if m and not w.startswith("--"):
             prefix, rest = m.group(1), m.group(2)
-        if not rest.startswith("-") and os.path.exists(os.path.join(root, rest)):
+        # A path, not a word that happens to name a folder of the repository (`run`).
+        looks_like_path = "/" in rest or os.path.isfile(os.path.join(root, rest))
+        if not rest.startswith("-") and looks_like_path and os.path.exists(os.path.join(root, rest)):
             fixed.append(prefix + os.path.normpath(os.path.join(root, rest)))
         else:
             fixed.append(w)
