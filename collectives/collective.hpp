@@ -32,8 +32,21 @@ enum class CollOp : std::uint8_t {
     Scatterv,
     Allgatherv,
     Alltoallv,
+    Scan,
+    Exscan,
+    ReduceScatterBlock,
+    Alltoallw,  // alltoallv whose blocks are given in bytes (each pair its own datatype)
 };
-inline constexpr int kCollOps = 13;
+inline constexpr int kCollOps = 17;
+// The v/w-variants: per-rank (or per-pair) block sizes in CollArgs::counts.
+constexpr bool is_v(CollOp op) {
+    return op == CollOp::Gatherv || op == CollOp::Scatterv || op == CollOp::Allgatherv ||
+           op == CollOp::Alltoallv || op == CollOp::Alltoallw;
+}
+// Counts has size * size entries (alltoallv, alltoallw) rather than size.
+constexpr bool is_pairwise_v(CollOp op) {
+    return op == CollOp::Alltoallv || op == CollOp::Alltoallw;
+}
 const char* to_string(CollOp op);  // "bcast", "reduce_scatter", "allgatherv", ...
 bool parse_coll_op(const std::string& name, CollOp& op);
 
@@ -51,6 +64,9 @@ struct CollArgs {
     // alltoallv: block from rank i to rank j at [i * size + j] (size * size entries).
     const std::vector<std::uint64_t>* counts = nullptr;
     std::uint64_t segment = 64 * 1024;  // pipelined algorithms: segment size
+    // v-variants, for the data-movement description only: prefix sums of `counts` (one
+    // more entry than counts; set by the data-movement check, null in the runtime).
+    const std::vector<std::uint64_t>* displs = nullptr;
 
     std::uint64_t block(std::int32_t r) const {
         return counts != nullptr ? (*counts)[static_cast<std::size_t>(r)] : bytes;
@@ -66,26 +82,79 @@ struct CollArgs {
     // Relative rank <-> rank, rooted at root.
     std::int32_t relative(std::int32_t r) const { return (r - root + size) % size; }
     std::int32_t absolute(std::int32_t vr) const { return (vr + root) % size; }
+    // Offset of rank r's block in the data space (gather, scatter, allgather and their
+    // v-forms; reduce_scatter and reduce_scatter_block: the block rank r ends with).
+    std::uint64_t displ(std::int32_t r) const {
+        if (counts == nullptr) return bytes * static_cast<std::uint64_t>(r);
+        return displs != nullptr ? (*displs)[static_cast<std::size_t>(r)] : 0;
+    }
+    // Offset of the block rank `from` sends rank `to` (alltoall, alltoallv).
+    std::uint64_t displ(std::int32_t from, std::int32_t to) const {
+        return displ(from * size + to);
+    }
+};
+
+// Size D of an operation's data space (see Piece) and who holds what:
+//   barrier: D = 0 (only who has heard from whom matters).
+//   bcast: D = bytes, the root's buffer.
+//   reduce, allreduce: D = bytes; every rank starts with its own contribution everywhere.
+//   scan, exscan: D = 2 bytes; units [0, bytes) are the result, [bytes, 2 bytes) the
+//     rank's running partial; both start as the rank's contribution (exscan: the result
+//     starts empty).
+//   gather(v), scatter(v), allgather(v): D = the sum of the blocks, rank r's at displ(r).
+//   alltoall(v): D = the sum of the p^2 blocks, block (i, j) at displ(i, j).
+//   reduce_scatter, reduce_scatter_block: D = size * bytes; every rank contributes all of
+//     it, block r at displ(r) ends at rank r.
+std::uint64_t data_space(const CollArgs& args);
+
+// What a transfer moves, for the data-movement check (tests/test_coll_schedules.cpp; the
+// runtime only uses `bytes`). Every operation has a data space of D units (bytes), see
+// data_space(): a send's data are units [offset, offset + bytes) of its sender's copy of
+// that space, a receive's land at [offset, offset + bytes) of its receiver's, both taken
+// modulo D. A transfer with `pieces` > 0 names the step's pieces [piece, piece + pieces)
+// instead (only filled when Step::describe is set): the message is their concatenation; if
+// their total is k times `bytes` (k > 1), a send's message is the combination of the k
+// slices and a receive's is combined into each of the k slices (MPICH's scan adds what it
+// receives to its result and its running partial).
+struct Piece {
+    std::uint64_t offset = 0;
+    std::uint64_t bytes = 0;
 };
 
 struct Transfer {
     bool send = false;
     std::int32_t peer = 0;  // rank in the communicator
     std::uint64_t bytes = 0;
+    std::uint64_t offset = 0;  // see Piece
+    std::uint32_t piece = 0, pieces = 0;
 };
 
 struct Step {
     std::vector<Transfer> transfers;
     std::uint64_t reduce_bytes = 0;  // combined locally after the transfers
+    // The data-movement description of non-contiguous transfers (Transfer::pieces).
+    std::vector<Piece> piece_list;
+    // Set by the data-movement check: algorithms fill piece_list only then, so the runtime
+    // never pays for the description.
+    bool describe = false;
     void clear() {
         transfers.clear();
+        piece_list.clear();
         reduce_bytes = 0;
     }
-    void send(std::int32_t peer, std::uint64_t bytes) {
-        transfers.push_back(Transfer{true, peer, bytes});
+    void send(std::int32_t peer, std::uint64_t bytes, std::uint64_t offset = 0) {
+        transfers.push_back(Transfer{true, peer, bytes, offset, 0, 0});
     }
-    void recv(std::int32_t peer, std::uint64_t bytes) {
-        transfers.push_back(Transfer{false, peer, bytes});
+    void recv(std::int32_t peer, std::uint64_t bytes, std::uint64_t offset = 0) {
+        transfers.push_back(Transfer{false, peer, bytes, offset, 0, 0});
+    }
+    // The last transfer's data is (also) units [offset, offset + bytes): call once per piece,
+    // only when `describe` is set.
+    void piece(std::uint64_t offset, std::uint64_t bytes) {
+        Transfer& t = transfers.back();
+        if (t.pieces == 0) t.piece = static_cast<std::uint32_t>(piece_list.size());
+        ++t.pieces;
+        piece_list.push_back(Piece{offset, bytes});
     }
 };
 

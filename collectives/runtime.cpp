@@ -338,10 +338,9 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     args.root = op.root;
     args.bytes = op.bytes;
     args.counts = op.counts;
-    const std::size_t need = op.coll == CollOp::Alltoallv ? static_cast<std::size_t>(size) * size
-                                                          : static_cast<std::size_t>(size);
-    const bool v = op.coll == CollOp::Gatherv || op.coll == CollOp::Scatterv ||
-                   op.coll == CollOp::Allgatherv || op.coll == CollOp::Alltoallv;
+    const std::size_t need = is_pairwise_v(op.coll) ? static_cast<std::size_t>(size) * size
+                                                    : static_cast<std::size_t>(size);
+    const bool v = is_v(op.coll);
     if (v && (op.counts == nullptr || op.counts->size() != need))
         throw InputError(
             "app", 0,
@@ -364,6 +363,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     }
     const Choice choice = selection_.choose(op.coll, size_for_choice, size);
     if (choice.segment != 0) args.segment = choice.segment;
+    if (args.rank == 0) ++algorithm_calls_[fmt::format("{}/{}", to_string(op.coll), choice.name)];
     if (choice.algorithm->global_view()) {
         arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false);
         return user_req;
@@ -452,6 +452,7 @@ std::uint64_t Runtime::own_block_copy(const CollArgs& a) const {
             return a.block(a.rank);
         case CollOp::Alltoall:
         case CollOp::Alltoallv:
+        case CollOp::Alltoallw:
             return a.block(a.rank, a.rank);
         default:
             return 0;
@@ -646,7 +647,7 @@ std::uint64_t Runtime::collective_bytes(std::int32_t rank, const Op& op) const {
     const Comm& c = comms_[ranks_[rank].op_comm];
     const auto me = static_cast<std::size_t>(c.comm_rank(rank));
     const auto& counts = *op.counts;
-    if (op.coll != CollOp::Alltoallv) return me < counts.size() ? counts[me] : 0;
+    if (!is_pairwise_v(op.coll)) return me < counts.size() ? counts[me] : 0;
     const std::size_t n = c.members.size();
     std::uint64_t sum = 0;
     for (std::size_t j = 0; j < n && me * n + j < counts.size(); ++j) sum += counts[me * n + j];

@@ -108,6 +108,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // One line per rank that has not finished: what it is blocked in.
     std::vector<std::string> blocked_ranks() const;
     const std::vector<RankResult>& results() const { return results_; }
+    // Collective calls by "operation/algorithm", counted at each call's comm rank 0.
+    const std::map<std::string, std::uint64_t>& algorithm_calls() const { return algorithm_calls_; }
     std::size_t size() const { return ranks_.size(); }
 
     void message_delivered(std::uint64_t cookie) override;
@@ -345,6 +347,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     ComponentId timer_id_ = 0;
     Pool<std::vector<GlobalSync::Entry>> timed_;
     std::size_t finished_ = 0;
+    std::map<std::string, std::uint64_t> algorithm_calls_;
 };
 
 }  // namespace clustersim::mpi

@@ -55,6 +55,25 @@ TEST(Cli, JsonHasTheDocumentedFieldsAndRunsAreDeterministic) {
     EXPECT_EQ(ja, jb);
 }
 
+// --mpi chooses per call as the library would; the summary and --json say which.
+TEST(Cli, MpiProfileChoosesAndReportsTheAlgorithm) {
+    const std::string args =
+        "run " + example("star-16.xml") + " --app scan:size=8B,iterations=3 --ranks 16 ";
+    const Result j = run(args + "--mpi openmpi-4.1 --json");
+    ASSERT_EQ(j.code, 0) << j.err;
+    const auto json = nlohmann::json::parse(j.out);
+    EXPECT_EQ(json["collective_algorithms"], nlohmann::json({{"scan/linear", 3}}));
+    EXPECT_EQ(json["operations"]["Scan"]["count"], 48);
+    const Result t = run(args + "--mpi mpich-4");
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("scan/recursive_doubling"), std::string::npos) << t.out;
+}
+
+TEST(CliBadInput, UnknownMpiProfile) {
+    expect_bad_input("run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 --mpi lam",
+                     "--mpi: unknown MPI profile 'lam'; expected one of: openmpi-4.1, mpich-4");
+}
+
 TEST(Cli, GeneratedModelsValidateAndRun) {
     for (const std::string kind :
          {"star --nodes 8", "fat-tree --down 4,2 --up 1,2", "torus --dims 3,3"}) {

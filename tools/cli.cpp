@@ -187,6 +187,10 @@ int main(int argc, char** argv) {
     run->add_option("--algorithm", r.algorithms,
                     "collective algorithm override, e.g. bcast=binomial, write_all=two_phase "
                     "(repeatable)");
+    run->add_option("--mpi", r.mpi,
+                    "choose collective algorithms (and segment sizes) per call as an MPI "
+                    "library's default decision rules do: openmpi-4.1, mpich-4 (--algorithm "
+                    "still wins)");
     run->add_option("--network", r.network,
                     "network model: packet, cut-through, fluid, or an analytic communication "
                     "model: simple, bus_only, incoming_link_only, outgoing_link_only, "
@@ -254,8 +258,9 @@ int main(int argc, char** argv) {
     compare->add_option("RECORDED", cf.recorded, "trace with recorded times")->required();
     compare->add_option("SIMULATED", cf.simulated, "a run --out folder, or its simulated.cstrace")
         ->required();
-    compare->add_option("--out", cf.out,
-                        "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
+    compare->add_option(
+        "--out", cf.out,
+        "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
     compare->add_option("--format", cf.format, "format of RECORDED (default: auto)");
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
     compare->add_option("--timeline-window", cf.timeline_window,

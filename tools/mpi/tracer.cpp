@@ -50,7 +50,11 @@ enum Coll : std::uint8_t {
     CGatherv,
     CScatterv,
     CAllgatherv,
-    CAlltoallv
+    CAlltoallv,
+    CScan,
+    CExscan,
+    CReduceScatterBlock,
+    CAlltoallw
 };
 
 std::int64_t mono_ns() {
@@ -667,7 +671,27 @@ int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datat
     const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
-    collective(idx("MPI_Reduce_scatter_block"), s, CReduceScatter, comm, bytes_of(rcount, type), 0);
+    collective(idx("MPI_Reduce_scatter_block"), s, CReduceScatterBlock, comm,
+               bytes_of(rcount, type), 0);
+    return rc;
+}
+
+int MPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    if (!g.recording()) return PMPI_Scan(sbuf, rbuf, count, type, op, comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Scan(sbuf, rbuf, count, type, op, comm);
+    collective(idx("MPI_Scan"), s, CScan, comm, bytes_of(count, type), 0);
+    return rc;
+}
+
+int MPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
+               MPI_Comm comm) {
+    if (!g.recording()) return PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
+    collective(idx("MPI_Exscan"), s, CExscan, comm, bytes_of(count, type), 0);
     return rc;
 }
 
@@ -793,6 +817,38 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_
     const std::int64_t s = g.now();
     const int rc = PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, request);
     collective(idx("MPI_Ireduce"), s, CReduce, comm, bytes_of(count, type), root, true, request);
+    return rc;
+}
+
+int MPI_Iscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request) {
+    if (!g.recording()) return PMPI_Iscan(sbuf, rbuf, count, type, op, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Iscan(sbuf, rbuf, count, type, op, comm, request);
+    collective(idx("MPI_Iscan"), s, CScan, comm, bytes_of(count, type), 0, true, request);
+    return rc;
+}
+
+int MPI_Iexscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
+                MPI_Comm comm, MPI_Request* request) {
+    if (!g.recording()) return PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, request);
+    collective(idx("MPI_Iexscan"), s, CExscan, comm, bytes_of(count, type), 0, true, request);
+    return rc;
+}
+
+int MPI_Ireduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype type,
+                              MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, request);
+    collective(idx("MPI_Ireduce_scatter_block"), s, CReduceScatterBlock, comm,
+               bytes_of(rcount, type), 0, true, request);
     return rc;
 }
 
@@ -1049,12 +1105,6 @@ CS_UNMODELED(MPI_Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status)
              (source, tag, comm, status))
 CS_UNMODELED(MPI_Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status),
              (source, tag, comm, flag, status))
-CS_UNMODELED(MPI_Scan,
-             (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
-             (sbuf, rbuf, count, type, op, comm))
-CS_UNMODELED(MPI_Exscan,
-             (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
-             (sbuf, rbuf, count, type, op, comm))
 CS_UNMODELED(MPI_Alltoallw,
              (const void* sbuf, const int scounts[], const int sdispls[],
               const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],

@@ -1,0 +1,255 @@
+// The algorithms of Open MPI 4.1 and MPICH 4 added beside the original ones (knomial trees,
+// chains, scan/exscan, Rabenseifner, pairwise and Bruck exchanges, neighbour exchange, the
+// Open MPI barriers) against closed forms on the uniform star (coll_fixtures.hpp:
+// T(m) = 2L + 2m/B per uncontended message, S(m) = m/B per link; reductions free), within
+// 1 %. Eager sends complete when their last byte has left, so a rank's k concurrent sends
+// leave S(m) apart and its step ends k S(m) after it began.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "coll_fixtures.hpp"
+
+namespace clustersim {
+namespace {
+
+using namespace testing;
+using mpi::CollOp;
+
+constexpr double kTol = 0.01;
+
+void expect_near_rel(double got, double want, const std::string& what) {
+    EXPECT_NEAR(got, want, kTol * want) << what;
+}
+
+// The radix-4 knomial bcast over its tree: rank vr receives at t(vr); then, level by level
+// from the highest, its up to 3 children of the level receive at start + T + (j-1) S, and
+// the next level starts 3 S (or fewer) later.
+double knomial_bcast_time(int p, double m) {
+    std::vector<double> t(static_cast<std::size_t>(p), 0.0);
+    double last = 0;
+    for (int vr = 0; vr < p; ++vr) {  // parents come before their children
+        long mask = 1;
+        while (mask < p && (vr / mask) % 4 == 0) mask *= 4;
+        double start = t[static_cast<std::size_t>(vr)];
+        for (long lvl = mask / 4; lvl > 0; lvl /= 4) {
+            int n = 0;
+            for (long j = 1; j < 4 && vr + j * lvl < p; ++j, ++n)
+                t[static_cast<std::size_t>(vr + j * lvl)] =
+                    start + T(m) + static_cast<double>(n) * S(m);
+            start += n * S(m);
+            last = std::max(last, start);
+        }
+        last = std::max(last, t[static_cast<std::size_t>(vr)]);
+    }
+    return last;
+}
+
+TEST(NewBcast, KnomialFollowsItsTree) {
+    for (int p : {2, 4, 5, 16, 23, 64}) {
+        for (double m : {0.0, 1e4}) {
+            const auto res =
+                run_collective(p, {CollOp::Bcast, "knomial", static_cast<std::uint64_t>(m)});
+            expect_near_rel(res.simulated.seconds(), knomial_bcast_time(p, m),
+                            fmt::format("p={} m={}", p, m));
+        }
+    }
+}
+
+TEST(NewBcast, SplitBinaryTreeSendsHalvesThenSwaps) {
+    // p = 3: the root sends A to 1 and B to 2 (S apart), then 1 and 2 swap: T(m/2) + S(m/2) +
+    // T(m/2). p = 2: A to 1, then B: T(m/2) + S(m/2) (the second leaves S later).
+    const double m = 1e6, h = m / 2;
+    expect_near_rel(
+        run_collective(3, {CollOp::Bcast, "split_binary_tree", 1000000}).simulated.seconds(),
+        2 * T(h) + S(h), "p=3");
+    expect_near_rel(
+        run_collective(2, {CollOp::Bcast, "split_binary_tree", 1000000}).simulated.seconds(),
+        T(h) + S(h), "p=2");
+}
+
+TEST(NewBcast, ScatterRdAllgatherIsTheScatterThenTheHypercube) {
+    // p = 2^k, b = m/p: the binomial scatter sum_{j<k} T(2^j b) = 2kL + 2(p-1)S(b), then the
+    // recursive-doubling allgather, as much again.
+    for (int p : {2, 4, 16}) {
+        const double m = 1 << 20, b = m / p;
+        const int k = ceil_log2(p);
+        expect_near_rel(
+            run_collective(p, {CollOp::Bcast, "scatter_rd_allgather", 1 << 20}).simulated.seconds(),
+            4 * k * kL + 4 * (p - 1) * S(b), fmt::format("p={}", p));
+    }
+}
+
+// The mirror: every child of a rank (of every level) sends as soon as its own subtree is
+// combined; their messages queue on the rank's down-link in the order they leave (arrival =
+// max(leave + T, previous arrival + S)), and the rank sends up when the last has arrived
+// (its levels' steps end in order, each when its messages are in; reductions are free).
+double knomial_reduce_time(int p, double m) {
+    std::vector<double> done(static_cast<std::size_t>(p), 0.0);  // when vr may send up
+    for (int vr = p - 1; vr >= 0; --vr) {                        // children (larger vr) first
+        long mask = 1;
+        while (mask < p && (vr / mask) % 4 == 0) mask *= 4;
+        std::vector<double> leave;
+        for (long lvl = 1; lvl < mask && vr + lvl < p; lvl *= 4)
+            for (long j = 1; j < 4 && vr + j * lvl < p; ++j)
+                leave.push_back(done[static_cast<std::size_t>(vr + j * lvl)]);
+        std::sort(leave.begin(), leave.end());
+        double arrive = 0;
+        for (double l : leave) arrive = std::max(l + T(m), arrive + S(m));
+        done[static_cast<std::size_t>(vr)] = arrive;
+    }
+    return done[0];
+}
+
+TEST(NewReduce, KnomialMirrorsTheBcastTree) {
+    for (int p : {2, 4, 5, 16, 23}) {
+        const double m = 1e4;
+        const auto res = run_collective(p, {CollOp::Reduce, "knomial", 10000});
+        expect_near_rel(res.simulated.seconds(), knomial_reduce_time(p, m), fmt::format("p={}", p));
+    }
+}
+
+// A chain toward the root, n segments s: the last segment leaves the tail at n S (eager
+// sends S apart) and needs p - 1 hops of T - S more... as the bcast pipeline:
+// (p - 1) T(s) + (n - 1) S(s).
+TEST(NewReduce, PipelineIsTheChainOfSegments) {
+    for (int p : {2, 3, 8, 13}) {
+        const double s = 64 * 1024, n = 8;
+        const auto res =
+            run_collective(p, {CollOp::Reduce, "pipeline", static_cast<std::uint64_t>(s * n)});
+        expect_near_rel(res.simulated.seconds(), (p - 1) * T(s) + (n - 1) * S(s),
+                        fmt::format("p={}", p));
+    }
+}
+
+TEST(NewBarrier, LinearDoubleRingAndRecursiveDoubling) {
+    for (int p : {2, 3, 8, 13, 16}) {
+        // Linear: every signal reaches rank 0 by T(0), its releases leave at once: 2 T(0).
+        expect_near_rel(run_collective(p, {CollOp::Barrier, "linear"}).simulated.seconds(),
+                        2 * T(0), fmt::format("linear p={}", p));
+        // Double ring: the token makes 2 p hops.
+        expect_near_rel(run_collective(p, {CollOp::Barrier, "double_ring"}).simulated.seconds(),
+                        2 * p * T(0), fmt::format("double_ring p={}", p));
+        // Recursive doubling over the hypercube: rank x ends round j at
+        // c_x(j) = max(c_x(j-1), c_{x^2^j}(j-1) + T(0)) (eager signals wait for nobody),
+        // c_x(0) = T(0) for the ranks x < p - pof2 that first hear from x + pof2, else 0;
+        // those release x + pof2 at c_x(k), T(0) later.
+        const int k = ceil_log2(p + 1) - 1, pof2 = 1 << k;
+        std::vector<double> c(static_cast<std::size_t>(pof2));
+        for (int x = 0; x < pof2; ++x) c[static_cast<std::size_t>(x)] = x < p - pof2 ? T(0) : 0;
+        for (int j = 0; j < k; ++j) {
+            auto next = c;
+            for (int x = 0; x < pof2; ++x)
+                next[static_cast<std::size_t>(x)] =
+                    std::max(c[static_cast<std::size_t>(x)],
+                             c[static_cast<std::size_t>(x ^ (1 << j))] + T(0));
+            c = next;
+        }
+        double want = 0;
+        for (int x = 0; x < pof2; ++x)
+            want = std::max(want, c[static_cast<std::size_t>(x)] + (x < p - pof2 ? T(0) : 0));
+        expect_near_rel(
+            run_collective(p, {CollOp::Barrier, "recursive_doubling"}).simulated.seconds(), want,
+            fmt::format("recursive_doubling p={}", p));
+    }
+}
+
+TEST(Scan, LinearIsAChain) {
+    // Scan: p - 1 hops of the whole vector. Exscan: the same chain (the combination before
+    // passing on is free here).
+    for (int p : {2, 5, 16}) {
+        const double m = 1e5;
+        for (CollOp op : {CollOp::Scan, CollOp::Exscan})
+            expect_near_rel(run_collective(p, {op, "linear", static_cast<std::uint64_t>(m)})
+                                .simulated.seconds(),
+                            (p - 1) * T(m), fmt::format("{} p={}", mpi::to_string(op), p));
+    }
+}
+
+TEST(Scan, RecursiveDoublingTakesCeilLog2Exchanges) {
+    // Each round exchanges the partial both ways at once (up- and down-link): T(m).
+    for (int p : {2, 5, 16, 33}) {
+        const double m = 1e5;
+        for (CollOp op : {CollOp::Scan, CollOp::Exscan})
+            expect_near_rel(
+                run_collective(p, {op, "recursive_doubling", static_cast<std::uint64_t>(m)})
+                    .simulated.seconds(),
+                ceil_log2(p) * T(m), fmt::format("{} p={}", mpi::to_string(op), p));
+    }
+}
+
+TEST(NewAllreduce, RabenseifnerHalvesThenDoubles) {
+    // p = 2^k: halving rounds move m/2, m/4, ... m/p, the doubling rounds the same back:
+    // 2 sum_{j=1..k} T(m / 2^j) = 4 k L + 4 (1 - 1/p) m/B.
+    for (int p : {2, 4, 16, 64}) {
+        const double m = 1 << 20;
+        const int k = ceil_log2(p);
+        expect_near_rel(
+            run_collective(p, {CollOp::Allreduce, "rabenseifner", 1 << 20}).simulated.seconds(),
+            4 * k * kL + 4 * (1 - 1.0 / p) * m / kB, fmt::format("p={}", p));
+    }
+}
+
+TEST(NewAllreduce, SegmentedRingIsTheRingWhenOneSegmentHoldsABlock) {
+    for (int p : {3, 8}) {
+        const std::uint64_t m = 1 << 20;
+        const auto ring = run_collective(p, {CollOp::Allreduce, "ring", m});
+        const auto seg = run_collective(p, {CollOp::Allreduce, "segmented_ring", m});
+        // The default 64 KiB segment cuts each block m/p into ceil(m/p/64Ki) phases: the
+        // reduce-scatter takes phases (p-1) T(s) instead of (p-1) T(m/p).
+        const double b = static_cast<double>(m) / p, s = 65536, phases = std::ceil(b / s);
+        expect_near_rel(seg.simulated.seconds(), phases * (p - 1) * T(b / phases) + (p - 1) * T(b),
+                        fmt::format("p={}", p));
+        EXPECT_GT(seg.simulated, ring.simulated);
+    }
+}
+
+TEST(NewReduceScatter, PairwiseTakesPMinusOneRounds) {
+    for (int p : {2, 5, 8}) {
+        const double m = 1e5;
+        for (CollOp op : {CollOp::ReduceScatter, CollOp::ReduceScatterBlock})
+            expect_near_rel(run_collective(p, {op, "pairwise", static_cast<std::uint64_t>(m)})
+                                .simulated.seconds(),
+                            (p - 1) * T(m), fmt::format("{} p={}", mpi::to_string(op), p));
+    }
+}
+
+TEST(NewAlltoall, BruckMovesTheSlotsOfEachBit) {
+    // Step k moves the slots t < p with bit k set: sum over k of T(n_k m).
+    for (int p : {2, 5, 8, 16}) {
+        const double m = 1e4;
+        double want = 0;
+        for (int d = 1; d < p; d *= 2) {
+            int n = 0;
+            for (int t = 1; t < p; ++t) n += (t & d) != 0;
+            want += T(n * m);
+        }
+        expect_near_rel(run_collective(p, {CollOp::Alltoall, "bruck", 10000}).simulated.seconds(),
+                        want, fmt::format("p={}", p));
+    }
+}
+
+TEST(NewAlltoall, PairwiseXorTakesPMinusOneRounds) {
+    for (int p : {2, 4, 8, 6}) {
+        const double m = 1e4;
+        expect_near_rel(
+            run_collective(p, {CollOp::Alltoall, "pairwise_xor", 10000}).simulated.seconds(),
+            (p - 1) * T(m), fmt::format("p={}", p));
+    }
+}
+
+TEST(NewAllgather, NeighborExchangeTakesHalfPSteps) {
+    // Even p: one block, then p/2 - 1 steps of two blocks. Odd p: the ring.
+    for (int p : {2, 4, 8, 16}) {
+        const double m = 1e4;
+        expect_near_rel(
+            run_collective(p, {CollOp::Allgather, "neighbor_exchange", 10000}).simulated.seconds(),
+            T(m) + (p / 2 - 1) * T(2 * m), fmt::format("p={}", p));
+    }
+    expect_near_rel(
+        run_collective(5, {CollOp::Allgather, "neighbor_exchange", 10000}).simulated.seconds(),
+        4 * T(1e4), "p=5 (ring)");
+}
+
+}  // namespace
+}  // namespace clustersim
