@@ -3,8 +3,14 @@
 // An algorithm describes, for one rank of a communicator, a sequence of steps. A step is a
 // set of transfers (sends and receives to other ranks of the communicator) that proceed
 // concurrently, optionally followed by local reduction work on `reduce_bytes` bytes (run
-// on the rank's CPU model). Step k+1 starts when step k is complete. The runtime executes
-// these schedules as state machines, one per rank per call; an algorithm only describes
+// on the rank's CPU model). By default step k+1 starts when step k is complete. A transfer
+// may instead depend on one transfer of the previous step only, or on nothing
+// (Transfer::after): the schedule is then a dependency graph and pipelined algorithms
+// overlap as in the real libraries (a middle rank of a chain forwards segment k as soon as
+// it has arrived, while its send of segment k-1 is still in flight). The executor keeps two
+// steps in flight: step k+1 is generated when step k is, its transfers are posted in order
+// as their dependencies complete, and step k+2 waits for step k to be complete. The runtime
+// executes these schedules as state machines, one per rank per call; an algorithm only describes
 // its schedule, so it can be tested without the engine (see tests/test_coll_schedules.cpp).
 //
 // Steps are generated on demand (step(args, k)), so a ring over 65,536 ranks never holds
@@ -121,12 +127,20 @@ struct Piece {
     std::uint64_t bytes = 0;
 };
 
+// Transfer::after: wait for the whole previous step (its transfers and its reduction), the
+// default; or for nothing; or (a value >= 0) for that transfer of the previous step only.
+inline constexpr std::int32_t kAfterStep = -1;
+inline constexpr std::int32_t kAfterNothing = -2;
+
 struct Transfer {
     bool send = false;
     std::int32_t peer = 0;  // rank in the communicator
     std::uint64_t bytes = 0;
     std::uint64_t offset = 0;  // see Piece
     std::uint32_t piece = 0, pieces = 0;
+    // See kAfterStep. The transfers of a step are posted in their order: one waiting for its
+    // dependency holds back those after it (so messages to one peer keep their order).
+    std::int32_t after = kAfterStep;
 };
 
 struct Step {
@@ -143,11 +157,13 @@ struct Step {
         reduce_bytes = 0;
     }
     void send(std::int32_t peer, std::uint64_t bytes, std::uint64_t offset = 0) {
-        transfers.push_back(Transfer{true, peer, bytes, offset, 0, 0});
+        transfers.push_back(Transfer{true, peer, bytes, offset, 0, 0, kAfterStep});
     }
     void recv(std::int32_t peer, std::uint64_t bytes, std::uint64_t offset = 0) {
-        transfers.push_back(Transfer{false, peer, bytes, offset, 0, 0});
+        transfers.push_back(Transfer{false, peer, bytes, offset, 0, 0, kAfterStep});
     }
+    // The last transfer waits only for transfer `on` of the previous step (or kAfterNothing).
+    void after(std::int32_t on) { transfers.back().after = on; }
     // The last transfer's data is (also) units [offset, offset + bytes): call once per piece,
     // only when `describe` is set.
     void piece(std::uint64_t offset, std::uint64_t bytes) {

@@ -141,9 +141,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::int32_t rank;  // world rank
         std::int32_t peer, tag, context;
         std::uint64_t bytes;
-        std::uint32_t owner;        // collective run it belongs to, kNil for the program's own
-        Time ready;                 // when the peer posted the matching call (wait accounting)
-        std::uint32_t next = kNil;  // next receive in the rank's posted queue
+        std::uint32_t owner;         // collective run it belongs to, kNil for the program's own
+        Time ready;                  // when the peer posted the matching call (wait accounting)
+        std::uint32_t next = kNil;   // next receive in the rank's posted queue
+        std::uint32_t transfer = 0;  // collectives: step slot (bit 31) and transfer index
     };
     // A first-in, first-out queue of pool entries linked through their `next` field: the
     // posted-receive queue (requests) and the unexpected-message queue (messages). MPI
@@ -191,6 +192,15 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
             return world ? world_rank : rank_of.at(world_rank);
         }
     };
+    // One step of a collective run in flight (see collective.hpp: two at a time).
+    struct StepSlot {
+        Step step;
+        std::uint32_t posted = 0;        // transfers posted so far (in order)
+        std::uint32_t pending = 0;       // posted transfers not complete yet
+        std::vector<std::uint8_t> done;  // per transfer: complete
+        bool valid = false;
+        std::uint8_t reduce = 0;  // 0: not started, 1: running, 2: done
+    };
     // One rank's execution of one collective call.
     struct CollRun {
         std::int32_t rank;  // world rank
@@ -198,11 +208,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::int32_t tag;
         CollArgs args;
         const Algorithm* alg;
-        std::uint32_t k;
-        std::uint32_t pending;
-        bool posting;
+        std::uint32_t k;  // steps generated so far
+        bool ended;       // the schedule has no step k
+        bool posting;     // inside pump (completions only count)
         std::uint32_t user_req;
-        Step step;
+        std::uint8_t front;  // slots[front]: the older step
+        std::array<StepSlot, 2> slots;
     };
     // Ranks of one communicator waiting in a global-view operation.
     struct GlobalSync {
@@ -273,10 +284,14 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     [[noreturn]] void reused_request(std::int32_t rank, std::uint32_t handle) const;
     [[noreturn]] void bad_comm(std::int32_t rank, std::int32_t handle) const;
     [[noreturn]] void bad_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer) const;
+    // `owner`: the collective run the request belongs to (kNil: the program's own), and
+    // `transfer` its step slot and transfer index (transfer_done).
     std::uint32_t post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
-                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil);
+                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil,
+                            std::uint32_t transfer = 0);
     std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
-                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil);
+                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil,
+                            std::uint32_t transfer = 0);
     void envelope_arrived(std::uint32_t msg);
     void match_arrival(std::uint32_t msg);
     void bind(std::uint32_t msg, std::uint32_t recv_req);
@@ -285,8 +300,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // Collectives and communicators.
     std::uint32_t start_collective(std::int32_t rank, const Op& op);
     std::uint32_t start_comm_create(std::int32_t rank, const Op& op);
-    void next_step(std::uint32_t run);
-    void transfer_done(std::uint32_t run);
+    // Posts what the run's steps allow, generates the next, completes steps and the call.
+    void pump(std::uint32_t run);
+    // Posts slot s's transfers, in order, while their dependencies are complete.
+    void post_ready(std::uint32_t run, std::uint8_t s);
+    void generate(CollRun& run, StepSlot& slot);  // the run's next step into slot
+    void transfer_done(std::uint32_t run, std::uint32_t transfer);
     void arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
                        bool creates_comm, const Op* timed = nullptr);
     void complete_global(std::vector<GlobalSync::Entry>& entries);

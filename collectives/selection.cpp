@@ -326,7 +326,7 @@ ProfileChoice ompi_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
                 case 2:
                     return {"chain", std::max<std::uint64_t>(bytes, 1)};
                 case 3:
-                    return {"pipelined_chain", std::max<std::uint64_t>(bytes, 1)};
+                    return {"pipeline", std::max<std::uint64_t>(bytes, 1)};
                 case 4:
                     return {"split_binary_tree"};
                 case 5:

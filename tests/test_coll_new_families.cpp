@@ -56,6 +56,71 @@ TEST(NewBcast, KnomialFollowsItsTree) {
     }
 }
 
+// Dependency graphs (Transfer::after). Eager: a middle rank forwards segment k when it has
+// arrived, which is when the step-by-step chain forwards it too: the same closed form.
+TEST(NewBcast, PipelineIsTheChainWhenSendsAreEager) {
+    for (int p : {2, 3, 8}) {
+        const double s = 64 * 1024, n = 8;
+        const auto bytes = static_cast<std::uint64_t>(s * n);
+        for (const char* alg : {"pipeline", "pipelined_chain"})
+            expect_near_rel(run_collective(p, {CollOp::Bcast, alg, bytes}).simulated.seconds(),
+                            (p - 1) * T(s) + (n - 1) * S(s), fmt::format("{} p={}", alg, p));
+    }
+}
+
+TEST(NewBcast, PipelinedBinaryTreeAndChainForwardAsSegmentsArrive) {
+    const double s = 64 * 1024, n = 8;
+    const auto bytes = static_cast<std::uint64_t>(s * n);
+    // p = 7: the root's link carries 2n segments; the last reaches node 2 at T + (2n-1) S,
+    // which forwards it to 5, then 6: 2T + 2n S.
+    expect_near_rel(
+        run_collective(7, {CollOp::Bcast, "pipelined_binary_tree", bytes}).simulated.seconds(),
+        2 * T(s) + 2 * n * S(s), "pipelined_binary_tree p=7");
+    // p = 9: chains 1-2, 3-4, 5-6, 7-8; segment k leaves the root for head c at (4k+c+1) S;
+    // the last reaches the last tail T later than its head: 4n S + 4L + 3S.
+    expect_near_rel(run_collective(9, {CollOp::Bcast, "chain", bytes}).simulated.seconds(),
+                    4 * n * S(s) + 4 * kL + 3 * S(s), "chain p=9");
+}
+
+// Rendezvous (every message above the threshold), links of 20 us: the step-by-step chain posts the
+// receive of segment k only when its forward of k-1 has completed, so each hop waits for the
+// handshake of the next; the dependency graph keeps two receives posted ahead and forwards
+// as data arrives. Same data, strictly less time; both exactly the bytes of the broadcast.
+TEST(NewBcast, PipelineOverlapsTheRendezvousHandshakes) {
+    std::string xml = R"(<cluster name="rendezvous-star">
+  <network granularity="message" eager-threshold="1KiB"/>
+  <collectives reduce-instructions-per-byte="0"/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="6" type="n"/>
+  <switch name="sw"/>
+)";
+    for (int i = 0; i < 6; ++i)
+        xml += fmt::format(
+            "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"20us\" bandwidth=\"1GB/s\"/>\n", i);
+    const auto t = topo::parse_model(xml + "</cluster>\n", "rendezvous-star.xml");
+    auto run = [&](const char* alg) {
+        mpi::Op op;
+        op.kind = mpi::OpKind::Collective;
+        op.coll = CollOp::Bcast;
+        op.bytes = 16 * 64 * 1024;
+        ScriptProgram prog(std::vector<std::vector<mpi::Op>>(6, {op}));
+        mpi::SimulationOptions o;
+        o.algorithm_overrides = {std::string("bcast=") + alg};
+        return mpi::simulate(t, one_rank_per_node(t, 6), prog, o);
+    };
+    const auto graph = run("pipeline"), steps = run("pipelined_chain");
+    EXPECT_LT(graph.simulated.seconds(), 0.85 * steps.simulated.seconds())
+        << graph.simulated.seconds() << " s vs " << steps.simulated.seconds() << " s";
+    // Never faster than the data's path: 5 hops of one segment (each after its handshake,
+    // 2 x 2L), then 15 more segments.
+    const double L = 20e-6, hop = 4 * L + 2 * L + 2 * 65536 / kB;
+    EXPECT_GE(graph.simulated.seconds(), 5 * hop + 15 * S(65536));
+    for (std::size_t r = 0; r < 6; ++r) {
+        EXPECT_EQ(graph.ranks[r].bytes_received, r == 0 ? 0u : 16u * 64 * 1024);
+        EXPECT_EQ(graph.ranks[r].bytes_received, steps.ranks[r].bytes_received);
+    }
+}
+
 TEST(NewBcast, SplitBinaryTreeSendsHalvesThenSwaps) {
     // p = 3: the root sends A to 1 and B to 2 (S apart), then 1 and 2 swap: T(m/2) + S(m/2) +
     // T(m/2). p = 2: A to 1, then B: T(m/2) + S(m/2) (the second leaves S later).

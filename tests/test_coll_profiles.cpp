@@ -36,7 +36,7 @@ TEST(Profiles, OpenMpiCellsFollowItsFixedRules) {
     const std::string o = "openmpi-4.1";
     // bcast: p < 4 and < 32 B: pipeline (unsegmented); 16 <= p < 32 and < 4 KiB: knomial;
     // 128 <= p < 256 and >= 64 KiB: knomial; 16 <= p < 32 and >= 1 MiB: scatter_allgather.
-    EXPECT_EQ(profile_choice(o, CollOp::Bcast, 8, 2).name, "pipelined_chain");
+    EXPECT_EQ(profile_choice(o, CollOp::Bcast, 8, 2).name, "pipeline");
     EXPECT_EQ(profile_choice(o, CollOp::Bcast, 8, 2).segment, 8u);
     EXPECT_EQ(profile_choice(o, CollOp::Bcast, 8, 16).name, "knomial");
     EXPECT_EQ(profile_choice(o, CollOp::Bcast, 8 << 20, 128).name, "knomial");

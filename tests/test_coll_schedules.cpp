@@ -4,12 +4,14 @@
 // holds a copy of the operation's data space (collective.hpp: data_space), each unit of it
 // either absent or holding a set of contributions (reductions: which ranks' values were
 // combined into it; other operations: present or not). The ranks' steps run as the runtime
-// runs them, with rendezvous semantics (a step ends when all its sends have been matched by
-// receives and all its receives by sends, per ordered pair in posting order, as MPI's
-// non-overtaking rule matches them), so a schedule that would deadlock does here too. A
-// send carries its sender's units as they are when the step is posted; a receive lands
-// when its step ends: combined into the receiver's units when the step reduces (the sets
-// must be disjoint: every contribution counted once), written over them otherwise. Every
+// runs them (two steps in flight, transfers posted in order as their dependencies allow:
+// collective.hpp, Transfer::after), with rendezvous semantics (a transfer completes when it
+// is matched, per ordered pair in posting order, as MPI's non-overtaking rule matches them;
+// a step ends when all its transfers have), so a schedule that would deadlock does here
+// too. A send carries its sender's units as they are when it is posted; a receive lands when
+// it is matched, written over the receiver's units, or, in a step that reduces, when its
+// step ends, combined into them (the sets must be disjoint: every contribution counted
+// once; a send may not depend on units its previous step has still to combine). Every
 // message also carries whom its sender has heard from (transitively). At the end each
 // operation's postcondition must hold (bcast: everyone holds the root's buffer; reduce: the
 // root holds every contribution exactly once; alltoall: the transpose; scan: prefixes;
@@ -19,6 +21,8 @@
 // combines (a step without receives may reduce: local work).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -57,23 +61,20 @@ class DataFlow {
 
     // Runs the schedule; an empty string when it ends with the postcondition.
     std::string run() {
-        for (std::int32_t r = 0; r < p_; ++r)
-            if (std::string e = post(r); !e.empty()) return e;
         for (bool progress = true; progress;) {
             progress = false;
             for (std::int32_t r = 0; r < p_; ++r) {
-                Rank& x = ranks_[static_cast<std::size_t>(r)];
-                while (!x.done && x.unmatched == 0) {
-                    if (std::string e = finish_step(r); !e.empty()) return e;
-                    if (std::string e = post(r); !e.empty()) return e;
-                    progress = true;
-                }
+                bool changed = false;
+                if (std::string e = advance(r, changed); !e.empty()) return e;
+                progress = progress || changed;
             }
         }
-        for (std::int32_t r = 0; r < p_; ++r)
-            if (!ranks_[static_cast<std::size_t>(r)].done)
+        for (std::int32_t r = 0; r < p_; ++r) {
+            const Rank& x = ranks_[static_cast<std::size_t>(r)];
+            if (!x.ended || x.slots[0].valid || x.slots[1].valid)
                 return fmt::format("deadlock: rank {} never finishes step {}", r,
-                                   ranks_[static_cast<std::size_t>(r)].k);
+                                   x.slots[x.front].k);
+        }
         for (const auto& [pair, q] : sends_)
             if (!q.empty())
                 return fmt::format("rank {} sends rank {} a message never received", pair.first,
@@ -89,14 +90,28 @@ class DataFlow {
         std::vector<std::uint64_t> data;  // bytes units of w_ words
         Bits heard;
     };
+    struct Slot {  // one step in flight
+        mpi::Step step;
+        std::uint32_t k = 0;  // its number
+        bool valid = false;
+        std::uint32_t posted = 0, matched = 0;
+        std::vector<std::int64_t> msg_of;     // per transfer: its message, -1 while unmatched
+        std::vector<std::uint64_t> sent;      // units its sends name (sorted)
+        std::vector<std::uint64_t> combined;  // units its receives combine (sorted)
+    };
     struct Rank {
         std::vector<std::uint64_t> units;  // d_ units of w_ words
         Bits heard;
-        mpi::Step step;
-        std::uint32_t k = 0;
-        bool done = false;
-        std::uint32_t unmatched = 0;
-        std::vector<std::int64_t> msg_of;  // per transfer of the step: message, -1 unmatched
+        std::array<Slot, 2> slots;
+        std::uint8_t front = 0;  // the older step's slot
+        std::uint32_t k = 0;     // steps generated
+        bool ended = false;
+    };
+    struct Pending {  // a transfer waiting for its match
+        std::int32_t rank;
+        std::uint8_t slot;
+        std::size_t index;
+        std::int64_t msg;  // sends: the message
     };
 
     std::uint64_t* unit(std::int32_t r, std::uint64_t u) {
@@ -123,7 +138,7 @@ class DataFlow {
         x.heard.assign(hw_, 0);
         x.heard[static_cast<std::size_t>(r) / 64] |= std::uint64_t{1}
                                                      << (static_cast<unsigned>(r) % 64);
-        x.step.describe = true;
+        for (Slot& slot : x.slots) slot.step.describe = true;
         const CollArgs& a = args_;
         const std::uint64_t m = a.bytes;
         switch (a.op) {
@@ -170,62 +185,144 @@ class DataFlow {
                 for (std::uint64_t j = 0; j < s.piece_list[i].bytes; ++j)
                     out.push_back(s.piece_list[i].offset + j);
         }
+        if (d_ > 0)
+            for (auto& u : out) u %= d_;
         return out;
     }
 
-    std::string post(std::int32_t r) {
+    // Generates rank r's next step into slot s (or notes the schedule's end).
+    std::string generate(std::int32_t r, std::uint8_t s) {
         Rank& x = ranks_[static_cast<std::size_t>(r)];
+        Slot& slot = x.slots[s];
         CollArgs a = args_;
         a.rank = r;
-        x.step.clear();
+        slot.step.clear();
         if (x.k > 100 + 20 * static_cast<std::uint32_t>(p_))
             return fmt::format("rank {}: schedule does not end", r);
-        if (!alg_.step(a, x.k, x.step)) {
-            x.done = true;
+        if (!alg_.step(a, x.k, slot.step)) {
+            x.ended = true;
             return "";
         }
-        x.msg_of.assign(x.step.transfers.size(), -1);
-        x.unmatched = static_cast<std::uint32_t>(x.step.transfers.size());
-        if (x.step.reduce_bytes > 0 && !red_)
-            return fmt::format("rank {} step {}: reduces in a {}", r, x.k,
+        slot.k = x.k++;
+        slot.valid = true;
+        slot.posted = slot.matched = 0;
+        slot.msg_of.assign(slot.step.transfers.size(), -1);
+        slot.sent.clear();
+        slot.combined.clear();
+        const bool combine = slot.step.reduce_bytes > 0;
+        if (combine && !red_)
+            return fmt::format("rank {} step {}: reduces in a {}", r, slot.k,
                                mpi::to_string(args_.op));
-        for (std::size_t i = 0; i < x.step.transfers.size(); ++i) {
-            const mpi::Transfer& t = x.step.transfers[i];
-            const std::string where = fmt::format("rank {} step {} transfer {}", r, x.k, i);
+        for (std::size_t i = 0; i < slot.step.transfers.size(); ++i) {
+            const mpi::Transfer& t = slot.step.transfers[i];
+            const std::string where = fmt::format("rank {} step {} transfer {}", r, slot.k, i);
             if (t.peer < 0 || t.peer >= p_ || t.peer == r)
                 return fmt::format("{}: peer {} is out of range or itself", where, t.peer);
-            const auto us = units_of(x.step, t);
+            if (t.after >= 0 && slot.k == 0)
+                return fmt::format("{}: depends on a transfer of no previous step", where);
+            const auto us = units_of(slot.step, t);
             if (d_ == 0 ? !us.empty()
                         : us.size() % std::max<std::uint64_t>(t.bytes, 1) != 0 ||
                               (t.bytes == 0 && !us.empty()) || (t.bytes > 0 && us.empty()))
                 return fmt::format("{}: {} bytes but {} units described", where, t.bytes,
                                    us.size());
-            if (!t.send) {
-                // Matches the oldest unmatched send of the peer, if any.
-                auto& q = sends_[{t.peer, r}];
-                if (!q.empty()) {
-                    x.msg_of[i] = q.front();
-                    q.pop_front();
-                    --x.unmatched;
-                    Rank& y = ranks_[static_cast<std::size_t>(t.peer)];
-                    for (std::size_t j = 0; j < y.msg_of.size(); ++j)
-                        if (y.msg_of[j] == -2 - x.msg_of[i]) {
-                            y.msg_of[j] = x.msg_of[i];
-                            --y.unmatched;
-                        }
-                } else {
-                    recvs_[{t.peer, r}].push_back({r, i});
+            auto& into = t.send ? slot.sent : slot.combined;
+            if (t.send || combine) into.insert(into.end(), us.begin(), us.end());
+        }
+        std::sort(slot.sent.begin(), slot.sent.end());
+        std::sort(slot.combined.begin(), slot.combined.end());
+        return "";
+    }
+
+    // Lands the message of receive `i` of rank r's slot s (written over its units).
+    std::string land(std::int32_t r, std::uint8_t s, std::size_t i, bool combine) {
+        Rank& x = ranks_[static_cast<std::size_t>(r)];
+        const Slot& slot = x.slots[s];
+        const mpi::Transfer& t = slot.step.transfers[i];
+        const Msg& m = msgs_[static_cast<std::size_t>(slot.msg_of[i])];
+        const std::string where = fmt::format("rank {} step {} receive {}", r, slot.k, i);
+        if (m.bytes != t.bytes)
+            return fmt::format("{}: {} bytes from rank {}, which sent {}", where, t.bytes, t.peer,
+                               m.bytes);
+        for (std::size_t b = 0; b < hw_; ++b) x.heard[b] |= m.heard[b];
+        const auto us = units_of(slot.step, t);
+        for (std::size_t j = 0; j < us.size(); ++j) {
+            std::uint64_t* dst = unit(r, us[j]);
+            const std::uint64_t* src = &m.data[(j % t.bytes) * w_];
+            if (combine) {
+                for (std::size_t b = 0; b < w_; ++b) {
+                    if ((dst[b] & src[b]) != 0)
+                        return fmt::format("{}: unit {} gets a contribution twice", where, us[j]);
+                    dst[b] |= src[b];
                 }
+            } else {
+                if (std::binary_search(slot.sent.begin(), slot.sent.end(), us[j]))
+                    return fmt::format("{}: overwrites unit {} its step sends", where, us[j]);
+                std::copy(src, src + w_, dst);
+            }
+        }
+        return "";
+    }
+
+    // Transfer i of rank r's slot s has its match (message `msg`).
+    std::string matched(std::int32_t r, std::uint8_t s, std::size_t i, std::int64_t msg) {
+        Slot& slot = ranks_[static_cast<std::size_t>(r)].slots[s];
+        slot.msg_of[i] = msg;
+        ++slot.matched;
+        if (!slot.step.transfers[i].send && slot.step.reduce_bytes == 0)
+            return land(r, s, i, false);
+        return "";
+    }
+
+    // Posts rank r's slot s's transfers in order while their dependencies are complete.
+    std::string post(std::int32_t r, std::uint8_t s, bool& changed) {
+        for (;;) {
+            Rank& x = ranks_[static_cast<std::size_t>(r)];
+            Slot& slot = x.slots[s];
+            if (slot.posted == slot.step.transfers.size()) return "";
+            const std::size_t i = slot.posted;
+            const mpi::Transfer& t = slot.step.transfers[i];
+            const bool early = s != x.front;  // the previous step is still in flight
+            const Slot& prev = x.slots[x.front];
+            if (early) {
+                if (t.after == mpi::kAfterStep) return "";
+                if (t.after >= 0) {
+                    if (static_cast<std::size_t>(t.after) >= prev.step.transfers.size())
+                        return fmt::format(
+                            "rank {} step {} transfer {}: depends on transfer {} "
+                            "of a step of {}",
+                            r, slot.k, i, t.after, prev.step.transfers.size());
+                    if (prev.msg_of[static_cast<std::size_t>(t.after)] < 0) return "";
+                }
+            }
+            ++slot.posted;
+            changed = true;
+            const std::string where = fmt::format("rank {} step {} transfer {}", r, slot.k, i);
+            if (!t.send) {  // matches the oldest unmatched send of the peer, if any
+                auto& q = sends_[{t.peer, r}];
+                if (q.empty()) {
+                    recvs_[{t.peer, r}].push_back(Pending{r, s, i, -1});
+                    continue;
+                }
+                const Pending snd = q.front();
+                q.pop_front();
+                if (std::string e = matched(snd.rank, snd.slot, snd.index, snd.msg); !e.empty())
+                    return e;
+                if (std::string e = matched(r, s, i, snd.msg); !e.empty()) return e;
                 continue;
             }
+            const auto us = units_of(slot.step, t);
             Msg msg;
             msg.bytes = t.bytes;
             msg.heard = x.heard;
             msg.data.assign(t.bytes * w_, 0);
             for (std::size_t j = 0; j < us.size(); ++j) {
+                if (early && std::binary_search(prev.combined.begin(), prev.combined.end(), us[j]))
+                    return fmt::format("{}: sends unit {} its previous step has still to combine",
+                                       where, us[j]);
                 const std::uint64_t* src = unit(r, us[j]);
                 if (empty(src))
-                    return fmt::format("{}: sends unit {} it does not hold", where, us[j] % d_);
+                    return fmt::format("{}: sends unit {} it does not hold", where, us[j]);
                 std::uint64_t* dst = &msg.data[(j % t.bytes) * w_];
                 for (std::size_t b = 0; b < w_; ++b) {
                     if (red_ && j >= t.bytes && (dst[b] & src[b]) != 0)
@@ -237,72 +334,71 @@ class DataFlow {
             msgs_.push_back(std::move(msg));
             ++messages_;
             auto& q = recvs_[{r, t.peer}];
-            if (!q.empty()) {
-                const auto [rr, ri] = q.front();
-                q.pop_front();
-                Rank& y = ranks_[static_cast<std::size_t>(rr)];
-                y.msg_of[ri] = id;
-                --y.unmatched;
-                x.msg_of[i] = id;
-                --x.unmatched;
-            } else {
-                sends_[{r, t.peer}].push_back(id);
-                x.msg_of[i] = -2 - id;  // posted, waiting for its receive
+            if (q.empty()) {
+                sends_[{r, t.peer}].push_back(Pending{r, s, i, id});
+                continue;
             }
+            const Pending rcv = q.front();
+            q.pop_front();
+            if (std::string e = matched(r, s, i, id); !e.empty()) return e;
+            if (std::string e = matched(rcv.rank, rcv.slot, rcv.index, id); !e.empty()) return e;
         }
-        return "";
     }
 
-    std::string finish_step(std::int32_t r) {
-        Rank& x = ranks_[static_cast<std::size_t>(r)];
-        const mpi::Step& s = x.step;
+    // The older step of rank r is complete: its combining receives land.
+    std::string finish_step(std::int32_t r, std::uint8_t s) {
+        Slot& slot = ranks_[static_cast<std::size_t>(r)].slots[s];
         std::uint64_t combined = 0;
         bool receives = false;
-        const bool combine = s.reduce_bytes > 0;
-        // Units the step sends: not to be overwritten by its receives.
-        std::vector<std::uint64_t> sent;
-        for (const auto& t : s.transfers)
-            if (t.send)
-                for (std::uint64_t u : units_of(s, t))
-                    sent.push_back(u % std::max<std::uint64_t>(d_, 1));
-        std::sort(sent.begin(), sent.end());
-        for (std::size_t i = 0; i < s.transfers.size(); ++i) {
-            const mpi::Transfer& t = s.transfers[i];
-            if (t.send) continue;
-            const Msg& m = msgs_[static_cast<std::size_t>(x.msg_of[i])];
-            const std::string where = fmt::format("rank {} step {} receive {}", r, x.k, i);
-            if (m.bytes != t.bytes)
-                return fmt::format("{}: {} bytes from rank {}, which sent {}", where, t.bytes,
-                                   t.peer, m.bytes);
-            for (std::size_t b = 0; b < hw_; ++b) x.heard[b] |= m.heard[b];
-            const auto us = units_of(s, t);
-            for (std::size_t j = 0; j < us.size(); ++j) {
-                std::uint64_t* dst = unit(r, us[j]);
-                const std::uint64_t* src = &m.data[(j % t.bytes) * w_];
-                if (combine) {
-                    for (std::size_t b = 0; b < w_; ++b) {
-                        if ((dst[b] & src[b]) != 0)
-                            return fmt::format("{}: unit {} gets a contribution twice", where,
-                                               us[j] % d_);
-                        dst[b] |= src[b];
-                    }
-                } else {
-                    if (std::binary_search(sent.begin(), sent.end(), us[j] % d_))
-                        return fmt::format("{}: overwrites unit {} the step sends", where,
-                                           us[j] % d_);
-                    std::copy(src, src + w_, dst);
-                }
+        if (slot.step.reduce_bytes > 0) {
+            for (std::size_t i = 0; i < slot.step.transfers.size(); ++i) {
+                const mpi::Transfer& t = slot.step.transfers[i];
+                if (t.send) continue;
+                if (std::string e = land(r, s, i, true); !e.empty()) return e;
+                combined += units_of(slot.step, t).size();
+                receives = true;
             }
-            combined += us.size();
-            receives = true;
         }
         // A step without receives may reduce: local work (exscan combines its own
         // contribution into what it passes on).
-        if (combine && receives && combined != s.reduce_bytes)
-            return fmt::format("rank {} step {}: reduces {} bytes but combines {}", r, x.k,
-                               s.reduce_bytes, combined);
-        ++x.k;
+        if (receives && combined != slot.step.reduce_bytes)
+            return fmt::format("rank {} step {}: reduces {} bytes but combines {}", r, slot.k,
+                               slot.step.reduce_bytes, combined);
+        slot.valid = false;
         return "";
+    }
+
+    // Does what rank r can do now, as the runtime's pump.
+    std::string advance(std::int32_t r, bool& changed) {
+        for (;;) {
+            Rank& x = ranks_[static_cast<std::size_t>(r)];
+            const std::uint8_t f = x.front;
+            if (!x.slots[f].valid) {
+                if (x.slots[f ^ 1].valid) {
+                    x.front ^= 1;
+                    changed = true;
+                    continue;
+                }
+                if (x.ended) return "";
+                if (std::string e = generate(r, f); !e.empty()) return e;
+                changed = true;
+                continue;
+            }
+            if (std::string e = post(r, f, changed); !e.empty()) return e;
+            if (!x.slots[f ^ 1].valid && !x.ended) {
+                if (std::string e = generate(r, f ^ 1); !e.empty()) return e;
+                changed = true;
+                continue;
+            }
+            if (x.slots[f ^ 1].valid)
+                if (std::string e = post(r, f ^ 1, changed); !e.empty()) return e;
+            const Slot& older = x.slots[f];
+            if (older.posted < older.step.transfers.size() ||
+                older.matched < older.step.transfers.size())
+                return "";
+            if (std::string e = finish_step(r, f); !e.empty()) return e;
+            changed = true;
+        }
     }
 
     // Whether rank r's units [first, first + n) hold exactly the contributions [lo, hi)
@@ -391,8 +487,8 @@ class DataFlow {
     std::uint64_t d_ = 0;
     std::vector<Rank> ranks_;
     std::vector<Msg> msgs_;
-    std::map<std::pair<int, int>, std::deque<std::int64_t>> sends_;  // unmatched sends
-    std::map<std::pair<int, int>, std::deque<std::pair<std::int32_t, std::size_t>>> recvs_;
+    std::map<std::pair<int, int>, std::deque<Pending>> sends_;  // unmatched, by (from, to)
+    std::map<std::pair<int, int>, std::deque<Pending>> recvs_;
     std::uint64_t messages_ = 0;
 };
 
@@ -474,14 +570,31 @@ TEST(Schedules, EveryAlgorithmMovesTheRightData) {
     EXPECT_GT(runs, registry.all().size() * 37);
 }
 
-// The checker itself catches what it must: a broken schedule (here: a binomial bcast
-// whose last send goes to the wrong rank, an empty schedule, a reduce counting one
-// contribution twice) fails.
+// The checker itself catches what it must: a broken schedule (a bcast whose root sends
+// rank 1 twice and skips the last rank, an empty schedule, a reduce counting one contribution
+// twice, a forward that does not wait for the data it forwards) fails.
 class Broken final : public mpi::Algorithm {
   public:
     explicit Broken(int kind) : kind_(kind) {}
     bool step(const CollArgs& a, std::uint32_t k, mpi::Step& s) const override {
         if (kind_ == 0) return false;  // nothing at all
+        if (kind_ == 3) {  // bcast from rank 2 via rank 0 to rank 1; rank 0 forwards early
+            if (a.rank == 2) {
+                if (k > 0) return false;
+                s.send(0, a.bytes);
+            } else if (a.rank == 0) {
+                if (k > 1) return false;
+                if (k == 0) s.recv(2, a.bytes);
+                if (k == 1) {
+                    s.send(1, a.bytes);
+                    s.after(mpi::kAfterNothing);  // should be after(0): the receive
+                }
+            } else {
+                if (k > 0) return false;
+                s.recv(0, a.bytes);
+            }
+            return true;
+        }
         if (k > 0) return false;
         if (kind_ == 1) {  // bcast: root sends everyone but the last rank, twice to rank 1
             if (a.rank == a.root) {
@@ -510,16 +623,17 @@ class Broken final : public mpi::Algorithm {
 };
 
 TEST(Schedules, CheckerRejectsWrongSchedules) {
-    for (int kind = 0; kind < 3; ++kind) {
+    for (int kind = 0; kind < 4; ++kind) {
         CollArgs a;
         a.op = kind == 2 ? CollOp::Reduce : CollOp::Bcast;
-        a.size = 5;
+        a.size = kind == 3 ? 3 : 5;
+        a.root = kind == 3 ? 2 : 0;
         a.bytes = 10;
         Broken alg(kind);
         DataFlow flow(alg, a);
         EXPECT_NE(flow.run(), "") << kind;
     }
-    // And a correct one passes.
+    // And correct ones pass.
     mpi::CollectiveRegistry registry;
     mpi::register_builtin_collectives(registry);
     CollArgs a;
@@ -529,6 +643,10 @@ TEST(Schedules, CheckerRejectsWrongSchedules) {
     DataFlow flow(*registry.find(CollOp::Bcast, "binomial"), a);
     EXPECT_EQ(flow.run(), "");
     EXPECT_EQ(flow.messages(), 4u);
+    a.segment = 3;  // 4 segments down a pipeline of dependencies
+    DataFlow piped(*registry.find(CollOp::Bcast, "pipeline"), a);
+    EXPECT_EQ(piped.run(), "");
+    EXPECT_EQ(piped.messages(), 16u);
 }
 
 TEST(Schedules, EveryOperationHasAlgorithms) {

@@ -23,11 +23,14 @@
 //                     its lowest non-zero base-4 digit; after receiving, vr sends to its
 //                     children level by level from the highest, the up to 3 children of a
 //                     level (vr + j 4^i, j = 1..3) in one step. ceil(log4 p) levels.
+//  pipeline           Open MPI pipeline: the chain of relative ranks, `segment`-byte pieces,
+//                     as a dependency graph (segmented_tree_step): a middle rank forwards
+//                     segment k as soon as it has arrived, with two receives posted ahead.
+//                     Eager: as pipelined_chain; rendezvous: the handshakes overlap.
 //  chain              Open MPI chain (fanout 4): the other ranks form 4 chains of relative
-//                     ranks (as equal as possible); the root feeds each chain's head, every
-//                     chain runs the pipelined chain's segment schedule: in step k the root
-//                     sends segment k to every head, a middle rank forwards segment k-1 while
-//                     receiving segment k.
+//                     ranks (as equal as possible) fed by the root, each a pipeline.
+//  pipelined_binary_tree  Open MPI binary_tree (segmented): the heap-ordered binary tree,
+//                     each rank forwarding segment k to both children once it has arrived.
 //  split_binary_tree  Open MPI split_binary_tree (unsegmented): the message is cut in halves
 //                     A (the first ceil(m/2) bytes) and B; the odd relative ranks form a
 //                     binary tree under the root that broadcasts A (member i = 2i+1, its
@@ -218,37 +221,76 @@ class KnomialBcast final : public Algorithm {
     }
 };
 
+// One rank of a segmented pipeline down a tree, as a dependency graph (collective.hpp,
+// Transfer::after), as Open MPI's segmented bcasts run: the root sends segment k to all its
+// children in step k; a rank with a parent receives segment k in step k (waiting for
+// nothing) and from step 1 on sends segment k-1 to its children as soon as its receive of
+// the step before has completed, while its sends of segment k-2 may still be in flight.
+// parent: the parent's relative rank (-1: the root); children: relative ranks.
+bool segmented_tree_step(const CollArgs& a, std::uint32_t k, Step& s, std::int32_t parent,
+                         const std::int32_t* children, std::int32_t nchildren) {
+    if (a.size < 2) return false;
+    const std::uint64_t seg = std::max<std::uint64_t>(a.segment, 1);
+    const std::uint64_t n = a.bytes == 0 ? 1 : (a.bytes + seg - 1) / seg;  // segments
+    auto size = [&](std::uint64_t i) { return std::min(seg, a.bytes - i * seg); };
+    if (parent < 0) {
+        if (k >= n) return false;
+        for (std::int32_t c = 0; c < nchildren; ++c) {
+            s.send(a.absolute(children[c]), size(k), k * seg);
+            s.after(kAfterNothing);
+        }
+        return true;
+    }
+    if (k > n || (nchildren == 0 && k == n)) return false;
+    if (k < n) {
+        s.recv(a.absolute(parent), size(k), k * seg);
+        s.after(kAfterNothing);
+    }
+    if (k > 0)
+        for (std::int32_t c = 0; c < nchildren; ++c) {
+            s.send(a.absolute(children[c]), size(k - 1), (k - 1) * seg);
+            s.after(0);  // the receive of segment k-1
+        }
+    return true;
+}
+
 class ChainBcast final : public Algorithm {
   public:
     static constexpr std::int32_t kFanout = 4;
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t p = a.size, vr = a.relative(a.rank);
         if (p < 2) return false;
-        const std::uint64_t seg = std::max<std::uint64_t>(a.segment, 1);
-        const std::uint64_t n = a.bytes == 0 ? 1 : (a.bytes + seg - 1) / seg;  // segments
-        auto size = [&](std::uint64_t i) { return std::min(seg, a.bytes - i * seg); };
         const std::int32_t chains = std::min(kFanout, p - 1);
         // Chain c holds relative ranks [start(c), start(c + 1)).
         auto start = [&](std::int32_t c) { return 1 + (p - 1) * c / chains; };
+        std::int32_t children[kFanout];
         if (vr == 0) {
-            if (k >= n) return false;
-            for (std::int32_t c = 0; c < chains; ++c)
-                s.send(a.absolute(start(c)), size(k), k * seg);
-            return true;
+            for (std::int32_t c = 0; c < chains; ++c) children[c] = start(c);
+            return segmented_tree_step(a, k, s, -1, children, chains);
         }
         std::int32_t c = 0;
         while (start(c + 1) <= vr) ++c;
-        const std::int32_t prev = vr == start(c) ? 0 : vr - 1;
-        const bool last = vr + 1 == start(c + 1);
-        if (last) {
-            if (k >= n) return false;
-            s.recv(a.absolute(prev), size(k), k * seg);
-            return true;
-        }
-        if (k > n) return false;
-        if (k > 0) s.send(a.absolute(vr + 1), size(k - 1), (k - 1) * seg);
-        if (k < n) s.recv(a.absolute(prev), size(k), k * seg);
-        return true;
+        children[0] = vr + 1;
+        return segmented_tree_step(a, k, s, vr == start(c) ? 0 : vr - 1, children,
+                                   vr + 1 < start(c + 1) ? 1 : 0);
+    }
+};
+
+class PipelineBcast final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t vr = a.relative(a.rank), next = vr + 1;
+        return segmented_tree_step(a, k, s, vr - 1, &next, next < a.size ? 1 : 0);
+    }
+};
+
+class PipelinedBinaryTreeBcast final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t vr = a.relative(a.rank);
+        const std::int32_t children[2] = {2 * vr + 1, 2 * vr + 2};
+        const std::int32_t n = children[0] >= a.size ? 0 : children[1] >= a.size ? 1 : 2;
+        return segmented_tree_step(a, k, s, vr == 0 ? -1 : (vr - 1) / 2, children, n);
     }
 };
 
@@ -352,6 +394,12 @@ void register_bcast(CollectiveRegistry& r) {
     r.add(CollOp::Bcast, "chain",
           "4 pipelined chains fed by the root, `segment`-byte pieces (Open MPI chain)",
           std::make_shared<ChainBcast>());
+    r.add(CollOp::Bcast, "pipeline",
+          "chain, `segment` pieces forwarded as they arrive (dependency graph; Open MPI pipeline)",
+          std::make_shared<PipelineBcast>());
+    r.add(CollOp::Bcast, "pipelined_binary_tree",
+          "binary tree, `segment` pieces forwarded as they arrive (Open MPI binary_tree)",
+          std::make_shared<PipelinedBinaryTreeBcast>());
     r.add(CollOp::Bcast, "split_binary_tree",
           "halves down two binary trees, then swapped between pairs (Open MPI)",
           std::make_shared<SplitBinaryTreeBcast>());
