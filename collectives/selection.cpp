@@ -7,6 +7,7 @@
 
 #include "collectives/io_service.hpp"
 #include "simulator/error.hpp"
+#include "simulator/units.hpp"
 
 namespace clustersim::mpi {
 namespace {
@@ -105,14 +106,33 @@ Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t
                 "--algorithm", 0,
                 fmt::format("'{}': expected OPERATION=ALGORITHM with an operation among: {}", o,
                             op_names()));
-        const std::string name = o.substr(eq + 1);
+        // OPERATION=ALGORITHM[:segment=SIZE]
+        std::string name = o.substr(eq + 1);
+        std::uint64_t segment = 0;
+        if (const auto colon = name.find(':'); colon != std::string::npos) {
+            const std::string param = name.substr(colon + 1);
+            name = name.substr(0, colon);
+            const std::string key = "segment=";
+            if (param.rfind(key, 0) != 0)
+                throw InputError(
+                    "--algorithm", 0,
+                    fmt::format("'{}': expected ALGORITHM:segment=SIZE, got ':{}'", o, param));
+            try {
+                segment = parse_size(param.substr(key.size()));
+            } catch (const UnitError& e) {
+                throw InputError("--algorithm", 0, fmt::format("'{}': segment: {}", o, e.what()));
+            }
+            if (segment == 0)
+                throw InputError("--algorithm", 0,
+                                 fmt::format("'{}': segment: expected a positive size", o));
+        }
         const Algorithm* alg = registry.find(op, name);
         if (alg == nullptr)
             throw InputError(
                 "--algorithm", 0,
                 fmt::format("'{}': collective '{}' has no algorithm '{}'; valid algorithms: {}", o,
                             to_string(op), name, registry.names_list(op)));
-        overrides_[static_cast<std::size_t>(op)] = Choice{alg, name, 0};
+        overrides_[static_cast<std::size_t>(op)] = Choice{alg, name, segment};
     }
 }
 

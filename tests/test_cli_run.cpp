@@ -69,6 +69,15 @@ TEST(Cli, MpiProfileChoosesAndReportsTheAlgorithm) {
     EXPECT_NE(t.out.find("scan/recursive_doubling"), std::string::npos) << t.out;
 }
 
+TEST(CliBadInput, BadSegmentInTheAlgorithmFlag) {
+    const std::string run = "run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 ";
+    expect_bad_input(run + "--algorithm bcast=pipeline:segment=0B",
+                     "--algorithm: 'bcast=pipeline:segment=0B': segment: expected a positive size");
+    expect_bad_input(run + "--algorithm bcast=pipeline:segsize=1KiB",
+                     "expected ALGORITHM:segment=SIZE, got ':segsize=1KiB'");
+    expect_bad_input(run + "--algorithm bcast=pipeline:segment=12", "segment: ");
+}
+
 TEST(CliBadInput, UnknownMpiProfile) {
     expect_bad_input("run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 --mpi lam",
                      "--mpi: unknown MPI profile 'lam'; expected one of: openmpi-4.1, mpich-4");

@@ -68,6 +68,16 @@ TEST(NewBcast, PipelineIsTheChainWhenSendsAreEager) {
     }
 }
 
+// --algorithm bcast=pipeline:segment=16KiB sets the segment: 16 pieces of 16 KiB.
+TEST(NewBcast, SegmentFromTheAlgorithmFlag) {
+    const double s = 16 * 1024, n = 16;
+    for (int p : {2, 5})
+        expect_near_rel(run_collective(p, {CollOp::Bcast, "pipeline:segment=16KiB",
+                                           static_cast<std::uint64_t>(s * n)})
+                            .simulated.seconds(),
+                        (p - 1) * T(s) + (n - 1) * S(s), fmt::format("p={}", p));
+}
+
 TEST(NewBcast, PipelinedBinaryTreeAndChainForwardAsSegmentsArrive) {
     const double s = 64 * 1024, n = 8;
     const auto bytes = static_cast<std::uint64_t>(s * n);
