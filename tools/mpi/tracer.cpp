@@ -791,6 +791,92 @@ int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MP
     return rc;
 }
 
+// The nonblocking v-collectives: counts as their blocking forms gather them (after the
+// call, outside the recorded interval; MPI orders these collectives as the program's).
+int MPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                 const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
+                             request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, request);
+    if (g.comm_id(comm) < 0) {
+        unmodeled(idx("MPI_Igatherv"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    std::vector<std::uint64_t> counts =
+        vcounts(comm, root, me == root ? rcounts : nullptr, rtype, true);
+    collective(idx("MPI_Igatherv"), s, CGatherv, comm, 0, root, true, request, &counts, e);
+    return rc;
+}
+
+int MPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                  void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
+                              request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, request);
+    if (g.comm_id(comm) < 0) {
+        unmodeled(idx("MPI_Iscatterv"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    std::vector<std::uint64_t> counts =
+        vcounts(comm, root, me == root ? scounts : nullptr, stype, true);
+    collective(idx("MPI_Iscatterv"), s, CScatterv, comm, 0, root, true, request, &counts, e);
+    return rc;
+}
+
+int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                    const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                    MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+    const std::int64_t e = g.now();
+    std::vector<std::uint64_t> counts = vcounts(comm, 0, rcounts, rtype, false);
+    collective(idx("MPI_Iallgatherv"), s, CAllgatherv, comm, 0, 0, true, request, &counts, e);
+    return rc;
+}
+
+int MPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                   void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                   MPI_Comm comm, MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+                               request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                                   comm, request);
+    if (g.comm_id(comm) < 0 || sbuf == MPI_IN_PLACE) {
+        unmodeled(idx("MPI_Ialltoallv"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    std::vector<std::uint64_t> row = vcounts(comm, 0, scounts, stype, false);
+    std::vector<std::uint64_t> matrix(row.size() * row.size());
+    PMPI_Allgather(row.data(), static_cast<int>(row.size()), MPI_UINT64_T, matrix.data(),
+                   static_cast<int>(row.size()), MPI_UINT64_T, comm);
+    collective(idx("MPI_Ialltoallv"), s, CAlltoallv, comm, 0, 0, true, request, &matrix, e);
+    return rc;
+}
+
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
     if (!g.recording()) return PMPI_Ibarrier(comm, request);
     const Nest nest;
