@@ -328,3 +328,55 @@ TEST(NewAllgather, NeighborExchangeTakesHalfPSteps) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+using namespace testing;
+using mpi::CollOp;
+
+// Composed algorithms: the second phase starts when the root has finished the first, while
+// every other rank waits with its receive posted, so the call takes the sum of the phases.
+TEST(NewComposed, LinearAndKnomialAllreduceAreTheSumOfTheirPhases) {
+    for (int p : {4, 7, 16}) {
+        const std::uint64_t m = 100000;
+        for (const char* alg : {"linear", "knomial"}) {
+            const double whole = run_collective(p, {CollOp::Allreduce, alg, m}).simulated.seconds();
+            const double reduce = run_collective(p, {CollOp::Reduce, alg, m}).simulated.seconds();
+            const double bcast = run_collective(p, {CollOp::Bcast, alg, m}).simulated.seconds();
+            EXPECT_NEAR(whole, reduce + bcast, 0.01 * whole) << alg << " p=" << p;
+        }
+    }
+}
+
+TEST(NewComposed, LinearAllgatherIsAGatherThenABcastOfAll) {
+    for (int p : {3, 8}) {
+        const std::uint64_t m = 10000;
+        const double whole =
+            run_collective(p, {CollOp::Allgather, "linear", m}).simulated.seconds();
+        const double gather = run_collective(p, {CollOp::Gather, "linear", m}).simulated.seconds();
+        const double bcast =
+            run_collective(p, {CollOp::Bcast, "linear", m * static_cast<std::uint64_t>(p)})
+                .simulated.seconds();
+        EXPECT_NEAR(whole, gather + bcast, 0.01 * whole) << "p=" << p;
+    }
+}
+
+// linear_sync: batches of 4 exchanges, each as the linear alltoall of 5 ranks (4 sends S
+// apart on the up-link, 4 receives on the down-link): (k + 1) S(m) + 2L for a batch of k.
+TEST(NewAlltoall, LinearSyncGoesInBatchesOfFour) {
+    for (int p : {3, 5, 9, 11}) {
+        const double m = 1e4;
+        double want = 0;
+        for (int first = 1; first < p; first += 4) {
+            const int k = std::min(4, p - first);
+            want += (k + 1) * S(m) + 2 * kL;
+        }
+        expect_near_rel(
+            run_collective(p, {CollOp::Alltoall, "linear_sync", 10000}).simulated.seconds(), want,
+            fmt::format("p={}", p));
+    }
+}
+
+}  // namespace
+}  // namespace clustersim
