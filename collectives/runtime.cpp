@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -64,6 +66,13 @@ const char* to_string(OpKind kind) {
             return "Unmodeled";
     }
     return "?";
+}
+
+const char* intern(const std::string& s) {
+    static std::mutex lock;
+    static std::set<std::string> strings;  // nodes never move: their c_str() stay valid
+    const std::lock_guard<std::mutex> guard(lock);
+    return strings.insert(s).first->c_str();
 }
 
 std::string stat_name(int kind) {
@@ -359,6 +368,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const auto seq = next_seq(rank, op.comm);
     ranks_[rank].op_comm = comm;
     ranks_[rank].op_seq = seq;
+    ranks_[rank].op_algorithm = nullptr;
     const std::uint32_t user_req = requests_.acquire(
         Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
     if (timed_collectives_) {
@@ -367,7 +377,15 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     }
     const Choice choice = selection_.choose(op.coll, size_for_choice, size);
     if (choice.segment != 0) args.segment = choice.segment;
-    if (args.rank == 0) ++algorithm_calls_[fmt::format("{}/{}", to_string(op.coll), choice.name)];
+    auto [key, fresh] =
+        algorithm_keys_.try_emplace({static_cast<int>(op.coll), choice.algorithm}, AlgorithmKey{});
+    if (fresh) {
+        const std::string name = fmt::format("{}/{}", to_string(op.coll), choice.name);
+        key->second =
+            AlgorithmKey{&algorithm_calls_.try_emplace(name, 0).first->second, intern(name)};
+    }
+    if (args.rank == 0) ++*key->second.calls;
+    ranks_[rank].op_algorithm = key->second.name;
     if (choice.algorithm->global_view()) {
         arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false);
         return user_req;
@@ -728,6 +746,7 @@ void Runtime::observe(std::int32_t rank, int kind, Time wait, std::uint64_t byte
         r.op.kind == OpKind::CommSplit) {
         e.comm = r.op_comm;
         e.seq = r.op_seq;
+        if (r.op.kind == OpKind::Collective) e.algorithm = r.op_algorithm;
     }
     observer_->op_done(e);
 }

@@ -72,6 +72,9 @@ struct OpEvent {
     std::int32_t peer = -1;   // point-to-point: world rank of the peer (-1: none/any)
     std::uint32_t comm = 0;   // communicator id (collectives, communicator creation)
     std::uint32_t seq = 0;    // the call's number among the communicator's collectives
+    // Collectives run by an algorithm: "bcast/binomial" (interned: valid for the program's
+    // life); null otherwise (timed as a whole by an analytic model).
+    const char* algorithm = nullptr;
 };
 
 // Told about every operation when it finishes (set with Runtime::set_observer).
@@ -236,10 +239,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Time op_start;
         std::uint32_t waiting = 0;  // requests the current blocking op still waits for
         bool finished = false;
-        bool in_io_start = false;    // inside IoService::start (completion must come later)
-        std::uint64_t io_bytes = 0;  // file data moved by the current MPI-IO operation
-        std::uint32_t op_comm = 0;   // communicator id of the current collective call
-        std::uint32_t op_seq = 0;    // its call number on that communicator
+        bool in_io_start = false;            // inside IoService::start (completion must come later)
+        std::uint64_t io_bytes = 0;          // file data moved by the current MPI-IO operation
+        std::uint32_t op_comm = 0;           // communicator id of the current collective call
+        std::uint32_t op_seq = 0;            // its call number on that communicator
+        const char* op_algorithm = nullptr;  // its "operation/algorithm" (OpEvent::algorithm)
         std::array<std::uint32_t, 2>
             blocking{};                      // requests of a blocking Send/Recv/Sendrecv/collective
         std::vector<std::uint32_t> handles;  // program request handle -> request
@@ -367,6 +371,15 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     Pool<std::vector<GlobalSync::Entry>> timed_;
     std::size_t finished_ = 0;
     std::map<std::string, std::uint64_t> algorithm_calls_;
+    // (operation, algorithm) -> its entry in algorithm_calls_ and its interned name.
+    struct AlgorithmKey {
+        std::uint64_t* calls;
+        const char* name;
+    };
+    std::map<std::pair<int, const Algorithm*>, AlgorithmKey> algorithm_keys_;
 };
+
+// A string that lives as long as the program (one copy per distinct value).
+const char* intern(const std::string& s);
 
 }  // namespace clustersim::mpi

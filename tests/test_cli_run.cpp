@@ -67,6 +67,17 @@ TEST(Cli, MpiProfileChoosesAndReportsTheAlgorithm) {
     const Result t = run(args + "--mpi mpich-4");
     ASSERT_EQ(t.code, 0) << t.err;
     EXPECT_NE(t.out.find("scan/recursive_doubling"), std::string::npos) << t.out;
+    // The timeline names each call's algorithm: 3 calls on each of the 16 ranks.
+    const std::string out = temp_path("mpi-profile-out");
+    const Result o = run(args + "--mpi mpich-4 --out " + out);
+    ASSERT_EQ(o.code, 0) << o.err;
+    const std::string timeline = slurp(out + "/timeline.json");
+    std::size_t n = 0;
+    for (std::size_t at = 0;
+         (at = timeline.find(R"("algorithm":"scan/recursive_doubling")", at)) != std::string::npos;
+         ++at)
+        ++n;
+    EXPECT_EQ(n, 48u);
 }
 
 TEST(CliBadInput, BadSegmentInTheAlgorithmFlag) {
