@@ -448,20 +448,27 @@ ProfileChoice ompi_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
     return {""};
 }
 
+// MPICH 4's default selection (src/mpi/coll/coll_selection.json, intra-communicators,
+// commutative built-in operations, no MPI_IN_PLACE). Element counts are taken as doubles
+// (bytes / 8) where a rule compares the count with the largest power of two <= p.
 ProfileChoice mpich_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
     const bool pof2 = p > 0 && (p & (p - 1)) == 0;
     const std::uint64_t total = bytes * static_cast<std::uint64_t>(p);
+    std::uint64_t floor_pof2 = 1;
+    while (floor_pof2 * 2 <= static_cast<std::uint64_t>(p)) floor_pof2 *= 2;
+    const bool count_below_pof2 = bytes / 8 < floor_pof2;
     switch (op) {
         case CollOp::Barrier:
-            return {"dissemination"};
-        case CollOp::Bcast:  // short 12 KiB, long 512 KiB, min procs 8
-            if (bytes < 12288 || p < 8) return {"binomial"};
-            if (bytes < 524288 && pof2) return {"scatter_rd_allgather"};
+            return {"dissemination"};  // k_dissemination, k = 2
+        case CollOp::Bcast:  // p < 8 or <= 12 KiB: binomial; 2^k and <= 512 KiB: scatter + RD
+            if (bytes <= 12288 || p < 8) return {"binomial"};
+            if (bytes <= 524288 && pof2) return {"scatter_rd_allgather"};
             return {"scatter_allgather"};
-        case CollOp::Reduce:
+        case CollOp::Reduce:  // <= 2 KiB or count < pof2: binomial; else reduce_scatter_gather,
+                              // not modelled: binomial stands in
             return {"binomial"};
-        case CollOp::Allreduce:  // short 2 KiB
-            return {bytes <= 2048 ? "recursive_doubling" : "rabenseifner"};
+        case CollOp::Allreduce:  // <= 8 B or count < pof2: recursive doubling
+            return {bytes <= 8 || count_below_pof2 ? "recursive_doubling" : "rabenseifner"};
         case CollOp::Alltoall:  // short 256 B (p >= 8), medium 32 KiB
             if (bytes <= 256 && p >= 8) return {"bruck"};
             return {bytes <= 32768 ? "linear" : "pairwise"};
@@ -473,10 +480,11 @@ ProfileChoice mpich_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
             if (total < 524288 && pof2) return {"recursive_doubling"};
             return {total < 81920 ? "bruck" : "ring"};
         case CollOp::Gather:
-        case CollOp::Gatherv:
         case CollOp::Scatter:
-        case CollOp::Scatterv:
             return {"binomial"};
+        case CollOp::Gatherv:
+        case CollOp::Scatterv:
+            return {"linear"};
         case CollOp::ReduceScatter:
         case CollOp::ReduceScatterBlock:  // commutative: halving below 512 KiB in all
             return {total < 524288 ? "recursive_halving" : "pairwise"};

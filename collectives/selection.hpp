@@ -37,8 +37,8 @@ struct Choice {
 //   openmpi-4.1  coll/tuned's fixed decision rules of Open MPI 4.1 (commutative operations),
 //                each Open MPI algorithm number mapped to ours; Open MPI passes segment size
 //                0 (no segmentation) from these rules, so a segmented algorithm runs whole.
-//   mpich-4      MPICH 4's default (non-JSON) selection of its intra-communicator
-//                algorithms by the CVAR thresholds' default values.
+//   mpich-4      MPICH 4's default selection (its built-in coll_selection.json) for
+//                intra-communicators and commutative built-in operations.
 struct ProfileChoice {
     std::string name;
     std::uint64_t segment = 0;

@@ -66,12 +66,16 @@ TEST(Profiles, OpenMpiCellsFollowItsFixedRules) {
 
 TEST(Profiles, MpichCellsFollowItsThresholds) {
     const std::string m = "mpich-4";
-    EXPECT_EQ(profile_choice(m, CollOp::Bcast, 12287, 64).name, "binomial");
+    EXPECT_EQ(profile_choice(m, CollOp::Bcast, 12288, 64).name, "binomial");
+    EXPECT_EQ(profile_choice(m, CollOp::Bcast, 12289, 64).name, "scatter_rd_allgather");
     EXPECT_EQ(profile_choice(m, CollOp::Bcast, 64 << 10, 16).name, "scatter_rd_allgather");
     EXPECT_EQ(profile_choice(m, CollOp::Bcast, 64 << 10, 17).name, "scatter_allgather");
     EXPECT_EQ(profile_choice(m, CollOp::Bcast, 64 << 10, 4).name, "binomial");
-    EXPECT_EQ(profile_choice(m, CollOp::Allreduce, 2048, 64).name, "recursive_doubling");
-    EXPECT_EQ(profile_choice(m, CollOp::Allreduce, 2049, 64).name, "rabenseifner");
+    // allreduce: recursive doubling while the count (doubles) is below pof2 = 64.
+    EXPECT_EQ(profile_choice(m, CollOp::Allreduce, 8, 2).name, "recursive_doubling");
+    EXPECT_EQ(profile_choice(m, CollOp::Allreduce, 504, 100).name, "recursive_doubling");
+    EXPECT_EQ(profile_choice(m, CollOp::Allreduce, 512, 100).name, "rabenseifner");
+    EXPECT_EQ(profile_choice(m, CollOp::Gatherv, 512, 100).name, "linear");
     EXPECT_EQ(profile_choice(m, CollOp::Alltoall, 256, 8).name, "bruck");
     EXPECT_EQ(profile_choice(m, CollOp::Alltoall, 256, 7).name, "linear");
     EXPECT_EQ(profile_choice(m, CollOp::Alltoall, 32769, 7).name, "pairwise");
