@@ -140,6 +140,9 @@ struct Tracer {
             append_words(&f, kRecordWords, nullptr, 0);
             ++records;
         }
+        // The end-of-trace record counts every record before it, the flush record just
+        // written included (MPI_Finalize's count, taken before, would miss it).
+        if (r.kind == rf::kEnd) r.bytes = records;
         append_words(&r, kRecordWords, extra, n);
         ++records;
     }
@@ -362,8 +365,7 @@ int MPI_Finalize() {
         rf::RawRecord r;
         r.kind = rf::kEnd;
         r.start_ns = r.end_ns = g.now();
-        r.bytes = g.records;
-        g.put(r);
+        g.put(r);  // put() sets the record count
         g.flush_raw();
         g.active = false;
     }
