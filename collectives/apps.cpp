@@ -108,7 +108,7 @@ class CollectiveApp final : public App {
         const std::size_t p = ranks;
         if (op == CollOp::Gatherv || op == CollOp::Scatterv || op == CollOp::Allgatherv) {
             for (std::size_t i = 0; i < p; ++i) counts_.push_back(size * (1 + i % 4) / 4);
-        } else if (op == CollOp::Alltoallv) {
+        } else if (is_pairwise_v(op)) {
             for (std::size_t i = 0; i < p; ++i)
                 for (std::size_t j = 0; j < p; ++j) counts_.push_back(size * (1 + (i + j) % 4) / 4);
         }
@@ -430,11 +430,6 @@ void register_builtin_apps(AppRegistry& registry) {
                             op == CollOp::Scatter || op == CollOp::Gatherv ||
                             op == CollOp::Scatterv;
         for (const bool nonblocking : {false, true}) {
-            const bool has_nonblocking = op == CollOp::Barrier || op == CollOp::Bcast ||
-                                         op == CollOp::Reduce || op == CollOp::Allreduce ||
-                                         op == CollOp::Gather || op == CollOp::Scatter ||
-                                         op == CollOp::Allgather || op == CollOp::Alltoall;
-            if (nonblocking && !has_nonblocking) continue;
             const std::string name = (nonblocking ? "i" : "") + std::string(to_string(op));
             std::vector<AppParam> params;
             if (op != CollOp::Barrier)

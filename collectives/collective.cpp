@@ -8,8 +8,11 @@ namespace clustersim::mpi {
 
 namespace {
 constexpr std::array<const char*, kCollOps> kNames{
-    "barrier",  "bcast",          "reduce",  "allreduce", "gather",     "scatter",  "allgather",
-    "alltoall", "reduce_scatter", "gatherv", "scatterv",  "allgatherv", "alltoallv"};
+    "barrier",        "bcast",   "reduce",    "allreduce",
+    "gather",         "scatter", "allgather", "alltoall",
+    "reduce_scatter", "gatherv", "scatterv",  "allgatherv",
+    "alltoallv",      "scan",    "exscan",    "reduce_scatter_block",
+    "alltoallw"};
 }  // namespace
 
 const char* to_string(CollOp op) {
@@ -36,12 +39,15 @@ std::uint64_t collective_volume(const CollArgs& a) {
         case CollOp::Bcast:
         case CollOp::Reduce:
         case CollOp::Allreduce:
+        case CollOp::Scan:
+        case CollOp::Exscan:
             return a.bytes;
         case CollOp::Gather:
         case CollOp::Scatter:
         case CollOp::Allgather:
         case CollOp::Alltoall:
         case CollOp::ReduceScatter:
+        case CollOp::ReduceScatterBlock:
             return (p - 1) * a.bytes;
         case CollOp::Gatherv:
         case CollOp::Scatterv:
@@ -55,7 +61,8 @@ std::uint64_t collective_volume(const CollArgs& a) {
             if (a.op == CollOp::Allgatherv) return sum - least;  // the member with the least
             return sum - (*a.counts)[static_cast<std::size_t>(a.root)];  // the root's share
         }
-        case CollOp::Alltoallv: {
+        case CollOp::Alltoallv:
+        case CollOp::Alltoallw: {
             if (a.counts == nullptr || a.counts->size() < n * n) return (p - 1) * a.bytes;
             std::uint64_t most = 0;
             for (std::size_t r = 0; r < n; ++r) {
@@ -69,6 +76,35 @@ std::uint64_t collective_volume(const CollArgs& a) {
             }
             return most;
         }
+    }
+    return 0;
+}
+
+std::uint64_t data_space(const CollArgs& a) {
+    const auto p = static_cast<std::uint64_t>(a.size);
+    switch (a.op) {
+        case CollOp::Barrier:
+            return 0;
+        case CollOp::Bcast:
+        case CollOp::Reduce:
+        case CollOp::Allreduce:
+            return a.bytes;
+        case CollOp::Scan:
+        case CollOp::Exscan:
+            return 2 * a.bytes;
+        case CollOp::Gather:
+        case CollOp::Scatter:
+        case CollOp::Allgather:
+        case CollOp::ReduceScatter:
+        case CollOp::ReduceScatterBlock:
+        case CollOp::Gatherv:
+        case CollOp::Scatterv:
+        case CollOp::Allgatherv:
+            return a.displ(a.size);
+        case CollOp::Alltoall:
+        case CollOp::Alltoallv:
+        case CollOp::Alltoallw:
+            return a.counts == nullptr ? p * p * a.bytes : a.displ(a.size * a.size);
     }
     return 0;
 }

@@ -3,8 +3,14 @@
 // An algorithm describes, for one rank of a communicator, a sequence of steps. A step is a
 // set of transfers (sends and receives to other ranks of the communicator) that proceed
 // concurrently, optionally followed by local reduction work on `reduce_bytes` bytes (run
-// on the rank's CPU model). Step k+1 starts when step k is complete. The runtime executes
-// these schedules as state machines, one per rank per call; an algorithm only describes
+// on the rank's CPU model). By default step k+1 starts when step k is complete. A transfer
+// may instead depend on one transfer of the previous step only, or on nothing
+// (Transfer::after): the schedule is then a dependency graph and pipelined algorithms
+// overlap as in the real libraries (a middle rank of a chain forwards segment k as soon as
+// it has arrived, while its send of segment k-1 is still in flight). The executor keeps two
+// steps in flight: step k+1 is generated when step k is, its transfers are posted in order
+// as their dependencies complete, and step k+2 waits for step k to be complete. The runtime
+// executes these schedules as state machines, one per rank per call; an algorithm only describes
 // its schedule, so it can be tested without the engine (see tests/test_coll_schedules.cpp).
 //
 // Steps are generated on demand (step(args, k)), so a ring over 65,536 ranks never holds
@@ -32,8 +38,21 @@ enum class CollOp : std::uint8_t {
     Scatterv,
     Allgatherv,
     Alltoallv,
+    Scan,
+    Exscan,
+    ReduceScatterBlock,
+    Alltoallw,  // alltoallv whose blocks are given in bytes (each pair its own datatype)
 };
-inline constexpr int kCollOps = 13;
+inline constexpr int kCollOps = 17;
+// The v/w-variants: per-rank (or per-pair) block sizes in CollArgs::counts.
+constexpr bool is_v(CollOp op) {
+    return op == CollOp::Gatherv || op == CollOp::Scatterv || op == CollOp::Allgatherv ||
+           op == CollOp::Alltoallv || op == CollOp::Alltoallw;
+}
+// Counts has size * size entries (alltoallv, alltoallw) rather than size.
+constexpr bool is_pairwise_v(CollOp op) {
+    return op == CollOp::Alltoallv || op == CollOp::Alltoallw;
+}
 const char* to_string(CollOp op);  // "bcast", "reduce_scatter", "allgatherv", ...
 bool parse_coll_op(const std::string& name, CollOp& op);
 
@@ -51,6 +70,9 @@ struct CollArgs {
     // alltoallv: block from rank i to rank j at [i * size + j] (size * size entries).
     const std::vector<std::uint64_t>* counts = nullptr;
     std::uint64_t segment = 64 * 1024;  // pipelined algorithms: segment size
+    // v-variants, for the data-movement description only: prefix sums of `counts` (one
+    // more entry than counts; set by the data-movement check, null in the runtime).
+    const std::vector<std::uint64_t>* displs = nullptr;
 
     std::uint64_t block(std::int32_t r) const {
         return counts != nullptr ? (*counts)[static_cast<std::size_t>(r)] : bytes;
@@ -66,26 +88,89 @@ struct CollArgs {
     // Relative rank <-> rank, rooted at root.
     std::int32_t relative(std::int32_t r) const { return (r - root + size) % size; }
     std::int32_t absolute(std::int32_t vr) const { return (vr + root) % size; }
+    // Offset of rank r's block in the data space (gather, scatter, allgather and their
+    // v-forms; reduce_scatter and reduce_scatter_block: the block rank r ends with).
+    std::uint64_t displ(std::int32_t r) const {
+        if (counts == nullptr) return bytes * static_cast<std::uint64_t>(r);
+        return displs != nullptr ? (*displs)[static_cast<std::size_t>(r)] : 0;
+    }
+    // Offset of the block rank `from` sends rank `to` (alltoall, alltoallv).
+    std::uint64_t displ(std::int32_t from, std::int32_t to) const {
+        return displ(from * size + to);
+    }
 };
+
+// Size D of an operation's data space (see Piece) and who holds what:
+//   barrier: D = 0 (only who has heard from whom matters).
+//   bcast: D = bytes, the root's buffer.
+//   reduce, allreduce: D = bytes; every rank starts with its own contribution everywhere.
+//   scan, exscan: D = 2 bytes; units [0, bytes) are the result, [bytes, 2 bytes) the
+//     rank's running partial; both start as the rank's contribution (exscan: the result
+//     starts empty).
+//   gather(v), scatter(v), allgather(v): D = the sum of the blocks, rank r's at displ(r).
+//   alltoall(v): D = the sum of the p^2 blocks, block (i, j) at displ(i, j).
+//   reduce_scatter, reduce_scatter_block: D = size * bytes; every rank contributes all of
+//     it, block r at displ(r) ends at rank r.
+std::uint64_t data_space(const CollArgs& args);
+
+// What a transfer moves, for the data-movement check (tests/test_coll_schedules.cpp; the
+// runtime only uses `bytes`). Every operation has a data space of D units (bytes), see
+// data_space(): a send's data are units [offset, offset + bytes) of its sender's copy of
+// that space, a receive's land at [offset, offset + bytes) of its receiver's, both taken
+// modulo D. A transfer with `pieces` > 0 names the step's pieces [piece, piece + pieces)
+// instead (only filled when Step::describe is set): the message is their concatenation; if
+// their total is k times `bytes` (k > 1), a send's message is the combination of the k
+// slices and a receive's is combined into each of the k slices (MPICH's scan adds what it
+// receives to its result and its running partial).
+struct Piece {
+    std::uint64_t offset = 0;
+    std::uint64_t bytes = 0;
+};
+
+// Transfer::after: wait for the whole previous step (its transfers and its reduction), the
+// default; or for nothing; or (a value >= 0) for that transfer of the previous step only.
+inline constexpr std::int32_t kAfterStep = -1;
+inline constexpr std::int32_t kAfterNothing = -2;
 
 struct Transfer {
     bool send = false;
     std::int32_t peer = 0;  // rank in the communicator
     std::uint64_t bytes = 0;
+    std::uint64_t offset = 0;  // see Piece
+    std::uint32_t piece = 0, pieces = 0;
+    // See kAfterStep. The transfers of a step are posted in their order: one waiting for its
+    // dependency holds back those after it (so messages to one peer keep their order).
+    std::int32_t after = kAfterStep;
 };
 
 struct Step {
     std::vector<Transfer> transfers;
     std::uint64_t reduce_bytes = 0;  // combined locally after the transfers
+    // The data-movement description of non-contiguous transfers (Transfer::pieces).
+    std::vector<Piece> piece_list;
+    // Set by the data-movement check: algorithms fill piece_list only then, so the runtime
+    // never pays for the description.
+    bool describe = false;
     void clear() {
         transfers.clear();
+        piece_list.clear();
         reduce_bytes = 0;
     }
-    void send(std::int32_t peer, std::uint64_t bytes) {
-        transfers.push_back(Transfer{true, peer, bytes});
+    void send(std::int32_t peer, std::uint64_t bytes, std::uint64_t offset = 0) {
+        transfers.push_back(Transfer{true, peer, bytes, offset, 0, 0, kAfterStep});
     }
-    void recv(std::int32_t peer, std::uint64_t bytes) {
-        transfers.push_back(Transfer{false, peer, bytes});
+    void recv(std::int32_t peer, std::uint64_t bytes, std::uint64_t offset = 0) {
+        transfers.push_back(Transfer{false, peer, bytes, offset, 0, 0, kAfterStep});
+    }
+    // The last transfer waits only for transfer `on` of the previous step (or kAfterNothing).
+    void after(std::int32_t on) { transfers.back().after = on; }
+    // The last transfer's data is (also) units [offset, offset + bytes): call once per piece,
+    // only when `describe` is set.
+    void piece(std::uint64_t offset, std::uint64_t bytes) {
+        Transfer& t = transfers.back();
+        if (t.pieces == 0) t.piece = static_cast<std::uint32_t>(piece_list.size());
+        ++t.pieces;
+        piece_list.push_back(Piece{offset, bytes});
     }
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -64,6 +66,13 @@ const char* to_string(OpKind kind) {
             return "Unmodeled";
     }
     return "?";
+}
+
+const char* intern(const std::string& s) {
+    static std::mutex lock;
+    static std::set<std::string> strings;  // nodes never move: their c_str() stay valid
+    const std::lock_guard<std::mutex> guard(lock);
+    return strings.insert(s).first->c_str();
 }
 
 std::string stat_name(int kind) {
@@ -161,9 +170,10 @@ std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
 // ---- point to point ---------------------------------------------------------------------
 
 std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
-                                 std::int32_t context, std::uint64_t bytes, std::uint32_t owner) {
-    const std::uint32_t req = requests_.acquire(
-        Request{true, false, false, rank, dst, tag, context, bytes, owner, engine_.now()});
+                                 std::int32_t context, std::uint64_t bytes, std::uint32_t owner,
+                                 std::uint32_t transfer) {
+    const std::uint32_t req = requests_.acquire(Request{
+        true, false, false, rank, dst, tag, context, bytes, owner, engine_.now(), kNil, transfer});
     const std::uint32_t slot = pair_slot(rank, dst);
     const std::uint64_t seq = pairs_[slot].next_send++;
     const bool eager = bytes <= config_.eager_threshold;
@@ -176,9 +186,10 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
 }
 
 std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
-                                 std::int32_t context, std::uint64_t bytes, std::uint32_t owner) {
-    const std::uint32_t req = requests_.acquire(
-        Request{false, false, false, rank, src, tag, context, bytes, owner, Time::zero()});
+                                 std::int32_t context, std::uint64_t bytes, std::uint32_t owner,
+                                 std::uint32_t transfer) {
+    const std::uint32_t req = requests_.acquire(Request{
+        false, false, false, rank, src, tag, context, bytes, owner, Time::zero(), kNil, transfer});
     Queue& unexpected = ranks_[rank].unexpected;
     for (std::uint32_t prev = kNil, m = unexpected.head; m != kNil; prev = m, m = msgs_[m].next) {
         if (matches(requests_[req], msgs_[m])) {
@@ -258,9 +269,9 @@ void Runtime::complete(std::uint32_t req) {
     else
         res.bytes_received += q.bytes;
     if (q.owner != kNil) {  // a transfer of a collective: its run goes on
-        const std::uint32_t run = q.owner;
+        const std::uint32_t run = q.owner, transfer = q.transfer;
         requests_.release(req);
-        transfer_done(run);
+        transfer_done(run, transfer);
         return;
     }
     if (!q.waited) return;
@@ -313,7 +324,9 @@ void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
     if (cookie & kCollCookie) {
         const auto run = static_cast<std::uint32_t>(cookie & ~kCollCookie);
         results_[runs_[run].rank].jitter += jitter;
-        next_step(run);
+        StepSlot& front = runs_[run].slots[runs_[run].front];
+        if (front.valid && front.reduce == 1) front.reduce = 2;  // else: the own-block copy
+        pump(run);
     } else {
         results_[cookie].jitter += jitter;
         finish_op(static_cast<std::int32_t>(cookie));
@@ -338,10 +351,9 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     args.root = op.root;
     args.bytes = op.bytes;
     args.counts = op.counts;
-    const std::size_t need = op.coll == CollOp::Alltoallv ? static_cast<std::size_t>(size) * size
-                                                          : static_cast<std::size_t>(size);
-    const bool v = op.coll == CollOp::Gatherv || op.coll == CollOp::Scatterv ||
-                   op.coll == CollOp::Allgatherv || op.coll == CollOp::Alltoallv;
+    const std::size_t need = is_pairwise_v(op.coll) ? static_cast<std::size_t>(size) * size
+                                                    : static_cast<std::size_t>(size);
+    const bool v = is_v(op.coll);
     if (v && (op.counts == nullptr || op.counts->size() != need))
         throw InputError(
             "app", 0,
@@ -356,6 +368,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const auto seq = next_seq(rank, op.comm);
     ranks_[rank].op_comm = comm;
     ranks_[rank].op_seq = seq;
+    ranks_[rank].op_algorithm = nullptr;
     const std::uint32_t user_req = requests_.acquire(
         Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
     if (timed_collectives_) {
@@ -364,13 +377,30 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     }
     const Choice choice = selection_.choose(op.coll, size_for_choice, size);
     if (choice.segment != 0) args.segment = choice.segment;
+    auto [key, fresh] =
+        algorithm_keys_.try_emplace({static_cast<int>(op.coll), choice.algorithm}, AlgorithmKey{});
+    if (fresh) {
+        const std::string name = fmt::format("{}/{}", to_string(op.coll), choice.name);
+        key->second =
+            AlgorithmKey{&algorithm_calls_.try_emplace(name, 0).first->second, intern(name)};
+    }
+    if (args.rank == 0) ++*key->second.calls;
+    ranks_[rank].op_algorithm = key->second.name;
     if (choice.algorithm->global_view()) {
         arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false);
         return user_req;
     }
-    const std::uint32_t run =
-        runs_.acquire(CollRun{rank, comm, static_cast<std::int32_t>(seq), args, choice.algorithm, 0,
-                              0, false, user_req, Step{}});
+    const std::uint32_t run = runs_.acquire(CollRun{rank,
+                                                    comm,
+                                                    static_cast<std::int32_t>(seq),
+                                                    args,
+                                                    choice.algorithm,
+                                                    0,
+                                                    false,
+                                                    false,
+                                                    user_req,
+                                                    0,
+                                                    {}});
     // The own block's copy first (as MPI libraries do), then the algorithm's steps.
     if (!config_.copy_curve.empty() || !config_.copy_bandwidth.infinite()) {
         if (const std::uint64_t copy = own_block_copy(args); copy > 0) {
@@ -380,51 +410,98 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
             return user_req;
         }
     }
-    next_step(run);
+    pump(run);
     return user_req;
 }
 
-void Runtime::next_step(std::uint32_t ri) {
+void Runtime::post_ready(std::uint32_t ri, std::uint8_t s) {
     for (;;) {
         CollRun& run = runs_[ri];
-        run.step.clear();
-        if (!run.alg->step(run.args, run.k, run.step)) {
-            const std::uint32_t user_req = run.user_req;
-            runs_.release(ri);
-            complete(user_req);
-            return;
+        StepSlot& slot = run.slots[s];
+        if (slot.posted == slot.step.transfers.size()) return;
+        const Transfer t = slot.step.transfers[slot.posted];
+        if (s != run.front) {  // the previous step is still in flight
+            const StepSlot& prev = run.slots[run.front];
+            if (t.after == kAfterStep) return;
+            if (t.after >= 0 && prev.done[static_cast<std::size_t>(t.after)] == 0) return;
         }
-        ++run.k;
-        const std::int32_t rank = run.rank;
-        const std::int32_t context = coll_context(run.comm);
-        run.pending = static_cast<std::uint32_t>(run.step.transfers.size());
-        run.posting = true;
-        for (std::size_t i = 0; i < run.step.transfers.size(); ++i) {
-            const Transfer t = runs_[ri].step.transfers[i];
-            const std::int32_t peer = comms_[runs_[ri].comm].members[t.peer];
-            if (t.send)
-                post_send(rank, peer, runs_[ri].tag, context, t.bytes, ri);
-            else
-                post_recv(rank, peer, runs_[ri].tag, context, t.bytes, ri);
-        }
-        CollRun& after = runs_[ri];
-        after.posting = false;
-        if (after.pending > 0) return;  // transfer_done continues
-        if (after.step.reduce_bytes > 0) {
-            start_reduce_work(rank, after.step.reduce_bytes, kCollCookie | ri);
-            return;
-        }
+        const std::uint32_t transfer = static_cast<std::uint32_t>(s) << 31 | slot.posted++;
+        ++slot.pending;
+        const std::int32_t peer = comms_[run.comm].members[t.peer];
+        const std::int32_t rank = run.rank, tag = run.tag, context = coll_context(run.comm);
+        if (t.send)
+            post_send(rank, peer, tag, context, t.bytes, ri, transfer);
+        else
+            post_recv(rank, peer, tag, context, t.bytes, ri, transfer);
     }
 }
 
-void Runtime::transfer_done(std::uint32_t ri) {
-    CollRun& run = runs_[ri];
-    if (--run.pending > 0 || run.posting) return;
-    if (run.step.reduce_bytes > 0) {
-        start_reduce_work(run.rank, run.step.reduce_bytes, kCollCookie | ri);
+void Runtime::pump(std::uint32_t ri) {
+    runs_[ri].posting = true;
+    for (;;) {
+        CollRun& run = runs_[ri];
+        StepSlot& front = run.slots[run.front];
+        StepSlot& back = run.slots[run.front ^ 1];
+        if (!front.valid) {
+            if (back.valid) {  // the next step becomes the older one
+                run.front ^= 1;
+                continue;
+            }
+            if (run.ended) {
+                const std::uint32_t user_req = run.user_req;
+                runs_.release(ri);
+                complete(user_req);
+                return;
+            }
+            generate(run, front);
+            continue;
+        }
+        const std::uint8_t f = run.front;
+        post_ready(ri, f);  // all of it: its predecessor is complete
+        {
+            CollRun& r = runs_[ri];
+            StepSlot& next = r.slots[f ^ 1];
+            if (!next.valid && !r.ended) {  // the older step is posted: generate the next
+                generate(r, next);
+                continue;
+            }
+            if (next.valid) post_ready(ri, f ^ 1);
+        }
+        CollRun& r = runs_[ri];
+        StepSlot& older = r.slots[f];
+        if (older.pending > 0) break;  // transfer_done goes on
+        if (older.step.reduce_bytes > 0 && older.reduce != 2) {
+            if (older.reduce == 0) {
+                older.reduce = 1;
+                start_reduce_work(r.rank, older.step.reduce_bytes, kCollCookie | ri);
+            }
+            break;  // compute_done goes on
+        }
+        older.valid = false;  // complete
+    }
+    runs_[ri].posting = false;
+}
+
+void Runtime::generate(CollRun& run, StepSlot& slot) {
+    slot.step.clear();
+    if (!run.alg->step(run.args, run.k, slot.step)) {
+        run.ended = true;
         return;
     }
-    next_step(ri);
+    ++run.k;
+    slot.valid = true;
+    slot.posted = slot.pending = 0;
+    slot.reduce = 0;
+    slot.done.assign(slot.step.transfers.size(), 0);
+}
+
+void Runtime::transfer_done(std::uint32_t ri, std::uint32_t transfer) {
+    CollRun& run = runs_[ri];
+    StepSlot& slot = run.slots[transfer >> 31];
+    slot.done[transfer & 0x7fffffffU] = 1;
+    --slot.pending;
+    if (run.posting) return;  // pump goes on
+    pump(ri);
 }
 
 void Runtime::start_reduce_work(std::int32_t rank, std::uint64_t bytes, std::uint64_t cookie) {
@@ -452,6 +529,7 @@ std::uint64_t Runtime::own_block_copy(const CollArgs& a) const {
             return a.block(a.rank);
         case CollOp::Alltoall:
         case CollOp::Alltoallv:
+        case CollOp::Alltoallw:
             return a.block(a.rank, a.rank);
         default:
             return 0;
@@ -646,7 +724,7 @@ std::uint64_t Runtime::collective_bytes(std::int32_t rank, const Op& op) const {
     const Comm& c = comms_[ranks_[rank].op_comm];
     const auto me = static_cast<std::size_t>(c.comm_rank(rank));
     const auto& counts = *op.counts;
-    if (op.coll != CollOp::Alltoallv) return me < counts.size() ? counts[me] : 0;
+    if (!is_pairwise_v(op.coll)) return me < counts.size() ? counts[me] : 0;
     const std::size_t n = c.members.size();
     std::uint64_t sum = 0;
     for (std::size_t j = 0; j < n && me * n + j < counts.size(); ++j) sum += counts[me * n + j];
@@ -668,6 +746,7 @@ void Runtime::observe(std::int32_t rank, int kind, Time wait, std::uint64_t byte
         r.op.kind == OpKind::CommSplit) {
         e.comm = r.op_comm;
         e.seq = r.op_seq;
+        if (r.op.kind == OpKind::Collective) e.algorithm = r.op_algorithm;
     }
     observer_->op_done(e);
 }

@@ -72,6 +72,9 @@ struct OpEvent {
     std::int32_t peer = -1;   // point-to-point: world rank of the peer (-1: none/any)
     std::uint32_t comm = 0;   // communicator id (collectives, communicator creation)
     std::uint32_t seq = 0;    // the call's number among the communicator's collectives
+    // Collectives run by an algorithm: "bcast/binomial" (interned: valid for the program's
+    // life); null otherwise (timed as a whole by an analytic model).
+    const char* algorithm = nullptr;
 };
 
 // Told about every operation when it finishes (set with Runtime::set_observer).
@@ -108,6 +111,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // One line per rank that has not finished: what it is blocked in.
     std::vector<std::string> blocked_ranks() const;
     const std::vector<RankResult>& results() const { return results_; }
+    // Collective calls by "operation/algorithm", counted at each call's comm rank 0.
+    const std::map<std::string, std::uint64_t>& algorithm_calls() const { return algorithm_calls_; }
     std::size_t size() const { return ranks_.size(); }
 
     void message_delivered(std::uint64_t cookie) override;
@@ -139,9 +144,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::int32_t rank;  // world rank
         std::int32_t peer, tag, context;
         std::uint64_t bytes;
-        std::uint32_t owner;        // collective run it belongs to, kNil for the program's own
-        Time ready;                 // when the peer posted the matching call (wait accounting)
-        std::uint32_t next = kNil;  // next receive in the rank's posted queue
+        std::uint32_t owner;         // collective run it belongs to, kNil for the program's own
+        Time ready;                  // when the peer posted the matching call (wait accounting)
+        std::uint32_t next = kNil;   // next receive in the rank's posted queue
+        std::uint32_t transfer = 0;  // collectives: step slot (bit 31) and transfer index
     };
     // A first-in, first-out queue of pool entries linked through their `next` field: the
     // posted-receive queue (requests) and the unexpected-message queue (messages). MPI
@@ -189,6 +195,15 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
             return world ? world_rank : rank_of.at(world_rank);
         }
     };
+    // One step of a collective run in flight (see collective.hpp: two at a time).
+    struct StepSlot {
+        Step step;
+        std::uint32_t posted = 0;        // transfers posted so far (in order)
+        std::uint32_t pending = 0;       // posted transfers not complete yet
+        std::vector<std::uint8_t> done;  // per transfer: complete
+        bool valid = false;
+        std::uint8_t reduce = 0;  // 0: not started, 1: running, 2: done
+    };
     // One rank's execution of one collective call.
     struct CollRun {
         std::int32_t rank;  // world rank
@@ -196,11 +211,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::int32_t tag;
         CollArgs args;
         const Algorithm* alg;
-        std::uint32_t k;
-        std::uint32_t pending;
-        bool posting;
+        std::uint32_t k;  // steps generated so far
+        bool ended;       // the schedule has no step k
+        bool posting;     // inside pump (completions only count)
         std::uint32_t user_req;
-        Step step;
+        std::uint8_t front;  // slots[front]: the older step
+        std::array<StepSlot, 2> slots;
     };
     // Ranks of one communicator waiting in a global-view operation.
     struct GlobalSync {
@@ -223,10 +239,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Time op_start;
         std::uint32_t waiting = 0;  // requests the current blocking op still waits for
         bool finished = false;
-        bool in_io_start = false;    // inside IoService::start (completion must come later)
-        std::uint64_t io_bytes = 0;  // file data moved by the current MPI-IO operation
-        std::uint32_t op_comm = 0;   // communicator id of the current collective call
-        std::uint32_t op_seq = 0;    // its call number on that communicator
+        bool in_io_start = false;            // inside IoService::start (completion must come later)
+        std::uint64_t io_bytes = 0;          // file data moved by the current MPI-IO operation
+        std::uint32_t op_comm = 0;           // communicator id of the current collective call
+        std::uint32_t op_seq = 0;            // its call number on that communicator
+        const char* op_algorithm = nullptr;  // its "operation/algorithm" (OpEvent::algorithm)
         std::array<std::uint32_t, 2>
             blocking{};                      // requests of a blocking Send/Recv/Sendrecv/collective
         std::vector<std::uint32_t> handles;  // program request handle -> request
@@ -271,10 +288,14 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     [[noreturn]] void reused_request(std::int32_t rank, std::uint32_t handle) const;
     [[noreturn]] void bad_comm(std::int32_t rank, std::int32_t handle) const;
     [[noreturn]] void bad_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer) const;
+    // `owner`: the collective run the request belongs to (kNil: the program's own), and
+    // `transfer` its step slot and transfer index (transfer_done).
     std::uint32_t post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
-                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil);
+                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil,
+                            std::uint32_t transfer = 0);
     std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
-                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil);
+                            std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil,
+                            std::uint32_t transfer = 0);
     void envelope_arrived(std::uint32_t msg);
     void match_arrival(std::uint32_t msg);
     void bind(std::uint32_t msg, std::uint32_t recv_req);
@@ -283,8 +304,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // Collectives and communicators.
     std::uint32_t start_collective(std::int32_t rank, const Op& op);
     std::uint32_t start_comm_create(std::int32_t rank, const Op& op);
-    void next_step(std::uint32_t run);
-    void transfer_done(std::uint32_t run);
+    // Posts what the run's steps allow, generates the next, completes steps and the call.
+    void pump(std::uint32_t run);
+    // Posts slot s's transfers, in order, while their dependencies are complete.
+    void post_ready(std::uint32_t run, std::uint8_t s);
+    void generate(CollRun& run, StepSlot& slot);  // the run's next step into slot
+    void transfer_done(std::uint32_t run, std::uint32_t transfer);
     void arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
                        bool creates_comm, const Op* timed = nullptr);
     void complete_global(std::vector<GlobalSync::Entry>& entries);
@@ -345,6 +370,16 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     ComponentId timer_id_ = 0;
     Pool<std::vector<GlobalSync::Entry>> timed_;
     std::size_t finished_ = 0;
+    std::map<std::string, std::uint64_t> algorithm_calls_;
+    // (operation, algorithm) -> its entry in algorithm_calls_ and its interned name.
+    struct AlgorithmKey {
+        std::uint64_t* calls;
+        const char* name;
+    };
+    std::map<std::pair<int, const Algorithm*>, AlgorithmKey> algorithm_keys_;
 };
+
+// A string that lives as long as the program (one copy per distinct value).
+const char* intern(const std::string& s);
 
 }  // namespace clustersim::mpi

@@ -1,6 +1,8 @@
 // Which algorithm runs a collective call: the model's <collectives> rules (by operation
 // and size range, first match wins), overridden per operation on the command line
-// (--algorithm bcast=binomial), falling back to the default table below (MPICH-like).
+// (--algorithm bcast=binomial), then the decision profile of a real MPI library when one is
+// named (--mpi openmpi-4.1 / mpich-4, or <collectives profile="...">), falling back to the
+// default table below (MPICH-like).
 //
 // Default table (size = what one rank passes, p = communicator size):
 //   barrier         dissemination
@@ -29,12 +31,36 @@ struct Choice {
     std::uint64_t segment = 0;  // 0: the CollArgs default
 };
 
+// What a library's default decision rules choose for a call of `op` where one rank passes
+// `bytes` on a communicator of `comm_size` ranks: our algorithm's name and segment size (0:
+// the CollArgs default). Profiles (collectives/README.md has their tables):
+//   openmpi-4.1  coll/tuned's fixed decision rules of Open MPI 4.1 (commutative operations),
+//                each Open MPI algorithm number mapped to ours; Open MPI passes segment size
+//                0 (no segmentation) from these rules, so a segmented algorithm runs whole.
+//   mpich-4      MPICH 4's default selection (its built-in coll_selection.json) for
+//                intra-communicators and commutative built-in operations.
+struct ProfileChoice {
+    std::string name;
+    std::uint64_t segment = 0;
+};
+ProfileChoice profile_choice(const std::string& profile, CollOp op, std::uint64_t bytes,
+                             std::int32_t comm_size);
+// The profiles profile_choice knows: "openmpi-4.1, mpich-4".
+const std::vector<std::string>& profile_names();
+// A Markdown table of what `profile` chooses for bcast, allreduce, alltoall and allgather at
+// 2, 16, 128 and 1024 ranks and 8 B, 64 KiB and 8 MiB per rank (collectives/README.md shows
+// it; tests/test_coll_profiles.cpp checks the README against it).
+std::string profile_table(const std::string& profile);
+
 class Selection {
   public:
     // Checks every rule and override against the registry; throws InputError naming the
     // model file and line (or the --algorithm flag) and listing the valid names.
+    // `profile` ("" = none): a decision profile (--mpi), winning over the model's
+    // <collectives profile="...">; an unknown name is an InputError naming --mpi or the
+    // model line.
     Selection(const CollectiveRegistry& registry, const topo::Topology& topology,
-              const std::vector<std::string>& overrides);
+              const std::vector<std::string>& overrides, const std::string& profile = "");
     Choice choose(CollOp op, std::uint64_t bytes, std::int32_t comm_size) const;
     static std::string default_algorithm(CollOp op, std::uint64_t bytes, std::int32_t comm_size);
 
@@ -44,6 +70,7 @@ class Selection {
         Choice choice;
     };
     const CollectiveRegistry& registry_;
+    std::string profile_;
     std::array<std::vector<Rule>, kCollOps> rules_;
     std::array<Choice, kCollOps> overrides_{};
 };

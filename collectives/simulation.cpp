@@ -329,7 +329,7 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
                           Program& program, const SimulationOptions& options) {
     CollectiveRegistry registry;
     register_builtin_collectives(registry);
-    const Selection selection(registry, t, options.algorithm_overrides);
+    const Selection selection(registry, t, options.algorithm_overrides, options.mpi_profile);
     topo::Router router(t);
     check_routes(t, router, ranks);
 
@@ -428,6 +428,7 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
     res.events = engine.events_processed();
     res.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
     res.ranks = runtime.results();
+    res.algorithms = runtime.algorithm_calls();
     for (const auto& r : res.ranks) res.simulated = max(res.simulated, r.finish);
     res.placement = ranks;
     res.network = network.stats();

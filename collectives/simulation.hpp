@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct SimulationResult {
     std::vector<std::uint64_t> edge_bytes;  // payload bytes per one-way edge, by edge id
     bool has_io = false;                    // the run had an I/O system
     IoReport io;                            // its servers, disks and caches
+    // Collective calls by "operation/algorithm" (each call counted once, by its
+    // communicator's rank 0; calls timed as a whole by an analytic model are not).
+    std::map<std::string, std::uint64_t> algorithms;
 };
 
 // Checks that every rank's socket can reach every other rank's socket (via rank 0's, both
@@ -36,7 +40,8 @@ void check_routes(const topo::Topology& topology, topo::Router& router,
 
 struct SimulationOptions {
     std::vector<std::string> algorithm_overrides;  // "bcast=binomial" (--algorithm)
-    std::uint64_t seed = 1;                        // random choices (Valiant routing)
+    std::string mpi_profile;  // --mpi: "openmpi-4.1", "mpich-4" ("" = the model's, or none)
+    std::uint64_t seed = 1;   // random choices (Valiant routing)
     // Builds the parallel file system (iosys::io_factory()); empty: no MPI-IO in this run.
     IoFactory io;
     // Told about every finished operation (timelines, statistics).

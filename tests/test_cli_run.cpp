@@ -55,6 +55,45 @@ TEST(Cli, JsonHasTheDocumentedFieldsAndRunsAreDeterministic) {
     EXPECT_EQ(ja, jb);
 }
 
+// --mpi chooses per call as the library would; the summary and --json say which.
+TEST(Cli, MpiProfileChoosesAndReportsTheAlgorithm) {
+    const std::string args =
+        "run " + example("star-16.xml") + " --app scan:size=8B,iterations=3 --ranks 16 ";
+    const Result j = run(args + "--mpi openmpi-4.1 --json");
+    ASSERT_EQ(j.code, 0) << j.err;
+    const auto json = nlohmann::json::parse(j.out);
+    EXPECT_EQ(json["collective_algorithms"], nlohmann::json({{"scan/linear", 3}}));
+    EXPECT_EQ(json["operations"]["Scan"]["count"], 48);
+    const Result t = run(args + "--mpi mpich-4");
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("scan/recursive_doubling"), std::string::npos) << t.out;
+    // The timeline names each call's algorithm: 3 calls on each of the 16 ranks.
+    const std::string out = temp_path("mpi-profile-out");
+    const Result o = run(args + "--mpi mpich-4 --out " + out);
+    ASSERT_EQ(o.code, 0) << o.err;
+    const std::string timeline = slurp(out + "/timeline.json");
+    std::size_t n = 0;
+    for (std::size_t at = 0;
+         (at = timeline.find(R"("algorithm":"scan/recursive_doubling")", at)) != std::string::npos;
+         ++at)
+        ++n;
+    EXPECT_EQ(n, 48u);
+}
+
+TEST(CliBadInput, BadSegmentInTheAlgorithmFlag) {
+    const std::string run = "run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 ";
+    expect_bad_input(run + "--algorithm bcast=pipeline:segment=0B",
+                     "--algorithm: 'bcast=pipeline:segment=0B': segment: expected a positive size");
+    expect_bad_input(run + "--algorithm bcast=pipeline:segsize=1KiB",
+                     "expected ALGORITHM:segment=SIZE, got ':segsize=1KiB'");
+    expect_bad_input(run + "--algorithm bcast=pipeline:segment=12", "segment: ");
+}
+
+TEST(CliBadInput, UnknownMpiProfile) {
+    expect_bad_input("run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 --mpi lam",
+                     "--mpi: unknown MPI profile 'lam'; expected one of: openmpi-4.1, mpich-4");
+}
+
 TEST(Cli, GeneratedModelsValidateAndRun) {
     for (const std::string kind :
          {"star --nodes 8", "fat-tree --down 4,2 --up 1,2", "torus --dims 3,3"}) {

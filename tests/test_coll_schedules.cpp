@@ -1,9 +1,33 @@
-// Every registered collective algorithm's schedule, checked without the engine: for each
-// ordered pair of ranks, the messages (count and bytes) one sends equal those the other
-// receives, peers are in range, and every schedule ends. Runs over p = 1..17 and two roots.
+// Every registered collective algorithm's schedule, checked without the engine.
+//
+// The data-movement check runs each schedule symbolically on block identities: every rank
+// holds a copy of the operation's data space (collective.hpp: data_space), each unit of it
+// either absent or holding a set of contributions (reductions: which ranks' values were
+// combined into it; other operations: present or not). The ranks' steps run as the runtime
+// runs them (two steps in flight, transfers posted in order as their dependencies allow:
+// collective.hpp, Transfer::after), with rendezvous semantics (a transfer completes when it
+// is matched, per ordered pair in posting order, as MPI's non-overtaking rule matches them;
+// a step ends when all its transfers have), so a schedule that would deadlock does here
+// too. A send carries its sender's units as they are when it is posted; a receive lands when
+// it is matched, written over the receiver's units, or, in a step that reduces, when its
+// step ends, combined into them (the sets must be disjoint: every contribution counted
+// once; a send may not depend on units its previous step has still to combine). Every
+// message also carries whom its sender has heard from (transitively). At the end each
+// operation's postcondition must hold (bcast: everyone holds the root's buffer; reduce: the
+// root holds every contribution exactly once; alltoall: the transpose; scan: prefixes;
+// barrier: everyone has heard from everyone; ...). Also checked: sends match receives in
+// bytes, nothing is left unmatched, a rank never sends data it does not hold, never
+// overwrites in one step data it sends in that step, and a step's reduce_bytes is what it
+// combines (a step without receives may reduce: local work).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <fstream>
 #include <map>
+#include <sstream>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -15,66 +39,633 @@ namespace {
 using mpi::CollArgs;
 using mpi::CollOp;
 
-bool is_v(CollOp op) {
-    return op == CollOp::Gatherv || op == CollOp::Scatterv || op == CollOp::Allgatherv ||
-           op == CollOp::Alltoallv;
+bool reduction(CollOp op) {
+    return op == CollOp::Reduce || op == CollOp::Allreduce || op == CollOp::Scan ||
+           op == CollOp::Exscan || op == CollOp::ReduceScatter || op == CollOp::ReduceScatterBlock;
 }
 
-TEST(Schedules, SendsMatchReceivesForEveryAlgorithm) {
-    mpi::CollectiveRegistry registry;
-    mpi::register_builtin_collectives(registry);
-    ASSERT_FALSE(registry.all().empty());
-    for (const auto& info : registry.all()) {
-        if (info.impl->global_view()) continue;
-        for (int p = 1; p <= 17; ++p) {
-            std::vector<std::uint64_t> counts;
-            if (info.op == CollOp::Alltoallv) {
-                for (int i = 0; i < p * p; ++i)
-                    counts.push_back(100 + 37 * static_cast<std::uint64_t>(i % 5));
-            } else {
-                for (int i = 0; i < p; ++i)
-                    counts.push_back(100 + 37 * static_cast<std::uint64_t>(i % 5));
+// A set of ranks (contributions or "heard from").
+using Bits = std::vector<std::uint64_t>;
+
+class DataFlow {
+  public:
+    DataFlow(const mpi::Algorithm& alg, CollArgs args) : alg_(alg), args_(args) {
+        p_ = args.size;
+        red_ = reduction(args.op);
+        w_ = red_ ? static_cast<std::size_t>((p_ + 63) / 64) : 1;
+        d_ = mpi::data_space(args);
+        hw_ = static_cast<std::size_t>((p_ + 63) / 64);
+        ranks_.resize(static_cast<std::size_t>(p_));
+        for (std::int32_t r = 0; r < p_; ++r) init(r);
+    }
+
+    // Runs the schedule; an empty string when it ends with the postcondition.
+    std::string run() {
+        for (bool progress = true; progress;) {
+            progress = false;
+            for (std::int32_t r = 0; r < p_; ++r) {
+                bool changed = false;
+                if (std::string e = advance(r, changed); !e.empty()) return e;
+                progress = progress || changed;
             }
-            for (int root : {0, p - 1}) {
-                SCOPED_TRACE(
-                    fmt::format("{}/{} p={} root={}", mpi::to_string(info.op), info.name, p, root));
-                // (from, to) -> {messages, bytes} as sent, and as received.
-                std::map<std::pair<int, int>, std::pair<int, std::uint64_t>> sent, received;
-                for (int r = 0; r < p; ++r) {
-                    CollArgs a;
-                    a.op = info.op;
-                    a.rank = r;
-                    a.size = p;
-                    a.root = root;
-                    a.bytes = 1000 + 7;  // not a multiple of p: uneven splits are exercised
-                    a.segment = 300;
-                    a.counts = is_v(info.op) ? &counts : nullptr;
-                    mpi::Step s;
-                    std::uint32_t k = 0;
-                    for (;; ++k) {
-                        s.clear();
-                        if (!info.impl->step(a, k, s)) break;
-                        ASSERT_LT(k, 100u + 10u * static_cast<std::uint32_t>(p))
-                            << "schedule does not end";
-                        for (const auto& t : s.transfers) {
-                            ASSERT_GE(t.peer, 0);
-                            ASSERT_LT(t.peer, p);
-                            ASSERT_NE(t.peer, r) << "a rank transfers to itself";
-                            auto& e = t.send ? sent[{r, t.peer}] : received[{t.peer, r}];
-                            ++e.first;
-                            e.second += t.bytes;
-                        }
-                    }
+        }
+        for (std::int32_t r = 0; r < p_; ++r) {
+            const Rank& x = ranks_[static_cast<std::size_t>(r)];
+            if (!x.ended || x.slots[0].valid || x.slots[1].valid)
+                return fmt::format("deadlock: rank {} never finishes step {}", r,
+                                   x.slots[x.front].k);
+        }
+        for (const auto& [pair, q] : sends_)
+            if (!q.empty())
+                return fmt::format("rank {} sends rank {} a message never received", pair.first,
+                                   pair.second);
+        return postcondition();
+    }
+
+    std::uint64_t messages() const { return messages_; }
+
+  private:
+    struct Msg {
+        std::uint64_t bytes = 0;
+        std::vector<std::uint64_t> data;  // bytes units of w_ words
+        Bits heard;
+    };
+    struct Slot {  // one step in flight
+        mpi::Step step;
+        std::uint32_t k = 0;  // its number
+        bool valid = false;
+        std::uint32_t posted = 0, matched = 0;
+        std::vector<std::int64_t> msg_of;     // per transfer: its message, -1 while unmatched
+        std::vector<std::uint64_t> sent;      // units its sends name (sorted)
+        std::vector<std::uint64_t> combined;  // units its receives combine (sorted)
+    };
+    struct Rank {
+        std::vector<std::uint64_t> units;  // d_ units of w_ words
+        Bits heard;
+        std::array<Slot, 2> slots;
+        std::uint8_t front = 0;  // the older step's slot
+        std::uint32_t k = 0;     // steps generated
+        bool ended = false;
+    };
+    struct Pending {  // a transfer waiting for its match
+        std::int32_t rank;
+        std::uint8_t slot;
+        std::size_t index;
+        std::int64_t msg;  // sends: the message
+    };
+
+    std::uint64_t* unit(std::int32_t r, std::uint64_t u) {
+        return &ranks_[static_cast<std::size_t>(r)].units[(u % d_) * w_];
+    }
+    bool empty(const std::uint64_t* x) const {
+        for (std::size_t i = 0; i < w_; ++i)
+            if (x[i] != 0) return false;
+        return true;
+    }
+    void mark(std::int32_t r, std::uint64_t first, std::uint64_t n, std::int32_t who) {
+        for (std::uint64_t u = first; u < first + n; ++u) {
+            std::uint64_t* x = unit(r, u);
+            if (red_)
+                x[static_cast<std::size_t>(who) / 64] |= std::uint64_t{1}
+                                                         << (static_cast<unsigned>(who) % 64);
+            else
+                x[0] = 1;
+        }
+    }
+    void init(std::int32_t r) {
+        Rank& x = ranks_[static_cast<std::size_t>(r)];
+        x.units.assign(d_ * w_, 0);
+        x.heard.assign(hw_, 0);
+        x.heard[static_cast<std::size_t>(r) / 64] |= std::uint64_t{1}
+                                                     << (static_cast<unsigned>(r) % 64);
+        for (Slot& slot : x.slots) slot.step.describe = true;
+        const CollArgs& a = args_;
+        const std::uint64_t m = a.bytes;
+        switch (a.op) {
+            case CollOp::Barrier:
+                break;
+            case CollOp::Bcast:
+            case CollOp::Scatter:
+            case CollOp::Scatterv:
+                if (r == a.root) mark(r, 0, d_, r);
+                break;
+            case CollOp::Reduce:
+            case CollOp::Allreduce:
+            case CollOp::ReduceScatter:
+            case CollOp::ReduceScatterBlock:
+                mark(r, 0, d_, r);
+                break;
+            case CollOp::Scan:
+                mark(r, 0, 2 * m, r);
+                break;
+            case CollOp::Exscan:
+                mark(r, m, m, r);
+                break;
+            case CollOp::Gather:
+            case CollOp::Gatherv:
+            case CollOp::Allgather:
+            case CollOp::Allgatherv:
+                mark(r, a.displ(r), a.displ(r + 1) - a.displ(r), r);
+                break;
+            case CollOp::Alltoall:
+            case CollOp::Alltoallv:
+            case CollOp::Alltoallw:
+                mark(r, a.displ(r, 0), a.displ(r * p_ + p_) - a.displ(r, 0), r);
+                break;
+        }
+    }
+
+    // The units a transfer names, in message order (k slices of t.bytes).
+    std::vector<std::uint64_t> units_of(const mpi::Step& s, const mpi::Transfer& t) const {
+        std::vector<std::uint64_t> out;
+        if (t.pieces == 0) {
+            for (std::uint64_t i = 0; i < t.bytes; ++i) out.push_back(t.offset + i);
+        } else {
+            for (std::uint32_t i = t.piece; i < t.piece + t.pieces; ++i)
+                for (std::uint64_t j = 0; j < s.piece_list[i].bytes; ++j)
+                    out.push_back(s.piece_list[i].offset + j);
+        }
+        if (d_ > 0)
+            for (auto& u : out) u %= d_;
+        return out;
+    }
+
+    // Generates rank r's next step into slot s (or notes the schedule's end).
+    std::string generate(std::int32_t r, std::uint8_t s) {
+        Rank& x = ranks_[static_cast<std::size_t>(r)];
+        Slot& slot = x.slots[s];
+        CollArgs a = args_;
+        a.rank = r;
+        slot.step.clear();
+        if (x.k > 100 + 20 * static_cast<std::uint32_t>(p_))
+            return fmt::format("rank {}: schedule does not end", r);
+        if (!alg_.step(a, x.k, slot.step)) {
+            x.ended = true;
+            return "";
+        }
+        slot.k = x.k++;
+        slot.valid = true;
+        slot.posted = slot.matched = 0;
+        slot.msg_of.assign(slot.step.transfers.size(), -1);
+        slot.sent.clear();
+        slot.combined.clear();
+        const bool combine = slot.step.reduce_bytes > 0;
+        if (combine && !red_)
+            return fmt::format("rank {} step {}: reduces in a {}", r, slot.k,
+                               mpi::to_string(args_.op));
+        for (std::size_t i = 0; i < slot.step.transfers.size(); ++i) {
+            const mpi::Transfer& t = slot.step.transfers[i];
+            const std::string where = fmt::format("rank {} step {} transfer {}", r, slot.k, i);
+            if (t.peer < 0 || t.peer >= p_ || t.peer == r)
+                return fmt::format("{}: peer {} is out of range or itself", where, t.peer);
+            if (t.after >= 0 && slot.k == 0)
+                return fmt::format("{}: depends on a transfer of no previous step", where);
+            const auto us = units_of(slot.step, t);
+            if (d_ == 0 ? !us.empty()
+                        : us.size() % std::max<std::uint64_t>(t.bytes, 1) != 0 ||
+                              (t.bytes == 0 && !us.empty()) || (t.bytes > 0 && us.empty()))
+                return fmt::format("{}: {} bytes but {} units described", where, t.bytes,
+                                   us.size());
+            auto& into = t.send ? slot.sent : slot.combined;
+            if (t.send || combine) into.insert(into.end(), us.begin(), us.end());
+        }
+        std::sort(slot.sent.begin(), slot.sent.end());
+        std::sort(slot.combined.begin(), slot.combined.end());
+        return "";
+    }
+
+    // Lands the message of receive `i` of rank r's slot s (written over its units).
+    std::string land(std::int32_t r, std::uint8_t s, std::size_t i, bool combine) {
+        Rank& x = ranks_[static_cast<std::size_t>(r)];
+        const Slot& slot = x.slots[s];
+        const mpi::Transfer& t = slot.step.transfers[i];
+        const Msg& m = msgs_[static_cast<std::size_t>(slot.msg_of[i])];
+        const std::string where = fmt::format("rank {} step {} receive {}", r, slot.k, i);
+        if (m.bytes != t.bytes)
+            return fmt::format("{}: {} bytes from rank {}, which sent {}", where, t.bytes, t.peer,
+                               m.bytes);
+        for (std::size_t b = 0; b < hw_; ++b) x.heard[b] |= m.heard[b];
+        const auto us = units_of(slot.step, t);
+        for (std::size_t j = 0; j < us.size(); ++j) {
+            std::uint64_t* dst = unit(r, us[j]);
+            const std::uint64_t* src = &m.data[(j % t.bytes) * w_];
+            if (combine) {
+                for (std::size_t b = 0; b < w_; ++b) {
+                    if ((dst[b] & src[b]) != 0)
+                        return fmt::format("{}: unit {} gets a contribution twice", where, us[j]);
+                    dst[b] |= src[b];
                 }
-                EXPECT_EQ(sent, received);
+            } else {
+                if (std::binary_search(slot.sent.begin(), slot.sent.end(), us[j]))
+                    return fmt::format("{}: overwrites unit {} its step sends", where, us[j]);
+                std::copy(src, src + w_, dst);
+            }
+        }
+        return "";
+    }
+
+    // Transfer i of rank r's slot s has its match (message `msg`).
+    std::string matched(std::int32_t r, std::uint8_t s, std::size_t i, std::int64_t msg) {
+        Slot& slot = ranks_[static_cast<std::size_t>(r)].slots[s];
+        slot.msg_of[i] = msg;
+        ++slot.matched;
+        if (!slot.step.transfers[i].send && slot.step.reduce_bytes == 0)
+            return land(r, s, i, false);
+        return "";
+    }
+
+    // Posts rank r's slot s's transfers in order while their dependencies are complete.
+    std::string post(std::int32_t r, std::uint8_t s, bool& changed) {
+        for (;;) {
+            Rank& x = ranks_[static_cast<std::size_t>(r)];
+            Slot& slot = x.slots[s];
+            if (slot.posted == slot.step.transfers.size()) return "";
+            const std::size_t i = slot.posted;
+            const mpi::Transfer& t = slot.step.transfers[i];
+            const bool early = s != x.front;  // the previous step is still in flight
+            const Slot& prev = x.slots[x.front];
+            if (early) {
+                if (t.after == mpi::kAfterStep) return "";
+                if (t.after >= 0) {
+                    if (static_cast<std::size_t>(t.after) >= prev.step.transfers.size())
+                        return fmt::format(
+                            "rank {} step {} transfer {}: depends on transfer {} "
+                            "of a step of {}",
+                            r, slot.k, i, t.after, prev.step.transfers.size());
+                    if (prev.msg_of[static_cast<std::size_t>(t.after)] < 0) return "";
+                }
+            }
+            ++slot.posted;
+            changed = true;
+            const std::string where = fmt::format("rank {} step {} transfer {}", r, slot.k, i);
+            if (!t.send) {  // matches the oldest unmatched send of the peer, if any
+                auto& q = sends_[{t.peer, r}];
+                if (q.empty()) {
+                    recvs_[{t.peer, r}].push_back(Pending{r, s, i, -1});
+                    continue;
+                }
+                const Pending snd = q.front();
+                q.pop_front();
+                if (std::string e = matched(snd.rank, snd.slot, snd.index, snd.msg); !e.empty())
+                    return e;
+                if (std::string e = matched(r, s, i, snd.msg); !e.empty()) return e;
+                continue;
+            }
+            const auto us = units_of(slot.step, t);
+            Msg msg;
+            msg.bytes = t.bytes;
+            msg.heard = x.heard;
+            msg.data.assign(t.bytes * w_, 0);
+            for (std::size_t j = 0; j < us.size(); ++j) {
+                if (early && std::binary_search(prev.combined.begin(), prev.combined.end(), us[j]))
+                    return fmt::format("{}: sends unit {} its previous step has still to combine",
+                                       where, us[j]);
+                const std::uint64_t* src = unit(r, us[j]);
+                if (empty(src))
+                    return fmt::format("{}: sends unit {} it does not hold", where, us[j]);
+                std::uint64_t* dst = &msg.data[(j % t.bytes) * w_];
+                for (std::size_t b = 0; b < w_; ++b) {
+                    if (red_ && j >= t.bytes && (dst[b] & src[b]) != 0)
+                        return fmt::format("{}: combines a contribution twice", where);
+                    dst[b] |= src[b];
+                }
+            }
+            const auto id = static_cast<std::int64_t>(msgs_.size());
+            msgs_.push_back(std::move(msg));
+            ++messages_;
+            auto& q = recvs_[{r, t.peer}];
+            if (q.empty()) {
+                sends_[{r, t.peer}].push_back(Pending{r, s, i, id});
+                continue;
+            }
+            const Pending rcv = q.front();
+            q.pop_front();
+            if (std::string e = matched(r, s, i, id); !e.empty()) return e;
+            if (std::string e = matched(rcv.rank, rcv.slot, rcv.index, id); !e.empty()) return e;
+        }
+    }
+
+    // The older step of rank r is complete: its combining receives land.
+    std::string finish_step(std::int32_t r, std::uint8_t s) {
+        Slot& slot = ranks_[static_cast<std::size_t>(r)].slots[s];
+        std::uint64_t combined = 0;
+        bool receives = false;
+        if (slot.step.reduce_bytes > 0) {
+            for (std::size_t i = 0; i < slot.step.transfers.size(); ++i) {
+                const mpi::Transfer& t = slot.step.transfers[i];
+                if (t.send) continue;
+                if (std::string e = land(r, s, i, true); !e.empty()) return e;
+                combined += units_of(slot.step, t).size();
+                receives = true;
+            }
+        }
+        // A step without receives may reduce: local work (exscan combines its own
+        // contribution into what it passes on).
+        if (receives && combined != slot.step.reduce_bytes)
+            return fmt::format("rank {} step {}: reduces {} bytes but combines {}", r, slot.k,
+                               slot.step.reduce_bytes, combined);
+        slot.valid = false;
+        return "";
+    }
+
+    // Does what rank r can do now, as the runtime's pump.
+    std::string advance(std::int32_t r, bool& changed) {
+        for (;;) {
+            Rank& x = ranks_[static_cast<std::size_t>(r)];
+            const std::uint8_t f = x.front;
+            if (!x.slots[f].valid) {
+                if (x.slots[f ^ 1].valid) {
+                    x.front ^= 1;
+                    changed = true;
+                    continue;
+                }
+                if (x.ended) return "";
+                if (std::string e = generate(r, f); !e.empty()) return e;
+                changed = true;
+                continue;
+            }
+            if (std::string e = post(r, f, changed); !e.empty()) return e;
+            if (!x.slots[f ^ 1].valid && !x.ended) {
+                if (std::string e = generate(r, f ^ 1); !e.empty()) return e;
+                changed = true;
+                continue;
+            }
+            if (x.slots[f ^ 1].valid)
+                if (std::string e = post(r, f ^ 1, changed); !e.empty()) return e;
+            const Slot& older = x.slots[f];
+            if (older.posted < older.step.transfers.size() ||
+                older.matched < older.step.transfers.size())
+                return "";
+            if (std::string e = finish_step(r, f); !e.empty()) return e;
+            changed = true;
+        }
+    }
+
+    // Whether rank r's units [first, first + n) hold exactly the contributions [lo, hi)
+    // (non-reductions: are present).
+    std::string holds(std::int32_t r, std::uint64_t first, std::uint64_t n, std::int32_t lo,
+                      std::int32_t hi, const char* what) {
+        Bits want(w_, 0);
+        if (red_) {
+            for (std::int32_t c = lo; c < hi; ++c)
+                want[static_cast<std::size_t>(c) / 64] |= std::uint64_t{1}
+                                                          << (static_cast<unsigned>(c) % 64);
+        } else {
+            want[0] = 1;
+        }
+        for (std::uint64_t u = first; u < first + n; ++u) {
+            const std::uint64_t* x = unit(r, u);
+            if (!std::equal(x, x + w_, want.begin()))
+                return fmt::format("rank {} lacks {} (unit {})", r, what, u % d_);
+        }
+        return "";
+    }
+
+    std::string postcondition() {
+        const CollArgs& a = args_;
+        const std::uint64_t m = a.bytes;
+        for (std::int32_t r = 0; r < p_; ++r) {
+            std::string e;
+            switch (a.op) {
+                case CollOp::Barrier: {
+                    for (std::int32_t q = 0; q < p_; ++q)
+                        if ((ranks_[static_cast<std::size_t>(r)]
+                                     .heard[static_cast<std::size_t>(q) / 64] >>
+                                 (static_cast<unsigned>(q) % 64) &
+                             1) == 0)
+                            return fmt::format("rank {} leaves without hearing from rank {}", r, q);
+                    break;
+                }
+                case CollOp::Bcast:
+                case CollOp::Allgather:
+                case CollOp::Allgatherv:
+                    e = holds(r, 0, d_, 0, 0, "the result");
+                    break;
+                case CollOp::Gather:
+                case CollOp::Gatherv:
+                    if (r == a.root) e = holds(r, 0, d_, 0, 0, "the gathered blocks");
+                    break;
+                case CollOp::Scatter:
+                case CollOp::Scatterv:
+                    e = holds(r, a.displ(r), a.displ(r + 1) - a.displ(r), 0, 0, "its block");
+                    break;
+                case CollOp::Reduce:
+                    if (r == a.root) e = holds(r, 0, d_, 0, p_, "the reduction");
+                    break;
+                case CollOp::Allreduce:
+                    e = holds(r, 0, d_, 0, p_, "the reduction");
+                    break;
+                case CollOp::Scan:
+                    e = holds(r, 0, m, 0, r + 1, "its prefix");
+                    break;
+                case CollOp::Exscan:
+                    if (r > 0) e = holds(r, 0, m, 0, r, "its exclusive prefix");
+                    break;
+                case CollOp::ReduceScatter:
+                case CollOp::ReduceScatterBlock:
+                    e = holds(r, a.displ(r), a.displ(r + 1) - a.displ(r), 0, p_,
+                              "its reduced block");
+                    break;
+                case CollOp::Alltoall:
+                case CollOp::Alltoallv:
+                case CollOp::Alltoallw:
+                    for (std::int32_t i = 0; i < p_ && e.empty(); ++i)
+                        e = holds(r, a.displ(i, r), a.displ(i * p_ + r + 1) - a.displ(i, r), 0, 0,
+                                  "a block of the transpose");
+                    break;
+            }
+            if (!e.empty()) return e;
+        }
+        return "";
+    }
+
+    const mpi::Algorithm& alg_;
+    CollArgs args_;
+    std::int32_t p_ = 1;
+    bool red_ = false;
+    std::size_t w_ = 1, hw_ = 1;
+    std::uint64_t d_ = 0;
+    std::vector<Rank> ranks_;
+    std::vector<Msg> msgs_;
+    std::map<std::pair<int, int>, std::deque<Pending>> sends_;  // unmatched, by (from, to)
+    std::map<std::pair<int, int>, std::deque<Pending>> recvs_;
+    std::uint64_t messages_ = 0;
+};
+
+std::vector<int> rank_counts() {
+    std::vector<int> ps;
+    for (int p = 1; p <= 33; ++p) ps.push_back(p);
+    for (int p : {48, 64, 100, 128}) ps.push_back(p);
+    return ps;
+}
+
+// Runs the data-movement check of one algorithm over every rank count, a few roots and
+// sizes; returns the failures.
+std::vector<std::string> check_algorithm(const mpi::AlgorithmInfo& info, std::uint64_t* runs) {
+    std::vector<std::string> failures;
+    for (int p : rank_counts()) {
+        const bool big = p > 33;
+        // Sizes keep the symbolic state small: p ranks hold D units of (p / 64) words.
+        std::vector<std::uint64_t> sizes;
+        switch (info.op) {
+            case CollOp::Alltoall:
+            case CollOp::Alltoallv:
+            case CollOp::Alltoallw:
+                sizes = {big ? 1u : 3u, 0};
+                break;
+            case CollOp::Gather:
+            case CollOp::Scatter:
+            case CollOp::Allgather:
+            case CollOp::Gatherv:
+            case CollOp::Scatterv:
+            case CollOp::Allgatherv:
+            case CollOp::ReduceScatter:
+            case CollOp::ReduceScatterBlock:
+                sizes = {big ? 2u : 7u, 1, 0};
+                break;
+            default:  // one buffer: uneven splits, a size below p, empty
+                sizes = {big ? 3u * static_cast<std::uint64_t>(p) + 5 : 1007u, 5, 1, 0};
+                break;
+        }
+        std::vector<std::uint64_t> counts, displs;
+        const std::size_t n = static_cast<std::size_t>(p) * (mpi::is_pairwise_v(info.op) ? p : 1);
+        for (std::size_t i = 0; i < n; ++i) counts.push_back((i * 7 + 3) % 5);  // zeros too
+        displs.push_back(0);
+        for (std::uint64_t c : counts) displs.push_back(displs.back() + c);
+        for (std::uint64_t bytes : sizes) {
+            for (int root : {0, p - 1, p / 2}) {
+                CollArgs a;
+                a.op = info.op;
+                a.size = p;
+                a.root = root;
+                a.bytes = bytes;
+                a.segment = std::max<std::uint64_t>(1, bytes / 4 + 1);
+                if (mpi::is_v(info.op)) {
+                    a.counts = &counts;
+                    a.displs = &displs;
+                }
+                DataFlow flow(*info.impl, a);
+                const std::string e = flow.run();
+                ++*runs;
+                if (!e.empty())
+                    failures.push_back(fmt::format("{}/{} p={} root={} bytes={}: {}",
+                                                   mpi::to_string(info.op), info.name, p, root,
+                                                   bytes, e));
+                if (failures.size() > 3) return failures;
             }
         }
     }
+    return failures;
+}
+
+TEST(Schedules, EveryAlgorithmMovesTheRightData) {
+    mpi::CollectiveRegistry registry;
+    mpi::register_builtin_collectives(registry);
+    ASSERT_FALSE(registry.all().empty());
+    std::uint64_t runs = 0;
+    for (const auto& info : registry.all()) {
+        if (info.impl->global_view()) continue;
+        for (const auto& f : check_algorithm(info, &runs)) ADD_FAILURE() << f;
+    }
+    EXPECT_GT(runs, registry.all().size() * 37);
+}
+
+// The checker itself catches what it must: a broken schedule (a bcast whose root sends
+// rank 1 twice and skips the last rank, an empty schedule, a reduce counting one contribution
+// twice, a forward that does not wait for the data it forwards) fails.
+class Broken final : public mpi::Algorithm {
+  public:
+    explicit Broken(int kind) : kind_(kind) {}
+    bool step(const CollArgs& a, std::uint32_t k, mpi::Step& s) const override {
+        if (kind_ == 0) return false;  // nothing at all
+        if (kind_ == 3) {  // bcast from rank 2 via rank 0 to rank 1; rank 0 forwards early
+            if (a.rank == 2) {
+                if (k > 0) return false;
+                s.send(0, a.bytes);
+            } else if (a.rank == 0) {
+                if (k > 1) return false;
+                if (k == 0) s.recv(2, a.bytes);
+                if (k == 1) {
+                    s.send(1, a.bytes);
+                    s.after(mpi::kAfterNothing);  // should be after(0): the receive
+                }
+            } else {
+                if (k > 0) return false;
+                s.recv(0, a.bytes);
+            }
+            return true;
+        }
+        if (k > 0) return false;
+        if (kind_ == 1) {  // bcast: root sends everyone but the last rank, twice to rank 1
+            if (a.rank == a.root) {
+                for (std::int32_t r = 1; r < a.size - 1; ++r) s.send(r, a.bytes);
+                s.send(1, a.bytes);
+            } else {
+                s.recv(a.root, a.bytes);
+                if (a.rank == 1) s.recv(a.root, a.bytes);
+            }
+            if (a.rank == a.size - 1) s.transfers.clear();
+        } else {  // reduce: rank 1's vector goes to the root twice
+            if (a.rank == a.root) {
+                for (std::int32_t r = 1; r < a.size; ++r) s.recv(r, a.bytes);
+                s.recv(1, a.bytes);
+                s.reduce_bytes = static_cast<std::uint64_t>(a.size) * a.bytes;
+            } else {
+                s.send(a.root, a.bytes);
+                if (a.rank == 1) s.send(a.root, a.bytes);
+            }
+        }
+        return true;
+    }
+
+  private:
+    int kind_;
+};
+
+TEST(Schedules, CheckerRejectsWrongSchedules) {
+    for (int kind = 0; kind < 4; ++kind) {
+        CollArgs a;
+        a.op = kind == 2 ? CollOp::Reduce : CollOp::Bcast;
+        a.size = kind == 3 ? 3 : 5;
+        a.root = kind == 3 ? 2 : 0;
+        a.bytes = 10;
+        Broken alg(kind);
+        DataFlow flow(alg, a);
+        EXPECT_NE(flow.run(), "") << kind;
+    }
+    // And correct ones pass.
+    mpi::CollectiveRegistry registry;
+    mpi::register_builtin_collectives(registry);
+    CollArgs a;
+    a.op = CollOp::Bcast;
+    a.size = 5;
+    a.bytes = 10;
+    DataFlow flow(*registry.find(CollOp::Bcast, "binomial"), a);
+    EXPECT_EQ(flow.run(), "");
+    EXPECT_EQ(flow.messages(), 4u);
+    a.segment = 3;  // 4 segments down a pipeline of dependencies
+    DataFlow piped(*registry.find(CollOp::Bcast, "pipeline"), a);
+    EXPECT_EQ(piped.run(), "");
+    EXPECT_EQ(piped.messages(), 16u);
 }
 
 TEST(Schedules, EveryOperationHasAlgorithms) {
     mpi::CollectiveRegistry registry;
     mpi::register_builtin_collectives(registry);
+    EXPECT_GE(registry.all().size(), 70u);
+    // The README's count and its table list every (operation, algorithm) pair.
+    std::ifstream in(std::string(CLUSTERSIM_SOURCE_DIR) + "/collectives/README.md");
+    ASSERT_TRUE(in);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_NE(text.str().find(fmt::format("That is {} (operation, algorithm) pairs over {} "
+                                          "operations",
+                                          registry.all().size(), mpi::kCollOps)),
+              std::string::npos)
+        << registry.all().size() << " pairs";
+    for (const auto& info : registry.all())
+        EXPECT_NE(text.str().find(fmt::format("| `{}` |", info.name)), std::string::npos)
+            << info.name;
     for (int i = 0; i < mpi::kCollOps; ++i)
         EXPECT_FALSE(registry.names(static_cast<CollOp>(i)).empty())
             << mpi::to_string(static_cast<CollOp>(i));

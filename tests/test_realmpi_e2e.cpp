@@ -128,7 +128,9 @@ TEST_F(RealMpi, MergedTraceHoldsWhatTheProgramDid) {
         EXPECT_EQ(n["allgatherv"], 1);
         EXPECT_EQ(n["gatherv"], 1);
         EXPECT_EQ(n["ibarrier"], 1);
-        EXPECT_EQ(n["wait"], 1);
+        EXPECT_EQ(n["scan"], 1);
+        EXPECT_EQ(n["iexscan"], 1);
+        EXPECT_EQ(n["wait"], 2);
         EXPECT_EQ(n["comm_split"], 1);
         EXPECT_EQ(n["barrier"], 1);
         EXPECT_EQ(n["file_open"], 1);

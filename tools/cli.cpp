@@ -399,8 +399,12 @@ int main(int argc, char** argv) {
     run->add_flag("--oversubscribe", r.oversubscribe,
                   "allow more ranks than cores (ranks then share cores)");
     run->add_option("--algorithm", r.algorithms,
-                    "collective algorithm override, e.g. bcast=binomial, write_all=two_phase "
-                    "(repeatable)");
+                    "collective algorithm override, e.g. bcast=binomial, "
+                    "bcast=pipeline:segment=64KiB, write_all=two_phase (repeatable)");
+    run->add_option("--mpi", r.mpi,
+                    "choose collective algorithms (and segment sizes) per call as an MPI "
+                    "library's default decision rules do: openmpi-4.1, mpich-4 (--algorithm "
+                    "still wins)");
     run->add_option("--network", r.network,
                     "network model: packet, cut-through, fluid, or an analytic communication "
                     "model: simple, bus_only, incoming_link_only, outgoing_link_only, "

@@ -255,6 +255,7 @@ int cmd_run(const RunFlags& f) {
     }
     mpi::SimulationOptions options;
     options.algorithm_overrides = f.algorithms;
+    options.mpi_profile = f.mpi;
     options.seed = f.seed;
     options.io = io::io_factory(std::move(files));
     options.jitter_loader = [](const std::string& path, double frequency_hz) {
@@ -393,6 +394,10 @@ int cmd_run(const RunFlags& f) {
                                       {"bytes", totals[k].bytes}};
         }
         j["operations"] = ops;
+        // Which algorithm each collective call ran: "bcast/binomial" -> calls.
+        nlohmann::json algs = nlohmann::json::object();
+        for (const auto& [name, calls] : res.algorithms) algs[name] = calls;
+        j["collective_algorithms"] = algs;
         nlohmann::json summary = nlohmann::json::object();
         for (const auto& a : apps)
             if (a.app)
@@ -493,6 +498,11 @@ int cmd_run(const RunFlags& f) {
         std::cout << fmt::format("  {:<{}} {:>9}   {:>21}   {}\n", mpi::stat_name(k), wop,
                                  with_commas(total.count), format_time(total.time),
                                  format_size(total.bytes));
+    }
+    if (!res.algorithms.empty()) {
+        std::cout << "\n  collective algorithm          calls\n";
+        for (const auto& [name, calls] : res.algorithms)
+            std::cout << fmt::format("  {:<28} {:>6}\n", name, with_commas(calls));
     }
     std::cout << fmt::format(
         "\n  simulator: {} events in {:.3f} s wall ({:.1f} M events/s), model load {:.3f} s, "

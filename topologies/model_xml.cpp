@@ -743,8 +743,13 @@ void Reader::read_network(pugi::xml_node n) {
 }
 
 void Reader::read_collectives(pugi::xml_node n) {
-    check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth"});
+    check_attributes(
+        n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth", "profile"});
     MpiSettings& m = tb_.mpi();
+    if (const auto v = optional(n, "profile")) {
+        m.profile = *v;
+        m.profile_line = line_of(n);
+    }
     if (const auto v = optional(n, "reduce-instructions-per-byte"))
         m.reduce_instructions_per_byte =
             with_unit(n, "reduce-instructions-per-byte", *v, parse_count);

@@ -116,6 +116,10 @@ struct CollectiveRule {
 
 struct MpiSettings {
     std::vector<CollectiveRule> collectives;
+    // <collectives profile="openmpi-4.1">: choose like that library (collectives/selection.hpp
+    // checks the name); "" = none.
+    std::string profile;
+    int profile_line = 0;
     std::uint64_t reduce_instructions_per_byte = 1;  // CPU cost of combining reduced data
     // Measured rates instead (clustersim-calibrate): combining reduced data runs at
     // `reduce_bandwidth` (wins over instructions per byte); a rank copying its own block

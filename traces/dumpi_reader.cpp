@@ -1005,8 +1005,17 @@ class RankMapper {
                 case CollOp::Bcast:
                 case CollOp::Reduce:
                 case CollOp::Allreduce:
+                case CollOp::Scan:
+                case CollOp::Exscan:
                     r.bytes = bytes(c, "count", "datatype");
                     break;
+                case CollOp::ReduceScatterBlock:
+                    r.bytes = bytes(c, "recvcount", "datatype");
+                    break;
+                case CollOp::Alltoallw:
+                    // per-pair datatypes: the sizes need every type's size and the receive
+                    // side; kept as its recorded duration
+                    return unmodeled(c);
                 case CollOp::Gather:
                 case CollOp::Allgather:
                 case CollOp::Alltoall:

@@ -790,10 +790,13 @@ class RankReader {
             case CollOp::Bcast:
             case CollOp::Scatter:
             case CollOp::ReduceScatter:
+            case CollOp::ReduceScatterBlock:
                 r.bytes = e.received;
                 break;
             case CollOp::Gather:
             case CollOp::Reduce:
+            case CollOp::Scan:
+            case CollOp::Exscan:
                 r.bytes = e.bytes;
                 break;
             case CollOp::Allreduce:
@@ -813,7 +816,7 @@ class RankReader {
                 const std::uint64_t k = vcalls_[{e.comm, static_cast<std::uint8_t>(r.coll)}]++;
                 const auto key = std::make_tuple(e.comm, static_cast<std::uint8_t>(r.coll), k);
                 auto it = sh_.vlists.find(key);
-                const bool a2a = r.coll == CollOp::Alltoallv;
+                const bool a2a = mpi::is_pairwise_v(r.coll);
                 if (it == sh_.vlists.end()) {
                     sh_.trace->count_lists.emplace_back(a2a ? n * n : n, 0);
                     it = sh_.vlists

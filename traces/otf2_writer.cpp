@@ -66,6 +66,14 @@ OTF2_CollectiveOp otf2_op(mpi::CollOp op) {
             return OTF2_COLLECTIVE_OP_ALLGATHERV;
         case CollOp::Alltoallv:
             return OTF2_COLLECTIVE_OP_ALLTOALLV;
+        case CollOp::Scan:
+            return OTF2_COLLECTIVE_OP_SCAN;
+        case CollOp::Exscan:
+            return OTF2_COLLECTIVE_OP_EXSCAN;
+        case CollOp::ReduceScatterBlock:
+            return OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
+        case CollOp::Alltoallw:
+            return OTF2_COLLECTIVE_OP_ALLTOALLW;
     }
     return OTF2_COLLECTIVE_OP_BARRIER;
 }
@@ -420,7 +428,16 @@ class Writer {
                 sent = n * entry(me);
                 received = sum();
                 break;
-            case CollOp::Alltoallv: {
+            case CollOp::Scan:
+            case CollOp::Exscan:
+                sent = received = b;
+                break;
+            case CollOp::ReduceScatterBlock:
+                sent = n * b;
+                received = b;
+                break;
+            case CollOp::Alltoallv:
+            case CollOp::Alltoallw: {
                 for (std::size_t j = 0; j < n; ++j) {
                     sent += entry(me * n + j);
                     received += entry(j * n + me);
@@ -445,10 +462,13 @@ class Writer {
             case CollOp::Bcast:
             case CollOp::Scatter:
             case CollOp::ReduceScatter:
+            case CollOp::ReduceScatterBlock:
                 back = received;
                 break;
             case CollOp::Gather:
             case CollOp::Reduce:
+            case CollOp::Scan:
+            case CollOp::Exscan:
                 back = sent;
                 break;
             case CollOp::Allreduce:

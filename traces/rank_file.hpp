@@ -88,7 +88,7 @@ static_assert(sizeof(RawRecord) == 120);
 
 // The MPI functions the tracer wraps. Modeled ones become native records; the others are
 // kept as `unmodeled` records named by their entry here. Append only: files store indices.
-inline constexpr std::array<std::string_view, 78> kCallNames{
+inline constexpr std::array<std::string_view, 85> kCallNames{
     // point to point
     "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Issend",
     "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
@@ -111,7 +111,10 @@ inline constexpr std::array<std::string_view, 78> kCallNames{
     "MPI_Probe", "MPI_Iprobe", "MPI_Get_count", "MPI_Scan", "MPI_Exscan", "MPI_Alltoallw",
     "MPI_Comm_create", "MPI_Comm_free", "MPI_Comm_split_type", "MPI_Cart_create", "MPI_Send_init",
     "MPI_Recv_init", "MPI_Start", "MPI_Startall", "MPI_Request_free", "MPI_Cancel",
-    "MPI_File_iwrite_at", "MPI_File_iread_at", "MPI_Abort", "MPI_Comm_rank", "MPI_Comm_size"};
+    "MPI_File_iwrite_at", "MPI_File_iread_at", "MPI_Abort", "MPI_Comm_rank", "MPI_Comm_size",
+    // modeled since: scan, exscan (above, among the unmodeled, for older files) and these
+    "MPI_Iscan", "MPI_Iexscan", "MPI_Ireduce_scatter_block", "MPI_Igatherv", "MPI_Iscatterv",
+    "MPI_Iallgatherv", "MPI_Ialltoallv"};
 
 inline constexpr std::uint16_t call_index(std::string_view name) {
     for (std::size_t i = 0; i < kCallNames.size(); ++i)

@@ -267,6 +267,10 @@ constexpr const char* kCollColors[] = {
     "#b5cf6b",  // Scatterv
     "#bd9e39",  // Allgatherv
     "#393b79",  // Alltoallv
+    "#1b9e77",  // Scan
+    "#d95f02",  // Exscan
+    "#7570b3",  // ReduceScatterBlock
+    "#e7298a",  // Alltoallw
 };
 static_assert(sizeof(kCollColors) / sizeof(kCollColors[0]) == mpi::kCollOps);
 

@@ -140,6 +140,7 @@ void add_run(Builder& b, int pid, const std::string& label, const RunLog& log) {
             if (is_collective_kind(e.kind) || e.kind == static_cast<int>(mpi::OpKind::CommDup) ||
                 e.kind == static_cast<int>(mpi::OpKind::CommSplit))
                 args += fmt::format(R"(,"comm":{},"seq":{})", e.comm, e.seq);
+            if (e.algorithm != nullptr) args += fmt::format(R"(,"algorithm":"{}")", e.algorithm);
             args += fmt::format(R"(,"wait_us":{}}})", micros(std::max<std::int64_t>(wait, 0)));
             const auto tid = static_cast<std::int64_t>(r);
             b.complete(pid, tid, start, end, 0, mpi::stat_name(e.kind), category(e.kind), args);

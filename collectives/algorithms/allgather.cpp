@@ -26,6 +26,13 @@
 //                      those of r+d, r+d+1, ... from (r+d) mod p, concurrently: before step
 //                      k it holds the blocks of r .. r+d-1 (mod p). The final local rotation
 //                      costs nothing. 2L ceil(log2 p) + 2 (p-1) m/B.
+//  neighbor_exchange   Open MPI (Chen et al.), even p: step 0 exchanges the own block with
+//                      neighbour 0 (r+1 for even r, r-1 for odd); then p/2 - 1 steps
+//                      exchange two blocks (an even-aligned pair) alternately with neighbour
+//                      1 and neighbour 0, each step sending the pair received in the step
+//                      before. p/2 (2L) + 2 (p-1) m/B. Odd p runs the ring, as Open MPI does.
+//  linear              Open MPI basic_linear: a linear gather to rank 0, then a linear bcast
+//                      of all the blocks.
 #include <algorithm>
 
 #include "collectives/algorithms/common.hpp"
@@ -51,8 +58,9 @@ class RingAllgather final : public Algorithm {
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t p = a.size, r = a.rank;
         if (static_cast<std::int64_t>(k) >= p - 1) return false;
-        s.send(mod(r + 1, p), a.block(mod(std::int64_t{r} - k, p)));
-        s.recv(mod(r - 1, p), a.block(mod(std::int64_t{r} - k - 1, p)));
+        const std::int32_t out = mod(std::int64_t{r} - k, p), in = mod(std::int64_t{r} - k - 1, p);
+        s.send(mod(r + 1, p), a.block(out), a.displ(out));
+        s.recv(mod(r - 1, p), a.block(in), a.displ(in));
         return true;
     }
 };
@@ -64,8 +72,8 @@ class BruckAllgather final : public Algorithm {
         if (k >= ceil_log2(p)) return false;
         const std::int64_t d = std::int64_t{1} << k;
         const auto n = static_cast<std::int32_t>(std::min<std::int64_t>(d, p - d));
-        s.send(mod(r - d, p), range_blocks(a, r, n));
-        s.recv(mod(r + d, p), range_blocks(a, r + d, n));
+        s.send(mod(r - d, p), range_blocks(a, r, n), a.displ(r));
+        s.recv(mod(r + d, p), range_blocks(a, r + d, n), a.displ(mod(r + d, p)));
         return true;
     }
 };
@@ -73,45 +81,71 @@ class BruckAllgather final : public Algorithm {
 class RecursiveDoublingAllgather final : public Algorithm {
   public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        return rd_allgather_step(
+            a.size, a.rank, k, s,
+            [&](std::int32_t first, std::int32_t n) {
+                return Piece{a.displ(mod(first, a.size)), range_blocks(a, first, n)};
+            },
+            [](std::int32_t i) { return i; });
+    }
+};
+
+class NeighborExchangeAllgather final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t p = a.size, r = a.rank;
-        const Fold fold(p);
-        const std::int32_t pof2 = fold.pof2, rem = fold.rem;
-        const std::uint32_t rounds = ceil_log2(pof2);
-        if (fold.sits_out(r)) {  // folded: give the block, get everything else back
-            if (k == 0)
-                s.send(r + 1, a.block(r));
-            else if (k == 1)
-                s.recv(r + 1, range_blocks(a, 0, p) - a.block(r));
-            else
-                return false;
+        if (p % 2 != 0) return ring_.step(a, k, s);
+        if (static_cast<std::int64_t>(k) >= p / 2) return false;
+        const bool even = r % 2 == 0;
+        const std::int32_t n0 = mod(even ? r + 1 : r - 1, p), n1 = mod(even ? r - 1 : r + 1, p);
+        if (k == 0) {
+            s.send(n0, a.block(r), a.displ(r));
+            s.recv(n0, a.block(n0), a.displ(n0));
             return true;
         }
-        const bool paired = r < 2 * rem;
-        if (paired) {
-            if (k == 0) {
-                s.recv(r - 1, a.block(r - 1));
-                return true;
+        // recv_from[i] after step j: even ranks move by +2 (parity 0) / -2 (parity 1), odd
+        // ranks the reverse, starting at r (even) or n0 (odd); the pair sent is the one
+        // received in the step before (step 1: the rank's own pair).
+        const std::int32_t start = even ? r : n0;
+        auto recv_from = [&](std::uint32_t j) {  // the pair received in step j >= 1
+            // Steps of parity 1 (j odd) use offset +2 for even ranks, -2 for odd: parity 0
+            // is neighbour 0's direction.
+            const std::int64_t odd_steps = (j + 1) / 2, even_steps = j / 2;
+            const std::int64_t d0 = even ? 2 : -2, d1 = -d0;
+            return j % 2 == 1 ? mod(start + d1 * odd_steps, p) : mod(start + d0 * even_steps, p);
+        };
+        const std::int32_t from = recv_from(k);
+        const std::int32_t sent = k == 1 ? (even ? r : n0) : recv_from(k - 1);
+        const std::int32_t peer = k % 2 == 1 ? n1 : n0;
+        s.send(peer, range_blocks(a, sent, 2), a.displ(sent));
+        s.recv(peer, range_blocks(a, from, 2), a.displ(from));
+        return true;
+    }
+
+  private:
+    RingAllgather ring_;
+};
+
+class LinearAllgather final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t p = a.size, r = a.rank;
+        if (p < 2 || k > 1) return false;
+        if (k == 0) {
+            if (r == 0) {
+                for (std::int32_t q = 1; q < p; ++q) s.recv(q, a.block(q), a.displ(q));
+            } else {
+                s.send(0, a.block(r), a.displ(r));
             }
-            --k;
-        }
-        if (k < rounds) {
-            const std::int32_t sv = fold.survivor(r);
-            const std::int32_t mask = std::int32_t{1} << k;
-            const std::int32_t mine = sv & ~(mask - 1), theirs = mine ^ mask;
-            auto group_blocks = [&](std::int32_t g) {
-                const std::int64_t lo = fold.first(g), hi = fold.first(g + mask);
-                return range_blocks(a, lo, static_cast<std::int32_t>(hi - lo));
-            };
-            const std::int32_t partner = fold.rank_of(sv ^ mask);
-            s.send(partner, group_blocks(mine));
-            s.recv(partner, group_blocks(theirs));
             return true;
         }
-        if (paired && k == rounds) {
-            s.send(r - 1, range_blocks(a, 0, p) - a.block(r - 1));
-            return true;
+        const std::uint64_t all = range_blocks(a, 0, p);
+        if (r == 0) {
+            for (std::int32_t q = 1; q < p; ++q) s.send(q, all, 0);
+        } else {
+            s.recv(0, all, 0);
         }
-        return false;
+        return true;
     }
 };
 
@@ -126,6 +160,11 @@ void register_allgather(CollectiveRegistry& r) {
         r.add(op, "recursive_doubling",
               "log2 p exchanges with r ^ 2^k, doubling the data; other p folded first (MPICH)", rd);
         r.add(op, "bruck", "ceil(log2 p) steps to r - 2^k / from r + 2^k (Bruck et al.)", bruck);
+        r.add(op, "neighbor_exchange",
+              "p/2 steps exchanging block pairs with alternate neighbours (Open MPI)",
+              std::make_shared<NeighborExchangeAllgather>());
+        r.add(op, "linear", "linear gather to rank 0, linear bcast of all (Open MPI basic)",
+              std::make_shared<LinearAllgather>());
     }
 }
 

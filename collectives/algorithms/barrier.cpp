@@ -8,6 +8,14 @@
 //                 one-way latency tau and N = 2^k - 1 ranks: 2 tau log2((N+1)/2).
 //  dissemination  Hensgen et al.: ceil(log2 p) rounds; in round i rank r signals
 //                 r + 2^i and waits for r - 2^i (mod p). ceil(log2 p) * tau.
+//  linear         Open MPI basic_linear: every rank signals rank 0, which then releases each.
+//                 2 T(0) + (p - 2) S(0) on the uniform star (S(0) = 0: 2 T(0)).
+//  double_ring    Open MPI double_ring: a token goes around the ring 0 -> 1 -> ... -> 0
+//                 twice; a rank leaves when it has passed it on the second time.
+//                 2 p T(0).
+//  recursive_doubling  Open MPI recursive_doubling: ranks >= pof2 signal rank - pof2 and
+//                 wait for its release; the pof2 others exchange with r ^ 2^i, i = 0, 1, ...
+//                 log2(p) T(0) for p = 2^k.
 // All messages are zero bytes.
 #include "collectives/algorithms/common.hpp"
 #include "collectives/algorithms/registry.hpp"
@@ -57,6 +65,78 @@ class DisseminationBarrier final : public Algorithm {
     }
 };
 
+class LinearBarrier final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        if (a.size < 2 || k > 1) return false;
+        if (a.rank == 0) {  // step 0: hear from all, step 1: release all
+            for (std::int32_t r = 1; r < a.size; ++r) {
+                if (k == 0)
+                    s.recv(r, 0);
+                else
+                    s.send(r, 0);
+            }
+        } else if (k == 0) {
+            s.send(0, 0);
+        } else {
+            s.recv(0, 0);
+        }
+        return true;
+    }
+};
+
+class DoubleRingBarrier final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t p = a.size, r = a.rank;
+        if (p < 2 || k > 3) return false;
+        const std::int32_t next = (r + 1) % p, prev = (r - 1 + p) % p;
+        // Rank 0 sends first (steps 0, 2) and receives after (1, 3); the others the reverse.
+        const bool sends = (k % 2 == 0) == (r == 0);
+        if (sends)
+            s.send(next, 0);
+        else
+            s.recv(prev, 0);
+        return true;
+    }
+};
+
+class RecursiveDoublingBarrier final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t p = a.size, r = a.rank, pof2 = floor_pow2(p);
+        if (r >= pof2) {  // signal rank - pof2, then wait for its release
+            if (k == 0)
+                s.send(r - pof2, 0);
+            else if (k == 1)
+                s.recv(r - pof2, 0);
+            else
+                return false;
+            return true;
+        }
+        const bool extra = r + pof2 < p;
+        if (extra) {
+            if (k == 0) {
+                s.recv(r + pof2, 0);
+                return true;
+            }
+            --k;
+        }
+        const std::uint32_t rounds = ceil_log2(pof2);
+        if (k < rounds) {
+            const std::int32_t partner = r ^ (std::int32_t{1} << k);
+            s.send(partner, 0);
+            s.recv(partner, 0);
+            return true;
+        }
+        if (extra && k == rounds) {
+            s.send(r + pof2, 0);
+            return true;
+        }
+        return false;
+    }
+};
+
 }  // namespace
 
 void register_barrier(CollectiveRegistry& r) {
@@ -67,6 +147,13 @@ void register_barrier(CollectiveRegistry& r) {
           std::make_shared<BinaryTreeBarrier>());
     r.add(CollOp::Barrier, "dissemination", "ceil(log2 p) rounds of r -> r + 2^i",
           std::make_shared<DisseminationBarrier>());
+    r.add(CollOp::Barrier, "linear", "all signal rank 0, which releases all (Open MPI basic)",
+          std::make_shared<LinearBarrier>());
+    r.add(CollOp::Barrier, "double_ring", "a token twice around the ring (Open MPI)",
+          std::make_shared<DoubleRingBarrier>());
+    r.add(CollOp::Barrier, "recursive_doubling",
+          "exchanges with r ^ 2^i, the ranks above pof2 folded in (Open MPI)",
+          std::make_shared<RecursiveDoublingBarrier>());
 }
 
 }  // namespace clustersim::mpi::alg

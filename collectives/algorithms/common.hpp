@@ -39,3 +39,67 @@ struct Fold {
 };
 
 }  // namespace clustersim::mpi::alg
+
+namespace clustersim::mpi::alg {
+
+// The recursive-doubling allgather over n members (MPICH's, folded as Fold when n is not
+// a power of two), step k of member `me`: member i's block and those after it are described
+// by range(first, count) -> Piece (the blocks of members first, first + 1, ... mod n, which
+// lie contiguously, mod the data space, from the first one's offset); peer(i) is member
+// i's rank in the communicator. Every member ends with every block. Used by allgather(v)
+// (members = ranks) and by bcast/scatter_rd_allgather (members = relative ranks).
+//   Step 0 (n not 2^j): each even member i < 2 rem sends its block to i + 1 and sits out.
+//   The pof2 survivors (i + 1 of those pairs as survivor (i + 1) / 2, member i >= 2 rem as
+//   survivor i - rem) exchange, for mask = 1, 2, ...: the members of their aligned group of
+//   mask survivors with those of the partner's group (contiguous member ranges). Last, each
+//   odd member i < 2 rem sends member i - 1 every block but its own.
+template <class Range, class Peer>
+bool rd_allgather_step(std::int32_t n, std::int32_t me, std::uint32_t k, Step& s,
+                       const Range& range, const Peer& peer) {
+    const Fold fold(n);
+    const std::int32_t rem = fold.rem;
+    const std::uint32_t rounds = ceil_log2(fold.pof2);
+    auto put = [&](bool send, std::int32_t to, Piece x) {
+        if (send)
+            s.send(peer(to), x.bytes, x.offset);
+        else
+            s.recv(peer(to), x.bytes, x.offset);
+    };
+    if (fold.sits_out(me)) {  // folded: give the block, get everything else back
+        if (k == 0)
+            put(true, me + 1, range(me, 1));
+        else if (k == 1)
+            put(false, me + 1, range(me + 1, n - 1));
+        else
+            return false;
+        return true;
+    }
+    const bool paired = me < 2 * rem;
+    if (paired) {
+        if (k == 0) {
+            put(false, me - 1, range(me - 1, 1));
+            return true;
+        }
+        --k;
+    }
+    if (k < rounds) {
+        const std::int32_t sv = fold.survivor(me);
+        const std::int32_t mask = std::int32_t{1} << k;
+        const std::int32_t mine = sv & ~(mask - 1), theirs = mine ^ mask;
+        auto group = [&](std::int32_t g) {
+            const std::int64_t lo = fold.first(g), hi = fold.first(g + mask);
+            return range(static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi - lo));
+        };
+        const std::int32_t partner = fold.rank_of(sv ^ mask);
+        put(true, partner, group(mine));
+        put(false, partner, group(theirs));
+        return true;
+    }
+    if (paired && k == rounds) {
+        put(true, me - 1, range(me, n - 1));
+        return true;
+    }
+    return false;
+}
+
+}  // namespace clustersim::mpi::alg

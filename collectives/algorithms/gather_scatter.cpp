@@ -16,6 +16,10 @@
 //            One transfer per step. scatter: binomial bcast's tree (binomial_down) where
 //            each child receives the blocks of its whole subtree. For p = 2^k both take
 //            sum_{j<k} T(2^j m) = 2L k + 2 (p-1) m/B.
+//  linear_sync  Open MPI linear_sync gather: the root takes the ranks one at a time (relative
+//            order): it sends a zero-byte go-ahead, then receives the block's first
+//            min(block, 1 KiB) bytes and the rest; a non-root waits for the go-ahead, then
+//            sends its first segment and the rest (Open MPI's first-segment size is 1 KiB).
 #include <algorithm>
 
 #include "collectives/algorithms/common.hpp"
@@ -30,9 +34,9 @@ class LinearGather final : public Algorithm {
         if (k > 0) return false;
         if (a.rank == a.root) {
             for (std::int32_t vr = 1; vr < a.size; ++vr)
-                s.recv(a.absolute(vr), a.block(a.absolute(vr)));
+                s.recv(a.absolute(vr), a.block(a.absolute(vr)), a.displ(a.absolute(vr)));
         } else {
-            s.send(a.root, a.block(a.rank));
+            s.send(a.root, a.block(a.rank), a.displ(a.rank));
         }
         return true;
     }
@@ -44,9 +48,9 @@ class LinearScatter final : public Algorithm {
         if (k > 0) return false;
         if (a.rank == a.root) {
             for (std::int32_t vr = 1; vr < a.size; ++vr)
-                s.send(a.absolute(vr), a.block(a.absolute(vr)));
+                s.send(a.absolute(vr), a.block(a.absolute(vr)), a.displ(a.absolute(vr)));
         } else {
-            s.recv(a.root, a.block(a.rank));
+            s.recv(a.root, a.block(a.rank), a.displ(a.rank));
         }
         return true;
     }
@@ -64,26 +68,58 @@ class BinomialGather final : public Algorithm {
         if ((vr & mask) != 0) {
             const auto n = static_cast<std::int32_t>(std::min(mask, p - vr));
             s.send(a.absolute(static_cast<std::int32_t>(vr - mask)),
-                   a.blocks(static_cast<std::int32_t>(vr), n));
+                   a.blocks(static_cast<std::int32_t>(vr), n), a.displ(a.rank));
             return true;
         }
         if (vr + mask < p) {
             const auto child = static_cast<std::int32_t>(vr + mask);
             const auto n = static_cast<std::int32_t>(std::min(mask, p - vr - mask));
-            s.recv(a.absolute(child), a.blocks(child, n));
+            s.recv(a.absolute(child), a.blocks(child, n), a.displ(a.absolute(child)));
         }
         return true;
     }
 };
 
-std::uint64_t subtree_blocks(const CollArgs& a, std::int32_t child, std::int32_t n) {
-    return a.blocks(child, n);
+Piece subtree_blocks(const CollArgs& a, std::int32_t child, std::int32_t n) {
+    return Piece{a.displ(a.absolute(child)), a.blocks(child, n)};
 }
 
 class BinomialScatter final : public Algorithm {
   public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         return binomial_down(a, k, s, subtree_blocks);
+    }
+};
+
+class LinearSyncGather final : public Algorithm {
+  public:
+    static constexpr std::uint64_t kFirst = 1024;
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t p = a.size;
+        auto parts = [&](std::int32_t r, bool send) {
+            const std::uint64_t b = a.block(r), first = std::min(b, kFirst);
+            if (send) {
+                s.send(a.root, first, a.displ(r));
+                if (b > first) s.send(a.root, b - first, a.displ(r) + first);
+            } else {
+                s.recv(r, first, a.displ(r));
+                if (b > first) s.recv(r, b - first, a.displ(r) + first);
+            }
+        };
+        if (a.rank == a.root) {
+            if (k + 1 >= static_cast<std::uint32_t>(p)) return false;
+            const std::int32_t r = a.absolute(static_cast<std::int32_t>(k) + 1);
+            s.send(r, 0);
+            parts(r, false);
+            return true;
+        }
+        if (k == 0)
+            s.recv(a.root, 0);
+        else if (k == 1)
+            parts(a.rank, true);
+        else
+            return false;
+        return true;
     }
 };
 
@@ -98,6 +134,8 @@ void register_gather_scatter(CollectiveRegistry& r) {
         r.add(op, "linear", "root receives every block at once (one step)", linear_gather);
         r.add(op, "binomial", "binomial tree, each rank forwards its gathered subtree (MPICH)",
               binomial_gather);
+        r.add(op, "linear_sync", "root takes one rank at a time after a go-ahead (Open MPI)",
+              std::make_shared<LinearSyncGather>());
     }
     for (CollOp op : {CollOp::Scatter, CollOp::Scatterv}) {
         r.add(op, "linear", "root sends every block at once (one step)", linear_scatter);

@@ -27,6 +27,9 @@
 //                     blocks and the ranges cover all p; each halving step moves the blocks
 //                     owned by the half the partner keeps. Last, each odd rank r < 2 rem
 //                     sends block r-1, complete, to r-1 (no reduction there).
+//  pairwise           MPICH long messages (commutative operations): p-1 steps; in step i
+//                     rank r sends its contribution to block r+i to r+i and receives r-i's
+//                     contribution to block r, combining it. (p-1) (T(m) + R(m)).
 #include "collectives/algorithms/common.hpp"
 #include "collectives/algorithms/registry.hpp"
 
@@ -42,8 +45,9 @@ class RingReduceScatter final : public Algorithm {
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t p = a.size, r = a.rank;
         if (static_cast<std::int64_t>(k) >= p - 1) return false;
-        s.send(mod(r + 1, p), a.bytes);  // partial of block (r-k-1) mod p
-        s.recv(mod(r - 1, p), a.bytes);  // partial of block (r-k-2) mod p
+        const std::int64_t kk = k;
+        s.send(mod(r + 1, p), a.bytes, a.displ(mod(r - kk - 1, p)));  // partial of (r-k-1)
+        s.recv(mod(r - 1, p), a.bytes, a.displ(mod(r - kk - 2, p)));  // partial of (r-k-2)
         s.reduce_bytes = a.bytes;
         return true;
     }
@@ -61,7 +65,7 @@ class RecursiveHalvingReduceScatter final : public Algorithm {
             if (k == 0)
                 s.send(r + 1, vector);
             else if (k == 1)
-                s.recv(r + 1, m);
+                s.recv(r + 1, m, a.displ(r));
             else
                 return false;
             return true;
@@ -82,28 +86,50 @@ class RecursiveHalvingReduceScatter final : public Algorithm {
             auto half_bytes = [&](std::int32_t g) {
                 return m * static_cast<std::uint64_t>(fold.first(g + mask) - fold.first(g));
             };
+            auto half_displ = [&](std::int32_t g) {
+                return m * static_cast<std::uint64_t>(fold.first(g));
+            };
             const std::int32_t partner = fold.rank_of(sv ^ mask);
-            s.send(partner, half_bytes(theirs));
-            s.recv(partner, half_bytes(mine));
+            s.send(partner, half_bytes(theirs), half_displ(theirs));
+            s.recv(partner, half_bytes(mine), half_displ(mine));
             s.reduce_bytes = half_bytes(mine);
             return true;
         }
         if (paired && k == rounds) {
-            s.send(r - 1, m);
+            s.send(r - 1, m, a.displ(r - 1));
             return true;
         }
         return false;
     }
 };
 
+class PairwiseReduceScatter final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t p = a.size, r = a.rank;
+        const std::int64_t i = std::int64_t{k} + 1;
+        if (i >= p) return false;
+        const std::int32_t to = mod(r + i, p), from = mod(r - i, p);
+        s.send(to, a.bytes, a.displ(to));
+        s.recv(from, a.bytes, a.displ(r));
+        s.reduce_bytes = a.bytes;
+        return true;
+    }
+};
+
 }  // namespace
 
 void register_reduce_scatter(CollectiveRegistry& r) {
-    r.add(CollOp::ReduceScatter, "ring", "p-1 steps passing partial blocks around a ring",
-          std::make_shared<RingReduceScatter>());
-    r.add(CollOp::ReduceScatter, "recursive_halving",
-          "log2 p exchanges with r ^ 2^k, halving the data; other p folded first (MPICH)",
-          std::make_shared<RecursiveHalvingReduceScatter>());
+    auto ring = std::make_shared<RingReduceScatter>();
+    auto halving = std::make_shared<RecursiveHalvingReduceScatter>();
+    for (CollOp op : {CollOp::ReduceScatter, CollOp::ReduceScatterBlock}) {
+        r.add(op, "ring", "p-1 steps passing partial blocks around a ring", ring);
+        r.add(op, "recursive_halving",
+              "log2 p exchanges with r ^ 2^k, halving the data; other p folded first (MPICH)",
+              halving);
+        r.add(op, "pairwise", "p-1 steps: own part of block r+i to r+i (MPICH long messages)",
+              std::make_shared<PairwiseReduceScatter>());
+    }
 }
 
 }  // namespace clustersim::mpi::alg

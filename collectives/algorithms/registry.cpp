@@ -11,6 +11,7 @@ void register_builtin_collectives(CollectiveRegistry& r) {
     alg::register_allgather(r);
     alg::register_alltoall(r);
     alg::register_reduce_scatter(r);
+    alg::register_scan(r);
 }
 
 }  // namespace clustersim::mpi

@@ -15,15 +15,21 @@ void register_allreduce(CollectiveRegistry& r);       // allreduce.cpp
 void register_gather_scatter(CollectiveRegistry& r);  // gather_scatter.cpp (+ gatherv, scatterv)
 void register_allgather(CollectiveRegistry& r);       // allgather.cpp (+ allgatherv)
 void register_alltoall(CollectiveRegistry& r);        // alltoall.cpp (+ alltoallv)
-void register_reduce_scatter(CollectiveRegistry& r);  // reduce_scatter.cpp
+void register_reduce_scatter(CollectiveRegistry& r);  // reduce_scatter.cpp (+ _block)
+void register_scan(CollectiveRegistry& r);            // scan.cpp (+ exscan)
 
 // Algorithms other families compose (allreduce/reduce_bcast).
 std::shared_ptr<const Algorithm> make_binomial_reduce();  // reduce.cpp
 std::shared_ptr<const Algorithm> make_binomial_bcast();   // bcast.cpp
+std::shared_ptr<const Algorithm> make_linear_reduce();    // reduce.cpp
+std::shared_ptr<const Algorithm> make_linear_bcast();     // bcast.cpp
+std::shared_ptr<const Algorithm> make_knomial_reduce();   // reduce.cpp
+std::shared_ptr<const Algorithm> make_knomial_bcast();    // bcast.cpp
 
-// Binomial tree from the root down (bcast, scatter): step k of a.rank. bytes_for(a,
-// child_relative_rank, subtree_size) is what moves to that child's subtree.
+// Binomial tree from the root down (bcast, scatter): step k of a.rank. what(a,
+// child_relative_rank, subtree_size) is what moves to that child's subtree (offset in the
+// data space, bytes).
 bool binomial_down(const CollArgs& a, std::uint32_t k, Step& s,
-                   std::uint64_t (*bytes_for)(const CollArgs&, std::int32_t, std::int32_t));
+                   Piece (*what)(const CollArgs&, std::int32_t, std::int32_t));
 
 }  // namespace clustersim::mpi::alg

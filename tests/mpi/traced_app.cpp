@@ -1,6 +1,6 @@
 // A small MPI program for the tracer's end-to-end test (tests/CMakeLists.txt): compute bursts
 // between calls, every kind of record the tracer models (blocking and nonblocking point to
-// point, Sendrecv, collectives and v-collectives, a nonblocking collective, communicator
+// point, Sendrecv, collectives and v-collectives, nonblocking collectives, scans, communicator
 // split, MPI-IO with a collective write), and unmodeled calls (MPI_Comm_rank/size,
 // MPI_Iprobe). Usage: traced_app [ITERATIONS] [CHECKPOINT_PATH]
 #include <mpi.h>
@@ -65,6 +65,12 @@ int main(int argc, char** argv) {
     MPI_Request ib;
     MPI_Ibarrier(MPI_COMM_WORLD, &ib);
     MPI_Wait(&ib, MPI_STATUS_IGNORE);
+    // A scan and a nonblocking exscan.
+    double mine = a[0], prefix = 0;
+    MPI_Scan(&mine, &prefix, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Request ix;
+    MPI_Iexscan(&mine, &prefix, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &ix);
+    MPI_Wait(&ix, MPI_STATUS_IGNORE);
     // A communicator of the even and of the odd ranks.
     MPI_Comm half;
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);

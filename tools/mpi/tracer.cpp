@@ -66,7 +66,11 @@ enum Coll : std::uint8_t {
     CGatherv,
     CScatterv,
     CAllgatherv,
-    CAlltoallv
+    CAlltoallv,
+    CScan,
+    CExscan,
+    CReduceScatterBlock,
+    CAlltoallw
 };
 
 std::int64_t mono_ns() {
@@ -152,6 +156,9 @@ struct Tracer {
             append_words(&f, kRecordWords, nullptr, 0);
             ++records;
         }
+        // The end-of-trace record counts every record before it, the flush record just
+        // written included (MPI_Finalize's count, taken before, would miss it).
+        if (r.kind == rf::kEnd) r.bytes = records;
         append_words(&r, kRecordWords, extra, n);
         ++records;
     }
@@ -380,8 +387,7 @@ int MPI_Finalize() {
         rf::RawRecord r;
         r.kind = rf::kEnd;
         r.start_ns = r.end_ns = g.now();
-        r.bytes = g.records;
-        g.put(r);
+        g.put(r);  // put() sets the record count
         g.flush_raw();
         g.active = false;
     }
@@ -689,7 +695,27 @@ int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datat
     const Nest nest;
     const std::int64_t s = g.now();
     const int rc = PMPI_Reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm);
-    collective(idx("MPI_Reduce_scatter_block"), s, CReduceScatter, comm, bytes_of(rcount, type), 0);
+    collective(idx("MPI_Reduce_scatter_block"), s, CReduceScatterBlock, comm,
+               bytes_of(rcount, type), 0);
+    return rc;
+}
+
+int MPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    if (!g.recording()) return PMPI_Scan(sbuf, rbuf, count, type, op, comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Scan(sbuf, rbuf, count, type, op, comm);
+    collective(idx("MPI_Scan"), s, CScan, comm, bytes_of(count, type), 0);
+    return rc;
+}
+
+int MPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
+               MPI_Comm comm) {
+    if (!g.recording()) return PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Exscan(sbuf, rbuf, count, type, op, comm);
+    collective(idx("MPI_Exscan"), s, CExscan, comm, bytes_of(count, type), 0);
     return rc;
 }
 
@@ -789,6 +815,92 @@ int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MP
     return rc;
 }
 
+// The nonblocking v-collectives: counts as their blocking forms gather them (after the
+// call, outside the recorded interval; MPI orders these collectives as the program's).
+int MPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                 const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
+                             request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Igatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, request);
+    if (g.comm_id(comm) < 0) {
+        unmodeled(idx("MPI_Igatherv"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    std::vector<std::uint64_t> counts =
+        vcounts(comm, root, me == root ? rcounts : nullptr, rtype, true);
+    collective(idx("MPI_Igatherv"), s, CGatherv, comm, 0, root, true, request, &counts, e);
+    return rc;
+}
+
+int MPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+                  void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
+                              request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Iscatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, request);
+    if (g.comm_id(comm) < 0) {
+        unmodeled(idx("MPI_Iscatterv"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    std::vector<std::uint64_t> counts =
+        vcounts(comm, root, me == root ? scounts : nullptr, stype, true);
+    collective(idx("MPI_Iscatterv"), s, CScatterv, comm, 0, root, true, request, &counts, e);
+    return rc;
+}
+
+int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                    const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                    MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Iallgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+    const std::int64_t e = g.now();
+    std::vector<std::uint64_t> counts = vcounts(comm, 0, rcounts, rtype, false);
+    collective(idx("MPI_Iallgatherv"), s, CAllgatherv, comm, 0, 0, true, request, &counts, e);
+    return rc;
+}
+
+int MPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                   void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                   MPI_Comm comm, MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
+                               request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ialltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                                   comm, request);
+    if (g.comm_id(comm) < 0 || sbuf == MPI_IN_PLACE) {
+        unmodeled(idx("MPI_Ialltoallv"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    std::vector<std::uint64_t> row = vcounts(comm, 0, scounts, stype, false);
+    std::vector<std::uint64_t> matrix(row.size() * row.size());
+    PMPI_Allgather(row.data(), static_cast<int>(row.size()), MPI_UINT64_T, matrix.data(),
+                   static_cast<int>(row.size()), MPI_UINT64_T, comm);
+    collective(idx("MPI_Ialltoallv"), s, CAlltoallv, comm, 0, 0, true, request, &matrix, e);
+    return rc;
+}
+
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
     if (!g.recording()) return PMPI_Ibarrier(comm, request);
     const Nest nest;
@@ -815,6 +927,38 @@ int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_
     const std::int64_t s = g.now();
     const int rc = PMPI_Ireduce(sbuf, rbuf, count, type, op, root, comm, request);
     collective(idx("MPI_Ireduce"), s, CReduce, comm, bytes_of(count, type), root, true, request);
+    return rc;
+}
+
+int MPI_Iscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request) {
+    if (!g.recording()) return PMPI_Iscan(sbuf, rbuf, count, type, op, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Iscan(sbuf, rbuf, count, type, op, comm, request);
+    collective(idx("MPI_Iscan"), s, CScan, comm, bytes_of(count, type), 0, true, request);
+    return rc;
+}
+
+int MPI_Iexscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
+                MPI_Comm comm, MPI_Request* request) {
+    if (!g.recording()) return PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Iexscan(sbuf, rbuf, count, type, op, comm, request);
+    collective(idx("MPI_Iexscan"), s, CExscan, comm, bytes_of(count, type), 0, true, request);
+    return rc;
+}
+
+int MPI_Ireduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype type,
+                              MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ireduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, request);
+    collective(idx("MPI_Ireduce_scatter_block"), s, CReduceScatterBlock, comm,
+               bytes_of(rcount, type), 0, true, request);
     return rc;
 }
 
@@ -1071,12 +1215,6 @@ CS_UNMODELED(MPI_Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status)
              (source, tag, comm, status))
 CS_UNMODELED(MPI_Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status),
              (source, tag, comm, flag, status))
-CS_UNMODELED(MPI_Scan,
-             (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
-             (sbuf, rbuf, count, type, op, comm))
-CS_UNMODELED(MPI_Exscan,
-             (const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm),
-             (sbuf, rbuf, count, type, op, comm))
 CS_UNMODELED(MPI_Alltoallw,
              (const void* sbuf, const int scounts[], const int sdispls[],
               const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
