@@ -189,12 +189,13 @@ TEST(CliSweep, AFailingPointIsReportedAndTheOthersComplete) {
 }
 
 TEST(CliSweep, APointPastItsWallTimeOrMemoryLimitIsStoppedAndTheOthersComplete) {
-    // 1 TiB through one link: minutes of simulation; 50 ms allowed.
+    // 1 TiB through one link: minutes of simulation; 2 s allowed (the 1 MiB point needs
+    // milliseconds, also in the sanitizer build on a loaded machine).
     Sweep s = make_sweep(R"({
   "base": {"model": ")" + example("star-16.xml") +
                          R"(", "app": "stream"},
   "axes": {"size": ["1MiB", "1TiB"]},
-  "limits": {"wall_time": "300ms"}
+  "limits": {"wall_time": "2s"}
 })");
     Result r = run("sweep " + s.file + " --jobs 2 --out " + s.out);
     EXPECT_EQ(r.code, 1) << r.out << r.err;
@@ -202,14 +203,19 @@ TEST(CliSweep, APointPastItsWallTimeOrMemoryLimitIsStoppedAndTheOthersComplete) 
     ASSERT_EQ(rs.size(), 2u);
     EXPECT_EQ(rs[0]["status"], "ok");
     EXPECT_EQ(rs[1]["status"], "failed");
-    EXPECT_EQ(rs[1]["error"], "killed at the wall-time limit of 0.3 s");
+    EXPECT_EQ(rs[1]["error"], "killed at the wall-time limit of 2 s");
     EXPECT_EQ(rs[1]["signal"], 9);
-    EXPECT_GE(rs[1]["wall_time_s"].get<double>(), 0.3);
+    EXPECT_GE(rs[1]["wall_time_s"].get<double>(), 2.0);
     EXPECT_LT(rs[1]["wall_time_s"].get<double>(), 10.0);
     // A killed point is not "done": the next run tries it again, the ok one is kept.
     r = run("sweep " + s.file + " --jobs 2 --out " + s.out);
     EXPECT_NE(r.out.find("2 points, 1 run now (2 local jobs), 1 done before"), std::string::npos)
         << r.out;
+#ifdef CLUSTERSIM_SANITIZED
+    // The memory limit is an address-space limit (RLIMIT_AS), and AddressSanitizer reserves
+    // terabytes of address space for its shadow memory: no sanitized child can start under it.
+    GTEST_SKIP() << "memory limits are not testable in a sanitizer build";
+#endif
     // A star of 100,000 nodes needs ~170 MB; 64 MiB allowed (the 4-node one fits).
     s = make_sweep(R"({
   "base": {"generate": {"topology": "star", "nic": "analytical"}, "app": "pingpong:size=1KiB"},
