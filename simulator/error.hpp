@@ -32,4 +32,12 @@ class InputError : public std::runtime_error {
     std::string message_;
 };
 
+// A run that would pass the simulated-time horizon (Time::max(), about 106.75 days). No
+// file or line: the message names the component, the simulated time and the horizon. The
+// command prints it like an InputError and exits 2.
+class HorizonError : public InputError {
+  public:
+    explicit HorizonError(const std::string& what) : InputError("", 0, what) {}
+};
+
 }  // namespace clustersim

@@ -1,0 +1,127 @@
+// Hostile inputs (issue 18): every class of input that crashed, hung, blew memory up or
+// exited 0 with a wrong number now ends with exit 2 and one line naming the file:line (or
+// the flag, or the component and the simulated-time horizon). Each run is bounded: 10 s of
+// wall time and 1 GiB of address space (`ulimit -v`), so a regression shows up as a failed
+// expectation, not as a stuck or swapping test. Small inputs live in tests/data/bad/hostile/,
+// large or deep ones are generated here.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "cli_fixtures.hpp"
+
+namespace clustersim::testing {
+namespace {
+
+std::string hostile(const std::string& name) {
+    return std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/bad/hostile/" + name;
+}
+
+// Runs clustersim bounded in time and memory (a signal, a timeout or an allocation failure
+// shows as an exit code other than 2).
+Result bounded(const std::string& args) {
+    return run_shell("ulimit -v 1048576; exec timeout -s KILL 10 " +
+                     std::string(CLUSTERSIM_BINARY) + " " + args);
+}
+
+void expect_refused(const std::string& args, const std::string& needle) {
+    const Result r = bounded(args);
+    EXPECT_EQ(r.code, 2) << args << "\nstderr: " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line expected: " << r.err;
+    EXPECT_EQ(r.err.rfind("clustersim: error: ", 0), 0u) << r.err;
+}
+
+const std::string kStar = example("star-16.xml");
+
+// ---- 1. simulated time past the horizon -------------------------------------------------
+
+TEST(HostileTime, MessageBeyondTheHorizonIsRefusedInEveryNetworkModel) {
+    // 100 MB over 1 B/s links: 10^8 s. It used to print 9,216,000 s (wrapped) and exit 0.
+    for (const char* network : {"packet", "fluid", "cut-through"})
+        expect_refused(
+            "run " + hostile("slow-links.xml") +
+                " --app pingpong:size=100MB,iterations=1 --network " + network,
+            "a message of 95.37 MiB from 'n0.s0' to 'n1.s0' at simulated time 6.4 us needs at "
+            "least 1157.4 days at the path's narrowest 1 B/s");
+    expect_refused("run " + hostile("slow-links.xml") +
+                       " --app pingpong:size=100MB,iterations=1 --network simple",
+                   "would arrive beyond the horizon of 2^63-1 ps (about 106.75 days)");
+    // Below the horizon the same model still runs: 100 KB at 1 B/s is 10^5 s per hop.
+    const Result ok =
+        bounded("run " + hostile("slow-links.xml") + " --app pingpong:size=100KB,iterations=1");
+    EXPECT_EQ(ok.code, 0) << ok.err;
+}
+
+TEST(HostileTime, HugeStreamIsRefusedAtSendNotSimulatedPacketByPacket) {
+    // 16 EB at 100 Gbit/s is 1.5 * 10^9 s: refused at once instead of running for hours.
+    expect_refused("run " + kStar + " --app stream:size=16000000000000000000B",
+                   "beyond the horizon of 2^63-1 ps (about 106.75 days)");
+}
+
+TEST(HostileTime, ComputeBeyondTheHorizonNamesTheCpusAndTheHorizon) {
+    // 2^64-1 instructions at 2.5 G/s: 7.4 * 10^9 s (was SIGSEGV).
+    expect_refused("run " + kStar + " --app trace:" + hostile("compute-2p64.trace"),
+                   "simulated time passes the horizon: cpus scheduled an event beyond 2^63-1 ps "
+                   "(about 106.75 days");
+    expect_refused("run " + kStar + " --app loop:iterations=1000,work=1000000s",
+                   "passes the horizon");
+}
+
+TEST(HostileTime, SimGridSleepPastTheHorizonIsAnInputError) {
+    // `sleep 1e7` and `sleep 1e300` were read as 0 s and the run exited 0.
+    expect_refused("run " + kStar + " --app trace:" + hostile("sleep-1e7.ti"),
+                   "sleep-1e7.ti:2: rank 0: sleep: 1e7 s passes the simulated-time horizon");
+    expect_refused("run " + kStar + " --app trace:" + hostile("sleep-1e300.ti"),
+                   "sleep-1e300.ti:2: rank 0: sleep: 1e300 s passes the simulated-time horizon");
+}
+
+// ---- 6. silent defaults ---------------------------------------------------------------
+
+TEST(HostileDefaults, NegativeComputeTimeIsRefusedNotReplayedAsZero) {
+    expect_refused("convert " + hostile("negative-compute.trace") + " " + temp_path("out.trace"),
+                   "negative-compute.trace:3: negative compute time '-5us'");
+}
+
+TEST(HostileDefaults, WhenceOutsideSetCurEndIsRefused) {
+    expect_refused("convert " + hostile("whence-77.trace") + " " + temp_path("out.trace"),
+                   "whence-77.trace:6: expected whence to be set, cur or end (or 0, 1, 2), got "
+                   "'77'");
+}
+
+TEST(HostileDefaults, ZeroRanksIsRefusedNamingTheFlag) {
+    // --ranks 0 used to mean "the app's minimum" silently.
+    expect_refused("run " + kStar + " --app barrier --ranks 0",
+                   "--ranks: 0 ranks for 'barrier'; expected at least 1");
+}
+
+// ---- 5. memory from tiny inputs ----------------------------------------------------------
+
+TEST(HostileMemory, SummedRanksNeverWrapAndAreCheckedBeforeAllocating) {
+    // 2^32 - 1 + 2 used to wrap uint32 to 1.
+    expect_refused("run " + kStar +
+                       " --app barrier --app barrier --ranks 4294967295 --ranks 2 --oversubscribe",
+                   "--ranks: 4294967295 ranks for 'barrier'; at most 16777216 ranks in a run");
+    expect_refused("run " + kStar + " --app barrier --ranks 16777216 --oversubscribe",
+                   "4.5 KiB per rank");
+}
+
+TEST(HostileMemory, TinySimGridTraceNamingMillionsOfRanksIsRefused) {
+    // 14 bytes naming rank 16,777,215 took 2.3 GiB.
+    expect_refused("run " + kStar + " --app trace:" + hostile("rank-16777215.ti"),
+                   "rank-16777215.ti: the trace names 16777216 ranks but only 1 have actions; at "
+                   "most 65536 ranks without actions");
+    expect_refused("run " + kStar + " --app trace:" + hostile("comm-size-2p24.ti"),
+                   "the trace names 16777216 ranks but only 1 have actions");
+}
+
+TEST(HostileMemory, AlltoallvCountMatrixIsBounded) {
+    // 30,000 ranks: a 30,000 x 30,000 count matrix (6.7 GiB) was built before anything ran.
+    expect_refused("run " + kStar + " --app alltoallv:size=1KiB --ranks 30000 --oversubscribe",
+                   "alltoallv over 30000 ranks needs a 30000 x 30000 count matrix (6.706 GiB); "
+                   "at most 4096 ranks");
+}
+
+}  // namespace
+}  // namespace clustersim::testing
