@@ -3,6 +3,7 @@
 // exits with code 2. Programming errors are assertions, never InputError.
 #pragma once
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -31,6 +32,14 @@ class InputError : public std::runtime_error {
     int line_;
     std::string message_;
 };
+
+// A directory opens like an empty file on Linux: every reader calls this before reading
+// `path`, so a folder given as a file is named as one instead of "empty file".
+inline void refuse_directory(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(path, 0, "is a directory; expected a file");
+}
 
 // A run that would pass the simulated-time horizon (Time::max(), about 106.75 days). No
 // file or line: the message names the component, the simulated time and the horizon. The

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli_fixtures.hpp"
+#include "traces/rank_file.hpp"
 
 namespace clustersim::testing {
 namespace {
@@ -77,6 +78,80 @@ TEST(HostileTime, SimGridSleepPastTheHorizonIsAnInputError) {
                    "sleep-1e300.ti:2: rank 0: sleep: 1e300 s passes the simulated-time horizon");
 }
 
+// ---- 2. unit parsing ------------------------------------------------------------------
+
+TEST(HostileUnits, ManyFractionDigitsAreNotADivisionByZero) {
+    // 130 fraction digits scaled by 10^130, which wraps 128 bits to 0: SIGFPE.
+    const Result r =
+        bounded("run " + kStar + " --app pingpong:size=1." + std::string(130, '0') + "KiB");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("2 KiB delivered"), std::string::npos) << r.out;
+}
+
+// ---- 3. recursion on input depth ----------------------------------------------------------
+
+std::string nested(const std::string& open, const std::string& close, int depth) {
+    std::string s;
+    for (int i = 0; i < depth; ++i) s += open;
+    for (int i = 0; i < depth; ++i) s += close;
+    return s;
+}
+
+TEST(HostileDepth, DeeplyNestedSimGridZonesAreRefusedNotAStackOverflow) {
+    const std::string path =
+        write_temp("deep.xml", "<?xml version=\"1.0\"?>\n<platform version=\"4.1\">\n" +
+                                   nested("<zone id=\"z\" routing=\"Full\">", "</zone>", 200000) +
+                                   "\n</platform>\n");
+    expect_refused("import simgrid " + path,
+                   "deep.xml:3: <zone> is nested 257 elements deep; at most 256");
+}
+
+TEST(HostileDepth, DeeplyNestedHdtraceAndPiosimhdAreRefused) {
+    // The HDTrace reader counted the calls of <Nested> blocks recursively (SIGSEGV).
+    const std::string dir = temp_path("hdtrace");
+    ASSERT_EQ(
+        std::system(
+            ("mkdir -p " + dir + " && cp " + hostile("hdtrace-self-type/*") + " " + dir).c_str()),
+        0);
+    std::ofstream(dir + "/selftype_node0_0_0.trc") << "<Program timeAdjustment='0'>\n" +
+                                                          nested("<Nested>", "</Nested>", 100000) +
+                                                          "\n</Program>\n";
+    expect_refused("convert " + dir + "/selftype.proj " + temp_path("out.trace"),
+                   "selftype_node0_0_0.trc:2: <Nested> is nested 257 elements deep");
+    const std::string pio = write_temp(
+        "deep-pio.xml", "<?xml version=\"1.0\"?>\n<Project>\n<ComponentList>" +
+                            nested("<wrap>", "</wrap>", 100000) + "</ComponentList></Project>\n");
+    expect_refused("import piosimhd " + pio, "deep-pio.xml:3: <wrap> is nested 257 elements deep");
+}
+
+// ---- 4. cycles --------------------------------------------------------------------------
+
+TEST(HostileCycles, PiosimhdTemplateNamingItselfIsRefused) {
+    // Looped for ever.
+    expect_refused(
+        "import piosimhd " + hostile("piosimhd-template-cycle.xml"),
+        "piosimhd-template-cycle.xml:8: template 'IBM' derives from itself (IBM -> IBM)");
+}
+
+TEST(HostileCycles, HdtraceDatatypeContainingItselfIsRefused) {
+    // A STRUCT of three copies of itself took 3^32 steps.
+    expect_refused(
+        "convert " + hostile("hdtrace-self-type/selftype.proj") + " " + temp_path("out.trace"),
+        "selftype.proj:29: datatype 3 of rank 0 contains itself");
+}
+
+TEST(HostileMemory, RankFileDeclaringBillionsOfRanksIsRefusedBeforeAllocating) {
+    // A 168-byte header declaring 2^31 - 1 ranks made `trace merge` allocate 16 GiB.
+    namespace rf = traces::rankfile;
+    rf::RawHeader h;
+    h.rank = 0;
+    h.size = 2147483647;
+    const std::string path = temp_path("huge.csrank");
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(&h), sizeof h);
+    expect_refused("trace merge " + path + " --out " + temp_path("out.cstrace"),
+                   "huge.csrank: rank 1 of the run's 2147483647 ranks is missing");
+}
+
 // ---- 6. silent defaults ---------------------------------------------------------------
 
 TEST(HostileDefaults, NegativeComputeTimeIsRefusedNotReplayedAsZero) {
@@ -121,6 +196,19 @@ TEST(HostileMemory, AlltoallvCountMatrixIsBounded) {
     expect_refused("run " + kStar + " --app alltoallv:size=1KiB --ranks 30000 --oversubscribe",
                    "alltoallv over 30000 ranks needs a 30000 x 30000 count matrix (6.706 GiB); "
                    "at most 4096 ranks");
+}
+
+TEST(HostileDefaults, DirectoryGivenAsAFileIsNamedAsOne) {
+    // Reported as an empty file or a malformed document before.
+    const std::string dir = temp_path("folder.xml");
+    ASSERT_EQ(std::system(("mkdir -p " + dir).c_str()), 0);
+    expect_refused("import simgrid " + dir, "folder.xml: is a directory; expected a file");
+    expect_refused("import piosimhd " + dir, "folder.xml: is a directory; expected a file");
+    expect_refused("validate " + dir, "folder.xml: is a directory; expected a file");
+    expect_refused("run " + kStar + " --app trace:" + dir,
+                   "folder.xml: is a directory that is not a trace project clustersim can read");
+    expect_refused("run " + kStar + " --app trace:" + dir + " --format native-text",
+                   "folder.xml: is a directory; expected a file");
 }
 
 }  // namespace

@@ -1267,6 +1267,7 @@ Topology parse_model(std::string_view xml, const std::string& file_name) {
 }
 
 Topology load_model(const std::string& path) {
+    refuse_directory(path);
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr)
         throw InputError(path, 0, fmt::format("cannot read file: {}", std::strerror(errno)));

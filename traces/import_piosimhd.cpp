@@ -525,6 +525,21 @@ ImportResult Importer::run() {
                     templates_[{lower(kind_of(t).first), t.attribute("name").as_string()}] = t;
         }
     }
+    // A template that derives from itself (directly or through others) made the parameter
+    // lookups loop for ever: refuse the cycle where it closes.
+    for (const auto& [key, t] : templates_) {
+        std::vector<pugi::xml_node> chain{t};
+        for (pugi::xml_node m = template_of(t); m; m = template_of(m)) {
+            if (std::find(chain.begin(), chain.end(), m) != chain.end()) {
+                std::string names;
+                for (pugi::xml_node c : chain)
+                    names += std::string(c.attribute("name").as_string()) + " -> ";
+                fail(chain.back(), fmt::format("template '{}' derives from itself ({}{})",
+                                               key.second, names, m.attribute("name").as_string()));
+            }
+            chain.push_back(m);
+        }
+    }
     std::vector<std::string> applications;
     pugi::xml_node component_list;
     for (pugi::xml_node c : project.children()) {

@@ -185,6 +185,7 @@ void put_record(std::string& out, const Record& r) {
 // ---- reading ----------------------------------------------------------------------------
 
 std::string read_file(const std::string& path) {
+    refuse_directory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, fmt::format("cannot open: {}", std::strerror(errno)));
     std::ostringstream ss;

@@ -302,6 +302,7 @@ void Parser::open_inputs() {
     }
     // An index file: one action file per line, rank = position.
     index_ = true;
+    refuse_directory(source_);
     std::ifstream in(source_);
     if (!in) throw InputError(source_, 0, "cannot read file");
     std::string line;
@@ -332,6 +333,7 @@ void Parser::for_each_line(F&& f) {
     std::string text;
     for (std::size_t fi = 0; fi < files_.size(); ++fi) {
         const std::string& file = files_[fi];
+        refuse_directory(file);
         std::ifstream in(file, std::ios::binary);
         if (!in) throw InputError(file, 0, "cannot read file");
         l.file = &file;
