@@ -13,6 +13,7 @@ packages=(
   libopenmpi-dev openmpi-bin  # the MPI tracer, calibration and benchmark programs, and the
                               # end-to-end test that runs them under mpirun
   help2man              # man pages made from the commands' own --help (cmake/package.cmake)
+  clang libfuzzer-14-dev  # the libFuzzer harnesses of tests/fuzz (-DCLUSTERSIM_FUZZ=ON)
   python3 python3-jsonschema  # the doc-test (tests/doc/doctest.py), the JSON Schema test of
                               # run --json, bench/io_tables.sh
 )

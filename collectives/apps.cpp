@@ -495,7 +495,9 @@ void register_builtin_apps(AppRegistry& registry) {
         if (rooted) params.push_back({"root", "count", "0", "root rank"});
         registry.add(AppInfo{
             name, "PIOsimHD validation pattern", params, 2,
-            [pattern, rooted](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+            // A copy: clang 14 cannot capture a structured binding (the fuzz build uses clang).
+            [pattern = Pattern{pattern}, rooted](const AppArgs& a,
+                                                 std::uint32_t ranks) -> std::unique_ptr<App> {
                 const std::uint64_t root = rooted ? a.count("root") : 0;
                 if (root >= ranks)
                     fail(a.spec(), fmt::format("root {} is out of range for {} ranks (0..{})", root,
