@@ -218,5 +218,28 @@ TEST(HostileDefaults, DirectoryGivenAsAFileIsNamedAsOne) {
                    "folder.xml: is a directory; expected a file");
 }
 
+TEST(HostileDefaults, NewlineInsideAnAttributeKeepsTheErrorOnOneLine) {
+    // routing="shortest&#10;path": the quoted value broke the message over two lines.
+    expect_refused("validate " + hostile("newline-in-attribute.xml"),
+                   "newline-in-attribute.xml:4: <network> attribute 'routing': "
+                   "'shortest\\npath' is not valid");
+}
+
+TEST(HostileDefaults, GenerateNamesTheFlagsOfAnImpossibleShape) {
+    // --groups 0 silently meant "choose for me"; shape errors named no flag.
+    expect_refused("generate dragonfly --groups 0", "--groups: expected at least 1");
+    expect_refused("generate dragonfly --routers 0", "--routers: expected at least 1");
+    expect_refused(
+        "generate dragonfly --routers 2 --nodes-per-router 1 --global-links 1 "
+        "--groups 100",
+        "--nodes/--groups/--routers/--nodes-per-router/--global-links: 100 groups "
+        "cannot all be joined by global cables");
+    expect_refused("generate dragonfly --routers 2",
+                   "--nodes/--groups/--routers/--nodes-per-router/--global-links: a dragonfly "
+                   "shape needs routers");
+    expect_refused("generate star --routing valiant",
+                   "--routing: valiant routing needs a dragonfly, not a star");
+}
+
 }  // namespace
 }  // namespace clustersim::testing
