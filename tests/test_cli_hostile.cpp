@@ -178,6 +178,26 @@ TEST(HostileDefaults, ZeroRanksIsRefusedNamingTheFlag) {
                    "--ranks: 0 ranks for 'barrier'; expected at least 1");
 }
 
+TEST(HostileQuadratic, ManyPiosimhdNodesOfOneNameImportInLinearTime) {
+    // 20,000 nodes named "dup" took 29 s (every suffix from _2 up tried for each name).
+    const std::string model = slurp(std::string(CLUSTERSIM_SHARED_DIR) +
+                                    "/external/piosimhd-models/Jacobi-10C-model.xml");
+    const std::string anchor =
+        "<NODE implementation=\"de.hd.pvs.piosim.model.components.Node.Node\" id=\"22\"";
+    const std::size_t at = model.find(anchor);
+    ASSERT_NE(at, std::string::npos);
+    std::string extra;
+    for (int k = 0; k < 20000; ++k)
+        extra += "<NODE implementation=\"de.hd.pvs.piosim.model.components.Node.Node\" id=\"" +
+                 std::to_string(100000 + k) + "\" name=\"dup\" template=\"PVS-Node\"></NODE>\n";
+    const std::string path = write_temp("dup.xml", model.substr(0, at) + extra + model.substr(at));
+    const Result r = bounded("import piosimhd " + path);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("name=\"dup\""), std::string::npos);
+    EXPECT_NE(r.out.find("name=\"dup_20000\""), std::string::npos);
+    EXPECT_EQ(r.out.find("name=\"dup_20001\""), std::string::npos);
+}
+
 // ---- 5. memory from tiny inputs ----------------------------------------------------------
 
 TEST(HostileMemory, SummedRanksNeverWrapAndAreCheckedBeforeAllocating) {
@@ -239,6 +259,13 @@ TEST(HostileDefaults, GenerateNamesTheFlagsOfAnImpossibleShape) {
                    "shape needs routers");
     expect_refused("generate star --routing valiant",
                    "--routing: valiant routing needs a dragonfly, not a star");
+}
+
+TEST(HostileDefaults, PiosimhdImportRefusesWhatValidateWouldRefuse) {
+    // 10^12 CPUs were written as cores="1000000000000"; validate then refused the output.
+    expect_refused("import piosimhd " + hostile("piosimhd-huge-cpus.xml"),
+                   "piosimhd-huge-cpus.xml:168: <CPUs> 1000000000000: at most 4294967295 cores "
+                   "per node");
 }
 
 }  // namespace

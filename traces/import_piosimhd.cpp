@@ -198,12 +198,17 @@ class Importer {
         bool nic = false;
     };
 
+    // The next free suffix of each base is remembered: 20,000 nodes of one name used to try
+    // every suffix from _2 up for each (quadratic, > 30 s).
     std::string unique(const std::string& base) {
-        std::string n = model_name(base);
-        for (int k = 2; !names_.insert(n).second; ++k)
-            n = model_name(base) + "_" + std::to_string(k);
+        const std::string m = model_name(base);
+        std::string n = m;
+        std::uint64_t& k = next_suffix_[m];
+        if (k == 0) k = 2;
+        while (!names_.insert(n).second) n = m + "_" + std::to_string(k++);
         return n;
     }
+    std::map<std::string, std::uint64_t> next_suffix_;
     void connection(pugi::xml_node owner, const std::string& owner_id, const std::string& vertex);
     void node(pugi::xml_node n);
     void server(pugi::xml_node s, const std::string& node_name);
@@ -275,6 +280,10 @@ void Importer::node(pugi::xml_node n) {
     NodeType t;
     if (const auto p = param(n, "CPUs")) {
         t.cores = value(*p, "a number of CPUs");
+        // The model's <socket cores> is 32-bit: refuse here what validate would refuse later.
+        if (t.cores > UINT32_MAX)
+            fail(p->node, fmt::format("<CPUs> {}: at most {} cores per node", t.cores,
+                                      std::uint32_t{UINT32_MAX}));
     } else {
         unmapped(n, "<Node> without <CPUs>", "one core assumed");
     }

@@ -42,7 +42,7 @@ seed fuzz_import_piosimhd "$shared"/piosimhd-models/*-model.xml tests/data/bad/h
 seed fuzz_jitter traces/examples/jitter/*.jtr
 seed fuzz_units
 for u in 1ms 2.5us 100KiB 1.25GB/s 10Gbit/s 2.8G 1000 0.000000000001s 3min; do
-  printf '%s' "$u" > "$build/corpus/fuzz_units/$u" 2>/dev/null || printf '%s' "$u" > "$build/corpus/fuzz_units/$(echo "$u" | tr '/' '_')"
+  printf '%s' "$u" > "$build/corpus/fuzz_units/$(echo "$u" | tr '/' '_')"
 done
 # Native binary: the text fixtures converted, when a clustersim binary is at hand.
 mkdir -p "$build/corpus/fuzz_native_binary"
