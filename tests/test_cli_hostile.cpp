@@ -209,6 +209,18 @@ TEST(HostileMemory, SummedRanksNeverWrapAndAreCheckedBeforeAllocating) {
                    "4.5 KiB per rank");
 }
 
+TEST(HostileMemory, StarOfTheMaximumNodesIsCheckedAgainstTheMachineMemory) {
+    // 2^24 nodes of 3 vertices and 2 cables: about 39 GiB once built.
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::uint64_t kib = 0;
+    meminfo >> key >> kib;  // MemTotal: N kB
+    if (kib >= 39ULL << 20) GTEST_SKIP() << "this machine could build it";
+    expect_refused("validate " + hostile("star-2p24.xml"),
+                   "star-2p24.xml:13: <star>: 16777216 nodes of type 'node' need about 39 GiB once "
+                   "built (192 B per vertex and edge) but this machine has");
+}
+
 TEST(HostileMemory, TinySimGridTraceNamingMillionsOfRanksIsRefused) {
     // 14 bytes naming rank 16,777,215 took 2.3 GiB.
     expect_refused("run " + kStar + " --app trace:" + hostile("rank-16777215.ti"),
