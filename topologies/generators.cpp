@@ -14,9 +14,12 @@
 namespace clustersim::topo {
 
 std::uint32_t NodeTemplate::find(std::string_view local_name) const {
-    for (std::uint32_t i = 0; i < vertices.size(); ++i)
-        if (vertices[i].name == local_name) return i;
-    return kNone;
+    // `vertices` is only appended to: index the new ones, keeping the first of a name (as
+    // the linear scan this replaces did; 60,000 vertices in one type took 8 s).
+    for (; indexed_ < vertices.size(); ++indexed_)
+        index_.emplace(vertices[indexed_].name, static_cast<std::uint32_t>(indexed_));
+    const auto it = index_.find(std::string(local_name));
+    return it == index_.end() ? kNone : it->second;
 }
 
 std::size_t NodeTemplate::num_sockets() const {
