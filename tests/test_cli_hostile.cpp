@@ -253,6 +253,18 @@ TEST(HostileMemory, StarOfTheMaximumNodesIsCheckedAgainstTheMachineMemory) {
                    "built (192 B per vertex and edge) but this machine has");
 }
 
+TEST(HostileMemory, SimGridClusterOfMillionsOfHostsIsRefused) {
+    // One line declaring 2^24 hosts ran for more than 600 s (every host name kept).
+    const std::string path = write_temp(
+        "big-cluster.xml",
+        "<?xml version=\"1.0\"?>\n<platform version=\"4.1\">\n<zone id=\"AS0\" "
+        "routing=\"Full\">\n<cluster id=\"c\" prefix=\"n-\" radical=\"0-16777215\" suffix=\"\" "
+        "speed=\"1Gf\" bw=\"125MBps\" lat=\"50us\"/>\n</zone>\n</platform>\n");
+    expect_refused("import simgrid " + path,
+                   "big-cluster.xml:4: <cluster> attribute 'radical': '0-16777215': more than "
+                   "1048576 hosts in the platform; at most 1048576");
+}
+
 TEST(HostileMemory, TinySimGridTraceNamingMillionsOfRanksIsRefused) {
     // 14 bytes naming rank 16,777,215 took 2.3 GiB.
     expect_refused("run " + kStar + " --app trace:" + hostile("rank-16777215.ti"),
