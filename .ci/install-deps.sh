@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages clustersim builds with, if any is missing. Idempotent:
 # with everything present it changes nothing and needs no network. Run as root (or with sudo).
-# `--run`: only what the clustersim command needs (the README's first command); without it,
-# everything the tests, the MPI programs and the Debian package need too.
+# `--run`: only what the clustersim command needs (the README's first command); `--fuzz`: that
+# and clang with libFuzzer (the fuzz harnesses); no option: everything the tests, the MPI
+# programs and the Debian package need (the README's second command).
 set -euo pipefail
 # What building the clustersim command needs (README command 1: `install-deps.sh --run`).
 packages=(
@@ -14,8 +15,12 @@ packages=(
   nlohmann-json3-dev    # JSON output
   libotf2-trace-dev     # OTF2 traces: the otf2 reader and writer (pkg-config module otf2)
 )
+# The libFuzzer harnesses of tests/fuzz (-DCLUSTERSIM_FUZZ=ON; CI's fuzz step): `--fuzz`.
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libfuzzer-14-dev)
+fi
 # What the tests, the MPI programs, the man pages and the package need as well (command 2, CI).
-if [ "${1:-}" != "--run" ]; then
+if [ "${1:-}" != "--run" ] && [ "${1:-}" != "--fuzz" ]; then
   packages+=(
   libgtest-dev libgmock-dev  # tests
   otf2-tools            # otf2-print: the test that OTF2 tools read clustersim's archives

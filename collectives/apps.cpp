@@ -165,10 +165,13 @@ class LoopApp final : public App {
                 fmt::format("loop: {} core speeds for {} ranks", speeds.size(), step_.size()));
         instructions_.resize(speeds.size());
         __extension__ typedef unsigned __int128 u128;
-        for (std::size_t r = 0; r < speeds.size(); ++r)
-            instructions_[r] = static_cast<std::uint64_t>(
-                (static_cast<u128>(work_.ps()) * speeds[r] + 500'000'000'000ULL) /
-                1'000'000'000'000ULL);
+        for (std::size_t r = 0; r < speeds.size(); ++r) {
+            const u128 n = (static_cast<u128>(work_.ps()) * speeds[r] + 500'000'000'000ULL) /
+                           1'000'000'000'000ULL;
+            // More than 2^64 instructions is past the horizon at any speed: saturate, and the
+            // engine stops the run there (never a wrapped, short compute).
+            instructions_[r] = n > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(n);
+        }
     }
     bool next(std::int32_t rank, Op& op) override {
         std::uint64_t& k = step_[static_cast<std::size_t>(rank)];
@@ -447,6 +450,14 @@ void register_builtin_apps(AppRegistry& registry) {
                     if (root >= ranks)
                         fail(a.spec(), fmt::format("root {} is out of range for {} ranks (0..{})",
                                                    root, ranks, ranks - 1));
+                    if (op == CollOp::Alltoallv && ranks > kMaxAlltoallvRanks)
+                        fail(a.spec(),
+                             fmt::format("alltoallv over {} ranks needs a {} x {} count matrix "
+                                         "({}); at most {} ranks (docs/limits.md)",
+                                         ranks, ranks, ranks,
+                                         format_size(static_cast<std::uint64_t>(ranks) * ranks *
+                                                     sizeof(std::uint64_t)),
+                                         kMaxAlltoallvRanks));
                     return std::make_unique<CollectiveApp>(
                         op, nonblocking, op == CollOp::Barrier ? 0 : a.size("size"),
                         a.count("iterations"), static_cast<std::int32_t>(root), ranks);
@@ -479,7 +490,9 @@ void register_builtin_apps(AppRegistry& registry) {
         if (rooted) params.push_back({"root", "count", "0", "root rank"});
         registry.add(AppInfo{
             name, "PIOsimHD validation pattern", params, 2,
-            [pattern, rooted](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+            // A copy: clang 14 cannot capture a structured binding (the fuzz build uses clang).
+            [pattern = Pattern{pattern}, rooted](const AppArgs& a,
+                                                 std::uint32_t ranks) -> std::unique_ptr<App> {
                 const std::uint64_t root = rooted ? a.count("root") : 0;
                 if (root >= ranks)
                     fail(a.spec(), fmt::format("root {} is out of range for {} ranks (0..{})", root,

@@ -20,6 +20,10 @@
 
 namespace clustersim::mpi {
 
+// The built-in alltoallv app (and a trace's alltoallv) carries an n x n count matrix: at most
+// 4,096 ranks (128 MiB of counts); more is refused naming the app (docs/limits.md).
+inline constexpr std::uint32_t kMaxAlltoallvRanks = 4096;
+
 // One result of an app in its own terms, e.g. a ping-pong's one-way time: the text summary
 // prints `label` and `text` ("one-way time  10.12 ms"); `run --json` puts `value` under
 // `key` in app_summary, a number in the unit the key ends with ("one_way_time_s": 0.01012).

@@ -1,5 +1,8 @@
 #include "models/analytic.hpp"
 
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -171,6 +174,12 @@ void AnalyticNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std:
     m.cost = pair_cost(src, dst);
     m.curve = curve_of(m.src_node, m.dst_node);
     const comm::Plan plan = model_->plan(m, resources_);
+    if (engine_.now() + plan.transfer + plan.latency == Time::max()) [[unlikely]]
+        throw HorizonError(fmt::format(
+            "simulated time passes the horizon: a message of {} from '{}' to '{}' at simulated "
+            "time {} would arrive beyond the horizon of 2^63-1 ps (about {:.2f} days)",
+            format_size(bytes), topo_.vertex(src).name, topo_.vertex(dst).name,
+            format_time(engine_.now()), Time::horizon_days()));
     if (plan.start && plan.num_pools == 0) {
         // Nothing to hold: the two notifications carry the cookie, no record is kept.
         const Time injected = engine_.now() + plan.transfer;

@@ -116,7 +116,7 @@ double FittedCurve::bandwidth(double bytes) const {
 Time FittedCurve::time(std::uint64_t bytes) const {
     const std::uint64_t size = std::max(bytes, points_.front().first);
     const double seconds = static_cast<double>(size) / bandwidth(static_cast<double>(size));
-    return Time::ps(static_cast<std::int64_t>(std::llround(seconds * 1e12)));
+    return rounded_ps(seconds * 1e12);
 }
 
 // ---- the interface's shared parts ---------------------------------------------------------
@@ -145,8 +145,7 @@ Time CommModel::scaled_time(const CollectiveCall& call) const {
     const Scaling s = r != nullptr ? r->scaling : default_scaling(call.operation);
     if (call.ranks <= 1) return Time::zero();
     const double f = scaling_factor(s, call.ranks);
-    return Time::ps(static_cast<std::int64_t>(
-               std::llround(f * static_cast<double>(call.cost.latency.ps())))) +
+    return rounded_ps(f * static_cast<double>(call.cost.latency.ps())) +
            (call.curve != nullptr && call.volume > 0
                 ? call.curve->time(call.volume)
                 : transfer_time(call.volume, call.cost.bandwidth));
@@ -226,8 +225,7 @@ class PmacModel final : public CommModel {
                 share = std::min(share, static_cast<double>(state.units[pool]) / users);
         }
         if (m.curve != nullptr) {  // the measured transfer, slowed by the share
-            p.transfer = Time::ps(static_cast<std::int64_t>(
-                std::llround(static_cast<double>(m.transfer().ps()) / share)));
+            p.transfer = rounded_ps(static_cast<double>(m.transfer().ps()) / share);
             return p;
         }
         const auto bw = static_cast<std::uint64_t>(
@@ -242,8 +240,7 @@ class PmacModel final : public CommModel {
         const double f0 = scaling_factor(r->scaling, r->ranks);
         const Time t = r->curve.time(call.bytes);
         if (f0 == 0) return call.ranks <= 1 ? Time::zero() : t;
-        return Time::ps(
-            static_cast<std::int64_t>(std::llround(static_cast<double>(t.ps()) * f / f0)));
+        return rounded_ps(static_cast<double>(t.ps()) * f / f0);
     }
 };
 

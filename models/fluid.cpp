@@ -97,6 +97,14 @@ std::uint32_t FluidNetwork::record(std::uint64_t cookie) {
 void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                         bool notify_injected) {
     const std::uint32_t ri = route_for(src, dst);
+    double narrowest = 0;
+    for (std::uint32_t r : routes_[ri].resources)
+        if (narrowest == 0 || resources_[r].capacity < narrowest)
+            narrowest = resources_[r].capacity;
+    if (narrowest > 0 && static_cast<double>(bytes) > narrowest)  // at least a second
+        refuse_past_horizon(engine_.now(), bytes,
+                            static_cast<std::uint64_t>(std::max(1.0, std::floor(narrowest))),
+                            topo_.vertex(src).name, topo_.vertex(dst).name);
     ++stats_.messages_sent;
     stats_.bytes_sent += bytes;
     if (bytes == 0) {
@@ -222,8 +230,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
         fl.rate = comp_rates_[i];
         if (fl.rate <= 0) continue;  // cannot happen with positive capacities
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        completions_.push_back(
-            Completion{now + Time::ps(static_cast<std::int64_t>(ps)), fl.order, f, ++fl.version});
+        completions_.push_back(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
         std::push_heap(completions_.begin(), completions_.end(), Later{});
     }
     arm();

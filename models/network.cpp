@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+
 namespace clustersim::net {
 
 Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& router,
@@ -82,6 +85,14 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
         s.path_len = static_cast<std::uint16_t>(path.size());
         paths_.insert(paths_.end(), path.begin(), path.end());
     }
+    std::uint64_t narrowest = UINT64_MAX;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        const Bandwidth bw = topo_.edge(path[i]).bandwidth;
+        if (!bw.infinite()) narrowest = std::min(narrowest, bw.bytes_per_s);
+        if (i > 0 && !relays_[topo_.source_of(path[i])].rate.infinite())
+            narrowest = std::min(narrowest, relays_[topo_.source_of(path[i])].rate.bytes_per_s);
+    }
+    s.bottleneck = narrowest == UINT64_MAX ? 0 : narrowest;
     if (s.granularity == 0) {
         s.window = UINT32_MAX;  // whole messages: no packet window
     } else {
@@ -135,9 +146,27 @@ std::vector<std::uint64_t> Network::edge_bytes() const {
     return out;
 }
 
+void refuse_past_horizon(Time now, std::uint64_t bytes, std::uint64_t bottleneck,
+                         std::string_view from, std::string_view to) {
+    if (bottleneck == 0) return;
+    const Time least = transfer_time(bytes, Bandwidth{bottleneck});
+    if (now + least != Time::max()) return;
+    throw HorizonError(fmt::format(
+        "simulated time passes the horizon: a message of {} from '{}' to '{}' at simulated time "
+        "{} needs at least {:.1f} days at the path's narrowest {}, beyond the horizon of 2^63-1 ps "
+        "(about "
+        "{:.2f} days)",
+        format_size(bytes), from, to, format_time(now),
+        static_cast<double>(bytes) / static_cast<double>(bottleneck) / 86400.0,
+        format_bandwidth(Bandwidth{bottleneck}), Time::horizon_days()));
+}
+
 void Network::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                    bool notify_injected) {
     const std::uint32_t si = stream_for(src, dst);
+    if (bytes > streams_[si].bottleneck) [[unlikely]]  // at least a second: may pass the horizon
+        refuse_past_horizon(engine_.now(), bytes, streams_[si].bottleneck, topo_.vertex(src).name,
+                            topo_.vertex(dst).name);
     const std::uint32_t mi = messages_.acquire(
         Message{cookie, bytes, 0, 0, si, kNil, 0, notify_injected, notify_injected, false});
     Stream& s = streams_[si];

@@ -92,6 +92,7 @@ class Network final : public Component, public Transport {
         std::uint32_t path_first = 0;
         std::uint16_t path_len = 0;
         bool analytical;
+        std::uint64_t bottleneck = 0;  // narrowest rate on the first-choice path, bytes/s
     };
     // The packets of one stream queued at one link.
     struct Queue {

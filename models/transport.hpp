@@ -45,6 +45,14 @@ struct Activity {
     std::uint64_t bytes = 0;
 };
 
+// A message of `bytes` sent at `now` through a path whose narrowest rate is `bottleneck`
+// bytes/s (0: no limit) cannot arrive before now + bytes / bottleneck. If that already
+// passes the simulated-time horizon (Time::max(), about 106.75 days) the send is refused
+// with a HorizonError naming both ends: simulating it would not end (the packet model would
+// move 2^64 bytes packet by packet) and could only stop at the horizon. models/network.cpp.
+void refuse_past_horizon(Time now, std::uint64_t bytes, std::uint64_t bottleneck,
+                         std::string_view from, std::string_view to);
+
 class Transport {
   public:
     virtual ~Transport() = default;

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+
 namespace clustersim {
 
 Time EventQueue::next_time() const {
@@ -24,6 +29,15 @@ void EventQueue::refill() {
     for (const Event& e : from) place(e);
     from.clear();
     used_ &= ~(std::uint64_t{1} << b);
+}
+
+void Engine::beyond_horizon(ComponentId target) const {
+    const std::string who = target < components_.size() ? components_[target]->name()
+                                                        : fmt::format("component {}", target);
+    throw HorizonError(fmt::format(
+        "simulated time passes the horizon: {} scheduled an event beyond 2^63-1 ps (about "
+        "{:.2f} days, the largest time int64 picoseconds hold) at simulated time {}",
+        who, Time::horizon_days(), format_time(now_)));
 }
 
 std::uint64_t Engine::run(Time until, std::uint64_t max_events) {

@@ -105,8 +105,12 @@ class Engine {
 
     Time now() const { return now_; }
 
-    // Scheduling in the past is a programming error (assertion in debug builds).
+    // Scheduling in the past is a programming error (assertion in debug builds). An event at
+    // Time::max(), where saturated times land (simulator/time.hpp), is past the horizon: the
+    // run stops with a HorizonError naming `target`.
     void schedule(Time at, ComponentId target, std::uint32_t kind, std::uint64_t data = 0) {
+        if (at == Time::max()) [[unlikely]]
+            beyond_horizon(target);
         assert(at >= now_ && "event scheduled in the past");
         assert(target < components_.size() && "unknown component");
         queue_.push(Event{at, next_seq_++, target, kind, data});
@@ -126,6 +130,8 @@ class Engine {
     const Component& component(ComponentId id) const { return *components_[id]; }
 
   private:
+    [[noreturn]] void beyond_horizon(ComponentId target) const;
+
     EventQueue queue_;
     std::vector<Component*> components_;
     Time now_ = Time::zero();

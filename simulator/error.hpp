@@ -3,6 +3,7 @@
 // exits with code 2. Programming errors are assertions, never InputError.
 #pragma once
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -16,20 +17,51 @@ class InputError : public std::runtime_error {
         : std::runtime_error(format(file, line, what)),
           file_(std::move(file)),
           line_(line),
-          message_(what) {}
+          message_(one_line(what)) {}
     const std::string& file() const { return file_; }
     int line() const { return line_; }
     const std::string& message() const { return message_; }  // without "<file>:<line>: "
 
   private:
     static std::string format(const std::string& file, int line, const std::string& what) {
-        if (file.empty()) return what;
-        if (line <= 0) return fmt::format("{}: {}", file, what);
-        return fmt::format("{}:{}: {}", file, line, what);
+        if (file.empty()) return one_line(what);
+        if (line <= 0) return one_line(fmt::format("{}: {}", file, what));
+        return one_line(fmt::format("{}:{}: {}", file, line, what));
+    }
+    // The message is one line whatever the input quoted in it holds (an attribute with a
+    // newline in it): line breaks are written as \n, \r.
+    static std::string one_line(std::string s) {
+        if (s.find_first_of("\n\r") == std::string::npos) return s;
+        std::string out;
+        for (char c : s) {
+            if (c == '\n')
+                out += "\\n";
+            else if (c == '\r')
+                out += "\\r";
+            else
+                out += c;
+        }
+        return out;
     }
     std::string file_;
     int line_;
     std::string message_;
+};
+
+// A directory opens like an empty file on Linux: every reader calls this before reading
+// `path`, so a folder given as a file is named as one instead of "empty file".
+inline void refuse_directory(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(path, 0, "is a directory; expected a file");
+}
+
+// A run that would pass the simulated-time horizon (Time::max(), about 106.75 days). No
+// file or line: the message names the component, the simulated time and the horizon. The
+// command prints it like an InputError and exits 2.
+class HorizonError : public InputError {
+  public:
+    explicit HorizonError(const std::string& what) : InputError("", 0, what) {}
 };
 
 }  // namespace clustersim

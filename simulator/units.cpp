@@ -13,6 +13,9 @@ namespace {
 using u128 = uint128;
 constexpr u128 kMax64 = static_cast<u128>(UINT64_MAX);
 
+// Fraction digits kept: 10^24 times the largest unit factor (2^40) stays far below 2^128.
+constexpr int kMaxFractionDigits = 24;
+
 // An exact decimal: value = mantissa / 10^scale.
 struct Decimal {
     u128 mantissa = 0;
@@ -31,6 +34,12 @@ std::pair<Decimal, std::string_view> split_number(std::string_view text, const c
         const char c = text[i];
         if (c >= '0' && c <= '9') {
             digits = true;
+            if (dot && (d.scale >= kMaxFractionDigits || d.mantissa > (kMax64 * 1000))) {
+                // Fraction digits past what any unit can resolve (a picosecond of a minute
+                // needs 14; 10^kMaxFractionDigits still fits the 128-bit scale) change no
+                // rounded result: they are read and dropped, never scaled by 10^128 (= 0).
+                continue;
+            }
             if (d.mantissa > (kMax64 * 1000))
                 throw UnitError(fmt::format("'{}': number too large", text));
             d.mantissa = d.mantissa * 10 + static_cast<unsigned>(c - '0');
@@ -280,7 +289,7 @@ std::string canonical_speed(std::uint64_t v) {
 }
 
 Time Time::from_seconds(double seconds) {
-    return Time::ps(std::llround(seconds * 1e12));
+    return rounded_ps(seconds * 1e12);
 }
 
 }  // namespace clustersim

@@ -123,7 +123,7 @@ Record all_fields(Record r, std::int64_t seed) {
     r.offset = 3ULL << 30;
     r.view_block = 65536;
     r.view_stride = big ? UINT64_MAX : 262144;
-    r.whence = big ? 255 : mpi::kSeekEnd;
+    r.whence = big ? mpi::kSeekCur : mpi::kSeekEnd;  // only 0..2 are valid (issue 18)
     r.timed = true;
     // Starts move backwards on odd seeds: the delta is negative (zigzag).
     r.start = Time::ps(big ? 5 : 1'000'000 * seed);
@@ -517,7 +517,9 @@ TEST(TraceNative, BadTextInputs) {
         {"big-peer", "clustersim-trace 1\nrank 0\nsend peer=3000000000\n",
          ":3: expected peer to be an integer in range, got '3000000000'"},
         {"bad-whence", "clustersim-trace 1\nrank 0\nfile_seek whence=middle\n",
-         ":3: expected whence to be set, cur or end, got 'middle'"},
+         ":3: expected whence to be set, cur or end (or 0, 1, 2), got 'middle'"},
+        {"whence-77", "clustersim-trace 1\nrank 0\nfile_seek whence=77\n",
+         ":3: expected whence to be set, cur or end (or 0, 1, 2), got '77'"},
         {"missing-string", "clustersim-trace 1\nstring 0 a\nrank 0\nfile_open path=1\n",
          ":4: path=1: no such string (the trace has 1 'string' lines)"},
         {"missing-counts", "clustersim-trace 1\nrank 0\nalltoallv counts=0\n",

@@ -124,5 +124,18 @@ TEST(UnitsParse, ReadableFormsCarryUnits) {
     EXPECT_THAT(format_speed(2'800'000'000), HasSubstr("instr/s"));
 }
 
+// Issue 18: 128 or more fraction digits used to scale by 10^128, which wraps 128 bits to 0
+// and divided by zero (SIGFPE). Digits past what any unit resolves are read and dropped.
+TEST(UnitsParse, ManyFractionDigitsAreDroppedNotDividedByZero) {
+    const std::string zeros(200, '0');
+    EXPECT_EQ(parse_time("1." + zeros + "s"), Time::s(1));
+    EXPECT_EQ(parse_time("0.5" + zeros + "1us"), Time::ns(500));
+    EXPECT_EQ(parse_size("0.5" + zeros + "KiB"), 512u);
+    EXPECT_EQ(parse_bandwidth("1." + std::string(130, '9') + "GB/s").bytes_per_s, 2'000'000'000u);
+    EXPECT_EQ(parse_speed("2." + zeros + "G"), 2'000'000'000u);
+    EXPECT_EQ(parse_time("0." + std::string(23, '0') + "9s"), Time::zero());
+    EXPECT_THROW(parse_time(std::string(40, '9') + "s"), UnitError);  // integer part: refused
+}
+
 }  // namespace
 }  // namespace clustersim

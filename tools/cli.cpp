@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -68,7 +69,7 @@ struct GenerateFlags {
     std::string memory_bandwidth = "20GB/s", memory_latency = "100ns";
     std::string granularity = "100KiB", nic = "packet", routing = "shortest-path", memory = "16GiB";
     std::string eager_threshold = "64KiB", down, up, dims;
-    std::uint32_t groups = 0, routers = 0, nodes_per_router = 0, global_links = 0;
+    std::optional<std::uint32_t> groups, routers, nodes_per_router, global_links;
     std::string local_latency = "1us", local_bandwidth = "1.25GB/s", global_latency = "2us",
                 global_bandwidth = "1.25GB/s";
 };
@@ -106,10 +107,20 @@ int cmd_generate(const GenerateFlags& f) {
         throw InputError(
             "--routing", 0,
             fmt::format("'{}': expected shortest-path, round-robin or valiant", f.routing));
-    o.groups = f.groups;
-    o.routers = f.routers;
-    o.nodes_per_router = f.nodes_per_router;
-    o.global_links = f.global_links;
+    // 0 is "choose for me" inside GenerateOptions; given as a flag it is a mistake, not a
+    // silent default.
+    const auto positive = [](const char* flag, std::uint32_t v) {
+        if (v == 0)
+            throw InputError(flag, 0,
+                             "expected at least 1 (leave the flag out to let generate "
+                             "choose a balanced shape)");
+        return v;
+    };
+    o.groups = f.groups ? positive("--groups", *f.groups) : 0;
+    o.routers = f.routers ? positive("--routers", *f.routers) : 0;
+    o.nodes_per_router =
+        f.nodes_per_router ? positive("--nodes-per-router", *f.nodes_per_router) : 0;
+    o.global_links = f.global_links ? positive("--global-links", *f.global_links) : 0;
     o.local_latency = flag_value("--local-latency", f.local_latency, parse_time);
     o.local_bandwidth = flag_value("--local-bandwidth", f.local_bandwidth, parse_bandwidth);
     o.global_latency = flag_value("--global-latency", f.global_latency, parse_time);
@@ -122,7 +133,24 @@ int cmd_generate(const GenerateFlags& f) {
     if (o.nodes == 0) throw InputError("--nodes", 0, "expected at least 1 node");
     if (o.sockets == 0) throw InputError("--sockets", 0, "expected at least 1 socket");
     if (o.cores == 0) throw InputError("--cores", 0, "expected at least 1 core");
-    std::cout << topo::generate_model_xml(o);
+    if (o.routing == topo::Routing::Valiant && f.kind != "dragonfly")
+        throw InputError("--routing", 0,
+                         fmt::format("valiant routing needs a dragonfly, not a {}", f.kind));
+    std::string xml;
+    try {
+        xml = topo::generate_model_xml(o);
+    } catch (const InputError& e) {
+        // generate_model_xml names no flag (it also serves the library): the shape the flags
+        // describe is impossible, so name the flags that describe it.
+        if (!e.file().empty()) throw;
+        const char* flags = f.kind == "dragonfly"
+                                ? "--nodes/--groups/--routers/--nodes-per-router/--global-links"
+                            : f.kind == "torus"    ? "--nodes/--dims"
+                            : f.kind == "fat-tree" ? "--nodes/--down/--up"
+                                                   : "--nodes";
+        throw InputError(flags, 0, e.message());
+    }
+    std::cout << xml;
     return 0;
 }
 

@@ -209,8 +209,17 @@ int cmd_run(const RunFlags& f) {
             if (a.ranks == 0) throw InputError(spec.substr(6), 0, "the trace has no ranks");
             for (const auto& d : a.trace->files) files.push_back(d);
         } else {
-            a.ranks = builtin < f.ranks.size() && f.ranks[builtin] != 0 ? f.ranks[builtin]
-                                                                        : registry.min_ranks(spec);
+            if (builtin < f.ranks.size() && f.ranks[builtin] == 0)
+                throw InputError("--ranks", 0,
+                                 fmt::format("0 ranks for '{}'; expected at least 1 (leave "
+                                             "--ranks out for the app's minimum, {})",
+                                             spec, registry.min_ranks(spec)));
+            if (builtin < f.ranks.size() && f.ranks[builtin] > traces::kMaxRanks)
+                throw InputError("--ranks", 0,
+                                 fmt::format("{} ranks for '{}'; at most {} ranks in a run "
+                                             "(docs/limits.md)",
+                                             f.ranks[builtin], spec, traces::kMaxRanks));
+            a.ranks = builtin < f.ranks.size() ? f.ranks[builtin] : registry.min_ranks(spec);
             a.app = registry.create(spec, a.ranks);
             if (const auto* io_app = dynamic_cast<const io::IoApp*>(a.app.get()))
                 for (const auto& d : io_app->files()) files.push_back(d);
@@ -218,8 +227,26 @@ int cmd_run(const RunFlags& f) {
         }
         apps.push_back(std::move(a));
     }
-    std::uint32_t ranks = 0;
-    for (const auto& a : apps) ranks += a.ranks;
+    std::uint64_t all_ranks = 0;  // 64 bits: a sum of --ranks never wraps to a small number
+    for (const auto& a : apps) all_ranks += a.ranks;
+    if (all_ranks > traces::kMaxRanks)
+        throw InputError(f.ranks.empty() ? "--app" : "--ranks", 0,
+                         fmt::format("{} ranks in all; at most {} ranks in a run (docs/limits.md)",
+                                     all_ranks, traces::kMaxRanks));
+    const auto ranks = static_cast<std::uint32_t>(all_ranks);
+    // A rank costs about 4.5 KiB in the runtime (430 MiB for a 100,000-rank barrier on this
+    // machine): refuse before allocating rather than die of std::bad_alloc half-way.
+    constexpr std::uint64_t kBytesPerRank = 4608;
+    const auto pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 &&
+        all_ranks * kBytesPerRank >
+            static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page))
+        throw InputError(f.ranks.empty() ? "--app" : "--ranks", 0,
+                         fmt::format("{} ranks need about {} (4.5 KiB per rank) but this machine "
+                                     "has {} of memory (docs/limits.md)",
+                                     all_ranks, format_size(all_ranks * kBytesPerRank),
+                                     format_size(static_cast<std::uint64_t>(pages) *
+                                                 static_cast<std::uint64_t>(page))));
     std::uint64_t cores = 0;
     for (const auto& n : t.nodes)
         for (const auto& s : n.sockets) cores += s.cores;

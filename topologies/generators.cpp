@@ -1,5 +1,7 @@
 #include "topologies/generators.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <string>
 
@@ -12,9 +14,12 @@
 namespace clustersim::topo {
 
 std::uint32_t NodeTemplate::find(std::string_view local_name) const {
-    for (std::uint32_t i = 0; i < vertices.size(); ++i)
-        if (vertices[i].name == local_name) return i;
-    return kNone;
+    // `vertices` is only appended to: index the new ones, keeping the first of a name (as
+    // the linear scan this replaces did; 60,000 vertices in one type took 8 s).
+    for (; indexed_ < vertices.size(); ++indexed_)
+        index_.emplace(vertices[indexed_].name, static_cast<std::uint32_t>(indexed_));
+    const auto it = index_.find(std::string(local_name));
+    return it == index_.end() ? kNone : it->second;
 }
 
 std::size_t NodeTemplate::num_sockets() const {
@@ -126,6 +131,19 @@ void check_node_count(std::uint64_t nodes, const char* what) {
 // Adds nodes "<prefix>0" .. "<prefix>N-1" and returns their NIC vertices.
 std::vector<VertexId> add_nodes(ModelBuilder& mb, const NodeTemplate& type,
                                 const std::string& prefix, std::uint64_t count, int line) {
+    // A model costs about 192 bytes per vertex and per one-way edge once built (1,048,576
+    // star nodes of 3 vertices and 2 cables each: 1.7 GiB). Refuse before allocating what
+    // this machine cannot hold (2^24 such nodes took 8 GiB, then more).
+    const std::uint64_t items = type.vertices.size() + type.edges.size() * 2 + 2;
+    const std::uint64_t need = count * items * 192;
+    const auto pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 &&
+        need > static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page))
+        throw ModelError(fmt::format(
+            "{} nodes of type '{}' need about {} once built (192 B per vertex and edge) but "
+            "this machine has {} of memory (docs/limits.md)",
+            count, type.name, format_size(need),
+            format_size(static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page))));
     mb.reserve(type, count);
     std::vector<VertexId> nics;
     nics.reserve(count);

@@ -67,6 +67,10 @@ struct NodeTemplate {
     // Index of the local vertex `name`, kNone if absent (linear: templates are small).
     std::uint32_t find(std::string_view local_name) const;
     std::size_t num_sockets() const;
+
+  private:
+    mutable std::unordered_map<std::string, std::uint32_t> index_;  // name -> first vertex
+    mutable std::size_t indexed_ = 0;                               // vertices indexed so far
 };
 
 // A TopologyBuilder with unique names: every vertex and node name is indexed once.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -96,13 +97,12 @@ class Reader {
         }
         check_unique_attributes(n);
     }
+    // Linear in the attributes (pairwise comparison took 15 s for 50,000 on one <disk>).
     void check_unique_attributes(pugi::xml_node n) const {
-        for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
-            for (pugi::xml_attribute b = a.next_attribute(); b; b = b.next_attribute()) {
-                if (std::strcmp(a.name(), b.name()) == 0)
-                    fail(n, fmt::format("{} has attribute '{}' twice", tag(n), a.name()));
-            }
-        }
+        std::unordered_set<std::string_view> seen;
+        for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute())
+            if (!seen.insert(a.name()).second)
+                fail(n, fmt::format("{} has attribute '{}' twice", tag(n), a.name()));
     }
     // An element that takes attributes only.
     void check_empty(pugi::xml_node n) const {
@@ -1272,6 +1272,7 @@ Topology parse_model(std::string_view xml, const std::string& file_name) {
 }
 
 Topology load_model(const std::string& path) {
+    refuse_directory(path);
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr)
         throw InputError(path, 0, fmt::format("cannot read file: {}", std::strerror(errno)));

@@ -477,26 +477,53 @@ class RankReader {
         }
     }
 
-    // The size of datatype `tid` of this rank (0: unknown).
-    std::uint64_t type_size(std::int64_t tid, int depth = 0) const {
+    // The size of datatype `tid` of this rank (0: unknown). Each type's size is computed once
+    // (a STRUCT naming one type three times, 32 levels deep, took 3^32 steps); a type that
+    // contains itself, or a size past 64 bits, is an error at the type's line.
+    std::uint64_t type_size(std::int64_t tid) const {
+        std::vector<std::int64_t> path;
+        return type_size(tid, path);
+    }
+    std::uint64_t type_size(std::int64_t tid, std::vector<std::int64_t>& path) const {
+        if (const auto it = type_sizes_.find(tid); it != type_sizes_.end()) return it->second;
         const pugi::xml_node t = type_node(tid);
-        if (!t || depth > 32) return 0;
+        if (!t) return 0;
+        if (std::find(path.begin(), path.end(), tid) != path.end())
+            proj_.fail(t, fmt::format("datatype {} of rank {} contains itself", tid, rank_));
+        if (path.size() >= kMaxTypeDepth)
+            proj_.fail(t, fmt::format("datatype {} of rank {} is nested more than {} types deep",
+                                      tid, rank_, kMaxTypeDepth));
+        path.push_back(tid);
+        const auto times = [&](std::uint64_t a, std::uint64_t b) {
+            std::uint64_t r = 0;
+            if (__builtin_mul_overflow(a, b, &r))
+                proj_.fail(t, fmt::format("datatype {} of rank {}: its size passes 2^64 bytes", tid,
+                                          rank_));
+            return r;
+        };
         const std::string kind = t.name();
-        if (kind == "NAMED") return named_size(t.attribute("name").as_string());
-        if (kind == "VECTOR" || kind == "HVECTOR")
-            return t.attribute("count").as_ullong() * t.attribute("blocklength").as_ullong() *
-                   type_size(t.attribute("oldType").as_llong(), depth + 1);
-        if (kind == "CONTIGUOUS")
-            return t.attribute("count").as_ullong() *
-                   type_size(t.attribute("oldType").as_llong(), depth + 1);
-        if (kind == "STRUCT") {
-            std::uint64_t s = 0;
-            for (pugi::xml_node c : t.children("Type"))
-                s += c.attribute("blocklen").as_ullong() *
-                     type_size(c.attribute("id").as_llong(), depth + 1);
-            return s;
+        std::uint64_t size = 0;
+        if (kind == "NAMED") {
+            size = named_size(t.attribute("name").as_string());
+        } else if (kind == "VECTOR" || kind == "HVECTOR") {
+            size = times(
+                times(t.attribute("count").as_ullong(), t.attribute("blocklength").as_ullong()),
+                type_size(t.attribute("oldType").as_llong(), path));
+        } else if (kind == "CONTIGUOUS") {
+            size = times(t.attribute("count").as_ullong(),
+                         type_size(t.attribute("oldType").as_llong(), path));
+        } else if (kind == "STRUCT") {
+            for (pugi::xml_node c : t.children("Type")) {
+                const std::uint64_t part = times(c.attribute("blocklen").as_ullong(),
+                                                 type_size(c.attribute("id").as_llong(), path));
+                if (__builtin_add_overflow(size, part, &size))
+                    proj_.fail(t, fmt::format("datatype {} of rank {}: its size passes 2^64 bytes",
+                                              tid, rank_));
+            }
         }
-        return 0;
+        path.pop_back();
+        type_sizes_.emplace(tid, size);
+        return size;
     }
     pugi::xml_node type_node(std::int64_t tid) const {
         for (pugi::xml_node r : p_.datatypes.children("Rank")) {
@@ -768,6 +795,8 @@ class RankReader {
     const std::vector<std::string>& path_names() const { return path_names_; }
 
   private:
+    static constexpr std::size_t kMaxTypeDepth = 64;
+    mutable std::map<std::int64_t, std::uint64_t> type_sizes_;  // of this rank
     const Project& p_;
     const XmlFile& proj_;
     const XmlFile& x_;

@@ -198,12 +198,17 @@ class Importer {
         bool nic = false;
     };
 
+    // The next free suffix of each base is remembered: 20,000 nodes of one name used to try
+    // every suffix from _2 up for each (quadratic, > 30 s).
     std::string unique(const std::string& base) {
-        std::string n = model_name(base);
-        for (int k = 2; !names_.insert(n).second; ++k)
-            n = model_name(base) + "_" + std::to_string(k);
+        const std::string m = model_name(base);
+        std::string n = m;
+        std::uint64_t& k = next_suffix_[m];
+        if (k == 0) k = 2;
+        while (!names_.insert(n).second) n = m + "_" + std::to_string(k++);
         return n;
     }
+    std::map<std::string, std::uint64_t> next_suffix_;
     void connection(pugi::xml_node owner, const std::string& owner_id, const std::string& vertex);
     void node(pugi::xml_node n);
     void server(pugi::xml_node s, const std::string& node_name);
@@ -275,6 +280,10 @@ void Importer::node(pugi::xml_node n) {
     NodeType t;
     if (const auto p = param(n, "CPUs")) {
         t.cores = value(*p, "a number of CPUs");
+        // The model's <socket cores> is 32-bit: refuse here what validate would refuse later.
+        if (t.cores > UINT32_MAX)
+            fail(p->node, fmt::format("<CPUs> {}: at most {} cores per node", t.cores,
+                                      std::uint32_t{UINT32_MAX}));
     } else {
         unmapped(n, "<Node> without <CPUs>", "one core assumed");
     }
@@ -523,6 +532,21 @@ ImportResult Importer::run() {
             for (pugi::xml_node t : c.children())
                 if (is_component(t))
                     templates_[{lower(kind_of(t).first), t.attribute("name").as_string()}] = t;
+        }
+    }
+    // A template that derives from itself (directly or through others) made the parameter
+    // lookups loop for ever: refuse the cycle where it closes.
+    for (const auto& [key, t] : templates_) {
+        std::vector<pugi::xml_node> chain{t};
+        for (pugi::xml_node m = template_of(t); m; m = template_of(m)) {
+            if (std::find(chain.begin(), chain.end(), m) != chain.end()) {
+                std::string names;
+                for (pugi::xml_node c : chain)
+                    names += std::string(c.attribute("name").as_string()) + " -> ";
+                fail(chain.back(), fmt::format("template '{}' derives from itself ({}{})",
+                                               key.second, names, m.attribute("name").as_string()));
+            }
+            chain.push_back(m);
         }
     }
     std::vector<std::string> applications;

@@ -207,6 +207,7 @@ class Importer {
     ImportResult result_;
     std::vector<std::pair<int, std::string>> unmapped_;  // line, text
     std::unordered_set<std::string> used_;
+    std::uint64_t imported_hosts_ = 0;  // hosts of the <cluster>s read so far
     std::vector<Host> hosts_;
     std::unordered_map<std::string, int> host_index_;
     std::vector<Link> links_;
@@ -576,7 +577,11 @@ void Importer::route(pugi::xml_node n, bool zone_route) {
     routes_.push_back(std::move(r));
 }
 
-std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok) {
+// The most hosts an import takes (all <cluster>s together): every host name is kept to keep
+// names unique, so 2^24 hosts took more than a gigabyte and minutes (docs/limits.md).
+constexpr std::uint64_t kMaxImportHosts = 1u << 20;
+
+std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok, bool& too_many) {
     std::vector<std::int64_t> out;
     ok = true;
     std::vector<std::string> parts;
@@ -599,8 +604,13 @@ std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok) {
                 return out;
             }
         }
-        if (hi < lo || hi - lo > (1 << 24) || out.size() > (1u << 24)) {
+        if (hi < lo) {
             ok = false;
+            return out;
+        }
+        if (static_cast<unsigned long long>(hi - lo) + 1 + out.size() > kMaxImportHosts) {
+            ok = false;
+            too_many = true;
             return out;
         }
         for (long long i = lo; i <= hi; ++i) out.push_back(i);
@@ -631,8 +641,13 @@ void Importer::cluster(pugi::xml_node n) {
          "loopback_bw", "loopback_lat", "limiter_link", "router_id"});
     const std::string prefix = n.attribute("prefix").value();
     const std::string suffix = n.attribute("suffix").value();
-    bool ok = false;
-    const std::vector<std::int64_t> radical = parse_radical(required(n, "radical"), ok);
+    bool ok = false, too_many = false;
+    const std::vector<std::int64_t> radical = parse_radical(required(n, "radical"), ok, too_many);
+    imported_hosts_ += radical.size();
+    if (too_many || imported_hosts_ > kMaxImportHosts)
+        fail(n, fmt::format("<cluster> attribute 'radical': '{}': more than {} hosts in the "
+                            "platform; at most {} (docs/limits.md)",
+                            n.attribute("radical").value(), kMaxImportHosts, kMaxImportHosts));
     if (!ok || radical.empty())
         fail(n, fmt::format("<cluster> attribute 'radical': '{}' is not a list of numbers and "
                             "ranges; expected e.g. 0-99 or 0-3,5,7-9",

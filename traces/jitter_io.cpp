@@ -26,6 +26,7 @@ constexpr char kMagic[8] = {'C', 'S', 'J', 'T', 'R', '\0', '\0', '\1'};
 constexpr std::uint64_t kMax64 = std::numeric_limits<std::uint64_t>::max();
 
 std::string slurp(const std::string& path) {
+    refuse_directory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the jitter trace for reading");
     std::ostringstream ss;
@@ -392,6 +393,7 @@ JitterFormat parse_jitter_format(const std::string& name) {
 }
 
 JitterFormat detect_jitter_format(const std::string& path) {
+    refuse_directory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the jitter trace for reading");
     char head[8] = {};

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -39,6 +40,7 @@ std::string text_of(const std::array<char, 64>& a) {
 }
 
 RankFile read_rank_file(const std::string& path) {
+    refuse_directory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the rank file");
     RankFile f;
@@ -265,6 +267,19 @@ Trace merge_rank_files(const std::vector<std::string>& inputs, const MergeOption
     files.reserve(paths.size());
     for (const std::string& p : paths) files.push_back(read_rank_file(p));
     const RankFile& first = files.front();
+    if (static_cast<std::size_t>(first.header.size) > files.size()) {
+        // The header declares more ranks than there are files: name the first missing one
+        // without allocating a slot per declared rank (2^31 of them took 16 GiB).
+        std::set<std::int32_t> present;
+        for (const RankFile& f : files) present.insert(f.header.rank);
+        std::int32_t r = 0;
+        while (present.count(r)) ++r;
+        throw InputError(
+            first.path, 0,
+            fmt::format("rank {} of the run's {} ranks is missing (expected "
+                        "its file {}.r{}{} next to this one)",
+                        r, first.header.size, text_of(first.header.program), r, rf::kExtension));
+    }
     std::vector<const RankFile*> by_rank(static_cast<std::size_t>(first.header.size), nullptr);
     for (const RankFile& f : files) {
         if (f.header.run_id != first.header.run_id)

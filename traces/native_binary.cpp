@@ -88,6 +88,7 @@ class BinaryInput {
 };
 
 std::string read_file(const std::string& path) {
+    refuse_directory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, fmt::format("cannot open: {}", std::strerror(errno)));
     std::ostringstream ss;

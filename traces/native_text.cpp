@@ -185,6 +185,7 @@ void put_record(std::string& out, const Record& r) {
 // ---- reading ----------------------------------------------------------------------------
 
 std::string read_file(const std::string& path) {
+    refuse_directory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, fmt::format("cannot open: {}", std::strerror(errno)));
     std::ostringstream ss;
@@ -462,6 +463,11 @@ class TextReader {
                     break;
                 case TTime:
                     r.compute_time = time(name, v);
+                    if (r.compute_time < Time::zero())
+                        fail(
+                            fmt::format("negative compute time '{}'; expected a duration of "
+                                        "0 or more (e.g. 5us)",
+                                        v));
                     break;
                 case TPeer:
                     r.peer = any_integer(name, v);
@@ -527,10 +533,12 @@ class TextReader {
                         r.whence = mpi::kSeekCur;
                     else if (v == "end")
                         r.whence = mpi::kSeekEnd;
-                    else if (!v.empty() && v.front() >= '0' && v.front() <= '9')
+                    else if (!v.empty() && v.front() >= '0' && v.front() <= '9' &&
+                             integer<std::uint8_t>(name, v) <= mpi::kSeekEnd)
                         r.whence = integer<std::uint8_t>(name, v);
                     else
-                        fail(fmt::format("expected whence to be set, cur or end, got '{}'", v));
+                        fail(fmt::format(
+                            "expected whence to be set, cur or end (or 0, 1, 2), got '{}'", v));
                     break;
                 case TStart:
                     r.start = time(name, v);

@@ -45,6 +45,11 @@ const TraceReader& ReaderRegistry::detect(const std::string& path) const {
     const std::string head = head_of(path);
     for (const auto& r : readers_)
         if (r->sniff(path, head)) return *r;
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(path, 0,
+                         "is a directory that is not a trace project clustersim can read; "
+                         "expected a trace file, an index or a trace project folder");
     throw InputError(path, 0,
                      fmt::format("not a trace clustersim can read; formats: {} (pick one with "
                                  "--format)",

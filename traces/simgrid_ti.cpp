@@ -31,6 +31,10 @@ namespace clustersim::traces {
 
 namespace {
 
+// The most ranks a trace may name (as comm_size, a peer or a rank number) beyond those with
+// actions (docs/limits.md).
+constexpr std::int64_t kMaxIdleRanks = 65536;
+
 namespace fs = std::filesystem;
 using mpi::CollOp;
 using mpi::OpKind;
@@ -273,7 +277,8 @@ class Parser {
     std::int64_t comm_size_ = 0;  // the largest comm_size seen
     std::vector<RankState> state_;
     // First pass: raw v-collective lines per kind, per rank, in order.
-    std::array<std::vector<std::vector<RawV>>, kVKinds> raw_;
+    // Keyed by rank: what is allocated follows the lines, not the rank numbers they name.
+    std::array<std::map<std::size_t, std::vector<RawV>>, kVKinds> raw_;
     std::array<std::vector<std::vector<Contribution>>, kVKinds> contrib_;
     std::map<std::pair<int, std::uint32_t>, std::int32_t> v_cache_;
     std::set<std::string> noted_;
@@ -297,6 +302,7 @@ void Parser::open_inputs() {
     }
     // An index file: one action file per line, rank = position.
     index_ = true;
+    refuse_directory(source_);
     std::ifstream in(source_);
     if (!in) throw InputError(source_, 0, "cannot read file");
     std::string line;
@@ -327,6 +333,7 @@ void Parser::for_each_line(F&& f) {
     std::string text;
     for (std::size_t fi = 0; fi < files_.size(); ++fi) {
         const std::string& file = files_[fi];
+        refuse_directory(file);
         std::ifstream in(file, std::ios::binary);
         if (!in) throw InputError(file, 0, "cannot read file");
         l.file = &file;
@@ -358,11 +365,17 @@ void Parser::for_each_line(F&& f) {
 
 void Parser::first_pass() {
     std::int64_t max_rank = -1, max_peer = -1;
-    std::vector<std::uint64_t> dtype;
+    std::map<std::size_t, std::uint64_t> dtype;  // ranks with an init line
+    std::vector<bool> acting;                    // ranks with actions (a bit each)
+    std::int64_t acting_ranks = 0;
     for_each_line([&](const Line& l, std::size_t fi, const std::string& text) {
         max_rank = std::max<std::int64_t>(max_rank, l.rank);
         const auto r = static_cast<std::size_t>(l.rank);
-        if (dtype.size() <= r) dtype.resize(r + 1, 1);
+        if (acting.size() <= r) acting.resize(r + 1, false);
+        if (!acting[r]) {
+            acting[r] = true;
+            ++acting_ranks;
+        }
         if (!index_ && !l.args.empty() &&
             (l.action == "send" || l.action == "isend" || l.action == "recv" ||
              l.action == "irecv")) {
@@ -376,9 +389,8 @@ void Parser::first_pass() {
             std::int64_t n = 0;
             if (parse_rank_field(l.args[0], n)) comm_size_ = std::max(comm_size_, n);
         } else if (VKind k; v_kind(l.action, k)) {
-            auto& per_rank = raw_[k];
-            if (per_rank.size() <= r) per_rank.resize(r + 1);
-            per_rank[r].push_back(RawV{text, fi, l.number, dtype[r]});
+            const auto d = dtype.find(r);
+            raw_[k][r].push_back(RawV{text, fi, l.number, d == dtype.end() ? 1 : d->second});
         }
     });
     if (max_rank < 0) throw InputError(source_, 0, "empty SimGrid TI trace: no actions");
@@ -403,12 +415,19 @@ void Parser::first_pass() {
                                           comm_size_, n, n));
         }
     }
+    // Ranks cost memory in the replay whether they act or not: a few lines naming rank
+    // 16,777,215 must not make 16 million ranks (docs/limits.md).
+    if (n - acting_ranks > kMaxIdleRanks)
+        throw InputError(source_, 0,
+                         fmt::format("the trace names {} ranks but only {} have actions; at most "
+                                     "{} ranks without actions (docs/limits.md)",
+                                     n, acting_ranks, kMaxIdleRanks));
     ranks_ = static_cast<std::int32_t>(n);
     // Now that the communicator size is known, parse the v-collectives' contributions.
     for (int k = 0; k < kVKinds; ++k) {
-        contrib_[k].resize(raw_[k].size());
-        for (std::size_t r = 0; r < raw_[k].size(); ++r) {
-            for (const RawV& raw : raw_[k][r]) {
+        contrib_[k].resize(raw_[k].empty() ? 0 : raw_[k].rbegin()->first + 1);
+        for (const auto& [r, raws] : raw_[k]) {
+            for (const RawV& raw : raws) {
                 const auto toks = split(raw.text);
                 Line l;
                 l.file = &files_[raw.file];
@@ -767,6 +786,10 @@ void Parser::map(const Line& l) {
     } else if (a == "sleep") {
         arity(l, 1, 1, "sleep <seconds>");
         const double sec = real(l, 0, "duration");
+        if (Time::from_seconds(sec) == Time::max())
+            fail(l, fmt::format("rank {}: sleep: {} s passes the simulated-time horizon (2^63-1 "
+                                "ps, about {:.2f} days)",
+                                l.rank, l.args[0], Time::horizon_days()));
         Record r;
         r.kind = OpKind::Compute;
         r.compute_time = Time::from_seconds(sec);

@@ -450,9 +450,12 @@ inline void decode(In& in, Out& out, std::int64_t& last) {
             case FInstructions:
                 out.instructions(in.varint());
                 break;
-            case FComputeTime:
-                out.compute_time(Time::ps(unzigzag(in.varint())));
+            case FComputeTime: {
+                const Time t = Time::ps(unzigzag(in.varint()));
+                if (t < Time::zero()) in.fail("negative compute time");
+                out.compute_time(t);
                 break;
+            }
             case FPeer:
                 f.peer = in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
                                                               "peer out of range");
@@ -522,6 +525,7 @@ inline void decode(In& in, Out& out, std::int64_t& last) {
                 break;
             case FWhence:
                 f.whence = in.template fit<std::uint8_t>(in.varint(), "whence out of range");
+                if (f.whence > mpi::kSeekEnd) in.fail("whence out of range (0 set, 1 cur, 2 end)");
                 break;
             default:
                 break;

@@ -52,6 +52,11 @@ struct Record {
     friend bool operator==(const Record&, const Record&) = default;
 };
 
+// The most ranks a run or a trace may have (2^24 = 16,777,216, the most nodes a model may
+// have). Readers refuse a trace naming more; `run` refuses --ranks summing to more
+// (docs/limits.md).
+inline constexpr std::uint32_t kMaxRanks = 1u << 24;
+
 class Trace {
   public:
     // ---- metadata ----

@@ -13,6 +13,7 @@
 namespace clustersim::traces {
 
 XmlFile::XmlFile(std::string path, const std::string& expected) : path_(std::move(path)) {
+    refuse_directory(path_);
     std::ifstream in(path_, std::ios::binary);
     if (!in) throw InputError(path_, 0, fmt::format("cannot read file: {}", std::strerror(errno)));
     std::ostringstream ss;
@@ -27,6 +28,24 @@ XmlFile::XmlFile(std::string path, const std::string& expected) : path_(std::mov
                          expected.empty()
                              ? fmt::format("malformed XML: {}", res.description())
                              : fmt::format("malformed XML: {}; {}", res.description(), expected));
+    // The readers walk elements recursively: refuse a nesting deeper than kMaxXmlDepth
+    // here, with a walk that does not recurse itself (a million nested elements overflowed
+    // the stack of the SimGrid importer, the HDTrace reader and the PIOsimHD importer).
+    int depth = 0;
+    for (pugi::xml_node n = doc_.first_child(); n;) {
+        if (n.first_child()) {
+            n = n.first_child();
+            if (++depth > kMaxXmlDepth)
+                fail(n, fmt::format("<{}> is nested {} elements deep; at most {} (docs/limits.md)",
+                                    n.name(), depth, kMaxXmlDepth));
+            continue;
+        }
+        while (n && !n.next_sibling()) {
+            n = n.parent();
+            --depth;
+        }
+        if (n) n = n.next_sibling();
+    }
 }
 
 int XmlFile::line_at(std::ptrdiff_t offset) const {

@@ -11,10 +11,14 @@
 
 namespace clustersim::traces {
 
+// The deepest element nesting an XML input may have (the root is depth 0).
+inline constexpr int kMaxXmlDepth = 256;
+
 class XmlFile {
   public:
     // Reads and parses `path`; InputError naming the file (and the line of a syntax error,
-    // with `expected` appended: "expected a SimGrid <platform> document").
+    // with `expected` appended: "expected a SimGrid <platform> document"), or the line of an
+    // element nested deeper than kMaxXmlDepth.
     explicit XmlFile(std::string path, const std::string& expected = "");
     const std::string& path() const { return path_; }
     const pugi::xml_document& doc() const { return doc_; }

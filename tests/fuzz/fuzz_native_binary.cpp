@@ -1,0 +1,15 @@
+// The native-binary trace reader (traces/), through its TraceReader: the input as a file.
+#include "fuzz_common.hpp"
+#include "traces/reader.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    static const auto reader = clustersim::traces::make_native_binary_reader();
+    const std::string path =
+        clustersim::fuzz::write_input("input.cstb", {reinterpret_cast<const char*>(data), size});
+    clustersim::fuzz::expect_clean([&] {
+        clustersim::traces::ReadOptions options;
+        clustersim::traces::ReadReport report;
+        (void)reader->read(path, options, report);
+    });
+    return 0;
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer harness of tests/fuzz for SECONDS each (default 20) and fails on any
+# finding (a crash, a sanitizer report, an uncaught exception, a timeout, too much memory).
+#   tests/fuzz/run.sh [SECONDS] [HARNESS...]
+# Builds build-fuzz (clang, -DCLUSTERSIM_FUZZ=ON) if needed, makes the seed corpora from the
+# repository's examples and ../shared/external into build-fuzz/corpus/HARNESS (the corpus
+# then grows there across runs), and writes findings to build-fuzz/findings/HARNESS/.
+# Prints the executions of each harness. See tests/fuzz/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seconds=${1:-20}
+shift || true
+harnesses=("$@")
+[ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_model_xml fuzz_native_text fuzz_native_binary
+  fuzz_simgrid_ti fuzz_import_simgrid fuzz_import_piosimhd fuzz_hdtrace fuzz_jitter fuzz_units
+  fuzz_merge fuzz_dumpi fuzz_otf2)
+build=build-fuzz
+shared=../shared/external
+jobs=$(nproc)
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCLUSTERSIM_FUZZ=ON \
+    -DCLUSTERSIM_BUILD_TESTS=OFF -DCLUSTERSIM_BUILD_BENCH=OFF -DCLUSTERSIM_MPI=OFF >/dev/null
+fi
+cmake --build "$build" -j"$jobs" --target "${harnesses[@]}"
+
+# ---- seed corpora ------------------------------------------------------------------------
+seed() {  # seed HARNESS FILE...: copy the existing files into the harness's corpus
+  local dir="$build/corpus/$1"
+  shift
+  mkdir -p "$dir"
+  for f in "$@"; do [ -f "$f" ] && cp -f "$f" "$dir/$(echo "$f" | tr '/' '_')"; done
+  return 0
+}
+shopt -s nullglob
+seed fuzz_model_xml topologies/examples/*.xml tests/data/bad/*.xml
+seed fuzz_native_text tests/data/traces/*.trace tests/data/bad/hostile/*.trace
+seed fuzz_simgrid_ti tests/data/bad/hostile/*.ti "$shared"/simgrid-ti-traces/ti_traces_32_1/ti_trace{0,1,2}.txt \
+  "$shared"/simgrid-ti-traces/replay/actions{0,1}.txt
+seed fuzz_import_simgrid "$shared"/simgrid-platforms/*.xml
+seed fuzz_dumpi "$shared"/dumpi-sst-dumpi/testtrace-000{0,1}.bin
+seed fuzz_otf2 "$shared"/otf2-scorep-sst-macro/traces/{0,3}.evt
+seed fuzz_import_piosimhd "$shared"/piosimhd-models/*-model.xml tests/data/bad/hostile/piosimhd-*.xml
+seed fuzz_jitter traces/examples/jitter/*.jtr
+seed fuzz_units
+for u in 1ms 2.5us 100KiB 1.25GB/s 10Gbit/s 2.8G 1000 0.000000000001s 3min; do
+  printf '%s' "$u" > "$build/corpus/fuzz_units/$(echo "$u" | tr '/' '_')"
+done
+# Native binary: the text fixtures converted, when a clustersim binary is at hand.
+mkdir -p "$build/corpus/fuzz_native_binary"
+if [ -x build/tools/clustersim ]; then
+  for t in tests/data/traces/*.trace; do
+    build/tools/clustersim convert "$t" "$build/corpus/fuzz_native_binary/$(basename "$t" .trace).cstb" \
+      --to binary >/dev/null 2>&1 || true
+  done
+fi
+# HDTrace: project, a NUL byte, then rank 0's trace (the harness splits there).
+mkdir -p "$build/corpus/fuzz_hdtrace"
+hd=tests/data/bad/hostile/hdtrace-self-type
+{ cat "$hd/selftype.proj"; printf '\0'; cat "$hd/selftype_node0_0_0.trc"; } > "$build/corpus/fuzz_hdtrace/selftype"
+p="$shared/hdtrace-partdiff-mpi-io"
+if [ -f "$p/partdiff-par.proj" ]; then
+  { cat "$p/partdiff-par.proj"; printf '\0'; head -c 20000 "$p/partdiff-par_node05_0_0.trc"; } \
+    > "$build/corpus/fuzz_hdtrace/partdiff"
+fi
+# Rank files: a header of one rank and the trailer record (python3: exact struct layout).
+mkdir -p "$build/corpus/fuzz_merge"
+python3 - "$build/corpus/fuzz_merge/one-rank.csrank" <<'PY'
+import struct, sys
+header = b"CSRANK01" + struct.pack("<IIQiiq", 1, 0x01020304, 42, 0, 1, 0) + b"host".ljust(64, b"\0") + b"prog".ljust(64, b"\0")
+assert len(header) == 168
+end = struct.pack("<qqBBBBHHI", 10, 20, 101, 0, 0, 0, 0, 0, 0) + b"\0" * (120 - 32)
+open(sys.argv[1], "wb").write(header + end)
+PY
+
+# ---- run -----------------------------------------------------------------------------------
+status=0
+for h in "${harnesses[@]}"; do
+  mkdir -p "$build/findings/$h"
+  log="$build/findings/$h/last-run.log"
+  if "$build/tests/fuzz/$h" "$build/corpus/$h" -max_total_time="$seconds" -timeout=10 \
+       -rss_limit_mb=1024 -max_len=65536 -print_final_stats=1 \
+       -artifact_prefix="$build/findings/$h/" >"$log" 2>&1; then
+    echo "$h: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in ${seconds} s, no finding"
+  else
+    status=1
+    echo "$h: FINDING (see $log and $build/findings/$h/)"
+    grep -m3 -E "ERROR|SUMMARY|terminate|what\(\)" "$log" || tail -5 "$log"
+  fi
+done
+exit $status
