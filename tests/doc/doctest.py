@@ -97,8 +97,13 @@ def run(binary, root, cmd):
     inputs it names relative to the repository (topologies/..., ../shared/..., also after a
     `trace:` or `map:` prefix) are made absolute, and the absolute paths are turned back into
     the doc's in the output."""
+    given_root = os.path.normpath(os.path.abspath(root))
     root = os.path.realpath(root)
-    shared = os.path.realpath(os.path.join(root, "..", "shared"))
+    # ../shared may be a link (a checkout beside a linked shared/): its paths appear in the
+    # output under both names, and both are turned back into the doc's.
+    shared_names = {os.path.realpath(os.path.join(root, "..", "shared")),
+                    os.path.normpath(os.path.join(root, "..", "shared")),
+                    os.path.normpath(os.path.join(given_root, "..", "shared"))}
     fixed = []
     for w in shlex.split(cmd):
         if w in ("clustersim", "./build/tools/clustersim"):
@@ -119,7 +124,10 @@ def run(binary, root, cmd):
     with tempfile.TemporaryDirectory(prefix="clustersim-doctest-") as work:
         p = subprocess.run(shell, shell=True, cwd=work, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=300)
-    text = p.stdout.replace(shared + "/", "../shared/").replace(root + "/", "")
+    text = p.stdout
+    for name in sorted(shared_names, key=len, reverse=True):
+        text = text.replace(name + "/", "../shared/")
+    text = text.replace(root + "/", "").replace(given_root + "/", "")
     return p.returncode, text.split("\n")
 
 
