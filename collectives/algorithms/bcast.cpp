@@ -129,9 +129,9 @@ class PipelinedChainBcast final : public Algorithm {
   public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         if (a.size < 2) return false;
-        const std::uint64_t seg = std::max<std::uint64_t>(a.segment, 1);
-        const std::uint64_t n = a.bytes == 0 ? 1 : (a.bytes + seg - 1) / seg;  // segments
-        auto size = [&](std::uint64_t i) { return std::min(seg, a.bytes - i * seg); };
+        const Segments segs(a);
+        const std::uint64_t seg = segs.seg, n = segs.count();
+        auto size = [&](std::uint64_t i) { return segs.size(i); };
         const std::int32_t vr = a.relative(a.rank);
         const std::int32_t next = a.absolute(vr + 1), prev = a.absolute(vr - 1 + a.size);
         if (vr == 0) {  // segment k in step k
@@ -198,8 +198,7 @@ class KnomialBcast final : public Algorithm {
     static constexpr std::int32_t kRadix = 4;
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t vr = a.relative(a.rank), p = a.size;
-        std::int64_t mask = 1;  // vr's lowest non-zero digit's weight (>= p for the root)
-        while (mask < p && (vr / mask) % kRadix == 0) mask *= kRadix;
+        const std::int64_t mask = knomial_level(vr, p, kRadix);  // >= p for the root
         if (vr != 0) {
             if (k == 0) {
                 s.recv(a.absolute(static_cast<std::int32_t>(vr - (vr / mask) % kRadix * mask)),
@@ -230,9 +229,9 @@ class KnomialBcast final : public Algorithm {
 bool segmented_tree_step(const CollArgs& a, std::uint32_t k, Step& s, std::int32_t parent,
                          const std::int32_t* children, std::int32_t nchildren) {
     if (a.size < 2) return false;
-    const std::uint64_t seg = std::max<std::uint64_t>(a.segment, 1);
-    const std::uint64_t n = a.bytes == 0 ? 1 : (a.bytes + seg - 1) / seg;  // segments
-    auto size = [&](std::uint64_t i) { return std::min(seg, a.bytes - i * seg); };
+    const Segments segs(a);
+    const std::uint64_t seg = segs.seg, n = segs.count();
+    auto size = [&](std::uint64_t i) { return segs.size(i); };
     if (parent < 0) {
         if (k >= n) return false;
         for (std::int32_t c = 0; c < nchildren; ++c) {

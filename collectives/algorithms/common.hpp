@@ -2,6 +2,7 @@
 // step(args, k, step) describes step k of one rank's schedule.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "collectives/collective.hpp"
@@ -100,6 +101,26 @@ bool rd_allgather_step(std::int32_t n, std::int32_t me, std::uint32_t k, Step& s
         return true;
     }
     return false;
+}
+
+// A buffer of `bytes` cut into segments of `segment` bytes (at least 1) for the segmented and
+// pipelined algorithms: count() segments (one, empty, for an empty buffer), segment i of
+// size(i) bytes at offset(i).
+struct Segments {
+    std::uint64_t bytes, seg;
+    explicit Segments(const CollArgs& a)
+        : bytes(a.bytes), seg(std::max<std::uint64_t>(a.segment, 1)) {}
+    std::uint64_t count() const { return bytes == 0 ? 1 : (bytes + seg - 1) / seg; }
+    std::uint64_t size(std::uint64_t i) const { return std::min(seg, bytes - i * seg); }
+    std::uint64_t offset(std::uint64_t i) const { return i * seg; }
+};
+
+// k-nomial trees (relative ranks, root 0): the weight of vr's lowest non-zero base-`radix`
+// digit, i.e. the level vr hangs at; >= p for the root.
+inline std::int64_t knomial_level(std::int32_t vr, std::int32_t p, std::int32_t radix) {
+    std::int64_t mask = 1;
+    while (mask < p && (vr / mask) % radix == 0) mask *= radix;
+    return mask;
 }
 
 }  // namespace clustersim::mpi::alg

@@ -94,9 +94,9 @@ class PipelineReduce final : public Algorithm {
   public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         if (a.size < 2) return false;
-        const std::uint64_t seg = std::max<std::uint64_t>(a.segment, 1);
-        const std::uint64_t n = a.bytes == 0 ? 1 : (a.bytes + seg - 1) / seg;  // segments
-        auto size = [&](std::uint64_t i) { return std::min(seg, a.bytes - i * seg); };
+        const Segments segs(a);
+        const std::uint64_t seg = segs.seg, n = segs.count();
+        auto size = [&](std::uint64_t i) { return segs.size(i); };
         const std::int32_t vr = a.relative(a.rank);
         const std::int32_t next = a.absolute((vr + 1) % a.size);
         const std::int32_t prev = a.absolute(vr - 1 + (vr == 0 ? a.size : 0));
@@ -120,8 +120,7 @@ class KnomialReduce final : public Algorithm {
     static constexpr std::int32_t kRadix = 4;
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t vr = a.relative(a.rank), p = a.size;
-        std::int64_t mask = 1;  // vr's lowest non-zero digit's weight (>= p for the root)
-        while (mask < p && (vr / mask) % kRadix == 0) mask *= kRadix;
+        const std::int64_t mask = knomial_level(vr, p, kRadix);  // >= p for the root
         for (std::int64_t m = 1; m < mask; m *= kRadix) {
             if (vr + m >= p) break;  // no child at this level or above
             if (k == 0) {
@@ -145,9 +144,9 @@ class ChainReduce final : public Algorithm {
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t p = a.size, vr = a.relative(a.rank);
         if (p < 2) return false;
-        const std::uint64_t seg = std::max<std::uint64_t>(a.segment, 1);
-        const std::uint64_t n = a.bytes == 0 ? 1 : (a.bytes + seg - 1) / seg;  // segments
-        auto size = [&](std::uint64_t i) { return std::min(seg, a.bytes - i * seg); };
+        const Segments segs(a);
+        const std::uint64_t seg = segs.seg, n = segs.count();
+        auto size = [&](std::uint64_t i) { return segs.size(i); };
         const std::int32_t chains = std::min(kFanout, p - 1);
         auto start = [&](std::int32_t c) { return 1 + (p - 1) * c / chains; };
         if (vr == 0) {  // segment k from every head
