@@ -333,6 +333,19 @@ void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
     }
 }
 
+std::string Runtime::describe_job(std::uint64_t cookie) const {
+    if (cookie & kCollCookie) {
+        const std::int32_t rank = runs_[static_cast<std::uint32_t>(cookie & ~kCollCookie)].rank;
+        const Op& op = ranks_[rank].op;
+        return fmt::format("rank {} in {} (a reduction or copy of its schedule)", rank,
+                           op.kind == OpKind::Collective ? stat_name(stat_index(op))
+                                                         : std::string(to_string(op.kind)));
+    }
+    const OpKind kind = ranks_[cookie].op.kind;
+    if (kind == OpKind::Compute) return fmt::format("rank {}", cookie);
+    return fmt::format("rank {} in {}", cookie, to_string(kind));
+}
+
 // ---- collectives ------------------------------------------------------------------------
 
 std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {

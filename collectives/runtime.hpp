@@ -20,6 +20,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "collectives/collective.hpp"
@@ -49,6 +50,27 @@ struct OpStats {
         0;  // payload bytes: sent and received (point-to-point), passed (collectives)
 };
 
+// A rank's statistics by kind, holding only the kinds the rank used: a rank uses a few of
+// the kStatKinds, and a dense array of them cost 1.4 KiB per rank (docs/limits.md). Reading a
+// kind the rank never used gives zeros.
+class OpStatsTable {
+  public:
+    OpStats& operator[](int kind) {
+        for (auto& e : entries_)
+            if (e.first == kind) return e.second;
+        return entries_.emplace_back(kind, OpStats{}).second;
+    }
+    const OpStats& operator[](int kind) const {
+        for (const auto& e : entries_)
+            if (e.first == kind) return e.second;
+        static const OpStats none{};
+        return none;
+    }
+
+  private:
+    std::vector<std::pair<int, OpStats>> entries_;
+};
+
 struct RankResult {
     Time finish;
     std::uint64_t bytes_sent = 0;        // every payload byte the rank sent, collectives' included
@@ -56,7 +78,7 @@ struct RankResult {
     std::uint64_t io_bytes_written = 0;  // file data written through MPI-IO
     std::uint64_t io_bytes_read = 0;     // file data read through MPI-IO
     Time jitter;                         // OS jitter met by the rank's CPU work (models/cpu.hpp)
-    std::array<OpStats, kStatKinds> ops{};
+    OpStatsTable ops;
 };
 
 // One finished operation of a rank (compute bursts included), for timelines and statistics.
@@ -118,6 +140,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void message_delivered(std::uint64_t cookie) override;
     void message_injected(std::uint64_t cookie) override;
     void compute_done(std::uint64_t cookie, Time jitter) override;
+    std::string describe_job(std::uint64_t cookie) const override;
     void io_done(std::int32_t rank, std::uint64_t bytes) override;
 
   private:

@@ -352,6 +352,7 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
                 rt->message_injected(c);
         }
         void compute_done(std::uint64_t c, Time jitter) override { rt->compute_done(c, jitter); }
+        std::string describe_job(std::uint64_t c) const override { return rt->describe_job(c); }
     } forward;
     std::unique_ptr<net::Transport> transport;
     if (t.settings.model == topo::NetworkModel::Analytic)

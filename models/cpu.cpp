@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+
 namespace clustersim::cpu {
 
 Cpus::Cpus(Engine& engine, CpuClient& client) : engine_(engine), client_(client) {
@@ -56,7 +61,12 @@ void Cpus::reschedule(std::uint32_t index) {
     ++core.generation;
     if (core.jobs.empty()) return;
     std::int64_t least = INT64_MAX;
-    for (const Job& j : core.jobs) least = std::min(least, j.remaining_ps);
+    const Job* first = &core.jobs[0];  // the job that ends first (named if it never ends)
+    for (const Job& j : core.jobs)
+        if (j.remaining_ps < least) {
+            least = j.remaining_ps;
+            first = &j;
+        }
     const std::int64_t work = least * static_cast<std::int64_t>(core.jobs.size());
     std::int64_t span = work;
     if (core.noise != nullptr && work > 0) {
@@ -66,7 +76,17 @@ void Cpus::reschedule(std::uint32_t index) {
         span = static_cast<std::int64_t>(step.elapsed);
     }
     const Time at = engine_.now() + Time::ps(span);
+    if (at == Time::max()) [[unlikely]]
+        beyond_horizon(index, first->cookie);
     engine_.schedule(at, id_, 0, (static_cast<std::uint64_t>(index) << 32) | core.generation);
+}
+
+void Cpus::beyond_horizon(std::uint32_t index, std::uint64_t cookie) const {
+    throw HorizonError(fmt::format(
+        "simulated time passes the horizon: the compute of {} on core {} would end beyond "
+        "2^63-1 ps (about {:.2f} days, the largest time int64 picoseconds hold) at simulated "
+        "time {}",
+        client_.describe_job(cookie), index, Time::horizon_days(), format_time(engine_.now())));
 }
 
 void Cpus::start_time(std::uint32_t index, Time work, std::uint64_t cookie) {

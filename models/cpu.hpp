@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "models/jitter.hpp"
@@ -24,6 +25,11 @@ class CpuClient {
     virtual ~CpuClient() = default;
     // The job `cookie` is done; `jitter` is the OS jitter it met (zero without noise).
     virtual void compute_done(std::uint64_t cookie, Time jitter) = 0;
+    // Names the job `cookie` for an error ("rank 3 in Compute"): a compute that would end
+    // past the simulated-time horizon is reported with it.
+    virtual std::string describe_job(std::uint64_t cookie) const {
+        return "job " + std::to_string(cookie);
+    }
 };
 
 class Cpus : public Component {
@@ -68,6 +74,7 @@ class Cpus : public Component {
     };
     void advance(Core& core);
     void reschedule(std::uint32_t index);
+    [[noreturn]] void beyond_horizon(std::uint32_t index, std::uint64_t cookie) const;
 
     Engine& engine_;
     CpuClient& client_;

@@ -211,6 +211,26 @@ void Progress::finish() {
     if (shown_ && !lines_) std::cerr << "\n" << std::flush;
 }
 
+// Why a child (a run, or the generate step of a model) failed, in one line.
+std::string failure_of(const Outcome& o, const Limits& limits) {
+    if (!o.spawn_error.empty()) return o.spawn_error;
+    if (o.timed_out) return fmt::format("killed at the wall-time limit of {:g} s", limits.wall_s);
+    if (o.signal != 0)
+        return fmt::format("killed by signal {} ({}){}", o.signal, strsignal(o.signal),
+                           last_line(o.err).empty() ? "" : ": " + last_line(o.err));
+    std::string error = last_line(o.err);
+    // "clustersim: error: X" -> "X"; "clustersim: internal error: Y" -> "internal error: Y".
+    if (error.rfind("clustersim: error: ", 0) == 0)
+        error = error.substr(19);
+    else if (error.rfind("clustersim: ", 0) == 0)
+        error = error.substr(12);
+    if (error.empty()) error = fmt::format("exit code {} and no message", o.exit_code);
+    if ((error.find("bad_alloc") != std::string::npos || error.rfind("out of memory", 0) == 0) &&
+        limits.memory_bytes > 0)
+        error += fmt::format(" (memory limit {})", format_size(limits.memory_bytes));
+    return error;
+}
+
 Prepared prepare(const SweepOptions& o, bool generate_models) {
     Prepared p;
     p.spec = load_sweep(o.file);
@@ -253,10 +273,7 @@ Prepared prepare(const SweepOptions& o, bool generate_models) {
             if (g.exit_code == 0 && !g.out.empty()) {
                 write_atomic(path, g.out);
             } else {
-                std::string why = last_line(g.err);
-                if (!g.spawn_error.empty()) why = g.spawn_error;
-                if (why.empty()) why = fmt::format("exit code {}", g.exit_code);
-                p.model_errors[pt.model_key] = "generate: " + why;
+                p.model_errors[pt.model_key] = "generate: " + failure_of(g, limits);
             }
         }
     }
@@ -292,25 +309,8 @@ nlohmann::json make_record(const Prepared& p, const Point& point, const Outcome&
     r["peak_memory_bytes"] = o.peak_memory_bytes;
     std::string error;
     nlohmann::json result;
-    if (!o.spawn_error.empty()) {
-        error = o.spawn_error;
-    } else if (o.timed_out) {
-        error = fmt::format("killed at the wall-time limit of {:g} s", p.limits.wall_s);
-    } else if (o.signal != 0) {
-        error = fmt::format("killed by signal {} ({}){}", o.signal, strsignal(o.signal),
-                            last_line(o.err).empty() ? "" : ": " + last_line(o.err));
-    } else if (o.exit_code != 0) {
-        error = last_line(o.err);
-        // "clustersim: error: X" -> "X"; "clustersim: internal error: Y" -> "internal error: Y".
-        if (error.rfind("clustersim: error: ", 0) == 0)
-            error = error.substr(19);
-        else if (error.rfind("clustersim: ", 0) == 0)
-            error = error.substr(12);
-        if (error.empty()) error = fmt::format("exit code {} and no message", o.exit_code);
-        if ((error.find("bad_alloc") != std::string::npos ||
-             error.rfind("out of memory", 0) == 0) &&
-            p.limits.memory_bytes > 0)
-            error += fmt::format(" (memory limit {})", format_size(p.limits.memory_bytes));
+    if (!o.spawn_error.empty() || o.timed_out || o.signal != 0 || o.exit_code != 0) {
+        error = failure_of(o, p.limits);
     } else {
         try {
             result = nlohmann::json::parse(o.out);

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "cli_fixtures.hpp"
+#include "tools/cli_util.hpp"
 #include "traces/rank_file.hpp"
+#include "traces/trace.hpp"
 
 namespace clustersim::testing {
 namespace {
@@ -68,13 +70,17 @@ TEST(HostileTime, HugeStreamIsRefusedAtSendNotSimulatedPacketByPacket) {
                    "beyond the horizon of 2^63-1 ps (about 106.75 days)");
 }
 
-TEST(HostileTime, ComputeBeyondTheHorizonNamesTheCpusAndTheHorizon) {
+TEST(HostileTime, ComputeBeyondTheHorizonNamesTheRankTheCoreAndTheHorizon) {
     // 2^64-1 instructions at 2.5 G/s: 7.4 * 10^9 s (was SIGSEGV).
     expect_refused("run " + kStar + " --app trace:" + hostile("compute-2p64.trace"),
-                   "simulated time passes the horizon: cpus scheduled an event beyond 2^63-1 ps "
-                   "(about 106.75 days");
+                   "simulated time passes the horizon: the compute of rank 0 on core 0 would "
+                   "end beyond 2^63-1 ps (about 106.75 days");
+    // The 10th iteration of 10^6 s would end at 10^7 s, past the horizon (9.22 * 10^6 s):
+    // named when it starts, at 9 * 10^6 s (the loop's barriers take nothing on a star).
     expect_refused("run " + kStar + " --app loop:iterations=1000,work=1000000s",
-                   "passes the horizon");
+                   "the compute of rank 0 on core 0 would end beyond 2^63-1 ps (about 106.75 "
+                   "days, the largest time int64 picoseconds hold) at simulated time "
+                   "9,000,000 s");
 }
 
 TEST(HostileTime, SimGridSleepPastTheHorizonIsAnInputError) {
@@ -238,7 +244,7 @@ TEST(HostileMemory, SummedRanksNeverWrapAndAreCheckedBeforeAllocating) {
                        " --app barrier --app barrier --ranks 4294967295 --ranks 2 --oversubscribe",
                    "--ranks: 4294967295 ranks for 'barrier'; at most 16777216 ranks in a run");
     expect_refused("run " + kStar + " --app barrier --ranks 16777216 --oversubscribe",
-                   "4.5 KiB per rank");
+                   "2.75 KiB per rank");
 }
 
 TEST(HostileMemory, StarOfTheMaximumNodesIsCheckedAgainstTheMachineMemory) {
@@ -272,6 +278,51 @@ TEST(HostileMemory, TinySimGridTraceNamingMillionsOfRanksIsRefused) {
                    "most 65536 ranks without actions");
     expect_refused("run " + kStar + " --app trace:" + hostile("comm-size-2p24.ti"),
                    "the trace names 16777216 ranks but only 1 have actions");
+}
+
+TEST(HostileMemory, BinaryTraceOfAMillionEmptyRanksIsRefusedBeforeTheRun) {
+    // 2 MB of binary trace, 1,048,576 ranks without a record: the run took 3.45 GiB.
+    traces::Trace t;
+    t.resize(1u << 20);
+    const std::string path = write_temp("empty-1m.cstb", "");
+    traces::write_binary(t, path);
+    expect_refused("run " + kStar + " --app trace:" + path + " --oversubscribe",
+                   "empty-1m.cstb: the trace has 1048576 ranks, 1048576 of them without records; "
+                   "at most 65536 ranks without records");
+    // The same limit in every format: 70,000 empty ranks of native text (0.7 MB).
+    std::string text = "clustersim-trace 1\n";
+    for (int r = 0; r < 70000; ++r) text += "rank " + std::to_string(r) + "\n";
+    expect_refused("convert " + write_temp("empty-70k.trace", text) + " " +
+                       write_temp("empty-70k.cstb", "") + " --to binary",
+                   "empty-70k.trace: the trace has 70000 ranks, 70000 of them without records");
+}
+
+TEST(HostileMemory, ABinaryTraceUnder1MiBRunsInAFewHundredMiB) {
+    // 150,000 ranks of one compute record each: 0.86 MiB of binary trace, the most ranks an
+    // input under 1 MiB can bring. The run's peak memory stays under 300 MiB (141 MiB; 527 MiB
+    // when the runtime's statistics held every kind for every rank).
+    traces::Trace t;
+    t.resize(150000);
+    traces::Record c;
+    c.kind = mpi::OpKind::Compute;
+    c.compute_time = Time::ns(1);
+    for (std::uint32_t r = 0; r < t.ranks(); ++r) t.append(r, c);
+    const std::string path = write_temp("one-record-150k.cstb", "");
+    traces::write_binary(t, path);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    ASSERT_LT(static_cast<long>(in.tellg()), 1L << 20);
+    const Result r = bounded("run " + kStar + " --app trace:" + path + " --oversubscribe");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::size_t at = r.out.find("peak memory ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const double value = std::stod(r.out.substr(at + 12));
+    const std::string unit = r.out.substr(r.out.find(' ', at + 12) + 1, 3);
+#if !defined(__SANITIZE_ADDRESS__)
+    EXPECT_TRUE(unit == "MiB" && value < 300.0) << r.out;
+#else
+    (void)value;
+    (void)unit;
+#endif
 }
 
 TEST(HostileMemory, AlltoallvCountMatrixIsBounded) {
@@ -315,6 +366,33 @@ TEST(HostileDefaults, GenerateNamesTheFlagsOfAnImpossibleShape) {
                    "shape needs routers");
     expect_refused("generate star --routing valiant",
                    "--routing: valiant routing needs a dragonfly, not a star");
+}
+
+TEST(HostileDefaults, GenerateAndImportReadTheirModelBackBeforePrintingIt) {
+    // Both were printed (exit 0) and then refused by `validate`.
+    expect_refused("generate star --nodes 4294967295",
+                   "--nodes: the model it describes is not valid (line 12: <star>: <star> "
+                   "attribute 'nodes': 4294967295 nodes, at most 16777216 are supported)");
+    expect_refused("generate fat-tree --down 65535,65535 --up 1,1",
+                   "--nodes/--down/--up: the model it describes is not valid (line 12: "
+                   "<fat-tree>: the fat tree has more than 16777216 nodes");
+    // What generate and both importers print is read back: every shape and every shipped
+    // import validates.
+    for (const std::string kind : {"star", "fat-tree", "torus", "dragonfly"}) {
+        const Result g = bounded("generate " + kind);
+        ASSERT_EQ(g.code, 0) << kind << ": " << g.err;
+        const Result v = bounded("validate " + write_temp("generated-" + kind + ".xml", g.out));
+        EXPECT_EQ(v.code, 0) << kind << ": " << v.err;
+    }
+    // The check itself names the source and the model's line.
+    try {
+        cli::check_written_model("<cluster-model>\n<bogus/>\n</cluster-model>\n", "in.xml");
+        FAIL() << "an invalid model passed";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.file(), "in.xml");
+        EXPECT_NE(e.message().find("the model it describes is not valid (line"), std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(HostileDefaults, PiosimhdImportRefusesWhatValidateWouldRefuse) {

@@ -136,20 +136,21 @@ int cmd_generate(const GenerateFlags& f) {
     if (o.routing == topo::Routing::Valiant && f.kind != "dragonfly")
         throw InputError("--routing", 0,
                          fmt::format("valiant routing needs a dragonfly, not a {}", f.kind));
+    // generate_model_xml names no flag (it also serves the library): when the shape the flags
+    // describe is impossible, name the flags that describe it.
+    const char* flags = f.kind == "dragonfly"
+                            ? "--nodes/--groups/--routers/--nodes-per-router/--global-links"
+                        : f.kind == "torus"    ? "--nodes/--dims"
+                        : f.kind == "fat-tree" ? "--nodes/--down/--up"
+                                               : "--nodes";
     std::string xml;
     try {
         xml = topo::generate_model_xml(o);
     } catch (const InputError& e) {
-        // generate_model_xml names no flag (it also serves the library): the shape the flags
-        // describe is impossible, so name the flags that describe it.
         if (!e.file().empty()) throw;
-        const char* flags = f.kind == "dragonfly"
-                                ? "--nodes/--groups/--routers/--nodes-per-router/--global-links"
-                            : f.kind == "torus"    ? "--nodes/--dims"
-                            : f.kind == "fat-tree" ? "--nodes/--down/--up"
-                                                   : "--nodes";
         throw InputError(flags, 0, e.message());
     }
+    check_written_model(xml, flags);
     std::cout << xml;
     return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
+#include "topologies/model_xml.hpp"
 #include "traces/reader.hpp"
 
 namespace clustersim::cli {
@@ -47,6 +48,21 @@ inline void print_unmodeled(const traces::ReadReport& report, const std::string&
         "clustersim: {} MPI call(s) of {} not modeled, replayed as their recorded duration: "
         "{}\n",
         total, path, list);
+}
+
+// A command that writes a model (generate, import) reads it back before printing it, so it
+// never prints what `validate` and `run` would refuse: the error names `source` (the flags or
+// the input file that describe the impossible model) and the model's own line.
+inline void check_written_model(const std::string& xml, const std::string& source) {
+    try {
+        (void)topo::parse_model(xml, "model");
+    } catch (const InputError& e) {
+        throw InputError(
+            source, 0,
+            fmt::format("the model it describes is not valid ({}{}: {})",
+                        e.line() > 0 ? "line " : "",
+                        e.line() > 0 ? std::to_string(e.line()) : std::string(), e.message()));
+    }
 }
 
 }  // namespace clustersim::cli

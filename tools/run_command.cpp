@@ -234,15 +234,16 @@ int cmd_run(const RunFlags& f) {
                          fmt::format("{} ranks in all; at most {} ranks in a run (docs/limits.md)",
                                      all_ranks, traces::kMaxRanks));
     const auto ranks = static_cast<std::uint32_t>(all_ranks);
-    // A rank costs about 4.5 KiB in the runtime (430 MiB for a 100,000-rank barrier on this
-    // machine): refuse before allocating rather than die of std::bad_alloc half-way.
-    constexpr std::uint64_t kBytesPerRank = 4608;
+    // A rank costs about 2.75 KiB in the runtime at the peak of a barrier (259 MiB for
+    // 100,000 ranks, 2.71 GiB for 1,048,576 on this machine): refuse before allocating rather
+    // than die of std::bad_alloc half-way.
+    constexpr std::uint64_t kBytesPerRank = 2816;
     const auto pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0 &&
         all_ranks * kBytesPerRank >
             static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page))
         throw InputError(f.ranks.empty() ? "--app" : "--ranks", 0,
-                         fmt::format("{} ranks need about {} (4.5 KiB per rank) but this machine "
+                         fmt::format("{} ranks need about {} (2.75 KiB per rank) but this machine "
                                      "has {} of memory (docs/limits.md)",
                                      all_ranks, format_size(all_ranks * kBytesPerRank),
                                      format_size(static_cast<std::uint64_t>(pages) *

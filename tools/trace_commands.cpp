@@ -201,6 +201,7 @@ int cmd_import(const ImportFlags& f) {
         r = traces::import_simgrid(f.input);
     else
         throw InputError("import", 0, fmt::format("'{}': expected piosimhd or simgrid", f.kind));
+    check_written_model(r.xml, f.input);
     std::cout << r.xml;
     for (const auto& u : r.unmapped) std::cerr << "clustersim: import: " << u << "\n";
     if (!f.placement_out.empty()) {

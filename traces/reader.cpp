@@ -91,6 +91,13 @@ Trace load_trace(const std::string& path, const std::string& format, const ReadO
                             registry.names()));
     }
     Trace t = reader->read(path, options, report);
+    std::int64_t idle = 0;
+    for (std::uint32_t r = 0; r < t.ranks(); ++r) idle += t.events(r) == 0 ? 1 : 0;
+    if (idle > kMaxIdleRanks)
+        throw InputError(path, 0,
+                         fmt::format("the trace has {} ranks, {} of them without records; at "
+                                     "most {} ranks without records (docs/limits.md)",
+                                     t.ranks(), idle, kMaxIdleRanks));
     t.format = reader->name();
     if (t.source.empty()) t.source = path;
     return t;

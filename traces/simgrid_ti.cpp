@@ -31,10 +31,6 @@ namespace clustersim::traces {
 
 namespace {
 
-// The most ranks a trace may name (as comm_size, a peer or a rank number) beyond those with
-// actions (docs/limits.md).
-constexpr std::int64_t kMaxIdleRanks = 65536;
-
 namespace fs = std::filesystem;
 using mpi::CollOp;
 using mpi::OpKind;

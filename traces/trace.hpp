@@ -56,6 +56,10 @@ struct Record {
 // have). Readers refuse a trace naming more; `run` refuses --ranks summing to more
 // (docs/limits.md).
 inline constexpr std::uint32_t kMaxRanks = 1u << 24;
+// The most ranks a trace may have without any record (a SimGrid TI trace: without actions).
+// Such a rank costs a few bytes of input and a few KiB of run state (docs/limits.md), so a
+// file of 2 MB could otherwise ask for gigabytes; load_trace refuses more.
+inline constexpr std::int64_t kMaxIdleRanks = 65536;
 
 class Trace {
   public:
