@@ -55,7 +55,7 @@ AnalyticNetwork::AnalyticNetwork(Engine& engine, const topo::Topology& topology,
                                  std::unique_ptr<comm::CommModel> model, AnalyticParams params)
     : engine_(engine),
       topo_(topology),
-      router_(router),
+      routes_(topology, router),
       client_(client),
       model_(std::move(model)),
       params_(std::move(params)),
@@ -84,43 +84,11 @@ std::vector<std::uint64_t> AnalyticNetwork::edge_bytes() const {
     return std::vector<std::uint64_t>(topo_.num_edges(), 0);
 }
 
+// The route's latency and narrowest rate (topologies/route_service.hpp): the same path, the
+// same sum and the same bottleneck the graph models use.
 comm::PairCost AnalyticNetwork::path_cost(VertexId src, VertexId dst) const {
-    std::vector<EdgeId> edges;
-    if (src == dst) {  // two processes of one socket: to its first neighbour and back
-        const auto [lo, hi] = topo_.out_edge_range(src);
-        if (lo == hi)
-            throw std::runtime_error(
-                fmt::format("socket '{}' has no link", topo_.vertex(src).name));
-        edges.push_back(lo);
-        const auto back = router_.path(topo_.target_of(lo), dst);
-        edges.insert(edges.end(), back.begin(), back.end());
-    } else {
-        edges = router_.path(src, dst);
-    }
-    if (edges.empty())
-        throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(src).name,
-                                             topo_.vertex(dst).name));
-    comm::PairCost c;
-    std::uint64_t bottleneck = 0;  // bytes/s, 0 = none yet
-    auto narrow = [&](Bandwidth b) {
-        if (b.infinite()) return;
-        bottleneck = bottleneck == 0 ? b.bytes_per_s : std::min(bottleneck, b.bytes_per_s);
-    };
-    for (std::size_t i = 0; i < edges.size(); ++i) {
-        const EdgeId e = edges[i];
-        c.latency += topo_.edge(e).latency;
-        narrow(topo_.edge(e).bandwidth);
-        if (i == 0) continue;
-        const topo::VertexProps& via = topo_.vertex(topo_.source_of(e));
-        const bool neighbours =
-            edges.size() == 2 && topo_.source_of(edges[0]) == src && topo_.target_of(e) == dst;
-        if (neighbours && via.kind == topo::VertexKind::MemoryNode && !via.local.infinite())
-            narrow(via.local);
-        else
-            narrow(via.relay);
-    }
-    c.bandwidth = Bandwidth{bottleneck};
-    return c;
+    const topo::Route r = routes_.route(src, dst);
+    return comm::PairCost{r.latency, r.bottleneck};
 }
 
 const comm::FittedCurve* AnalyticNetwork::curve_of(std::int32_t src_node,

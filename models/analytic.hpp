@@ -29,6 +29,7 @@
 #include "models/transport.hpp"
 #include "simulator/engine.hpp"
 #include "simulator/pool.hpp"
+#include "topologies/route_service.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
 
@@ -96,7 +97,7 @@ class AnalyticNetwork final : public Component, public Transport {
 
     Engine& engine_;
     const topo::Topology& topo_;
-    topo::Router& router_;
+    topo::RouteService routes_;
     NetworkClient& client_;
     std::unique_ptr<comm::CommModel> model_;
     AnalyticParams params_;

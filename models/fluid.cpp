@@ -12,7 +12,7 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
                            NetworkClient& client, std::uint64_t seed)
     : engine_(engine),
       topo_(topology),
-      router_(router),
+      routes_service_(topology, router),
       client_(client),
       rng_(seed),
       valiant_(topology) {
@@ -49,40 +49,21 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
         key |= 1ULL << 63;  // Valiant keys apart from minimal ones
         if (auto it = route_index_.find(key); it != route_index_.end()) return it->second;
     }
+    // The route (topologies/route_service.hpp): a resource per link, and one per relay
+    // that limits it (a memory node's local rate between two of its neighbours).
+    topo::Route& path = route_scratch_;
+    routes_service_.route(src, dst, path, via);
     Route r;
-    auto append = [&](VertexId a, VertexId b) {
-        if (a == b) return;
-        auto part = router_.path(a, b);
-        if (part.empty())
-            throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(a).name,
-                                                 topo_.vertex(b).name));
-        r.edges.insert(r.edges.end(), part.begin(), part.end());
-    };
-    if (src == dst) {  // two processes of one socket: out to its first neighbour and back
-        auto [lo, hi] = topo_.out_edge_range(src);
-        if (lo == hi)
-            throw std::runtime_error(
-                fmt::format("socket '{}' has no link", topo_.vertex(src).name));
-        r.edges.push_back(lo);
-        append(topo_.target_of(lo), dst);
-    } else if (via != topo::kNoVertex) {
-        append(src, via);
-        append(via, dst);
-    } else {
-        append(src, dst);
-    }
-    for (std::size_t i = 0; i < r.edges.size(); ++i) {
-        const EdgeId e = r.edges[i];
-        r.latency += topo_.edge(e).latency;
-        r.resources.push_back(e);
+    r.edges = path.edges;
+    r.latency = path.latency;
+    for (std::size_t i = 0; i < path.edges.size(); ++i) {
+        r.resources.push_back(path.edges[i]);
         if (i == 0) continue;
-        const VertexId v = topo_.source_of(e);  // relayed here
-        const bool neighbours =
-            r.edges.size() == 2 && topo_.source_of(r.edges[0]) == src && topo_.target_of(e) == dst;
-        if (neighbours && local_resource_[v] != kNil)
-            r.resources.push_back(local_resource_[v]);
-        else if (relay_resource_[v] != kNil)
-            r.resources.push_back(relay_resource_[v]);
+        const topo::RouteRelay relay = routes_service_.relay(path, i);
+        if (relay.local)
+            r.resources.push_back(local_resource_[relay.vertex]);
+        else if (relay_resource_[relay.vertex] != kNil)
+            r.resources.push_back(relay_resource_[relay.vertex]);
     }
     routes_.push_back(std::move(r));
     const auto index = static_cast<std::uint32_t>(routes_.size() - 1);

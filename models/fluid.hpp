@@ -22,6 +22,7 @@
 #include "simulator/engine.hpp"
 #include "simulator/pool.hpp"
 #include "simulator/rng.hpp"
+#include "topologies/route_service.hpp"
 #include "topologies/routing.hpp"
 
 namespace clustersim::net {
@@ -103,7 +104,8 @@ class FluidNetwork final : public Component, public Transport {
 
     Engine& engine_;
     const topo::Topology& topo_;
-    topo::Router& router_;
+    topo::RouteService routes_service_;
+    topo::Route route_scratch_;  // for route_for
     NetworkClient& client_;
     ComponentId id_;
     Rng rng_;

@@ -15,6 +15,7 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
     : engine_(engine),
       topo_(topology),
       router_(router),
+      routes_(topology, router),
       client_(client),
       rng_(seed),
       valiant_(topology) {
@@ -65,34 +66,15 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
         s.granularity = topo_.settings.granularity;
         s.analytical = topo_.settings.nic_model == topo::NicModel::Analytical;
     }
-    // The first-choice path, to size the window.
-    std::vector<EdgeId> path;
-    const EdgeId first = first_hop(s);
-    if (first == topo::kNoEdge)
-        throw std::runtime_error(fmt::format("no route from '{}' to '{}'", topo_.vertex(src).name,
-                                             topo_.vertex(dst).name));
-    path.push_back(first);
-    const VertexId after = topo_.target_of(first);
-    if (after != dst) {
-        auto rest = router_.path(after, dst);
-        if (rest.empty())
-            throw std::runtime_error(fmt::format("no route from '{}' to '{}'",
-                                                 topo_.vertex(src).name, topo_.vertex(dst).name));
-        path.insert(path.end(), rest.begin(), rest.end());
-    }
+    // The route (topologies/route_service.hpp), to keep the path and size the window.
+    routes_.route(src, dst, route_);
+    const std::vector<EdgeId>& path = route_.edges;
     if (topo_.settings.routing == topo::Routing::ShortestPath && path.size() < UINT16_MAX) {
         s.path_first = static_cast<std::uint32_t>(paths_.size());
         s.path_len = static_cast<std::uint16_t>(path.size());
         paths_.insert(paths_.end(), path.begin(), path.end());
     }
-    std::uint64_t narrowest = UINT64_MAX;
-    for (std::size_t i = 0; i < path.size(); ++i) {
-        const Bandwidth bw = topo_.edge(path[i]).bandwidth;
-        if (!bw.infinite()) narrowest = std::min(narrowest, bw.bytes_per_s);
-        if (i > 0 && !relays_[topo_.source_of(path[i])].rate.infinite())
-            narrowest = std::min(narrowest, relays_[topo_.source_of(path[i])].rate.bytes_per_s);
-    }
-    s.bottleneck = narrowest == UINT64_MAX ? 0 : narrowest;
+    s.bottleneck = route_.bottleneck.bytes_per_s;
     if (s.granularity == 0) {
         s.window = UINT32_MAX;  // whole messages: no packet window
     } else {

@@ -27,6 +27,7 @@
 #include "simulator/engine.hpp"
 #include "simulator/pool.hpp"
 #include "simulator/rng.hpp"
+#include "topologies/route_service.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
 
@@ -140,6 +141,8 @@ class Network final : public Component, public Transport {
     Engine& engine_;
     const topo::Topology& topo_;
     topo::Router& router_;
+    topo::RouteService routes_;
+    topo::Route route_;  // scratch for stream_for
     NetworkClient& client_;
     ComponentId id_;
 

@@ -1,0 +1,63 @@
+#include "topologies/route_service.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace clustersim::topo {
+
+RouteService::RouteService(const Topology& topology, const Router& router)
+    : topo_(topology), router_(router) {}
+
+void RouteService::append(VertexId a, VertexId b, Route& out) const {
+    if (a == b) return;
+    const std::vector<EdgeId> part = router_.path(a, b);
+    if (part.empty())
+        throw std::runtime_error(
+            fmt::format("no route from '{}' to '{}'", topo_.vertex(a).name, topo_.vertex(b).name));
+    out.edges.insert(out.edges.end(), part.begin(), part.end());
+}
+
+void RouteService::route(VertexId src, VertexId dst, Route& out, VertexId via) const {
+    out.src = src;
+    out.dst = dst;
+    out.edges.clear();
+    if (src == dst) {  // two processes of one socket: out to its first neighbour and back
+        const auto [lo, hi] = topo_.out_edge_range(src);
+        if (lo == hi)
+            throw std::runtime_error(
+                fmt::format("socket '{}' has no link", topo_.vertex(src).name));
+        out.edges.push_back(lo);
+        append(topo_.target_of(lo), dst, out);
+    } else if (via != kNoVertex) {
+        append(src, via, out);
+        append(via, dst, out);
+    } else {
+        append(src, dst, out);
+    }
+    out.neighbours = out.edges.size() == 2 && topo_.source_of(out.edges[0]) == src &&
+                     topo_.target_of(out.edges[1]) == dst;
+    out.latency = Time::zero();
+    std::uint64_t narrowest = 0;  // bytes/s, 0 = none finite yet
+    auto narrow = [&](Bandwidth b) {
+        if (!b.infinite() && (narrowest == 0 || b.bytes_per_s < narrowest))
+            narrowest = b.bytes_per_s;
+    };
+    for (std::size_t i = 0; i < out.edges.size(); ++i) {
+        const EdgeProps& e = topo_.edge(out.edges[i]);
+        out.latency += e.latency;
+        narrow(e.bandwidth);
+        if (i > 0) narrow(relay(out, i).rate);
+    }
+    out.bottleneck = Bandwidth{narrowest};
+}
+
+RouteRelay RouteService::relay(const Route& r, std::size_t i) const {
+    const VertexId v = topo_.source_of(r.edges[i]);
+    const VertexProps& p = topo_.vertex(v);
+    if (r.neighbours && p.kind == VertexKind::MemoryNode && !p.local.infinite())
+        return RouteRelay{v, p.local, true};
+    return RouteRelay{v, p.relay, false};
+}
+
+}  // namespace clustersim::topo
