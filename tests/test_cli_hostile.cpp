@@ -11,6 +11,7 @@
 
 #include "cli_fixtures.hpp"
 #include "tools/cli_util.hpp"
+#include "traces/import.hpp"
 #include "traces/rank_file.hpp"
 #include "traces/trace.hpp"
 
@@ -269,6 +270,26 @@ TEST(HostileMemory, SimGridClusterOfMillionsOfHostsIsRefused) {
     expect_refused("import simgrid " + path,
                    "big-cluster.xml:4: <cluster> attribute 'radical': '0-16777215': more than "
                    "1048576 hosts in the platform; at most 1048576");
+}
+
+TEST(HostileMemory, SimGridImportHostLimitCanBeLowered) {
+    // The fuzz harness imports with at most 4,096 hosts (2^20 take minutes under the
+    // sanitizers); the check and its message are the command's.
+    const std::string path = write_temp(
+        "cluster-5000.xml",
+        "<?xml version='1.0'?>\n<platform version=\"4.1\">\n<zone id=\"w\" routing=\"Full\">\n"
+        "<cluster id=\"c\" prefix=\"n-\" radical=\"1-5000\" suffix=\"\" speed=\"1Gf\" "
+        "bw=\"125MBps\" lat=\"50us\"/>\n</zone>\n</platform>\n");
+    try {
+        (void)traces::import_simgrid(path, 4096);
+        FAIL() << "5,000 hosts imported under a limit of 4,096";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.line(), 4);
+        EXPECT_NE(e.message().find("'1-5000': more than 4096 hosts in the platform; at most 4096"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(traces::import_simgrid(path).unmapped.size(), 0u);
 }
 
 TEST(HostileMemory, TinySimGridTraceNamingMillionsOfRanksIsRefused) {

@@ -2,6 +2,7 @@
 // (`clustersim import piosimhd|simgrid FILE > model.xml`).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,11 @@ struct ImportResult {
 // connections, servers with cache layers and disks).
 ImportResult import_piosimhd(const std::string& path);
 // A SimGrid platform (hosts, links, routes, <cluster> incl. fat-tree, torus, dragonfly).
-ImportResult import_simgrid(const std::string& path);
+// The most hosts an import takes (all <cluster>s together): every host name is kept to keep
+// names unique, so 2^24 hosts took more than a gigabyte and minutes (docs/limits.md).
+inline constexpr std::uint64_t kMaxImportHosts = 1u << 20;
+// `max_hosts` lowers that limit (the fuzz harness: a cluster of 2^20 hosts takes 1.7 s, but
+// minutes under the sanitizers, and the limit's check is the same at any value).
+ImportResult import_simgrid(const std::string& path, std::uint64_t max_hosts = kMaxImportHosts);
 
 }  // namespace clustersim::traces

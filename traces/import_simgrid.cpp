@@ -140,7 +140,8 @@ void split_on(std::string_view s, char sep, std::vector<std::string>& out) {
 
 class Importer {
   public:
-    explicit Importer(std::string path) : path_(std::move(path)) {}
+    Importer(std::string path, std::uint64_t max_hosts)
+        : path_(std::move(path)), max_hosts_(max_hosts) {}
     ImportResult run();
 
   private:
@@ -203,6 +204,7 @@ class Importer {
     std::string emit();
 
     std::string path_;
+    std::uint64_t max_hosts_;
     std::unique_ptr<XmlFile> file_;  // the platform, with line numbers (set by run())
     ImportResult result_;
     std::vector<std::pair<int, std::string>> unmapped_;  // line, text
@@ -577,11 +579,8 @@ void Importer::route(pugi::xml_node n, bool zone_route) {
     routes_.push_back(std::move(r));
 }
 
-// The most hosts an import takes (all <cluster>s together): every host name is kept to keep
-// names unique, so 2^24 hosts took more than a gigabyte and minutes (docs/limits.md).
-constexpr std::uint64_t kMaxImportHosts = 1u << 20;
-
-std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok, bool& too_many) {
+std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok, bool& too_many,
+                                        std::uint64_t max_hosts) {
     std::vector<std::int64_t> out;
     ok = true;
     std::vector<std::string> parts;
@@ -608,7 +607,7 @@ std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok, bool& t
             ok = false;
             return out;
         }
-        if (static_cast<unsigned long long>(hi - lo) + 1 + out.size() > kMaxImportHosts) {
+        if (static_cast<unsigned long long>(hi - lo) + 1 + out.size() > max_hosts) {
             ok = false;
             too_many = true;
             return out;
@@ -642,12 +641,13 @@ void Importer::cluster(pugi::xml_node n) {
     const std::string prefix = n.attribute("prefix").value();
     const std::string suffix = n.attribute("suffix").value();
     bool ok = false, too_many = false;
-    const std::vector<std::int64_t> radical = parse_radical(required(n, "radical"), ok, too_many);
+    const std::vector<std::int64_t> radical =
+        parse_radical(required(n, "radical"), ok, too_many, max_hosts_);
     imported_hosts_ += radical.size();
-    if (too_many || imported_hosts_ > kMaxImportHosts)
+    if (too_many || imported_hosts_ > max_hosts_)
         fail(n, fmt::format("<cluster> attribute 'radical': '{}': more than {} hosts in the "
                             "platform; at most {} (docs/limits.md)",
-                            n.attribute("radical").value(), kMaxImportHosts, kMaxImportHosts));
+                            n.attribute("radical").value(), max_hosts_, max_hosts_));
     if (!ok || radical.empty())
         fail(n, fmt::format("<cluster> attribute 'radical': '{}' is not a list of numbers and "
                             "ranges; expected e.g. 0-99 or 0-3,5,7-9",
@@ -1165,8 +1165,8 @@ ImportResult Importer::run() {
 
 }  // namespace
 
-ImportResult import_simgrid(const std::string& path) {
-    Importer importer(path);
+ImportResult import_simgrid(const std::string& path, std::uint64_t max_hosts) {
+    Importer importer(path, std::min(max_hosts, kMaxImportHosts));
     return importer.run();
 }
 
