@@ -1,5 +1,7 @@
 #include "simulator/units.hpp"
 
+#include "simulator/quantity.hpp"
+
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -10,93 +12,33 @@
 namespace clustersim {
 namespace {
 
-using u128 = uint128;
-constexpr u128 kMax64 = static_cast<u128>(UINT64_MAX);
+using quantity::Decimal;
+using quantity::u128;
 
-// Fraction digits kept: 10^24 times the largest unit factor (2^40) stays far below 2^128.
-constexpr int kMaxFractionDigits = 24;
-
-// An exact decimal: value = mantissa / 10^scale.
-struct Decimal {
-    u128 mantissa = 0;
-    int scale = 0;
-};
-
-// Splits "1.25GB/s" into the number and the unit; throws on a sign or no digits.
+// Splits "1.25GB/s" into the number and the unit (simulator/quantity.hpp); throws on a sign
+// or no digits.
 std::pair<Decimal, std::string_view> split_number(std::string_view text, const char* expected) {
-    std::size_t i = 0;
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-    if (i < text.size() && (text[i] == '-' || text[i] == '+'))
-        throw UnitError(fmt::format("'{}': expected {} without a sign", text, expected));
     Decimal d;
-    bool digits = false, dot = false;
-    for (; i < text.size(); ++i) {
-        const char c = text[i];
-        if (c >= '0' && c <= '9') {
-            digits = true;
-            if (dot && (d.scale >= kMaxFractionDigits || d.mantissa > (kMax64 * 1000))) {
-                // Fraction digits past what any unit can resolve (a picosecond of a minute
-                // needs 14; 10^kMaxFractionDigits still fits the 128-bit scale) change no
-                // rounded result: they are read and dropped, never scaled by 10^128 (= 0).
-                continue;
-            }
-            if (d.mantissa > (kMax64 * 1000))
-                throw UnitError(fmt::format("'{}': number too large", text));
-            d.mantissa = d.mantissa * 10 + static_cast<unsigned>(c - '0');
-            if (dot) ++d.scale;
-        } else if (c == '.' && !dot) {
-            dot = true;
-        } else {
+    std::string_view unit;
+    switch (quantity::split_number(text, d, unit)) {
+        case quantity::Split::Ok:
+            return {d, unit};
+        case quantity::Split::Sign:
+            throw UnitError(fmt::format("'{}': expected {} without a sign", text, expected));
+        case quantity::Split::TooLarge:
+            throw UnitError(fmt::format("'{}': number too large", text));
+        case quantity::Split::NoDigits:
             break;
-        }
     }
-    if (!digits) throw UnitError(fmt::format("'{}': expected {}", text, expected));
-    std::string_view unit = text.substr(i);
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.front())))
-        unit.remove_prefix(1);
-    while (!unit.empty() && std::isspace(static_cast<unsigned char>(unit.back())))
-        unit.remove_suffix(1);
-    return {d, unit};
+    throw UnitError(fmt::format("'{}': expected {}", text, expected));
 }
 
 // value * num / den, rounded to nearest, checked against 64 bits.
 std::uint64_t scale(const Decimal& d, u128 num, u128 den, std::string_view text) {
-    u128 pow10 = 1;
-    for (int k = 0; k < d.scale; ++k) pow10 *= 10;
-    den *= pow10;
-    // Avoid overflow: mantissa < 2^74, num <= 2^60 in practice; check anyway.
-    if (num != 0 && d.mantissa > (~static_cast<u128>(0)) / num)
+    std::uint64_t v = 0;
+    if (!quantity::scale_rounded(d, num, den, v))
         throw UnitError(fmt::format("'{}': value too large", text));
-    const u128 v = (d.mantissa * num + den / 2) / den;
-    if (v > kMax64) throw UnitError(fmt::format("'{}': value too large", text));
-    return static_cast<std::uint64_t>(v);
-}
-
-struct Prefix {
-    std::string_view name;
-    u128 factor;
-};
-
-// Longest match first matters only for "Ki" vs "K": handled by trying binary prefixes first.
-constexpr std::array<Prefix, 9> kSizePrefixes{{{"Ki", u128(1) << 10},
-                                               {"Mi", u128(1) << 20},
-                                               {"Gi", u128(1) << 30},
-                                               {"Ti", u128(1) << 40},
-                                               {"k", 1'000},
-                                               {"K", 1'000},
-                                               {"M", 1'000'000},
-                                               {"G", 1'000'000'000},
-                                               {"T", 1'000'000'000'000}}};
-
-// Strips a size prefix from the front of `unit`; returns its factor (1 if none).
-u128 take_prefix(std::string_view& unit) {
-    for (const auto& p : kSizePrefixes) {
-        if (unit.substr(0, p.name.size()) == p.name) {
-            unit.remove_prefix(p.name.size());
-            return p.factor;
-        }
-    }
-    return 1;
+    return v;
 }
 
 }  // namespace
@@ -104,22 +46,10 @@ u128 take_prefix(std::string_view& unit) {
 Time parse_time(std::string_view text) {
     constexpr const char* kExpected = "a time with a unit (ps, ns, us, ms, s; e.g. 5us)";
     auto [d, unit] = split_number(text, kExpected);
-    u128 ps_per_unit = 0;
-    if (unit == "ps")
-        ps_per_unit = 1;
-    else if (unit == "ns")
-        ps_per_unit = 1'000;
-    else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs")
-        ps_per_unit = 1'000'000;
-    else if (unit == "ms")
-        ps_per_unit = 1'000'000'000;
-    else if (unit == "s")
-        ps_per_unit = 1'000'000'000'000;
-    else if (unit == "min")
-        ps_per_unit = 60 * static_cast<u128>(1'000'000'000'000);
-    else if (unit.empty())
+    const u128 ps_per_unit = quantity::ps_per_unit(unit);
+    if (ps_per_unit == 0 && unit.empty())
         throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
-    else
+    if (ps_per_unit == 0)
         throw UnitError(fmt::format("'{}': unknown unit '{}', expected {}", text, unit, kExpected));
     const std::uint64_t v = scale(d, ps_per_unit, 1, text);
     if (v > static_cast<std::uint64_t>(INT64_MAX))
@@ -133,9 +63,8 @@ std::uint64_t parse_size(std::string_view text) {
     auto [d, unit] = split_number(text, kExpected);
     if (unit.empty())
         throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
-    std::string_view rest = unit;
-    const u128 f = take_prefix(rest);
-    if (rest != "B")
+    const u128 f = quantity::bytes_per_unit(unit);
+    if (f == 0)
         throw UnitError(fmt::format("'{}': unknown unit '{}', expected {}", text, unit, kExpected));
     return scale(d, f, 1, text);
 }
@@ -147,7 +76,7 @@ Bandwidth parse_bandwidth(std::string_view text) {
     if (unit.empty())
         throw UnitError(fmt::format("'{}': missing unit, expected {}", text, kExpected));
     std::string_view rest = unit;
-    const u128 f = take_prefix(rest);
+    const u128 f = quantity::take_size_prefix(rest);
     std::uint64_t v = 0;
     if (rest == "B/s" || rest == "Bps")
         v = scale(d, f, 1, text);
@@ -203,7 +132,7 @@ std::uint64_t parse_count(std::string_view text) {
     auto [d, unit] = split_number(text, "a whole number");
     if (!unit.empty() || d.scale != 0)
         throw UnitError(fmt::format("'{}': expected a whole number", text));
-    if (d.mantissa > kMax64) throw UnitError(fmt::format("'{}': number too large", text));
+    if (d.mantissa > quantity::kMax64) throw UnitError(fmt::format("'{}': number too large", text));
     return static_cast<std::uint64_t>(d.mantissa);
 }
 

@@ -48,6 +48,22 @@ TEST(RealMpiPrograms, BenchRefusesABadSizeWithOneLine) {
     EXPECT_NE(r.err.find("clustersim-bench: error: --sizes: '10XB'"), std::string::npos) << r.err;
 }
 
+TEST(RealMpiPrograms, SizesAndTimesAreReadLikeTheSimulatorReadsThem) {
+    // The programs read units with the simulator's reader (simulator/quantity.hpp) and keep
+    // their own rule: a whole number of bytes.
+    Result r = mpi(2, std::string(CLUSTERSIM_MPI_BENCH) + " --sizes 1.5B");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--sizes: '1.5B' is not a whole number of bytes or too large"),
+              std::string::npos)
+        << r.err;
+    r = mpi(2, std::string(CLUSTERSIM_MPI_BENCH) + " --sizes -1KiB");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--sizes: '-1KiB' is not a number"), std::string::npos) << r.err;
+    r = mpi(2, std::string(CLUSTERSIM_MPI_BENCH) + " --sizes 10");
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--sizes: '10' has no unit"), std::string::npos) << r.err;
+}
+
 TEST(RealMpiPrograms, JacobiConvergesAndReadsItsCheckpointBack) {
     const std::string ckpt = temp_path("j.ckpt");
     const Result r = mpi(2, std::string(CLUSTERSIM_MPI_JACOBI) +

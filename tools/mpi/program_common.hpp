@@ -32,6 +32,8 @@
 #include <string_view>
 #include <vector>
 
+#include "simulator/quantity.hpp"
+
 namespace clustersim::mpiprog {
 
 // A bad command line or input: the message names the flag and what was expected.
@@ -42,60 +44,27 @@ class UsageError : public std::runtime_error {
 
 namespace detail {
 
-// "12.5" -> integer part, fraction digits; false if not a plain non-negative decimal.
-inline bool split_decimal(std::string_view number, std::string_view& whole,
-                          std::string_view& fraction) {
-    const auto dot = number.find('.');
-    whole = number.substr(0, dot);
-    fraction = dot == std::string_view::npos ? std::string_view{} : number.substr(dot + 1);
-    if (whole.empty() && fraction.empty()) return false;
-    if (dot != std::string_view::npos && fraction.empty()) return false;
-    for (char c : whole)
-        if (c < '0' || c > '9') return false;
-    for (char c : fraction)
-        if (c < '0' || c > '9') return false;
-    return true;
-}
-
-// number * scale exactly, as an integer; false on overflow or a non-integral result.
-inline bool scale_decimal(std::string_view whole, std::string_view fraction, std::uint64_t scale,
-                          std::uint64_t& out) {
-    constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
-    std::uint64_t w = 0;
-    for (char c : whole) {
-        const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
-        if (w > (kMax - d) / 10) return false;
-        w = w * 10 + d;
-    }
-    if (scale != 0 && w > kMax / scale) return false;
-    std::uint64_t result = w * scale;
-    // Fraction: scale * 0.fraction must be a whole number.
-    std::uint64_t num = 0, den = 1;
-    for (char c : fraction) {
-        if (den > kMax / 10 || num > (kMax - 9) / 10) return false;
-        num = num * 10 + static_cast<std::uint64_t>(c - '0');
-        den *= 10;
-    }
-    if (num != 0) {
-        // scale * num / den is whole iff den / g divides num (g = gcd(scale, den)).
-        const std::uint64_t g = std::gcd(scale, den);
-        const std::uint64_t d = den / g, f = scale / g;
-        if (num % d != 0) return false;
-        const std::uint64_t q = num / d;
-        if (f != 0 && q > kMax / f) return false;
-        if (q * f > kMax - result) return false;
-        result += q * f;
-    }
-    out = result;
-    return true;
-}
-
-// Splits "10KiB" into "10" and "KiB".
-inline void split_unit(std::string_view text, std::string_view& number, std::string_view& unit) {
-    std::size_t i = 0;
-    while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
-    number = text.substr(0, i);
-    unit = text.substr(i);
+// Reads `text` as a whole number of the base unit (bytes, nanoseconds) with the shared reader
+// (simulator/quantity.hpp); `per_unit` gives the base units per unit, 0 for an unknown unit.
+// Every error names the flag and what was expected.
+template <typename PerUnit>
+std::uint64_t parse_whole(const std::string& flag, std::string_view text,
+                          const std::string& expected, const char* base, PerUnit per_unit) {
+    const std::string what = flag + ": '" + std::string(text) + "'";
+    if (text.empty()) throw UsageError(flag + ": empty value, " + expected);
+    quantity::Decimal d;
+    std::string_view unit;
+    const quantity::Split split = quantity::split_number(text, d, unit);
+    if (split == quantity::Split::TooLarge) throw UsageError(what + " is too large, " + expected);
+    if (split != quantity::Split::Ok) throw UsageError(what + " is not a number, " + expected);
+    if (unit.empty()) throw UsageError(what + " has no unit, " + expected);
+    const quantity::u128 factor = per_unit(unit);
+    if (factor == 0)
+        throw UsageError(what + " has an unknown unit '" + std::string(unit) + "', " + expected);
+    std::uint64_t v = 0;
+    if (quantity::scale_exact(d, factor, v) != quantity::Exact::Ok)
+        throw UsageError(what + " is not a whole number of " + base + " or too large, " + expected);
+    return v;
 }
 
 }  // namespace detail
@@ -103,58 +72,20 @@ inline void split_unit(std::string_view text, std::string_view& number, std::str
 // A size in bytes with a unit: B, kB/KB/MB/GB/TB (powers of 1000), KiB/MiB/GiB/TiB (powers
 // of 1024); `1.5MiB` is fine when the result is a whole number of bytes.
 inline std::uint64_t parse_size(const std::string& flag, std::string_view text) {
-    const std::string expected =
-        "expected a size with a unit (B, KiB, MiB, GiB, kB, MB, GB; e.g. 10KiB)";
-    std::string_view number, unit, whole, fraction;
-    detail::split_unit(text, number, unit);
-    if (text.empty()) throw UsageError(flag + ": empty value, " + expected);
-    if (!detail::split_decimal(number, whole, fraction))
-        throw UsageError(flag + ": '" + std::string(text) + "' is not a number, " + expected);
-    if (unit.empty())
-        throw UsageError(flag + ": '" + std::string(text) + "' has no unit, " + expected);
-    static const std::map<std::string_view, std::uint64_t> units{{"B", 1},
-                                                                 {"kB", 1000},
-                                                                 {"KB", 1000},
-                                                                 {"MB", 1000'000},
-                                                                 {"GB", 1000'000'000},
-                                                                 {"TB", 1000'000'000'000},
-                                                                 {"KiB", 1ULL << 10},
-                                                                 {"MiB", 1ULL << 20},
-                                                                 {"GiB", 1ULL << 30},
-                                                                 {"TiB", 1ULL << 40}};
-    const auto it = units.find(unit);
-    if (it == units.end())
-        throw UsageError(flag + ": '" + std::string(text) + "' has an unknown unit '" +
-                         std::string(unit) + "', " + expected);
-    std::uint64_t bytes = 0;
-    if (!detail::scale_decimal(whole, fraction, it->second, bytes))
-        throw UsageError(flag + ": '" + std::string(text) +
-                         "' is not a whole number of bytes or too large, " + expected);
-    return bytes;
+    return detail::parse_whole(
+        flag, text, "expected a size with a unit (B, KiB, MiB, GiB, kB, MB, GB; e.g. 10KiB)",
+        "bytes", [](std::string_view unit) { return quantity::bytes_per_unit(unit); });
 }
 
 // A time with a unit (ns, us, µs, ms, s), returned in whole nanoseconds; a time that is not
 // a whole number of nanoseconds is an error.
 inline std::uint64_t parse_time_ns(const std::string& flag, std::string_view text) {
-    const std::string expected = "expected a time with a unit (ns, us, ms, s; e.g. 300us)";
-    std::string_view number, unit, whole, fraction;
-    detail::split_unit(text, number, unit);
-    if (text.empty()) throw UsageError(flag + ": empty value, " + expected);
-    if (!detail::split_decimal(number, whole, fraction))
-        throw UsageError(flag + ": '" + std::string(text) + "' is not a number, " + expected);
-    if (unit.empty())
-        throw UsageError(flag + ": '" + std::string(text) + "' has no unit, " + expected);
-    static const std::map<std::string_view, std::uint64_t> units{
-        {"ns", 1}, {"us", 1000}, {"\xC2\xB5s", 1000}, {"ms", 1000'000}, {"s", 1000'000'000}};
-    const auto it = units.find(unit);
-    if (it == units.end())
-        throw UsageError(flag + ": '" + std::string(text) + "' has an unknown unit '" +
-                         std::string(unit) + "', " + expected);
-    std::uint64_t ns = 0;
-    if (!detail::scale_decimal(whole, fraction, it->second, ns))
-        throw UsageError(flag + ": '" + std::string(text) +
-                         "' is not a whole number of nanoseconds or too large, " + expected);
-    return ns;
+    return detail::parse_whole(flag, text,
+                               "expected a time with a unit (ns, us, ms, s; e.g. 300us)",
+                               "nanoseconds", [](std::string_view unit) -> quantity::u128 {
+                                   const quantity::u128 ps = quantity::ps_per_unit(unit);
+                                   return ps % 1000 == 0 ? ps / 1000 : 0;  // ps is not a unit here
+                               });
 }
 
 // A plain whole number without sign or unit, at least `min`.
