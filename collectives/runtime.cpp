@@ -109,7 +109,7 @@ std::string decode_topo_spec(OpKind kind, const std::vector<std::uint64_t>& c, T
     if (c.back() > 1) return fmt::format("reorder is {}, expected 0 or 1", c.back());
     t.reorder = c.back() == 1;
     if (kind == OpKind::CartCreate) {
-        if (c.size() != 2 * n + 2)
+        if (n > (c.size() - 2) / 2 || c.size() != 2 * n + 2)
             return fmt::format("{} topology values for {} dimensions, expected {}", c.size(), n,
                                2 * n + 2);
         for (std::uint64_t i = 0; i < n; ++i) {
@@ -122,7 +122,8 @@ std::string decode_topo_spec(OpKind kind, const std::vector<std::uint64_t>& c, T
         }
         return "";
     }
-    if (n > c.size() - 2 || (kind == OpKind::DistGraphCreate && c.size() != 2 * n + 2))
+    if (n > c.size() - 2 ||
+        (kind == OpKind::DistGraphCreate && (n > (c.size() - 2) / 2 || c.size() != 2 * n + 2)))
         return fmt::format("{} topology values for {} {}", c.size(), n,
                            kind == OpKind::DistGraphCreate ? "edges" : "sources");
     for (std::size_t i = 1; i + 1 < c.size(); ++i) {

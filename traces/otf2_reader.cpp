@@ -543,8 +543,9 @@ class RankReader {
                         w.counts = sh_.trace->add_counts(parse_counts_attr(t->second));
                 }
                 w.comm = sattr(c, "comm", 0);
-                w.color = sattr(c, "color", 0);
-                w.key = sattr(c, "key", 0);
+                const bool topology = mpi::creates_topology(w.kind);  // split by its arguments
+                w.color = topology ? 0 : sattr(c, "color", 0);
+                w.key = topology ? 0 : sattr(c, "key", 0);
                 w.newcomm = static_cast<std::uint32_t>(attr(c, "newcomm", w.newcomm));
                 next_comm_ = std::max(next_comm_, w.newcomm + 1);
                 if (created != nullptr)

@@ -673,9 +673,8 @@ class Writer {
                                ? "MPI_Dist_graph_create"
                                : "MPI_Dist_graph_create_adjacent";
                     const auto me = static_cast<std::int64_t>(comm_rank(g, rank));
-                    const std::int64_t grid = r.kind == mpi::OpKind::CartCreate
-                                                  ? cart_grid(t_, r)
-                                                  : static_cast<std::int64_t>(comm_size(g));
+                    std::int64_t grid = r.kind == mpi::OpKind::CartCreate ? cart_grid(t_, r) : 0;
+                    if (grid <= 0) grid = static_cast<std::int64_t>(comm_size(g));  // all in
                     add_signed("comm", r.comm);
                     add_signed("color", me < grid ? 0 : mpi::kUndefined);
                     add_signed("key", static_cast<std::int32_t>(me));
@@ -836,9 +835,9 @@ class Writer {
                 case mpi::OpKind::DistGraphCreateAdjacent:
                 case mpi::OpKind::DistGraphCreate: {
                     const std::uint32_t created = comm(rank, static_cast<std::int32_t>(r.newcomm));
-                    const bool in =
-                        r.kind != mpi::OpKind::CartCreate ||
-                        static_cast<std::int64_t>(comm_rank(g, rank)) < cart_grid(t_, r);
+                    const std::int64_t grid = cart_grid(t_, r);
+                    const bool in = r.kind != mpi::OpKind::CartCreate || grid <= 0 ||
+                                    static_cast<std::int64_t>(comm_rank(g, rank)) < grid;
                     if (created != kUndef32 && in)
                         check(OTF2_EvtWriter_CommCreate(w, nullptr, te, created));
                     break;
