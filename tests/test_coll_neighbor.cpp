@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "coll_fixtures.hpp"
+#include "collectives/apps.hpp"
 #include "simulator/error.hpp"
 
 namespace clustersim {
@@ -159,6 +160,34 @@ TEST(Neighbor, GraphHubQueuesOnItsDownLink) {
     expect_near_rel(run_on(p, OpKind::DistGraphCreate, general, CollOp::NeighborAllgather, 10000)
                         .simulated.seconds(),
                     2 * kL + p * S(m), "dist_graph_create");
+}
+
+TEST(Neighbor, AppsRunOnTheirGrid) {
+    mpi::AppRegistry apps;
+    mpi::register_builtin_apps(apps);
+    const double m = 1e4;
+    // 4 x 2 torus of 8 ranks: d = 4 (the size-2 dimension's two neighbours are one rank);
+    // iterations follow one another; the nonblocking form waits for each call.
+    for (const char* spec : {"neighbor_alltoall:size=10000B,dims=4x2,periodic=1,iterations=2",
+                             "ineighbor_allgather:size=10000B,dims=4x2,periodic=1,iterations=2"}) {
+        const auto t = uniform_star(8);
+        auto app = apps.create(spec, 8);
+        const auto res = mpi::simulate(t, one_rank_per_node(t, 8), *app, {});
+        expect_near_rel(res.simulated.seconds(), 2 * (2 * kL + 5 * S(m)), spec);
+    }
+    // v-forms run (their counts are each rank's own).
+    for (const char* spec :
+         {"neighbor_allgatherv:size=4KiB,dims=3x3", "neighbor_alltoallw:size=4KiB",
+          "ineighbor_alltoallv:size=4KiB,dims=2x2x2,periodic=1"}) {
+        const auto t = uniform_star(9);
+        auto app = apps.create(spec, 9);
+        EXPECT_GT(mpi::simulate(t, one_rank_per_node(t, 9), *app, {}).simulated.seconds(), 0)
+            << spec;
+    }
+    for (const char* bad :
+         {"neighbor_alltoall:size=1KiB,dims=4x5", "neighbor_alltoall:size=1KiB,dims=4x0",
+          "neighbor_alltoall:size=1KiB,dims=4y4", "neighbor_alltoall:size=1KiB,periodic=2"})
+        EXPECT_THROW(apps.create(bad, 16), InputError) << bad;
 }
 
 TEST(Neighbor, BadTopologiesAreInputErrors) {
