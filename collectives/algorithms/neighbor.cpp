@@ -12,10 +12,10 @@
 //          neighbours are the same rank, a periodic dimension of size 2); our runtime has one
 //          tag per call, so sends to one destination are posted in the order of that
 //          destination's receive blocks, which matches them the same way.
-//          On the uniform star (tests/test_coll_neighbor.cpp): a rank with d out- and d
-//          in-neighbours and blocks of m bytes takes d m/B + 2L (its link sends d blocks back
-//          to back; the last arrives 2L + m/B after it leaves, the first left m/B after the
-//          start).
+//          On the uniform star (tests/test_coll_neighbor.cpp): a rank with d out-neighbours
+//          sends d blocks of m bytes back to back on its up-link, the last leaves it at d m/B
+//          and arrives L + m/B + L later: 2L + (d + 1) m/B on a torus (d = 2 x dimensions),
+//          whose blocks into one rank never queue on its down-link.
 #include <algorithm>
 #include <numeric>
 
