@@ -43,13 +43,21 @@ class LinearNeighbor final : public Algorithm {
         }
         // Sends in out-edge order, except that the sends to one destination go in the order of
         // its receive blocks (Neighbor::slot).
-        std::vector<std::uint32_t> order(out.size());
-        std::iota(order.begin(), order.end(), 0u);
-        for (std::size_t i = 0; i < out.size(); ++i)
-            for (std::size_t j = i + 1; j < out.size(); ++j)
-                if (out[order[j]].rank == out[order[i]].rank &&
-                    out[order[j]].slot < out[order[i]].slot)
-                    std::swap(order[i], order[j]);
+        // (O(d log d): the edges sorted by (destination, slot), then each position takes the
+        // next of its destination's.)
+        std::vector<std::uint32_t> sorted(out.size()), order(out.size());
+        std::iota(sorted.begin(), sorted.end(), 0u);
+        std::sort(sorted.begin(), sorted.end(), [&](std::uint32_t x, std::uint32_t y) {
+            return out[x].rank != out[y].rank ? out[x].rank < out[y].rank
+                                              : out[x].slot < out[y].slot;
+        });
+        std::vector<std::size_t> group(out.size());  // per edge: its destination's first in sorted
+        for (std::size_t i = 0; i < sorted.size(); ++i)
+            group[sorted[i]] =
+                i > 0 && out[sorted[i - 1]].rank == out[sorted[i]].rank ? group[sorted[i - 1]] : i;
+        std::vector<std::size_t> cursor(out.size());  // per group start: its next in sorted
+        std::iota(cursor.begin(), cursor.end(), std::size_t{0});
+        for (std::size_t i = 0; i < out.size(); ++i) order[i] = sorted[cursor[group[i]]++];
         for (const std::uint32_t o : order) {
             const Neighbor& e = out[o];
             if (e.rank == kProcNull || e.rank == a.rank) continue;
