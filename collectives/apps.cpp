@@ -151,6 +151,105 @@ class CollectiveApp final : public App {
 };
 
 // ---------------------------------------------------------------------------------------
+// neighbor_allgather, ..., ineighbor_alltoallw: MPI_Cart_create of a `dims` grid (periodic
+// in every dimension or none), then `iterations` calls of the neighbourhood collective on it
+// (ranks outside the grid get MPI_COMM_NULL and only create it). `size` is one block: the
+// send block (allgather) or the block for one neighbour (alltoall). v/w-forms: rank r's block
+// to its s-th out-neighbour (allgatherv: its send block) is size * (1 + (r + s) mod 4) / 4;
+// each rank's receive counts are what its in-neighbours send it.
+class NeighborApp final : public App {
+  public:
+    NeighborApp(CollOp op, bool nonblocking, std::uint64_t size, std::uint64_t iterations,
+                const TopoSpec& spec, std::uint32_t ranks)
+        : op_(op),
+          nonblocking_(nonblocking),
+          size_(size),
+          iterations_(iterations),
+          spec_(encode_topo_spec(OpKind::CartCreate, spec)),
+          step_(ranks, 0) {
+        const Topology t = cart_topology(spec.dims, spec.periods);
+        grid_ = static_cast<std::uint32_t>(t.size());
+        if (!is_v(op)) return;
+        const bool gather = op == CollOp::NeighborAllgatherv;
+        auto block = [&](std::size_t r, std::size_t s) { return size * (1 + (r + s) % 4) / 4; };
+        counts_.resize(grid_);
+        for (std::size_t r = 0; r < grid_; ++r) {
+            if (gather)
+                counts_[r].push_back(block(r, 0));
+            else
+                for (std::size_t s = 0; s < t.out[r].size(); ++s) counts_[r].push_back(block(r, s));
+            for (const Neighbor& n : t.in[r])
+                counts_[r].push_back(n.rank == kProcNull ? 0
+                                     : gather ? block(static_cast<std::size_t>(n.rank), 0)
+                                              : block(static_cast<std::size_t>(n.rank), n.slot));
+        }
+    }
+    bool next(std::int32_t rank, Op& op) override {
+        const auto r = static_cast<std::size_t>(rank);
+        std::uint64_t& k = step_[r];
+        const std::uint64_t calls = r < grid_ ? iterations_ * (nonblocking_ ? 2 : 1) : 0;
+        if (k == 1 + calls) return false;
+        op = Op{};
+        if (k == 0) {
+            op.kind = OpKind::CartCreate;
+            op.newcomm = 1;
+            op.counts = &spec_;
+        } else if (nonblocking_ && k % 2 == 0) {
+            op.kind = OpKind::Wait;
+        } else {
+            op.kind = OpKind::Collective;
+            op.coll = op_;
+            op.nonblocking = nonblocking_;
+            op.comm = 1;
+            op.bytes = size_;
+            op.counts = counts_.empty() ? nullptr : &counts_[r];
+        }
+        ++k;
+        return true;
+    }
+    ProgramProgress progress() const override {
+        ProgramProgress p;
+        for (const std::uint64_t k : step_) p.done += k;
+        p.total = step_.size() + grid_ * iterations_ * (nonblocking_ ? 2 : 1);
+        return p;
+    }
+
+  private:
+    CollOp op_;
+    bool nonblocking_;
+    std::uint64_t size_, iterations_;
+    std::vector<std::uint64_t> spec_;
+    std::uint32_t grid_ = 0;
+    std::vector<std::vector<std::uint64_t>> counts_;  // per rank of the grid (v/w-forms)
+    std::vector<std::uint64_t> step_;
+};
+
+// "4x4x2" -> {4, 4, 2}; "line" -> {ranks}.
+std::vector<std::int32_t> parse_dims(const AppArgs& a, std::uint32_t ranks) {
+    const std::string& text = a.values().at("dims");
+    if (text == "line") return {static_cast<std::int32_t>(ranks)};
+    std::vector<std::int32_t> dims;
+    std::uint64_t product = 1;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t end = std::min(text.find('x', pos), text.size());
+        const std::string part = text.substr(pos, end - pos);
+        if (part.empty() || part.size() > 9 ||
+            part.find_first_not_of("0123456789") != std::string::npos || std::stoul(part) == 0)
+            fail(a.spec(), fmt::format("parameter 'dims' is '{}'; expected sizes >= 1 joined by "
+                                       "'x', e.g. 4x4",
+                                       text));
+        dims.push_back(static_cast<std::int32_t>(std::stoul(part)));
+        product *= static_cast<std::uint64_t>(dims.back());
+        if (product > ranks)
+            fail(a.spec(),
+                 fmt::format("dims={} needs more ranks than the {} there are", text, ranks));
+        pos = end + 1;
+    }
+    return dims;
+}
+
+// ---------------------------------------------------------------------------------------
 // loop (barrier-loop): every rank computes `work` (dedicated-core time, turned into
 // instructions at its core's speed) and then calls MPI_Barrier (the algorithm the model or
 // --algorithm chooses), `iterations` times. The compute/barrier loop of the OS-jitter
@@ -429,6 +528,35 @@ void register_builtin_apps(AppRegistry& registry) {
     // Every collective, blocking and nonblocking.
     for (int i = 0; i < kCollOps; ++i) {
         const auto op = static_cast<CollOp>(i);
+        if (is_neighbor(op)) {
+            for (const bool nonblocking : {false, true}) {
+                const std::string name = (nonblocking ? "i" : "") + std::string(to_string(op));
+                registry.add(AppInfo{
+                    name,
+                    fmt::format("{}{} on an MPI_Cart_create grid, `iterations` times",
+                                nonblocking ? "nonblocking " : "", to_string(op)),
+                    {{"size", "size", "", "one block (per neighbour), e.g. 64KiB"},
+                     {"iterations", "count", "1", "number of calls"},
+                     {"dims", "AxBx...|line", "line",
+                      "the grid, e.g. 4x4; line: all ranks in one dimension"},
+                     {"periodic", "0|1", "0", "1: every dimension wraps around"}},
+                    1,
+                    [op, nonblocking](const AppArgs& a,
+                                      std::uint32_t ranks) -> std::unique_ptr<App> {
+                        TopoSpec spec;
+                        spec.dims = parse_dims(a, ranks);
+                        const std::string& periodic = a.values().at("periodic");
+                        if (periodic != "0" && periodic != "1")
+                            fail(a.spec(), fmt::format("parameter 'periodic' is '{}'; expected 0 "
+                                                       "or 1",
+                                                       periodic));
+                        spec.periods.assign(spec.dims.size(), periodic == "1" ? 1 : 0);
+                        return std::make_unique<NeighborApp>(op, nonblocking, a.size("size"),
+                                                             a.count("iterations"), spec, ranks);
+                    }});
+            }
+            continue;
+        }
         const bool rooted = op == CollOp::Bcast || op == CollOp::Reduce || op == CollOp::Gather ||
                             op == CollOp::Scatter || op == CollOp::Gatherv ||
                             op == CollOp::Scatterv;

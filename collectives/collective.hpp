@@ -42,12 +42,22 @@ enum class CollOp : std::uint8_t {
     Exscan,
     ReduceScatterBlock,
     Alltoallw,  // alltoallv whose blocks are given in bytes (each pair its own datatype)
+    // MPI-3 neighbourhood collectives over the communicator's topology (CollArgs::topo).
+    NeighborAllgather,
+    NeighborAllgatherv,
+    NeighborAlltoall,
+    NeighborAlltoallv,
+    NeighborAlltoallw,
 };
-inline constexpr int kCollOps = 17;
+inline constexpr int kCollOps = 22;
+constexpr bool is_neighbor(CollOp op) {
+    return op >= CollOp::NeighborAllgather && op <= CollOp::NeighborAlltoallw;
+}
 // The v/w-variants: per-rank (or per-pair) block sizes in CollArgs::counts.
 constexpr bool is_v(CollOp op) {
     return op == CollOp::Gatherv || op == CollOp::Scatterv || op == CollOp::Allgatherv ||
-           op == CollOp::Alltoallv || op == CollOp::Alltoallw;
+           op == CollOp::Alltoallv || op == CollOp::Alltoallw || op == CollOp::NeighborAllgatherv ||
+           op == CollOp::NeighborAlltoallv || op == CollOp::NeighborAlltoallw;
 }
 // Counts has size * size entries (alltoallv, alltoallw) rather than size.
 constexpr bool is_pairwise_v(CollOp op) {
@@ -55,6 +65,45 @@ constexpr bool is_pairwise_v(CollOp op) {
 }
 const char* to_string(CollOp op);  // "bcast", "reduce_scatter", "allgatherv", ...
 bool parse_coll_op(const std::string& name, CollOp& op);
+
+// MPI_PROC_NULL as a neighbour: a non-periodic border of a Cartesian topology (no message).
+inline constexpr std::int32_t kProcNull = -2;
+
+// One edge of a process topology as one of its ends sees it: the rank at the other end
+// (rank in the communicator, or kProcNull) and the edge's index in that rank's list of the
+// other direction (its in-list for an out-edge, its out-list for an in-edge).
+struct Neighbor {
+    std::int32_t rank = kProcNull;
+    std::uint32_t slot = 0;
+};
+
+// A communicator's process topology (MPI_Cart_create, MPI_Dist_graph_create(_adjacent)):
+// per rank its in-neighbours (sources) and out-neighbours (destinations) in the order MPI
+// defines for the neighbourhood collectives. The k-th in-edge's receive buffer block gets
+// what its source sends on the out-edge `in[r][k].slot`. Cartesian: per dimension the -1
+// neighbour then the +1 one (kProcNull at a non-periodic border); what a rank sends its -1
+// neighbour lands in that neighbour's +1 block and conversely, also when both are the same
+// rank (a periodic dimension of size 2, or of size 1: the rank itself). Graphs: the k-th
+// edge from i among j's sources pairs with the k-th edge to j among i's destinations.
+struct Topology {
+    bool cartesian = false;
+    std::vector<std::int32_t> dims;              // Cartesian
+    std::vector<std::uint8_t> periods;           // Cartesian
+    std::vector<std::vector<Neighbor>> in, out;  // per rank of the communicator
+    std::vector<std::uint64_t> out_base;  // prefix sums of the out-degrees (size + 1 entries)
+    std::int32_t size() const { return static_cast<std::int32_t>(in.size()); }
+    std::size_t edges() const { return out_base.empty() ? 0 : out_base.back(); }
+    std::uint32_t max_degree() const;  // the largest in- or out-degree
+};
+// MPI_Cart_create's topology on prod(dims) ranks (row-major ranks, as MPI_Cart_rank).
+Topology cart_topology(const std::vector<std::int32_t>& dims,
+                       const std::vector<std::uint8_t>& periods);
+// A distributed graph from each rank's sources and destinations (ranks in [0, size));
+// returns "" or what is inconsistent (rank i names j as a destination a different number
+// of times than j names i as a source).
+std::string graph_topology(const std::vector<std::vector<std::int32_t>>& sources,
+                           const std::vector<std::vector<std::int32_t>>& destinations,
+                           Topology& out);
 
 // What one rank passes to the MPI call (all sizes in bytes).
 struct CollArgs {
@@ -73,6 +122,13 @@ struct CollArgs {
     // v-variants, for the data-movement description only: prefix sums of `counts` (one
     // more entry than counts; set by the data-movement check, null in the runtime).
     const std::vector<std::uint64_t>* displs = nullptr;
+    // Neighbourhood collectives: the communicator's topology. Their counts are the rank's
+    // own (MPI's local view): neighbor_allgatherv: [send bytes, receive bytes per
+    // in-neighbour]; neighbor_alltoallv/w: [send bytes per out-neighbour, receive bytes per
+    // in-neighbour]. Their `displs` (data-movement check only) are global: allgatherv: rank
+    // r's send block at displs[r]; alltoallv/w: out-edge (r, s)'s block at
+    // displs[topo->out_base[r] + s].
+    const Topology* topo = nullptr;
 
     std::uint64_t block(std::int32_t r) const {
         return counts != nullptr ? (*counts)[static_cast<std::size_t>(r)] : bytes;
@@ -111,7 +167,15 @@ struct CollArgs {
 //   alltoall(v): D = the sum of the p^2 blocks, block (i, j) at displ(i, j).
 //   reduce_scatter, reduce_scatter_block: D = size * bytes; every rank contributes all of
 //     it, block r at displ(r) ends at rank r.
+//   neighbor_allgather(v): D = the sum of the ranks' send blocks, rank r's at
+//     neighbor_displ(r); it ends at each of r's out-neighbours.
+//   neighbor_alltoall(v, w): D = the sum of the out-edges' blocks, out-edge s of rank r at
+//     neighbor_displ(r, s); it ends at that edge's destination.
 std::uint64_t data_space(const CollArgs& args);
+// Offsets in a neighbourhood collective's data space (see data_space; v-forms: from
+// args.displs, 0 without them, as in the runtime).
+std::uint64_t neighbor_displ(const CollArgs& args, std::int32_t r);
+std::uint64_t neighbor_displ(const CollArgs& args, std::int32_t r, std::uint32_t s);
 
 // What a transfer moves, for the data-movement check (tests/test_coll_schedules.cpp; the
 // runtime only uses `bytes`). Every operation has a data space of D units (bytes), see

@@ -45,14 +45,47 @@ enum class OpKind : std::uint8_t {
     // ...): runs like Compute (`instructions` on the rank's core, the traced duration
     // projected) but is counted under its own kind; `path` names the call.
     Unmodeled,
+    // Communicators with a process topology (collective over `comm`, into `newcomm`, with
+    // the call's arguments in `topo`; they synchronise like CommSplit):
+    CartCreate,               // MPI_Cart_create: dims, periods, reorder (ranks >= prod(dims)
+                              // get no communicator, MPI_COMM_NULL)
+    DistGraphCreateAdjacent,  // MPI_Dist_graph_create_adjacent: this rank's sources and
+                              // destinations
+    DistGraphCreate,          // MPI_Dist_graph_create: the edges sources[i] -> destinations[i]
+                              // this rank names (any rank may name any edge)
 };
-inline constexpr int kOpKinds = 25;
+inline constexpr int kOpKinds = 28;
+constexpr bool creates_comm(OpKind k) {
+    return k == OpKind::CommDup || k == OpKind::CommSplit || k == OpKind::CartCreate ||
+           k == OpKind::DistGraphCreateAdjacent || k == OpKind::DistGraphCreate;
+}
+constexpr bool creates_topology(OpKind k) {
+    return k == OpKind::CartCreate || k == OpKind::DistGraphCreateAdjacent ||
+           k == OpKind::DistGraphCreate;
+}
 inline constexpr std::uint8_t kSeekSet = 0, kSeekCur = 1, kSeekEnd = 2;
 constexpr bool is_file_op(OpKind k) {
     return k >= OpKind::FileOpen && k <= OpKind::FileSync;
 }
 inline constexpr std::int32_t kUndefined = -32766;  // MPI_UNDEFINED color
 const char* to_string(OpKind kind);
+
+// The arguments of a topology constructor (CartCreate, DistGraphCreate(Adjacent)); ranks are
+// ranks of the parent communicator. `reorder` is recorded; ranks are never reordered (MPI
+// allows it; Open MPI's default topo component does not either). An Op carries them encoded
+// in `counts` (encode_topo_spec), as traces store them:
+//   CartCreate:              ndims, dims[ndims], periods[ndims], reorder
+//   DistGraphCreateAdjacent: indegree, sources[indegree], destinations[...], reorder
+//   DistGraphCreate:         edges, sources[edges], destinations[edges], reorder
+struct TopoSpec {
+    std::vector<std::int32_t> dims;     // CartCreate
+    std::vector<std::uint8_t> periods;  // CartCreate: one per dimension, 0 or 1
+    bool reorder = false;
+    std::vector<std::int32_t> sources, destinations;  // see OpKind
+};
+std::vector<std::uint64_t> encode_topo_spec(OpKind kind, const TopoSpec& spec);
+// "" or what is malformed (the counts do not follow the layout, a value out of range).
+std::string decode_topo_spec(OpKind kind, const std::vector<std::uint64_t>& counts, TopoSpec& spec);
 
 // `comm` and `newcomm` are communicator handles of the rank: 0 is MPI_COMM_WORLD; a
 // CommDup/CommSplit names the handle its new communicator gets. Ranks in `peer`, `peer2`
@@ -73,7 +106,8 @@ struct Op {
     CollOp coll = CollOp::Barrier;
     bool nonblocking = false;  // ibarrier, ibcast, ...: completes request `handle`
     std::int32_t root = 0;
-    const std::vector<std::uint64_t>* counts = nullptr;  // v-variants (see CollArgs)
+    // v-variants (see CollArgs); CartCreate, DistGraphCreate(Adjacent): encode_topo_spec
+    const std::vector<std::uint64_t>* counts = nullptr;
     // CommDup / CommSplit
     std::int32_t color = 0;
     std::int32_t key = 0;

@@ -64,6 +64,12 @@ const char* to_string(OpKind kind) {
             return "File_sync";
         case OpKind::Unmodeled:
             return "Unmodeled";
+        case OpKind::CartCreate:
+            return "Cart_create";
+        case OpKind::DistGraphCreateAdjacent:
+            return "Dist_graph_create_adjacent";
+        case OpKind::DistGraphCreate:
+            return "Dist_graph_create";
     }
     return "?";
 }
@@ -73,6 +79,59 @@ const char* intern(const std::string& s) {
     static std::set<std::string> strings;  // nodes never move: their c_str() stay valid
     const std::lock_guard<std::mutex> guard(lock);
     return strings.insert(s).first->c_str();
+}
+
+std::vector<std::uint64_t> encode_topo_spec(OpKind kind, const TopoSpec& t) {
+    std::vector<std::uint64_t> out;
+    auto put = [&](std::int32_t x) { out.push_back(static_cast<std::uint64_t>(x)); };
+    if (kind == OpKind::CartCreate) {
+        out.push_back(t.dims.size());
+        for (const std::int32_t d : t.dims) put(d);
+        for (const std::uint8_t p : t.periods) out.push_back(p);
+    } else {
+        out.push_back(t.sources.size());
+        for (const std::int32_t x : t.sources) put(x);
+        for (const std::int32_t x : t.destinations) put(x);
+    }
+    out.push_back(t.reorder ? 1 : 0);
+    return out;
+}
+
+std::string decode_topo_spec(OpKind kind, const std::vector<std::uint64_t>& c, TopoSpec& t) {
+    t = TopoSpec{};
+    if (c.size() < 2) return fmt::format("{} topology values, expected at least 2", c.size());
+    const std::uint64_t n = c[0];
+    auto rank = [](std::uint64_t x, std::int32_t& out) {
+        if (x > static_cast<std::uint64_t>(INT32_MAX)) return false;
+        out = static_cast<std::int32_t>(x);
+        return true;
+    };
+    if (c.back() > 1) return fmt::format("reorder is {}, expected 0 or 1", c.back());
+    t.reorder = c.back() == 1;
+    if (kind == OpKind::CartCreate) {
+        if (n > (c.size() - 2) / 2 || c.size() != 2 * n + 2)
+            return fmt::format("{} topology values for {} dimensions, expected {}", c.size(), n,
+                               2 * n + 2);
+        for (std::uint64_t i = 0; i < n; ++i) {
+            std::int32_t d = 0;
+            if (!rank(c[1 + i], d)) return fmt::format("dimension of size {}", c[1 + i]);
+            t.dims.push_back(d);
+            if (c[1 + n + i] > 1)
+                return fmt::format("period {} of dimension {}, expected 0 or 1", c[1 + n + i], i);
+            t.periods.push_back(static_cast<std::uint8_t>(c[1 + n + i]));
+        }
+        return "";
+    }
+    if (n > c.size() - 2 ||
+        (kind == OpKind::DistGraphCreate && (n > (c.size() - 2) / 2 || c.size() != 2 * n + 2)))
+        return fmt::format("{} topology values for {} {}", c.size(), n,
+                           kind == OpKind::DistGraphCreate ? "edges" : "sources");
+    for (std::size_t i = 1; i + 1 < c.size(); ++i) {
+        std::int32_t x = 0;
+        if (!rank(c[i], x)) return fmt::format("neighbour {} is not a rank", c[i]);
+        (i <= n ? t.sources : t.destinations).push_back(x);
+    }
+    return "";
 }
 
 std::string stat_name(int kind) {
@@ -364,8 +423,19 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     args.root = op.root;
     args.bytes = op.bytes;
     args.counts = op.counts;
-    const std::size_t need = is_pairwise_v(op.coll) ? static_cast<std::size_t>(size) * size
-                                                    : static_cast<std::size_t>(size);
+    std::size_t need = is_pairwise_v(op.coll) ? static_cast<std::size_t>(size) * size
+                                              : static_cast<std::size_t>(size);
+    if (is_neighbor(op.coll)) {
+        if (c.topo == nullptr)
+            throw InputError("app", 0,
+                             fmt::format("rank {}: {} on communicator {}, which has no process "
+                                         "topology (MPI_Cart_create, MPI_Dist_graph_create*)",
+                                         rank, to_string(op.coll), op.comm));
+        args.topo = c.topo.get();
+        const auto me = static_cast<std::size_t>(args.rank);
+        need = (op.coll == CollOp::NeighborAllgatherv ? 1 : c.topo->out[me].size()) +
+               c.topo->in[me].size();
+    }
     const bool v = is_v(op.coll);
     if (v && (op.counts == nullptr || op.counts->size() != need))
         throw InputError(
@@ -376,7 +446,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     if (v) {
         std::uint64_t sum = 0;
         for (std::uint64_t x : *op.counts) sum += x;
-        size_for_choice = sum / need;
+        size_for_choice = need == 0 ? 0 : sum / need;
     }
     const auto seq = next_seq(rank, op.comm);
     ranks_[rank].op_comm = comm;
@@ -385,7 +455,10 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const std::uint32_t user_req = requests_.acquire(
         Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
     if (timed_collectives_) {
-        arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false, &op);
+        arrive_global(
+            comm, seq,
+            GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req, OpKind::Collective, nullptr},
+            false, &op);
         return user_req;
     }
     const Choice choice = selection_.choose(op.coll, size_for_choice, size);
@@ -400,7 +473,10 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     if (args.rank == 0) ++*key->second.calls;
     ranks_[rank].op_algorithm = key->second.name;
     if (choice.algorithm->global_view()) {
-        arrive_global(comm, seq, GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req}, false);
+        arrive_global(
+            comm, seq,
+            GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req, OpKind::Collective, nullptr},
+            false);
         return user_req;
     }
     const std::uint32_t run = runs_.acquire(CollRun{rank,
@@ -558,9 +634,43 @@ std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
         Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
     const bool split = op.kind == OpKind::CommSplit;
     const std::int32_t comm_rank = comms_[comm].comm_rank(rank);
+    std::int32_t color = split ? op.color : 0;
+    if (creates_topology(op.kind)) {
+        const auto size = static_cast<std::int64_t>(comms_[comm].members.size());
+        auto bad = [&](const std::string& what) {
+            throw InputError("app", 0,
+                             fmt::format("rank {}: MPI_{}: {}", rank, to_string(op.kind), what));
+        };
+        TopoSpec t;
+        if (op.counts == nullptr) bad("no topology arguments");
+        if (const std::string err = decode_topo_spec(op.kind, *op.counts, t); !err.empty())
+            bad(err);
+        if (op.kind == OpKind::CartCreate) {
+            if (t.dims.empty()) bad("no dimensions");
+            if (t.periods.size() != t.dims.size())
+                bad(fmt::format("{} dimensions but {} periods", t.dims.size(), t.periods.size()));
+            std::int64_t n = 1;
+            for (const std::int32_t d : t.dims) {
+                if (d <= 0) bad(fmt::format("dimension of size {}", d));
+                n *= d;
+                if (n > size)
+                    bad(fmt::format("the grid has more ranks than the communicator's {}", size));
+            }
+            if (comm_rank >= n) color = kUndefined;  // MPI_COMM_NULL
+        } else {
+            if (op.kind == OpKind::DistGraphCreate && t.sources.size() != t.destinations.size())
+                bad(fmt::format("{} edge sources but {} destinations", t.sources.size(),
+                                t.destinations.size()));
+            for (const auto* list : {&t.sources, &t.destinations})
+                for (const std::int32_t x : *list)
+                    if (x < 0 || x >= size)
+                        bad(fmt::format("neighbour {} is outside the communicator of {} ranks", x,
+                                        size));
+        }
+    }
     arrive_global(comm, seq,
-                  GlobalSync::Entry{rank, comm_rank, split ? op.color : 0,
-                                    split ? op.key : comm_rank, op.newcomm, req},
+                  GlobalSync::Entry{rank, comm_rank, color, split ? op.key : comm_rank, op.newcomm,
+                                    req, op.kind, op.counts},
                   true);
     return req;
 }
@@ -587,6 +697,7 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
     args.root = sync.root;
     args.bytes = bytes;
     args.counts = sync.counts;
+    args.topo = comms_[comm].topo.get();
     syncs_.erase({comm, seq});
     // Every member waited for the last one to enter (wait accounting in record()).
     for (const auto& e : entries) requests_[e.req].ready = engine_.now();
@@ -620,6 +731,7 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
                                       static_cast<std::int32_t>(c.members.size()));
                     c.members.push_back(entries[k].world_rank);
                 }
+                if (creates_topology(entries[i].kind)) c.topo = make_topology(&entries[i], j - i);
                 comms_.push_back(std::move(c));
                 id = static_cast<std::uint32_t>(comms_.size() - 1);
             }
@@ -633,6 +745,45 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
         }
     }
     complete_global(entries);
+}
+
+std::shared_ptr<const Topology> Runtime::make_topology(const GlobalSync::Entry* e,
+                                                       std::size_t n) const {
+    auto bad = [&](const std::string& what) {
+        throw InputError("app", 0, fmt::format("MPI_{}: {}", to_string(e[0].kind), what));
+    };
+    for (std::size_t k = 0; k < n; ++k)
+        if (e[k].kind != e[0].kind)
+            bad(fmt::format("rank {} calls MPI_{} in the same collective call", e[k].world_rank,
+                            to_string(e[k].kind)));
+    std::vector<TopoSpec> specs(n);
+    for (std::size_t k = 0; k < n; ++k)
+        decode_topo_spec(e[k].kind, *e[k].spec, specs[k]);  // checked when the rank entered
+    if (e[0].kind == OpKind::CartCreate) {
+        for (std::size_t k = 1; k < n; ++k)
+            if (specs[k].dims != specs[0].dims || specs[k].periods != specs[0].periods)
+                bad(fmt::format("rank {} and rank {} pass different dims or periods",
+                                e[0].world_rank, e[k].world_rank));
+        return std::make_shared<Topology>(cart_topology(specs[0].dims, specs[0].periods));
+    }
+    // Members keep their parent ranks (no reordering, every member in): parent rank k is k.
+    std::vector<std::vector<std::int32_t>> sources(n), destinations(n);
+    if (e[0].kind == OpKind::DistGraphCreateAdjacent) {
+        for (std::size_t k = 0; k < n; ++k) {
+            sources[k] = specs[k].sources;
+            destinations[k] = specs[k].destinations;
+        }
+    } else {  // the edges in the order of the ranks naming them, then of their lists
+        for (std::size_t k = 0; k < n; ++k)
+            for (std::size_t i = 0; i < specs[k].sources.size(); ++i) {
+                const std::int32_t from = specs[k].sources[i], to = specs[k].destinations[i];
+                destinations[static_cast<std::size_t>(from)].push_back(to);
+                sources[static_cast<std::size_t>(to)].push_back(from);
+            }
+    }
+    auto t = std::make_shared<Topology>();
+    if (const std::string err = graph_topology(sources, destinations, *t); !err.empty()) bad(err);
+    return t;
 }
 
 void Runtime::complete_global(std::vector<GlobalSync::Entry>& entries) {
@@ -695,6 +846,9 @@ void Runtime::record(std::int32_t rank) {
             break;
         case OpKind::CommDup:
         case OpKind::CommSplit:
+        case OpKind::CartCreate:
+        case OpKind::DistGraphCreateAdjacent:
+        case OpKind::DistGraphCreate:
             release(r.blocking[0], false);
             break;
         case OpKind::FileWrite:
@@ -737,6 +891,14 @@ std::uint64_t Runtime::collective_bytes(std::int32_t rank, const Op& op) const {
     const Comm& c = comms_[ranks_[rank].op_comm];
     const auto me = static_cast<std::size_t>(c.comm_rank(rank));
     const auto& counts = *op.counts;
+    if (is_neighbor(op.coll)) {  // its send block, or its blocks to its out-neighbours
+        if (counts.empty()) return 0;
+        if (op.coll == CollOp::NeighborAllgatherv || c.topo == nullptr) return counts[0];
+        std::uint64_t sum = 0;
+        for (std::size_t s = 0; s < c.topo->out[me].size() && s < counts.size(); ++s)
+            sum += counts[s];
+        return sum;
+    }
     if (!is_pairwise_v(op.coll)) return me < counts.size() ? counts[me] : 0;
     const std::size_t n = c.members.size();
     std::uint64_t sum = 0;
@@ -755,8 +917,7 @@ void Runtime::observe(std::int32_t rank, int kind, Time wait, std::uint64_t byte
     e.wait = wait;
     e.bytes = bytes;
     e.peer = peer < 0 ? -1 : peer;
-    if (r.op.kind == OpKind::Collective || r.op.kind == OpKind::CommDup ||
-        r.op.kind == OpKind::CommSplit) {
+    if (r.op.kind == OpKind::Collective || creates_comm(r.op.kind)) {
         e.comm = r.op_comm;
         e.seq = r.op_seq;
         if (r.op.kind == OpKind::Collective) e.algorithm = r.op_algorithm;
@@ -890,7 +1051,10 @@ void Runtime::advance(std::int32_t rank) {
                 break;
             }
             case OpKind::CommDup:
-            case OpKind::CommSplit: {
+            case OpKind::CommSplit:
+            case OpKind::CartCreate:
+            case OpKind::DistGraphCreateAdjacent:
+            case OpKind::DistGraphCreate: {
                 r.blocking[0] = start_comm_create(rank, op);
                 r.waiting = wait_for(r.blocking[0]);
                 if (r.waiting != 0) return;

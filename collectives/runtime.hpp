@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -214,6 +215,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::unordered_map<std::int32_t, std::int32_t>
             rank_of;  // world -> comm rank (not for world)
         bool world = false;
+        std::shared_ptr<const Topology> topo;  // MPI_Cart_create, MPI_Dist_graph_create*
         std::int32_t comm_rank(std::int32_t world_rank) const {
             return world ? world_rank : rank_of.at(world_rank);
         }
@@ -252,6 +254,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         struct Entry {
             std::int32_t world_rank, comm_rank, color, key;
             std::uint32_t newcomm, req;
+            OpKind kind = OpKind::CommSplit;                   // communicator creation: which call
+            const std::vector<std::uint64_t>* spec = nullptr;  // its encoded TopoSpec
         };
         std::vector<Entry> entries;
     };
@@ -336,6 +340,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
                        bool creates_comm, const Op* timed = nullptr);
     void complete_global(std::vector<GlobalSync::Entry>& entries);
+    // The topology of a communicator made by MPI_Cart_create / MPI_Dist_graph_create*:
+    // `entries` are its members in rank order.
+    std::shared_ptr<const Topology> make_topology(const GlobalSync::Entry* entries,
+                                                  std::size_t n) const;
     void timed_done(std::uint32_t pending);
     // Fires when a collective timed by the network model completes (event data: index into
     // timed_).

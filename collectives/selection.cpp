@@ -56,6 +56,12 @@ std::string Selection::default_algorithm(CollOp op, std::uint64_t bytes, std::in
         case CollOp::Scan:
         case CollOp::Exscan:
             return "recursive_doubling";
+        case CollOp::NeighborAllgather:
+        case CollOp::NeighborAllgatherv:
+        case CollOp::NeighborAlltoall:
+        case CollOp::NeighborAlltoallv:
+        case CollOp::NeighborAlltoallw:
+            return "linear";
     }
     return "";
 }
@@ -452,6 +458,12 @@ ProfileChoice ompi_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
         case CollOp::Scan:
         case CollOp::Exscan:
             return {"linear"};  // coll/basic's, the only ones Open MPI 4.1 has
+        case CollOp::NeighborAllgather:
+        case CollOp::NeighborAllgatherv:
+        case CollOp::NeighborAlltoall:
+        case CollOp::NeighborAlltoallv:
+        case CollOp::NeighborAlltoallw:
+            return {"linear"};  // coll/basic's neighbor_*, the only ones Open MPI 4.1 has
     }
     return {""};
 }
@@ -499,6 +511,12 @@ ProfileChoice mpich_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
         case CollOp::Scan:
         case CollOp::Exscan:
             return {"recursive_doubling"};
+        case CollOp::NeighborAllgather:
+        case CollOp::NeighborAllgatherv:
+        case CollOp::NeighborAlltoall:
+        case CollOp::NeighborAlltoallv:
+        case CollOp::NeighborAlltoallw:
+            return {"linear"};  // the nonblocking schedule's linear exchange, then a wait
     }
     return {""};
 }

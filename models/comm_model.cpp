@@ -47,7 +47,8 @@ double scaling_factor(Scaling s, std::uint32_t ranks) {
 }
 
 Scaling default_scaling(std::string_view op) {
-    if (op == "gather" || op == "scatter" || op == "gatherv" || op == "scatterv")
+    if (op == "gather" || op == "scatter" || op == "gatherv" || op == "scatterv" ||
+        op.starts_with("neighbor_"))  // one round of messages whatever the size
         return Scaling::Constant;
     return Scaling::Logarithmic;
 }

@@ -26,8 +26,10 @@
 #include <deque>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -49,9 +51,13 @@ using Bits = std::vector<std::uint64_t>;
 
 class DataFlow {
   public:
-    DataFlow(const mpi::Algorithm& alg, CollArgs args) : alg_(alg), args_(args) {
+    // `rank_counts`: each rank's own counts (neighbourhood v-forms: MPI's local view).
+    DataFlow(const mpi::Algorithm& alg, CollArgs args,
+             const std::vector<std::vector<std::uint64_t>>* rank_counts = nullptr)
+        : alg_(alg), args_(args), rank_counts_(rank_counts) {
         p_ = args.size;
         red_ = reduction(args.op);
+        ident_ = mpi::is_neighbor(args.op);
         w_ = red_ ? static_cast<std::size_t>((p_ + 63) / 64) : 1;
         d_ = mpi::data_space(args);
         hw_ = static_cast<std::size_t>((p_ + 63) / 64);
@@ -129,9 +135,12 @@ class DataFlow {
                 x[static_cast<std::size_t>(who) / 64] |= std::uint64_t{1}
                                                          << (static_cast<unsigned>(who) % 64);
             else
-                x[0] = 1;
+                x[0] = present(u);
         }
     }
+    // A present unit's content: 1, or (neighbourhood collectives, whose receive blocks must
+    // get the right sender's right block) the unit's own number + 1, checked where it lands.
+    std::uint64_t present(std::uint64_t u) const { return ident_ && d_ > 0 ? u % d_ + 1 : 1; }
     void init(std::int32_t r) {
         Rank& x = ranks_[static_cast<std::size_t>(r)];
         x.units.assign(d_ * w_, 0);
@@ -172,6 +181,20 @@ class DataFlow {
             case CollOp::Alltoallw:
                 mark(r, a.displ(r, 0), a.displ(r * p_ + p_) - a.displ(r, 0), r);
                 break;
+            case CollOp::NeighborAllgather:
+            case CollOp::NeighborAllgatherv:
+                mark(r, mpi::neighbor_displ(a, r),
+                     mpi::neighbor_displ(a, r + 1) - mpi::neighbor_displ(a, r), r);
+                break;
+            case CollOp::NeighborAlltoall:
+            case CollOp::NeighborAlltoallv:
+            case CollOp::NeighborAlltoallw: {
+                const auto out =
+                    static_cast<std::uint32_t>(a.topo->out[static_cast<std::size_t>(r)].size());
+                mark(r, mpi::neighbor_displ(a, r, 0),
+                     mpi::neighbor_displ(a, r, out) - mpi::neighbor_displ(a, r, 0), r);
+                break;
+            }
         }
     }
 
@@ -196,6 +219,7 @@ class DataFlow {
         Slot& slot = x.slots[s];
         CollArgs a = args_;
         a.rank = r;
+        if (rank_counts_ != nullptr) a.counts = &(*rank_counts_)[static_cast<std::size_t>(r)];
         slot.step.clear();
         if (x.k > 100 + 20 * static_cast<std::uint32_t>(p_))
             return fmt::format("rank {}: schedule does not end", r);
@@ -258,6 +282,9 @@ class DataFlow {
             } else {
                 if (std::binary_search(slot.sent.begin(), slot.sent.end(), us[j]))
                     return fmt::format("{}: overwrites unit {} its step sends", where, us[j]);
+                if (ident_ && src[0] != present(us[j]))
+                    return fmt::format("{}: unit {} gets rank {}'s unit {}", where, us[j], t.peer,
+                                       src[0] - 1);
                 std::copy(src, src + w_, dst);
             }
         }
@@ -410,10 +437,9 @@ class DataFlow {
             for (std::int32_t c = lo; c < hi; ++c)
                 want[static_cast<std::size_t>(c) / 64] |= std::uint64_t{1}
                                                           << (static_cast<unsigned>(c) % 64);
-        } else {
-            want[0] = 1;
         }
         for (std::uint64_t u = first; u < first + n; ++u) {
+            if (!red_) want[0] = present(u);
             const std::uint64_t* x = unit(r, u);
             if (!std::equal(x, x + w_, want.begin()))
                 return fmt::format("rank {} lacks {} (unit {})", r, what, u % d_);
@@ -473,6 +499,25 @@ class DataFlow {
                         e = holds(r, a.displ(i, r), a.displ(i * p_ + r + 1) - a.displ(i, r), 0, 0,
                                   "a block of the transpose");
                     break;
+                case CollOp::NeighborAllgather:
+                case CollOp::NeighborAllgatherv:
+                case CollOp::NeighborAlltoall:
+                case CollOp::NeighborAlltoallv:
+                case CollOp::NeighborAlltoallw: {
+                    // Each in-neighbour's block for this rank, in neighbour order.
+                    const bool gather =
+                        a.op == CollOp::NeighborAllgather || a.op == CollOp::NeighborAllgatherv;
+                    for (const mpi::Neighbor& n : a.topo->in[static_cast<std::size_t>(r)]) {
+                        if (n.rank == mpi::kProcNull || !e.empty()) continue;
+                        const std::uint64_t first = gather ? mpi::neighbor_displ(a, n.rank)
+                                                           : mpi::neighbor_displ(a, n.rank, n.slot);
+                        const std::uint64_t end = gather
+                                                      ? mpi::neighbor_displ(a, n.rank + 1)
+                                                      : mpi::neighbor_displ(a, n.rank, n.slot + 1);
+                        e = holds(r, first, end - first, 0, 0, "an in-neighbour's block");
+                    }
+                    break;
+                }
             }
             if (!e.empty()) return e;
         }
@@ -481,8 +526,10 @@ class DataFlow {
 
     const mpi::Algorithm& alg_;
     CollArgs args_;
+    const std::vector<std::vector<std::uint64_t>>* rank_counts_ = nullptr;
     std::int32_t p_ = 1;
     bool red_ = false;
+    bool ident_ = false;
     std::size_t w_ = 1, hw_ = 1;
     std::uint64_t d_ = 0;
     std::vector<Rank> ranks_;
@@ -506,9 +553,115 @@ std::vector<int> rank_counts() {
     return ps;
 }
 
+// The topologies a neighbourhood collective is checked on: Cartesian grids in 1, 2 and 3
+// dimensions, periodic and not, with dimensions of size 1 and 2 (where a rank's -1 and +1
+// neighbours are the same rank, or itself), and random distributed graphs (self-loops,
+// repeated edges, sources in any order) over the same rank counts as the other operations.
+std::vector<std::pair<std::string, mpi::Topology>> neighbor_topologies() {
+    std::vector<std::pair<std::string, mpi::Topology>> out;
+    auto cart = [&](std::vector<std::int32_t> dims, std::vector<std::uint8_t> periods) {
+        std::string name = "cart";
+        for (std::size_t i = 0; i < dims.size(); ++i)
+            name += fmt::format("{}{}{}", i == 0 ? " " : "x", dims[i], periods[i] ? "p" : "");
+        out.emplace_back(name, mpi::cart_topology(dims, periods));
+    };
+    for (int p : rank_counts()) {
+        cart({p}, {0});
+        cart({p}, {1});
+        std::int32_t a = 1;
+        for (std::int32_t f = 1; f * f <= p; ++f)
+            if (p % f == 0) a = f;
+        cart({a, p / a}, {1, 0});
+        cart({p / a, a}, {1, 1});
+        // Random graphs: each rank 0-4 destinations (itself and repeats allowed); each rank's
+        // sources in a shuffled order.
+        std::mt19937 rng(static_cast<std::uint32_t>(p));
+        std::vector<std::vector<std::int32_t>> srcs(static_cast<std::size_t>(p)),
+            dsts(static_cast<std::size_t>(p));
+        for (std::int32_t i = 0; i < p; ++i) {
+            const auto n = rng() % 5;
+            for (std::uint32_t k = 0; k < n; ++k) {
+                const auto j = static_cast<std::int32_t>(rng() % static_cast<std::uint32_t>(p));
+                dsts[static_cast<std::size_t>(i)].push_back(j);
+                srcs[static_cast<std::size_t>(j)].push_back(i);
+            }
+        }
+        for (auto& l : srcs) std::shuffle(l.begin(), l.end(), rng);
+        mpi::Topology g;
+        EXPECT_EQ(mpi::graph_topology(srcs, dsts, g), "");
+        out.emplace_back(fmt::format("graph {}", p), std::move(g));
+    }
+    for (auto [dims, periods] :
+         std::vector<std::pair<std::vector<std::int32_t>, std::vector<std::uint8_t>>>{
+             {{1}, {1}},
+             {{2}, {1}},
+             {{2, 1}, {1, 1}},
+             {{1, 2, 2}, {1, 1, 0}},
+             {{2, 2, 2}, {1, 1, 1}},
+             {{3, 1, 2}, {0, 1, 1}},
+             {{2, 3, 4}, {1, 0, 1}},
+             {{4, 4, 4}, {1, 1, 1}},
+             {{1, 1, 1}, {0, 0, 0}}})
+        cart(dims, periods);
+    return out;
+}
+
+// The neighbourhood collectives' check: each topology, blocks of 3 and 0 bytes, and for the
+// v/w-forms per-edge counts with zeros (each rank's own receive counts match its
+// in-neighbours' send counts).
+std::vector<std::string> check_neighbor(const mpi::AlgorithmInfo& info, std::uint64_t* runs) {
+    std::vector<std::string> failures;
+    const bool gather =
+        info.op == CollOp::NeighborAllgather || info.op == CollOp::NeighborAllgatherv;
+    for (const auto& [name, topo] : neighbor_topologies()) {
+        const auto p = static_cast<std::size_t>(topo.size());
+        // v: the send counts (per rank for allgatherv, per out-edge otherwise), then each
+        // rank's local view.
+        std::vector<std::uint64_t> send, displs{0};
+        const std::size_t blocks = gather ? p : topo.edges();
+        for (std::size_t i = 0; i < blocks; ++i) send.push_back((i * 7 + 3) % 5);
+        for (std::uint64_t c : send) displs.push_back(displs.back() + c);
+        std::vector<std::vector<std::uint64_t>> local(p);
+        for (std::size_t r = 0; r < p; ++r) {
+            if (gather)
+                local[r].push_back(send[r]);
+            else
+                for (std::size_t s = 0; s < topo.out[r].size(); ++s)
+                    local[r].push_back(send[topo.out_base[r] + s]);
+            for (const mpi::Neighbor& n : topo.in[r])
+                local[r].push_back(
+                    n.rank == mpi::kProcNull ? 7  // never sent: any count
+                    : gather                 ? send[static_cast<std::size_t>(n.rank)]
+                             : send[topo.out_base[static_cast<std::size_t>(n.rank)] + n.slot]);
+        }
+        for (std::uint64_t bytes : {3u, 0u}) {
+            CollArgs a;
+            a.op = info.op;
+            a.size = topo.size();
+            a.bytes = bytes;
+            a.topo = &topo;
+            const bool v = mpi::is_v(info.op);
+            if (v) {
+                if (bytes == 0) continue;
+                a.counts = &local[0];  // each rank's own in the run (DataFlow's rank_counts)
+                a.displs = &displs;
+            }
+            DataFlow flow(*info.impl, a, v ? &local : nullptr);
+            const std::string e = flow.run();
+            ++*runs;
+            if (!e.empty())
+                failures.push_back(fmt::format("{}/{} {} bytes={}: {}", mpi::to_string(info.op),
+                                               info.name, name, bytes, e));
+            if (failures.size() > 3) return failures;
+        }
+    }
+    return failures;
+}
+
 // Runs the data-movement check of one algorithm over every rank count, a few roots and
 // sizes; returns the failures.
 std::vector<std::string> check_algorithm(const mpi::AlgorithmInfo& info, std::uint64_t* runs) {
+    if (mpi::is_neighbor(info.op)) return check_neighbor(info, runs);
     std::vector<std::string> failures;
     for (int p : rank_counts()) {
         const bool big = p > 33;
@@ -654,6 +807,71 @@ TEST(Schedules, CheckerRejectsWrongSchedules) {
     DataFlow piped(*registry.find(CollOp::Bcast, "pipeline"), a);
     EXPECT_EQ(piped.run(), "");
     EXPECT_EQ(piped.messages(), 16u);
+}
+
+// Neighbourhood alltoall posted naively (sends in out-neighbour order): right on a grid
+// whose neighbours are distinct, wrong on a periodic dimension of size 2, where the -1 and
+// +1 neighbours are the same rank and MPI's rule is that what a rank sends its -1 neighbour
+// lands in that neighbour's +1 block.
+class NaiveNeighbor final : public mpi::Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, mpi::Step& s) const override {
+        if (k > 0) return false;
+        const auto r = static_cast<std::size_t>(a.rank);
+        for (const mpi::Neighbor& n : a.topo->in[r])
+            if (n.rank != mpi::kProcNull && n.rank != a.rank)
+                s.recv(n.rank, a.bytes, mpi::neighbor_displ(a, n.rank, n.slot));
+        for (std::uint32_t o = 0; o < a.topo->out[r].size(); ++o)
+            if (const mpi::Neighbor& n = a.topo->out[r][o];
+                n.rank != mpi::kProcNull && n.rank != a.rank)
+                s.send(n.rank, a.bytes, mpi::neighbor_displ(a, a.rank, o));
+        return true;
+    }
+};
+
+TEST(Schedules, CheckerTellsNeighbourBlocksApart) {
+    NaiveNeighbor naive;
+    for (auto [dims, periods, ok] :
+         std::vector<std::tuple<std::vector<std::int32_t>, std::vector<std::uint8_t>, bool>>{
+             {{4}, {1}, true},
+             {{3, 4}, {0, 1}, true},
+             {{2}, {1}, false},
+             {{3, 2}, {0, 1}, false}}) {
+        const mpi::Topology t = mpi::cart_topology(dims, periods);
+        CollArgs a;
+        a.op = CollOp::NeighborAlltoall;
+        a.size = t.size();
+        a.bytes = 2;
+        a.topo = &t;
+        DataFlow flow(naive, a);
+        EXPECT_EQ(flow.run().empty(), ok) << dims.size() << " dims, first " << dims[0];
+    }
+}
+
+// The topologies themselves: MPI_Cart_shift's neighbours, row-major ranks.
+TEST(Schedules, CartesianNeighbours) {
+    const mpi::Topology t = mpi::cart_topology({3, 4}, {0, 1});
+    ASSERT_EQ(t.size(), 12);
+    // rank 5 = (1, 1): dim 0 -> ranks 1 and 9, dim 1 (periodic) -> ranks 4 and 6
+    const auto& in = t.in[5];
+    ASSERT_EQ(in.size(), 4u);
+    EXPECT_EQ(in[0].rank, 1);
+    EXPECT_EQ(in[1].rank, 9);
+    EXPECT_EQ(in[2].rank, 4);
+    EXPECT_EQ(in[3].rank, 6);
+    // rank 0 = (0, 0): no -1 neighbour in dim 0; dim 1 wraps to rank 3
+    EXPECT_EQ(t.in[0][0].rank, mpi::kProcNull);
+    EXPECT_EQ(t.in[0][1].rank, 4);
+    EXPECT_EQ(t.in[0][2].rank, 3);
+    EXPECT_EQ(t.in[0][3].rank, 1);
+    // the -1 neighbour's block comes from its send to its +1 neighbour
+    EXPECT_EQ(t.in[5][0].slot, 1u);
+    EXPECT_EQ(t.in[5][3].slot, 2u);
+    EXPECT_EQ(t.edges(), 48u);
+    mpi::Topology g;
+    EXPECT_NE(mpi::graph_topology({{1}, {}}, {{}, {}}, g), "");  // 1 names 0 as a source only
+    EXPECT_EQ(mpi::graph_topology({{1, 1}, {}}, {{}, {0, 0}}, g), "");
+    EXPECT_EQ(g.in[0][1].slot, 1u);
 }
 
 TEST(Schedules, EveryOperationHasAlgorithms) {

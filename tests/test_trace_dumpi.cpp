@@ -217,6 +217,8 @@ class Encoder {
 
 constexpr std::uint64_t kMagic = 0xffaadd44554d5049ULL;
 
+std::string finish(Encoder& e, std::size_t body);
+
 // One rank's file of the synthetic 2-rank trace (labels from dumpi/common/funclabels.h).
 std::string encode_rank(int rank) {
     Encoder e;
@@ -304,6 +306,11 @@ std::string encode_rank(int rank) {
     e.u16(20);  // new type
     next(291);  // a profiled user function's entry marker: no record
     e.u64(0x400123);
+    return finish(e, body);
+}
+
+// The end of a rank's file after its calls: END_OF_STREAM, header, sizes and index.
+std::string finish(Encoder& e, std::size_t body) {
     e.u16(293);  // END_OF_STREAM
     const std::size_t header = e.size();
     e.u8(0);  // version 0.6.3
@@ -394,6 +401,51 @@ TEST(Dumpi, SplitWaitallVCollectivesAndMpiIoOfAHandEncodedTrace) {
     }
     EXPECT_EQ(report.unmodeled.at("MPI_Comm_rank"), 2u);
     EXPECT_EQ(report.unmodeled.at("MPI_Type_struct"), 2u);
+}
+
+// MPI_Cart_create (DUMPI is MPI-2: the only topology constructor it records that the simulator
+// models) becomes a cart_create record, and a call on the grid's communicator is modelled.
+TEST(Dumpi, CartCreateIsATopology) {
+    const std::string dir = temp_dir();
+    for (int r = 0; r < 2; ++r) {
+        Encoder e;
+        e.u64(kMagic);
+        const std::size_t body = e.size();
+        e.u32(0);
+        e.u32(100);
+        e.call(99, 10, 15);  // MPI_Cart_create(WORLD, 1 dim, [2], [1], reorder 0, newcomm 6)
+        e.u16(2);
+        e.u32(1);
+        e.u32(1);
+        e.u32(2);
+        e.u32(1);
+        e.u32(1);
+        e.u32(0);
+        e.u16(6);
+        e.call(53, 20, 25);  // MPI_Bcast(3 x MPI_DOUBLE, root 0, comm 6)
+        e.u32(3);
+        e.u16(1);
+        e.u32(0);
+        e.u16(6);
+        std::ofstream(dir + "/cart-000" + std::to_string(r) + ".bin", std::ios::binary)
+            << finish(e, body);
+    }
+    std::ofstream(dir + "/cart.meta") << "hostname=h\nnumprocs=2\nfileprefix=cart\nversion=0\n";
+    ReadReport report;
+    const Trace t = read_with(dumpi_reader(), dir + "/cart.meta", report);
+    for (std::uint32_t r = 0; r < 2; ++r) {
+        std::vector<Record> calls;
+        for (const Record& x : records(t, r))
+            if (x.kind != mpi::OpKind::Compute) calls.push_back(x);
+        ASSERT_EQ(calls.size(), 2u);
+        EXPECT_EQ(calls[0].kind, mpi::OpKind::CartCreate);
+        ASSERT_GE(calls[0].counts, 0);
+        EXPECT_EQ(t.count_lists[static_cast<std::size_t>(calls[0].counts)],
+                  (std::vector<std::uint64_t>{1, 2, 1, 0}));
+        EXPECT_EQ(calls[1].coll, mpi::CollOp::Bcast);
+        EXPECT_EQ(calls[1].comm, static_cast<std::int32_t>(calls[0].newcomm));
+    }
+    EXPECT_TRUE(report.unmodeled.empty());
 }
 
 TEST(Dumpi, BadFilesAreOneLineErrorsNamingFileAndOffset) {

@@ -393,6 +393,57 @@ TEST(TraceNative, BinaryToTextToBinaryIsByteIdentical) {
     EXPECT_EQ(slurp(bin2), slurp(bin));
 }
 
+// Topology constructors name their arguments in text; the binary form keeps them as a count
+// list; both round-trip; a malformed one is one line naming file and line.
+TEST(TraceNative, TopologyRecordsNameTheirArguments) {
+    const std::string text =
+        "clustersim-trace 1\n"
+        "rank 0\n"
+        "cart_create newcomm=1 dims=2x3 periods=1x0\n"
+        "dist_graph_create_adjacent newcomm=2 sources=1 destinations=1,1 reorder=1\n"
+        "dist_graph_create newcomm=3 sources= destinations=\n"
+        "neighbor_alltoallv comm=2 counts=0\n"
+        "rank 1\n"
+        "cart_create newcomm=1 dims=2x3 periods=1x0\n"
+        "dist_graph_create_adjacent newcomm=2 sources=0,0 destinations=0\n"
+        "dist_graph_create newcomm=3 sources=0,1 destinations=1,0\n";
+    const std::string path = temp_path("topo.trace");
+    spit(path, "clustersim-trace 1\ncounts 0 8B 16B 24B\n" + text.substr(19));
+    const Trace t = read_text(path);
+    const auto r0 = records(t, 0);
+    ASSERT_EQ(r0.size(), 4u);
+    EXPECT_EQ(r0[0].kind, mpi::OpKind::CartCreate);
+    EXPECT_EQ(t.count_lists[static_cast<std::size_t>(r0[0].counts)],
+              (std::vector<std::uint64_t>{2, 2, 3, 1, 0, 0}));
+    mpi::TopoSpec spec;
+    EXPECT_EQ(mpi::decode_topo_spec(r0[1].kind,
+                                    t.count_lists[static_cast<std::size_t>(r0[1].counts)], spec),
+              "");
+    EXPECT_EQ(spec.sources, (std::vector<std::int32_t>{1}));
+    EXPECT_EQ(spec.destinations, (std::vector<std::int32_t>{1, 1}));
+    EXPECT_TRUE(spec.reorder);
+    // text -> binary -> text: identical
+    const std::string bin = temp_path("topo.cstb"), again = temp_path("topo-again.trace");
+    write_binary(t, bin);
+    write_text(read_binary(bin), again);
+    const std::string out = slurp(again);
+    EXPECT_NE(out.find("cart_create dims=2x3 periods=1x0 newcomm=1\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("dist_graph_create sources= destinations= newcomm=3\n"), std::string::npos)
+        << out;
+    expect_same(t, read_text(again));
+    for (const auto& [line, want] : std::vector<std::pair<std::string, std::string>>{
+             {"cart_create dims=2x3 periods=1x2", "periods=1x2: expected 0 or 1"},
+             {"cart_create dims=2x3 periods=1", "2 dims but 1 periods"},
+             {"send peer=1 dims=2", "belong to cart_create"},
+             {"dist_graph_create sources=1,2 destinations=0", "2 edge sources but 1"},
+             {"cart_create dims=2x-1 periods=0x0", "dims"}}) {
+        spit(path, "clustersim-trace 1\nrank 0\n" + line + "\n");
+        const std::string e = error_of([&] { read_text(path); });
+        EXPECT_NE(e.find(path + ":3:"), std::string::npos) << e;
+        EXPECT_NE(e.find(want), std::string::npos) << e;
+    }
+}
+
 TEST(TraceNative, HandWrittenTextWithCommentsAndUnits) {
     const Trace t = read_text(kData + "partdiff-small.trace");
     EXPECT_EQ(t.name, "partdiff-par");

@@ -989,6 +989,26 @@ class RankMapper {
                 comm_[nc] = static_cast<std::int32_t>(r.newcomm);
             return push(r, c);
         }
+        if (n == "MPI_Cart_create") {  // DUMPI is MPI-2: no dist graphs, no neighbour calls
+            if (!comm(c, "oldcomm", cm)) return unmodeled(c);
+            const auto& dims = *c.array("dims");
+            const auto& periods = *c.array("periods");
+            if (dims.empty() || dims.size() != periods.size()) return unmodeled(c);
+            mpi::TopoSpec spec;
+            for (std::size_t i = 0; i < dims.size(); ++i) {
+                if (dims[i] <= 0 || dims[i] > INT32_MAX) return unmodeled(c);
+                spec.dims.push_back(static_cast<std::int32_t>(dims[i]));
+                spec.periods.push_back(periods[i] != 0 ? 1 : 0);
+            }
+            spec.reorder = c.arg("reorder") != 0;
+            r.kind = mpi::OpKind::CartCreate;
+            r.comm = cm;
+            r.newcomm = next_comm_++;
+            r.counts = t_.add_counts(mpi::encode_topo_spec(r.kind, spec));
+            const std::int64_t nc = c.arg("newcomm");
+            if (nc != 1) comm_[nc] = static_cast<std::int32_t>(r.newcomm);  // 1: MPI_COMM_NULL
+            return push(r, c);
+        }
         // collectives
         mpi::CollOp op{};
         bool nb = false;
@@ -1015,6 +1035,12 @@ class RankMapper {
                 case CollOp::Alltoallw:
                     // per-pair datatypes: the sizes need every type's size and the receive
                     // side; kept as its recorded duration
+                    return unmodeled(c);
+                case CollOp::NeighborAllgather:  // not in DUMPI's (MPI-2) call table
+                case CollOp::NeighborAllgatherv:
+                case CollOp::NeighborAlltoall:
+                case CollOp::NeighborAlltoallv:
+                case CollOp::NeighborAlltoallw:
                     return unmodeled(c);
                 case CollOp::Gather:
                 case CollOp::Allgather:

@@ -25,6 +25,10 @@ static_assert(rf::kSend == static_cast<int>(mpi::OpKind::Send));
 static_assert(rf::kWaitall == static_cast<int>(mpi::OpKind::Waitall));
 static_assert(rf::kCollective == static_cast<int>(mpi::OpKind::Collective));
 static_assert(rf::kCommSplit == static_cast<int>(mpi::OpKind::CommSplit));
+static_assert(rf::kCartCreate == static_cast<int>(mpi::OpKind::CartCreate));
+static_assert(rf::kDistGraphCreateAdjacent ==
+              static_cast<int>(mpi::OpKind::DistGraphCreateAdjacent));
+static_assert(rf::kDistGraphCreate == static_cast<int>(mpi::OpKind::DistGraphCreate));
 static_assert(rf::kFileOpen == static_cast<int>(mpi::OpKind::FileOpen));
 static_assert(rf::kFileSync == static_cast<int>(mpi::OpKind::FileSync));
 static_assert(rf::kUnmodeled == static_cast<int>(mpi::OpKind::Unmodeled));
@@ -165,7 +169,7 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
                                          at - extra_bytes - sizeof r, r.call));
         const std::string call(rf::kCallNames[r.call]);
         ++report.calls[call];
-        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kUnmodeled);
+        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kDistGraphCreate);
         if (!known)
             throw InputError(f.path, 0,
                              fmt::format("record {} at byte {}: unknown record kind {}", n,
@@ -212,6 +216,15 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
                 out.nonblocking = (r.flags & rf::kFlagNonblocking) != 0;
                 if (!extra.empty()) out.counts = t.add_counts(extra);
                 break;
+            case rf::kCartCreate:
+            case rf::kDistGraphCreateAdjacent:
+            case rf::kDistGraphCreate: {
+                mpi::TopoSpec spec;
+                if (const std::string e = mpi::decode_topo_spec(out.kind, extra, spec); !e.empty())
+                    throw InputError(f.path, 0, fmt::format("record {}: {}: {}", n, call, e));
+                out.counts = t.add_counts(extra);
+                break;
+            }
             case rf::kFileOpen: {
                 if (std::size_t{r.count} > extra_bytes)
                     throw InputError(f.path, 0,

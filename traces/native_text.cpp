@@ -70,13 +70,20 @@ enum TextField : std::uint8_t {
     TWhence,
     TStart,
     TEnd,
+    // topology constructors: their arguments (kept as a count list, see encode_topo_spec)
+    TDims,
+    TPeriods,
+    TReorder,
+    TSources,
+    TDestinations,
     kTextFields
 };
 
 constexpr std::array<const char*, kTextFields> kFieldNames{
     "file", "path",    "instructions", "time",       "peer",        "tag",    "bytes", "peer2",
     "tag2", "bytes2",  "comm",         "root",       "counts",      "handle", "count", "color",
-    "key",  "newcomm", "offset",       "view_block", "view_stride", "whence", "start", "end"};
+    "key",  "newcomm", "offset",       "view_block", "view_stride", "whence", "start", "end",
+    "dims", "periods", "reorder",      "sources",    "destinations"};
 
 std::string field_list() {
     std::string s;
@@ -107,7 +114,16 @@ void put_any(std::string& out, std::int32_t v) {
         fmt::format_to(std::back_inserter(out), "{}", v);
 }
 
-void put_record(std::string& out, const Record& r) {
+// "4x4" / "1,2,3" of a list.
+template <class T>
+void put_list(std::string& out, const std::vector<T>& v, char sep) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) out += sep;
+        fmt::format_to(std::back_inserter(out), "{}", static_cast<std::int64_t>(v[i]));
+    }
+}
+
+void put_record(std::string& out, const Record& r, const Trace& t) {
     out += record_name(r);
     auto field = [&](TextField f) {
         out += ' ';
@@ -149,7 +165,27 @@ void put_record(std::string& out, const Record& r) {
     if (r.bytes2 != 0) size(TBytes2, r.bytes2);
     if (r.comm != 0) num(TComm, r.comm);
     if (r.root != 0) num(TRoot, r.root);
-    if (r.counts != kNone) num(TCounts, r.counts);
+    mpi::TopoSpec spec;
+    if (r.counts != kNone && mpi::creates_topology(r.kind) &&
+        static_cast<std::size_t>(r.counts) < t.count_lists.size() &&
+        mpi::decode_topo_spec(r.kind, t.count_lists[static_cast<std::size_t>(r.counts)], spec)
+            .empty()) {
+        // the topology's arguments by name
+        if (r.kind == mpi::OpKind::CartCreate) {
+            field(TDims);
+            put_list(out, spec.dims, 'x');
+            field(TPeriods);
+            put_list(out, spec.periods, 'x');
+        } else {  // both, empty or not: the record says it is a graph's
+            field(TSources);
+            put_list(out, spec.sources, ',');
+            field(TDestinations);
+            put_list(out, spec.destinations, ',');
+        }
+        if (spec.reorder) num(TReorder, 1);
+    } else if (r.counts != kNone) {
+        num(TCounts, r.counts);
+    }
     if (r.handle != 0) num(THandle, r.handle);
     if (r.count != 0) num(TCount, r.count);
     if (r.color != 0) {
@@ -434,8 +470,23 @@ class TextReader {
         return {token.substr(0, eq), token.substr(eq + 1)};
     }
 
+    // "4x4", "1,2,3": integers >= 0 (at most INT32_MAX) joined by `sep`; "" is empty.
+    std::vector<std::int32_t> int_list(std::string_view name, std::string_view v, char sep) const {
+        std::vector<std::int32_t> out;
+        if (v.empty()) return out;
+        for (std::size_t pos = 0;;) {
+            const std::size_t end = std::min(v.find(sep, pos), v.size());
+            out.push_back(integer<std::int32_t>(name, v.substr(pos, end - pos)));
+            if (out.back() < 0)
+                fail(fmt::format("{}={}: expected integers >= 0 joined by '{}'", name, v, sep));
+            if (end == v.size()) return out;
+            pos = end + 1;
+        }
+    }
+
     void record(const std::vector<std::string_view>& tokens, Record& r) {
         std::uint32_t seen = 0;
+        mpi::TopoSpec spec;
         for (std::size_t i = 1; i < tokens.size(); ++i) {
             const auto [name, v] = split_field(tokens[i]);
             const auto it = std::find(kFieldNames.begin(), kFieldNames.end(), name);
@@ -546,9 +597,47 @@ class TextReader {
                 case TEnd:
                     r.end = time(name, v);
                     break;
+                case TDims:
+                    spec.dims = int_list(name, v, 'x');
+                    break;
+                case TPeriods:
+                    for (const std::int32_t x : int_list(name, v, 'x')) {
+                        if (x > 1)
+                            fail(fmt::format("periods={}: expected 0 or 1 per dimension", v));
+                        spec.periods.push_back(static_cast<std::uint8_t>(x));
+                    }
+                    break;
+                case TReorder:
+                    spec.reorder = integer<std::uint8_t>(name, v) != 0;
+                    break;
+                case TSources:
+                    spec.sources = int_list(name, v, ',');
+                    break;
+                case TDestinations:
+                    spec.destinations = int_list(name, v, ',');
+                    break;
                 default:
                     break;
             }
+        }
+        constexpr std::uint32_t topo_fields =
+            1u << TDims | 1u << TPeriods | 1u << TReorder | 1u << TSources | 1u << TDestinations;
+        if ((seen & topo_fields) != 0) {
+            if (!mpi::creates_topology(r.kind))
+                fail(
+                    fmt::format("dims, periods, reorder, sources and destinations belong to "
+                                "cart_create and dist_graph_create(_adjacent), not {}",
+                                tokens[0]));
+            if ((seen & 1u << TCounts) != 0)
+                fail(fmt::format("{}: counts= and the topology's fields together", tokens[0]));
+            if (r.kind == mpi::OpKind::CartCreate && spec.periods.size() != spec.dims.size())
+                fail(fmt::format("cart_create: {} dims but {} periods", spec.dims.size(),
+                                 spec.periods.size()));
+            if (r.kind == mpi::OpKind::DistGraphCreate &&
+                spec.sources.size() != spec.destinations.size())
+                fail(fmt::format("dist_graph_create: {} edge sources but {} destinations",
+                                 spec.sources.size(), spec.destinations.size()));
+            r.counts = trace_.add_counts(mpi::encode_topo_spec(r.kind, spec));
         }
         const bool start = seen & (1u << TStart), end = seen & (1u << TEnd);
         if (start != end)
@@ -630,7 +719,7 @@ void write_text(const Trace& t, const std::string& path) {
     for (std::uint32_t rank = 0; rank < t.ranks(); ++rank) {
         fmt::format_to(std::back_inserter(out), "rank {}\n", rank);
         auto c = t.cursor(rank);
-        while (c.next(r)) put_record(out, r);
+        while (c.next(r)) put_record(out, r, t);
     }
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     if (!file) throw InputError(path, 0, fmt::format("cannot write: {}", std::strerror(errno)));

@@ -532,9 +532,20 @@ class RankReader {
             const Event* created = first(Event::CommCreate);
             if (c.attrs.values.count("color") || c.attrs.values.count("newcomm")) {
                 Record& w = records_[idx];
+                // written by clustersim: a topology's arguments
+                if (auto t = c.attrs.texts.find("counts"); t != c.attrs.texts.end()) {
+                    w.kind = n == "cart_create" ? mpi::OpKind::CartCreate
+                             : n == "dist_graph_create_adjacent"
+                                 ? mpi::OpKind::DistGraphCreateAdjacent
+                             : n == "dist_graph_create" ? mpi::OpKind::DistGraphCreate
+                                                        : w.kind;
+                    if (mpi::creates_topology(w.kind))
+                        w.counts = sh_.trace->add_counts(parse_counts_attr(t->second));
+                }
                 w.comm = sattr(c, "comm", 0);
-                w.color = sattr(c, "color", 0);
-                w.key = sattr(c, "key", 0);
+                const bool topology = mpi::creates_topology(w.kind);  // split by its arguments
+                w.color = topology ? 0 : sattr(c, "color", 0);
+                w.key = topology ? 0 : sattr(c, "key", 0);
                 w.newcomm = static_cast<std::uint32_t>(attr(c, "newcomm", w.newcomm));
                 next_comm_ = std::max(next_comm_, w.newcomm + 1);
                 if (created != nullptr)
@@ -604,6 +615,22 @@ class RankReader {
         // collectives
         mpi::CollOp op{};
         bool nonblocking = false;
+        if (coll_from_mpi_name(c.name, op, nonblocking) && mpi::is_neighbor(op)) {
+            // OTF2 has no neighbourhood collective event: only clustersim's attributes say
+            // what the call moved (another tracer's call is unmodeled)
+            if (!c.attrs.values.count("bytes")) return false;
+            Record r;
+            r.kind = mpi::OpKind::Collective;
+            r.coll = op;
+            r.nonblocking = nonblocking;
+            r.comm = sattr(c, "comm", 0);
+            r.bytes = attr(c, "bytes", 0);
+            if (nonblocking) r.handle = handle_attr(c);
+            if (auto t = c.attrs.texts.find("counts"); t != c.attrs.texts.end())
+                r.counts = sh_.trace->add_counts(parse_counts_attr(t->second));
+            push(r, c);
+            return true;
+        }
         if (coll_from_mpi_name(c.name, op, nonblocking)) {
             const Event* e = first(nonblocking ? Event::NbcRequest : Event::CollEnd);
             if (e == nullptr) {

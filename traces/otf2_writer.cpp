@@ -74,6 +74,12 @@ OTF2_CollectiveOp otf2_op(mpi::CollOp op) {
             return OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK;
         case CollOp::Alltoallw:
             return OTF2_COLLECTIVE_OP_ALLTOALLW;
+        case CollOp::NeighborAllgather:   // OTF2 has no neighbourhood collectives: these are
+        case CollOp::NeighborAllgatherv:  // written as unmodeled regions (never reaches here)
+        case CollOp::NeighborAlltoall:
+        case CollOp::NeighborAlltoallv:
+        case CollOp::NeighborAlltoallw:
+            break;
     }
     return OTF2_COLLECTIVE_OP_BARRIER;
 }
@@ -96,7 +102,20 @@ struct Creation {
     std::uint32_t handle = 0, newcomm = 0;
     bool dup = false;
     std::int32_t color = 0, key = 0;
+    std::int64_t grid = 0;  // MPI_Cart_create: the grid's ranks (the others get no communicator)
 };
+
+// The ranks of an MPI_Cart_create record's grid (0 if its arguments do not decode).
+std::int64_t cart_grid(const Trace& t, const Record& r) {
+    mpi::TopoSpec spec;
+    if (r.counts < 0 || static_cast<std::size_t>(r.counts) >= t.count_lists.size() ||
+        !mpi::decode_topo_spec(r.kind, t.count_lists[static_cast<std::size_t>(r.counts)], spec)
+             .empty())
+        return 0;
+    std::int64_t n = 1;
+    for (const std::int32_t d : spec.dims) n *= std::max<std::int64_t>(d, 1);
+    return n;
+}
 
 Comms reconstruct(const Trace& t) {
     const std::uint32_t n = t.ranks();
@@ -110,10 +129,16 @@ Comms reconstruct(const Trace& t) {
         c.handle[r][0] = 0;
         Trace::Cursor cur = t.cursor(r);
         for (Record rec; cur.next(rec);)
-            if (rec.kind == mpi::OpKind::CommDup || rec.kind == mpi::OpKind::CommSplit)
-                creations[r].push_back(Creation{static_cast<std::uint32_t>(rec.comm), rec.newcomm,
-                                                rec.kind == mpi::OpKind::CommDup, rec.color,
-                                                rec.key});
+            if (mpi::creates_comm(rec.kind))
+                // A topology is a communicator like a split (Cartesian: the grid's ranks, in
+                // order) or a dup (graphs); OTF2 keeps the communicator, not the topology.
+                creations[r].push_back(Creation{
+                    static_cast<std::uint32_t>(rec.comm), rec.newcomm,
+                    rec.kind == mpi::OpKind::CommDup || rec.kind == mpi::OpKind::DistGraphCreate ||
+                        rec.kind == mpi::OpKind::DistGraphCreateAdjacent,
+                    rec.kind == mpi::OpKind::CartCreate ? 0 : rec.color,
+                    rec.kind == mpi::OpKind::CartCreate ? 0 : rec.key,
+                    rec.kind == mpi::OpKind::CartCreate ? cart_grid(t, rec) : 0});
     }
     std::vector<std::size_t> next(n, 0);
     for (bool progress = true; progress;) {
@@ -150,6 +175,7 @@ Comms reconstruct(const Trace& t) {
                 for (std::size_t i = 0; i < members.size(); ++i) {
                     const Creation& cr = creations[members[i]][next[members[i]]];
                     if (cr.color == mpi::kUndefined) continue;
+                    if (cr.grid > 0 && static_cast<std::int64_t>(i) >= cr.grid) continue;
                     by_color[cr.color].emplace_back(cr.key, i, members[i]);
                 }
                 for (auto& [color, list] : by_color) {
@@ -444,6 +470,12 @@ class Writer {
                 }
                 break;
             }
+            case CollOp::NeighborAllgather:  // no OTF2 collective event (write_rank)
+            case CollOp::NeighborAllgatherv:
+            case CollOp::NeighborAlltoall:
+            case CollOp::NeighborAlltoallv:
+            case CollOp::NeighborAlltoallw:
+                break;
         }
     }
 
@@ -616,8 +648,42 @@ class Writer {
                     break;
                 case mpi::OpKind::Collective:
                     name = mpi_name_of_coll(r.coll, r.nonblocking);
+                    if (mpi::is_neighbor(r.coll)) {
+                        // OTF2 has no neighbourhood collective operation: the call is a region
+                        // with every field in clustersim's attributes, and no MPI event.
+                        add_signed("comm", r.comm);
+                        add("bytes", r.bytes);
+                        if (r.nonblocking) add("handle", r.handle);
+                        if (r.counts >= 0 &&
+                            static_cast<std::size_t>(r.counts) < t_.count_lists.size())
+                            add_text("counts",
+                                     format_counts_attr(
+                                         t_.count_lists[static_cast<std::size_t>(r.counts)]));
+                        break;
+                    }
                     coll_attributes(r, rank, g);
                     break;
+                case mpi::OpKind::CartCreate:
+                case mpi::OpKind::DistGraphCreateAdjacent:
+                case mpi::OpKind::DistGraphCreate: {
+                    // The communicator as a split (Cartesian: the grid's ranks) with the
+                    // topology's arguments in the `counts` attribute.
+                    name = r.kind == mpi::OpKind::CartCreate ? "MPI_Cart_create"
+                           : r.kind == mpi::OpKind::DistGraphCreate
+                               ? "MPI_Dist_graph_create"
+                               : "MPI_Dist_graph_create_adjacent";
+                    const auto me = static_cast<std::int64_t>(comm_rank(g, rank));
+                    std::int64_t grid = r.kind == mpi::OpKind::CartCreate ? cart_grid(t_, r) : 0;
+                    if (grid <= 0) grid = static_cast<std::int64_t>(comm_size(g));  // all in
+                    add_signed("comm", r.comm);
+                    add_signed("color", me < grid ? 0 : mpi::kUndefined);
+                    add_signed("key", static_cast<std::int32_t>(me));
+                    add("newcomm", r.newcomm);
+                    if (r.counts >= 0 && static_cast<std::size_t>(r.counts) < t_.count_lists.size())
+                        add_text("counts", format_counts_attr(
+                                               t_.count_lists[static_cast<std::size_t>(r.counts)]));
+                    break;
+                }
                 case mpi::OpKind::CommDup:
                 case mpi::OpKind::CommSplit:
                     name = r.kind == mpi::OpKind::CommDup ? "MPI_Comm_dup" : "MPI_Comm_split";
@@ -701,6 +767,7 @@ class Writer {
                     for (std::uint32_t k = 0; k < r.count; ++k) complete(r.handle + k);
                     break;
                 case mpi::OpKind::Collective:
+                    if (mpi::is_neighbor(r.coll)) break;  // no OTF2 event for these
                     if (r.nonblocking) {
                         const std::uint64_t q = next_request++;
                         check(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, ts, q));
@@ -762,6 +829,17 @@ class Writer {
                         all ? OTF2_IO_OPERATION_FLAG_COLLECTIVE : OTF2_IO_OPERATION_FLAG_NONE,
                         r.bytes, id));
                     check(OTF2_EvtWriter_IoOperationComplete(w, nullptr, te, h, r.bytes, id));
+                    break;
+                }
+                case mpi::OpKind::CartCreate:
+                case mpi::OpKind::DistGraphCreateAdjacent:
+                case mpi::OpKind::DistGraphCreate: {
+                    const std::uint32_t created = comm(rank, static_cast<std::int32_t>(r.newcomm));
+                    const std::int64_t grid = cart_grid(t_, r);
+                    const bool in = r.kind != mpi::OpKind::CartCreate || grid <= 0 ||
+                                    static_cast<std::int64_t>(comm_rank(g, rank)) < grid;
+                    if (created != kUndef32 && in)
+                        check(OTF2_EvtWriter_CommCreate(w, nullptr, te, created));
                     break;
                 }
                 case mpi::OpKind::CommDup:

@@ -63,8 +63,13 @@ enum RawKind : std::uint8_t {
     kFileReadAtAll = 22,
     kFileSync = 23,
     kUnmodeled = 24,  // a wrapped call the simulator does not model; `call` names it
-    kFlush = 100,     // the tracer writing its buffer: not the application's time
-    kEnd = 101,       // trailer: `bytes` = records before it, start = MPI_Finalize's start
+    // Communicators with a process topology: extra = the arguments as mpi::encode_topo_spec
+    // lays them out (collectives/program.hpp), e.g. ndims, dims, periods, reorder.
+    kCartCreate = 25,
+    kDistGraphCreateAdjacent = 26,
+    kDistGraphCreate = 27,  // its edges expanded: count, sources, destinations, reorder
+    kFlush = 100,           // the tracer writing its buffer: not the application's time
+    kEnd = 101,             // trailer: `bytes` = records before it, start = MPI_Finalize's start
 };
 
 inline constexpr std::uint8_t kFlagNonblocking = 1;  // collectives: ibarrier, ibcast, ...
@@ -73,7 +78,8 @@ struct RawRecord {
     std::int64_t start_ns = 0;
     std::int64_t end_ns = 0;
     std::uint8_t kind = 0;    // RawKind
-    std::uint8_t coll = 0;    // kCollective: mpi::CollOp value
+    std::uint8_t coll = 0;    // kCollective: mpi::CollOp value (neighbourhood v/w-forms: extra =
+                              // the rank's own send counts, then its receive counts, bytes)
     std::uint8_t flags = 0;   // kFlagNonblocking
     std::uint8_t whence = 0;  // kFileSeek: 0 set, 1 cur, 2 end
     std::uint16_t call = 0;   // index into kCallNames: the MPI function that was called
@@ -88,7 +94,7 @@ static_assert(sizeof(RawRecord) == 120);
 
 // The MPI functions the tracer wraps. Modeled ones become native records; the others are
 // kept as `unmodeled` records named by their entry here. Append only: files store indices.
-inline constexpr std::array<std::string_view, 85> kCallNames{
+inline constexpr std::array<std::string_view, 98> kCallNames{
     // point to point
     "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Issend",
     "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
@@ -114,7 +120,13 @@ inline constexpr std::array<std::string_view, 85> kCallNames{
     "MPI_File_iwrite_at", "MPI_File_iread_at", "MPI_Abort", "MPI_Comm_rank", "MPI_Comm_size",
     // modeled since: scan, exscan (above, among the unmodeled, for older files) and these
     "MPI_Iscan", "MPI_Iexscan", "MPI_Ireduce_scatter_block", "MPI_Igatherv", "MPI_Iscatterv",
-    "MPI_Iallgatherv", "MPI_Ialltoallv"};
+    "MPI_Iallgatherv", "MPI_Ialltoallv",
+    // and these (MPI_Cart_create and MPI_Alltoallw above)
+    "MPI_Dist_graph_create_adjacent", "MPI_Dist_graph_create", "MPI_Neighbor_allgather",
+    "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv",
+    "MPI_Neighbor_alltoallw", "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv",
+    "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw",
+    "MPI_Ialltoallw"};
 
 inline constexpr std::uint16_t call_index(std::string_view name) {
     for (std::size_t i = 0; i < kCallNames.size(); ++i)

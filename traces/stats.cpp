@@ -24,7 +24,7 @@ constexpr int kind_of(OpKind k) {
 }
 
 bool is_comm_creation_kind(int kind) {
-    return kind == kind_of(OpKind::CommDup) || kind == kind_of(OpKind::CommSplit);
+    return kind >= 0 && kind < mpi::kOpKinds && mpi::creates_comm(static_cast<OpKind>(kind));
 }
 
 bool is_write_kind(int kind) {

@@ -251,6 +251,9 @@ constexpr const char* kOpColors[] = {
     "#de77ae",  // FileReadAtAll
     "#637939",  // FileSync
     "#8a8a8a",  // Unmodeled: runs like Compute, a darker grey
+    "#a0522d",  // CartCreate
+    "#b87333",  // DistGraphCreateAdjacent
+    "#cd853f",  // DistGraphCreate
 };
 static_assert(sizeof(kOpColors) / sizeof(kOpColors[0]) == mpi::kOpKinds);
 constexpr const char* kCollColors[] = {
@@ -271,6 +274,11 @@ constexpr const char* kCollColors[] = {
     "#d95f02",  // Exscan
     "#7570b3",  // ReduceScatterBlock
     "#e7298a",  // Alltoallw
+    "#66a61e",  // NeighborAllgather
+    "#a6d854",  // NeighborAllgatherv
+    "#e6ab02",  // NeighborAlltoall
+    "#a6761d",  // NeighborAlltoallv
+    "#666666",  // NeighborAlltoallw
 };
 static_assert(sizeof(kCollColors) / sizeof(kCollColors[0]) == mpi::kCollOps);
 

@@ -137,8 +137,8 @@ void add_run(Builder& b, int pid, const std::string& label, const RunLog& log) {
             const std::int64_t wait = std::min(waits[i].ps(), end - start);
             std::string args = fmt::format(R"({{"bytes":{})", e.bytes);
             if (e.peer >= 0) args += fmt::format(R"(,"peer":{})", e.peer);
-            if (is_collective_kind(e.kind) || e.kind == static_cast<int>(mpi::OpKind::CommDup) ||
-                e.kind == static_cast<int>(mpi::OpKind::CommSplit))
+            if (is_collective_kind(e.kind) ||
+                (e.kind < mpi::kOpKinds && mpi::creates_comm(static_cast<mpi::OpKind>(e.kind))))
                 args += fmt::format(R"(,"comm":{},"seq":{})", e.comm, e.seq);
             if (e.algorithm != nullptr) args += fmt::format(R"(,"algorithm":"{}")", e.algorithm);
             args += fmt::format(R"(,"wait_us":{}}})", micros(std::max<std::int64_t>(wait, 0)));

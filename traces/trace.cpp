@@ -95,6 +95,9 @@ constexpr std::array<Order, mpi::kOpKinds> kOrders{{
     make_order({FTimed, FFile, FBytes, FOffset}),                       // FileReadAtAll
     make_order({FTimed, FFile}),                                        // FileSync
     make_order({FTimed, FPath, FComputeTime}),                          // Unmodeled
+    make_order({FTimed, FComm, FNewcomm, FCounts}),                     // CartCreate
+    make_order({FTimed, FComm, FNewcomm, FCounts}),                     // DistGraphCreateAdjacent
+    make_order({FTimed, FComm, FNewcomm, FCounts}),                     // DistGraphCreate
 }};
 
 // What a kind code decodes to.
@@ -687,7 +690,10 @@ constexpr std::array<const char*, mpi::kOpKinds> kKindNames{"compute",
                                                             "file_write_at_all",
                                                             "file_read_at_all",
                                                             "file_sync",
-                                                            "unmodeled"};
+                                                            "unmodeled",
+                                                            "cart_create",
+                                                            "dist_graph_create_adjacent",
+                                                            "dist_graph_create"};
 }  // namespace
 
 std::string record_name(const Record& r) {

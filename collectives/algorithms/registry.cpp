@@ -12,6 +12,7 @@ void register_builtin_collectives(CollectiveRegistry& r) {
     alg::register_alltoall(r);
     alg::register_reduce_scatter(r);
     alg::register_scan(r);
+    alg::register_neighbor(r);
 }
 
 }  // namespace clustersim::mpi

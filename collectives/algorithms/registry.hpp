@@ -17,6 +17,7 @@ void register_allgather(CollectiveRegistry& r);       // allgather.cpp (+ allgat
 void register_alltoall(CollectiveRegistry& r);        // alltoall.cpp (+ alltoallv)
 void register_reduce_scatter(CollectiveRegistry& r);  // reduce_scatter.cpp (+ _block)
 void register_scan(CollectiveRegistry& r);            // scan.cpp (+ exscan)
+void register_neighbor(CollectiveRegistry& r);        // neighbor.cpp (neighbor_*)
 
 // Algorithms other families compose (allreduce/reduce_bcast).
 std::shared_ptr<const Algorithm> make_binomial_reduce();  // reduce.cpp

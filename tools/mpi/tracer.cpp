@@ -70,7 +70,12 @@ enum Coll : std::uint8_t {
     CScan,
     CExscan,
     CReduceScatterBlock,
-    CAlltoallw
+    CAlltoallw,
+    CNeighborAllgather,
+    CNeighborAllgatherv,
+    CNeighborAlltoall,
+    CNeighborAlltoallv,
+    CNeighborAlltoallw
 };
 
 std::int64_t mono_ns() {
@@ -1057,7 +1062,335 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     return rc;
 }
 
-// ---- MPI-IO ----------------------------------------------------------------------------------
+// ---- process topologies -------------------------------------------------------------------------
+// The new communicator gets a handle like a split's (ranks outside a Cartesian grid get
+// MPI_COMM_NULL); the arguments go in the extra words as mpi::encode_topo_spec lays them out.
+
+void topology(std::uint8_t kind, std::uint16_t call, std::int64_t start, MPI_Comm comm, int rc,
+              MPI_Comm* newcomm, const std::vector<std::uint64_t>& words) {
+    rf::RawRecord r = make(kind, call, start);
+    if (!on_comm(r, comm) || rc != MPI_SUCCESS) {
+        r.kind = rf::kUnmodeled;
+        return g.put(r);
+    }
+    r.newcomm = static_cast<std::uint32_t>(g.next_comm);
+    if (*newcomm != MPI_COMM_NULL) g.comms[*newcomm] = g.next_comm;
+    ++g.next_comm;
+    g.put(r, words.data(), words.size());
+}
+
+int MPI_Cart_create(MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder,
+                    MPI_Comm* cart) {
+    if (!g.recording()) return PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Cart_create(old, ndims, dims, periods, reorder, cart);
+    std::vector<std::uint64_t> w{static_cast<std::uint64_t>(std::max(ndims, 0))};
+    for (int i = 0; i < ndims; ++i) w.push_back(static_cast<std::uint64_t>(dims[i]));
+    for (int i = 0; i < ndims; ++i) w.push_back(periods[i] != 0 ? 1 : 0);
+    w.push_back(reorder != 0 ? 1 : 0);
+    topology(rf::kCartCreate, idx("MPI_Cart_create"), s, old, rc, cart, w);
+    return rc;
+}
+
+int MPI_Dist_graph_create_adjacent(MPI_Comm old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm* graph) {
+    if (!g.recording())
+        return PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree,
+                                               destinations, destweights, info, reorder, graph);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Dist_graph_create_adjacent(old, indegree, sources, sourceweights, outdegree,
+                                                   destinations, destweights, info, reorder, graph);
+    std::vector<std::uint64_t> w{static_cast<std::uint64_t>(std::max(indegree, 0))};
+    for (int i = 0; i < indegree; ++i) w.push_back(static_cast<std::uint64_t>(sources[i]));
+    for (int i = 0; i < outdegree; ++i) w.push_back(static_cast<std::uint64_t>(destinations[i]));
+    w.push_back(reorder != 0 ? 1 : 0);
+    topology(rf::kDistGraphCreateAdjacent, idx("MPI_Dist_graph_create_adjacent"), s, old, rc, graph,
+             w);
+    return rc;
+}
+
+int MPI_Dist_graph_create(MPI_Comm old, int n, const int nodes[], const int degrees[],
+                          const int targets[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm* graph) {
+    if (!g.recording())
+        return PMPI_Dist_graph_create(old, n, nodes, degrees, targets, weights, info, reorder,
+                                      graph);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Dist_graph_create(old, n, nodes, degrees, targets, weights, info, reorder, graph);
+    std::vector<std::uint64_t> from, to;
+    for (int i = 0, k = 0; i < n; ++i)
+        for (int j = 0; j < degrees[i]; ++j, ++k) {
+            from.push_back(static_cast<std::uint64_t>(nodes[i]));
+            to.push_back(static_cast<std::uint64_t>(targets[k]));
+        }
+    std::vector<std::uint64_t> w{from.size()};
+    w.insert(w.end(), from.begin(), from.end());
+    w.insert(w.end(), to.begin(), to.end());
+    w.push_back(reorder != 0 ? 1 : 0);
+    topology(rf::kDistGraphCreate, idx("MPI_Dist_graph_create"), s, old, rc, graph, w);
+    return rc;
+}
+
+// ---- neighbourhood collectives ---------------------------------------------------------------
+// Their counts are the rank's own (no gathering): neighbor_allgatherv its send block, then its
+// receive blocks; alltoallv/w its blocks to its out-neighbours, then from its in-neighbours.
+
+// The rank's in- and out-degree in `comm`'s topology; false if it has none the simulator
+// models (MPI_Graph_create's).
+bool degrees(MPI_Comm comm, int& in, int& out) {
+    int status = MPI_UNDEFINED;
+    if (PMPI_Topo_test(comm, &status) != MPI_SUCCESS) return false;
+    if (status == MPI_CART) {
+        int nd = 0;
+        PMPI_Cartdim_get(comm, &nd);
+        in = out = 2 * nd;
+        return true;
+    }
+    if (status == MPI_DIST_GRAPH) {
+        int weighted = 0;
+        PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+        return true;
+    }
+    return false;
+}
+
+// One neighbourhood collective; `counts` as above (null: not a v/w-form).
+void neighbor(std::uint16_t call, std::int64_t start, std::uint8_t coll, MPI_Comm comm,
+              std::uint64_t bytes, bool nonblocking, MPI_Request* request,
+              const std::vector<std::uint64_t>* counts) {
+    int in = 0, out = 0;
+    if (g.comm_id(comm) < 0 || !degrees(comm, in, out)) return unmodeled(call, start);
+    collective(call, start, coll, comm, bytes, 0, nonblocking, request, counts);
+}
+
+std::vector<std::uint64_t> neighbor_counts(MPI_Comm comm, const int* scounts,
+                                           const MPI_Datatype* stypes, MPI_Datatype stype,
+                                           const int* rcounts, const MPI_Datatype* rtypes,
+                                           MPI_Datatype rtype) {
+    int in = 0, out = 0;
+    std::vector<std::uint64_t> c;
+    if (!degrees(comm, in, out)) return c;
+    for (int i = 0; i < out; ++i) c.push_back(bytes_of(scounts[i], stypes ? stypes[i] : stype));
+    for (int i = 0; i < in; ++i) c.push_back(bytes_of(rcounts[i], rtypes ? rtypes[i] : rtype));
+    return c;
+}
+
+// neighbor_allgatherv: its send block, then what it receives from each in-neighbour.
+std::vector<std::uint64_t> allgatherv_counts(MPI_Comm comm, int scount, MPI_Datatype stype,
+                                             const int* rcounts, MPI_Datatype rtype) {
+    int in = 0, out = 0;
+    std::vector<std::uint64_t> c;
+    if (!degrees(comm, in, out)) return c;
+    c.push_back(bytes_of(scount, stype));
+    for (int i = 0; i < in; ++i) c.push_back(bytes_of(rcounts[i], rtype));
+    return c;
+}
+
+int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm) {
+    if (!g.recording())
+        return PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    neighbor(idx("MPI_Neighbor_allgather"), s, CNeighborAllgather, comm, bytes_of(scount, stype),
+             false, nullptr, nullptr);
+    return rc;
+}
+
+int MPI_Ineighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                            int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    neighbor(idx("MPI_Ineighbor_allgather"), s, CNeighborAllgather, comm, bytes_of(scount, stype),
+             true, request, nullptr);
+    return rc;
+}
+
+int MPI_Neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                            const int rcounts[], const int displs[], MPI_Datatype rtype,
+                            MPI_Comm comm) {
+    if (!g.recording())
+        return PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+    const std::vector<std::uint64_t> c = allgatherv_counts(comm, scount, stype, rcounts, rtype);
+    neighbor(idx("MPI_Neighbor_allgatherv"), s, CNeighborAllgatherv, comm, bytes_of(scount, stype),
+             false, nullptr, &c);
+    return rc;
+}
+
+int MPI_Ineighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                             const int rcounts[], const int displs[], MPI_Datatype rtype,
+                             MPI_Comm comm, MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
+                                         request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Ineighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+    const std::vector<std::uint64_t> c = allgatherv_counts(comm, scount, stype, rcounts, rtype);
+    neighbor(idx("MPI_Ineighbor_allgatherv"), s, CNeighborAllgatherv, comm, bytes_of(scount, stype),
+             true, request, &c);
+    return rc;
+}
+
+int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm) {
+    if (!g.recording())
+        return PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    neighbor(idx("MPI_Neighbor_alltoall"), s, CNeighborAlltoall, comm, bytes_of(scount, stype),
+             false, nullptr, nullptr);
+    return rc;
+}
+
+int MPI_Ineighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+    neighbor(idx("MPI_Ineighbor_alltoall"), s, CNeighborAlltoall, comm, bytes_of(scount, stype),
+             true, request, nullptr);
+    return rc;
+}
+
+int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[],
+                           MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[],
+                           MPI_Datatype rtype, MPI_Comm comm) {
+    if (!g.recording())
+        return PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                                       comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    const std::vector<std::uint64_t> c =
+        neighbor_counts(comm, scounts, nullptr, stype, rcounts, nullptr, rtype);
+    neighbor(idx("MPI_Neighbor_alltoallv"), s, CNeighborAlltoallv, comm, 0, false, nullptr, &c);
+    return rc;
+}
+
+int MPI_Ineighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[],
+                            MPI_Datatype stype, void* rbuf, const int rcounts[],
+                            const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+                            MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                                        rtype, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                                            rtype, comm, request);
+    const std::vector<std::uint64_t> c =
+        neighbor_counts(comm, scounts, nullptr, stype, rcounts, nullptr, rtype);
+    neighbor(idx("MPI_Ineighbor_alltoallv"), s, CNeighborAlltoallv, comm, 0, true, request, &c);
+    return rc;
+}
+
+int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
+    if (!g.recording())
+        return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                                       rtypes, comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                                           rtypes, comm);
+    const std::vector<std::uint64_t> c =
+        neighbor_counts(comm, scounts, stypes, MPI_BYTE, rcounts, rtypes, MPI_BYTE);
+    neighbor(idx("MPI_Neighbor_alltoallw"), s, CNeighborAlltoallw, comm, 0, false, nullptr, &c);
+    return rc;
+}
+
+int MPI_Ineighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                            MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                                        rtypes, comm, request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ineighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                                            rtypes, comm, request);
+    const std::vector<std::uint64_t> c =
+        neighbor_counts(comm, scounts, stypes, MPI_BYTE, rcounts, rtypes, MPI_BYTE);
+    neighbor(idx("MPI_Ineighbor_alltoallw"), s, CNeighborAlltoallw, comm, 0, true, request, &c);
+    return rc;
+}
+
+// MPI_Alltoallw: each rank's send row in bytes (its per-peer datatypes' sizes), gathered
+// into the matrix outside the recorded interval, as MPI_Alltoallv's.
+std::vector<std::uint64_t> alltoallw_matrix(MPI_Comm comm, const int* scounts,
+                                            const MPI_Datatype* stypes) {
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    std::vector<std::uint64_t> row(static_cast<std::size_t>(size));
+    for (int j = 0; j < size; ++j)
+        row[static_cast<std::size_t>(j)] = bytes_of(scounts[j], stypes[j]);
+    std::vector<std::uint64_t> matrix(row.size() * row.size());
+    PMPI_Allgather(row.data(), size, MPI_UINT64_T, matrix.data(), size, MPI_UINT64_T, comm);
+    return matrix;
+}
+
+int MPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
+                  const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
+                  const MPI_Datatype rtypes[], MPI_Comm comm) {
+    if (!g.recording())
+        return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc =
+        PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+    if (g.comm_id(comm) < 0 || sbuf == MPI_IN_PLACE) {
+        unmodeled(idx("MPI_Alltoallw"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    const std::vector<std::uint64_t> matrix = alltoallw_matrix(comm, scounts, stypes);
+    collective(idx("MPI_Alltoallw"), s, CAlltoallw, comm, 0, 0, false, nullptr, &matrix, e);
+    return rc;
+}
+
+int MPI_Ialltoallw(const void* sbuf, const int scounts[], const int sdispls[],
+                   const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
+                   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                   MPI_Request* request) {
+    if (!g.recording())
+        return PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
+                               request);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Ialltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                                   comm, request);
+    if (g.comm_id(comm) < 0 || sbuf == MPI_IN_PLACE) {
+        unmodeled(idx("MPI_Ialltoallw"), s);
+        return rc;
+    }
+    const std::int64_t e = g.now();
+    const std::vector<std::uint64_t> matrix = alltoallw_matrix(comm, scounts, stypes);
+    collective(idx("MPI_Ialltoallw"), s, CAlltoallw, comm, 0, 0, true, request, &matrix, e);
+    return rc;
+}
 
 int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
     if (!g.recording()) return PMPI_File_open(comm, filename, amode, info, fh);
@@ -1215,20 +1548,11 @@ CS_UNMODELED(MPI_Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status)
              (source, tag, comm, status))
 CS_UNMODELED(MPI_Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status),
              (source, tag, comm, flag, status))
-CS_UNMODELED(MPI_Alltoallw,
-             (const void* sbuf, const int scounts[], const int sdispls[],
-              const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
-              const MPI_Datatype rtypes[], MPI_Comm comm),
-             (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
 CS_UNMODELED(MPI_Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm),
              (comm, group, newcomm))
 CS_UNMODELED(MPI_Comm_split_type,
              (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm* newcomm),
              (comm, type, key, info, newcomm))
-CS_UNMODELED(MPI_Cart_create,
-             (MPI_Comm old, int ndims, const int dims[], const int periods[], int reorder,
-              MPI_Comm* cart),
-             (old, ndims, dims, periods, reorder, cart))
 CS_UNMODELED(MPI_Send_init,
              (const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request* request),
