@@ -36,10 +36,10 @@
 //               bursts of kBurst messages (per message: the burst's time / kBurst): o_s =
 //               posting an MPI_Isend (the receives already posted), post = posting an
 //               MPI_Irecv (nothing sent yet), o_r = taking in a burst that was sent while
-//               the receiver made no MPI call, per MPI_Recv, minus post (Bench::overheads). Written
-//               as <mpi-overhead>; the simulator charges them on the ranks' cores on top of the
-//               network, so the model's latencies and transfer curves have o_s + o_r taken out (see
-//               derive).
+//               the receiver made no MPI call, per MPI_Recv, minus post (Bench::overheads).
+//               Written as <mpi-overhead>; the simulator charges them on the ranks' cores on
+//               top of the network, so the model's latencies and transfer curves have
+//               o_s + o_r taken out (see derive).
 //   cpu         every rank at once (at most one per online CPU of a host) runs a fixed kernel:
 //               `steps` steps of xorshift64 (x ^= x << 13; x ^= x >> 7; x ^= x << 17), one
 //               dependent chain. We count SIX instructions per step (three shifts, three
