@@ -9,6 +9,8 @@
 
 #include "coll_fixtures.hpp"
 #include "simulator/error.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/summary.hpp"
 
 namespace clustersim {
 namespace {
@@ -68,6 +70,23 @@ TEST(Overhead, ReadFromTheModel) {
     const auto none = pair("");
     EXPECT_TRUE(none.mpi.send_overhead.zero() && none.mpi.recv_overhead.zero() &&
                 none.mpi.post_overhead.zero());
+}
+
+// `clustersim validate`'s summary names the costs (and says nothing without them).
+TEST(Overhead, TheModelSummaryShowsThem) {
+    const auto t = pair(R"(<mpi-overhead><send time="300ns" bandwidth="1GB/s"/>
+    <recv><point size="1KiB" time="100ns"/><point size="2KiB" time="300ns"/></recv>
+    </mpi-overhead>)");
+    topo::Router router(t);
+    const std::string text = topo::format_summary(topo::summarize(t, router));
+    EXPECT_NE(text.find("o_s 300 ns + size / 1 GB/s; o_r 100 ns at 1 KiB .. 300 ns at 2 KiB (2 "
+                        "points) per message"),
+              std::string::npos)
+        << text;
+    const auto none = pair("");
+    topo::Router r2(none);
+    EXPECT_EQ(topo::format_summary(topo::summarize(none, r2)).find("MPI overheads"),
+              std::string::npos);
 }
 
 TEST(Overhead, BadElementsNameTheirLine) {
