@@ -47,7 +47,8 @@ class RealMpiAlgorithms : public ::testing::Test {
     void SetUp() override {
         if (!model.empty()) return;  // once (temp_path needs a running test)
         model = temp_path("algorithms-cal.xml");
-        calibrated = mpirun(std::string(CLUSTERSIM_MPI_CALIBRATE) + " --quick --max-size 16MiB --passes 5 --io-dir " +
+        calibrated = mpirun(std::string(CLUSTERSIM_MPI_CALIBRATE) +
+                            " --quick --max-size 16MiB --passes 5 --io-dir " +
                             ::testing::TempDir() + " --out " + model);
     }
     static void TearDownTestSuite() {
