@@ -185,8 +185,8 @@ TEST_F(RealMpiAlgorithms, CalibrationMeasuresPerMessageCosts) {
 
 // bcast of 8 MiB: Open MPI's linear [1], binomial [6], and its pipeline [3] with 64 B and
 // 64 KiB segments (64 B: 131,072 segments, each paying the library's per-message costs;
-// 60-80 times linear's time measured here). Not 256 B or 1 KiB segments: Open MPI pays 0.2 to
-// 10 us per such segment depending on the load, the per-message costs calibration measures
+// 50-150 times linear's time measured here). Not 256 B or 1 KiB segments: Open MPI pays 0.2 to
+// 17 us per such segment depending on the load, the per-message costs calibration measures
 // give the simulation 0.15-0.5 us, and its linear bcast (8 MiB at the calibrated ping-pong's
 // bandwidth) once came out at 9.8 ms on a loaded machine: above a 256 B pipeline's 5.1 ms
 // (collectives/README.md has the figures). With 64 B segments the simulated pipeline costs
