@@ -1963,6 +1963,16 @@ std::string write_csv(const Measured& m) {
         c << "eager_threshold_receiver_computing," << who << "," << r.eager_quiet.bytes << ",,,"
           << r.eager_quiet.probes << ",,,,,,,,\n";
     }
+    if (!m.overheads.empty()) {  // per-message costs: seconds per message, as the others
+        const Pair& p = m.classes[static_cast<std::size_t>(m.overhead_class)].pair;
+        const std::string who = strf("%s,%d,%d", class_name(m.overhead_class), p.a, p.b);
+        for (const OverheadResult& o : m.overheads)
+            for (const auto& [kind, st] : {std::pair<const char*, const Stats*>{"o_s", &o.send},
+                                           {"o_post", &o.post},
+                                           {"o_r", &o.recv}})
+                c << kind << "," << who << "," << static_cast<unsigned long long>(o.bytes) << ",,"
+                  << times(*st) << ",,\n";
+    }
     if (m.io.measured && m.io.error.empty()) {
         const IoMeasured& io = m.io;
         const std::tuple<const char*, const Stats*, std::uint64_t> rows[] = {
