@@ -247,8 +247,9 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
 std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner,
                                  std::uint32_t transfer) {
-    const std::uint32_t req = requests_.acquire(Request{
-        false, false, false, rank, src, tag, context, bytes, owner, Time::zero(), kNil, transfer});
+    const std::uint32_t req =
+        requests_.acquire(Request{false, false, false, rank, src, tag, context, bytes, owner,
+                                  Time::zero(), kNil, transfer, !config_.recv_overhead.zero()});
     Queue& unexpected = ranks_[rank].unexpected;
     for (std::uint32_t prev = kNil, m = unexpected.head; m != kNil; prev = m, m = msgs_[m].next) {
         if (matches(requests_[req], msgs_[m])) {
@@ -321,6 +322,13 @@ void Runtime::maybe_free_msg(std::uint32_t m) {
 
 void Runtime::complete(std::uint32_t req) {
     Request& q = requests_[req];
+    if (q.charge_recv) {  // the message is here: the receiver's o_r first
+        q.charge_recv = false;
+        Overhead o{Overhead::Then::Complete, config_.recv_overhead.at(q.bytes)};
+        o.transfer = req;
+        charge(q.rank, o);
+        return;
+    }
     q.done = true;
     RankResult& res = results_[q.rank];
     if (q.is_send)
@@ -379,7 +387,50 @@ void Runtime::io_done(std::int32_t rank, std::uint64_t bytes) {
     finish_op(rank);
 }
 
+void Runtime::charge(std::int32_t rank, const Overhead& o) {
+    Rank& r = ranks_[rank];
+    r.overheads.push_back(o);
+    if (r.overhead_running) return;
+    r.overhead_running = true;
+    cpus_.start_time(r.core, r.overheads[r.overhead_head].work, kOverheadCookie | rank);
+}
+
+void Runtime::overhead_done(std::int32_t rank, Time jitter) {
+    results_[rank].jitter += jitter;
+    Rank& r = ranks_[rank];
+    const Overhead o = r.overheads[r.overhead_head++];
+    if (r.overhead_head == r.overheads.size()) {
+        r.overheads.clear();
+        r.overhead_head = 0;
+    }
+    r.overhead_running = false;
+    switch (o.then) {
+        case Overhead::Then::Resume:
+            r.paid = true;
+            r.resume = true;
+            advance(rank);
+            break;
+        case Overhead::Then::PostSend:
+            post_send(rank, o.peer, o.tag, o.context, o.bytes, o.owner, o.transfer);
+            break;
+        case Overhead::Then::PostRecv:
+            post_recv(rank, o.peer, o.tag, o.context, o.bytes, o.owner, o.transfer);
+            break;
+        case Overhead::Then::Complete:
+            complete(o.transfer);
+            break;
+    }
+    if (!r.overhead_running && r.overhead_head < r.overheads.size()) {
+        r.overhead_running = true;
+        cpus_.start_time(r.core, r.overheads[r.overhead_head].work, kOverheadCookie | rank);
+    }
+}
+
 void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
+    if ((cookie & kCollCookie) == 0 && (cookie & kOverheadCookie) != 0) {
+        overhead_done(static_cast<std::int32_t>(cookie & ~kOverheadCookie), jitter);
+        return;
+    }
     if (cookie & kCollCookie) {
         const auto run = static_cast<std::uint32_t>(cookie & ~kCollCookie);
         results_[runs_[run].rank].jitter += jitter;
@@ -518,10 +569,15 @@ void Runtime::post_ready(std::uint32_t ri, std::uint8_t s) {
         ++slot.pending;
         const std::int32_t peer = comms_[run.comm].members[t.peer];
         const std::int32_t rank = run.rank, tag = run.tag, context = coll_context(run.comm);
-        if (t.send)
+        const topo::OverheadSpec& cost = t.send ? config_.send_overhead : config_.post_overhead;
+        if (!cost.zero()) {  // posted once the rank's core has paid o_s (or the post cost)
+            charge(rank, Overhead{t.send ? Overhead::Then::PostSend : Overhead::Then::PostRecv,
+                                  cost.at(t.bytes), peer, tag, context, t.bytes, ri, transfer});
+        } else if (t.send) {
             post_send(rank, peer, tag, context, t.bytes, ri, transfer);
-        else
+        } else {
             post_recv(rank, peer, tag, context, t.bytes, ri, transfer);
+        }
     }
 }
 
@@ -955,14 +1011,31 @@ void Runtime::finish_op(std::int32_t rank) {
 void Runtime::advance(std::int32_t rank) {
     Rank& r = ranks_[rank];
     for (;;) {
-        if (!program_.next(rank, r.op)) {
-            r.finished = true;
-            results_[rank].finish = engine_.now();
-            ++finished_;
-            return;
+        if (r.resume) {  // the current operation's posting cost is paid: go on with it
+            r.resume = false;
+        } else {
+            if (!program_.next(rank, r.op)) {
+                r.finished = true;
+                results_[rank].finish = engine_.now();
+                ++finished_;
+                return;
+            }
+            r.op_start = engine_.now();
         }
         const Op& op = r.op;
-        r.op_start = engine_.now();
+        // The posting cost of a point-to-point call (o_s, the post cost) on the rank's core:
+        // true if it was charged now (the call goes on when it is paid), false if it is paid.
+        auto pay = [&](const topo::OverheadSpec& a, std::uint64_t a_bytes,
+                       const topo::OverheadSpec& b, std::uint64_t b_bytes) {
+            if (a.zero() && b.zero()) return false;
+            if (r.paid) {
+                r.paid = false;
+                return false;
+            }
+            charge(rank, Overhead{Overhead::Then::Resume, a.at(a_bytes) + b.at(b_bytes)});
+            return true;
+        };
+        const topo::OverheadSpec none;
         auto wait_for = [&](std::uint32_t req) {
             if (requests_[req].done) return 0u;
             requests_[req].waited = true;
@@ -988,6 +1061,7 @@ void Runtime::advance(std::int32_t rank) {
                 cpus_.start(r.core, op.instructions, static_cast<std::uint64_t>(rank));
                 return;
             case OpKind::Send: {
+                if (pay(config_.send_overhead, op.bytes, none, 0)) return;
                 const std::uint32_t comm = comm_of(rank, op.comm);
                 r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
                                           p2p_context(comm), op.bytes);
@@ -995,6 +1069,7 @@ void Runtime::advance(std::int32_t rank) {
                 return;
             }
             case OpKind::Recv: {
+                if (pay(none, 0, config_.post_overhead, op.bytes)) return;
                 const std::uint32_t comm = comm_of(rank, op.comm);
                 r.blocking[0] = post_recv(rank, world_peer(rank, comm, op.peer, true), op.tag,
                                           p2p_context(comm), op.bytes);
@@ -1003,6 +1078,7 @@ void Runtime::advance(std::int32_t rank) {
                 break;
             }
             case OpKind::Sendrecv: {
+                if (pay(config_.send_overhead, op.bytes, config_.post_overhead, op.bytes2)) return;
                 const std::uint32_t comm = comm_of(rank, op.comm);
                 r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
                                           p2p_context(comm), op.bytes);
@@ -1013,6 +1089,7 @@ void Runtime::advance(std::int32_t rank) {
                 break;
             }
             case OpKind::Isend: {
+                if (pay(config_.send_overhead, op.bytes, none, 0)) return;
                 const std::uint32_t comm = comm_of(rank, op.comm);
                 set_handle(post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
                                      p2p_context(comm), op.bytes));
@@ -1020,6 +1097,7 @@ void Runtime::advance(std::int32_t rank) {
                 continue;
             }
             case OpKind::Irecv: {
+                if (pay(none, 0, config_.post_overhead, op.bytes)) return;
                 const std::uint32_t comm = comm_of(rank, op.comm);
                 set_handle(post_recv(rank, world_peer(rank, comm, op.peer, true), op.tag,
                                      p2p_context(comm), op.bytes));

@@ -113,6 +113,13 @@ struct RuntimeConfig {
     Bandwidth reduce_bandwidth = kInfiniteBandwidth;  // finite: wins over instructions/byte
     Bandwidth copy_bandwidth = kInfiniteBandwidth;    // finite: a rank's own-block copies cost
     comm::FittedCurve reduce_curve, copy_curve;       // non-empty: win over the bandwidths
+    // Per-message software costs (LogGP's o; topo::OverheadSpec), each run on the rank's core
+    // (so jitter and other work on the core stretch it), one at a time per rank in the order
+    // they arise: `send` (o_s) before a message is handed to the network (Send, Isend,
+    // Sendrecv, every send of a collective's schedule); `recv` (o_r) after a message has
+    // arrived and been matched, before its receive completes; `post` when a receive is posted
+    // (Recv, Irecv, Sendrecv, every receive of a schedule). Zero: no cost and no event.
+    topo::OverheadSpec send_overhead, recv_overhead, post_overhead;
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
@@ -148,6 +155,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     static constexpr std::uint32_t kNil = UINT32_MAX;
     static constexpr std::uint64_t kCollCookie = 1ULL
                                                  << 63;  // CPU cookie of a collective's reduction
+    static constexpr std::uint64_t kOverheadCookie = 1ULL << 62;  // a per-message software cost
     enum class MsgKind : std::uint8_t { Eager, Rts, Cts, Data };
     struct Msg {
         MsgKind kind;
@@ -172,6 +180,18 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Time ready;                  // when the peer posted the matching call (wait accounting)
         std::uint32_t next = kNil;   // next receive in the rank's posted queue
         std::uint32_t transfer = 0;  // collectives: step slot (bit 31) and transfer index
+        bool charge_recv = false;    // a receive whose completion still owes o_r
+    };
+    // A per-message software cost waiting for (or running on) its rank's core, and what
+    // follows it: go on with the rank's current operation, post a send or a receive, or
+    // complete a receive.
+    struct Overhead {
+        enum class Then : std::uint8_t { Resume, PostSend, PostRecv, Complete };
+        Then then;
+        Time work;
+        std::int32_t peer = 0, tag = 0, context = 0;
+        std::uint64_t bytes = 0;
+        std::uint32_t owner = kNil, transfer = 0;  // Complete: `transfer` is the request
     };
     // A first-in, first-out queue of pool entries linked through their `next` field: the
     // posted-receive queue (requests) and the unexpected-message queue (messages). MPI
@@ -280,6 +300,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Queue unexpected;                        // messages (Eager or Rts), in arrival order
         std::unordered_map<std::uint64_t, std::uint32_t> early;  // (src, seq) -> msg, out of order
         std::array<PairCacheEntry, kPairCache> pair_cache{};     // see PairCacheEntry
+        std::vector<Overhead> overheads;  // software costs in order; [overhead_head] runs
+        std::uint32_t overhead_head = 0;
+        bool overhead_running = false;
+        bool paid = false;    // the current operation's posting cost is paid
+        bool resume = false;  // advance() goes on with the current operation
     };
 
     void advance(std::int32_t rank);
@@ -323,6 +348,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
                             std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil,
                             std::uint32_t transfer = 0);
+    // Queues a software cost on the rank's core (starts it if the core has none running).
+    void charge(std::int32_t rank, const Overhead& o);
+    void overhead_done(std::int32_t rank, Time jitter);
     void envelope_arrived(std::uint32_t msg);
     void match_arrival(std::uint32_t msg);
     void bind(std::uint32_t msg, std::uint32_t recv_req);

@@ -22,14 +22,16 @@ namespace {
 // The runtime's settings from the model: eager threshold, and the collectives' local work
 // (instructions per byte, or measured rates, or measured rate curves).
 RuntimeConfig local_work_config(const topo::Topology& t) {
-    RuntimeConfig c{t.settings.eager_threshold,
-                    t.mpi.reduce_instructions_per_byte,
-                    t.mpi.reduce_bandwidth,
-                    t.mpi.copy_bandwidth,
-                    {},
-                    {}};
+    RuntimeConfig c;
+    c.eager_threshold = t.settings.eager_threshold;
+    c.reduce_instructions_per_byte = t.mpi.reduce_instructions_per_byte;
+    c.reduce_bandwidth = t.mpi.reduce_bandwidth;
+    c.copy_bandwidth = t.mpi.copy_bandwidth;
     c.reduce_curve = comm::FittedCurve::from(t.mpi.reduce_curve);
     c.copy_curve = comm::FittedCurve::from(t.mpi.copy_curve);
+    c.send_overhead = t.mpi.send_overhead;
+    c.recv_overhead = t.mpi.recv_overhead;
+    c.post_overhead = t.mpi.post_overhead;
     return c;
 }
 }  // namespace

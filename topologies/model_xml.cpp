@@ -25,10 +25,11 @@ namespace {
 
 using Attrs = std::initializer_list<std::string_view>;
 
-constexpr std::array<std::string_view, 17> kTopLevel{
-    "network",     "collectives", "node-type", "node",         "nodes",     "switch",
-    "memory-node", "cable",       "edge",      "star",         "fat-tree",  "torus",
-    "dragonfly",   "file-system", "io-server", "io-forwarder", "comm-model"};
+constexpr std::array<std::string_view, 18> kTopLevel{
+    "network",     "collectives", "node-type", "node",         "nodes",      "switch",
+    "memory-node", "cable",       "edge",      "star",         "fat-tree",   "torus",
+    "dragonfly",   "file-system", "io-server", "io-forwarder", "comm-model", "mpi-overhead"};
+constexpr std::array<std::string_view, 3> kOverheadChildren{"send", "recv", "post"};
 constexpr std::array<std::string_view, 2> kIoServerChildren{"cache", "disk"};
 constexpr std::array<std::string_view, 7> kTypeChildren{"socket", "memory-node", "switch", "nic",
                                                         "cable",  "edge",        "jitter"};
@@ -232,6 +233,8 @@ class Reader {
                             tag(n), *v));
     }
     void read_collectives(pugi::xml_node n);
+    void read_mpi_overhead(pugi::xml_node n);
+    OverheadSpec read_overhead(pugi::xml_node n) const;
     // ---- <comm-model> (end of pass 1: its <node-type> entries name declared node-types) --
     void read_comm_model(pugi::xml_node n);
     void read_comm_node_type(pugi::xml_node n, CommModelSpec& spec) const;
@@ -371,6 +374,7 @@ Topology Reader::read() {
             read_network(c);
         }
         if (std::strcmp(c.name(), "collectives") == 0) read_collectives(c);
+        if (std::strcmp(c.name(), "mpi-overhead") == 0) read_mpi_overhead(c);
         if (std::strcmp(c.name(), "comm-model") == 0) {
             if (comm) {
                 fail(c, fmt::format("second <comm-model> element (the first is on line {}); "
@@ -932,6 +936,73 @@ void Reader::read_comm_collective(pugi::xml_node n, CommModelSpec& spec) const {
              "with the points measured at that many ranks");
     }
     spec.collectives.push_back(std::move(coll));
+}
+
+// <mpi-overhead>: the MPI library's per-message software costs (LogGP's o), each child at
+// most once: <send> (o_s), <recv> (o_r), <post> (posting a receive).
+void Reader::read_mpi_overhead(pugi::xml_node n) {
+    MpiSettings& m = tb_.mpi();
+    if (m.overhead_line != 0)
+        fail(n, fmt::format("second <mpi-overhead> element (the first is on line {}); expected "
+                            "at most one",
+                            m.overhead_line));
+    m.overhead_line = line_of(n);
+    check_attributes(n, {});
+    std::array<int, 3> seen{};
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element || !contains(kOverheadChildren, c.name()))
+            fail(c, fmt::format("unexpected content in <mpi-overhead>; expected only {}",
+                                join(kOverheadChildren)));
+        const std::size_t which = std::strcmp(c.name(), "send") == 0   ? 0
+                                  : std::strcmp(c.name(), "recv") == 0 ? 1
+                                                                       : 2;
+        if (seen[which] != 0)
+            fail(c, fmt::format("second <{}> in <mpi-overhead> (the first is on line {}); "
+                                "expected at most one",
+                                c.name(), seen[which]));
+        seen[which] = line_of(c);
+        OverheadSpec o = read_overhead(c);
+        (which == 0   ? m.send_overhead
+         : which == 1 ? m.recv_overhead
+                      : m.post_overhead) = std::move(o);
+    }
+}
+
+// <send time="…" [bandwidth="…"]/> (a constant plus size / bandwidth) or
+// <send><point size="…" time="…"/>…</send> (interpolated; sizes strictly rising).
+OverheadSpec Reader::read_overhead(pugi::xml_node n) const {
+    check_attributes(n, {"time", "bandwidth"});
+    OverheadSpec o;
+    const bool has_points = static_cast<bool>(n.child("point"));
+    if (has_points) {
+        if (optional(n, "time") || optional(n, "bandwidth"))
+            fail(n, fmt::format("<{}> has both attributes and <point> elements; expected either "
+                                "time (and bandwidth) or points",
+                                n.name()));
+        pugi::xml_node previous;
+        for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+            if (c.type() != pugi::node_element || std::strcmp(c.name(), "point") != 0)
+                fail(c, fmt::format("unexpected content in <{}>; expected only <point> elements",
+                                    n.name()));
+            check_attributes(c, {"size", "time"});
+            check_empty(c);
+            const std::string_view size_text = required(c, "size");
+            const std::uint64_t size = with_unit(c, "size", size_text, parse_size);
+            if (previous && size <= o.points.back().first)
+                fail(c,
+                     fmt::format("<point> attribute 'size': '{}' is not larger than the "
+                                 "previous point's '{}' (line {}); expected sizes strictly "
+                                 "rising",
+                                 size_text, previous.attribute("size").value(), line_of(previous)));
+            o.points.emplace_back(size, time_attr(c, "time"));
+            previous = c;
+        }
+        return o;
+    }
+    check_empty(n);
+    o.time = time_attr(n, "time");
+    if (const auto v = optional(n, "bandwidth")) o.bandwidth = finite_bandwidth(n, "bandwidth", *v);
+    return o;
 }
 
 // <point size=... bandwidth=.../> children, sizes strictly rising.

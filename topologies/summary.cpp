@@ -254,6 +254,24 @@ ModelSummary summarize(const Topology& t, Router& router) {
     s.nic_model = t.settings.nic_model;
     s.granularity = t.settings.granularity;
     s.eager_threshold = t.settings.eager_threshold;
+    for (const auto& [name, o] :
+         {std::pair<const char*, const OverheadSpec*>{"o_s", &t.mpi.send_overhead},
+          {"o_r", &t.mpi.recv_overhead},
+          {"post", &t.mpi.post_overhead}}) {
+        if (o->zero()) continue;
+        std::string text;
+        if (!o->points.empty())
+            text = fmt::format(
+                "{} at {} .. {} at {} ({} points)", format_time(o->points.front().second),
+                format_size(o->points.front().first), format_time(o->points.back().second),
+                format_size(o->points.back().first), o->points.size());
+        else if (o->bandwidth.infinite())
+            text = format_time(o->time);
+        else
+            text =
+                fmt::format("{} + size / {}", format_time(o->time), format_bandwidth(o->bandwidth));
+        s.overheads += fmt::format("{}{} {}", s.overheads.empty() ? "" : "; ", name, text);
+    }
     std::unordered_map<std::string, std::size_t> type_slot;
     for (const NodeInfo& node : t.nodes) {
         for (const SocketInfo& sock : node.sockets) s.cores += sock.cores;
@@ -326,6 +344,7 @@ std::string format_summary(const ModelSummary& s) {
     }
     row("granularity", gran);
     row("eager threshold", format_size(s.eager_threshold));
+    if (!s.overheads.empty()) row("MPI overheads", s.overheads + " per message, on the cores");
     std::string routes =
         fmt::format("{} of {} ordered socket pairs", s.routed_pairs, s.socket_pairs);
     if (s.socket_pairs > 0) {

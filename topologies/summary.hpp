@@ -32,6 +32,8 @@ struct ModelSummary {
     NicModel nic_model = NicModel::Packet;  // network default
     std::uint64_t granularity = 0;          // network default; 0 = whole message
     std::uint64_t eager_threshold = 0;
+    // <mpi-overhead>: "o_s 83 ns at 8 B .. 219 ns at 1 KiB; o_r ...; post ..." ("" = none).
+    std::string overheads;
     std::size_t packet_nic_nodes = 0;  // nodes per NIC model after node-type overrides
     std::size_t analytical_nic_nodes = 0;
     std::size_t granularity_overrides = 0;  // nodes whose granularity differs from the default

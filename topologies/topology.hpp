@@ -114,6 +114,20 @@ struct CollectiveRule {
     int line = 0;
 };
 
+// One per-message software cost of the MPI library (LogGP's o), charged on the rank's core
+// (collectives/runtime.hpp says where). Either `time` + size / `bandwidth` (bandwidth
+// infinite: the constant alone), or, with `points` (sizes strictly rising), the time
+// interpolated linearly in size between neighbouring points, the first point's time below
+// the first size and the last point's above the last. Zero (the default): no cost.
+struct OverheadSpec {
+    Time time;
+    Bandwidth bandwidth = kInfiniteBandwidth;
+    std::vector<std::pair<std::uint64_t, Time>> points;
+    bool zero() const { return points.empty() && time == Time::zero() && bandwidth.infinite(); }
+    // The cost for a message of `bytes`.
+    Time at(std::uint64_t bytes) const;
+};
+
 struct MpiSettings {
     std::vector<CollectiveRule> collectives;
     // <collectives profile="openmpi-4.1">: choose like that library (collectives/selection.hpp
@@ -130,6 +144,11 @@ struct MpiSettings {
     // <reduce-rate>/<copy-rate> children: the rates against the size (sizes strictly rising);
     // they win over the attributes.
     std::vector<std::pair<std::uint64_t, Bandwidth>> reduce_curve, copy_curve;
+    // <mpi-overhead>: per-message software costs. `send` (o_s) before a message leaves,
+    // `recv` (o_r) after it has arrived and before its receive completes, `post` when a
+    // receive is posted; all zero unless the model says otherwise.
+    OverheadSpec send_overhead, recv_overhead, post_overhead;
+    int overhead_line = 0;  // the <mpi-overhead> element's line (0: none)
 };
 
 // Parallel I/O (iosys/). A component chosen by name, with its parameters as written in the

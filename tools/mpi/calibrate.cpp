@@ -31,6 +31,15 @@
 //               protocol's threshold, which the model uses) and with b computing (Open MPI's
 //               shared memory, for one, completes only the smallest sends without the
 //               receiver's help).
+//   o_s, o_r    the MPI library's per-message software costs (LogGP's o), on the pair of
+//               the class the intra-node curve comes from, at 8 B, 256 B and 1 KiB, in
+//               bursts of kBurst messages (per message: the burst's time / kBurst): o_s =
+//               posting an MPI_Isend (the receives already posted), post = posting an
+//               MPI_Irecv (nothing sent yet), o_r = taking in a burst that was sent while
+//               the receiver made no MPI call, per MPI_Recv, minus post (Bench::overheads).
+//               Written as <mpi-overhead>; the simulator charges them on the ranks' cores on
+//               top of the network, so the model's latencies and transfer curves have
+//               o_s + o_r taken out (see derive).
 //   cpu         every rank at once (at most one per online CPU of a host) runs a fixed kernel:
 //               `steps` steps of xorshift64 (x ^= x << 13; x ^= x >> 7; x ^= x << 17), one
 //               dependent chain. We count SIX instructions per step (three shifts, three
@@ -148,7 +157,13 @@ constexpr int kMaxSockets = 64;
 constexpr int kSmallSyncs = 3;           // files of one write synced per pass of the I/O test
 constexpr int kInstructionsPerStep = 6;  // xorshift64: 3 shifts + 3 xors
 constexpr int kTagPing = 11, kTagPong = 12, kTagSendrecv = 13, kTagProbe = 14, kTagData = 15,
-              kTagResult = 16;
+              kTagResult = 16, kTagNote = 17, kTagBurst = 18;
+// Per-message software costs (LogGP's o): measured at these sizes (all sent eagerly by the
+// MPI libraries we know; the simulator keeps the last point's cost above them), in bursts of
+// kBurst messages.
+constexpr std::array<std::uint64_t, 3> kOverheadSizes{8, 256, 1024};
+constexpr int kBurst = 16;
+constexpr double kSettle = 50e-6;  // s: the receiver's wait before it takes a burst in
 
 // ---- text ------------------------------------------------------------------------------
 
@@ -814,6 +829,14 @@ struct Eager {
     int probes = 0;
 };
 
+// The MPI library's per-message costs at one size (on the measured rank), seconds per
+// message: posting an MPI_Isend (o_s), posting an MPI_Irecv (post), and an MPI_Recv of a
+// message that has already arrived minus the post (o_r).
+struct OverheadResult {
+    std::uint64_t bytes = 0;
+    Stats send, post, recv;
+};
+
 struct ClassResult {
     Pair pair;
     Stats latency;  // 0 B one-way, s
@@ -869,6 +892,67 @@ class Bench {
             }
         }
         return samples;
+    }
+
+    // Per-message costs on rank a, each the mean over a burst of kBurst messages of `bytes`
+    // (`reps` bursts after warm-up), into send/post/recv:
+    //   o_s:  a posts kBurst MPI_Isend back to back, b's receives already posted;
+    //   post: a posts kBurst MPI_Irecv before anything was sent;
+    //   o_r:  b sends a burst and then a 0-byte note while a makes no MPI call for kSettle;
+    //         then a times the note's MPI_Recv (messages between a pair arrive in order: the
+    //         library takes in the burst first) and kBurst MPI_Recv of the burst; o_r = that
+    //         per message (kBurst + 1) minus the post.
+    void overheads(int a, int b, std::uint64_t bytes, std::uint64_t reps, std::vector<double>& send,
+                   std::vector<double>& post, std::vector<double>& recv) {
+        const std::uint64_t warm = Settings::warmup(reps);
+        const int count = static_cast<int>(bytes);
+        std::array<MPI_Request, kBurst> req{};
+        auto sbuf = [&](int i) { return send_.data() + static_cast<std::size_t>(i) * bytes; };
+        auto rbuf = [&](int i) { return recv_.data() + static_cast<std::size_t>(i) * bytes; };
+        for (std::uint64_t it = 0; it < warm + reps; ++it) {
+            if (rank_ == a) {
+                MPI_Recv(nullptr, 0, MPI_BYTE, b, kTagNote, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                double t0 = MPI_Wtime();
+                for (int i = 0; i < kBurst; ++i)
+                    MPI_Isend(sbuf(i), count, MPI_BYTE, b, kTagBurst, MPI_COMM_WORLD, &req[i]);
+                const double t_send = (MPI_Wtime() - t0) / kBurst;
+                MPI_Waitall(kBurst, req.data(), MPI_STATUSES_IGNORE);
+                t0 = MPI_Wtime();
+                for (int i = 0; i < kBurst; ++i)
+                    MPI_Irecv(rbuf(i), count, MPI_BYTE, b, kTagBurst, MPI_COMM_WORLD, &req[i]);
+                const double t_post = (MPI_Wtime() - t0) / kBurst;
+                MPI_Send(nullptr, 0, MPI_BYTE, b, kTagNote, MPI_COMM_WORLD);
+                MPI_Waitall(kBurst, req.data(), MPI_STATUSES_IGNORE);
+                // b sends the next burst and a note now; a makes no MPI call until they are
+                // there, then takes all of them: the library's whole receive-side work.
+                for (const double until = MPI_Wtime() + kSettle; MPI_Wtime() < until;) {
+                }
+                t0 = MPI_Wtime();
+                MPI_Recv(nullptr, 0, MPI_BYTE, b, kTagNote, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                for (int i = 0; i < kBurst; ++i)
+                    MPI_Recv(rbuf(i), count, MPI_BYTE, b, kTagBurst, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE);
+                const double t_recv = (MPI_Wtime() - t0) / (kBurst + 1);
+                if (it >= warm) {
+                    send.push_back(t_send);
+                    post.push_back(t_post);
+                    recv.push_back(std::max(0.0, t_recv - t_post));
+                }
+            } else if (rank_ == b) {
+                for (int i = 0; i < kBurst; ++i)
+                    MPI_Irecv(rbuf(i), count, MPI_BYTE, a, kTagBurst, MPI_COMM_WORLD, &req[i]);
+                MPI_Send(nullptr, 0, MPI_BYTE, a, kTagNote, MPI_COMM_WORLD);
+                MPI_Waitall(kBurst, req.data(), MPI_STATUSES_IGNORE);
+                MPI_Recv(nullptr, 0, MPI_BYTE, a, kTagNote, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                for (int i = 0; i < kBurst; ++i)
+                    MPI_Isend(sbuf(i), count, MPI_BYTE, a, kTagBurst, MPI_COMM_WORLD, &req[i]);
+                MPI_Waitall(kBurst, req.data(), MPI_STATUSES_IGNORE);
+                for (int i = 0; i < kBurst; ++i)
+                    MPI_Isend(sbuf(i), count, MPI_BYTE, a, kTagBurst, MPI_COMM_WORLD, &req[i]);
+                MPI_Send(nullptr, 0, MPI_BYTE, a, kTagNote, MPI_COMM_WORLD);
+                MPI_Waitall(kBurst, req.data(), MPI_STATUSES_IGNORE);
+            }
+        }
     }
 
     // The largest size whose MPI_Send from a returns before b posts the receive, b waiting
@@ -1207,6 +1291,24 @@ struct Measured {
     int world = 0, passes = 0;
     IoMeasured io;
     LocalRates local;  // rank 0's copy and reduction rates
+    // The per-message costs, measured on the pair of `overhead_class` (the class the
+    // intra-node curve comes from; -1: none measured), one entry per kOverheadSizes.
+    int overhead_class = -1;
+    std::vector<OverheadResult> overheads;
+    // o_s + o_r of a message of `bytes` (s), interpolated linearly between the measured sizes,
+    // the first size's below them and the last's above, as the simulator does.
+    double overhead(std::uint64_t bytes) const {
+        if (overheads.empty()) return 0;
+        auto at = [&](std::size_t i) { return overheads[i].send.value + overheads[i].recv.value; };
+        if (bytes <= overheads.front().bytes) return at(0);
+        for (std::size_t i = 1; i < overheads.size(); ++i) {
+            if (bytes > overheads[i].bytes) continue;
+            const double f = static_cast<double>(bytes - overheads[i - 1].bytes) /
+                             static_cast<double>(overheads[i].bytes - overheads[i - 1].bytes);
+            return at(i - 1) + f * (at(i) - at(i - 1));
+        }
+        return at(overheads.size() - 1);
+    }
 
     double speed(std::size_t rank) const {  // instructions/s, the median over its passes
         const double t = cpu[rank].value;
@@ -1323,14 +1425,23 @@ struct CurvePoint {
     double sendrecv = 0;   // s, measured MPI_Sendrecv per call
 };
 
-std::vector<CurvePoint> transfer_curve(const ClassResult& r, std::uint64_t eager,
+// The latency the model gives a class: the 0 B one-way time minus the per-message costs
+// (o_s + o_r at the smallest size), which the simulator charges on the ranks' cores on top of
+// the network's latency; at least a tenth of the measured one.
+double net_latency(const ClassResult& r, const Measured& m) {
+    return std::max(0.1 * r.latency.value, r.latency.value - m.overhead(0));
+}
+
+// With per-message costs measured, the transfer is what remains of the one-way time after
+// the latency and o_s + o_r of that size: t - k L - o(s).
+std::vector<CurvePoint> transfer_curve(const ClassResult& r, const Measured& m, std::uint64_t eager,
                                        std::vector<std::uint64_t>* skipped) {
     std::vector<CurvePoint> curve;
-    const double latency = r.latency.value;
+    const double latency = net_latency(r, m);
     for (const SizeResult& s : r.sizes) {
         if (s.bytes == 0) continue;
         const double t = s.pingpong.value;
-        const double transfer = t - (s.bytes > eager ? 3 : 1) * latency;
+        const double transfer = t - (s.bytes > eager ? 3 : 1) * latency - m.overhead(s.bytes);
         if (t <= 0 || transfer <= 0 || transfer <= 0.02 * t) {
             if (skipped != nullptr) skipped->push_back(s.bytes);
             continue;
@@ -1370,13 +1481,13 @@ Derived derive(const Measured& m, bool fit) {
         ClassFigures& f = d.fig[static_cast<std::size_t>(c)];
         if (!r.pair.present || r.sizes.empty()) continue;
         f.present = true;
-        f.latency = r.latency.value;
+        f.latency = net_latency(r, m);
         const SizeResult& top = r.sizes.back();
         f.at = top.bytes;
         const double t = top.pingpong.value;
         f.raw = t > 0 ? static_cast<double>(top.bytes) / t : 0;
         const double k = top.bytes > d.eager ? 3 : 1;  // rendezvous: request, clear, data
-        const double pure = t - k * f.latency;
+        const double pure = t - k * f.latency - m.overhead(top.bytes);
         f.largest = pure > 0.05 * t ? static_cast<double>(top.bytes) / pure : f.raw;
         f.fit = fit_bandwidth(r, f.latency, d.eager);
         f.bandwidth = fit && f.fit > 0 ? f.fit : f.largest;
@@ -1586,7 +1697,7 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             continue;
         }
         x << "       " << class_name(c) << " (ranks " << r.pair.a << " and " << r.pair.b
-          << "): latency " << us_text(f.latency) << "; " << size_text(f.at) << " ping-pong "
+          << "): latency " << us_text(r.latency.value) << "; " << size_text(f.at) << " ping-pong "
           << mbps_text(f.raw) << ", sendrecv aggregate " << mbps_text(f.aggregate) << ";\n"
           << "         eager up to " << eager_text(r.eager) << " (up to "
           << eager_text(r.eager_quiet) << " while the receiver makes no MPI call)\n";
@@ -1602,11 +1713,30 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
         x << "         " << size_text(m.local.copy[i].first) << ": copy "
           << mbps_text(m.local.copy[i].second) << ", reduce " << mbps_text(m.local.reduce[i].second)
           << "\n";
+    if (!m.overheads.empty()) {
+        const Pair& p = m.classes[static_cast<std::size_t>(m.overhead_class)].pair;
+        x << "       per-message costs (" << class_name(m.overhead_class) << ", ranks " << p.a
+          << " and " << p.b << "; bursts of " << kBurst
+          << " messages, per message; p10-p90 of all bursts):\n"
+          << "         o_s = MPI_Isend posting, post = MPI_Irecv posting, o_r = MPI_Recv of a\n"
+          << "         burst sent while the receiver made no MPI call, minus post\n";
+        for (const OverheadResult& o : m.overheads)
+            x << "         " << size_text(o.bytes) << ": o_s " << time_text(o.send.value) << " ("
+              << time_text(o.send.p10) << "-" << time_text(o.send.p90) << "), post "
+              << time_text(o.post.value) << " (" << time_text(o.post.p10) << "-"
+              << time_text(o.post.p90) << "), o_r " << time_text(o.recv.value) << " ("
+              << time_text(o.recv.p10) << "-" << time_text(o.recv.p90) << ")\n";
+        x << "         <mpi-overhead> carries them; the simulator charges o_s + o_r per message "
+             "on\n"
+          << "         the ranks' cores, so every class's latency below is its 0 B one-way time\n"
+          << "         minus o_s + o_r (at least a tenth of it), and every transfer time\n"
+          << "         t - k L - o_s(s) - o_r(s)\n";
+    }
 
     x << "\n     Derived: every memory node, switch and NIC forwards cut-through, so a message of\n"
       << "     m bytes takes (sum of the path's latencies) + m / (its bottleneck bandwidth).\n"
-      << "       s - mem: latency = intra-socket latency / 2 = " << us_text(d.sm_latency)
-      << ", bandwidth (and the memory node's\n"
+      << "       s - mem: latency = intra-socket latency (less o_s + o_r) / 2 = "
+      << us_text(d.sm_latency) << ", bandwidth (and the memory node's\n"
       << "         local rate) " << mbps_text(d.sm_bandwidth) << "\n";
     if (multi_socket)
         x << "       mem - qpi: latency = (inter-socket - intra-socket latency) / 2 = "
@@ -1654,7 +1784,7 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     for (const auto& [c, scope] : curve_classes(d)) {
         const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
         std::vector<std::uint64_t> skipped;
-        const std::vector<CurvePoint> curve = transfer_curve(r, d.eager, &skipped);
+        const std::vector<CurvePoint> curve = transfer_curve(r, m, d.eager, &skipped);
         x << "       " << scope << ", from " << class_name(c)
           << " (L = " << time_text(r.latency.value) << "):";
         int col = 0;
@@ -1748,7 +1878,7 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     x << " collectives=\"messages\">\n";
     for (const auto& [c, scope] : curve_classes(d)) {
         const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
-        const std::vector<CurvePoint> curve = transfer_curve(r, d.eager, nullptr);
+        const std::vector<CurvePoint> curve = transfer_curve(r, m, d.eager, nullptr);
         if (curve.empty()) continue;
         x << "    <point-to-point scope=\"" << scope << "\">\n";
         for (const CurvePoint& p : curve)
@@ -1757,6 +1887,21 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
         x << "    </point-to-point>\n";
     }
     x << "  </comm-model>\n";
+    // The per-message software costs, as measured (OverheadResult).
+    if (!m.overheads.empty()) {
+        x << "  <mpi-overhead>\n";
+        for (const auto& [tag, member] :
+             {std::pair<const char*, Stats OverheadResult::*>{"send", &OverheadResult::send},
+              {"recv", &OverheadResult::recv},
+              {"post", &OverheadResult::post}}) {
+            x << "    <" << tag << ">\n";
+            for (const OverheadResult& o : m.overheads)
+                x << "      <point size=\"" << xml_size(o.bytes) << "\" time=\""
+                  << xml_time((o.*member).value) << "\"/>\n";
+            x << "    </" << tag << ">\n";
+        }
+        x << "  </mpi-overhead>\n";
+    }
     // Collectives' local work at the measured rates (rank 0, 64 MiB, memcpy and
     // MPI_Reduce_local of doubles).
     // The attributes: the largest size's rates; the curves follow the sizes (cache effects).
@@ -1817,6 +1962,16 @@ std::string write_csv(const Measured& m) {
           << ",,,,,,,,\n";
         c << "eager_threshold_receiver_computing," << who << "," << r.eager_quiet.bytes << ",,,"
           << r.eager_quiet.probes << ",,,,,,,,\n";
+    }
+    if (!m.overheads.empty()) {  // per-message costs: seconds per message, as the others
+        const Pair& p = m.classes[static_cast<std::size_t>(m.overhead_class)].pair;
+        const std::string who = strf("%s,%d,%d", class_name(m.overhead_class), p.a, p.b);
+        for (const OverheadResult& o : m.overheads)
+            for (const auto& [kind, st] : {std::pair<const char*, const Stats*>{"o_s", &o.send},
+                                           {"o_post", &o.post},
+                                           {"o_r", &o.recv}})
+                c << kind << "," << who << "," << static_cast<unsigned long long>(o.bytes) << ",,"
+                  << times(*st) << ",,\n";
     }
     if (m.io.measured && m.io.error.empty()) {
         const IoMeasured& io = m.io;
@@ -1970,7 +2125,7 @@ void print_summary(const Measured& m, const Derived& d) {
     for (const auto& [c, scope] : curve_classes(d)) {
         const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
         std::vector<std::uint64_t> skipped;
-        const std::vector<CurvePoint> curve = transfer_curve(r, d.eager, &skipped);
+        const std::vector<CurvePoint> curve = transfer_curve(r, m, d.eager, &skipped);
         std::printf(
             "\n<point-to-point scope=\"%s\"> from %s: transfer bandwidth s / (one-way - k L),\n"
             "  L = %s, k = 1 up to the eager threshold (%llu B), else 3; sendrecv / one-way:\n"
@@ -2111,6 +2266,15 @@ int run(int rank, int world, const Options& opt) {
     } io;
     std::string io_error;
     const std::vector<char> io_buffer(rank == 0 ? s.io_transfer : 0, 'c');
+    // The per-message costs: on the pair of the class the intra-node curve comes from.
+    int ov_class = -1;
+    for (const int c : {kIntraSocket, kInterSocket, kInterNode})
+        if (ov_class < 0 && pairs[static_cast<std::size_t>(c)].present) ov_class = c;
+    struct OverheadSamples {
+        Samples send, post, recv;
+    };
+    std::vector<OverheadSamples> ov(kOverheadSizes.size());
+    const std::uint64_t ov_reps = std::max<std::uint64_t>(s.min_repeats, s.repeats / 4);
     for (std::uint64_t pass = 0; pass < s.passes; ++pass) {
         quiet_barrier();
         if (runs_cpu) add_pass(cpu, cpu_runs(rank, s));
@@ -2126,6 +2290,17 @@ int run(int rank, int world, const Options& opt) {
                              bench.pingpong(p.a, p.b, s.sizes[i], s.reps(s.sizes[i])));
             for (std::size_t i = 0; i < s.sizes.size(); ++i)
                 add_pass(x.sendrecv[i], bench.sendrecv(p.a, p.b, s.sizes[i], s.reps(s.sizes[i])));
+        }
+        if (ov_class >= 0) {
+            const Pair& p = pairs[static_cast<std::size_t>(ov_class)];
+            quiet_barrier();
+            for (std::size_t i = 0; i < kOverheadSizes.size(); ++i) {
+                std::vector<double> send, post, recv;
+                bench.overheads(p.a, p.b, kOverheadSizes[i], ov_reps, send, post, recv);
+                add_pass(ov[i].send, send);
+                add_pass(ov[i].post, post);
+                add_pass(ov[i].recv, recv);
+            }
         }
         quiet_barrier();
         if (rank == 0 && io_error.empty()) {
@@ -2208,6 +2383,29 @@ int run(int rank, int world, const Options& opt) {
         r.eager = bench.eager_threshold(r.pair.a, r.pair.b, true);
         r.eager_quiet = bench.eager_threshold(r.pair.a, r.pair.b, false);
         if (rank == 0) print_class(c, r);
+    }
+    quiet_barrier();
+    if (ov_class >= 0) {
+        const int a = pairs[static_cast<std::size_t>(ov_class)].a;
+        m.overhead_class = ov_class;
+        for (std::size_t i = 0; i < kOverheadSizes.size(); ++i)
+            m.overheads.push_back(OverheadResult{kOverheadSizes[i], to_root(rank, a, ov[i].send),
+                                                 to_root(rank, a, ov[i].post),
+                                                 to_root(rank, a, ov[i].recv)});
+        if (rank == 0) {
+            std::printf(
+                "\nper-message costs (%s, ranks %d and %d; median over %d passes of each "
+                "pass's median of %d bursts of %d; p10-p90 of all bursts):\n",
+                class_name(ov_class), a, pairs[static_cast<std::size_t>(ov_class)].b, m.passes,
+                static_cast<int>(ov_reps), kBurst);
+            for (const OverheadResult& o : m.overheads)
+                std::printf("  %6s: o_s %s (%s-%s), post %s (%s-%s), o_r %s (%s-%s)\n",
+                            size_text(o.bytes).c_str(), time_text(o.send.value).c_str(),
+                            time_text(o.send.p10).c_str(), time_text(o.send.p90).c_str(),
+                            time_text(o.post.value).c_str(), time_text(o.post.p10).c_str(),
+                            time_text(o.post.p90).c_str(), time_text(o.recv.value).c_str(),
+                            time_text(o.recv.p10).c_str(), time_text(o.recv.p90).c_str());
+        }
     }
     quiet_barrier();
 
