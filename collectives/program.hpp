@@ -45,8 +45,11 @@ enum class OpKind : std::uint8_t {
     // ...): runs like Compute (`instructions` on the rank's core, the traced duration
     // projected) but is counted under its own kind; `path` names the call.
     Unmodeled,
+    // Appended kinds (issue 19; new kinds go after these).
+    Cancel,  // cancels request `handle`: an unmatched receive is withdrawn and matches
+             // nothing, an unmatched send is withdrawn; a matched one completes as usual
 };
-inline constexpr int kOpKinds = 25;
+inline constexpr int kOpKinds = 26;
 inline constexpr std::uint8_t kSeekSet = 0, kSeekCur = 1, kSeekEnd = 2;
 constexpr bool is_file_op(OpKind k) {
     return k >= OpKind::FileOpen && k <= OpKind::FileSync;

@@ -64,6 +64,8 @@ const char* to_string(OpKind kind) {
             return "File_sync";
         case OpKind::Unmodeled:
             return "Unmodeled";
+        case OpKind::Cancel:
+            return "Cancel";
     }
     return "?";
 }
@@ -180,6 +182,7 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
     const std::uint32_t m =
         msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
                           seq, req, kNil, false, false, engine_.now(), slot});
+    requests_[req].msg = m;
     // Rendezvous control messages carry no payload bytes.
     network_.send(ranks_[rank].where.vertex, ranks_[dst].where.vertex, eager ? bytes : 0, m, eager);
     return req;
@@ -244,6 +247,11 @@ void Runtime::envelope_arrived(std::uint32_t m) {
 }
 
 void Runtime::match_arrival(std::uint32_t m) {
+    if (msgs_[m].cancelled) {  // withdrawn by its sender: nothing receives it
+        msgs_[m].recv_done = true;
+        maybe_free_msg(m);
+        return;
+    }
     Rank& r = ranks_[msgs_[m].dst];
     for (std::uint32_t prev = kNil, req = r.posted.head; req != kNil;
          prev = req, req = requests_[req].next) {
@@ -254,6 +262,46 @@ void Runtime::match_arrival(std::uint32_t m) {
         }
     }
     r.unexpected.push(msgs_, m);
+}
+
+void Runtime::cancel(std::int32_t rank, std::uint32_t req) {
+    Request& q = requests_[req];
+    if (!q.is_send) {
+        if (q.done) return;  // received already: the cancel fails, the wait completes it
+        Rank& r = ranks_[rank];
+        for (std::uint32_t prev = kNil, x = r.posted.head; x != kNil;
+             prev = x, x = requests_[x].next) {
+            if (x != req) continue;
+            r.posted.unlink(requests_, prev, x);  // never matched: withdrawn, receives nothing
+            q.bytes = 0;
+            q.done = true;
+            return;
+        }
+        return;  // matched (a rendezvous in progress): the cancel fails
+    }
+    // A send can be withdrawn while no receive matched its message. A released message, or
+    // its slot taken by another send, means it was matched and delivered.
+    const std::uint32_t m = q.msg;
+    if (m == kNil || msgs_[m].send_req != req || msgs_[m].recv_req != kNil || msgs_[m].recv_done ||
+        msgs_[m].cancelled)
+        return;
+    Msg& msg = msgs_[m];
+    msg.cancelled = true;
+    if (q.done) results_[rank].bytes_sent -= q.bytes;  // eager, injected already: not sent
+    q.bytes = 0;
+    if (msg.kind == MsgKind::Rts) {  // the data never goes: the send is complete now
+        msg.send_done = true;
+        q.done = true;
+    }
+    // Arrived already and waiting unmatched at the receiver: take it out of the queue.
+    Queue& unexpected = ranks_[msg.dst].unexpected;
+    for (std::uint32_t prev = kNil, x = unexpected.head; x != kNil; prev = x, x = msgs_[x].next) {
+        if (x != m) continue;
+        unexpected.unlink(msgs_, prev, x);
+        msg.recv_done = true;
+        maybe_free_msg(m);
+        return;
+    }
 }
 
 void Runtime::maybe_free_msg(std::uint32_t m) {
@@ -855,6 +903,9 @@ void Runtime::advance(std::int32_t rank) {
             case OpKind::Wait:
                 r.waiting = wait_for(handle_request(rank, op.handle));
                 if (r.waiting != 0) return;
+                break;
+            case OpKind::Cancel:  // local and immediate; the request's wait completes it
+                cancel(rank, handle_request(rank, op.handle));
                 break;
             case OpKind::Waitall: {
                 std::uint32_t n = 0;

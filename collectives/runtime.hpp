@@ -136,6 +136,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Time posted;                // when the sender posted it
         std::uint32_t pair;         // index of (src, dst) in pairs_
         std::uint32_t next = kNil;  // next message in the receiver's unexpected queue
+        bool cancelled = false;     // withdrawn by MPI_Cancel: dropped when it arrives
     };
     struct Request {
         bool is_send;
@@ -148,6 +149,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Time ready;                  // when the peer posted the matching call (wait accounting)
         std::uint32_t next = kNil;   // next receive in the rank's posted queue
         std::uint32_t transfer = 0;  // collectives: step slot (bit 31) and transfer index
+        std::uint32_t msg = kNil;    // sends: their message (cancel looks for it)
     };
     // A first-in, first-out queue of pool entries linked through their `next` field: the
     // posted-receive queue (requests) and the unexpected-message queue (messages). MPI
@@ -301,6 +303,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void bind(std::uint32_t msg, std::uint32_t recv_req);
     void complete(std::uint32_t req);
     void maybe_free_msg(std::uint32_t msg);
+    // MPI_Cancel of the program's request `req`: withdraws it if no peer matched it yet.
+    void cancel(std::int32_t rank, std::uint32_t req);
     // Collectives and communicators.
     std::uint32_t start_collective(std::int32_t rank, const Op& op);
     std::uint32_t start_comm_create(std::int32_t rank, const Op& op);

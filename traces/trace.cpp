@@ -95,6 +95,7 @@ constexpr std::array<Order, mpi::kOpKinds> kOrders{{
     make_order({FTimed, FFile, FBytes, FOffset}),                       // FileReadAtAll
     make_order({FTimed, FFile}),                                        // FileSync
     make_order({FTimed, FPath, FComputeTime}),                          // Unmodeled
+    make_order({FTimed, FHandle}),                                      // Cancel
 }};
 
 // What a kind code decodes to.
@@ -687,7 +688,8 @@ constexpr std::array<const char*, mpi::kOpKinds> kKindNames{"compute",
                                                             "file_write_at_all",
                                                             "file_read_at_all",
                                                             "file_sync",
-                                                            "unmodeled"};
+                                                            "unmodeled",
+                                                            "cancel"};
 }  // namespace
 
 std::string record_name(const Record& r) {
