@@ -175,6 +175,22 @@ int cmd_trace_merge(const MergeFlags& f) {
         "  tracer       {} buffer writes, {} in all (kept out of the "
         "compute bursts)\n",
         rep.flushes, format_time(Time::ns(static_cast<std::int64_t>(rep.flush_ns))));
+    if (rep.failed_polls.empty()) {
+        std::cout << "  polls        no failed MPI_Test*/MPI_Iprobe/MPI_Improbe calls\n";
+    } else {
+        std::uint64_t polls = 0, poll_ns = 0;
+        for (const auto& [name, p] : rep.failed_polls) polls += p.calls, poll_ns += p.ns;
+        std::cout << fmt::format(
+            "  polls        {} failed, {} (folded into the compute bursts):", with_commas(polls),
+            format_time(Time::ns(static_cast<std::int64_t>(poll_ns))));
+        for (const auto& [name, p] : rep.failed_polls)
+            std::cout << fmt::format(" {} x{} {}", name, with_commas(p.calls),
+                                     format_time(Time::ns(static_cast<std::int64_t>(p.ns))));
+        std::cout << "\n";
+    }
+    if (rep.cancelled_completions > 0)
+        std::cout << fmt::format("  cancel       {} cancelled requests completed\n",
+                                 rep.cancelled_completions);
     if (rep.waitalls_split > 0)
         std::cout << fmt::format(
             "  waitall      {} over non-contiguous requests written as "
@@ -235,7 +251,8 @@ int cmd_compare(const CompareFlags& f) {
     }
     const traces::Trace rec = load(f.recorded, f.format, f.skip_unknown);
     const traces::Trace sim = load(f.simulated, "auto", false);
-    const traces::RunLog a = traces::run_log_from_trace(rec, rec.name + " (recorded)");
+    traces::TracerOverhead overhead;
+    const traces::RunLog a = traces::run_log_from_trace(rec, rec.name + " (recorded)", &overhead);
     const traces::RunLog b = traces::run_log_from_trace(sim, sim.name + " (simulated)");
     if (a.ops.empty())
         throw InputError(f.recorded, 0, "the recorded trace has no times to compare with");
@@ -254,7 +271,9 @@ int cmd_compare(const CompareFlags& f) {
         from = Time::zero();
         to = max(last, Time::ps(1));
     }
-    const traces::Comparison c = traces::compare_runs(a, b);
+    traces::Comparison c = traces::compare_runs(a, b);
+    c.overhead_subtracted = overhead.total;
+    c.overhead_bursts = overhead.bursts;
     std::cout << fmt::format("clustersim compare: {} (recorded, {}) vs {} (simulated)\n",
                              f.recorded, rec.format, f.simulated);
     std::cout << traces::format_comparison(c);

@@ -28,6 +28,7 @@ static_assert(rf::kCommSplit == static_cast<int>(mpi::OpKind::CommSplit));
 static_assert(rf::kFileOpen == static_cast<int>(mpi::OpKind::FileOpen));
 static_assert(rf::kFileSync == static_cast<int>(mpi::OpKind::FileSync));
 static_assert(rf::kUnmodeled == static_cast<int>(mpi::OpKind::Unmodeled));
+static_assert(rf::kCancel == static_cast<int>(mpi::OpKind::Cancel));
 
 struct RankFile {
     std::string path;
@@ -164,8 +165,14 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
                              fmt::format("record {} at byte {}: unknown call number {}", n,
                                          at - extra_bytes - sizeof r, r.call));
         const std::string call(rf::kCallNames[r.call]);
+        if (r.kind == rf::kPolls) {  // failed polls: their time is in the compute gaps
+            PollCount& p = report.failed_polls[call];
+            p.calls += r.bytes;
+            p.ns += r.bytes2;
+            continue;
+        }
         ++report.calls[call];
-        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kUnmodeled);
+        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kCancel);
         if (!known)
             throw InputError(f.path, 0,
                              fmt::format("record {} at byte {}: unknown record kind {}", n,
@@ -173,6 +180,9 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
         compute_until(r.start_ns);
         prev_end = std::max(prev_end, r.end_ns);
         flushed = 0;
+
+        if ((r.flags & rf::kFlagCancelled) != 0 && (r.kind == rf::kWait || r.kind == rf::kWaitall))
+            ++report.cancelled_completions;
 
         Record out;
         out.kind = static_cast<mpi::OpKind>(r.kind);

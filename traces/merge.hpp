@@ -20,6 +20,13 @@ struct MergeOptions {
     std::uint64_t traced_speed = 0;  // instructions/s of a traced core (0: unknown)
 };
 
+// Failed polls of one MPI function (MPI_Test*, MPI_Iprobe, MPI_Improbe that found nothing):
+// counted by the tracer, their time left in the compute bursts.
+struct PollCount {
+    std::uint64_t calls = 0;
+    std::uint64_t ns = 0;  // summed over ranks
+};
+
 struct MergeReport {
     std::uint64_t run_id = 0;
     std::uint32_t ranks = 0;
@@ -34,6 +41,8 @@ struct MergeReport {
     std::map<std::string, std::uint64_t> calls;      // every recorded call, by MPI name
     std::map<std::string, std::uint64_t> unmodeled;  // the unmodeled ones, by MPI name
     std::uint64_t unmodeled_ns = 0;                  // their time, summed over ranks
+    std::map<std::string, PollCount> failed_polls;   // folded, not recorded; by MPI name
+    std::uint64_t cancelled_completions = 0;         // waits that completed a cancelled request
 };
 
 // `inputs`: rank files, and folders whose `*.csrank` files are all taken. Every rank of the

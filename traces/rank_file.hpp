@@ -63,11 +63,22 @@ enum RawKind : std::uint8_t {
     kFileReadAtAll = 22,
     kFileSync = 23,
     kUnmodeled = 24,  // a wrapped call the simulator does not model; `call` names it
+    kCancel = 25,     // MPI_Cancel of request `handle`
     kFlush = 100,     // the tracer writing its buffer: not the application's time
     kEnd = 101,       // trailer: `bytes` = records before it, start = MPI_Finalize's start
+    // Failed polls of one MPI function (`call`: MPI_Test, MPI_Testany, MPI_Testsome,
+    // MPI_Testall, MPI_Iprobe, MPI_Improbe) that completed or found nothing: not recorded one
+    // by one but folded into the compute around them (their time stays in the gaps between
+    // records); `bytes` = how many, `bytes2` = their summed duration in ns. Written by
+    // MPI_Finalize just before the trailer, one per function that had any.
+    kPolls = 102,
 };
 
 inline constexpr std::uint8_t kFlagNonblocking = 1;  // collectives: ibarrier, ibcast, ...
+// kWait / kWaitall: the completion of a request the application cancelled (MPI_Cancel) and
+// whose status reports it cancelled (MPI_Test_cancelled; assumed when the status is not at
+// hand, in Waitany/Waitsome/Testany/... called with MPI_STATUS(ES)_IGNORE).
+inline constexpr std::uint8_t kFlagCancelled = 2;
 
 struct RawRecord {
     std::int64_t start_ns = 0;
@@ -88,7 +99,7 @@ static_assert(sizeof(RawRecord) == 120);
 
 // The MPI functions the tracer wraps. Modeled ones become native records; the others are
 // kept as `unmodeled` records named by their entry here. Append only: files store indices.
-inline constexpr std::array<std::string_view, 85> kCallNames{
+inline constexpr std::array<std::string_view, 86> kCallNames{
     // point to point
     "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Issend",
     "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
@@ -114,7 +125,9 @@ inline constexpr std::array<std::string_view, 85> kCallNames{
     "MPI_File_iwrite_at", "MPI_File_iread_at", "MPI_Abort", "MPI_Comm_rank", "MPI_Comm_size",
     // modeled since: scan, exscan (above, among the unmodeled, for older files) and these
     "MPI_Iscan", "MPI_Iexscan", "MPI_Ireduce_scatter_block", "MPI_Igatherv", "MPI_Iscatterv",
-    "MPI_Iallgatherv", "MPI_Ialltoallv"};
+    "MPI_Iallgatherv", "MPI_Ialltoallv",
+    // issue 19: matched probes (kept as unmodeled when they find a message)
+    "MPI_Improbe"};
 
 inline constexpr std::uint16_t call_index(std::string_view name) {
     for (std::size_t i = 0; i < kCallNames.size(); ++i)
