@@ -368,6 +368,11 @@ void Runtime::io_done(std::int32_t rank, std::uint64_t bytes) {
     finish_op(rank);
 }
 
+void Runtime::io_all_arrived(std::int32_t rank) {
+    Rank& r = ranks_[rank];
+    if (r.waiting == 1 && is_file_op(r.op.kind)) r.io_ready = engine_.now();
+}
+
 void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
     if (cookie & kCollCookie) {
         const auto run = static_cast<std::uint32_t>(cookie & ~kCollCookie);
@@ -732,10 +737,16 @@ void Runtime::record(std::int32_t rank) {
         case OpKind::CommSplit:
             release(r.blocking[0], false);
             break;
+        case OpKind::FileOpen:
+        case OpKind::FileClose:
+        case OpKind::FileSync:
+            ready = r.io_ready;  // collective: the last member's arrival
+            break;
         case OpKind::FileWrite:
         case OpKind::FileWriteAt:
         case OpKind::FileWriteAll:
         case OpKind::FileWriteAtAll:
+            ready = r.io_ready;
             st.bytes += r.io_bytes;
             results_[rank].io_bytes_written += r.io_bytes;
             break;
@@ -743,6 +754,7 @@ void Runtime::record(std::int32_t rank) {
         case OpKind::FileReadAt:
         case OpKind::FileReadAll:
         case OpKind::FileReadAtAll:
+            ready = r.io_ready;
             st.bytes += r.io_bytes;
             results_[rank].io_bytes_read += r.io_bytes;
             break;
@@ -944,6 +956,7 @@ void Runtime::advance(std::int32_t rank) {
                 const std::vector<std::int32_t>* members = nullptr;
                 if (op.kind == OpKind::FileOpen) members = &comms_[comm_of(rank, op.comm)].members;
                 r.io_bytes = 0;
+                r.io_ready = r.op_start;
                 r.waiting = 1;
                 r.in_io_start = true;
                 io_->start(rank, op, members);

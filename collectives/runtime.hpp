@@ -119,6 +119,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void message_injected(std::uint64_t cookie) override;
     void compute_done(std::uint64_t cookie, Time jitter) override;
     void io_done(std::int32_t rank, std::uint64_t bytes) override;
+    void io_all_arrived(std::int32_t rank) override;
 
   private:
     static constexpr std::uint32_t kNil = UINT32_MAX;
@@ -241,8 +242,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Time op_start;
         std::uint32_t waiting = 0;  // requests the current blocking op still waits for
         bool finished = false;
-        bool in_io_start = false;            // inside IoService::start (completion must come later)
-        std::uint64_t io_bytes = 0;          // file data moved by the current MPI-IO operation
+        bool in_io_start = false;    // inside IoService::start (completion must come later)
+        std::uint64_t io_bytes = 0;  // file data moved by the current MPI-IO operation
+        Time io_ready;  // collective MPI-IO: when the last member entered (else op_start)
         std::uint32_t op_comm = 0;           // communicator id of the current collective call
         std::uint32_t op_seq = 0;            // its call number on that communicator
         const char* op_algorithm = nullptr;  // its "operation/algorithm" (OpEvent::algorithm)
