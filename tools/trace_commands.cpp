@@ -150,11 +150,15 @@ int cmd_trace_merge(const MergeFlags& f) {
     if (to != "text" && to != "binary")
         throw InputError("--to", 0, fmt::format("'{}': expected text or binary", to));
     traces::MergeReport rep;
-    const traces::Trace t = traces::merge_rank_files(f.inputs, o, rep);
-    if (to == "text")
+    std::uint64_t records = 0;
+    if (to == "text") {
+        const traces::Trace t = traces::merge_rank_files(f.inputs, o, rep);
         traces::write_text(t, f.output);
-    else
-        traces::write_binary(t, f.output);
+        records = t.total_events();
+    } else {  // streamed: memory bounded whatever the trace's length
+        traces::merge_rank_files_to_binary(f.inputs, o, f.output, rep);
+        records = rep.records;
+    }
     const std::uint64_t out = file_size(f.output);
     std::uint64_t calls = 0;
     for (const auto& [name, n] : rep.calls) calls += n;
@@ -165,7 +169,7 @@ int cmd_trace_merge(const MergeFlags& f) {
         "records\n",
         rep.run_id, rep.program, rep.ranks,
         rep.hosts.empty() ? std::string("?") : rep.hosts.front(), with_commas(calls),
-        with_commas(t.total_events()));
+        with_commas(records));
     std::cout << fmt::format("  rank files   {} in {} files\n", format_size(rep.raw_bytes),
                              rep.ranks);
     std::cout << fmt::format(

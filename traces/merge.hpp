@@ -34,6 +34,7 @@ struct MergeReport {
     std::vector<std::string> files;                  // by rank
     std::vector<std::string> hosts;                  // by rank
     std::uint64_t raw_records = 0;                   // records in the rank files (flushes included)
+    std::uint64_t records = 0;                       // records of the merged trace
     std::uint64_t raw_bytes = 0;                     // size of the rank files
     std::uint64_t flushes = 0;                       // buffer writes by the tracer
     std::uint64_t flush_ns = 0;                      // their time, summed over ranks
@@ -53,5 +54,13 @@ struct MergeReport {
 // an unknown record kind or call.
 Trace merge_rank_files(const std::vector<std::string>& inputs, const MergeOptions& options,
                        MergeReport& report);
+
+// The same merge written straight to a native binary trace at `output`, in memory bounded
+// whatever the trace's length: each rank file is read through a 1 MiB buffer, one rank at a
+// time, and each rank's encoded records go to a scratch file (`output`.part, removed
+// afterwards) in 1 MiB pieces; what stays in memory is the string table, the count lists and
+// per-rank counters. Same checks and errors as merge_rank_files.
+void merge_rank_files_to_binary(const std::vector<std::string>& inputs, const MergeOptions& options,
+                                const std::string& output, MergeReport& report);
 
 }  // namespace clustersim::traces
