@@ -285,16 +285,18 @@ bool is_test(std::uint16_t call) {
 }
 
 // Completion calls (Wait*, Test*): the requests that completed are the ones the call set to
-// MPI_REQUEST_NULL. One → wait, several → waitall (handles in extra); none → a failed Test*
-// is folded into the compute (counted), a Wait* on requests the tracer did not see started
-// is unmodeled. `status_cancelled`: 1 the (single) status says cancelled, 0 it says not,
+// MPI_REQUEST_NULL. One → wait, several → waitall (handles in extra); none → a Test* that
+// completed nothing is a failed poll, folded into the compute (counted); a call that
+// completed only requests the tracer did not see started (persistent, MPI-IO) is unmodeled. `status_cancelled`: 1 the (single) status says cancelled, 0 it says not,
 // -1 not known. A completed request that was cancelled sets kFlagCancelled.
 void completed(std::uint16_t call, std::int64_t start, int n, const MPI_Request* before,
                const MPI_Request* after, int status_cancelled = -1) {
     std::vector<std::uint64_t> done;
     bool cancelled = false;
+    bool any = false;  // some request completed (one the tracer may not have seen started)
     for (int i = 0; i < n; ++i) {
         if (before[i] == MPI_REQUEST_NULL || after[i] != MPI_REQUEST_NULL) continue;
+        any = true;
         const std::int64_t h = g.take_request(before[i]);
         if (h < 0) continue;
         done.push_back(static_cast<std::uint64_t>(h));
@@ -302,7 +304,7 @@ void completed(std::uint16_t call, std::int64_t start, int n, const MPI_Request*
             cancelled = true;
     }
     if (done.empty()) {
-        if (is_test(call)) return g.fold(call, start);
+        if (is_test(call) && !any) return g.fold(call, start);
         return unmodeled(call, start);
     }
     rf::RawRecord r = make(done.size() == 1 ? rf::kWait : rf::kWaitall, call, start);
