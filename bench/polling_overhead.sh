@@ -34,7 +34,7 @@ run() {  # mode -> prints wall seconds
             -x CLUSTERSIM_TRACE_DIR="$tmp/ranks" "$app" "$iterations" "$tmp/ck.dat" > /dev/null ;;
   esac
   end=$(now)
-  echo "$end - $start" | bc -l
+  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f\n", b - a }'
 }
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 : > "$tmp/none"; : > "$tmp/fold"; : > "$tmp/all"
@@ -55,7 +55,7 @@ for mode in none fold all; do
   m=$(median < "$tmp/$mode")
   lo=$(sort -g "$tmp/$mode" | head -1)
   hi=$(sort -g "$tmp/$mode" | tail -1)
-  over=$(echo "100 * ($m - $base) / $base" | bc -l)
+  over=$(awk -v m="$m" -v b="$base" 'BEGIN { printf "%.3f", 100 * (m - b) / b }')
   size=""
   [ -f "$tmp/size_$mode" ] && size=$(awk '{printf ", rank files %.2f MiB", $2 / 1048576}' "$tmp/size_$mode")
   printf '%-4s median %.3f s (%.3f-%.3f s over %s runs), overhead %+.1f %%%s\n' \
