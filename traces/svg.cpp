@@ -251,7 +251,7 @@ constexpr const char* kOpColors[] = {
     "#de77ae",  // FileReadAtAll
     "#637939",  // FileSync
     "#8a8a8a",  // Unmodeled: runs like Compute, a darker grey
-    "#d62728",  // Cancel
+    "#e6550d",  // Cancel
 };
 static_assert(sizeof(kOpColors) / sizeof(kOpColors[0]) == mpi::kOpKinds);
 constexpr const char* kCollColors[] = {
