@@ -83,7 +83,8 @@ std::int64_t mono_ns() {
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-constexpr std::uint16_t idx(std::string_view name) {
+// consteval: every call's index is found at compile time (the polling path is hot).
+consteval std::uint16_t idx(std::string_view name) {
     return rf::call_index(name);
 }
 
@@ -112,7 +113,7 @@ struct Tracer {
         std::uint64_t count = 0;
         std::uint64_t ns = 0;
     };
-    std::unordered_map<std::uint16_t, Polls> polls;
+    std::array<Polls, rf::kCallNames.size()> polls{};  // by call index
     bool fold_polls = true;  // CLUSTERSIM_TRACE_POLLS=fold (else every failed poll recorded)
 
     int depth = 0;  // wrapped calls in progress (an MPI call the library makes inside one)
@@ -257,7 +258,7 @@ void unmodeled(std::uint16_t call, std::int64_t start) {
 
 void Tracer::fold(std::uint16_t call, std::int64_t start) {
     if (!fold_polls) return unmodeled(call, start);
-    Polls& p = polls[call];
+    Polls& p = polls[call];  // call < kCallNames.size(): idx() values only
     ++p.count;
     p.ns += static_cast<std::uint64_t>(std::max<std::int64_t>(0, now() - start));
 }
@@ -287,11 +288,13 @@ bool is_test(std::uint16_t call) {
 // Completion calls (Wait*, Test*): the requests that completed are the ones the call set to
 // MPI_REQUEST_NULL. One → wait, several → waitall (handles in extra); none → a Test* that
 // completed nothing is a failed poll, folded into the compute (counted); a call that
-// completed only requests the tracer did not see started (persistent, MPI-IO) is unmodeled. `status_cancelled`: 1 the (single) status says cancelled, 0 it says not,
-// -1 not known. A completed request that was cancelled sets kFlagCancelled.
+// completed only requests the tracer did not see started (persistent, MPI-IO) is unmodeled.
+// `status_cancelled`: 1 the (single) status says cancelled, 0 it says not, -1 not known. A
+// completed request that was cancelled sets kFlagCancelled.
 void completed(std::uint16_t call, std::int64_t start, int n, const MPI_Request* before,
                const MPI_Request* after, int status_cancelled = -1) {
-    std::vector<std::uint64_t> done;
+    static std::vector<std::uint64_t> done;  // reused: no allocation per poll (one MPI thread)
+    done.clear();
     bool cancelled = false;
     bool any = false;  // some request completed (one the tracer may not have seen started)
     for (int i = 0; i < n; ++i) {
@@ -449,13 +452,12 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 
 int MPI_Finalize() {
     if (g.active) {
-        std::vector<std::pair<std::uint16_t, Tracer::Polls>> polls(g.polls.begin(), g.polls.end());
-        std::sort(polls.begin(), polls.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
-        for (const auto& [call, p] : polls) {
+        for (std::size_t call = 0; call < g.polls.size(); ++call) {
+            const Tracer::Polls& p = g.polls[call];
+            if (p.count == 0) continue;
             rf::RawRecord f;
             f.kind = rf::kPolls;
-            f.call = call;
+            f.call = static_cast<std::uint16_t>(call);
             f.start_ns = f.end_ns = g.now();
             f.bytes = p.count;
             f.bytes2 = p.ns;
@@ -654,15 +656,16 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return rc;
 }
 
-#define CS_COMPLETE_ARRAY(NAME, CALL)                                                  \
-    {                                                                                  \
-        if (!g.recording()) return CALL;                                               \
-        const Nest nest;                                                               \
-        std::vector<MPI_Request> before(requests, requests + (count > 0 ? count : 0)); \
-        const std::int64_t s = g.now();                                                \
-        const int rc = CALL;                                                           \
-        completed(idx(NAME), s, count, before.data(), requests);                       \
-        return rc;                                                                     \
+#define CS_COMPLETE_ARRAY(NAME, CALL)                                                \
+    {                                                                                \
+        if (!g.recording()) return CALL;                                             \
+        const Nest nest;                                                             \
+        static std::vector<MPI_Request> before; /* reused: no allocation per poll */ \
+        before.assign(requests, requests + (count > 0 ? count : 0));                 \
+        const std::int64_t s = g.now();                                              \
+        const int rc = CALL;                                                         \
+        completed(idx(NAME), s, count, before.data(), requests);                     \
+        return rc;                                                                   \
     }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) CS_COMPLETE_ARRAY(
