@@ -735,6 +735,10 @@ void Runtime::record(std::int32_t rank) {
             break;
         case OpKind::CommDup:
         case OpKind::CommSplit:
+            if (r.comm_stage != 0) {  // modelled: the agreement's request too
+                release(r.blocking[1], false);
+                r.comm_stage = 0;
+            }
             release(r.blocking[0], false);
             break;
         case OpKind::FileOpen:
@@ -834,8 +838,53 @@ void Runtime::set_apps(const std::vector<std::uint32_t>& sizes) {
 }
 
 void Runtime::finish_op(std::int32_t rank) {
+    if (ranks_[rank].comm_stage != 0 && !comm_create_step(rank)) return;
     record(rank);
     advance(rank);
+}
+
+namespace {
+constexpr std::uint64_t kCommAgreementBytes = 8;  // a context id, as MPI libraries agree on one
+}
+
+bool Runtime::comm_create_step(std::int32_t rank) {
+    Rank& r = ranks_[rank];
+    auto block_on = [&](std::uint32_t req) {
+        if (requests_[req].done) return false;
+        requests_[req].waited = true;
+        r.waiting = 1;
+        return true;
+    };
+    for (;;) {
+        switch (r.comm_stage) {
+            case 0: {
+                Op agree;
+                agree.kind = OpKind::Collective;
+                agree.coll = CollOp::Allreduce;
+                agree.bytes = kCommAgreementBytes;
+                agree.comm = r.op.comm;
+                r.comm_stage = 1;
+                r.blocking[1] = start_collective(rank, agree);
+                if (block_on(r.blocking[1])) return false;
+                break;
+            }
+            case 1:
+                r.comm_stage = 2;
+                if (config_.comm_create_local > Time::zero()) {
+                    cpus_.start_time(r.core, config_.comm_create_local,
+                                     static_cast<std::uint64_t>(rank));
+                    return false;
+                }
+                break;
+            case 2:
+                r.comm_stage = 3;
+                r.blocking[0] = start_comm_create(rank, r.op);
+                if (block_on(r.blocking[0])) return false;
+                break;
+            default:
+                return true;
+        }
+    }
 }
 
 void Runtime::advance(std::int32_t rank) {
@@ -941,6 +990,11 @@ void Runtime::advance(std::int32_t rank) {
             }
             case OpKind::CommDup:
             case OpKind::CommSplit: {
+                if (config_.comm_create_modelled) {
+                    r.comm_stage = 0;
+                    if (!comm_create_step(rank)) return;
+                    break;
+                }
                 r.blocking[0] = start_comm_create(rank, op);
                 r.waiting = wait_for(r.blocking[0]);
                 if (r.waiting != 0) return;

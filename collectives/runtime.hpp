@@ -90,6 +90,10 @@ struct RuntimeConfig {
     Bandwidth reduce_bandwidth = kInfiniteBandwidth;  // finite: wins over instructions/byte
     Bandwidth copy_bandwidth = kInfiniteBandwidth;    // finite: a rank's own-block copies cost
     comm::FittedCurve reduce_curve, copy_curve;       // non-empty: win over the bandwidths
+    // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
+    // over the parent, then `comm_create_local` on each member's core (comm_create_step).
+    bool comm_create_modelled = false;
+    Time comm_create_local;
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
@@ -248,6 +252,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t op_comm = 0;           // communicator id of the current collective call
         std::uint32_t op_seq = 0;            // its call number on that communicator
         const char* op_algorithm = nullptr;  // its "operation/algorithm" (OpEvent::algorithm)
+        // A modelled communicator creation's stage (comm_create_step): 0 none, 1 agreement,
+        // 2 local cost, 3 the creation's synchronisation.
+        std::uint8_t comm_stage = 0;
         std::array<std::uint32_t, 2>
             blocking{};                      // requests of a blocking Send/Recv/Sendrecv/collective
         std::vector<std::uint32_t> handles;  // program request handle -> request
@@ -261,6 +268,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
 
     void advance(std::int32_t rank);
     void finish_op(std::int32_t rank);
+    // The cost of creating a communicator (comm_dup, comm_split; the same for any creation
+    // call): stage by stage, an allreduce of kCommAgreementBytes over the parent (the
+    // context id's agreement, by the model's allreduce algorithm), the per-call local cost
+    // on the rank's core, then the synchronisation that creates it. True when done (the
+    // rank's op can be recorded); false while a stage is under way (finish_op calls again).
+    bool comm_create_step(std::int32_t rank);
     void record(std::int32_t rank);  // statistics and request release for the rank's current op
     void observe(std::int32_t rank, int kind, Time wait, std::uint64_t bytes, std::int32_t peer);
     // Bytes a rank passes to a collective call (v-variants: from the counts).

@@ -27,9 +27,13 @@ RuntimeConfig local_work_config(const topo::Topology& t) {
                     t.mpi.reduce_bandwidth,
                     t.mpi.copy_bandwidth,
                     {},
+                    {},
+                    false,
                     {}};
     c.reduce_curve = comm::FittedCurve::from(t.mpi.reduce_curve);
     c.copy_curve = comm::FittedCurve::from(t.mpi.copy_curve);
+    c.comm_create_modelled = t.mpi.comm_create_modelled;
+    c.comm_create_local = t.mpi.comm_create_local;
     return c;
 }
 }  // namespace

@@ -130,6 +130,12 @@ struct MpiSettings {
     // <reduce-rate>/<copy-rate> children: the rates against the size (sizes strictly rising);
     // they win over the attributes.
     std::vector<std::pair<std::uint64_t, Bandwidth>> reduce_curve, copy_curve;
+    // <collectives comm-create="14us">: communicator creation (comm_dup, comm_split) is
+    // modelled: an allreduce of 8 bytes over the parent communicator (the new context id's
+    // agreement), then this local cost on each member's core. Absent: creation only
+    // synchronises, at no cost.
+    bool comm_create_modelled = false;
+    Time comm_create_local;
 };
 
 // Parallel I/O (iosys/). A component chosen by name, with its parameters as written in the
