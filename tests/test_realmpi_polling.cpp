@@ -87,6 +87,7 @@ TEST_F(Polling, OneRecordPerSuccessfulPollAndTheFailedOnesCounted) {
     EXPECT_GT(folded(merged.out, "MPI_Iprobe"), 0u) << merged.out;
     EXPECT_NE(merged.out.find("cancel       2 cancelled requests completed"), std::string::npos)
         << merged.out;
+    EXPECT_EQ(merged.out.find("MPI_Comm_create x"), std::string::npos) << "modelled now";
 
     traces::ReadReport rep;
     const traces::Trace t = traces::load_trace(trace_path, "auto", {}, rep);
@@ -109,8 +110,10 @@ TEST_F(Polling, OneRecordPerSuccessfulPollAndTheFailedOnesCounted) {
         EXPECT_EQ(n["MPI_Test"] + n["MPI_Testany"], 0) << "failed polls are not records";
         EXPECT_EQ(n["cancel"], 1);
         EXPECT_EQ(n["scan"], 1);
-        EXPECT_EQ(n["comm_split"], 1);
+        EXPECT_EQ(n["comm_split"], 2);  // MPI_Comm_split, and MPI_Comm_create as a split
         EXPECT_EQ(n["MPI_Cart_create"], 1);
+        EXPECT_EQ(n["MPI_Comm_create"], 0) << "recorded as a comm_split, not unmodeled";
+        EXPECT_EQ(n["barrier"], 2 + (rank % 2 == 0 ? 1 : 0));  // world, half, evens
         EXPECT_EQ(n["file_write_at_all"], 1);
         EXPECT_EQ(n["irecv"], kIterations + (rank == kRanks - 1 ? kIterations : 0) + 1);
     }

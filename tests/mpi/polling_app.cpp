@@ -1,8 +1,9 @@
 // An MPI program for the polling end-to-end test (tests/test_realmpi_polling.cpp): it waits
 // by polling, as real codes do (HPCC's RandomAccess, most task-based codes), with MPI_Testany,
 // MPI_Test and MPI_Iprobe loops; it cancels a posted any-source receive and waits for it;
-// it calls MPI_Scan after an uneven compute phase, MPI_Comm_split and MPI_Cart_create, and
-// writes a checkpoint collectively. Usage: polling_app [ITERATIONS] [CHECKPOINT_PATH]
+// it calls MPI_Scan after an uneven compute phase, MPI_Comm_split, MPI_Comm_create and
+// MPI_Cart_create, and writes a checkpoint collectively. Usage: polling_app [ITERATIONS]
+// [CHECKPOINT_PATH]
 //
 // Per rank and iteration the polls that succeed are fixed (two MPI_Testany, one MPI_Test, one
 // MPI_Iprobe); how often they fail first depends on timing: rank 0 computes before sending,
@@ -104,6 +105,19 @@ int main(int argc, char** argv) {
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
     MPI_Barrier(half);
     MPI_Comm_free(&half);
+    // MPI_Comm_create of the group of the even ranks (the odd ones get MPI_COMM_NULL).
+    MPI_Group world_group, evens;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    int even_range[1][3] = {{0, size - 1, 2}};
+    MPI_Group_range_incl(world_group, 1, even_range, &evens);
+    MPI_Comm even_comm;
+    MPI_Comm_create(MPI_COMM_WORLD, evens, &even_comm);
+    if (even_comm != MPI_COMM_NULL) {
+        MPI_Barrier(even_comm);
+        MPI_Comm_free(&even_comm);
+    }
+    MPI_Group_free(&evens);
+    MPI_Group_free(&world_group);
     MPI_Comm cart;
     int dims[1] = {size}, periods[1] = {1};
     MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);

@@ -1150,6 +1150,43 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     return rc;
 }
 
+// MPI_Comm_create(comm, group) is recorded as the MPI_Comm_split it equals: a member of
+// `group` takes colour = the lowest rank in `comm` among the group's members (so disjoint
+// groups, MPI-3, get different colours) and key = its rank in the group; the others
+// MPI_UNDEFINED. Worked out after the call (local group calls, outside its interval).
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+    if (!g.recording()) return PMPI_Comm_create(comm, group, newcomm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Comm_create(comm, group, newcomm);
+    rf::RawRecord r = make(rf::kCommSplit, idx("MPI_Comm_create"), s);
+    int grank = MPI_UNDEFINED;
+    PMPI_Group_rank(group, &grank);
+    r.color = -32766;  // mpi::kUndefined
+    if (grank != MPI_UNDEFINED) {
+        int n = 0;
+        PMPI_Group_size(group, &n);
+        MPI_Group parent;
+        PMPI_Comm_group(comm, &parent);
+        std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
+        PMPI_Group_translate_ranks(group, n, in.data(), parent, out.data());
+        PMPI_Group_free(&parent);
+        int lowest = -1;
+        for (int x : out)
+            if (x != MPI_UNDEFINED && (lowest < 0 || x < lowest)) lowest = x;
+        r.color = lowest;
+        r.key = grank;
+    }
+    if (on_comm(r, comm) && rc == MPI_SUCCESS) {
+        r.newcomm = static_cast<std::uint32_t>(g.next_comm);
+        if (*newcomm != MPI_COMM_NULL) g.comms[*newcomm] = g.next_comm;
+        ++g.next_comm;
+    }
+    g.put(r);
+    return rc;
+}
+
 // ---- MPI-IO ----------------------------------------------------------------------------------
 
 int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
@@ -1311,8 +1348,6 @@ CS_UNMODELED(MPI_Alltoallw,
               const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
               const MPI_Datatype rtypes[], MPI_Comm comm),
              (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
-CS_UNMODELED(MPI_Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm),
-             (comm, group, newcomm))
 CS_UNMODELED(MPI_Comm_split_type,
              (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm* newcomm),
              (comm, type, key, info, newcomm))
