@@ -30,6 +30,10 @@ class IoHost {
     // The rank's current MPI-IO operation has finished, having moved `bytes` of file data
     // (written or read; a short read moves fewer than asked).
     virtual void io_done(std::int32_t rank, std::uint64_t bytes) = 0;
+    // Every rank of a collective MPI-IO call's communicator has entered it: `rank`, still in
+    // that call, waited for the last one until now (the call's `wait` in timelines, as
+    // for every other collective). Not called for a rank that went ahead on its own.
+    virtual void io_all_arrived(std::int32_t rank) { (void)rank; }
 };
 
 // One server's share of a run, for --json and the summary.

@@ -53,8 +53,11 @@ enum class OpKind : std::uint8_t {
                               // destinations
     DistGraphCreate,          // MPI_Dist_graph_create: the edges sources[i] -> destinations[i]
                               // this rank names (any rank may name any edge)
+    // Request cancellation (new kinds go after this one).
+    Cancel,  // cancels request `handle`: an unmatched receive is withdrawn and matches
+             // nothing, an unmatched send is withdrawn; a matched one completes as usual
 };
-inline constexpr int kOpKinds = 28;
+inline constexpr int kOpKinds = 29;
 constexpr bool creates_comm(OpKind k) {
     return k == OpKind::CommDup || k == OpKind::CommSplit || k == OpKind::CartCreate ||
            k == OpKind::DistGraphCreateAdjacent || k == OpKind::DistGraphCreate;

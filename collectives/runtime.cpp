@@ -70,6 +70,8 @@ const char* to_string(OpKind kind) {
             return "Dist_graph_create_adjacent";
         case OpKind::DistGraphCreate:
             return "Dist_graph_create";
+        case OpKind::Cancel:
+            return "Cancel";
     }
     return "?";
 }
@@ -239,6 +241,7 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
     const std::uint32_t m =
         msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
                           seq, req, kNil, false, false, engine_.now(), slot});
+    requests_[req].msg = m;
     // Rendezvous control messages carry no payload bytes.
     network_.send(ranks_[rank].where.vertex, ranks_[dst].where.vertex, eager ? bytes : 0, m, eager);
     return req;
@@ -304,6 +307,11 @@ void Runtime::envelope_arrived(std::uint32_t m) {
 }
 
 void Runtime::match_arrival(std::uint32_t m) {
+    if (msgs_[m].cancelled) {  // withdrawn by its sender: nothing receives it
+        msgs_[m].recv_done = true;
+        maybe_free_msg(m);
+        return;
+    }
     Rank& r = ranks_[msgs_[m].dst];
     for (std::uint32_t prev = kNil, req = r.posted.head; req != kNil;
          prev = req, req = requests_[req].next) {
@@ -314,6 +322,46 @@ void Runtime::match_arrival(std::uint32_t m) {
         }
     }
     r.unexpected.push(msgs_, m);
+}
+
+void Runtime::cancel(std::int32_t rank, std::uint32_t req) {
+    Request& q = requests_[req];
+    if (!q.is_send) {
+        if (q.done) return;  // received already: the cancel fails, the wait completes it
+        Rank& r = ranks_[rank];
+        for (std::uint32_t prev = kNil, x = r.posted.head; x != kNil;
+             prev = x, x = requests_[x].next) {
+            if (x != req) continue;
+            r.posted.unlink(requests_, prev, x);  // never matched: withdrawn, receives nothing
+            q.bytes = 0;
+            q.done = true;
+            return;
+        }
+        return;  // matched (a rendezvous in progress): the cancel fails
+    }
+    // A send can be withdrawn while no receive matched its message. A released message, or
+    // its slot taken by another send, means it was matched and delivered.
+    const std::uint32_t m = q.msg;
+    if (m == kNil || msgs_[m].send_req != req || msgs_[m].recv_req != kNil || msgs_[m].recv_done ||
+        msgs_[m].cancelled)
+        return;
+    Msg& msg = msgs_[m];
+    msg.cancelled = true;
+    if (q.done) results_[rank].bytes_sent -= q.bytes;  // eager, injected already: not sent
+    q.bytes = 0;
+    if (msg.kind == MsgKind::Rts) {  // the data never goes: the send is complete now
+        msg.send_done = true;
+        q.done = true;
+    }
+    // Arrived already and waiting unmatched at the receiver: take it out of the queue.
+    Queue& unexpected = ranks_[msg.dst].unexpected;
+    for (std::uint32_t prev = kNil, x = unexpected.head; x != kNil; prev = x, x = msgs_[x].next) {
+        if (x != m) continue;
+        unexpected.unlink(msgs_, prev, x);
+        msg.recv_done = true;
+        maybe_free_msg(m);
+        return;
+    }
 }
 
 void Runtime::maybe_free_msg(std::uint32_t m) {
@@ -424,6 +472,11 @@ void Runtime::overhead_done(std::int32_t rank, Time jitter) {
         r.overhead_running = true;
         cpus_.start_time(r.core, r.overheads[r.overhead_head].work, kOverheadCookie | rank);
     }
+}
+
+void Runtime::io_all_arrived(std::int32_t rank) {
+    Rank& r = ranks_[rank];
+    if (r.waiting == 1 && is_file_op(r.op.kind)) r.io_ready = engine_.now();
 }
 
 void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
@@ -905,12 +958,22 @@ void Runtime::record(std::int32_t rank) {
         case OpKind::CartCreate:
         case OpKind::DistGraphCreateAdjacent:
         case OpKind::DistGraphCreate:
+            if (r.comm_stage != 0) {  // modelled: the agreement's request too
+                release(r.blocking[1], false);
+                r.comm_stage = 0;
+            }
             release(r.blocking[0], false);
+            break;
+        case OpKind::FileOpen:
+        case OpKind::FileClose:
+        case OpKind::FileSync:
+            ready = r.io_ready;  // collective: the last member's arrival
             break;
         case OpKind::FileWrite:
         case OpKind::FileWriteAt:
         case OpKind::FileWriteAll:
         case OpKind::FileWriteAtAll:
+            ready = r.io_ready;
             st.bytes += r.io_bytes;
             results_[rank].io_bytes_written += r.io_bytes;
             break;
@@ -918,6 +981,7 @@ void Runtime::record(std::int32_t rank) {
         case OpKind::FileReadAt:
         case OpKind::FileReadAll:
         case OpKind::FileReadAtAll:
+            ready = r.io_ready;
             st.bytes += r.io_bytes;
             results_[rank].io_bytes_read += r.io_bytes;
             break;
@@ -1004,8 +1068,53 @@ void Runtime::set_apps(const std::vector<std::uint32_t>& sizes) {
 }
 
 void Runtime::finish_op(std::int32_t rank) {
+    if (ranks_[rank].comm_stage != 0 && !comm_create_step(rank)) return;
     record(rank);
     advance(rank);
+}
+
+namespace {
+constexpr std::uint64_t kCommAgreementBytes = 8;  // a context id, as MPI libraries agree on one
+}
+
+bool Runtime::comm_create_step(std::int32_t rank) {
+    Rank& r = ranks_[rank];
+    auto block_on = [&](std::uint32_t req) {
+        if (requests_[req].done) return false;
+        requests_[req].waited = true;
+        r.waiting = 1;
+        return true;
+    };
+    for (;;) {
+        switch (r.comm_stage) {
+            case 0: {
+                Op agree;
+                agree.kind = OpKind::Collective;
+                agree.coll = CollOp::Allreduce;
+                agree.bytes = kCommAgreementBytes;
+                agree.comm = r.op.comm;
+                r.comm_stage = 1;
+                r.blocking[1] = start_collective(rank, agree);
+                if (block_on(r.blocking[1])) return false;
+                break;
+            }
+            case 1:
+                r.comm_stage = 2;
+                if (config_.comm_create_local > Time::zero()) {
+                    cpus_.start_time(r.core, config_.comm_create_local,
+                                     static_cast<std::uint64_t>(rank));
+                    return false;
+                }
+                break;
+            case 2:
+                r.comm_stage = 3;
+                r.blocking[0] = start_comm_create(rank, r.op);
+                if (block_on(r.blocking[0])) return false;
+                break;
+            default:
+                return true;
+        }
+    }
 }
 
 void Runtime::advance(std::int32_t rank) {
@@ -1108,6 +1217,9 @@ void Runtime::advance(std::int32_t rank) {
                 r.waiting = wait_for(handle_request(rank, op.handle));
                 if (r.waiting != 0) return;
                 break;
+            case OpKind::Cancel:  // local and immediate; the request's wait completes it
+                cancel(rank, handle_request(rank, op.handle));
+                break;
             case OpKind::Waitall: {
                 std::uint32_t n = 0;
                 for (std::uint32_t h = op.handle; h < op.handle + op.count; ++h)
@@ -1133,6 +1245,11 @@ void Runtime::advance(std::int32_t rank) {
             case OpKind::CartCreate:
             case OpKind::DistGraphCreateAdjacent:
             case OpKind::DistGraphCreate: {
+                if (config_.comm_create_modelled) {
+                    r.comm_stage = 0;
+                    if (!comm_create_step(rank)) return;
+                    break;
+                }
                 r.blocking[0] = start_comm_create(rank, op);
                 r.waiting = wait_for(r.blocking[0]);
                 if (r.waiting != 0) return;
@@ -1148,6 +1265,7 @@ void Runtime::advance(std::int32_t rank) {
                 const std::vector<std::int32_t>* members = nullptr;
                 if (op.kind == OpKind::FileOpen) members = &comms_[comm_of(rank, op.comm)].members;
                 r.io_bytes = 0;
+                r.io_ready = r.op_start;
                 r.waiting = 1;
                 r.in_io_start = true;
                 io_->start(rank, op, members);

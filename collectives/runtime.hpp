@@ -120,6 +120,10 @@ struct RuntimeConfig {
     // arrived and been matched, before its receive completes; `post` when a receive is posted
     // (Recv, Irecv, Sendrecv, every receive of a schedule). Zero: no cost and no event.
     topo::OverheadSpec send_overhead, recv_overhead, post_overhead;
+    // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
+    // over the parent, then `comm_create_local` on each member's core (comm_create_step).
+    bool comm_create_modelled = false;
+    Time comm_create_local;
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
@@ -150,6 +154,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void compute_done(std::uint64_t cookie, Time jitter) override;
     std::string describe_job(std::uint64_t cookie) const override;
     void io_done(std::int32_t rank, std::uint64_t bytes) override;
+    void io_all_arrived(std::int32_t rank) override;
 
   private:
     static constexpr std::uint32_t kNil = UINT32_MAX;
@@ -168,6 +173,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Time posted;                // when the sender posted it
         std::uint32_t pair;         // index of (src, dst) in pairs_
         std::uint32_t next = kNil;  // next message in the receiver's unexpected queue
+        bool cancelled = false;     // withdrawn by MPI_Cancel: dropped when it arrives
     };
     struct Request {
         bool is_send;
@@ -181,6 +187,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t next = kNil;   // next receive in the rank's posted queue
         std::uint32_t transfer = 0;  // collectives: step slot (bit 31) and transfer index
         bool charge_recv = false;    // a receive whose completion still owes o_r
+        std::uint32_t msg = kNil;    // sends: their message (cancel looks for it)
     };
     // A per-message software cost waiting for (or running on) its rank's core, and what
     // follows it: go on with the rank's current operation, post a send or a receive, or
@@ -286,11 +293,15 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Time op_start;
         std::uint32_t waiting = 0;  // requests the current blocking op still waits for
         bool finished = false;
-        bool in_io_start = false;            // inside IoService::start (completion must come later)
-        std::uint64_t io_bytes = 0;          // file data moved by the current MPI-IO operation
+        bool in_io_start = false;    // inside IoService::start (completion must come later)
+        std::uint64_t io_bytes = 0;  // file data moved by the current MPI-IO operation
+        Time io_ready;  // collective MPI-IO: when the last member entered (else op_start)
         std::uint32_t op_comm = 0;           // communicator id of the current collective call
         std::uint32_t op_seq = 0;            // its call number on that communicator
         const char* op_algorithm = nullptr;  // its "operation/algorithm" (OpEvent::algorithm)
+        // A modelled communicator creation's stage (comm_create_step): 0 none, 1 agreement,
+        // 2 local cost, 3 the creation's synchronisation.
+        std::uint8_t comm_stage = 0;
         std::array<std::uint32_t, 2>
             blocking{};                      // requests of a blocking Send/Recv/Sendrecv/collective
         std::vector<std::uint32_t> handles;  // program request handle -> request
@@ -309,6 +320,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
 
     void advance(std::int32_t rank);
     void finish_op(std::int32_t rank);
+    // The cost of creating a communicator (comm_dup, comm_split; the same for any creation
+    // call): stage by stage, an allreduce of kCommAgreementBytes over the parent (the
+    // context id's agreement, by the model's allreduce algorithm), the per-call local cost
+    // on the rank's core, then the synchronisation that creates it. True when done (the
+    // rank's op can be recorded); false while a stage is under way (finish_op calls again).
+    bool comm_create_step(std::int32_t rank);
     void record(std::int32_t rank);  // statistics and request release for the rank's current op
     void observe(std::int32_t rank, int kind, Time wait, std::uint64_t bytes, std::int32_t peer);
     // Bytes a rank passes to a collective call (v-variants: from the counts).
@@ -356,6 +373,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void bind(std::uint32_t msg, std::uint32_t recv_req);
     void complete(std::uint32_t req);
     void maybe_free_msg(std::uint32_t msg);
+    // MPI_Cancel of the program's request `req`: withdraws it if no peer matched it yet.
+    void cancel(std::int32_t rank, std::uint32_t req);
     // Collectives and communicators.
     std::uint32_t start_collective(std::int32_t rank, const Op& op);
     std::uint32_t start_comm_create(std::int32_t rank, const Op& op);

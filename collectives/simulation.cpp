@@ -32,6 +32,8 @@ RuntimeConfig local_work_config(const topo::Topology& t) {
     c.send_overhead = t.mpi.send_overhead;
     c.recv_overhead = t.mpi.recv_overhead;
     c.post_overhead = t.mpi.post_overhead;
+    c.comm_create_modelled = t.mpi.comm_create_modelled;
+    c.comm_create_local = t.mpi.comm_create_local;
     return c;
 }
 }  // namespace

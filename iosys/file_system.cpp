@@ -731,6 +731,10 @@ void FileSystem::arrive(std::int32_t rank, const Op& op, Handle& h, std::vector<
 }
 
 void FileSystem::gathered(Gathering g) {
+    // The ranks still in the call waited for the last one to enter (those that went ahead
+    // with independent I/O did not).
+    for (const auto& e : g.entries)
+        if (e.bytes != UINT64_MAX) host_.io_all_arrived(e.rank);
     switch (g.kind) {
         case OpKind::FileOpen:
             for (const auto& e : g.entries) finish_rank(e.rank, 0, spec_.open);

@@ -69,6 +69,12 @@ inline mpi::Op waitall(std::uint32_t first, std::uint32_t count) {
     op.count = count;
     return op;
 }
+inline mpi::Op cancel(std::uint32_t handle) {
+    mpi::Op op;
+    op.kind = mpi::OpKind::Cancel;
+    op.handle = handle;
+    return op;
+}
 inline mpi::Op compute(std::uint64_t instructions) {
     mpi::Op op;
     op.kind = mpi::OpKind::Compute;

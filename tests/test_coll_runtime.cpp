@@ -169,6 +169,58 @@ TEST(Communicators, SplitWithUndefinedColorAndKeyOrderAndDup) {
     EXPECT_EQ(res.ranks[3].bytes_received, 0u);
 }
 
+// <collectives comm-create="20us"> (issue 19): a comm_dup or comm_split costs an 8-byte
+// allreduce over the parent communicator plus 20 us on each member's core, so it ends
+// exactly when an explicit allreduce of 8 B, 20 us of compute and a free comm_dup would.
+// Without the attribute creation only synchronises (the runs above).
+TEST(Communicators, CreationCostsAnAgreementAndTheLocalCost) {
+    auto star = [](const std::string& attr) {
+        std::string xml = fmt::format(R"(<cluster name="uniform-star">
+  <network granularity="message" eager-threshold="1TiB"/>
+  <collectives {}/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="4" type="n"/>
+  <switch name="sw"/>
+)",
+                                      attr);
+        for (int i = 0; i < 4; ++i)
+            xml += fmt::format(
+                "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
+        return topo::parse_model(xml + "</cluster>\n", "uniform-star.xml");
+    };
+    Op dup;
+    dup.kind = OpKind::CommDup;
+    dup.newcomm = 1;
+    Op split;
+    split.kind = OpKind::CommSplit;
+    split.comm = 1;
+    split.newcomm = 2;
+    const Op barrier = coll(CollOp::Barrier, 0, 2);
+    auto run = [&](const topo::Topology& t, const std::vector<Op>& ops) {
+        ScriptProgram prog(std::vector<std::vector<Op>>(4, ops));
+        return mpi::simulate(t, one_rank_per_node(t, 4), prog);
+    };
+    const auto modelled = run(star(R"(comm-create="20us")"), {dup, split, barrier});
+    const auto free = run(star(""), {dup, split, barrier});
+    const Op agree = coll(CollOp::Allreduce, 8, 0);
+    const Op local = compute(20'000);  // 20 us at 1 G instructions/s
+    const auto spelled =
+        run(star(""), {agree, local, dup, coll(CollOp::Allreduce, 8, 1), local, split, barrier});
+    for (int r = 0; r < 4; ++r) {
+        EXPECT_EQ(modelled.ranks[r].finish, spelled.ranks[r].finish) << r;
+        EXPECT_GT(modelled.ranks[r].finish, free.ranks[r].finish + Time::us(40)) << r;
+        EXPECT_EQ(modelled.ranks[r].ops[static_cast<int>(OpKind::CommDup)].count, 1u);
+        EXPECT_EQ(modelled.ranks[r].ops[static_cast<int>(OpKind::CommSplit)].count, 1u);
+        // the agreement is the creation's, not a call of the program's
+        EXPECT_EQ(modelled.ranks[r]
+                      .ops[mpi::stat_kind(OpKind::Collective, CollOp::Allreduce, false)]
+                      .count,
+                  0u);
+    }
+    expect_error([&] { star(R"(comm-create="-1us")"); }, "comm-create");
+    expect_error([&] { star(R"(comm-create="20")"); }, "comm-create");
+}
+
 TEST(Communicators, UsingAMissingCommunicatorIsAnError) {
     const auto t = uniform_star(2);
     ScriptProgram prog({{coll(CollOp::Barrier, 0, 3)}, {coll(CollOp::Barrier, 0, 3)}});

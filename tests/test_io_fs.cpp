@@ -2,6 +2,8 @@
 // MPI runtime over the packet network, checked against closed forms and invariants.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "io_fixtures.hpp"
 #include "sim_fixtures.hpp"
 #include "simulator/error.hpp"
@@ -312,6 +314,59 @@ TEST(IoFs, SchedulersThatSortOrMergeRemoveSeeksOfInterleavedClients) {
     // aggregators, so the disk sees it in order.
     EXPECT_LE(tp.seeks, 2u);
     EXPECT_LT(tp.seconds, none.seconds);
+}
+
+// Collective MPI-IO calls report the wait for the last member, like every other collective
+// (issue 19: a File_write_at_all that waited 15.9 ms for the other rank showed no wait).
+// Rank 1 computes 1 ms before each call; rank 0 waits about 1 ms in the open and in the
+// two-phase write, rank 1 not at all. A rank that goes ahead with independent I/O waits for
+// nobody, and close does not synchronise (ROMIO: each rank pays its close alone).
+TEST(IoFs, CollectiveIoReportsTheWaitForTheLastMember) {
+    struct Waits final : mpi::OpObserver {
+        std::map<std::pair<std::string, int>, Time> waits;
+        Time wait(const std::string& op, int rank) const {
+            auto it = waits.find(std::make_pair(op, rank));
+            return it == waits.end() ? Time::zero() : it->second;
+        }
+        void op_done(const mpi::OpEvent& e) override {
+            waits[std::make_pair(mpi::stat_name(e.kind), e.rank)] += e.wait;
+        }
+    };
+    const auto t = io_model(
+        3, "1GB/s", R"(<io-server node="n2"><disk model="hdd" rate="50MB/s"/></io-server>)");
+    auto run = [&](const std::string& alg, Waits& w) {
+        std::vector<std::vector<mpi::Op>> script(2);
+        for (int r = 0; r < 2; ++r) {
+            auto delay = [&] {
+                if (r == 1) script[r].push_back(compute(1'000'000));  // 1 ms at 1 G instr/s
+            };
+            delay();
+            script[r].push_back(file_open(0, &kFile));
+            delay();
+            script[r].push_back(file_at(OpKind::FileWriteAtAll, r * 64 * KiB, 64 * KiB));
+            delay();
+            script[r].push_back(file_op(OpKind::FileClose));
+        }
+        ScriptProgram p(script);
+        mpi::SimulationOptions o;
+        o.algorithm_overrides = {"write_at_all=" + alg};
+        o.io = io::io_factory({});
+        o.observer = &w;
+        return mpi::simulate(t, ranks_on(t, 2), p, o);
+    };
+    Waits tp;
+    run("two_phase", tp);
+    for (const char* op : {"File_open", "File_write_at_all"}) {
+        EXPECT_GE(tp.wait(op, 0), Time::us(990)) << op;
+        EXPECT_LE(tp.wait(op, 0), Time::us(1010)) << op;
+        EXPECT_EQ(tp.wait(op, 1), Time::zero()) << op;
+    }
+    Waits ind;
+    run("independent", ind);
+    EXPECT_EQ(ind.wait("File_write_at_all", 0), Time::zero());
+    EXPECT_GE(ind.wait("File_open", 0), Time::us(990));
+    for (const Waits* w : {&tp, &ind})
+        for (int r : {0, 1}) EXPECT_EQ(w->wait("File_close", r), Time::zero());
 }
 
 TEST(IoFs, CollectiveWithAMissingRankIsADeadlockNamingIt) {

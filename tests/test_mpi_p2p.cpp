@@ -1,5 +1,7 @@
 // MPI point-to-point semantics: matching with wildcards, non-overtaking, nonblocking
-// requests, Sendrecv, eager vs rendezvous completion, processor sharing, deadlock reports.
+// requests, Sendrecv, eager vs rendezvous completion, processor sharing, deadlock reports,
+// cancellation (a cancelled receive matches nothing, an unmatched cancelled send is withdrawn,
+// a cancel after the match fails).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -142,6 +144,73 @@ TEST(BadProgram, PeerOutOfRangeIsAnInputError) {
     const auto t = star(2);
     ScriptProgram prog({{send(5, 1)}, {}});
     EXPECT_THROW(mpi::simulate(t, one_rank_per_node(t, 2), prog), InputError);
+}
+
+// The HPCC RandomAccess ending (issue 19): an any-source Irecv posted, cancelled and waited
+// for, then a blocking receive. Without the cancel the Irecv takes the message and the Recv
+// waits forever; with it the Recv gets the message and the Wait returns at once.
+TEST(Cancel, CancelledAnySourceReceiveMatchesNothing) {
+    const auto t = star(2);
+    ScriptProgram prog({{irecv(kAnySource, 0, 0, kAnyTag), cancel(0), wait(0), recv(1, 0, 4)},
+                        {compute(1'000'000), send(0, 1000, 4)}});
+    const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);
+    EXPECT_EQ(res.ranks[0].bytes_received, 1000u);
+    EXPECT_EQ(res.ranks[1].bytes_sent, 1000u);
+    EXPECT_EQ(res.ranks[0].ops[static_cast<int>(mpi::OpKind::Cancel)].count, 1u);
+    EXPECT_EQ(res.ranks[0].ops[static_cast<int>(mpi::OpKind::Wait)].time, Time::zero());
+    // the message left rank 1 after its 1 ms and reached rank 0 after 6 us (6 hops, 100 ns
+    // of data each): the Recv is what waited for it
+    EXPECT_NEAR(res.ranks[0].finish.seconds(), 1e-3 + 6e-6 + 6 * 1000e-9, 1e-12);
+    ScriptProgram without({{irecv(kAnySource, 0, 0, kAnyTag), wait(0), recv(1, 0, 4)},
+                           {compute(1'000'000), send(0, 1000, 4)}});
+    EXPECT_THROW(mpi::simulate(t, one_rank_per_node(t, 2), without), InputError);
+}
+
+// A send cancelled before any receive matched it is withdrawn: the receiver gets the next
+// message, and bytes sent = bytes received. In flight (eager and rendezvous) and waiting in
+// the receiver's unexpected queue.
+TEST(Cancel, UnmatchedSendIsWithdrawn) {
+    for (const char* eager : {"64KiB", "0B"}) {
+        const auto t = star(2, eager);
+        ScriptProgram in_flight({{isend(1, 1000, 0, 5), cancel(0), wait(0), send(1, 2000, 5)},
+                                 {compute(1'000'000), recv(0, 0, 5)}});
+        const auto a = mpi::simulate(t, one_rank_per_node(t, 2), in_flight);
+        EXPECT_EQ(a.ranks[1].bytes_received, 2000u) << eager;
+        EXPECT_EQ(a.ranks[0].bytes_sent, 2000u) << eager;
+        ScriptProgram queued(
+            {{isend(1, 1000, 0, 5), compute(1'000'000), cancel(0), wait(0), send(1, 2000, 5)},
+             {compute(2'000'000), recv(0, 0, 5)}});
+        const auto b = mpi::simulate(t, one_rank_per_node(t, 2), queued);
+        EXPECT_EQ(b.ranks[1].bytes_received, 2000u) << eager;
+        EXPECT_EQ(b.ranks[0].bytes_sent, 2000u) << eager;
+    }
+}
+
+// A cancel after the request was matched fails, as in MPI: the transfer completes.
+TEST(Cancel, AfterTheMatchTheRequestCompletes) {
+    const auto t = star(2);
+    ScriptProgram recv_side(
+        {{irecv(1, 0, 0), compute(1'000'000), cancel(0), wait(0)}, {send(0, 1000)}});
+    const auto a = mpi::simulate(t, one_rank_per_node(t, 2), recv_side);
+    EXPECT_EQ(a.ranks[0].bytes_received, 1000u);
+    EXPECT_EQ(a.ranks[1].bytes_sent, 1000u);
+    ScriptProgram send_side(
+        {{isend(1, 1000, 0), compute(1'000'000), cancel(0), wait(0)}, {recv(0, 1000)}});
+    const auto b = mpi::simulate(t, one_rank_per_node(t, 2), send_side);
+    EXPECT_EQ(b.ranks[0].bytes_sent, 1000u);
+    EXPECT_EQ(b.ranks[1].bytes_received, 1000u);
+}
+
+TEST(Cancel, OfARequestNeverStartedIsAnInputError) {
+    const auto t = star(2);
+    ScriptProgram prog({{cancel(3)}, {}});
+    try {
+        mpi::simulate(t, one_rank_per_node(t, 2), prog);
+        FAIL() << "expected an error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("request 3 that was never started"), std::string::npos)
+            << e.what();
+    }
 }
 
 }  // namespace

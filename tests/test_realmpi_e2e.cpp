@@ -48,9 +48,11 @@ class RealMpi : public ::testing::Test {
         fs::remove_all(dir);
         fs::create_directories(dir / "ranks");
         // A 4 KiB buffer (34 records): the run writes it out while it runs, and merge must
-        // keep those writes out of the compute bursts.
+        // keep those writes out of the compute bursts. Every failed poll recorded
+        // (CLUSTERSIM_TRACE_POLLS=all; folding them is test_realmpi_polling.cpp's).
         traced =
             shell(mpirun("-np " + std::to_string(kRanks) + " -x LD_PRELOAD=" + CLUSTERSIM_TRACER +
+                         " -x CLUSTERSIM_TRACE_POLLS=all" +
                          " -x CLUSTERSIM_TRACE_BUFFER=4096 -x CLUSTERSIM_TRACE_DIR=" +
                          (dir / "ranks").string() + " " + CLUSTERSIM_TRACED_APP + " " +
                          std::to_string(kIterations) + " " + (dir / "ckpt.dat").string()));

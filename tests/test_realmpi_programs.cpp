@@ -109,6 +109,16 @@ TEST(RealMpiPrograms, CalibrationWritesAModelThatLoadsAndReplaysItsPingPong) {
     const Result p = run("run " + xml + " --app pingpong:size=1MiB,iterations=4");
     EXPECT_EQ(p.code, 0) << p.err;
     EXPECT_GT(slurp(csv).size(), 100u);
+    // Communicator creation's local cost, measured (issue 19): present and not negative
+    // (the model refuses a negative one).
+    std::smatch cc;
+    const std::string model = slurp(xml);
+    ASSERT_TRUE(
+        std::regex_search(model, cc, std::regex(R"re(comm-create="([0-9.]+)(ps|ns|us|ms|s)")re")))
+        << model;
+    EXPECT_NE(r.out.find("communicator creation (rank 0, median of 31 calls): MPI_Comm_dup"),
+              std::string::npos)
+        << r.out;
     fs::remove(xml);
     fs::remove(csv);
 }

@@ -14,6 +14,7 @@
 #include "simulator/error.hpp"
 #include "traces/merge.hpp"
 #include "traces/rank_file.hpp"
+#include "traces/recorder.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
@@ -153,6 +154,38 @@ TEST_F(Merge, ComputeBurstsAreTheGapsBetweenCallsMinusBufferWrites) {
     EXPECT_EQ(t.name, "app");
 }
 
+// compare's recorded side (run_log_from_trace with a TracerOverhead): the buffer write
+// inside a merged compute burst is taken out of it, and the rank's later records move
+// earlier by it.
+TEST_F(Merge, CompareSubtractsTheRecordedBufferWrites) {
+    RankWriter a(1, 0, 1);
+    a.add(rec(rf::kCollective, "MPI_Barrier", 2000, 2500));
+    a.add(rec(rf::kFlush, "MPI_Send", 3000, 3400));  // 400 ns in the gap 2500..4500
+    a.add(rec(rf::kCollective, "MPI_Barrier", 4500, 4600));
+    a.end(10'000);
+    MergeReport rep;
+    const Trace t = merge_rank_files({a.save(dir)}, {}, rep);
+    const RunLog plain = run_log_from_trace(t, "as recorded");
+    TracerOverhead overhead;
+    const RunLog net = run_log_from_trace(t, "net", &overhead);
+    EXPECT_EQ(overhead.total, Time::ns(400));
+    EXPECT_EQ(overhead.bursts, 1u);
+    ASSERT_EQ(plain.ops.size(), 5u);
+    ASSERT_EQ(net.ops.size(), 5u);
+    EXPECT_EQ(plain.ops[2].end - plain.ops[2].start, Time::ns(2000));
+    EXPECT_EQ(net.ops[2].end - net.ops[2].start, Time::ns(1600));
+    EXPECT_EQ(net.ops[3].start, Time::ns(4100));  // the second barrier, 400 ns earlier
+    EXPECT_EQ(net.ops[4].end, Time::ns(9600));
+    EXPECT_EQ(net.simulated, Time::ns(9600));
+    EXPECT_EQ(plain.simulated, Time::ns(10'000));
+    TracerOverhead none;  // a trace without buffer writes: nothing subtracted
+    auto [b, c] = two_ranks();
+    const Trace u = merge_rank_files({b.save(dir), c.save(dir)}, {}, rep);
+    run_log_from_trace(u, "none", &none);
+    EXPECT_EQ(none.total, Time::zero());
+    EXPECT_EQ(none.bursts, 0u);
+}
+
 TEST_F(Merge, FieldsOfEveryModeledKindCarryOver) {
     RankWriter a(3, 0, 2), b(3, 1, 2);
     rf::RawRecord is = rec(rf::kIsend, "MPI_Isend", 0, 100);
@@ -264,6 +297,72 @@ TEST_F(Merge, UnmodeledCallsAreKeptNamedAndCounted) {
         }
     EXPECT_EQ(names, (std::vector<std::string>{"MPI_Iprobe", "MPI_Iprobe", "MPI_Comm_rank"}));
     EXPECT_EQ(record_name(r[1]), "unmodeled");
+}
+
+// Failed polls are not records: the tracer writes one kPolls count per MPI function before
+// the trailer; their time is in the gaps, so it stays in the compute bursts.
+TEST_F(Merge, FailedPollsAreCountedAndTheirTimeStaysInTheComputeBursts) {
+    RankWriter a(8, 0, 1);
+    rf::RawRecord w = rec(rf::kWait, "MPI_Test", 5000, 5100);  // the successful poll
+    w.handle = 0;
+    rf::RawRecord ir = rec(rf::kIrecv, "MPI_Irecv", 100, 200);
+    ir.peer = -1;
+    a.add(ir);
+    a.add(w);
+    rf::RawRecord p = rec(rf::kPolls, "MPI_Test", 5200, 5200);
+    p.bytes = 40;  // 40 failed MPI_Test between 200 and 5000 ns
+    p.bytes2 = 3000;
+    a.add(p);
+    rf::RawRecord q = rec(rf::kPolls, "MPI_Iprobe", 5200, 5200);
+    q.bytes = 7;
+    q.bytes2 = 350;
+    a.add(q);
+    a.end(5200);
+    MergeReport rep;
+    const Trace t = merge_rank_files({a.save(dir)}, {}, rep);
+    const auto r = records(t, 0);
+    ASSERT_EQ(r.size(), 5u);  // burst, irecv, burst (the polls' time in it), wait, tail
+    EXPECT_EQ(r[2].kind, mpi::OpKind::Compute);
+    EXPECT_EQ(r[2].compute_time, Time::ns(4800));
+    EXPECT_EQ(r[3].kind, mpi::OpKind::Wait);
+    EXPECT_EQ(rep.failed_polls.at("MPI_Test").calls, 40u);
+    EXPECT_EQ(rep.failed_polls.at("MPI_Test").ns, 3000u);
+    EXPECT_EQ(rep.failed_polls.at("MPI_Iprobe").calls, 7u);
+    EXPECT_EQ(rep.failed_polls.at("MPI_Iprobe").ns, 350u);
+    EXPECT_EQ(rep.calls.at("MPI_Test"), 1u);  // the recorded one only
+    EXPECT_EQ(rep.calls.count("MPI_Iprobe"), 0u);
+    EXPECT_EQ(rep.raw_records, 5u);  // trailer included
+}
+
+// MPI_Cancel of a traced request is a `cancel` record; the wait that completes it is kept
+// (flagged cancelled in the rank file, counted in the report).
+TEST_F(Merge, CancelIsARecordAndTheCancelledCompletionIsCounted) {
+    RankWriter a(9, 0, 1);
+    rf::RawRecord ir = rec(rf::kIrecv, "MPI_Irecv", 0, 100);
+    ir.peer = -1;
+    ir.tag = -1;
+    ir.handle = 3;
+    a.add(ir);
+    rf::RawRecord c = rec(rf::kCancel, "MPI_Cancel", 200, 300);
+    c.handle = 3;
+    a.add(c);
+    rf::RawRecord w = rec(rf::kWait, "MPI_Wait", 300, 400);
+    w.handle = 3;
+    w.flags = rf::kFlagCancelled;
+    a.add(w);
+    a.end(400);
+    MergeReport rep;
+    const Trace t = merge_rank_files({a.save(dir)}, {}, rep);
+    const auto r = records(t, 0);
+    ASSERT_EQ(r.size(), 4u);
+    EXPECT_EQ(r[2].kind, mpi::OpKind::Cancel);
+    EXPECT_EQ(record_name(r[2]), "cancel");
+    EXPECT_EQ(r[2].handle, 3u);
+    EXPECT_EQ(r[2].start, Time::ns(200));
+    EXPECT_EQ(r[3].kind, mpi::OpKind::Wait);
+    EXPECT_EQ(rep.cancelled_completions, 1u);
+    EXPECT_EQ(rep.calls.at("MPI_Cancel"), 1u);
+    EXPECT_TRUE(rep.unmodeled.empty());
 }
 
 TEST_F(Merge, MergedTraceSurvivesTheBinaryAndTextFormats) {

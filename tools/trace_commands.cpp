@@ -150,11 +150,15 @@ int cmd_trace_merge(const MergeFlags& f) {
     if (to != "text" && to != "binary")
         throw InputError("--to", 0, fmt::format("'{}': expected text or binary", to));
     traces::MergeReport rep;
-    const traces::Trace t = traces::merge_rank_files(f.inputs, o, rep);
-    if (to == "text")
+    std::uint64_t records = 0;
+    if (to == "text") {
+        const traces::Trace t = traces::merge_rank_files(f.inputs, o, rep);
         traces::write_text(t, f.output);
-    else
-        traces::write_binary(t, f.output);
+        records = t.total_events();
+    } else {  // streamed: memory bounded whatever the trace's length
+        traces::merge_rank_files_to_binary(f.inputs, o, f.output, rep);
+        records = rep.records;
+    }
     const std::uint64_t out = file_size(f.output);
     std::uint64_t calls = 0;
     for (const auto& [name, n] : rep.calls) calls += n;
@@ -165,7 +169,7 @@ int cmd_trace_merge(const MergeFlags& f) {
         "records\n",
         rep.run_id, rep.program, rep.ranks,
         rep.hosts.empty() ? std::string("?") : rep.hosts.front(), with_commas(calls),
-        with_commas(t.total_events()));
+        with_commas(records));
     std::cout << fmt::format("  rank files   {} in {} files\n", format_size(rep.raw_bytes),
                              rep.ranks);
     std::cout << fmt::format(
@@ -175,6 +179,22 @@ int cmd_trace_merge(const MergeFlags& f) {
         "  tracer       {} buffer writes, {} in all (kept out of the "
         "compute bursts)\n",
         rep.flushes, format_time(Time::ns(static_cast<std::int64_t>(rep.flush_ns))));
+    if (rep.failed_polls.empty()) {
+        std::cout << "  polls        no failed MPI_Test*/MPI_Iprobe/MPI_Improbe calls\n";
+    } else {
+        std::uint64_t polls = 0, poll_ns = 0;
+        for (const auto& [name, p] : rep.failed_polls) polls += p.calls, poll_ns += p.ns;
+        std::cout << fmt::format(
+            "  polls        {} failed, {} (folded into the compute bursts):", with_commas(polls),
+            format_time(Time::ns(static_cast<std::int64_t>(poll_ns))));
+        for (const auto& [name, p] : rep.failed_polls)
+            std::cout << fmt::format(" {} x{} {}", name, with_commas(p.calls),
+                                     format_time(Time::ns(static_cast<std::int64_t>(p.ns))));
+        std::cout << "\n";
+    }
+    if (rep.cancelled_completions > 0)
+        std::cout << fmt::format("  cancel       {} cancelled requests completed\n",
+                                 rep.cancelled_completions);
     if (rep.waitalls_split > 0)
         std::cout << fmt::format(
             "  waitall      {} over non-contiguous requests written as "
@@ -236,7 +256,8 @@ int cmd_compare(const CompareFlags& f) {
     }
     const traces::Trace rec = load(f.recorded, f.format, f.skip_unknown);
     const traces::Trace sim = load(f.simulated, "auto", false);
-    const traces::RunLog a = traces::run_log_from_trace(rec, rec.name + " (recorded)");
+    traces::TracerOverhead overhead;
+    const traces::RunLog a = traces::run_log_from_trace(rec, rec.name + " (recorded)", &overhead);
     const traces::RunLog b = traces::run_log_from_trace(sim, sim.name + " (simulated)");
     if (a.ops.empty())
         throw InputError(f.recorded, 0, "the recorded trace has no times to compare with");
@@ -255,7 +276,9 @@ int cmd_compare(const CompareFlags& f) {
         from = Time::zero();
         to = max(last, Time::ps(1));
     }
-    const traces::Comparison c = traces::compare_runs(a, b);
+    traces::Comparison c = traces::compare_runs(a, b);
+    c.overhead_subtracted = overhead.total;
+    c.overhead_bursts = overhead.bursts;
     std::cout << fmt::format("clustersim compare: {} (recorded, {}) vs {} (simulated)\n",
                              f.recorded, rec.format, f.simulated);
     std::cout << traces::format_comparison(c);

@@ -747,8 +747,8 @@ void Reader::read_network(pugi::xml_node n) {
 }
 
 void Reader::read_collectives(pugi::xml_node n) {
-    check_attributes(
-        n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth", "profile"});
+    check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
+                         "profile", "comm-create"});
     MpiSettings& m = tb_.mpi();
     if (const auto v = optional(n, "profile")) {
         m.profile = *v;
@@ -761,6 +761,11 @@ void Reader::read_collectives(pugi::xml_node n) {
         m.reduce_bandwidth = finite_bandwidth(n, "reduce-bandwidth", *v);
     if (const auto v = optional(n, "copy-bandwidth"))
         m.copy_bandwidth = finite_bandwidth(n, "copy-bandwidth", *v);
+    if (const auto v = optional(n, "comm-create")) {
+        m.comm_create_modelled = true;
+        m.comm_create_local = with_unit(n, "comm-create", *v, parse_time);
+        if (m.comm_create_local < Time::zero()) fail(n, "comm-create: a negative time");
+    }
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         const bool rate =
             c.type() == pugi::node_element &&

@@ -149,6 +149,12 @@ struct MpiSettings {
     // receive is posted; all zero unless the model says otherwise.
     OverheadSpec send_overhead, recv_overhead, post_overhead;
     int overhead_line = 0;  // the <mpi-overhead> element's line (0: none)
+    // <collectives comm-create="14us">: communicator creation (comm_dup, comm_split) is
+    // modelled: an allreduce of 8 bytes over the parent communicator (the new context id's
+    // agreement), then this local cost on each member's core. Absent: creation only
+    // synchronises, at no cost.
+    bool comm_create_modelled = false;
+    Time comm_create_local;
 };
 
 // Parallel I/O (iosys/). A component chosen by name, with its parameters as written in the

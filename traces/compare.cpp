@@ -117,6 +117,13 @@ std::string format_comparison(const Comparison& c, std::size_t max_rank_rows) {
                                ? std::to_string(r.count_recorded)
                                : fmt::format("{}/{}", r.count_recorded, r.count_simulated),
                            format_time(r.recorded), format_time(r.simulated), percent(r.error()));
+    if (c.overhead_bursts > 0)
+        out += fmt::format(
+            "  tracer overhead: {} (buffer writes in {} compute bursts, summed over ranks) "
+            "subtracted from the recorded side\n",
+            format_time(c.overhead_subtracted), c.overhead_bursts);
+    else
+        out += "  tracer overhead: none recorded, nothing subtracted\n";
     for (const auto& n : c.notes) out += "  note: " + n + "\n";
     return out;
 }

@@ -26,6 +26,10 @@ struct Comparison {
     std::vector<CompareRow> rank_comm;
     std::vector<CompareRow> ops;     // per operation kind: summed durations over ranks
     std::vector<std::string> notes;  // e.g. rank counts differ
+    // Tracer overhead taken out of the recorded side (run_log_from_trace's TracerOverhead;
+    // set by the caller): its time summed over ranks and the compute bursts that held it.
+    Time overhead_subtracted;
+    std::uint64_t overhead_bursts = 0;
 };
 
 Comparison compare_runs(const RunLog& recorded, const RunLog& simulated);

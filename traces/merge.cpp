@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <set>
 
@@ -32,33 +33,40 @@ static_assert(rf::kDistGraphCreate == static_cast<int>(mpi::OpKind::DistGraphCre
 static_assert(rf::kFileOpen == static_cast<int>(mpi::OpKind::FileOpen));
 static_assert(rf::kFileSync == static_cast<int>(mpi::OpKind::FileSync));
 static_assert(rf::kUnmodeled == static_cast<int>(mpi::OpKind::Unmodeled));
+static_assert(rf::kCancel == static_cast<int>(mpi::OpKind::Cancel));
 
+// A rank file's header and size (the records are read later, a piece at a time).
 struct RankFile {
     std::string path;
     rf::RawHeader header;
-    std::vector<char> bytes;
+    std::uint64_t size = 0;
 };
 
 std::string text_of(const std::array<char, 64>& a) {
     return std::string(a.data(), strnlen(a.data(), a.size()));
 }
 
-RankFile read_rank_file(const std::string& path) {
+RankFile read_rank_header(const std::string& path) {
     refuse_directory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the rank file");
     RankFile f;
     f.path = path;
-    f.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (f.bytes.size() < sizeof(rf::RawHeader)) {
-        if (f.bytes.size() >= rf::kMagic.size() &&
-            std::memcmp(f.bytes.data(), rf::kMagic.data(), rf::kMagic.size()) != 0)
+    std::error_code ec;
+    f.size = fs::file_size(path, ec);
+    if (ec) throw InputError(path, 0, "cannot open the rank file: " + ec.message());
+    std::array<char, sizeof(rf::RawHeader)> head{};
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got < sizeof(rf::RawHeader)) {
+        if (got >= rf::kMagic.size() &&
+            std::memcmp(head.data(), rf::kMagic.data(), rf::kMagic.size()) != 0)
             throw InputError(path, 0, "not a clustersim rank file (expected magic CSRANK01)");
         throw InputError(path, 0,
                          fmt::format("truncated: the header needs {} bytes, the file has {}",
-                                     sizeof(rf::RawHeader), f.bytes.size()));
+                                     sizeof(rf::RawHeader), got));
     }
-    std::memcpy(&f.header, f.bytes.data(), sizeof f.header);
+    std::memcpy(&f.header, head.data(), sizeof f.header);
     if (f.header.magic != rf::kMagic)
         throw InputError(path, 0, "not a clustersim rank file (expected magic CSRANK01)");
     if (f.header.endian != rf::kEndianMark)
@@ -72,6 +80,47 @@ RankFile read_rank_file(const std::string& path) {
             path, 0, fmt::format("bad header: rank {} of {} ranks", f.header.rank, f.header.size));
     return f;
 }
+
+// Reads a rank file's bytes after the header through a fixed buffer (kChunk), so merging
+// holds a constant amount of each file whatever its length.
+class RankReader {
+  public:
+    static constexpr std::size_t kChunk = 1 << 20;
+    explicit RankReader(const RankFile& f) : f_(f), in_(f.path, std::ios::binary), buf_(kChunk) {
+        if (!in_) throw InputError(f.path, 0, "cannot open the rank file");
+        in_.seekg(static_cast<std::streamoff>(sizeof(rf::RawHeader)));
+        at_ = sizeof(rf::RawHeader);
+    }
+    std::uint64_t at() const { return at_; }
+    std::uint64_t left() const { return f_.size - at_; }
+    // Copies the next `n` bytes (the caller checked left() >= n).
+    void read(void* dst, std::size_t n) {
+        char* out = static_cast<char*>(dst);
+        while (n > 0) {
+            if (pos_ == len_) fill();
+            const std::size_t k = std::min(n, len_ - pos_);
+            std::memcpy(out, buf_.data() + pos_, k);
+            pos_ += k;
+            out += k;
+            n -= k;
+            at_ += k;
+        }
+    }
+
+  private:
+    void fill() {
+        in_.read(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        len_ = static_cast<std::size_t>(in_.gcount());
+        pos_ = 0;
+        if (len_ == 0)  // the file shrank under us
+            throw InputError(f_.path, 0, fmt::format("cannot read at byte {}", at_));
+    }
+    const RankFile& f_;
+    std::ifstream in_;
+    std::vector<char> buf_;
+    std::size_t pos_ = 0, len_ = 0;
+    std::uint64_t at_ = 0;
+};
 
 std::vector<std::string> expand(const std::vector<std::string>& inputs) {
     std::vector<std::string> files;
@@ -102,12 +151,14 @@ void set_time(Record& r, std::int64_t start_ns, std::int64_t end_ns) {
     r.end = Time::ns(std::max(start_ns, end_ns));
 }
 
-// One rank file's records into the trace.
-void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
+// One rank file's records into the trace. `drain`, if set, is called with the rank whenever
+// its encoded stream in `t` has grown past kDrainBytes (a streaming writer takes it out).
+constexpr std::size_t kDrainBytes = 1 << 20;
+void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
+                const std::function<void(std::uint32_t)>& drain) {
     const auto rank = static_cast<std::uint32_t>(f.header.rank);
-    const char* p = f.bytes.data();
-    const std::size_t size = f.bytes.size();
-    std::size_t at = sizeof(rf::RawHeader);
+    RankReader in(f);
+    const std::uint64_t size = f.size;
     std::uint64_t n = 0;
     std::int64_t prev_end = 0;  // end of the previous call
     std::int64_t flushed = 0;   // tracer flush time since then
@@ -123,27 +174,28 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
         set_time(c, prev_end, start);
         t.append(rank, c);
     };
-    while (at < size) {
+    while (in.left() > 0) {
+        if (drain && t.stream(rank).size() >= kDrainBytes) drain(rank);
+        const std::uint64_t at0 = in.at();
         if (ended)
-            throw InputError(
-                f.path, 0,
-                fmt::format("{} bytes after the end-of-trace record (at byte {})", size - at, at));
-        if (size - at < sizeof(rf::RawRecord))
+            throw InputError(f.path, 0,
+                             fmt::format("{} bytes after the end-of-trace record (at byte {})",
+                                         size - at0, at0));
+        if (in.left() < sizeof(rf::RawRecord))
             throw InputError(f.path, 0,
                              fmt::format("truncated at byte {}: record {} needs {} bytes, {} left",
-                                         at, n + 1, sizeof(rf::RawRecord), size - at));
+                                         at0, n + 1, sizeof(rf::RawRecord), in.left()));
         rf::RawRecord r;
-        std::memcpy(&r, p + at, sizeof r);
-        at += sizeof r;
+        in.read(&r, sizeof r);
+        const std::uint64_t at = in.at();
         const std::size_t extra_bytes = std::size_t{r.extra} * 8;
-        if (size - at < extra_bytes)
+        if (in.left() < extra_bytes)
             throw InputError(f.path, 0,
                              fmt::format("truncated at byte {}: record {} carries {} more bytes, "
                                          "{} left",
-                                         at, n + 1, extra_bytes, size - at));
+                                         at, n + 1, extra_bytes, in.left()));
         extra.resize(r.extra);
-        if (extra_bytes > 0) std::memcpy(extra.data(), p + at, extra_bytes);
-        at += extra_bytes;
+        if (extra_bytes > 0) in.read(extra.data(), extra_bytes);
         ++n;
         ++report.raw_records;
         if (r.kind == rf::kEnd) {
@@ -164,19 +216,28 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
             continue;
         }
         if (r.call >= rf::kCallNames.size())
-            throw InputError(f.path, 0,
-                             fmt::format("record {} at byte {}: unknown call number {}", n,
-                                         at - extra_bytes - sizeof r, r.call));
+            throw InputError(
+                f.path, 0,
+                fmt::format("record {} at byte {}: unknown call number {}", n, at0, r.call));
         const std::string call(rf::kCallNames[r.call]);
+        if (r.kind == rf::kPolls) {  // failed polls: their time is in the compute gaps
+            PollCount& p = report.failed_polls[call];
+            p.calls += r.bytes;
+            p.ns += r.bytes2;
+            continue;
+        }
         ++report.calls[call];
-        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kDistGraphCreate);
+        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kCancel);
         if (!known)
-            throw InputError(f.path, 0,
-                             fmt::format("record {} at byte {}: unknown record kind {}", n,
-                                         at - extra_bytes - sizeof r, r.kind));
+            throw InputError(
+                f.path, 0,
+                fmt::format("record {} at byte {}: unknown record kind {}", n, at0, r.kind));
         compute_until(r.start_ns);
         prev_end = std::max(prev_end, r.end_ns);
         flushed = 0;
+
+        if ((r.flags & rf::kFlagCancelled) != 0 && (r.kind == rf::kWait || r.kind == rf::kWaitall))
+            ++report.cancelled_completions;
 
         Record out;
         out.kind = static_cast<mpi::OpKind>(r.kind);
@@ -273,12 +334,21 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report) {
 
 }  // namespace
 
-Trace merge_rank_files(const std::vector<std::string>& inputs, const MergeOptions& options,
-                       MergeReport& report) {
-    const std::vector<std::string> paths = expand(inputs);
+namespace {
+
+// The rank files of `inputs`, checked to be one complete run (headers only), by rank; and
+// the trace's metadata in `t`, the report's run fields.
+struct Run {
     std::vector<RankFile> files;
+    std::vector<const RankFile*> by_rank;
+};
+
+void open_run(const std::vector<std::string>& inputs, const MergeOptions& options,
+              MergeReport& report, Run& run, Trace& t) {
+    const std::vector<std::string> paths = expand(inputs);
+    std::vector<RankFile>& files = run.files;
     files.reserve(paths.size());
-    for (const std::string& p : paths) files.push_back(read_rank_file(p));
+    for (const std::string& p : paths) files.push_back(read_rank_header(p));
     const RankFile& first = files.front();
     if (static_cast<std::size_t>(first.header.size) > files.size()) {
         // The header declares more ranks than there are files: name the first missing one
@@ -293,7 +363,8 @@ Trace merge_rank_files(const std::vector<std::string>& inputs, const MergeOption
                         "its file {}.r{}{} next to this one)",
                         r, first.header.size, text_of(first.header.program), r, rf::kExtension));
     }
-    std::vector<const RankFile*> by_rank(static_cast<std::size_t>(first.header.size), nullptr);
+    std::vector<const RankFile*>& by_rank = run.by_rank;
+    by_rank.assign(static_cast<std::size_t>(first.header.size), nullptr);
     for (const RankFile& f : files) {
         if (f.header.run_id != first.header.run_id)
             throw InputError(
@@ -323,7 +394,6 @@ Trace merge_rank_files(const std::vector<std::string>& inputs, const MergeOption
     report.run_id = first.header.run_id;
     report.ranks = static_cast<std::uint32_t>(by_rank.size());
     report.program = text_of(first.header.program);
-    Trace t;
     t.name = options.name.empty() ? report.program : options.name;
     t.source = paths.size() == 1 ? paths.front() : inputs.front();
     t.format = "native-binary";
@@ -332,10 +402,79 @@ Trace merge_rank_files(const std::vector<std::string>& inputs, const MergeOption
     for (const RankFile* f : by_rank) {
         report.files.push_back(f->path);
         report.hosts.push_back(text_of(f->header.host));
-        report.raw_bytes += f->bytes.size();
-        merge_rank(*f, t, report);
+        report.raw_bytes += f->size;
     }
+}
+
+}  // namespace
+
+Trace merge_rank_files(const std::vector<std::string>& inputs, const MergeOptions& options,
+                       MergeReport& report) {
+    Run run;
+    Trace t;
+    open_run(inputs, options, report, run, t);
+    for (const RankFile* f : run.by_rank) merge_rank(*f, t, report, {});
+    report.records = t.total_events();
     return t;
+}
+
+void merge_rank_files_to_binary(const std::vector<std::string>& inputs, const MergeOptions& options,
+                                const std::string& output, MergeReport& report) {
+    Run run;
+    Trace t;
+    open_run(inputs, options, report, run, t);
+    struct Count {  // report.records, also when an error ends the merge early
+        MergeReport& report;
+        const Trace& t;
+        ~Count() { report.records = t.total_events(); }
+    } count{report, t};
+    // The ranks' streams go to a scratch file next to the output as they are encoded; the
+    // header (which holds the strings and count lists met on the way) is known at the end.
+    const std::string part = output + ".part";
+    struct Remove {
+        std::string path;
+        ~Remove() {
+            std::error_code ec;
+            fs::remove(path, ec);
+        }
+    } remove_part{part};
+    std::ofstream scratch(part, std::ios::binary | std::ios::trunc);
+    if (!scratch) throw InputError(part, 0, fmt::format("cannot write: {}", std::strerror(errno)));
+    std::vector<std::uint64_t> length(run.by_rank.size(), 0);
+    auto drain = [&](std::uint32_t rank) {
+        const std::vector<std::uint8_t> bytes = t.take_stream(rank);
+        scratch.write(reinterpret_cast<const char*>(bytes.data()),
+                      static_cast<std::streamsize>(bytes.size()));
+        length[rank] += bytes.size();
+        if (!scratch)
+            throw InputError(part, 0, fmt::format("cannot write: {}", std::strerror(errno)));
+    };
+    for (const RankFile* f : run.by_rank) {
+        merge_rank(*f, t, report, drain);
+        drain(static_cast<std::uint32_t>(f->header.rank));
+    }
+    scratch.close();
+    if (!scratch) throw InputError(part, 0, fmt::format("cannot write: {}", std::strerror(errno)));
+    std::ofstream out(output, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(output, 0, fmt::format("cannot write: {}", std::strerror(errno)));
+    const std::string header = binary_header(t);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    std::ifstream in(part, std::ios::binary);
+    std::vector<char> buf(RankReader::kChunk);
+    for (std::uint32_t r = 0; r < t.ranks(); ++r) {
+        const std::string prefix = binary_rank_prefix(t.events(r), length[r]);
+        out.write(prefix.data(), static_cast<std::streamsize>(prefix.size()));
+        for (std::uint64_t left = length[r]; left > 0;) {
+            const auto k = static_cast<std::size_t>(std::min<std::uint64_t>(left, buf.size()));
+            in.read(buf.data(), static_cast<std::streamsize>(k));
+            if (static_cast<std::size_t>(in.gcount()) != k)
+                throw InputError(part, 0, "cannot read back the merged streams");
+            out.write(buf.data(), static_cast<std::streamsize>(k));
+            left -= k;
+        }
+    }
+    out.close();
+    if (!out) throw InputError(output, 0, fmt::format("cannot write: {}", std::strerror(errno)));
 }
 
 }  // namespace clustersim::traces

@@ -112,6 +112,34 @@ class NativeBinaryReader final : public TraceReader {
 
 }  // namespace
 
+std::string binary_header(const Trace& t) {
+    std::string out(kMagic);
+    put_string(out, t.name);
+    put_varint(out, t.traced_speed);
+    put_varint(out, t.strings.size());
+    for (const auto& s : t.strings) put_string(out, s);
+    put_varint(out, t.count_lists.size());
+    for (const auto& list : t.count_lists) {
+        put_varint(out, list.size());
+        for (const auto c : list) put_varint(out, c);
+    }
+    put_varint(out, t.files.size());
+    for (const auto& f : t.files) {
+        put_string(out, f.name);
+        put_varint(out, f.size);
+        put_varint(out, f.stripe);
+    }
+    put_varint(out, t.ranks());
+    return out;
+}
+
+std::string binary_rank_prefix(std::uint64_t events, std::uint64_t length) {
+    std::string out;
+    put_varint(out, events);
+    put_varint(out, length);
+    return out;
+}
+
 void write_binary(const Trace& t, const std::string& path) {
     std::string out(kMagic);
     put_string(out, t.name);

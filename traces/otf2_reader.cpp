@@ -571,6 +571,13 @@ class RankReader {
             push(r, c);
             return true;
         }
+        if (n == "cancel" && c.attrs.values.count("handle")) {  // written by clustersim
+            Record r;
+            r.kind = mpi::OpKind::Cancel;
+            r.handle = static_cast<std::uint32_t>(attr(c, "handle", 0));
+            push(r, c);
+            return true;
+        }
         if (n == "send" || n == "bsend" || n == "ssend" || n == "rsend") {
             const Event* e = first(Event::Send);
             Record r;

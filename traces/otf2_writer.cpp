@@ -643,6 +643,10 @@ class Writer {
                     add("handle", r.handle);
                     add("count", r.count);
                     break;
+                case mpi::OpKind::Cancel:
+                    name = "MPI_Cancel";
+                    add("handle", r.handle);
+                    break;
                 case mpi::OpKind::Sendrecv:
                     name = "MPI_Sendrecv";
                     break;

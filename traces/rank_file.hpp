@@ -68,11 +68,22 @@ enum RawKind : std::uint8_t {
     kCartCreate = 25,
     kDistGraphCreateAdjacent = 26,
     kDistGraphCreate = 27,  // its edges expanded: count, sources, destinations, reorder
+    kCancel = 28,           // MPI_Cancel of request `handle`
     kFlush = 100,           // the tracer writing its buffer: not the application's time
     kEnd = 101,             // trailer: `bytes` = records before it, start = MPI_Finalize's start
+    // Failed polls of one MPI function (`call`: MPI_Test, MPI_Testany, MPI_Testsome,
+    // MPI_Testall, MPI_Iprobe, MPI_Improbe) that completed or found nothing: not recorded one
+    // by one but folded into the compute around them (their time stays in the gaps between
+    // records); `bytes` = how many, `bytes2` = their summed duration in ns. Written by
+    // MPI_Finalize just before the trailer, one per function that had any.
+    kPolls = 102,
 };
 
 inline constexpr std::uint8_t kFlagNonblocking = 1;  // collectives: ibarrier, ibcast, ...
+// kWait / kWaitall: the completion of a request the application cancelled (MPI_Cancel) and
+// whose status reports it cancelled (MPI_Test_cancelled; assumed when the status is not at
+// hand, in Waitany/Waitsome/Testany/... called with MPI_STATUS(ES)_IGNORE).
+inline constexpr std::uint8_t kFlagCancelled = 2;
 
 struct RawRecord {
     std::int64_t start_ns = 0;
@@ -94,7 +105,7 @@ static_assert(sizeof(RawRecord) == 120);
 
 // The MPI functions the tracer wraps. Modeled ones become native records; the others are
 // kept as `unmodeled` records named by their entry here. Append only: files store indices.
-inline constexpr std::array<std::string_view, 98> kCallNames{
+inline constexpr std::array<std::string_view, 99> kCallNames{
     // point to point
     "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Issend",
     "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
@@ -126,7 +137,9 @@ inline constexpr std::array<std::string_view, 98> kCallNames{
     "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoall", "MPI_Neighbor_alltoallv",
     "MPI_Neighbor_alltoallw", "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv",
     "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw",
-    "MPI_Ialltoallw"};
+    "MPI_Ialltoallw",
+    // issue 19: matched probes (kept as unmodeled when they find a message)
+    "MPI_Improbe"};
 
 inline constexpr std::uint16_t call_index(std::string_view name) {
     for (std::size_t i = 0; i < kCallNames.size(); ++i)

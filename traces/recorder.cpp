@@ -56,7 +56,7 @@ Record to_record(Trace& trace, const mpi::Op& op) {
     return r;
 }
 
-RunLog run_log_from_trace(const Trace& trace, const std::string& title) {
+RunLog run_log_from_trace(const Trace& trace, const std::string& title, TracerOverhead* overhead) {
     RunLog log;
     log.title = title;
     log.ranks.resize(trace.ranks());
@@ -65,17 +65,26 @@ RunLog run_log_from_trace(const Trace& trace, const std::string& title) {
         log.ranks[rank].app_rank = static_cast<std::int32_t>(rank);
         auto c = trace.cursor(rank);
         Record r;
+        Time shift;  // this rank's tracer overhead so far (with `overhead`)
         while (c.next(r)) {
             if (!r.timed) continue;
             mpi::OpEvent e;
             e.rank = static_cast<std::int32_t>(rank);
             e.kind = mpi::stat_kind(r.kind, r.coll, r.nonblocking);
-            e.start = r.start;
-            e.end = r.end;
+            e.start = r.start - shift;
+            e.end = r.end - shift;
+            if (overhead != nullptr && r.kind == mpi::OpKind::Compute &&
+                r.compute_time > Time::zero() && r.compute_time < r.end - r.start) {
+                const Time extra = (r.end - r.start) - r.compute_time;
+                e.end = e.start + r.compute_time;
+                shift += extra;
+                overhead->total += extra;
+                ++overhead->bursts;
+            }
             e.bytes = r.kind == mpi::OpKind::Sendrecv ? r.bytes + r.bytes2 : r.bytes;
             e.peer = r.kind == mpi::OpKind::Send || r.kind == mpi::OpKind::Recv ? r.peer : -1;
             log.ops.push_back(e);
-            log.simulated = max(log.simulated, r.end);
+            log.simulated = max(log.simulated, e.end);
         }
     }
     return log;

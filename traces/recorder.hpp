@@ -34,7 +34,19 @@ class Recorder final : public mpi::Program, public mpi::OpObserver {
 // The record of an mpi::Op (strings and count lists interned into `trace`).
 Record to_record(Trace& trace, const mpi::Op& op);
 
+// Tracer overhead recorded in a trace: `trace merge` writes a compute burst that held the
+// tracer's buffer writes with its full interval (start, end) but only the application's
+// time as `compute_time`; the difference is the tracer's.
+struct TracerOverhead {
+    Time total;                // summed over ranks
+    std::uint64_t bursts = 0;  // compute records that held some
+};
+
 // A RunLog from a trace's timed records (waits unknown: 0). Ranks without times are empty.
-RunLog run_log_from_trace(const Trace& trace, const std::string& title);
+// With `overhead`, the recorded tracer overhead is taken out: a compute record whose
+// `compute_time` is shorter than its interval ends `compute_time` after its start, and the
+// rank's later records move earlier by the overhead so far; `overhead` says how much.
+RunLog run_log_from_trace(const Trace& trace, const std::string& title,
+                          TracerOverhead* overhead = nullptr);
 
 }  // namespace clustersim::traces

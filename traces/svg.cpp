@@ -254,6 +254,7 @@ constexpr const char* kOpColors[] = {
     "#a0522d",  // CartCreate
     "#b87333",  // DistGraphCreateAdjacent
     "#cd853f",  // DistGraphCreate
+    "#e6550d",  // Cancel
 };
 static_assert(sizeof(kOpColors) / sizeof(kOpColors[0]) == mpi::kOpKinds);
 constexpr const char* kCollColors[] = {

@@ -98,6 +98,7 @@ constexpr std::array<Order, mpi::kOpKinds> kOrders{{
     make_order({FTimed, FComm, FNewcomm, FCounts}),                     // CartCreate
     make_order({FTimed, FComm, FNewcomm, FCounts}),                     // DistGraphCreateAdjacent
     make_order({FTimed, FComm, FNewcomm, FCounts}),                     // DistGraphCreate
+    make_order({FTimed, FHandle}),                                      // Cancel
 }};
 
 // What a kind code decodes to.
@@ -693,7 +694,8 @@ constexpr std::array<const char*, mpi::kOpKinds> kKindNames{"compute",
                                                             "unmodeled",
                                                             "cart_create",
                                                             "dist_graph_create_adjacent",
-                                                            "dist_graph_create"};
+                                                            "dist_graph_create",
+                                                            "cancel"};
 }  // namespace
 
 std::string record_name(const Record& r) {

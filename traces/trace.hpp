@@ -117,6 +117,14 @@ class Trace {
     // `count_lists` do not hold (fill those first). One decoding pass does both.
     void set_stream(std::uint32_t rank, std::vector<std::uint8_t> bytes, std::uint64_t events,
                     bool check_references = false);
+    // Streaming writers (trace merge): moves out the bytes appended to `rank` so far; the
+    // rank's record count and time deltas go on, so later appends continue the same stream
+    // (the concatenation of the pieces is the rank's stream).
+    std::vector<std::uint8_t> take_stream(std::uint32_t rank) {
+        std::vector<std::uint8_t> out;
+        out.swap(streams_[rank]);
+        return out;
+    }
 
   private:
     std::vector<std::vector<std::uint8_t>> streams_;
@@ -136,6 +144,11 @@ bool parse_record_name(std::string_view name, Record& r);
 // Native formats (traces/README.md). Writers throw InputError if the file cannot be written.
 void write_text(const Trace& t, const std::string& path);
 void write_binary(const Trace& t, const std::string& path);
+// The binary layout's parts, for writers that stream the ranks' bytes: everything before the
+// first rank (magic, name, speed, strings, count lists, files, the rank count; `t`'s own
+// streams are not used), and a rank's prefix (its record count and stream length).
+std::string binary_header(const Trace& t);
+std::string binary_rank_prefix(std::uint64_t events, std::uint64_t length);
 Trace read_text(const std::string& path);
 Trace read_binary(const std::string& path);
 

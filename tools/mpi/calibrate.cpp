@@ -1309,6 +1309,11 @@ struct Measured {
         }
         return at(overheads.size() - 1);
     }
+    // Communicator creation (issue 19), rank 0's medians: MPI_Comm_dup of MPI_COMM_WORLD and
+    // an 8-byte MPI_Allreduce (the agreement the model charges first); the model's local
+    // cost (<collectives comm-create>) is their difference, at least 0.
+    double comm_dup = 0, agreement = 0;
+    double comm_create_local() const { return std::max(0.0, comm_dup - agreement); }
 
     double speed(std::size_t rank) const {  // instructions/s, the median over its passes
         const double t = cpu[rank].value;
@@ -1905,12 +1910,16 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     // Collectives' local work at the measured rates (rank 0, 64 MiB, memcpy and
     // MPI_Reduce_local of doubles).
     // The attributes: the largest size's rates; the curves follow the sizes (cache effects).
+    // Communicator creation: the local cost beyond the 8-byte allreduce's agreement.
+    const std::string comm_create = "\" comm-create=\"" + xml_time(m.comm_create_local());
     if (!m.local.copy.empty() && !m.local.reduce.empty() && !local_curves) {
         x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce.back().second)
-          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << "\"/>\n";
+          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << comm_create
+          << "\"/>\n";
     } else if (!m.local.copy.empty() && !m.local.reduce.empty()) {
         x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce.back().second)
-          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << "\">\n";
+          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << comm_create
+          << "\">\n";
         for (const auto& [tag, curve] :
              {std::pair<const char*, const std::vector<std::pair<std::uint64_t, double>>*>{
                   "copy-rate", &m.local.copy},
@@ -1922,6 +1931,8 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             x << "    </" << tag << ">\n";
         }
         x << "  </collectives>\n";
+    } else {
+        x << "  <collectives comm-create=\"" << xml_time(m.comm_create_local()) << "\"/>\n";
     }
     if (d.io) {
         // One I/O server on the node rank 0 wrote from, the kernel's page cache as its
@@ -2073,6 +2084,10 @@ void print_class(int c, const ClassResult& r) {
 }
 
 void print_summary(const Measured& m, const Derived& d) {
+    std::printf(
+        "\ncommunicator creation (rank 0, median of 31 calls): MPI_Comm_dup %.2f us, 8-byte "
+        "MPI_Allreduce %.2f us: comm-create %.2f us\n",
+        m.comm_dup * 1e6, m.agreement * 1e6, m.comm_create_local() * 1e6);
     std::printf(
         "\nlocal work of collectives (rank 0, median of %d runs)\n"
         "      size   copy (memcpy)   reduce (MPI_Reduce_local, doubles, SUM)\n",
@@ -2352,6 +2367,33 @@ int run(int rank, int world, const Options& opt) {
     quiet_barrier();
     if (rank == 0) m.local = local_rates();
     quiet_barrier();
+
+    // Communicator creation: MPI_Comm_dup (freed after each) against an 8-byte allreduce,
+    // every rank taking part, each call after a barrier; rank 0's medians.
+    {
+        constexpr int kCreateRuns = 31;
+        std::vector<double> dup, agree;
+        for (int i = 0; i < kCreateRuns; ++i) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            MPI_Comm c;
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+            const double t1 = MPI_Wtime();
+            MPI_Comm_free(&c);
+            dup.push_back(t1 - t0);
+            MPI_Barrier(MPI_COMM_WORLD);
+            double in = 1, out = 0;
+            const double t2 = MPI_Wtime();
+            MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+            agree.push_back(MPI_Wtime() - t2);
+        }
+        auto median = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        };
+        m.comm_dup = median(dup);
+        m.agreement = median(agree);
+    }
 
     // To rank 0: the CPU figures of every rank, each class's statistics, its eager threshold.
     m.cpu_instructions = s.cpu_steps * kInstructionsPerStep;

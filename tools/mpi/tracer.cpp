@@ -9,6 +9,9 @@
 //   CLUSTERSIM_TRACE_DIR     folder of the rank files (default: the working directory)
 //   CLUSTERSIM_TRACE_NAME    their base name (default: the executable's name)
 //   CLUSTERSIM_TRACE_BUFFER  per-rank buffer size in bytes (default 4 MiB, at least 4 KiB)
+//   CLUSTERSIM_TRACE_POLLS   `fold` (default): a failed MPI_Test/Testany/Testsome/Testall,
+//                            MPI_Iprobe or MPI_Improbe is not recorded but counted, its time
+//                            left in the compute around it; `all`: recorded as `unmodeled`
 // Rank r writes `DIR/NAME.r<r>.csrank` (format: traces/rank_file.hpp).
 //
 // Assumes MPI_THREAD_SINGLE or FUNNELED use (one thread calls MPI). Calls on communicators
@@ -29,6 +32,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "traces/rank_file.hpp"
@@ -84,7 +88,8 @@ std::int64_t mono_ns() {
     return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-constexpr std::uint16_t idx(std::string_view name) {
+// consteval: every call's index is found at compile time (the polling path is hot).
+consteval std::uint16_t idx(std::string_view name) {
     return rf::call_index(name);
 }
 
@@ -105,6 +110,16 @@ struct Tracer {
     std::unordered_map<MPI_File, std::uint32_t> files;
     std::unordered_map<MPI_File, std::uint64_t> etype_size;  // for offsets in etypes
     std::uint32_t next_file = 1;
+    // Request handles the application called MPI_Cancel on (until their completion).
+    std::unordered_set<std::uint32_t> cancelled;
+    // Failed polls folded into the compute around them, by index in kCallNames: how many
+    // and their summed time (written as kPolls records by MPI_Finalize).
+    struct Polls {
+        std::uint64_t count = 0;
+        std::uint64_t ns = 0;
+    };
+    std::array<Polls, rf::kCallNames.size()> polls{};  // by call index
+    bool fold_polls = true;  // CLUSTERSIM_TRACE_POLLS=fold (else every failed poll recorded)
 
     int depth = 0;  // wrapped calls in progress (an MPI call the library makes inside one)
     std::int64_t now() const { return mono_ns() - t0; }
@@ -143,13 +158,16 @@ struct Tracer {
         used = 0;
     }
 
+    // Appends a record. When the buffer is full it is written out first; that write happens
+    // after the record's call ended (its times are taken), in the gap before the next call,
+    // so its flush record goes after the record: merge takes it out of that gap's compute
+    // burst. (Before the trailer, whose count must be last, the flush record goes first.)
     void put(rf::RawRecord& r, const std::uint64_t* extra = nullptr, std::size_t n = 0) {
         if (!active) return;
         r.extra = static_cast<std::uint32_t>(n);
         constexpr std::size_t kRecordWords = sizeof(rf::RawRecord) / 8;
         const std::size_t need = kRecordWords + n;
         if (used + need > buf.size()) {
-            // Write the buffer first and account for the time it took as a flush record.
             const std::int64_t s = now();
             flush_raw();
             if (!active) return;  // the write failed: tracing stopped
@@ -158,8 +176,15 @@ struct Tracer {
             f.kind = rf::kFlush;
             f.start_ns = s;
             f.end_ns = now();
-            append_words(&f, kRecordWords, nullptr, 0);
-            ++records;
+            if (r.kind == rf::kEnd) {
+                append_words(&f, kRecordWords, nullptr, 0);
+                ++records;
+            } else {
+                append_words(&r, kRecordWords, extra, n);
+                append_words(&f, kRecordWords, nullptr, 0);
+                records += 2;
+                return;
+            }
         }
         // The end-of-trace record counts every record before it, the flush record just
         // written included (MPI_Finalize's count, taken before, would miss it).
@@ -177,6 +202,7 @@ struct Tracer {
             h = next_handle++;
         }
         requests[req] = h;
+        cancelled.erase(h);
         return h;
     }
     // The handle of a request, or -1 (not one the tracer saw started).
@@ -188,6 +214,12 @@ struct Tracer {
         free_handles.push_back(h);
         return h;
     }
+    std::int64_t request_handle(MPI_Request req) const {
+        auto it = requests.find(req);
+        return it == requests.end() ? -1 : it->second;
+    }
+    // A poll that found nothing: its time stays in the compute gap, only counted.
+    void fold(std::uint16_t call, std::int64_t start);
     std::int32_t comm_id(MPI_Comm c) const {
         if (c == MPI_COMM_WORLD) return 0;
         auto it = comms.find(c);
@@ -229,6 +261,13 @@ void unmodeled(std::uint16_t call, std::int64_t start) {
     g.put(r);
 }
 
+void Tracer::fold(std::uint16_t call, std::int64_t start) {
+    if (!fold_polls) return unmodeled(call, start);
+    Polls& p = polls[call];  // call < kCallNames.size(): idx() values only
+    ++p.count;
+    p.ns += static_cast<std::uint64_t>(std::max<std::int64_t>(0, now() - start));
+}
+
 // A modeled point-to-point or collective record on communicator `c`: unmodeled when the
 // tracer does not know `c`.
 bool on_comm(rf::RawRecord& r, MPI_Comm c) {
@@ -246,18 +285,38 @@ int tag_of(int t) {
     return t == MPI_ANY_TAG ? -1 : t;
 }
 
+bool is_test(std::uint16_t call) {
+    return call == idx("MPI_Test") || call == idx("MPI_Testany") || call == idx("MPI_Testsome") ||
+           call == idx("MPI_Testall");
+}
+
 // Completion calls (Wait*, Test*): the requests that completed are the ones the call set to
-// MPI_REQUEST_NULL. One → wait, several → waitall (handles in extra), none → unmodeled.
+// MPI_REQUEST_NULL. One → wait, several → waitall (handles in extra); none → a Test* that
+// completed nothing is a failed poll, folded into the compute (counted); a call that
+// completed only requests the tracer did not see started (persistent, MPI-IO) is unmodeled.
+// `status_cancelled`: 1 the (single) status says cancelled, 0 it says not, -1 not known. A
+// completed request that was cancelled sets kFlagCancelled.
 void completed(std::uint16_t call, std::int64_t start, int n, const MPI_Request* before,
-               const MPI_Request* after) {
-    std::vector<std::uint64_t> done;
+               const MPI_Request* after, int status_cancelled = -1) {
+    static std::vector<std::uint64_t> done;  // reused: no allocation per poll (one MPI thread)
+    done.clear();
+    bool cancelled = false;
+    bool any = false;  // some request completed (one the tracer may not have seen started)
     for (int i = 0; i < n; ++i) {
         if (before[i] == MPI_REQUEST_NULL || after[i] != MPI_REQUEST_NULL) continue;
+        any = true;
         const std::int64_t h = g.take_request(before[i]);
-        if (h >= 0) done.push_back(static_cast<std::uint64_t>(h));
+        if (h < 0) continue;
+        done.push_back(static_cast<std::uint64_t>(h));
+        if (g.cancelled.erase(static_cast<std::uint32_t>(h)) > 0 && status_cancelled != 0)
+            cancelled = true;
     }
-    if (done.empty()) return unmodeled(call, start);
+    if (done.empty()) {
+        if (is_test(call) && !any) return g.fold(call, start);
+        return unmodeled(call, start);
+    }
     rf::RawRecord r = make(done.size() == 1 ? rf::kWait : rf::kWaitall, call, start);
+    if (cancelled) r.flags = rf::kFlagCancelled;
     r.handle = static_cast<std::uint32_t>(done[0]);
     r.count = static_cast<std::uint32_t>(done.size());
     if (done.size() == 1) return g.put(r);
@@ -347,6 +406,15 @@ void start_tracing() {
                          ">= 4096, got '%s'; using 4194304\n",
                          b);
     }
+    if (const char* p = std::getenv("CLUSTERSIM_TRACE_POLLS")) {
+        if (std::strcmp(p, "all") == 0)
+            g.fold_polls = false;
+        else if (std::strcmp(p, "fold") != 0)
+            std::fprintf(stderr,
+                         "clustersim-trace: CLUSTERSIM_TRACE_POLLS: expected fold or all, got "
+                         "'%s'; folding failed polls\n",
+                         p);
+    }
     g.buf.assign(buffer / 8, 0);
     // The folder is made if it does not exist (every rank tries; one wins, the others see it).
     std::string made_error;
@@ -389,6 +457,17 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 
 int MPI_Finalize() {
     if (g.active) {
+        for (std::size_t call = 0; call < g.polls.size(); ++call) {
+            const Tracer::Polls& p = g.polls[call];
+            if (p.count == 0) continue;
+            rf::RawRecord f;
+            f.kind = rf::kPolls;
+            f.call = static_cast<std::uint16_t>(call);
+            f.start_ns = f.end_ns = g.now();
+            f.bytes = p.count;
+            f.bytes2 = p.ns;
+            g.put(f);
+        }
         rf::RawRecord r;
         r.kind = rf::kEnd;
         r.start_ns = r.end_ns = g.now();
@@ -549,13 +628,23 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
 
 // ---- completion --------------------------------------------------------------------------
 
+// Whether a completed request's status says it was cancelled (1) or not (0).
+int status_cancelled(const MPI_Status* st) {
+    int c = 0;
+    PMPI_Test_cancelled(st, &c);
+    return c != 0 ? 1 : 0;
+}
+
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     if (!g.recording()) return PMPI_Wait(request, status);
     const Nest nest;
     const MPI_Request before = *request;
+    MPI_Status mine;  // the status, also when the application ignores it (for cancellation)
     const std::int64_t s = g.now();
-    const int rc = PMPI_Wait(request, status);
-    completed(idx("MPI_Wait"), s, 1, &before, request);
+    const int rc = PMPI_Wait(request, status == MPI_STATUS_IGNORE ? &mine : status);
+    const MPI_Status* st = status == MPI_STATUS_IGNORE ? &mine : status;
+    completed(idx("MPI_Wait"), s, 1, &before, request,
+              rc == MPI_SUCCESS ? status_cancelled(st) : -1);
     return rc;
 }
 
@@ -563,21 +652,25 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     if (!g.recording()) return PMPI_Test(request, flag, status);
     const Nest nest;
     const MPI_Request before = *request;
+    MPI_Status mine;
     const std::int64_t s = g.now();
-    const int rc = PMPI_Test(request, flag, status);
-    completed(idx("MPI_Test"), s, 1, &before, request);
+    const int rc = PMPI_Test(request, flag, status == MPI_STATUS_IGNORE ? &mine : status);
+    const MPI_Status* st = status == MPI_STATUS_IGNORE ? &mine : status;
+    completed(idx("MPI_Test"), s, 1, &before, request,
+              rc == MPI_SUCCESS && *flag != 0 ? status_cancelled(st) : -1);
     return rc;
 }
 
-#define CS_COMPLETE_ARRAY(NAME, CALL)                                                  \
-    {                                                                                  \
-        if (!g.recording()) return CALL;                                               \
-        const Nest nest;                                                               \
-        std::vector<MPI_Request> before(requests, requests + (count > 0 ? count : 0)); \
-        const std::int64_t s = g.now();                                                \
-        const int rc = CALL;                                                           \
-        completed(idx(NAME), s, count, before.data(), requests);                       \
-        return rc;                                                                     \
+#define CS_COMPLETE_ARRAY(NAME, CALL)                                                \
+    {                                                                                \
+        if (!g.recording()) return CALL;                                             \
+        const Nest nest;                                                             \
+        static std::vector<MPI_Request> before; /* reused: no allocation per poll */ \
+        before.assign(requests, requests + (count > 0 ? count : 0));                 \
+        const std::int64_t s = g.now();                                              \
+        const int rc = CALL;                                                         \
+        completed(idx(NAME), s, count, before.data(), requests);                     \
+        return rc;                                                                   \
     }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) CS_COMPLETE_ARRAY(
@@ -1392,6 +1485,45 @@ int MPI_Ialltoallw(const void* sbuf, const int scounts[], const int sdispls[],
     return rc;
 }
 
+// MPI_Comm_create(comm, group) is recorded as the MPI_Comm_split it equals: a member of
+// `group` takes colour = the lowest rank in `comm` among the group's members (so disjoint
+// groups, MPI-3, get different colours) and key = its rank in the group; the others
+// MPI_UNDEFINED. Worked out after the call (local group calls, outside its interval).
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+    if (!g.recording()) return PMPI_Comm_create(comm, group, newcomm);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Comm_create(comm, group, newcomm);
+    rf::RawRecord r = make(rf::kCommSplit, idx("MPI_Comm_create"), s);
+    int grank = MPI_UNDEFINED;
+    PMPI_Group_rank(group, &grank);
+    r.color = -32766;  // mpi::kUndefined
+    if (grank != MPI_UNDEFINED) {
+        int n = 0;
+        PMPI_Group_size(group, &n);
+        MPI_Group parent;
+        PMPI_Comm_group(comm, &parent);
+        std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
+        PMPI_Group_translate_ranks(group, n, in.data(), parent, out.data());
+        PMPI_Group_free(&parent);
+        int lowest = -1;
+        for (int x : out)
+            if (x != MPI_UNDEFINED && (lowest < 0 || x < lowest)) lowest = x;
+        r.color = lowest;
+        r.key = grank;
+    }
+    if (on_comm(r, comm) && rc == MPI_SUCCESS) {
+        r.newcomm = static_cast<std::uint32_t>(g.next_comm);
+        if (*newcomm != MPI_COMM_NULL) g.comms[*newcomm] = g.next_comm;
+        ++g.next_comm;
+    }
+    g.put(r);
+    return rc;
+}
+
+// ---- MPI-IO ----------------------------------------------------------------------------------
+
 int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh) {
     if (!g.recording()) return PMPI_File_open(comm, filename, amode, info, fh);
     const Nest nest;
@@ -1546,10 +1678,6 @@ CS_FILE_IO_AT(MPI_File_read_at_all, PMPI_File_read_at_all, rf::kFileReadAtAll, )
     }
 CS_UNMODELED(MPI_Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status),
              (source, tag, comm, status))
-CS_UNMODELED(MPI_Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status),
-             (source, tag, comm, flag, status))
-CS_UNMODELED(MPI_Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm),
-             (comm, group, newcomm))
 CS_UNMODELED(MPI_Comm_split_type,
              (MPI_Comm comm, int type, int key, MPI_Info info, MPI_Comm* newcomm),
              (comm, type, key, info, newcomm))
@@ -1563,7 +1691,6 @@ CS_UNMODELED(MPI_Recv_init,
              (buf, count, type, source, tag, comm, request))
 CS_UNMODELED(MPI_Start, (MPI_Request * request), (request))
 CS_UNMODELED(MPI_Startall, (int count, MPI_Request requests[]), (count, requests))
-CS_UNMODELED(MPI_Cancel, (MPI_Request * request), (request))
 CS_UNMODELED(MPI_File_iwrite_at,
              (MPI_File fh, MPI_Offset offset, const void* buf, int count, MPI_Datatype type,
               MPI_Request* request),
@@ -1588,6 +1715,52 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
     return rc;
 }
 
+// Probes that find nothing are folded into the compute (counted); one that finds a message
+// is recorded (unmodeled: the simulator has no probe).
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+    if (!g.recording()) return PMPI_Iprobe(source, tag, comm, flag, status);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Iprobe(source, tag, comm, flag, status);
+    if (rc == MPI_SUCCESS && *flag == 0)
+        g.fold(idx("MPI_Iprobe"), s);
+    else
+        unmodeled(idx("MPI_Iprobe"), s);
+    return rc;
+}
+
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                MPI_Status* status) {
+    if (!g.recording()) return PMPI_Improbe(source, tag, comm, flag, message, status);
+    const Nest nest;
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+    if (rc == MPI_SUCCESS && *flag == 0)
+        g.fold(idx("MPI_Improbe"), s);
+    else
+        unmodeled(idx("MPI_Improbe"), s);
+    return rc;
+}
+
+// A cancel of a request the tracer started is a `cancel` record (replay withdraws the
+// request if no peer matched it); its completion carries kFlagCancelled. Others: unmodeled.
+int MPI_Cancel(MPI_Request* request) {
+    if (!g.recording()) return PMPI_Cancel(request);
+    const Nest nest;
+    const std::int64_t h = g.request_handle(*request);
+    const std::int64_t s = g.now();
+    const int rc = PMPI_Cancel(request);
+    if (h < 0) {
+        unmodeled(idx("MPI_Cancel"), s);
+        return rc;
+    }
+    g.cancelled.insert(static_cast<std::uint32_t>(h));
+    rf::RawRecord r = make(rf::kCancel, idx("MPI_Cancel"), s);
+    r.handle = static_cast<std::uint32_t>(h);
+    g.put(r);
+    return rc;
+}
+
 int MPI_Comm_free(MPI_Comm* comm) {
     if (!g.recording()) return PMPI_Comm_free(comm);
     const Nest nest;
@@ -1601,7 +1774,8 @@ int MPI_Comm_free(MPI_Comm* comm) {
 int MPI_Request_free(MPI_Request* request) {
     if (!g.recording()) return PMPI_Request_free(request);
     const Nest nest;
-    g.take_request(*request);
+    const std::int64_t h = g.take_request(*request);
+    if (h >= 0) g.cancelled.erase(static_cast<std::uint32_t>(h));
     const std::int64_t s = g.now();
     const int rc = PMPI_Request_free(request);
     unmodeled(idx("MPI_Request_free"), s);
