@@ -110,7 +110,7 @@ TEST_F(Polling, OneRecordPerSuccessfulPollAndTheFailedOnesCounted) {
         EXPECT_EQ(n["MPI_Test"] + n["MPI_Testany"], 0) << "failed polls are not records";
         EXPECT_EQ(n["cancel"], 1);
         EXPECT_EQ(n["scan"], 1);
-        EXPECT_EQ(n["comm_split"], 2);  // MPI_Comm_split, and MPI_Comm_create as a split
+        EXPECT_EQ(n["comm_split"], 2);   // MPI_Comm_split, and MPI_Comm_create as a split
         EXPECT_EQ(n["cart_create"], 1);  // a communicator with its topology
         EXPECT_EQ(n["MPI_Cart_create"], 0) << "modeled, not unmodeled";
         EXPECT_EQ(n["MPI_Comm_create"], 0) << "recorded as a comm_split, not unmodeled";
