@@ -84,6 +84,33 @@ TEST(HostileTime, ComputeBeyondTheHorizonNamesTheRankTheCoreAndTheHorizon) {
                    "9,000,000 s");
 }
 
+TEST(HostileTime, RankFileTimesPastTheHorizonAreRefusedNotSaturated) {
+    // A barrier at 10^17 ns (3.2 years): saturated to the horizon, and a difference of two
+    // such times could overflow.
+    namespace rf = traces::rankfile;
+    rf::RawHeader h;
+    h.rank = 0;
+    h.size = 1;
+    rf::RawRecord barrier;
+    barrier.kind = rf::kCollective;
+    barrier.start_ns = 100'000'000'000'000'000;
+    barrier.end_ns = barrier.start_ns + 1000;
+    rf::RawRecord end;
+    end.kind = rf::kEnd;
+    end.start_ns = 10;
+    end.end_ns = 20;
+    end.bytes = 1;
+    const std::string path = temp_path("far.csrank");
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(&h), sizeof h);
+    out.write(reinterpret_cast<const char*>(&barrier), sizeof barrier);
+    out.write(reinterpret_cast<const char*>(&end), sizeof end);
+    out.close();
+    expect_refused("trace merge " + path + " --out " + temp_path("far.cstrace"),
+                   "far.csrank: record 1 at byte 168: time 100000000000000000 ns passes the "
+                   "simulated-time horizon (2^63-1 ps, about 106.75 days)");
+}
+
 TEST(HostileTime, SimGridSleepPastTheHorizonIsAnInputError) {
     // `sleep 1e7` and `sleep 1e300` were read as 0 s and the run exited 0.
     expect_refused("run " + kStar + " --app trace:" + hostile("sleep-1e7.ti"),

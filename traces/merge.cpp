@@ -145,6 +145,9 @@ std::vector<std::string> expand(const std::vector<std::string>& inputs) {
     return files;
 }
 
+// The largest time in ns a record may carry: the simulated-time horizon (2^63-1 ps).
+constexpr std::int64_t kMaxTraceNs = INT64_MAX / 1000;
+
 void set_time(Record& r, std::int64_t start_ns, std::int64_t end_ns) {
     r.timed = true;
     r.start = Time::ns(start_ns);
@@ -198,6 +201,18 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
         if (extra_bytes > 0) in.read(extra.data(), extra_bytes);
         ++n;
         ++report.raw_records;
+        // Times in ns become picoseconds: past the horizon they would saturate (and a
+        // difference of two far-apart ones overflow), so they are refused here.
+        if (r.start_ns > kMaxTraceNs || r.start_ns < -kMaxTraceNs || r.end_ns > kMaxTraceNs ||
+            r.end_ns < -kMaxTraceNs)
+            throw InputError(
+                f.path, 0,
+                fmt::format(
+                    "record {} at byte {}: time {} ns passes the simulated-time horizon "
+                    "(2^63-1 ps, about {:.2f} days)",
+                    n, at0,
+                    r.start_ns > kMaxTraceNs || r.start_ns < -kMaxTraceNs ? r.start_ns : r.end_ns,
+                    Time::horizon_days()));
         if (r.kind == rf::kEnd) {
             if (r.bytes != n - 1)
                 throw InputError(f.path, 0,
