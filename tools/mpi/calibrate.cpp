@@ -145,7 +145,11 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/quantity.hpp"
+
 namespace {
+
+namespace quantity = clustersim::quantity;
 
 constexpr const char* kProgram = "clustersim-calibrate";
 constexpr int kUsageExit = 2;
@@ -274,41 +278,27 @@ std::uint64_t parse_size(std::string_view flag, std::string_view text) {
     const std::string expected =
         "expected a size with a unit (B, KB, MB, GB, KiB, MiB, GiB; "
         "e.g. 64KiB, 1MiB, 0B)";
-    std::size_t i = 0;
-    std::uint64_t whole = 0, frac = 0, frac_den = 1;
-    bool digits = false;
-    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, digits = true) {
-        if (whole > (UINT64_MAX - 9) / 10)
-            throw UsageError(strf("%.*s: '%.*s' is too large", static_cast<int>(flag.size()),
-                                  flag.data(), static_cast<int>(text.size()), text.data()));
-        whole = whole * 10 + static_cast<std::uint64_t>(text[i] - '0');
-    }
-    if (i < text.size() && text[i] == '.') {
-        for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, digits = true) {
-            if (frac_den >= 1'000'000)
-                throw UsageError(strf("%.*s: '%.*s': expected at most 6 decimals",
-                                      static_cast<int>(flag.size()), flag.data(),
-                                      static_cast<int>(text.size()), text.data()));
-            frac = frac * 10 + static_cast<std::uint64_t>(text[i] - '0');
-            frac_den *= 10;
-        }
-    }
-    const std::string_view unit = text.substr(i);
     const std::string what = strf("%.*s: '%.*s'", static_cast<int>(flag.size()), flag.data(),
                                   static_cast<int>(text.size()), text.data());
-    if (!digits) throw UsageError(what + ": " + expected);
+    // The simulator's reader of numbers with units (simulator/quantity.hpp).
+    quantity::Decimal d;
+    std::string_view unit;
+    const quantity::Split split = quantity::split_number(text, d, unit);
+    if (split == quantity::Split::TooLarge) throw UsageError(what + " is too large");
+    if (split != quantity::Split::Ok) throw UsageError(what + ": " + expected);
     if (unit.empty()) throw UsageError(what + " has no unit; " + expected);
-    const std::pair<std::string_view, std::uint64_t> units[] = {
-        {"B", 1},           {"KB", 1000}, {"kB", 1000}, {"MB", 1000 * 1000},
-        {"GB", 1000000000}, {"KiB", KiB}, {"MiB", MiB}, {"GiB", GiB}};
-    std::uint64_t f = 0;
-    for (const auto& [name, factor] : units)
-        if (unit == name) f = factor;
+    const quantity::u128 f = quantity::bytes_per_unit(unit);
     if (f == 0) throw UsageError(what + ": unknown unit '" + std::string(unit) + "'; " + expected);
-    if (whole > UINT64_MAX / f) throw UsageError(what + " is too large");
-    if ((frac * f) % frac_den != 0)
-        throw UsageError(what + " is not a whole number of bytes; " + expected);
-    return whole * f + frac * f / frac_den;
+    std::uint64_t bytes = 0;
+    switch (quantity::scale_exact(d, f, bytes)) {
+        case quantity::Exact::Ok:
+            return bytes;
+        case quantity::Exact::NotWhole:
+            throw UsageError(what + " is not a whole number of bytes; " + expected);
+        case quantity::Exact::TooLarge:
+            break;
+    }
+    throw UsageError(what + " is too large");
 }
 
 std::uint64_t parse_count(std::string_view flag, std::string_view text, std::uint64_t max) {
