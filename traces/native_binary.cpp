@@ -141,27 +141,10 @@ std::string binary_rank_prefix(std::uint64_t events, std::uint64_t length) {
 }
 
 void write_binary(const Trace& t, const std::string& path) {
-    std::string out(kMagic);
-    put_string(out, t.name);
-    put_varint(out, t.traced_speed);
-    put_varint(out, t.strings.size());
-    for (const auto& s : t.strings) put_string(out, s);
-    put_varint(out, t.count_lists.size());
-    for (const auto& list : t.count_lists) {
-        put_varint(out, list.size());
-        for (const auto c : list) put_varint(out, c);
-    }
-    put_varint(out, t.files.size());
-    for (const auto& f : t.files) {
-        put_string(out, f.name);
-        put_varint(out, f.size);
-        put_varint(out, f.stripe);
-    }
-    put_varint(out, t.ranks());
+    std::string out = binary_header(t);
     for (std::uint32_t r = 0; r < t.ranks(); ++r) {
         const auto& s = t.stream(r);
-        put_varint(out, t.events(r));
-        put_varint(out, s.size());
+        out += binary_rank_prefix(t.events(r), s.size());
         out.append(reinterpret_cast<const char*>(s.data()), s.size());
     }
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
