@@ -56,8 +56,12 @@ enum class OpKind : std::uint8_t {
     // Request cancellation (new kinds go after this one).
     Cancel,  // cancels request `handle`: an unmatched receive is withdrawn and matches
              // nothing, an unmatched send is withdrawn; a matched one completes as usual
+    // MPI_Comm_free of communicator `comm`: with <collectives comm-create> it costs what a
+    // creation does (an agreement over the communicator, then the local cost); without it,
+    // nothing (local, immediate).
+    CommFree,
 };
-inline constexpr int kOpKinds = 29;
+inline constexpr int kOpKinds = 30;
 constexpr bool creates_comm(OpKind k) {
     return k == OpKind::CommDup || k == OpKind::CommSplit || k == OpKind::CartCreate ||
            k == OpKind::DistGraphCreateAdjacent || k == OpKind::DistGraphCreate;

@@ -72,6 +72,8 @@ const char* to_string(OpKind kind) {
             return "Dist_graph_create";
         case OpKind::Cancel:
             return "Cancel";
+        case OpKind::CommFree:
+            return "Comm_free";
     }
     return "?";
 }
@@ -964,6 +966,12 @@ void Runtime::record(std::int32_t rank) {
             }
             release(r.blocking[0], false);
             break;
+        case OpKind::CommFree:
+            if (r.comm_stage != 0) {  // modelled: the agreement's request
+                release(r.blocking[1], false);
+                r.comm_stage = 0;
+            }
+            break;
         case OpKind::FileOpen:
         case OpKind::FileClose:
         case OpKind::FileSync:
@@ -1108,6 +1116,7 @@ bool Runtime::comm_create_step(std::int32_t rank) {
                 break;
             case 2:
                 r.comm_stage = 3;
+                if (r.op.kind == OpKind::CommFree) break;  // nothing to create
                 r.blocking[0] = start_comm_create(rank, r.op);
                 if (block_on(r.blocking[0])) return false;
                 break;
@@ -1219,6 +1228,12 @@ void Runtime::advance(std::int32_t rank) {
                 break;
             case OpKind::Cancel:  // local and immediate; the request's wait completes it
                 cancel(rank, handle_request(rank, op.handle));
+                break;
+            case OpKind::CommFree:  // local and immediate unless creation is modelled
+                if (config_.comm_create_modelled) {
+                    r.comm_stage = 0;
+                    if (!comm_create_step(rank)) return;
+                }
                 break;
             case OpKind::Waitall: {
                 std::uint32_t n = 0;

@@ -221,6 +221,49 @@ TEST(Communicators, CreationCostsAnAgreementAndTheLocalCost) {
     expect_error([&] { star(R"(comm-create="20")"); }, "comm-create");
 }
 
+TEST(Communicators, FreeingCostsLikeCreatingWhenModelledAndNothingOtherwise) {
+    auto star = [](const std::string& attr) {
+        std::string xml = fmt::format(R"(<cluster name="uniform-star">
+  <network granularity="message" eager-threshold="1TiB"/>
+  <collectives {}/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="4" type="n"/>
+  <switch name="sw"/>
+)",
+                                      attr);
+        for (int i = 0; i < 4; ++i)
+            xml += fmt::format(
+                "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
+        return topo::parse_model(xml + "</cluster>\n", "uniform-star.xml");
+    };
+    Op dup;
+    dup.kind = OpKind::CommDup;
+    dup.newcomm = 1;
+    Op free_op;
+    free_op.kind = OpKind::CommFree;
+    free_op.comm = 1;
+    const Op barrier = coll(CollOp::Barrier, 0, 0);
+    auto run = [&](const topo::Topology& t, const std::vector<Op>& ops) {
+        ScriptProgram prog(std::vector<std::vector<Op>>(4, ops));
+        return mpi::simulate(t, one_rank_per_node(t, 4), prog);
+    };
+    // Modelled: the free is an 8-byte allreduce over the freed communicator, then 20 us on
+    // each member's core, exactly as spelled out by hand.
+    const auto modelled = run(star(R"(comm-create="20us")"), {dup, free_op, barrier});
+    const Op local = compute(20'000);  // 20 us at 1 G instructions/s
+    const auto spelled = run(star(""), {coll(CollOp::Allreduce, 8, 0), local, dup,
+                                        coll(CollOp::Allreduce, 8, 1), local, barrier});
+    // Not modelled: the free costs nothing (local and immediate).
+    const auto free_unmodelled = run(star(""), {dup, free_op, barrier});
+    const auto without = run(star(""), {dup, barrier});
+    for (int r = 0; r < 4; ++r) {
+        EXPECT_EQ(modelled.ranks[r].finish, spelled.ranks[r].finish) << r;
+        EXPECT_EQ(free_unmodelled.ranks[r].finish, without.ranks[r].finish) << r;
+        EXPECT_EQ(modelled.ranks[r].ops[static_cast<int>(OpKind::CommFree)].count, 1u);
+        EXPECT_EQ(free_unmodelled.ranks[r].ops[static_cast<int>(OpKind::CommFree)].count, 1u);
+    }
+}
+
 TEST(Communicators, UsingAMissingCommunicatorIsAnError) {
     const auto t = uniform_star(2);
     ScriptProgram prog({{coll(CollOp::Barrier, 0, 3)}, {coll(CollOp::Barrier, 0, 3)}});

@@ -989,6 +989,13 @@ class RankMapper {
                 comm_[nc] = static_cast<std::int32_t>(r.newcomm);
             return push(r, c);
         }
+        if (n == "MPI_Comm_free") {
+            if (!comm(c, "comm", cm)) return unmodeled(c);
+            r.kind = mpi::OpKind::CommFree;
+            r.comm = cm;
+            comm_.erase(c.arg("comm"));  // the handle may be reused for a later communicator
+            return push(r, c);
+        }
         if (n == "MPI_Cart_create") {  // DUMPI is MPI-2: no dist graphs, no neighbour calls
             if (!comm(c, "oldcomm", cm)) return unmodeled(c);
             const auto& dims = *c.array("dims");

@@ -34,6 +34,7 @@ static_assert(rf::kFileOpen == static_cast<int>(mpi::OpKind::FileOpen));
 static_assert(rf::kFileSync == static_cast<int>(mpi::OpKind::FileSync));
 static_assert(rf::kUnmodeled == static_cast<int>(mpi::OpKind::Unmodeled));
 static_assert(rf::kCancel == static_cast<int>(mpi::OpKind::Cancel));
+static_assert(rf::kCommFree == static_cast<int>(mpi::OpKind::CommFree));
 
 // A rank file's header and size (the records are read later, a piece at a time).
 struct RankFile {
@@ -242,7 +243,7 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
             continue;
         }
         ++report.calls[call];
-        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kCancel);
+        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kCommFree);
         if (!known)
             throw InputError(
                 f.path, 0,

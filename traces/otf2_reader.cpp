@@ -571,6 +571,13 @@ class RankReader {
             push(r, c);
             return true;
         }
+        if (n == "comm_free" && c.attrs.values.count("comm")) {  // written by clustersim
+            Record r;
+            r.kind = mpi::OpKind::CommFree;
+            r.comm = sattr(c, "comm", 0);
+            push(r, c);
+            return true;
+        }
         if (n == "cancel" && c.attrs.values.count("handle")) {  // written by clustersim
             Record r;
             r.kind = mpi::OpKind::Cancel;

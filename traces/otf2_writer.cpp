@@ -647,6 +647,10 @@ class Writer {
                     name = "MPI_Cancel";
                     add("handle", r.handle);
                     break;
+                case mpi::OpKind::CommFree:
+                    name = "MPI_Comm_free";
+                    add_signed("comm", r.comm);
+                    break;
                 case mpi::OpKind::Sendrecv:
                     name = "MPI_Sendrecv";
                     break;

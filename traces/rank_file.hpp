@@ -69,6 +69,7 @@ enum RawKind : std::uint8_t {
     kDistGraphCreateAdjacent = 26,
     kDistGraphCreate = 27,  // its edges expanded: count, sources, destinations, reorder
     kCancel = 28,           // MPI_Cancel of request `handle`
+    kCommFree = 29,         // MPI_Comm_free of `comm`
     kFlush = 100,           // the tracer writing its buffer: not the application's time
     kEnd = 101,             // trailer: `bytes` = records before it, start = MPI_Finalize's start
     // Failed polls of one MPI function (`call`: MPI_Test, MPI_Testany, MPI_Testsome,

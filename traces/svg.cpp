@@ -255,6 +255,7 @@ constexpr const char* kOpColors[] = {
     "#b87333",  // DistGraphCreateAdjacent
     "#cd853f",  // DistGraphCreate
     "#e6550d",  // Cancel
+    "#8c6d31",  // CommFree
 };
 static_assert(sizeof(kOpColors) / sizeof(kOpColors[0]) == mpi::kOpKinds);
 constexpr const char* kCollColors[] = {

@@ -99,6 +99,7 @@ constexpr std::array<Order, mpi::kOpKinds> kOrders{{
     make_order({FTimed, FComm, FNewcomm, FCounts}),                     // DistGraphCreateAdjacent
     make_order({FTimed, FComm, FNewcomm, FCounts}),                     // DistGraphCreate
     make_order({FTimed, FHandle}),                                      // Cancel
+    make_order({FTimed, FComm}),                                        // CommFree
 }};
 
 // What a kind code decodes to.
@@ -695,7 +696,8 @@ constexpr std::array<const char*, mpi::kOpKinds> kKindNames{"compute",
                                                             "cart_create",
                                                             "dist_graph_create_adjacent",
                                                             "dist_graph_create",
-                                                            "cancel"};
+                                                            "cancel",
+                                                            "comm_free"};
 }  // namespace
 
 std::string record_name(const Record& r) {

@@ -1761,13 +1761,18 @@ int MPI_Cancel(MPI_Request* request) {
     return rc;
 }
 
+// A communicator the tracer knows becomes a comm_free record (its handle is taken before the
+// call sets it to MPI_COMM_NULL); any other stays unmodeled.
 int MPI_Comm_free(MPI_Comm* comm) {
     if (!g.recording()) return PMPI_Comm_free(comm);
     const Nest nest;
-    g.comms.erase(*comm);
+    const MPI_Comm freed = *comm;
     const std::int64_t s = g.now();
     const int rc = PMPI_Comm_free(comm);
-    unmodeled(idx("MPI_Comm_free"), s);
+    rf::RawRecord r = make(rf::kCommFree, idx("MPI_Comm_free"), s);
+    if (!on_comm(r, freed) || rc != MPI_SUCCESS) r.kind = rf::kUnmodeled;
+    g.comms.erase(freed);
+    g.put(r);
     return rc;
 }
 
