@@ -1048,6 +1048,8 @@ void Runtime::observe(std::int32_t rank, int kind, Time wait, std::uint64_t byte
     if (r.op.kind == OpKind::Collective || creates_comm(r.op.kind)) {
         e.comm = r.op_comm;
         e.seq = r.op_seq;
+        if (r.op_comm < comms_.size())
+            e.comm_size = static_cast<std::uint32_t>(comms_[r.op_comm].members.size());
         if (r.op.kind == OpKind::Collective) e.algorithm = r.op_algorithm;
     }
     observer_->op_done(e);

@@ -95,6 +95,7 @@ struct OpEvent {
     std::int32_t peer = -1;   // point-to-point: world rank of the peer (-1: none/any)
     std::uint32_t comm = 0;   // communicator id (collectives, communicator creation)
     std::uint32_t seq = 0;    // the call's number among the communicator's collectives
+    std::uint32_t comm_size = 0;  // members of `comm` (with `comm`/`seq`; 0: not told)
     // Collectives run by an algorithm: "bcast/binomial" (interned: valid for the program's
     // life); null otherwise (timed as a whole by an analytic model).
     const char* algorithm = nullptr;

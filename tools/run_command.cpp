@@ -293,7 +293,7 @@ int cmd_run(const RunFlags& f) {
     std::unique_ptr<traces::Recorder> recorder;
     mpi::Program* program = &multi;
     if (!f.out.empty()) {
-        recorder = std::make_unique<traces::Recorder>(multi, ranks);
+        recorder = std::make_unique<traces::Recorder>(multi, ranks, true, prepare_out_dir(f.out));
         options.observer = recorder.get();
         program = recorder.get();
     }
@@ -373,7 +373,8 @@ int cmd_run(const RunFlags& f) {
     }
     // Written after the summary so the statistics follow it on stdout.
     auto outputs = [&] {
-        if (recorder) write_outputs(f.out, recorder->log(), recorder->trace(), !f.json);
+        if (recorder)
+            write_outputs(f.out, recorder->log(), recorder->trace(), !f.json, recorder->spill());
     };
     const std::uint64_t peak = peak_memory_bytes();
     const double eps =

@@ -60,12 +60,27 @@ traces::Trace load(const std::string& path, const std::string& format, bool skip
 
 }  // namespace
 
+std::string prepare_out_dir(const std::string& dir) {
+    make_dir(dir, "--out");
+    return (fs::path(dir) / ".operations.spill").string();
+}
+
 void write_outputs(const std::string& dir, const traces::RunLog& log,
-                   const traces::Trace& simulated, bool print) {
+                   const traces::Trace& simulated, bool print, traces::OpSpill* spill) {
     make_dir(dir, "--out");
     const fs::path d(dir);
-    traces::write_timeline(log, (d / "timeline.json").string());
-    const traces::Stats stats = traces::compute_stats(log);
+    traces::Stats stats;
+    if (spill != nullptr) {
+        spill->finish();
+        traces::write_timeline_sorted(
+            log, spill->ranks(),
+            [spill](mpi::OpEvent& e, Time& wait) { return spill->next(e, wait); },
+            (d / "timeline.json").string());
+        stats = spill->stats().finish(log);
+    } else {
+        traces::write_timeline(log, (d / "timeline.json").string());
+        stats = traces::compute_stats(log);
+    }
     traces::write_stats_csv(stats, log, dir);
     const std::string summary = traces::format_stats(stats, log);
     {

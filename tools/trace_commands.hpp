@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "traces/op_spill.hpp"
 #include "traces/run_log.hpp"
 #include "traces/trace.hpp"
 
@@ -12,9 +13,15 @@ namespace clustersim::cli {
 
 // Writes `dir`/timeline.json (Chrome trace events), the statistics CSVs, summary.txt and
 // simulated.cstrace (the simulated run as a native binary trace with times); prints the
-// statistics summary on stdout if `print`. Creates `dir` if needed.
+// statistics summary on stdout if `print`. Creates `dir` if needed. With `spill`, the
+// operations are read from it (log.ops is not) and the timeline and statistics are written
+// without holding them in memory.
 void write_outputs(const std::string& dir, const traces::RunLog& log,
-                   const traces::Trace& simulated, bool print);
+                   const traces::Trace& simulated, bool print, traces::OpSpill* spill = nullptr);
+
+// Creates `dir` (`run --out`) and returns the path of the scratch file the run's operations
+// are spilled to there (an OpSpill removes it); InputError("--out", ...) if it cannot.
+std::string prepare_out_dir(const std::string& dir);
 
 struct ConvertFlags {
     std::string input, output, to, format = "auto";

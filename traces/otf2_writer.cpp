@@ -522,17 +522,14 @@ class Writer {
     }
 
     void write_rank(OTF2_EvtWriter* w, std::uint32_t rank) {
-        std::vector<Record> recs;
-        {
-            Trace::Cursor cur = t_.cursor(rank);
-            for (Record rec; cur.next(rec);) recs.push_back(rec);
-        }
+        // Two passes over the rank's records (never all of them in memory at once).
         // Irecvs completed by a later wait get their MpiIrecv there; the others in the Irecv
-        std::vector<bool> completed_later(recs.size(), false);
+        std::vector<bool> completed_later(static_cast<std::size_t>(t_.events(rank)), false);
         {
             std::unordered_map<std::uint32_t, std::size_t> open;
-            for (std::size_t i = 0; i < recs.size(); ++i) {
-                const Record& r = recs[i];
+            Trace::Cursor cur = t_.cursor(rank);
+            Record r;
+            for (std::size_t i = 0; cur.next(r); ++i) {
                 if (r.kind == mpi::OpKind::Irecv) open[r.handle] = i;
                 auto done = [&](std::uint32_t h) {
                     auto it = open.find(h);
@@ -557,8 +554,9 @@ class Writer {
         std::uint64_t next_request = 1;
         std::int64_t now = 0;
         std::int64_t written = std::numeric_limits<std::int64_t>::min();
-        for (std::size_t i = 0; i < recs.size(); ++i) {
-            const Record& r = recs[i];
+        Trace::Cursor cur = t_.cursor(rank);
+        Record r;
+        for (std::size_t i = 0; cur.next(r); ++i) {
             std::int64_t s = now, e = now;
             if (r.timed) {
                 s = r.start.ps();

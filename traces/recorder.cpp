@@ -2,8 +2,10 @@
 
 namespace clustersim::traces {
 
-Recorder::Recorder(mpi::Program& program, std::uint32_t ranks, bool keep_trace)
+Recorder::Recorder(mpi::Program& program, std::uint32_t ranks, bool keep_trace,
+                   const std::string& spill_path)
     : program_(program), keep_trace_(keep_trace), current_(ranks) {
+    if (!spill_path.empty()) spill_ = std::make_unique<OpSpill>(spill_path);
     trace_.resize(ranks);
     trace_.format = "native-binary";
     log_.ranks.resize(ranks);
@@ -16,7 +18,10 @@ bool Recorder::next(std::int32_t rank, mpi::Op& op) {
 }
 
 void Recorder::op_done(const mpi::OpEvent& e) {
-    log_.ops.push_back(e);
+    if (spill_)
+        spill_->add(e);
+    else
+        log_.ops.push_back(e);
     log_.simulated = max(log_.simulated, e.end);
     if (!keep_trace_) return;
     Record r = to_record(trace_, current_[static_cast<std::size_t>(e.rank)]);

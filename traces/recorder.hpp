@@ -1,13 +1,17 @@
 // Recording a simulation: wraps the program a run executes and observes the runtime, so
 // every operation a rank finishes becomes (1) an OpEvent of the RunLog (timelines,
-// statistics) and (2) a timed record of a native trace of the simulated run (what
-// `clustersim compare` reads beside the recorded trace).
+// statistics) -- or, with a spill file, a record of an OpSpill on disk (`run --out`: the
+// RunLog then holds everything but its ops) -- and (2) a timed record of a native trace of
+// the simulated run (what `clustersim compare` reads beside the recorded trace).
 #pragma once
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "collectives/program.hpp"
 #include "collectives/runtime.hpp"
+#include "traces/op_spill.hpp"
 #include "traces/run_log.hpp"
 #include "traces/trace.hpp"
 
@@ -16,12 +20,15 @@ namespace clustersim::traces {
 class Recorder final : public mpi::Program, public mpi::OpObserver {
   public:
     // `ranks` world ranks run `program`.
-    Recorder(mpi::Program& program, std::uint32_t ranks, bool keep_trace = true);
+    // With `spill_path`, the operations go to an OpSpill there instead of log().ops.
+    Recorder(mpi::Program& program, std::uint32_t ranks, bool keep_trace = true,
+             const std::string& spill_path = {});
     bool next(std::int32_t rank, mpi::Op& op) override;
     void op_done(const mpi::OpEvent& event) override;
 
     RunLog& log() { return log_; }
     Trace& trace() { return trace_; }
+    OpSpill* spill() { return spill_.get(); }  // null without a spill path
 
   private:
     mpi::Program& program_;
@@ -29,6 +36,7 @@ class Recorder final : public mpi::Program, public mpi::OpObserver {
     std::vector<mpi::Op> current_;
     RunLog log_;
     Trace trace_;
+    std::unique_ptr<OpSpill> spill_;
 };
 
 // The record of an mpi::Op (strings and count lists interned into `trace`).

@@ -215,6 +215,10 @@ bool is_blocking_collective_kind(int kind) {
     return kind >= mpi::kOpKinds && kind < mpi::kOpKinds + mpi::kCollOps;
 }
 
+bool is_grouped_kind(int kind) {
+    return is_blocking_collective_kind(kind) || is_comm_creation_kind(kind);
+}
+
 std::vector<Time> effective_waits(const RunLog& log) {
     const auto& ops = log.ops;
     std::vector<Time> waits(ops.size());
@@ -222,8 +226,7 @@ std::vector<Time> effective_waits(const RunLog& log) {
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const mpi::OpEvent& e = ops[i];
         waits[i] = std::clamp(e.wait, Time::zero(), duration(e));
-        if (is_blocking_collective_kind(e.kind) || is_comm_creation_kind(e.kind))
-            group_ops.push_back(i);
+        if (is_grouped_kind(e.kind)) group_ops.push_back(i);
     }
     auto key = [&](std::size_t i) {
         const mpi::OpEvent& e = ops[i];
@@ -262,57 +265,53 @@ const HistogramBin* Histogram::find(double value) const {
     return nullptr;
 }
 
-Stats compute_stats(const RunLog& log) {
-    Stats st;
-    const std::vector<Time> waits = effective_waits(log);
-    std::size_t n = log.ranks.size();
-    for (const auto& e : log.ops)
-        if (e.rank >= 0) n = std::max(n, static_cast<std::size_t>(e.rank) + 1);
-    st.ranks.resize(n);
-    st.kinds.resize(static_cast<std::size_t>(mpi::kStatKinds));
-    std::array<std::uint64_t, kBins> sizes{}, rates{};
-
-    for (std::size_t i = 0; i < log.ops.size(); ++i) {
-        const mpi::OpEvent& e = log.ops[i];
-        if (e.rank < 0) continue;
-        const Time dur = duration(e);
-        const Time w = waits[i];
-        RankStats& r = st.ranks[static_cast<std::size_t>(e.rank)];
-        ++r.ops;
-        r.total = max(r.total, e.end);
-        if (is_compute_kind(e.kind)) {
-            r.compute += dur - w;
-        } else if (is_io_kind(e.kind)) {
-            r.io += dur - w;
-        } else {
-            r.comm += dur - w;
-        }
-        r.wait += w;
-        if (is_p2p_kind(e.kind)) r.bytes_p2p += e.bytes;
-        if (is_collective_kind(e.kind)) r.bytes_collective += e.bytes;
-        if (is_write_kind(e.kind)) r.bytes_written += e.bytes;
-        if (is_read_kind(e.kind)) r.bytes_read += e.bytes;
-
-        if (e.kind >= 0 && e.kind < mpi::kStatKinds) {
-            KindStats& k = st.kinds[static_cast<std::size_t>(e.kind)];
-            k.min = k.count == 0 ? dur : min(k.min, dur);
-            k.max = k.count == 0 ? dur : max(k.max, dur);
-            ++k.count;
-            k.time += dur;
-            k.wait += w;
-            k.bytes += e.bytes;
-        }
-        if (is_p2p_kind(e.kind) || is_collective_kind(e.kind))
-            ++sizes[static_cast<std::size_t>(bin_index(e.bytes))];
-        const Time active = dur - w;
-        if (is_blocking_transfer_kind(e.kind) && e.bytes > 0 && active.ps() > 0) {
-            const uint128 rate = static_cast<uint128>(e.bytes) * 1'000'000'000'000ULL /
-                                 static_cast<uint128>(active.ps());
-            const std::uint64_t r64 =
-                rate > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(rate);
-            ++rates[static_cast<std::size_t>(bin_index(r64))];
-        }
+void StatsAccumulator::add(const mpi::OpEvent& e, Time w) {
+    if (e.rank < 0) return;
+    if (st_.kinds.empty()) st_.kinds.resize(static_cast<std::size_t>(mpi::kStatKinds));
+    if (static_cast<std::size_t>(e.rank) >= st_.ranks.size())
+        st_.ranks.resize(static_cast<std::size_t>(e.rank) + 1);
+    const Time dur = duration(e);
+    RankStats& r = st_.ranks[static_cast<std::size_t>(e.rank)];
+    ++r.ops;
+    r.total = max(r.total, e.end);
+    if (is_compute_kind(e.kind)) {
+        r.compute += dur - w;
+    } else if (is_io_kind(e.kind)) {
+        r.io += dur - w;
+    } else {
+        r.comm += dur - w;
     }
+    r.wait += w;
+    if (is_p2p_kind(e.kind)) r.bytes_p2p += e.bytes;
+    if (is_collective_kind(e.kind)) r.bytes_collective += e.bytes;
+    if (is_write_kind(e.kind)) r.bytes_written += e.bytes;
+    if (is_read_kind(e.kind)) r.bytes_read += e.bytes;
+
+    if (e.kind >= 0 && e.kind < mpi::kStatKinds) {
+        KindStats& k = st_.kinds[static_cast<std::size_t>(e.kind)];
+        k.min = k.count == 0 ? dur : min(k.min, dur);
+        k.max = k.count == 0 ? dur : max(k.max, dur);
+        ++k.count;
+        k.time += dur;
+        k.wait += w;
+        k.bytes += e.bytes;
+    }
+    if (is_p2p_kind(e.kind) || is_collective_kind(e.kind))
+        ++sizes_[static_cast<std::size_t>(bin_index(e.bytes))];
+    const Time active = dur - w;
+    if (is_blocking_transfer_kind(e.kind) && e.bytes > 0 && active.ps() > 0) {
+        const uint128 rate = static_cast<uint128>(e.bytes) * 1'000'000'000'000ULL /
+                             static_cast<uint128>(active.ps());
+        const std::uint64_t r64 = rate > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(rate);
+        ++rates_[static_cast<std::size_t>(bin_index(r64))];
+    }
+}
+
+Stats StatsAccumulator::finish(const RunLog& log) {
+    Stats st = std::move(st_);
+    st_ = Stats{};
+    if (st.ranks.size() < log.ranks.size()) st.ranks.resize(log.ranks.size());
+    st.kinds.resize(static_cast<std::size_t>(mpi::kStatKinds));
     st.finish = log.simulated;
     for (RankStats& r : st.ranks) {
         const Time busy = r.compute + r.comm + r.wait + r.io;
@@ -325,9 +324,21 @@ Stats compute_stats(const RunLog& log) {
         st.idle += r.idle;
         st.ops += r.ops;
     }
+    std::array<std::uint64_t, kBins> sizes{}, rates{};
+    std::copy(sizes_.begin(), sizes_.end(), sizes.begin());
+    std::copy(rates_.begin(), rates_.end(), rates.begin());
+    std::fill(sizes_.begin(), sizes_.end(), 0);
+    std::fill(rates_.begin(), rates_.end(), 0);
     st.sizes = make_histogram(sizes, false);
     st.bandwidth = make_histogram(rates, true);
     return st;
+}
+
+Stats compute_stats(const RunLog& log) {
+    const std::vector<Time> waits = effective_waits(log);
+    StatsAccumulator acc;
+    for (std::size_t i = 0; i < log.ops.size(); ++i) acc.add(log.ops[i], waits[i]);
+    return acc.finish(log);
 }
 
 void write_stats_csv(const Stats& stats, const RunLog& log, const std::string& dir) {

@@ -27,6 +27,10 @@ namespace clustersim::traces {
 // back to OpEvent::wait. Nonblocking collectives never wait.
 std::vector<Time> effective_waits(const RunLog& log);
 
+// Whether an operation's effective wait depends on the other members of its call (blocking
+// collectives and communicator creation: grouped by (comm, seq, kind)).
+bool is_grouped_kind(int kind);
+
 // Operation classes.
 bool is_compute_kind(int kind);     // Compute
 bool is_io_kind(int kind);          // File_*
@@ -82,6 +86,20 @@ struct Stats {
 };
 
 Stats compute_stats(const RunLog& log);
+
+// The same statistics built one operation at a time (any order), for callers that do not
+// keep every operation (`run --out`): add(event, its effective wait) for each, then finish.
+class StatsAccumulator {
+  public:
+    void add(const mpi::OpEvent& e, Time wait);
+    // `log` gives the ranks and the run's end (its ops are not read).
+    Stats finish(const RunLog& log);
+
+  private:
+    Stats st_;
+    std::vector<std::uint64_t> sizes_ = std::vector<std::uint64_t>(65, 0);
+    std::vector<std::uint64_t> rates_ = std::vector<std::uint64_t>(65, 0);
+};
 
 // dir/ranks.csv, dir/operations.csv, dir/histogram_sizes.csv, dir/histogram_bandwidth.csv.
 // `dir` must exist. Times in seconds, sizes in bytes. A file that cannot be written:

@@ -34,6 +34,13 @@ std::string quote(const std::string& s) {
     return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string complete_text(int pid, std::int64_t tid, std::int64_t start, std::int64_t end,
+                          const std::string& name, const char* cat, const std::string& args) {
+    return fmt::format(
+        R"({{"name":{},"cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{}}})",
+        quote(name), cat, pid, tid, micros(start), micros(end - start), args);
+}
+
 struct Event {
     int pid = 0;
     std::int64_t tid = 0;
@@ -59,16 +66,19 @@ class Builder {
         e.end = end;
         e.nested = nested;
         e.order = events_.size();
-        e.text = fmt::format(
-            R"({{"name":{},"cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{}}})",
-            quote(name), cat, pid, tid, micros(start), micros(end - start), args);
+        e.text = complete_text(pid, tid, start, end, name, cat, args);
         events_.push_back(std::move(e));
     }
-    std::string finish(const std::string& other) {
+    void sort() {
         std::sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) {
             return std::tie(a.pid, a.tid, a.start, a.nested, a.end, a.order) <
                    std::tie(b.pid, b.tid, b.start, b.nested, b.end, b.order);
         });
+    }
+    const std::vector<std::string>& meta() const { return meta_; }
+    const std::vector<Event>& events() const { return events_; }
+    std::string finish(const std::string& other) {
+        sort();
         std::string out =
             R"({"displayTimeUnit":"ns","otherData":)" + other + ",\"traceEvents\":[\n";
         bool first = true;
@@ -94,11 +104,12 @@ const char* category(int kind) {
     return "mpi";
 }
 
-void add_run(Builder& b, int pid, const std::string& label, const RunLog& log) {
+// Process and rank thread metadata; returns the number of rank threads.
+std::size_t add_run_header(Builder& b, int pid, const std::string& label, const RunLog& log,
+                           std::size_t nranks) {
     b.metadata(pid, 0, "process_name", fmt::format(R"({{"name":{}}})", quote(label)));
     b.metadata(pid, 0, "process_sort_index", fmt::format(R"({{"sort_index":{}}})", pid));
-
-    std::size_t nranks = log.ranks.size();
+    nranks = std::max(nranks, log.ranks.size());
     for (const auto& e : log.ops)
         if (e.rank >= 0) nranks = std::max(nranks, static_cast<std::size_t>(e.rank) + 1);
     for (std::size_t r = 0; r < nranks; ++r) {
@@ -114,7 +125,29 @@ void add_run(Builder& b, int pid, const std::string& label, const RunLog& log) {
         b.metadata(pid, tid, "thread_name", fmt::format(R"({{"name":{}}})", quote(name)));
         b.metadata(pid, tid, "thread_sort_index", fmt::format(R"({{"sort_index":{}}})", tid));
     }
+    return nranks;
+}
 
+// One operation of a rank (in the rank's (start, end) order; `cursor`: where the rank's
+// previous operation ended) as its complete event and, if it waited, the nested wait event.
+template <class Emit>
+void op_events(const mpi::OpEvent& e, Time effective_wait, std::int64_t& cursor, Emit&& emit) {
+    const std::int64_t start = std::max(e.start.ps(), cursor);
+    const std::int64_t end = std::max(e.end.ps(), start);
+    cursor = end;
+    const std::int64_t wait = std::min(effective_wait.ps(), end - start);
+    std::string args = fmt::format(R"({{"bytes":{})", e.bytes);
+    if (e.peer >= 0) args += fmt::format(R"(,"peer":{})", e.peer);
+    if (is_collective_kind(e.kind) ||
+        (e.kind < mpi::kOpKinds && mpi::creates_comm(static_cast<mpi::OpKind>(e.kind))))
+        args += fmt::format(R"(,"comm":{},"seq":{})", e.comm, e.seq);
+    if (e.algorithm != nullptr) args += fmt::format(R"(,"algorithm":"{}")", e.algorithm);
+    args += fmt::format(R"(,"wait_us":{}}})", micros(std::max<std::int64_t>(wait, 0)));
+    emit(start, end, 0, mpi::stat_name(e.kind), category(e.kind), args);
+    if (wait > 0) emit(start, start + wait, 1, "wait", "wait", "{}");
+}
+
+void add_run_ops(Builder& b, int pid, const RunLog& log, std::size_t nranks) {
     // Operations, per rank in start order. A rank runs one operation at a time; should a
     // producer report overlapping ones, a later one is clipped to start where the earlier
     // ended, so that the thread stays a clean sequence.
@@ -129,25 +162,17 @@ void add_run(Builder& b, int pid, const std::string& label, const RunLog& log) {
                    std::tie(log.ops[c].start, log.ops[c].end);
         });
         std::int64_t cursor = INT64_MIN;
-        for (std::size_t i : idx) {
-            const mpi::OpEvent& e = log.ops[i];
-            const std::int64_t start = std::max(e.start.ps(), cursor);
-            const std::int64_t end = std::max(e.end.ps(), start);
-            cursor = end;
-            const std::int64_t wait = std::min(waits[i].ps(), end - start);
-            std::string args = fmt::format(R"({{"bytes":{})", e.bytes);
-            if (e.peer >= 0) args += fmt::format(R"(,"peer":{})", e.peer);
-            if (is_collective_kind(e.kind) ||
-                (e.kind < mpi::kOpKinds && mpi::creates_comm(static_cast<mpi::OpKind>(e.kind))))
-                args += fmt::format(R"(,"comm":{},"seq":{})", e.comm, e.seq);
-            if (e.algorithm != nullptr) args += fmt::format(R"(,"algorithm":"{}")", e.algorithm);
-            args += fmt::format(R"(,"wait_us":{}}})", micros(std::max<std::int64_t>(wait, 0)));
-            const auto tid = static_cast<std::int64_t>(r);
-            b.complete(pid, tid, start, end, 0, mpi::stat_name(e.kind), category(e.kind), args);
-            if (wait > 0) b.complete(pid, tid, start, start + wait, 1, "wait", "wait", "{}");
-        }
+        const auto tid = static_cast<std::int64_t>(r);
+        for (std::size_t i : idx)
+            op_events(log.ops[i], waits[i], cursor,
+                      [&](std::int64_t start, std::int64_t end, int nested, const std::string& name,
+                          const char* cat, const std::string& args) {
+                          b.complete(pid, tid, start, end, nested, name, cat, args);
+                      });
     }
+}
 
+void add_run_hardware(Builder& b, int pid, const RunLog& log, std::size_t nranks) {
     // Hardware: one thread per track (by name); spans that overlap on a track (a link
     // carrying several messages) go to extra lanes "track (2)", "track (3)", ...
     std::map<std::string, std::vector<const HardwareSpan*>> tracks;
@@ -190,7 +215,63 @@ void write_text(const std::string& path, const std::string& text) {
     if (!out) throw InputError(path, 0, "cannot write the timeline");
 }
 
+nlohmann::json run_info(int pid, const std::string& label, const RunLog& log) {
+    return {{"pid", pid},
+            {"label", label},
+            {"title", log.title},
+            {"simulated_us", static_cast<double>(log.simulated.ps()) / 1e6}};
+}
+
 }  // namespace
+
+void write_timeline_sorted(const RunLog& header, std::size_t nranks, const OpSource& next,
+                           const std::string& path) {
+    const std::string label = header.title.empty() ? std::string("run") : header.title;
+    constexpr int pid = 1;
+    Builder b;  // metadata and hardware spans (the operations go straight to the file)
+    nranks = add_run_header(b, pid, label, header, nranks);
+    add_run_hardware(b, pid, header, nranks);
+    b.sort();
+    nlohmann::json other = {{"generator", "clustersim"}, {"runs", nlohmann::json::array()}};
+    other["runs"].push_back(run_info(pid, label, header));
+
+    std::vector<char> buffer(std::size_t{1} << 20);
+    std::ofstream out;
+    out.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    out.open(path, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(path, 0, "cannot write the timeline");
+    out << R"({"displayTimeUnit":"ns","otherData":)"
+        << other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+        << ",\"traceEvents\":[\n";
+    bool first = true;
+    auto line = [&](const std::string& text) {
+        if (!first) out << ",\n";
+        first = false;
+        out << text;
+    };
+    for (const auto& m : b.meta()) line(m);
+    mpi::OpEvent e;
+    Time wait;
+    std::int32_t rank = -1;
+    std::int64_t cursor = INT64_MIN;
+    while (next(e, wait)) {
+        if (e.rank < 0) continue;
+        if (e.rank != rank) {
+            rank = e.rank;
+            cursor = INT64_MIN;
+        }
+        const auto tid = static_cast<std::int64_t>(rank);
+        op_events(e, wait, cursor,
+                  [&](std::int64_t start, std::int64_t end, int, const std::string& name,
+                      const char* cat, const std::string& args) {
+                      line(complete_text(pid, tid, start, end, name, cat, args));
+                  });
+    }
+    for (const auto& h : b.events()) line(h.text);
+    out << "\n]}\n";
+    out.flush();
+    if (!out) throw InputError(path, 0, "cannot write the timeline");
+}
 
 std::string timeline_json(const std::vector<std::pair<std::string, const RunLog*>>& runs) {
     Builder b;
@@ -198,11 +279,10 @@ std::string timeline_json(const std::vector<std::pair<std::string, const RunLog*
     int pid = 1;
     for (const auto& [label, log] : runs) {
         if (log == nullptr) continue;
-        add_run(b, pid, label, *log);
-        other["runs"].push_back({{"pid", pid},
-                                 {"label", label},
-                                 {"title", log->title},
-                                 {"simulated_us", static_cast<double>(log->simulated.ps()) / 1e6}});
+        const std::size_t nranks = add_run_header(b, pid, label, *log, 0);
+        add_run_ops(b, pid, *log, nranks);
+        add_run_hardware(b, pid, *log, nranks);
+        other["runs"].push_back(run_info(pid, label, *log));
         ++pid;
     }
     return b.finish(other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));

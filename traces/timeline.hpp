@@ -14,6 +14,7 @@
 // inside its operation. See traces/README-outputs.md.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,15 @@ void write_timeline(const RunLog& log, const std::string& path);
 // written.
 void write_timelines(const std::vector<std::pair<std::string, const RunLog*>>& runs,
                      const std::string& path);
+
+// One run whose operations are not held in memory (`run --out`): `next` gives them sorted by
+// (rank, start, end, completion order), each with its effective wait (effective_waits), and
+// returns false after the last; `header` gives the title, ranks, hardware spans and end (its
+// ops are not read); `nranks` is at least 1 + the highest rank given. The same text as
+// write_timeline of the RunLog holding those operations.
+using OpSource = std::function<bool(mpi::OpEvent& op, Time& effective_wait)>;
+void write_timeline_sorted(const RunLog& header, std::size_t nranks, const OpSource& next,
+                           const std::string& path);
 
 // The same document as a string (for tests and callers that embed it).
 std::string timeline_json(const std::vector<std::pair<std::string, const RunLog*>>& runs);
