@@ -81,6 +81,14 @@ std::uint64_t write_rank(const fs::path& dir, int rank) {
 }
 
 TEST(MergeStream, FiveMillionRecordsMergeAndReplayUnderAMemoryLimit) {
+#ifdef CLUSTERSIM_SANITIZED
+    // The limit is an address-space limit (ulimit -v), and AddressSanitizer reserves
+    // terabytes of address space for its shadow memory: nothing sanitized starts under it.
+    // The streaming paths run under the sanitizers in OpSpill.* and in the end-to-end tests'
+    // `trace merge` (RealMpi.*, Polling.*); this test runs
+    // in the release pass.
+    GTEST_SKIP() << "memory limits are not testable in a sanitizer build";
+#endif
     const fs::path dir =
         fs::temp_directory_path() / ("clustersim_merge_stream_" + std::to_string(::getpid()));
     fs::remove_all(dir);

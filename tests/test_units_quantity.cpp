@@ -25,9 +25,11 @@ TEST(UnitsQuantity, SplitsNumberAndUnit) {
     EXPECT_EQ(split_number("+5us", d, unit), Split::Sign);
     EXPECT_EQ(split_number("KiB", d, unit), Split::NoDigits);
     EXPECT_EQ(split_number("", d, unit), Split::NoDigits);
-    EXPECT_EQ(split_number(std::string(60, '9') + "B", d, unit), Split::TooLarge);
+    const std::string huge = std::string(60, '9') + "B";
+    EXPECT_EQ(split_number(huge, d, unit), Split::TooLarge);
     // 128 fraction digits: the 25th on are dropped (they divided by zero once).
-    ASSERT_EQ(split_number("1." + std::string(128, '5') + "s", d, unit), Split::Ok);
+    const std::string many = "1." + std::string(128, '5') + "s";  // `unit` views into it
+    ASSERT_EQ(split_number(many, d, unit), Split::Ok);
     EXPECT_LE(d.scale, kMaxFractionDigits);  // stops where the mantissa would outgrow 128 bits
     EXPECT_GT(d.scale, 20);
     EXPECT_EQ(unit, "s");
