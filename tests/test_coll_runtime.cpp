@@ -169,25 +169,28 @@ TEST(Communicators, SplitWithUndefinedColorAndKeyOrderAndDup) {
     EXPECT_EQ(res.ranks[3].bytes_received, 0u);
 }
 
-// <collectives comm-create="20us"> (issue 19): a comm_dup or comm_split costs an 8-byte
-// allreduce over the parent communicator plus 20 us on each member's core, so it ends
-// exactly when an explicit allreduce of 8 B, 20 us of compute and a free comm_dup would.
-// Without the attribute creation only synchronises (the runs above).
-TEST(Communicators, CreationCostsAnAgreementAndTheLocalCost) {
-    auto star = [](const std::string& attr) {
-        std::string xml = fmt::format(R"(<cluster name="uniform-star">
+// A 4-node star (1 us, 1 GB/s, one 1 G instructions/s core per node) whose <collectives>
+// element carries `attr` (e.g. comm-create="20us").
+topo::Topology comm_star(const std::string& attr) {
+    std::string xml = fmt::format(R"(<cluster name="uniform-star">
   <network granularity="message" eager-threshold="1TiB"/>
   <collectives {}/>
   <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <nodes prefix="n" count="4" type="n"/>
   <switch name="sw"/>
 )",
-                                      attr);
-        for (int i = 0; i < 4; ++i)
-            xml += fmt::format(
-                "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
-        return topo::parse_model(xml + "</cluster>\n", "uniform-star.xml");
-    };
+                                  attr);
+    for (int i = 0; i < 4; ++i)
+        xml += fmt::format(
+            "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
+    return topo::parse_model(xml + "</cluster>\n", "uniform-star.xml");
+}
+
+// <collectives comm-create="20us"> (issue 19): a comm_dup or comm_split costs an 8-byte
+// allreduce over the parent communicator plus 20 us on each member's core, so it ends
+// exactly when an explicit allreduce of 8 B, 20 us of compute and a free comm_dup would.
+// Without the attribute creation only synchronises (the runs above).
+TEST(Communicators, CreationCostsAnAgreementAndTheLocalCost) {
     Op dup;
     dup.kind = OpKind::CommDup;
     dup.newcomm = 1;
@@ -200,12 +203,12 @@ TEST(Communicators, CreationCostsAnAgreementAndTheLocalCost) {
         ScriptProgram prog(std::vector<std::vector<Op>>(4, ops));
         return mpi::simulate(t, one_rank_per_node(t, 4), prog);
     };
-    const auto modelled = run(star(R"(comm-create="20us")"), {dup, split, barrier});
-    const auto free = run(star(""), {dup, split, barrier});
+    const auto modelled = run(comm_star(R"(comm-create="20us")"), {dup, split, barrier});
+    const auto free = run(comm_star(""), {dup, split, barrier});
     const Op agree = coll(CollOp::Allreduce, 8, 0);
     const Op local = compute(20'000);  // 20 us at 1 G instructions/s
-    const auto spelled =
-        run(star(""), {agree, local, dup, coll(CollOp::Allreduce, 8, 1), local, split, barrier});
+    const auto spelled = run(
+        comm_star(""), {agree, local, dup, coll(CollOp::Allreduce, 8, 1), local, split, barrier});
     for (int r = 0; r < 4; ++r) {
         EXPECT_EQ(modelled.ranks[r].finish, spelled.ranks[r].finish) << r;
         EXPECT_GT(modelled.ranks[r].finish, free.ranks[r].finish + Time::us(40)) << r;
@@ -217,25 +220,11 @@ TEST(Communicators, CreationCostsAnAgreementAndTheLocalCost) {
                       .count,
                   0u);
     }
-    expect_error([&] { star(R"(comm-create="-1us")"); }, "comm-create");
-    expect_error([&] { star(R"(comm-create="20")"); }, "comm-create");
+    expect_error([&] { comm_star(R"(comm-create="-1us")"); }, "comm-create");
+    expect_error([&] { comm_star(R"(comm-create="20")"); }, "comm-create");
 }
 
 TEST(Communicators, FreeingCostsLikeCreatingWhenModelledAndNothingOtherwise) {
-    auto star = [](const std::string& attr) {
-        std::string xml = fmt::format(R"(<cluster name="uniform-star">
-  <network granularity="message" eager-threshold="1TiB"/>
-  <collectives {}/>
-  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
-  <nodes prefix="n" count="4" type="n"/>
-  <switch name="sw"/>
-)",
-                                      attr);
-        for (int i = 0; i < 4; ++i)
-            xml += fmt::format(
-                "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
-        return topo::parse_model(xml + "</cluster>\n", "uniform-star.xml");
-    };
     Op dup;
     dup.kind = OpKind::CommDup;
     dup.newcomm = 1;
@@ -249,13 +238,13 @@ TEST(Communicators, FreeingCostsLikeCreatingWhenModelledAndNothingOtherwise) {
     };
     // Modelled: the free is an 8-byte allreduce over the freed communicator, then 20 us on
     // each member's core, exactly as spelled out by hand.
-    const auto modelled = run(star(R"(comm-create="20us")"), {dup, free_op, barrier});
+    const auto modelled = run(comm_star(R"(comm-create="20us")"), {dup, free_op, barrier});
     const Op local = compute(20'000);  // 20 us at 1 G instructions/s
-    const auto spelled = run(star(""), {coll(CollOp::Allreduce, 8, 0), local, dup,
-                                        coll(CollOp::Allreduce, 8, 1), local, barrier});
+    const auto spelled = run(comm_star(""), {coll(CollOp::Allreduce, 8, 0), local, dup,
+                                             coll(CollOp::Allreduce, 8, 1), local, barrier});
     // Not modelled: the free costs nothing (local and immediate).
-    const auto free_unmodelled = run(star(""), {dup, free_op, barrier});
-    const auto without = run(star(""), {dup, barrier});
+    const auto free_unmodelled = run(comm_star(""), {dup, free_op, barrier});
+    const auto without = run(comm_star(""), {dup, barrier});
     for (int r = 0; r < 4; ++r) {
         EXPECT_EQ(modelled.ranks[r].finish, spelled.ranks[r].finish) << r;
         EXPECT_EQ(free_unmodelled.ranks[r].finish, without.ranks[r].finish) << r;
