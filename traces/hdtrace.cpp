@@ -1,6 +1,6 @@
 // The HDTrace reader: a project file (.proj) naming the application, its files, the rank
 // topology and the communicators, plus one XML trace (.trc) per rank written by HDTrace's
-// MPI wrapper. Semantics and every choice made are documented in traces/README-hdtrace.md;
+// MPI wrapper. Semantics and every choice made are documented in traces/README.md ("HDTrace traces and PIOsimHD models");
 // the short version:
 //
 //  - Only top-level calls are replayed. A <Nested> block holds the calls its following

@@ -8,7 +8,7 @@
 // (de.hd.pvs.piosim.model.components.<Kind>.<Class>), parameters by case-insensitive element
 // name, and an instance's missing parameters and sub-components come from its `template`.
 // Units (PIOsimHD's util/Numbers): K, M, G = 2^10, 2^20, 2^30 (sizes and bytes per second),
-// times with s, ms, us, ns. The mapping is documented in traces/README-hdtrace.md.
+// times with s, ms, us, ns. The mapping is documented in traces/README.md ("`clustersim import piosimhd`").
 #include <algorithm>
 #include <cctype>
 #include <charconv>

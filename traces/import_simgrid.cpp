@@ -1,6 +1,6 @@
 // `clustersim import simgrid FILE`: a SimGrid platform description (hosts, links, routers,
 // routes, zones, <cluster> incl. FAT_TREE, TORUS and DRAGONFLY) as clustersim model XML. The
-// mapping and its approximations are documented in traces/README-simgrid.md; in short:
+// mapping and its approximations are documented in traces/README.md ("SimGrid platforms"); in short:
 //
 //   host          -> a node (one socket: `core` cores at `speed` flops/s = instructions/s)
 //   link          -> a switch vertex "l_<id>" (relay = bandwidth for SHARED links) joined by

@@ -1,4 +1,4 @@
-// SimGrid time-independent (TI) traces (traces/README-simgrid.md): lines `<rank> <action>
+// SimGrid time-independent (TI) traces (traces/README.md, "SimGrid time-independent traces"): lines `<rank> <action>
 // <args...>`, either one file holding every rank's lines, or an index file naming one action
 // file per rank. Actions follow SimGrid's SMPI replay (src/smpi/internals/smpi_replay.cpp):
 // sizes are counts of an MPI datatype (MPI_BYTE, or MPI_DOUBLE after `init <x>`, or an

@@ -11,7 +11,7 @@
 //
 // ts and dur are microseconds, printed exactly from integer picoseconds. Metadata first, then
 // the events sorted by (pid, tid, ts); the events of one thread never overlap except a wait
-// inside its operation. See traces/README-outputs.md.
+// inside its operation. See traces/README.md, "Outputs of a run".
 #pragma once
 
 #include <functional>
