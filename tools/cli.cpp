@@ -10,11 +10,11 @@
 
 #include "collectives/apps.hpp"
 #include "collectives/collective.hpp"
-#include "collectives/simulation.hpp"
 #include "iosys/cache.hpp"
 #include "iosys/disk.hpp"
 #include "iosys/file_system.hpp"
 #include "iosys/ior.hpp"
+#include "run/simulation.hpp"
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"

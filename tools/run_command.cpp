@@ -18,10 +18,10 @@
 
 #include "collectives/apps.hpp"
 #include "collectives/placement.hpp"
-#include "collectives/simulation.hpp"
 #include "iosys/cache.hpp"
 #include "iosys/file_system.hpp"
 #include "iosys/ior.hpp"
+#include "run/simulation.hpp"
 #include "simulator/error.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/suggest.hpp"

@@ -1,4 +1,4 @@
-#include "collectives/simulation.hpp"
+#include "run/simulation.hpp"
 
 #include <chrono>
 #include <map>
