@@ -126,7 +126,7 @@ const std::string kModel =
 
 nlohmann::json run_json(const std::string& network, const std::string& app) {
     const CliResult r = clustersim({"run", kModel, "--app", app, "--network", network, "--json"});
-    EXPECT_EQ(r.code, 0) << r.out;
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
     return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
 }
 
@@ -134,7 +134,7 @@ TEST(RegistryToy, ToyNetworkModelRunsThroughTheCommandLine) {
     ASSERT_TRUE(registered);
     // 5 round trips of 1000 B, one way = 3 us + 1000 B / (10^9 B/s) = 4 us: 40 us.
     const nlohmann::json j =
-        run_json("toy_wire:latency=3us,bandwidth=1GB/s", "pingpong:size=1000,iterations=5");
+        run_json("toy_wire:latency=3us,bandwidth=1GB/s", "pingpong:size=1000B,iterations=5");
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["simulated_time_ps"].get<std::int64_t>(), 40'000'000);
     EXPECT_EQ(j["network"]["model"], "toy_wire:latency=3us,bandwidth=1GB/s");
@@ -142,7 +142,7 @@ TEST(RegistryToy, ToyNetworkModelRunsThroughTheCommandLine) {
     EXPECT_EQ(j["network"]["bytes_sent"], j["network"]["bytes_delivered"]);
     EXPECT_EQ(j["network"]["bytes_delivered"].get<std::uint64_t>(), 10'000u);
     // Its defaults (1 us, 1 GB/s): one way 2 us, 20 us in all.
-    const nlohmann::json d = run_json("toy_wire", "pingpong:size=1000,iterations=5");
+    const nlohmann::json d = run_json("toy_wire", "pingpong:size=1000B,iterations=5");
     ASSERT_FALSE(d.is_null());
     EXPECT_EQ(d["simulated_time_ps"].get<std::int64_t>(), 20'000'000);
 }
@@ -150,13 +150,13 @@ TEST(RegistryToy, ToyNetworkModelRunsThroughTheCommandLine) {
 TEST(RegistryToy, ToyCommModelIsANetworkModelWithTheAnalyticParameters) {
     // One way = 2 x 1000 B / (10^9 B/s) + 3 us = 5 us; 5 round trips: 50 us.
     const nlohmann::json j =
-        run_json("toy_double:latency=3us,bandwidth=1GB/s", "pingpong:size=1000,iterations=5");
+        run_json("toy_double:latency=3us,bandwidth=1GB/s", "pingpong:size=1000B,iterations=5");
     ASSERT_FALSE(j.is_null());
     EXPECT_EQ(j["simulated_time_ps"].get<std::int64_t>(), 50'000'000);
     EXPECT_EQ(j["network"]["messages"].get<std::uint64_t>(), 10u);
     // The same run under `simple` (one bandwidth time): 4 us one way, 40 us.
     const nlohmann::json s =
-        run_json("simple:latency=3us,bandwidth=1GB/s", "pingpong:size=1000,iterations=5");
+        run_json("simple:latency=3us,bandwidth=1GB/s", "pingpong:size=1000B,iterations=5");
     ASSERT_FALSE(s.is_null());
     EXPECT_EQ(s["simulated_time_ps"].get<std::int64_t>(), 40'000'000);
 }
@@ -173,7 +173,7 @@ TEST(RegistryToy, ListShowsTheToysWithTheirParameters) {
 }
 
 TEST(RegistryToy, ToyParametersAreCheckedAgainstTheRegistry) {
-    const CliResult r = clustersim({"run", kModel, "--app", "pingpong:size=1000", "--network",
+    const CliResult r = clustersim({"run", kModel, "--app", "pingpong:size=1000B", "--network",
                                     "toy_wire:colour=red", "--json"});
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("--network: 'toy_wire:colour=red': unknown parameter 'colour'; expected "
@@ -181,7 +181,7 @@ TEST(RegistryToy, ToyParametersAreCheckedAgainstTheRegistry) {
               std::string::npos)
         << r.err;
     const CliResult twice = clustersim(
-        {"run", kModel, "--app", "pingpong:size=1000", "--network", "toy_doubel", "--json"});
+        {"run", kModel, "--app", "pingpong:size=1000B", "--network", "toy_doubel", "--json"});
     EXPECT_EQ(twice.code, 2);
     EXPECT_NE(twice.err.find("did you mean 'toy_double'?"), std::string::npos) << twice.err;
     EXPECT_THROW(run::network_models().add({"toy_double",
