@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/simulation.hpp"
+#include "run/simulation.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"

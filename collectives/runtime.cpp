@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/rank_error.hpp"
 #include "simulator/error.hpp"
 
 namespace clustersim::mpi {
@@ -212,16 +213,15 @@ void Runtime::start() {
 // ---- communicators ----------------------------------------------------------------------
 
 void Runtime::bad_comm(std::int32_t rank, std::int32_t handle) const {
-    throw InputError(
-        "app", 0, fmt::format("rank {} uses communicator {} that it does not have", rank, handle));
+    throw RankError(
+        rank, fmt::format("rank {} uses communicator {} that it does not have", rank, handle));
 }
 
 void Runtime::bad_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer) const {
     const Comm& c = comms_[comm];
-    throw InputError(
-        "app", 0,
-        fmt::format("rank {} names peer rank {}, but its communicator has {} ranks (0..{})", rank,
-                    peer, c.members.size(), c.members.size() - 1));
+    throw RankError(
+        rank, fmt::format("rank {} names peer rank {}, but its communicator has {} ranks (0..{})",
+                          rank, peer, c.members.size(), c.members.size() - 1));
 }
 
 std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
@@ -518,10 +518,9 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const Comm& c = comms_[comm];
     const auto size = static_cast<std::int32_t>(c.members.size());
     if (op.root < 0 || op.root >= size)
-        throw InputError(
-            "app", 0,
-            fmt::format("rank {}: {} root {} is out of range for a communicator of {} ranks", rank,
-                        to_string(op.coll), op.root, size));
+        throw RankError(
+            rank, fmt::format("rank {}: {} root {} is out of range for a communicator of {} ranks",
+                              rank, to_string(op.coll), op.root, size));
     CollArgs args;
     args.op = op.coll;
     args.rank = c.comm_rank(rank);
@@ -533,10 +532,10 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
                                               : static_cast<std::size_t>(size);
     if (is_neighbor(op.coll)) {
         if (c.topo == nullptr)
-            throw InputError("app", 0,
-                             fmt::format("rank {}: {} on communicator {}, which has no process "
-                                         "topology (MPI_Cart_create, MPI_Dist_graph_create*)",
-                                         rank, to_string(op.coll), op.comm));
+            throw RankError(rank,
+                            fmt::format("rank {}: {} on communicator {}, which has no process "
+                                        "topology (MPI_Cart_create, MPI_Dist_graph_create*)",
+                                        rank, to_string(op.coll), op.comm));
         args.topo = c.topo.get();
         const auto me = static_cast<std::size_t>(args.rank);
         need = (op.coll == CollOp::NeighborAllgatherv ? 1 : c.topo->out[me].size()) +
@@ -544,10 +543,9 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     }
     const bool v = is_v(op.coll);
     if (v && (op.counts == nullptr || op.counts->size() != need))
-        throw InputError(
-            "app", 0,
-            fmt::format("rank {}: {} needs {} counts, got {}", rank, to_string(op.coll), need,
-                        op.counts == nullptr ? 0 : op.counts->size()));
+        throw RankError(
+            rank, fmt::format("rank {}: {} needs {} counts, got {}", rank, to_string(op.coll), need,
+                              op.counts == nullptr ? 0 : op.counts->size()));
     std::uint64_t size_for_choice = op.bytes;
     if (v) {
         std::uint64_t sum = 0;
@@ -749,8 +747,8 @@ std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
     if (creates_topology(op.kind)) {
         const auto size = static_cast<std::int64_t>(comms_[comm].members.size());
         auto bad = [&](const std::string& what) {
-            throw InputError("app", 0,
-                             fmt::format("rank {}: MPI_{}: {}", rank, to_string(op.kind), what));
+            throw RankError(rank,
+                            fmt::format("rank {}: MPI_{}: {}", rank, to_string(op.kind), what));
         };
         TopoSpec t;
         if (op.counts == nullptr) bad("no topology arguments");
@@ -914,13 +912,13 @@ void Runtime::timed_done(std::uint32_t pending) {
 // ---- the rank's program -----------------------------------------------------------------
 
 void Runtime::reused_request(std::int32_t rank, std::uint32_t handle) const {
-    throw InputError("app", 0,
-                     fmt::format("rank {} reuses request {} before waiting for it", rank, handle));
+    throw RankError(rank,
+                    fmt::format("rank {} reuses request {} before waiting for it", rank, handle));
 }
 
 void Runtime::bad_request(std::int32_t rank, std::uint32_t handle) const {
-    throw InputError(
-        "app", 0, fmt::format("rank {} waits for request {} that was never started", rank, handle));
+    throw RankError(
+        rank, fmt::format("rank {} waits for request {} that was never started", rank, handle));
 }
 
 void Runtime::record(std::int32_t rank) {
@@ -1274,8 +1272,8 @@ void Runtime::advance(std::int32_t rank) {
             }
             default: {  // MPI-IO
                 if (io_ == nullptr)
-                    throw InputError(
-                        "app", 0,
+                    throw RankError(
+                        rank,
                         fmt::format("rank {} calls MPI_{} but the model has no file system (add "
                                     "<io-server> elements and a <file-system>)",
                                     rank, to_string(op.kind)));

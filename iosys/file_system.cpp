@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/rank_error.hpp"
 #include "iosys/cache.hpp"
 #include "iosys/disk.hpp"
 #include "iosys/layout.hpp"
@@ -223,8 +224,8 @@ class FileSystem final : public mpi::IoService, public Component {
 
   private:
     [[noreturn]] void fail(std::int32_t rank, const Op& op, const std::string& what) const {
-        throw InputError("app", 0,
-                         fmt::format("rank {}: MPI_{}: {}", rank, mpi::to_string(op.kind), what));
+        throw mpi::RankError(
+            rank, fmt::format("rank {}: MPI_{}: {}", rank, mpi::to_string(op.kind), what));
     }
     Handle& handle_of(std::int32_t rank, const Op& op);
     std::uint32_t file_id(const std::string& name);

@@ -247,23 +247,53 @@ class PmacModel final : public CommModel {
 
 }  // namespace
 
-const std::vector<std::string>& comm_model_names() {
-    static const std::vector<std::string> names{
-        "simple", "bus_only", "incoming_link_only", "outgoing_link_only", "contention", "pmac"};
+void CommModelRegistry::add(CommModelEntry entry) {
+    if (entry.name.empty() || !entry.make)
+        throw std::logic_error("a communication model needs a name and a factory");
+    if (find(entry.name) != nullptr)
+        throw std::logic_error(
+            fmt::format("communication model '{}' is registered twice", entry.name));
+    entries_.push_back(std::move(entry));
+}
+
+const CommModelEntry* CommModelRegistry::find(std::string_view name) const {
+    for (const CommModelEntry& e : entries_)
+        if (e.name == name) return &e;
+    return nullptr;
+}
+
+CommModelRegistry& comm_models() {
+    static CommModelRegistry registry = [] {
+        CommModelRegistry r;
+        r.add({"simple", "analytic: latency + size / bandwidth per message, no contention",
+               [] { return std::make_unique<SimpleModel>(); }});
+        r.add({"bus_only", "analytic: messages wait for one of `buses` global buses",
+               [] { return std::make_unique<ContentionModel>("bus_only", true, false, false); }});
+        r.add({"incoming_link_only", "analytic: messages wait for one of a node's `in-links`", [] {
+                   return std::make_unique<ContentionModel>("incoming_link_only", false, false,
+                                                            true);
+               }});
+        r.add({"outgoing_link_only", "analytic: messages wait for one of a node's `out-links`", [] {
+                   return std::make_unique<ContentionModel>("outgoing_link_only", false, true,
+                                                            false);
+               }});
+        r.add({"contention", "analytic: buses, in-links and out-links together",
+               [] { return std::make_unique<ContentionModel>("contention", true, true, true); }});
+        r.add({"pmac", "analytic: collectives at measured bandwidths (PSINS's PMaC rules)",
+               [] { return std::make_unique<PmacModel>(); }});
+        return r;
+    }();
+    return registry;
+}
+
+std::vector<std::string> comm_model_names() {
+    std::vector<std::string> names;
+    for (const CommModelEntry& e : comm_models().entries()) names.push_back(e.name);
     return names;
 }
 
 std::unique_ptr<CommModel> make_comm_model(std::string_view name) {
-    if (name == "simple") return std::make_unique<SimpleModel>();
-    if (name == "bus_only")
-        return std::make_unique<ContentionModel>("bus_only", true, false, false);
-    if (name == "incoming_link_only")
-        return std::make_unique<ContentionModel>("incoming_link_only", false, false, true);
-    if (name == "outgoing_link_only")
-        return std::make_unique<ContentionModel>("outgoing_link_only", false, true, false);
-    if (name == "contention")
-        return std::make_unique<ContentionModel>("contention", true, true, true);
-    if (name == "pmac") return std::make_unique<PmacModel>();
+    if (const CommModelEntry* e = comm_models().find(name)) return e->make();
     std::string list;
     for (const std::string& n : comm_model_names()) list += (list.empty() ? "" : ", ") + n;
     throw std::invalid_argument(

@@ -22,11 +22,13 @@
 // operation as constant, linear or logarithmic in the number of ranks (for its message
 // rounds; see Scaling), or (PMaC) the operation's measured bandwidth-versus-size curve.
 //
-// Adding a model is one class deriving from CommModel, plus a line in make_comm_model().
+// Adding a model is one class deriving from CommModel, plus one registration line
+// (CommModelRegistry below).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -168,10 +170,35 @@ class CommModel {
     std::vector<CollectiveRule> rules_;
 };
 
-// Builds a model by name: simple, bus_only, incoming_link_only, outgoing_link_only,
-// contention (all three resources) or pmac. Throws std::invalid_argument naming the valid
-// names otherwise.
+// A registered analytic communication model: its name (the <comm-model model="..."> and
+// --network name), one line of help and its factory. Every analytic model takes the same
+// parameters (the <comm-model> attributes and --network's key=value list; run/README.md).
+struct CommModelEntry {
+    std::string name;
+    std::string doc;
+    std::function<std::unique_ptr<CommModel>()> make;
+};
+
+// The analytic communication models by name, built-in ones first (simple, bus_only,
+// incoming_link_only, outgoing_link_only, contention, pmac), then those added later in
+// registration order. Adding a model is one class deriving from CommModel plus one
+// comm_models().add({name, doc, factory}) (from any file, before the run that uses it).
+class CommModelRegistry {
+  public:
+    // Throws std::logic_error if the name is taken or empty, or the factory missing.
+    void add(CommModelEntry entry);
+    const CommModelEntry* find(std::string_view name) const;
+    const std::vector<CommModelEntry>& entries() const { return entries_; }
+
+  private:
+    std::vector<CommModelEntry> entries_;
+};
+CommModelRegistry& comm_models();
+
+// Builds a registered model by name. Throws std::invalid_argument naming the valid names
+// otherwise.
 std::unique_ptr<CommModel> make_comm_model(std::string_view name);
-const std::vector<std::string>& comm_model_names();
+// The registered names, in registration order.
+std::vector<std::string> comm_model_names();
 
 }  // namespace clustersim::comm

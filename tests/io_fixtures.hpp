@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "collectives/program.hpp"
-#include "collectives/simulation.hpp"
 #include "iosys/file_system.hpp"
+#include "run/simulation.hpp"
 #include "topologies/model_xml.hpp"
 
 namespace clustersim::testing {

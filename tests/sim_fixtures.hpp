@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "collectives/program.hpp"
-#include "collectives/simulation.hpp"
+#include "run/simulation.hpp"
 #include "topologies/model_xml.hpp"
 
 namespace clustersim::testing {

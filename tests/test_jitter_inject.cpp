@@ -11,11 +11,11 @@
 #include <gtest/gtest.h>
 
 #include "collectives/apps.hpp"
-#include "collectives/simulation.hpp"
 #include "models/cpu.hpp"
 #include "models/jitsim.hpp"
 #include "models/jitter.hpp"
 #include "models/noise_gen.hpp"
+#include "run/simulation.hpp"
 #include "sim_fixtures.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"

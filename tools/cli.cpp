@@ -10,12 +10,14 @@
 
 #include "collectives/apps.hpp"
 #include "collectives/collective.hpp"
-#include "collectives/simulation.hpp"
 #include "iosys/cache.hpp"
 #include "iosys/disk.hpp"
 #include "iosys/file_system.hpp"
 #include "iosys/ior.hpp"
+#include "run/network_models.hpp"
+#include "run/simulation.hpp"
 #include "simulator/error.hpp"
+#include "simulator/params.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
@@ -155,22 +157,6 @@ int cmd_generate(const GenerateFlags& f) {
     return 0;
 }
 
-// One line per network model for `clustersim list networks` (models/README.md has the detail).
-std::string network_help(const std::string& name) {
-    if (name == "packet") return "packets hop by hop through the graph, store-and-forward switches";
-    if (name == "cut-through") return "the packet model with cut-through switches";
-    if (name == "fluid") return "one flow per message, max-min fair shares of links and relays";
-    if (name == "simple") return "analytic: latency + size / bandwidth per message, no contention";
-    if (name == "bus_only") return "analytic: messages wait for one of `buses` global buses";
-    if (name == "incoming_link_only")
-        return "analytic: messages wait for one of a node's `in-links`";
-    if (name == "outgoing_link_only")
-        return "analytic: messages wait for one of a node's `out-links`";
-    if (name == "contention") return "analytic: buses, in-links and out-links together";
-    if (name == "pmac") return "analytic: collectives at measured bandwidths (PSINS's PMaC rules)";
-    return "analytic communication model";
-}
-
 // What `clustersim list` prints and `run --help` ends with: every name a flag accepts.
 struct Catalogue {
     std::vector<std::pair<std::string, std::string>> apps, algorithms, networks, formats, caches,
@@ -193,8 +179,8 @@ Catalogue catalogue() {
     mpi::register_builtin_collectives(colls);
     for (const auto& a : colls.all())
         c.algorithms.emplace_back(fmt::format("{}={}", mpi::to_string(a.op), a.name), a.help);
-    for (const std::string& n : split_names(mpi::network_names()))
-        c.networks.emplace_back(n, network_help(n));
+    for (const run::NetworkModelEntry& e : run::network_models().entries())
+        c.networks.emplace_back(e.name, e.doc);
     traces::ReaderRegistry readers;
     traces::register_builtin_readers(readers);
     for (const std::string& n : split_names(readers.names()))
@@ -222,12 +208,62 @@ void print_section(std::ostream& out, const std::string& title,
     }
 }
 
-const std::vector<std::string> kListKinds = {"apps",    "algorithms", "networks",
+// Every registered model with its documented parameters (`clustersim list models`): the
+// network models (run/network_models.hpp), cache layers and disk models (iosys/).
+void print_models(std::ostream& out) {
+    out << "network models (--network NAME[:key=value,...]):\n";
+    const std::vector<run::NetworkModelEntry> nets = run::network_models().entries();
+    std::size_t width = 0;
+    for (const auto& e : nets) width = std::max(width, e.name.size());
+    auto same_params = [](const run::NetworkModelEntry& a, const run::NetworkModelEntry& b) {
+        if (a.params.size() != b.params.size()) return false;
+        for (std::size_t i = 0; i < a.params.size(); ++i)
+            if (a.params[i].name != b.params[i].name) return false;
+        return true;
+    };
+    const run::NetworkModelEntry* listed = nullptr;  // the last entry whose parameters were
+    for (const auto& e : nets) {
+        out << fmt::format("  {:<{}}  {}\n", e.name, width, e.doc);
+        if (e.params.empty()) continue;
+        if (listed != nullptr && same_params(e, *listed)) {
+            out << fmt::format("  {:<{}}  parameters: as {}\n", "", width, listed->name);
+            continue;
+        }
+        listed = &e;
+        std::size_t pw = 0;
+        for (const ParamInfo& p : e.params) pw = std::max(pw, p.name.size());
+        for (const ParamInfo& p : e.params)
+            out << fmt::format("    {:<{}}  {}\n", p.name, pw, describe_param(p));
+    }
+    auto print_io = [&out](const std::string& title, const auto& entries) {
+        out << "\n" << title << ":\n";
+        std::size_t w = 0;
+        for (const auto& e : entries) w = std::max(w, e.name.size());
+        for (const auto& e : entries) {
+            out << fmt::format("  {:<{}}  {}\n", e.name, w, e.doc);
+            std::size_t pw = 0;
+            for (const auto& p : e.params) pw = std::max(pw, p.name.size());
+            for (const auto& p : e.params)
+                out << fmt::format("    {:<{}}  {}\n", p.name, pw, p.meaning);
+        }
+    };
+    io::CacheRegistry caches("cache");
+    io::register_builtin_caches(caches);
+    print_io("cache layers (--cache NAME, <cache model=...>)", caches.entries());
+    io::DiskRegistry disks("disk");
+    io::register_builtin_disks(disks);
+    print_io("disk models (<disk model=...>)", disks.entries());
+}
+
+// `clustersim list` without a kind; `models` holds the network models, caches and disks with
+// their parameters.
+const std::vector<std::string> kDefaultKinds = {"apps", "algorithms", "models", "formats"};
+const std::vector<std::string> kListKinds = {"apps",    "algorithms", "models", "networks",
                                              "formats", "caches",     "disks"};
 
 int cmd_list(const std::vector<std::string>& kinds) {
     const Catalogue c = catalogue();
-    const std::vector<std::string> what = kinds.empty() ? kListKinds : kinds;
+    const std::vector<std::string> what = kinds.empty() ? kDefaultKinds : kinds;
     bool first = true;
     for (const std::string& k : what) {
         if (!first) std::cout << "\n";
@@ -237,6 +273,8 @@ int cmd_list(const std::vector<std::string>& kinds) {
         else if (k == "algorithms")
             print_section(std::cout, "collective algorithms (--algorithm OPERATION=NAME)",
                           c.algorithms);
+        else if (k == "models")
+            print_models(std::cout);
         else if (k == "networks")
             print_section(std::cout, "network models (--network NAME[:key=value,...])", c.networks);
         else if (k == "formats")
@@ -248,7 +286,7 @@ int cmd_list(const std::vector<std::string>& kinds) {
         else
             throw InputError("list", 0,
                              fmt::format("unknown kind '{}'{}; expected one of: apps, algorithms, "
-                                         "networks, formats, caches, disks",
+                                         "models, networks, formats, caches, disks",
                                          k, did_you_mean(k, kListKinds)));
     }
     return 0;
@@ -568,8 +606,9 @@ int main(int argc, char** argv) {
         "Print every app, collective algorithm, network model, trace format, cache layer "
         "and disk model, with its parameters");
     list->add_option("KIND", list_kinds,
-                     "apps, algorithms, networks, formats, caches or disks "
-                     "(default: all)");
+                     "apps, algorithms, models (network models, caches and disks with their "
+                     "parameters), networks, formats, caches or disks (default: apps, "
+                     "algorithms, models, formats)");
 
     std::string completion_shell;
     auto* completion = app.add_subcommand("completion",

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
+#include "simulator/text.hpp"
 #include "simulator/units.hpp"
 #include "topologies/model_xml.hpp"
 #include "traces/reader.hpp"
@@ -24,16 +25,7 @@ auto flag_value(const std::string& flag, const std::string& text, F parse) {
     }
 }
 
-inline std::string with_commas(std::uint64_t v) {
-    const std::string digits = std::to_string(v);
-    std::string s;
-    s.reserve(digits.size() + digits.size() / 3);
-    for (std::size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
-        s.push_back(digits[i]);
-    }
-    return s;
-}
+using clustersim::with_commas;  // simulator/text.hpp
 
 // One stderr line: the MPI calls a reader kept as unmodeled records (OTF2, DUMPI), by name.
 inline void print_unmodeled(const traces::ReadReport& report, const std::string& path) {

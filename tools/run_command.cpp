@@ -18,10 +18,12 @@
 
 #include "collectives/apps.hpp"
 #include "collectives/placement.hpp"
-#include "collectives/simulation.hpp"
+#include "collectives/rank_error.hpp"
 #include "iosys/cache.hpp"
 #include "iosys/file_system.hpp"
 #include "iosys/ior.hpp"
+#include "run/report.hpp"
+#include "run/simulation.hpp"
 #include "simulator/error.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/suggest.hpp"
@@ -36,84 +38,6 @@
 #include "traces/replay.hpp"
 
 namespace clustersim::cli {
-namespace {
-
-// Per-operation totals over all ranks.
-std::array<mpi::OpStats, mpi::kStatKinds> op_totals(const mpi::SimulationResult& res) {
-    std::array<mpi::OpStats, mpi::kStatKinds> total{};
-    for (const auto& r : res.ranks) {
-        for (int k = 0; k < mpi::kStatKinds; ++k) {
-            total[k].count += r.ops[k].count;
-            total[k].time += r.ops[k].time;
-            total[k].bytes += r.ops[k].bytes;
-        }
-    }
-    return total;
-}
-
-nlohmann::json io_json(const mpi::IoReport& io) {
-    nlohmann::json j;
-    j["bytes_written"] = io.bytes_written;
-    j["bytes_read"] = io.bytes_read;
-    j["files"] = io.files;
-    const bool any = io.first_start != Time::max() && io.last_end > io.first_start;
-    const double span = any ? (io.last_end - io.first_start).seconds() : 0.0;
-    j["io_span_s"] = span;
-    j["aggregate_throughput_bytes_per_s"] =
-        span > 0 ? static_cast<double>(io.bytes_written + io.bytes_read) / span : 0.0;
-    nlohmann::json servers = nlohmann::json::array();
-    for (const auto& s : io.servers)
-        servers.push_back({{"node", s.node},
-                           {"cache", s.cache},
-                           {"disk", s.disk},
-                           {"bytes_written", s.bytes_written},
-                           {"bytes_read", s.bytes_read},
-                           {"disk_requests", s.disk_requests},
-                           {"disk_bytes_written", s.disk_bytes_written},
-                           {"disk_bytes_read", s.disk_bytes_read},
-                           {"disk_busy_s", s.disk_busy.seconds()},
-                           {"track_seeks", s.track_seeks},
-                           {"average_seeks", s.average_seeks},
-                           {"cache_hits", s.cache_hits},
-                           {"cache_hit_bytes", s.cache_hit_bytes},
-                           {"cache_misses", s.cache_misses},
-                           {"merged_chunks", s.merged},
-                           {"write_stalls", s.write_stalls},
-                           {"peak_cache_bytes", s.peak_memory},
-                           {"readahead_waits", s.readahead_waits}});
-    j["servers"] = servers;
-    return j;
-}
-
-void print_io(const mpi::IoReport& io) {
-    const bool any = io.first_start != Time::max() && io.last_end > io.first_start;
-    const Time span = any ? io.last_end - io.first_start : Time::zero();
-    std::cout << fmt::format("  file data          {} written, {} read, {} file(s)\n",
-                             format_size(io.bytes_written), format_size(io.bytes_read), io.files);
-    if (span.ps() > 0)
-        std::cout << fmt::format(
-            "  I/O throughput     {} (first request to last completion: {})\n",
-            format_bandwidth(Bandwidth{static_cast<std::uint64_t>(
-                static_cast<double>(io.bytes_written + io.bytes_read) / span.seconds())}),
-            format_time(span));
-    // Columns as wide as their widest entry (node names can be long: "PVS-Node_11").
-    std::size_t wn = 6, wc = 5, wd = 4;
-    for (const auto& s : io.servers)
-        wn = std::max(wn, s.node.size()), wc = std::max(wc, s.cache.size()),
-        wd = std::max(wd, s.disk.size());
-    std::cout << fmt::format("\n  {:<{}}  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>10}  {:>19}  {:>10}\n",
-                             "server", wn, "cache", wc, "disk", wd, "received", "sent", "disk busy",
-                             "seeks (track/avg)", "cache hits");
-    for (const auto& s : io.servers)
-        std::cout << fmt::format(
-            "  {:<{}}  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>10}  {:>19}  {:>10}\n", s.node, wn,
-            s.cache, wc, s.disk, wd, format_size(s.bytes_written), format_size(s.bytes_read),
-            format_time(s.disk_busy),
-            fmt::format("{}/{}", with_commas(s.track_seeks), with_commas(s.average_seeks)),
-            with_commas(s.cache_hits));
-}
-
-}  // namespace
 
 void prepare_output_dir(const std::string& flag, const std::string& dir) {
     namespace fs = std::filesystem;
@@ -152,7 +76,8 @@ int cmd_run(const RunFlags& f) {
         flag_value("--progress-interval", f.progress_interval, parse_time).seconds();
     const auto t_load = std::chrono::steady_clock::now();
     topo::Topology t = topo::load_model(f.model);
-    if (!f.network.empty()) mpi::choose_network(t, f.network);
+    std::string network;  // --network as choose_network() accepted it
+    if (!f.network.empty()) network = mpi::choose_network(t, f.network);
     if (!f.cache.empty()) {
         if (t.io.servers.empty())
             throw InputError(
@@ -285,6 +210,7 @@ int cmd_run(const RunFlags& f) {
     options.algorithm_overrides = f.algorithms;
     options.mpi_profile = f.mpi;
     options.seed = f.seed;
+    options.network = network;
     options.io = io::io_factory(std::move(files));
     options.jitter_loader = [](const std::string& path, double frequency_hz) {
         return traces::read_jitter_trace(path, traces::JitterFormat::Auto, frequency_hz);
@@ -323,10 +249,27 @@ int cmd_run(const RunFlags& f) {
         options.link_activity = &link_activity;
         options.disk_activity = &disk_activity;
     }
-    // Errors of the program (a deadlock, a bad request handle) name the trace when there is one.
+    // Errors of the program (a deadlock, a bad request handle) name the trace when there is one;
+    // an error of one rank's operation names its trace and the record.
     auto simulate = [&] {
         try {
             return mpi::simulate(t, placement, *program, options);
+        } catch (const mpi::RankError& e) {
+            std::uint32_t r0 = 0;
+            for (const auto& a : apps) {
+                const auto rank = static_cast<std::uint32_t>(e.rank());
+                if (rank >= r0 + a.ranks) {
+                    r0 += a.ranks;
+                    continue;
+                }
+                if (!a.replay) throw;
+                const auto local = static_cast<std::int32_t>(rank - r0);
+                const std::uint64_t record = a.replay->record_number(local);
+                throw InputError(a.spec.substr(6), 0,
+                                 fmt::format("{} (record {} of rank {})", e.message(),
+                                             with_commas(record), local));
+            }
+            throw;
         } catch (const InputError& e) {
             if (e.file() != "app") throw;
             std::string where;
@@ -376,167 +319,31 @@ int cmd_run(const RunFlags& f) {
         if (recorder)
             write_outputs(f.out, recorder->log(), recorder->trace(), !f.json, recorder->spill());
     };
-    const std::uint64_t peak = peak_memory_bytes();
-    const double eps =
-        res.wall_seconds > 0 ? static_cast<double>(res.events) / res.wall_seconds : 0.0;
-
+    run::RunReport report;
+    report.model = f.model;
+    report.apps = f.apps;
+    for (const auto& a : apps)
+        report.app_line += (report.app_line.empty() ? "" : " + ") +
+                           (a.trace ? fmt::format("{} ({} ranks, {} events)", a.spec, a.ranks,
+                                                  with_commas(a.trace->total_events()))
+                                    : a.spec);
+    report.ranks = ranks;
+    report.placement = f.placement;
+    report.network = f.network;
+    report.topology = &t;
+    report.result = &res;
+    for (const auto& a : apps)
+        if (a.app)
+            for (mpi::AppResult& x : a.app->summarize(res.simulated))
+                report.summary.push_back(std::move(x));
+    report.model_load_s = load_s;
+    report.peak_memory_bytes = peak_memory_bytes();
     if (f.json) {
-        nlohmann::json j;
-        j["model"] = f.model;
-        j["app"] = f.apps.size() == 1 ? nlohmann::json(f.apps[0]) : nlohmann::json(f.apps);
-        j["ranks"] = ranks;
-        j["placement"] = f.placement;
-        j["simulated_time_s"] = res.simulated.seconds();
-        j["simulated_time_ps"] = res.simulated.ps();
-        j["events"] = res.events;
-        j["wall_time_s"] = res.wall_seconds;
-        j["model_load_s"] = load_s;
-        j["events_per_s"] = eps;
-        j["peak_memory_bytes"] = peak;
-        // The --network value as given, else the model's: "packet", "fluid", or the analytic
-        // model's name ("bus_only").
-        const std::string model_name = !f.network.empty() ? f.network
-                                       : t.settings.model == topo::NetworkModel::Analytic
-                                           ? t.comm.model
-                                           : std::string(topo::to_string(t.settings.model));
-        j["network"] = {{"model", model_name},
-                        {"messages", res.network.messages_delivered},
-                        {"bytes_sent", res.network.bytes_sent},
-                        {"bytes_delivered", res.network.bytes_delivered},
-                        {"messages_waited", res.network.messages_waited},
-                        {"resource_wait_s", res.network.resource_wait.seconds()}};
-        // What the model moved: packets and their link traversals (packet model), or flows
-        // and the times their rates were solved (fluid model).
-        if (t.settings.model == topo::NetworkModel::Fluid) {
-            j["network"]["flows"] = res.network.packets;
-            j["network"]["rate_recomputations"] = res.network.packet_hops;
-        } else if (t.settings.model == topo::NetworkModel::Packet) {
-            j["network"]["packets"] = res.network.packets;
-            j["network"]["packet_hops"] = res.network.packet_hops;
-        }
-        nlohmann::json ops = nlohmann::json::object();
-        const auto totals = op_totals(res);
-        for (int k = 0; k < mpi::kStatKinds; ++k) {
-            if (totals[k].count == 0) continue;
-            ops[mpi::stat_name(k)] = {{"count", totals[k].count},
-                                      {"time_s", totals[k].time.seconds()},
-                                      {"bytes", totals[k].bytes}};
-        }
-        j["operations"] = ops;
-        // Which algorithm each collective call ran: "bcast/binomial" -> calls.
-        nlohmann::json algs = nlohmann::json::object();
-        for (const auto& [name, calls] : res.algorithms) algs[name] = calls;
-        j["collective_algorithms"] = algs;
-        nlohmann::json summary = nlohmann::json::object();
-        for (const auto& a : apps)
-            if (a.app)
-                for (const mpi::AppResult& x : a.app->summarize(res.simulated))
-                    summary[x.key] = x.value;
-        j["app_summary"] = summary;
-        if (res.has_io) j["io"] = io_json(res.io);
-        if (!t.jitter.empty()) {
-            Time sum, most;
-            for (const auto& r : res.ranks) sum += r.jitter, most = max(most, r.jitter);
-            j["jitter"] = {{"total_s", sum.seconds()}, {"max_per_rank_s", most.seconds()}};
-        }
-        if (f.per_rank) {
-            nlohmann::json pr = nlohmann::json::array();
-            for (std::size_t r = 0; r < res.ranks.size(); ++r) {
-                const auto& loc = res.placement[r];
-                pr.push_back({{"rank", r},
-                              {"node", t.nodes[loc.node].name},
-                              {"socket", loc.socket},
-                              {"core", loc.core},
-                              {"finish_s", res.ranks[r].finish.seconds()},
-                              {"bytes_sent", res.ranks[r].bytes_sent},
-                              {"bytes_received", res.ranks[r].bytes_received},
-                              {"jitter_s", res.ranks[r].jitter.seconds()}});
-            }
-            j["per_rank"] = pr;
-        }
-        std::cout << j.dump(2) << "\n";
+        std::cout << run::render_json(report, f.per_rank).dump(2) << "\n";
         outputs();
         return 0;
     }
-
-    std::string app_list;
-    for (const auto& a : apps)
-        app_list += (app_list.empty() ? "" : " + ") +
-                    (a.trace ? fmt::format("{} ({} ranks, {} events)", a.spec, a.ranks,
-                                           with_commas(a.trace->total_events()))
-                             : a.spec);
-    std::cout << fmt::format("clustersim run: model {} ({} nodes), app {}\n", f.model,
-                             t.nodes.size(), app_list);
-    std::cout << fmt::format("  {} ranks placed {}", ranks, f.placement);
-    const std::size_t show = std::min<std::size_t>(res.placement.size(), 4);
-    for (std::size_t r = 0; r < show; ++r) {
-        const auto& loc = res.placement[r];
-        std::cout << fmt::format("{} rank {} on {} socket {} core {}", r == 0 ? ":" : ",", r,
-                                 t.nodes[loc.node].name, loc.socket, loc.core);
-    }
-    std::cout << (res.placement.size() > show ? ", ...\n" : "\n");
-    std::cout << fmt::format("\n  simulated time     {}\n", format_time(res.simulated));
-    for (const auto& a : apps)
-        if (a.app)
-            for (const mpi::AppResult& x : a.app->summarize(res.simulated))
-                std::cout << fmt::format("  {:<18} {}\n", x.label, x.text);
-    if (t.settings.model == topo::NetworkModel::Analytic) {
-        std::cout << fmt::format("  network model      {} (analytic{})\n", t.comm.model,
-                                 t.comm.collectives_as_messages ? ", collectives as messages"
-                                                                : ", collectives timed as a whole");
-        std::cout << fmt::format(
-            "  messages           {} ({} delivered; {} waited for a bus or link, {} in all)\n",
-            with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
-            with_commas(res.network.messages_waited), format_time(res.network.resource_wait));
-    } else if (t.settings.model == topo::NetworkModel::Fluid) {
-        std::cout << fmt::format(
-            "  messages           {} ({} delivered in {} flows, {} rate recomputations)\n",
-            with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
-            with_commas(res.network.packets), with_commas(res.network.packet_hops));
-    } else {
-        std::cout << fmt::format(
-            "  messages           {} ({} delivered in {} packets, {} packet hops)\n",
-            with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
-            with_commas(res.network.packets), with_commas(res.network.packet_hops));
-    }
-    if (!t.jitter.empty()) {
-        // OS jitter met by the ranks' CPU work (the model's <jitter> elements).
-        Time sum, most;
-        std::size_t worst = 0;
-        for (std::size_t r = 0; r < res.ranks.size(); ++r) {
-            sum += res.ranks[r].jitter;
-            if (res.ranks[r].jitter > most) most = res.ranks[r].jitter, worst = r;
-        }
-        const Time mean = res.ranks.empty()
-                              ? Time::zero()
-                              : Time::ps(sum.ps() / static_cast<std::int64_t>(res.ranks.size()));
-        std::cout << fmt::format(
-            "  OS jitter          {} per rank on average, at most {} (rank {})\n",
-            format_time(mean), format_time(most), worst);
-    }
-    if (res.has_io) print_io(res.io);
-    const auto totals = op_totals(res);
-    std::size_t wop = 14;  // "operation" column: as wide as the longest name shown
-    for (int k = 0; k < mpi::kStatKinds; ++k)
-        if (totals[k].count > 0) wop = std::max(wop, std::string(mpi::stat_name(k)).size());
-    std::cout << fmt::format("\n  {:<{}} {:>9}   {:>21}   bytes\n", "operation", wop, "count",
-                             "time (sum over ranks)");
-    for (int k = 0; k < mpi::kStatKinds; ++k) {
-        const mpi::OpStats& total = totals[k];
-        if (total.count == 0) continue;
-        std::cout << fmt::format("  {:<{}} {:>9}   {:>21}   {}\n", mpi::stat_name(k), wop,
-                                 with_commas(total.count), format_time(total.time),
-                                 format_size(total.bytes));
-    }
-    if (!res.algorithms.empty()) {
-        std::cout << "\n  collective algorithm          calls\n";
-        for (const auto& [name, calls] : res.algorithms)
-            std::cout << fmt::format("  {:<28} {:>6}\n", name, with_commas(calls));
-    }
-    std::cout << fmt::format(
-        "\n  simulator: {} events in {:.3f} s wall ({:.1f} M events/s), model load {:.3f} s, "
-        "peak memory {}\n",
-        with_commas(res.events), res.wall_seconds, eps / 1e6, load_s, format_size(peak));
+    run::render_text(report, std::cout);
     outputs();
     return 0;
 }

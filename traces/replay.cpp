@@ -39,6 +39,16 @@ const Record& TraceProgram::current(std::int32_t rank) const {
     return current_;
 }
 
+std::uint64_t TraceProgram::record_number(std::int32_t rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    if (r >= cursors_.size() || cursors_[r].position() == 0) return 0;
+    Trace::Cursor c = trace_.cursor(static_cast<std::uint32_t>(rank));
+    Record record;
+    std::uint64_t n = 0;
+    while (c.position() < previous_[r].position() && c.next(record)) ++n;
+    return n + 1;
+}
+
 bool TraceProgram::next(std::int32_t rank, mpi::Op& op) {
     const auto r = static_cast<std::size_t>(rank);
     if (r >= cursors_.size()) return false;

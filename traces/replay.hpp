@@ -29,6 +29,9 @@ class TraceProgram final : public mpi::Program {
     // The record most recently handed to `rank` (for deadlock reports and comparisons;
     // decoded again on demand, valid until the next call).
     const Record& current(std::int32_t rank) const;
+    // The number (from 1) of that record among the rank's records, 0 if none was handed out
+    // (for errors naming the record; decodes the rank's records up to it).
+    std::uint64_t record_number(std::int32_t rank) const;
     // Instructions a compute record amounts to on `rank`.
     std::uint64_t instructions(std::int32_t rank, const Record& r) const;
 

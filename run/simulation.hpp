@@ -42,6 +42,10 @@ struct SimulationOptions {
     std::vector<std::string> algorithm_overrides;  // "bcast=binomial" (--algorithm)
     std::string mpi_profile;  // --mpi: "openmpi-4.1", "mpich-4" ("" = the model's, or none)
     std::uint64_t seed = 1;   // random choices (Valiant routing)
+    // The registered network model to build, "NAME[:key=value,...]" as choose_network()
+    // accepted and returned it (run/network_models.hpp); empty: the one the model's
+    // settings select.
+    std::string network;
     // Builds the parallel file system (iosys::io_factory()); empty: no MPI-IO in this run.
     IoFactory io;
     // Told about every finished operation (timelines, statistics).
@@ -60,14 +64,18 @@ struct SimulationOptions {
     std::function<jitter::JitterTrace(const std::string& path, double frequency_hz)> jitter_loader;
 };
 
-// Switches the model's network to `name`: "packet" (store-and-forward switches),
-// "cut-through" (packet model, cut-through switches), "fluid", or one of the analytic
-// communication models (models/comm_model.hpp: simple, bus_only, incoming_link_only,
-// outgoing_link_only, contention, pmac), optionally with parameters that override the
-// model's <comm-model>: "bus_only:buses=4,latency=2us" (buses, in-links, out-links, latency,
-// bandwidth, intra-latency, intra-bandwidth, collectives=analytic|messages). Throws
+// Switches the model's network to the registered network model `name`
+// (run/network_models.hpp): "packet" (store-and-forward switches), "cut-through" (packet
+// model, cut-through switches), "fluid", one of the analytic communication models
+// (models/comm_model.hpp: simple, bus_only, incoming_link_only, outgoing_link_only,
+// contention, pmac), or a model registered later, optionally with parameters checked
+// against the entry's documented ones: "bus_only:buses=4,latency=2us" (the analytic models:
+// buses, in-links, out-links, latency, bandwidth, intra-latency, intra-bandwidth,
+// collectives=analytic|messages). The built-in models are selected through the topology's
+// settings; returns `name`, which SimulationOptions::network takes for any model (a model
+// registered later has no setting of its own and reads its parameters when it is built). Throws
 // InputError naming --network otherwise.
-void choose_network(topo::Topology& topology, const std::string& name);
+std::string choose_network(topo::Topology& topology, const std::string& name);
 // The names choose_network() accepts: "packet, cut-through, fluid, simple, bus_only, ...".
 std::string network_names();
 

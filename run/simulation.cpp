@@ -1,4 +1,4 @@
-#include "collectives/simulation.hpp"
+#include "run/simulation.hpp"
 
 #include <chrono>
 #include <map>
@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "collectives/apps.hpp"
-#include "models/analytic.hpp"
-#include "models/fluid.hpp"
 #include "models/noise_gen.hpp"
+#include "run/network_models.hpp"
 #include "simulator/error.hpp"
+#include "simulator/params.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 
@@ -178,130 +178,24 @@ class NoiseTimelines {
 
 }  // namespace
 
-namespace {
-
-// "key=value,key=value" after an analytic model's name on --network.
-void apply_comm_overrides(topo::CommModelSpec& c, const std::string& model,
-                          const std::string& list) {
-    auto fail = [&](const std::string& what) {
-        throw InputError("--network", 0, fmt::format("'{}:{}': {}", model, list, what));
-    };
-    std::size_t pos = 0;
-    while (pos <= list.size()) {
-        const std::size_t comma = std::min(list.find(',', pos), list.size());
-        const std::string item = list.substr(pos, comma - pos);
-        pos = comma + 1;
-        const std::size_t eq = item.find('=');
-        if (eq == std::string::npos || eq == 0)
-            fail(fmt::format("'{}' is not key=value; expected e.g. buses=4,latency=2us", item));
-        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-        try {
-            auto count = [&] {
-                const std::uint64_t n = parse_count(value);
-                if (n == 0 || n > UINT32_MAX) fail(fmt::format("{}: expected a count >= 1", key));
-                return static_cast<std::uint32_t>(n);
-            };
-            auto bandwidth = [&] {
-                const Bandwidth b = parse_bandwidth(value);
-                if (b.infinite()) fail(fmt::format("{}: expected a finite bandwidth", key));
-                return b;
-            };
-            if (key == "buses") {
-                c.buses = count();
-            } else if (key == "in-links") {
-                c.in_links = count();
-            } else if (key == "out-links") {
-                c.out_links = count();
-            } else if (key == "latency") {
-                c.has_latency = true, c.latency = parse_time(value);
-            } else if (key == "bandwidth") {
-                c.has_bandwidth = true, c.bandwidth = bandwidth();
-            } else if (key == "intra-latency") {
-                c.has_intra_latency = true, c.intra_latency = parse_time(value);
-            } else if (key == "intra-bandwidth") {
-                c.has_intra_bandwidth = true, c.intra_bandwidth = bandwidth();
-            } else if (key == "collectives") {
-                if (value != "analytic" && value != "messages")
-                    fail("collectives: expected analytic or messages");
-                c.collectives_as_messages = value == "messages";
-            } else {
-                fail(
-                    fmt::format("unknown parameter '{}'; expected buses, in-links, out-links, "
-                                "latency, bandwidth, intra-latency, intra-bandwidth or "
-                                "collectives",
-                                key));
-            }
-        } catch (const std::invalid_argument& e) {
-            fail(fmt::format("{}: {}", key, e.what()));
-        }
-        if (comma == list.size()) break;
-    }
-}
-
-// The model's analytic communication model, with its collective rules checked.
-std::unique_ptr<net::AnalyticNetwork> make_analytic(Engine& engine, const topo::Topology& t,
-                                                    topo::Router& router,
-                                                    net::NetworkClient& client) {
-    const topo::CommModelSpec& spec = t.comm;
-    std::unique_ptr<comm::CommModel> model;
-    try {
-        model = comm::make_comm_model(spec.model);
-    } catch (const std::invalid_argument& e) {
-        throw InputError(spec.present ? t.source : "--network", spec.present ? spec.line : 0,
-                         fmt::format("<comm-model> attribute 'model': {}", e.what()));
-    }
-    std::vector<comm::CollectiveRule> rules;
-    for (const topo::CommCollectiveSpec& c : spec.collectives) {
-        CollOp op;
-        if (!parse_coll_op(c.operation, op))
-            throw InputError(t.source, c.line,
-                             fmt::format("<collective> operation '{}' is not an MPI collective; "
-                                         "expected e.g. barrier, bcast, allreduce, alltoall",
-                                         c.operation));
-        comm::CollectiveRule r;
-        r.operation = to_string(op);
-        r.scaling = comm::default_scaling(r.operation);
-        if (!c.scaling.empty() && !comm::parse_scaling(c.scaling, r.scaling))
-            throw InputError(t.source, c.line,
-                             fmt::format("<collective> scaling '{}' is not valid; expected "
-                                         "constant, linear or logarithmic",
-                                         c.scaling));
-        if (!c.points.empty()) {
-            try {
-                r.curve = comm::FittedCurve::from(c.points);
-            } catch (const std::invalid_argument& e) {
-                throw InputError(t.source, c.line, fmt::format("<collective>: {}", e.what()));
-            }
-            r.ranks = c.ranks;
-        }
-        rules.push_back(std::move(r));
-    }
-    model->set_rules(std::move(rules));
-    net::AnalyticParams params;
-    try {
-        params = net::resolve_params(t, spec);
-    } catch (const std::invalid_argument& e) {
-        throw InputError(t.source, spec.line, e.what());
-    }
-    return std::make_unique<net::AnalyticNetwork>(engine, t, router, client, std::move(model),
-                                                  std::move(params));
-}
-
-}  // namespace
-
 std::string network_names() {
-    std::string names = "packet, cut-through, fluid";
-    for (const std::string& n : comm::comm_model_names()) names += ", " + n;
+    std::string names;
+    for (const std::string& n : run::network_models().names())
+        names += (names.empty() ? "" : ", ") + n;
     return names;
 }
 
-void choose_network(topo::Topology& t, const std::string& text) {
+std::string choose_network(topo::Topology& t, const std::string& text) {
     const std::size_t colon = text.find(':');
     const std::string name = text.substr(0, colon);
     const std::string params = colon == std::string::npos ? "" : text.substr(colon + 1);
-    const auto& analytic = comm::comm_model_names();
-    const bool is_analytic = std::find(analytic.begin(), analytic.end(), name) != analytic.end();
-    if (!params.empty() && !is_analytic)
+    const auto entry = run::network_models().find(name);
+    if (!entry)
+        throw InputError(
+            "--network", 0,
+            fmt::format("unknown network model '{}'{}, expected one of: {}", name,
+                        did_you_mean(name, split_names(network_names())), network_names()));
+    if (!params.empty() && entry->params.empty())
         throw InputError("--network", 0,
                          fmt::format("'{}' takes no parameters (only the analytic models do: "
                                      "simple:latency=2us,bandwidth=10GB/s, bus_only:buses=4, ...)",
@@ -309,24 +203,28 @@ void choose_network(topo::Topology& t, const std::string& text) {
     if (colon != std::string::npos && params.empty())
         throw InputError("--network", 0,
                          fmt::format("'{}': expected key=value parameters after ':'", text));
-    if (name == "packet") {
-        t.settings.model = topo::NetworkModel::Packet;
-        t.settings.cut_through = false;
-    } else if (name == "cut-through") {
-        t.settings.model = topo::NetworkModel::Packet;
-        t.settings.cut_through = true;
-    } else if (name == "fluid") {
-        t.settings.model = topo::NetworkModel::Fluid;
-    } else if (is_analytic) {
-        t.settings.model = topo::NetworkModel::Analytic;
-        t.comm.model = name;
-        if (!params.empty()) apply_comm_overrides(t.comm, name, params);
-    } else {
-        throw InputError(
-            "--network", 0,
-            fmt::format("unknown network model '{}'{}, expected one of: {}", name,
-                        did_you_mean(name, split_names(network_names())), network_names()));
+    auto fail = [&](const std::string& what) {
+        throw InputError("--network", 0, fmt::format("'{}': {}", text, what));
+    };
+    // Every key is checked against the entry's documented parameters.
+    std::vector<KeyValue> values;
+    if (!params.empty()) {
+        for (const KeyValueItem& item : split_key_values(params)) {
+            if (!item.ok)
+                fail(fmt::format("'{}' is not key=value; expected e.g. buses=4,latency=2us",
+                                 item.kv.key));
+            if (find_param(entry->params, item.kv.key) == nullptr)
+                fail(fmt::format("unknown parameter '{}'; expected {}", item.kv.key,
+                                 param_names(entry->params)));
+            values.push_back(item.kv);
+        }
     }
+    try {
+        if (entry->select) entry->select(t, values);
+    } catch (const std::invalid_argument& e) {
+        fail(e.what());
+    }
+    return text;
 }
 
 SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocation>& ranks,
@@ -358,13 +256,8 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
         void compute_done(std::uint64_t c, Time jitter) override { rt->compute_done(c, jitter); }
         std::string describe_job(std::uint64_t c) const override { return rt->describe_job(c); }
     } forward;
-    std::unique_ptr<net::Transport> transport;
-    if (t.settings.model == topo::NetworkModel::Analytic)
-        transport = make_analytic(engine, t, router, forward);
-    else if (t.settings.model == topo::NetworkModel::Fluid)
-        transport = std::make_unique<net::FluidNetwork>(engine, t, router, forward, options.seed);
-    else
-        transport = std::make_unique<net::Network>(engine, t, router, forward, options.seed);
+    std::unique_ptr<net::Transport> transport = run::make_transport(
+        run::TransportContext{engine, t, router, forward, options.seed, {}}, options.network);
     net::Transport& network = *transport;
     NoiseTimelines noise(t, options);  // before the cores that point into it
     cpu::Cpus cpus(engine, forward);

@@ -1,0 +1,248 @@
+#include "run/network_models.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "collectives/collective.hpp"
+#include "models/analytic.hpp"
+#include "models/comm_model.hpp"
+#include "models/fluid.hpp"
+#include "models/network.hpp"
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+
+namespace clustersim::run {
+
+namespace {
+
+// One analytic parameter: its documentation and how --network's value sets it. The setter
+// throws std::invalid_argument("what was expected") for a bad value.
+struct AnalyticParam {
+    ParamInfo info;
+    void (*set)(topo::CommModelSpec& spec, const std::string& value);
+};
+
+std::uint32_t positive_count(const std::string& value) {
+    const std::uint64_t n = parse_count(value);
+    if (n == 0 || n > UINT32_MAX) throw std::invalid_argument("expected a count >= 1");
+    return static_cast<std::uint32_t>(n);
+}
+
+Bandwidth finite_bandwidth(const std::string& value) {
+    const Bandwidth b = parse_bandwidth(value);
+    if (b.infinite()) throw std::invalid_argument("expected a finite bandwidth");
+    return b;
+}
+
+// In the order `clustersim list models` prints them and an unknown key's error lists them.
+const std::vector<AnalyticParam>& analytic_table() {
+    static const std::vector<AnalyticParam> table{
+        {{"buses", "count", "", "1", "global buses a message between nodes holds one of"},
+         [](topo::CommModelSpec& c, const std::string& v) { c.buses = positive_count(v); }},
+        {{"in-links", "count", "", "1", "incoming links of every node"},
+         [](topo::CommModelSpec& c, const std::string& v) { c.in_links = positive_count(v); }},
+        {{"out-links", "count", "", "1", "outgoing links of every node"},
+         [](topo::CommModelSpec& c, const std::string& v) { c.out_links = positive_count(v); }},
+        {{"latency", "time", "s", "the route's",
+          "latency between nodes (else each pair's route latency)"},
+         [](topo::CommModelSpec& c, const std::string& v) {
+             c.has_latency = true, c.latency = parse_time(v);
+         }},
+        {{"bandwidth", "bandwidth", "B/s", "the route's",
+          "bandwidth between nodes (else each pair's route bottleneck)"},
+         [](topo::CommModelSpec& c, const std::string& v) {
+             c.has_bandwidth = true, c.bandwidth = finite_bandwidth(v);
+         }},
+        {{"intra-latency", "time", "s", "the route's", "latency within a node"},
+         [](topo::CommModelSpec& c, const std::string& v) {
+             c.has_intra_latency = true, c.intra_latency = parse_time(v);
+         }},
+        {{"intra-bandwidth", "bandwidth", "B/s", "the route's", "bandwidth within a node"},
+         [](topo::CommModelSpec& c, const std::string& v) {
+             c.has_intra_bandwidth = true, c.intra_bandwidth = finite_bandwidth(v);
+         }},
+        {{"collectives", "choice", "", "analytic",
+          "analytic: a collective call is timed as a whole; messages: its algorithm's "
+          "messages go through the model"},
+         [](topo::CommModelSpec& c, const std::string& v) {
+             if (v != "analytic" && v != "messages")
+                 throw std::invalid_argument("expected analytic or messages");
+             c.collectives_as_messages = v == "messages";
+         }},
+    };
+    return table;
+}
+
+// The model's analytic communication model, with its collective rules checked.
+std::unique_ptr<net::Transport> make_analytic(const TransportContext& c) {
+    const topo::Topology& t = c.topology;
+    const topo::CommModelSpec& spec = t.comm;
+    std::unique_ptr<comm::CommModel> model;
+    try {
+        model = comm::make_comm_model(spec.model);
+    } catch (const std::invalid_argument& e) {
+        throw InputError(spec.present ? t.source : "--network", spec.present ? spec.line : 0,
+                         fmt::format("<comm-model> attribute 'model': {}", e.what()));
+    }
+    std::vector<comm::CollectiveRule> rules;
+    for (const topo::CommCollectiveSpec& cs : spec.collectives) {
+        mpi::CollOp op;
+        if (!mpi::parse_coll_op(cs.operation, op))
+            throw InputError(t.source, cs.line,
+                             fmt::format("<collective> operation '{}' is not an MPI collective; "
+                                         "expected e.g. barrier, bcast, allreduce, alltoall",
+                                         cs.operation));
+        comm::CollectiveRule r;
+        r.operation = mpi::to_string(op);
+        r.scaling = comm::default_scaling(r.operation);
+        if (!cs.scaling.empty() && !comm::parse_scaling(cs.scaling, r.scaling))
+            throw InputError(t.source, cs.line,
+                             fmt::format("<collective> scaling '{}' is not valid; expected "
+                                         "constant, linear or logarithmic",
+                                         cs.scaling));
+        if (!cs.points.empty()) {
+            try {
+                r.curve = comm::FittedCurve::from(cs.points);
+            } catch (const std::invalid_argument& e) {
+                throw InputError(t.source, cs.line, fmt::format("<collective>: {}", e.what()));
+            }
+            r.ranks = cs.ranks;
+        }
+        rules.push_back(std::move(r));
+    }
+    model->set_rules(std::move(rules));
+    net::AnalyticParams params;
+    try {
+        params = net::resolve_params(t, spec);
+    } catch (const std::invalid_argument& e) {
+        throw InputError(t.source, spec.line, e.what());
+    }
+    return std::make_unique<net::AnalyticNetwork>(c.engine, t, c.router, c.client, std::move(model),
+                                                  std::move(params));
+}
+
+NetworkModelEntry analytic_entry(const comm::CommModelEntry& e) {
+    const std::string name = e.name;
+    return {e.name, e.doc, analytic_params(),
+            [name](topo::Topology& t, const std::vector<KeyValue>& values) {
+                t.settings.model = topo::NetworkModel::Analytic;
+                t.comm.model = name;
+                for (const KeyValue& kv : values) {
+                    for (const AnalyticParam& p : analytic_table()) {
+                        if (p.info.name != kv.key) continue;
+                        try {
+                            p.set(t.comm, kv.value);
+                        } catch (const std::invalid_argument& err) {
+                            throw std::invalid_argument(fmt::format("{}: {}", kv.key, err.what()));
+                        }
+                    }
+                }
+            },
+            make_analytic};
+}
+
+std::unique_ptr<net::Transport> make_packet(const TransportContext& c) {
+    return std::make_unique<net::Network>(c.engine, c.topology, c.router, c.client, c.seed);
+}
+
+}  // namespace
+
+const std::vector<ParamInfo>& analytic_params() {
+    static const std::vector<ParamInfo> params = [] {
+        std::vector<ParamInfo> out;
+        for (const AnalyticParam& p : analytic_table()) out.push_back(p.info);
+        return out;
+    }();
+    return params;
+}
+
+void NetworkModelRegistry::add(NetworkModelEntry entry) {
+    if (entry.name.empty() || !entry.make)
+        throw std::logic_error("a network model needs a name and a factory");
+    if (find(entry.name))
+        throw std::logic_error(fmt::format("network model '{}' is registered twice", entry.name));
+    entries_.push_back(std::move(entry));
+}
+
+std::vector<NetworkModelEntry> NetworkModelRegistry::entries() const {
+    std::vector<NetworkModelEntry> out = entries_;
+    for (const comm::CommModelEntry& e : comm::comm_models().entries())
+        out.push_back(analytic_entry(e));
+    return out;
+}
+
+std::optional<NetworkModelEntry> NetworkModelRegistry::find(std::string_view name) const {
+    for (const NetworkModelEntry& e : entries_)
+        if (e.name == name) return e;
+    if (const comm::CommModelEntry* e = comm::comm_models().find(name)) return analytic_entry(*e);
+    return std::nullopt;
+}
+
+std::vector<std::string> NetworkModelRegistry::names() const {
+    std::vector<std::string> out;
+    for (const NetworkModelEntry& e : entries()) out.push_back(e.name);
+    return out;
+}
+
+NetworkModelRegistry& network_models() {
+    static NetworkModelRegistry registry = [] {
+        NetworkModelRegistry r;
+        r.add({"packet",
+               "packets hop by hop through the graph, store-and-forward switches",
+               {},
+               [](topo::Topology& t, const std::vector<KeyValue>&) {
+                   t.settings.model = topo::NetworkModel::Packet;
+                   t.settings.cut_through = false;
+               },
+               make_packet});
+        r.add({"cut-through",
+               "the packet model with cut-through switches",
+               {},
+               [](topo::Topology& t, const std::vector<KeyValue>&) {
+                   t.settings.model = topo::NetworkModel::Packet;
+                   t.settings.cut_through = true;
+               },
+               make_packet});
+        r.add({"fluid",
+               "one flow per message, max-min fair shares of links and relays",
+               {},
+               [](topo::Topology& t, const std::vector<KeyValue>&) {
+                   t.settings.model = topo::NetworkModel::Fluid;
+               },
+               [](const TransportContext& c) -> std::unique_ptr<net::Transport> {
+                   return std::make_unique<net::FluidNetwork>(c.engine, c.topology, c.router,
+                                                              c.client, c.seed);
+               }});
+        return r;
+    }();
+    return registry;
+}
+
+std::unique_ptr<net::Transport> make_transport(TransportContext c, const std::string& chosen) {
+    const std::size_t colon = chosen.find(':');
+    const std::string name =
+        chosen.empty() ? network_model_of(c.topology) : chosen.substr(0, colon);
+    if (colon != std::string::npos)
+        for (const KeyValueItem& item : split_key_values(chosen.substr(colon + 1)))
+            if (item.ok) c.params.push_back(item.kv);
+    if (const auto entry = network_models().find(name)) return entry->make(c);
+    // An unknown <comm-model model="...">: its error names the element's line.
+    if (chosen.empty() && c.topology.settings.model == topo::NetworkModel::Analytic)
+        return make_analytic(c);
+    throw InputError("--network", 0, fmt::format("unknown network model '{}'", name));
+}
+
+std::string network_model_of(const topo::Topology& t) {
+    switch (t.settings.model) {
+        case topo::NetworkModel::Packet:
+            return t.settings.cut_through ? "cut-through" : "packet";
+        case topo::NetworkModel::Fluid:
+            return "fluid";
+        case topo::NetworkModel::Analytic:
+            return t.comm.model;
+    }
+    return "packet";
+}
+
+}  // namespace clustersim::run

@@ -1,0 +1,85 @@
+// The network models a run can use, by name: the graph models (packet, cut-through, fluid)
+// and one analytic model per registered communication model (models/comm_model.hpp). Each
+// entry documents its parameters; `--network NAME[:key=value,...]` (choose_network) is
+// parsed against them once, and simulate() builds the chosen model through the entry.
+//
+// Adding a network model is one class implementing net::Transport plus one registration:
+//     run::network_models().add({"mine", "one line of help", {/* ParamInfo... */},
+//                                /* select: */ nullptr,
+//                                [](const run::TransportContext& c) {
+//                                    return std::make_unique<Mine>(c.engine, c.topology, ...);
+//                                }});
+// Adding an analytic communication model is one CommModel class plus one
+// comm::comm_models().add(...): it is a network model at once, with the analytic parameters.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/transport.hpp"
+#include "simulator/engine.hpp"
+#include "simulator/params.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim::run {
+
+// What a network model is built from.
+struct TransportContext {
+    Engine& engine;
+    const topo::Topology& topology;
+    topo::Router& router;
+    net::NetworkClient& client;  // told about injected and delivered messages
+    std::uint64_t seed;          // random choices (Valiant routing)
+    // --network's key=value parameters, each checked against the entry's (empty when the
+    // model comes from the model file; the built-in models read theirs from the topology,
+    // where their `select` put them).
+    std::vector<KeyValue> params = {};
+};
+
+struct NetworkModelEntry {
+    std::string name;
+    std::string doc;  // one line
+    std::vector<ParamInfo> params;
+    // Makes the topology's settings select this model, with --network's parameters (each
+    // key already checked against `params`). Empty: the model needs no setting of its own.
+    std::function<void(topo::Topology&, const std::vector<KeyValue>&)> select;
+    std::function<std::unique_ptr<net::Transport>(const TransportContext&)> make;
+};
+
+class NetworkModelRegistry {
+  public:
+    // Throws std::logic_error if the name is empty or taken (by a network or a communication
+    // model), or the factory is missing.
+    void add(NetworkModelEntry entry);
+    // The graph models first (packet, cut-through, fluid, then models added later), then one
+    // analytic entry per communication model.
+    std::vector<NetworkModelEntry> entries() const;
+    std::optional<NetworkModelEntry> find(std::string_view name) const;
+    std::vector<std::string> names() const;
+
+  private:
+    std::vector<NetworkModelEntry> entries_;
+};
+NetworkModelRegistry& network_models();
+
+// The parameters every analytic model takes (--network simple:latency=2us, and the
+// <comm-model> attributes of the same names).
+const std::vector<ParamInfo>& analytic_params();
+
+// The name of the network model the topology's settings select: packet, cut-through, fluid
+// or the <comm-model>'s model.
+std::string network_model_of(const topo::Topology& topology);
+
+// Builds the network model `chosen` names ("NAME[:key=value,...]" as choose_network()
+// accepted it), or if it is empty the one network_model_of() names. Throws InputError
+// naming the <comm-model> element (or --network) for an unknown name.
+std::unique_ptr<net::Transport> make_transport(TransportContext context,
+                                               const std::string& chosen = "");
+
+}  // namespace clustersim::run

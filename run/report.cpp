@@ -1,0 +1,251 @@
+#include "run/report.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "simulator/text.hpp"
+#include "simulator/units.hpp"
+
+namespace clustersim::run {
+namespace {
+
+// Per-operation totals over all ranks.
+std::array<mpi::OpStats, mpi::kStatKinds> op_totals(const mpi::SimulationResult& res) {
+    std::array<mpi::OpStats, mpi::kStatKinds> total{};
+    for (const auto& r : res.ranks) {
+        for (int k = 0; k < mpi::kStatKinds; ++k) {
+            total[k].count += r.ops[k].count;
+            total[k].time += r.ops[k].time;
+            total[k].bytes += r.ops[k].bytes;
+        }
+    }
+    return total;
+}
+
+nlohmann::json io_json(const mpi::IoReport& io) {
+    nlohmann::json j;
+    j["bytes_written"] = io.bytes_written;
+    j["bytes_read"] = io.bytes_read;
+    j["files"] = io.files;
+    const bool any = io.first_start != Time::max() && io.last_end > io.first_start;
+    const double span = any ? (io.last_end - io.first_start).seconds() : 0.0;
+    j["io_span_s"] = span;
+    j["aggregate_throughput_bytes_per_s"] =
+        span > 0 ? static_cast<double>(io.bytes_written + io.bytes_read) / span : 0.0;
+    nlohmann::json servers = nlohmann::json::array();
+    for (const auto& s : io.servers)
+        servers.push_back({{"node", s.node},
+                           {"cache", s.cache},
+                           {"disk", s.disk},
+                           {"bytes_written", s.bytes_written},
+                           {"bytes_read", s.bytes_read},
+                           {"disk_requests", s.disk_requests},
+                           {"disk_bytes_written", s.disk_bytes_written},
+                           {"disk_bytes_read", s.disk_bytes_read},
+                           {"disk_busy_s", s.disk_busy.seconds()},
+                           {"track_seeks", s.track_seeks},
+                           {"average_seeks", s.average_seeks},
+                           {"cache_hits", s.cache_hits},
+                           {"cache_hit_bytes", s.cache_hit_bytes},
+                           {"cache_misses", s.cache_misses},
+                           {"merged_chunks", s.merged},
+                           {"write_stalls", s.write_stalls},
+                           {"peak_cache_bytes", s.peak_memory},
+                           {"readahead_waits", s.readahead_waits}});
+    j["servers"] = servers;
+    return j;
+}
+
+void print_io(const mpi::IoReport& io, std::ostream& out) {
+    const bool any = io.first_start != Time::max() && io.last_end > io.first_start;
+    const Time span = any ? io.last_end - io.first_start : Time::zero();
+    out << fmt::format("  file data          {} written, {} read, {} file(s)\n",
+                       format_size(io.bytes_written), format_size(io.bytes_read), io.files);
+    if (span.ps() > 0)
+        out << fmt::format(
+            "  I/O throughput     {} (first request to last completion: {})\n",
+            format_bandwidth(Bandwidth{static_cast<std::uint64_t>(
+                static_cast<double>(io.bytes_written + io.bytes_read) / span.seconds())}),
+            format_time(span));
+    // Columns as wide as their widest entry (node names can be long: "PVS-Node_11").
+    std::size_t wn = 6, wc = 5, wd = 4;
+    for (const auto& s : io.servers)
+        wn = std::max(wn, s.node.size()), wc = std::max(wc, s.cache.size()),
+        wd = std::max(wd, s.disk.size());
+    out << fmt::format("\n  {:<{}}  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>10}  {:>19}  {:>10}\n",
+                       "server", wn, "cache", wc, "disk", wd, "received", "sent", "disk busy",
+                       "seeks (track/avg)", "cache hits");
+    for (const auto& s : io.servers)
+        out << fmt::format(
+            "  {:<{}}  {:<{}}  {:<{}}  {:>10}  {:>10}  {:>10}  {:>19}  {:>10}\n", s.node, wn,
+            s.cache, wc, s.disk, wd, format_size(s.bytes_written), format_size(s.bytes_read),
+            format_time(s.disk_busy),
+            fmt::format("{}/{}", with_commas(s.track_seeks), with_commas(s.average_seeks)),
+            with_commas(s.cache_hits));
+}
+
+double events_per_s(const mpi::SimulationResult& res) {
+    return res.wall_seconds > 0 ? static_cast<double>(res.events) / res.wall_seconds : 0.0;
+}
+
+}  // namespace
+
+std::string report_network_name(const RunReport& rep) {
+    const topo::Topology& t = *rep.topology;
+    return !rep.network.empty() ? rep.network
+           : t.settings.model == topo::NetworkModel::Analytic
+               ? t.comm.model
+               : std::string(topo::to_string(t.settings.model));
+}
+
+nlohmann::json render_json(const RunReport& rep, bool per_rank) {
+    const topo::Topology& t = *rep.topology;
+    const mpi::SimulationResult& res = *rep.result;
+    const double eps = events_per_s(res);
+    nlohmann::json j;
+    j["model"] = rep.model;
+    j["app"] = rep.apps.size() == 1 ? nlohmann::json(rep.apps[0]) : nlohmann::json(rep.apps);
+    j["ranks"] = rep.ranks;
+    j["placement"] = rep.placement;
+    j["simulated_time_s"] = res.simulated.seconds();
+    j["simulated_time_ps"] = res.simulated.ps();
+    j["events"] = res.events;
+    j["wall_time_s"] = res.wall_seconds;
+    j["model_load_s"] = rep.model_load_s;
+    j["events_per_s"] = eps;
+    j["peak_memory_bytes"] = rep.peak_memory_bytes;
+    const std::string model_name = report_network_name(rep);
+    j["network"] = {{"model", model_name},
+                    {"messages", res.network.messages_delivered},
+                    {"bytes_sent", res.network.bytes_sent},
+                    {"bytes_delivered", res.network.bytes_delivered},
+                    {"messages_waited", res.network.messages_waited},
+                    {"resource_wait_s", res.network.resource_wait.seconds()}};
+    // What the model moved: packets and their link traversals (packet model), or flows
+    // and the times their rates were solved (fluid model).
+    if (t.settings.model == topo::NetworkModel::Fluid) {
+        j["network"]["flows"] = res.network.packets;
+        j["network"]["rate_recomputations"] = res.network.packet_hops;
+    } else if (t.settings.model == topo::NetworkModel::Packet) {
+        j["network"]["packets"] = res.network.packets;
+        j["network"]["packet_hops"] = res.network.packet_hops;
+    }
+    nlohmann::json ops = nlohmann::json::object();
+    const auto totals = op_totals(res);
+    for (int k = 0; k < mpi::kStatKinds; ++k) {
+        if (totals[k].count == 0) continue;
+        ops[mpi::stat_name(k)] = {{"count", totals[k].count},
+                                  {"time_s", totals[k].time.seconds()},
+                                  {"bytes", totals[k].bytes}};
+    }
+    j["operations"] = ops;
+    // Which algorithm each collective call ran: "bcast/binomial" -> calls.
+    nlohmann::json algs = nlohmann::json::object();
+    for (const auto& [name, calls] : res.algorithms) algs[name] = calls;
+    j["collective_algorithms"] = algs;
+    nlohmann::json summary = nlohmann::json::object();
+    for (const mpi::AppResult& x : rep.summary) summary[x.key] = x.value;
+    j["app_summary"] = summary;
+    if (res.has_io) j["io"] = io_json(res.io);
+    if (!t.jitter.empty()) {
+        Time sum, most;
+        for (const auto& r : res.ranks) sum += r.jitter, most = max(most, r.jitter);
+        j["jitter"] = {{"total_s", sum.seconds()}, {"max_per_rank_s", most.seconds()}};
+    }
+    if (per_rank) {
+        nlohmann::json pr = nlohmann::json::array();
+        for (std::size_t r = 0; r < res.ranks.size(); ++r) {
+            const auto& loc = res.placement[r];
+            pr.push_back({{"rank", r},
+                          {"node", t.nodes[loc.node].name},
+                          {"socket", loc.socket},
+                          {"core", loc.core},
+                          {"finish_s", res.ranks[r].finish.seconds()},
+                          {"bytes_sent", res.ranks[r].bytes_sent},
+                          {"bytes_received", res.ranks[r].bytes_received},
+                          {"jitter_s", res.ranks[r].jitter.seconds()}});
+        }
+        j["per_rank"] = pr;
+    }
+    return j;
+}
+
+void render_text(const RunReport& rep, std::ostream& out) {
+    const topo::Topology& t = *rep.topology;
+    const mpi::SimulationResult& res = *rep.result;
+    const double eps = events_per_s(res);
+    out << fmt::format("clustersim run: model {} ({} nodes), app {}\n", rep.model, t.nodes.size(),
+                       rep.app_line);
+    out << fmt::format("  {} ranks placed {}", rep.ranks, rep.placement);
+    const std::size_t show = std::min<std::size_t>(res.placement.size(), 4);
+    for (std::size_t r = 0; r < show; ++r) {
+        const auto& loc = res.placement[r];
+        out << fmt::format("{} rank {} on {} socket {} core {}", r == 0 ? ":" : ",", r,
+                           t.nodes[loc.node].name, loc.socket, loc.core);
+    }
+    out << (res.placement.size() > show ? ", ...\n" : "\n");
+    out << fmt::format("\n  simulated time     {}\n", format_time(res.simulated));
+    for (const mpi::AppResult& x : rep.summary)
+        out << fmt::format("  {:<18} {}\n", x.label, x.text);
+    if (t.settings.model == topo::NetworkModel::Analytic) {
+        out << fmt::format("  network model      {} (analytic{})\n", t.comm.model,
+                           t.comm.collectives_as_messages ? ", collectives as messages"
+                                                          : ", collectives timed as a whole");
+        out << fmt::format(
+            "  messages           {} ({} delivered; {} waited for a bus or link, {} in all)\n",
+            with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
+            with_commas(res.network.messages_waited), format_time(res.network.resource_wait));
+    } else if (t.settings.model == topo::NetworkModel::Fluid) {
+        out << fmt::format(
+            "  messages           {} ({} delivered in {} flows, {} rate recomputations)\n",
+            with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
+            with_commas(res.network.packets), with_commas(res.network.packet_hops));
+    } else {
+        out << fmt::format("  messages           {} ({} delivered in {} packets, {} packet hops)\n",
+                           with_commas(res.network.messages_delivered),
+                           format_size(res.network.bytes_delivered),
+                           with_commas(res.network.packets), with_commas(res.network.packet_hops));
+    }
+    if (!t.jitter.empty()) {
+        // OS jitter met by the ranks' CPU work (the model's <jitter> elements).
+        Time sum, most;
+        std::size_t worst = 0;
+        for (std::size_t r = 0; r < res.ranks.size(); ++r) {
+            sum += res.ranks[r].jitter;
+            if (res.ranks[r].jitter > most) most = res.ranks[r].jitter, worst = r;
+        }
+        const Time mean = res.ranks.empty()
+                              ? Time::zero()
+                              : Time::ps(sum.ps() / static_cast<std::int64_t>(res.ranks.size()));
+        out << fmt::format("  OS jitter          {} per rank on average, at most {} (rank {})\n",
+                           format_time(mean), format_time(most), worst);
+    }
+    if (res.has_io) print_io(res.io, out);
+    const auto totals = op_totals(res);
+    std::size_t wop = 14;  // "operation" column: as wide as the longest name shown
+    for (int k = 0; k < mpi::kStatKinds; ++k)
+        if (totals[k].count > 0) wop = std::max(wop, std::string(mpi::stat_name(k)).size());
+    out << fmt::format("\n  {:<{}} {:>9}   {:>21}   bytes\n", "operation", wop, "count",
+                       "time (sum over ranks)");
+    for (int k = 0; k < mpi::kStatKinds; ++k) {
+        const mpi::OpStats& total = totals[k];
+        if (total.count == 0) continue;
+        out << fmt::format("  {:<{}} {:>9}   {:>21}   {}\n", mpi::stat_name(k), wop,
+                           with_commas(total.count), format_time(total.time),
+                           format_size(total.bytes));
+    }
+    if (!res.algorithms.empty()) {
+        out << "\n  collective algorithm          calls\n";
+        for (const auto& [name, calls] : res.algorithms)
+            out << fmt::format("  {:<28} {:>6}\n", name, with_commas(calls));
+    }
+    out << fmt::format(
+        "\n  simulator: {} events in {:.3f} s wall ({:.1f} M events/s), model load {:.3f} s, "
+        "peak memory {}\n",
+        with_commas(res.events), res.wall_seconds, eps / 1e6, rep.model_load_s,
+        format_size(rep.peak_memory_bytes));
+}
+
+}  // namespace clustersim::run

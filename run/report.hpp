@@ -1,0 +1,43 @@
+// The report of one run: what `clustersim run` prints, as text (the summary) or as one JSON
+// object (--json). cmd_run (tools/run_command.cpp) fills a RunReport and picks a renderer.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collectives/apps.hpp"
+#include "run/simulation.hpp"
+#include "topologies/topology.hpp"
+
+namespace clustersim::run {
+
+struct RunReport {
+    std::string model;              // the model file as given
+    std::vector<std::string> apps;  // the --app specs as given
+    // The text header's app list: "pingpong:size=1MiB" or "trace:x.cstrace (4 ranks, 1,024
+    // events) + stream:size=1KiB".
+    std::string app_line;
+    std::uint32_t ranks = 0;
+    std::string placement;  // --placement as given
+    std::string network;    // --network as given ("" = the model's)
+    const topo::Topology* topology = nullptr;
+    const mpi::SimulationResult* result = nullptr;
+    std::vector<mpi::AppResult> summary;  // the built-in apps' own results, in app order
+    double model_load_s = 0;
+    std::uint64_t peak_memory_bytes = 0;
+};
+
+// The summary of `clustersim run` (README.md, "What the first command prints").
+void render_text(const RunReport& report, std::ostream& out);
+// One JSON object (docs/schema: the run JSON Schema); `per_rank` adds the per-rank array.
+nlohmann::json render_json(const RunReport& report, bool per_rank);
+
+// The network model's name for the report: `--network` as given, else the model's: "packet",
+// "fluid", or the analytic model's name ("bus_only").
+std::string report_network_name(const RunReport& report);
+
+}  // namespace clustersim::run

@@ -1,0 +1,218 @@
+// Adding a model is one class and one registration line: this file registers a toy network
+// model and a toy analytic communication model from here, through the registries alone (no
+// edit anywhere else), and runs them through the `clustersim` command line in this process
+// (tools/cli.hpp's main), checking the simulated times against closed forms.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/comm_model.hpp"
+#include "models/transport.hpp"
+#include "run/network_models.hpp"
+#include "simulator/engine.hpp"
+#include "simulator/units.hpp"
+#include "tools/cli.hpp"
+
+namespace {
+
+using namespace clustersim;
+
+// A toy network: every message takes latency + bytes / bandwidth, whatever the route and
+// whatever else is in flight (no contention). It has left its sender after bytes / bandwidth.
+class ToyWire final : public Component, public net::Transport {
+  public:
+    ToyWire(Engine& engine, net::NetworkClient& client, Time latency, Bandwidth bandwidth)
+        : engine_(engine), client_(client), latency_(latency), bandwidth_(bandwidth) {
+        id_ = engine_.add(*this);
+    }
+    void send(net::VertexId, net::VertexId, std::uint64_t bytes, std::uint64_t cookie,
+              bool notify_injected) override {
+        const Time transfer = transfer_time(bytes, bandwidth_);
+        ++stats_.messages_sent;
+        stats_.bytes_sent += bytes;
+        if (notify_injected) engine_.schedule_in(transfer, id_, kInjected, cookie);
+        engine_.schedule_in(transfer + latency_, id_, kDelivered, cookie);
+        bytes_in_flight_.emplace(cookie, bytes);
+    }
+    const net::NetworkStats& stats() const override { return stats_; }
+    std::vector<std::uint64_t> edge_bytes() const override { return {}; }
+    void handle(Engine&, const Event& e) override {
+        if (e.kind == kInjected) {
+            client_.message_injected(e.data);
+            return;
+        }
+        ++stats_.messages_delivered;
+        const auto it = bytes_in_flight_.find(e.data);
+        stats_.bytes_delivered += it->second;
+        bytes_in_flight_.erase(it);
+        client_.message_delivered(e.data);
+    }
+    std::string name() const override { return "toy wire"; }
+
+  private:
+    enum : std::uint32_t { kInjected, kDelivered };
+    Engine& engine_;
+    net::NetworkClient& client_;
+    Time latency_;
+    Bandwidth bandwidth_;
+    ComponentId id_ = 0;
+    net::NetworkStats stats_;
+    std::unordered_multimap<std::uint64_t, std::uint64_t> bytes_in_flight_;  // cookie -> bytes
+};
+
+// A toy analytic model: a message's transfer takes twice the pair's bandwidth time, then its
+// latency; no resources held.
+class ToyDouble final : public comm::CommModel {
+  public:
+    std::string_view name() const override { return "toy_double"; }
+    comm::Plan plan(const comm::Message& m, const comm::Resources&) const override {
+        comm::Plan p;
+        p.transfer = m.transfer() + m.transfer();
+        p.latency = m.cost.latency;
+        return p;
+    }
+};
+
+// The two registration lines.
+const bool registered = [] {
+    run::network_models().add(
+        {"toy_wire",
+         "toy: latency + size / bandwidth per message, no route, no contention",
+         {{"latency", "time", "s", "1us", "one-way latency"},
+          {"bandwidth", "bandwidth", "B/s", "1GB/s", "transfer rate"}},
+         nullptr,
+         [](const run::TransportContext& c) -> std::unique_ptr<net::Transport> {
+             Time latency = parse_time("1us");
+             Bandwidth bandwidth = parse_bandwidth("1GB/s");
+             for (const KeyValue& kv : c.params) {
+                 if (kv.key == "latency") latency = parse_time(kv.value);
+                 if (kv.key == "bandwidth") bandwidth = parse_bandwidth(kv.value);
+             }
+             return std::make_unique<ToyWire>(c.engine, c.client, latency, bandwidth);
+         }});
+    comm::comm_models().add({"toy_double", "toy: analytic, twice the bandwidth time",
+                             [] { return std::make_unique<ToyDouble>(); }});
+    return true;
+}();
+
+struct CliResult {
+    int code = -1;
+    std::string out, err;
+};
+
+// `clustersim ARGS...` in this process, where the toy models are registered.
+CliResult clustersim(std::vector<std::string> args) {
+    args.insert(args.begin(), "clustersim");
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    CliResult r;
+    r.code = cli::main(static_cast<int>(args.size()), argv.data());
+    r.out = ::testing::internal::GetCapturedStdout();
+    r.err = ::testing::internal::GetCapturedStderr();
+    return r;
+}
+
+const std::string kModel =
+    std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/two-nodes.xml";
+
+nlohmann::json run_json(const std::string& network, const std::string& app) {
+    const CliResult r = clustersim({"run", kModel, "--app", app, "--network", network, "--json"});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
+TEST(RegistryToy, ToyNetworkModelRunsThroughTheCommandLine) {
+    ASSERT_TRUE(registered);
+    // 5 round trips of 1000 B, one way = 3 us + 1000 B / (10^9 B/s) = 4 us: 40 us.
+    const nlohmann::json j =
+        run_json("toy_wire:latency=3us,bandwidth=1GB/s", "pingpong:size=1000B,iterations=5");
+    ASSERT_FALSE(j.is_null());
+    EXPECT_EQ(j["simulated_time_ps"].get<std::int64_t>(), 40'000'000);
+    EXPECT_EQ(j["network"]["model"], "toy_wire:latency=3us,bandwidth=1GB/s");
+    EXPECT_EQ(j["network"]["messages"].get<std::uint64_t>(), 10u);
+    EXPECT_EQ(j["network"]["bytes_sent"], j["network"]["bytes_delivered"]);
+    EXPECT_EQ(j["network"]["bytes_delivered"].get<std::uint64_t>(), 10'000u);
+    // Its defaults (1 us, 1 GB/s): one way 2 us, 20 us in all.
+    const nlohmann::json d = run_json("toy_wire", "pingpong:size=1000B,iterations=5");
+    ASSERT_FALSE(d.is_null());
+    EXPECT_EQ(d["simulated_time_ps"].get<std::int64_t>(), 20'000'000);
+}
+
+TEST(RegistryToy, ToyCommModelIsANetworkModelWithTheAnalyticParameters) {
+    // One way = 2 x 1000 B / (10^9 B/s) + 3 us = 5 us; 5 round trips: 50 us.
+    const nlohmann::json j =
+        run_json("toy_double:latency=3us,bandwidth=1GB/s", "pingpong:size=1000B,iterations=5");
+    ASSERT_FALSE(j.is_null());
+    EXPECT_EQ(j["simulated_time_ps"].get<std::int64_t>(), 50'000'000);
+    EXPECT_EQ(j["network"]["messages"].get<std::uint64_t>(), 10u);
+    // The same run under `simple` (one bandwidth time): 4 us one way, 40 us.
+    const nlohmann::json s =
+        run_json("simple:latency=3us,bandwidth=1GB/s", "pingpong:size=1000B,iterations=5");
+    ASSERT_FALSE(s.is_null());
+    EXPECT_EQ(s["simulated_time_ps"].get<std::int64_t>(), 40'000'000);
+}
+
+TEST(RegistryToy, ListShowsTheToysWithTheirParameters) {
+    const CliResult r = clustersim({"list", "models"});
+    ASSERT_EQ(r.code, 0);
+    EXPECT_NE(r.out.find("toy_wire"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("latency    time (s), default 1us: one-way latency"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("toy_double"), std::string::npos) << r.out;
+    const CliResult nets = clustersim({"list", "networks"});
+    EXPECT_NE(nets.out.find("toy_wire"), std::string::npos) << nets.out;
+}
+
+TEST(RegistryToy, ToyParametersAreCheckedAgainstTheRegistry) {
+    const CliResult r = clustersim({"run", kModel, "--app", "pingpong:size=1000B", "--network",
+                                    "toy_wire:colour=red", "--json"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--network: 'toy_wire:colour=red': unknown parameter 'colour'; expected "
+                         "latency or bandwidth"),
+              std::string::npos)
+        << r.err;
+    const CliResult twice = clustersim(
+        {"run", kModel, "--app", "pingpong:size=1000B", "--network", "toy_doubel", "--json"});
+    EXPECT_EQ(twice.code, 2);
+    EXPECT_NE(twice.err.find("did you mean 'toy_double'?"), std::string::npos) << twice.err;
+    EXPECT_THROW(run::network_models().add({"toy_double",
+                                            "again",
+                                            {},
+                                            nullptr,
+                                            [](const run::TransportContext&) {
+                                                return std::unique_ptr<net::Transport>();
+                                            }}),
+                 std::logic_error);
+}
+
+}  // namespace
+
+namespace {
+
+// The run layer's error mapping: an error of one rank's operation (collectives/rank_error.hpp)
+// names the trace and the record, counted from 1 among that rank's records. every-kind.trace's
+// rank 1 uses communicator 2 in its third record; after a 2-rank pingpong it is world rank 3.
+TEST(RunLayer, RankErrorNamesTheTraceAndRecord) {
+    const std::string trace =
+        std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/traces/every-kind.trace";
+    const std::string model =
+        std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/figure5-io-8.xml";
+    const CliResult r =
+        clustersim({"run", model, "--app", "pingpong:size=1KiB", "--app", "trace:" + trace});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("every-kind.trace: rank 3 uses communicator 2 that it does not have "
+                         "(record 3 of rank 1)"),
+              std::string::npos)
+        << r.err;
+}
+
+}  // namespace
