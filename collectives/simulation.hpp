@@ -40,7 +40,7 @@ void check_routes(const topo::Topology& topology, topo::Router& router,
 
 struct SimulationOptions {
     std::vector<std::string> algorithm_overrides;  // "bcast=binomial" (--algorithm)
-    std::string mpi_profile;  // --mpi: "openmpi-4.1", "mpich-4", "simgrid" ("" = the model's, or none)
+    std::string mpi_profile;  // --mpi: openmpi-4.1, mpich-4, simgrid ("": the model's, or none)
     std::uint64_t seed = 1;   // random choices (Valiant routing)
     // Builds the parallel file system (iosys::io_factory()); empty: no MPI-IO in this run.
     IoFactory io;
