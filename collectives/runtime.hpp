@@ -110,6 +110,10 @@ class OpObserver {
 
 struct RuntimeConfig {
     std::uint64_t eager_threshold = 64 * 1024;
+    // Bytes the network carries with every message's payload on top of it (eager messages
+    // and rendezvous data; not the zero-byte control messages): SimGrid's SMPI adds a 16-byte
+    // MPI envelope (tag, destination, communicator) to each message (--mpi simgrid).
+    std::uint64_t envelope_bytes = 0;
     std::uint64_t reduce_instructions_per_byte = 1;
     Bandwidth reduce_bandwidth = kInfiniteBandwidth;  // finite: wins over instructions/byte
     Bandwidth copy_bandwidth = kInfiniteBandwidth;    // finite: a rank's own-block copies cost

@@ -521,10 +521,63 @@ ProfileChoice mpich_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
     return {""};
 }
 
+// SimGrid 3.32's SMPI with its default settings (smpi/coll-selector "default",
+// src/smpi/colls/smpi_default_selector.cpp): naive linear algorithms built on its
+// nonblocking collectives (smpi_nbc_impl.cpp), the binomial bcast, and Open MPI's fixed rules
+// for alltoall (alltoall__ompi) with SimGrid's own mapping of their numbers.
+ProfileChoice simgrid_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
+    switch (op) {
+        case CollOp::Barrier:  // barrier__ompi_basic_linear
+            return {"linear"};
+        case CollOp::Bcast:  // bcast__binomial_tree
+            return {"binomial"};
+        case CollOp::Reduce:  // ireduce: every rank sends to the root at once
+            return {"linear"};
+        case CollOp::Allreduce:  // reduce__default then bcast__default
+            return {"linear_reduce_bcast"};
+        case CollOp::Gather:  // igather, igatherv, iscatter, iscatterv: linear
+        case CollOp::Gatherv:
+        case CollOp::Scatter:
+        case CollOp::Scatterv:
+            return {"linear"};
+        case CollOp::Allgather:  // iallgather, iallgatherv: every rank to every rank
+        case CollOp::Allgatherv:
+            return {"direct"};
+        case CollOp::Alltoall:
+            // alltoall__ompi's table (Open MPI 4.1's) with SimGrid's functions: 1 basic_linear,
+            // 2 pair (XOR exchanges, 2^k ranks only), 3 bruck, 4 linear_sync and 5 two_proc
+            // both basic_linear.
+            switch (lookup(ompi_alltoall(), p, bytes)) {
+                case 2:
+                    return {power_of_two(p) ? "pairwise_xor" : "pairwise"};
+                case 3:
+                    return {"bruck"};
+                default:
+                    return {"linear"};
+            }
+        case CollOp::Alltoallv:  // ialltoallv: every send and receive posted at once
+        case CollOp::Alltoallw:
+            return {"linear"};
+        case CollOp::ReduceScatter:  // reduce__default then scatterv (equal blocks)
+        case CollOp::ReduceScatterBlock:
+            return {"reduce_scatter"};
+        case CollOp::Scan:  // colls::scan / exscan: to every higher rank at once
+        case CollOp::Exscan:
+            return {"direct"};
+        case CollOp::NeighborAllgather:
+        case CollOp::NeighborAllgatherv:
+        case CollOp::NeighborAlltoall:
+        case CollOp::NeighborAlltoallv:
+        case CollOp::NeighborAlltoallw:
+            return {"linear"};
+    }
+    return {""};
+}
+
 }  // namespace
 
 const std::vector<std::string>& profile_names() {
-    static const std::vector<std::string> names{"openmpi-4.1", "mpich-4"};
+    static const std::vector<std::string> names{"openmpi-4.1", "mpich-4", "simgrid"};
     return names;
 }
 
@@ -532,6 +585,7 @@ ProfileChoice profile_choice(const std::string& profile, CollOp op, std::uint64_
                              std::int32_t comm_size) {
     if (profile == "openmpi-4.1") return ompi_choice(op, bytes, comm_size);
     if (profile == "mpich-4") return mpich_choice(op, bytes, comm_size);
+    if (profile == "simgrid") return simgrid_choice(op, bytes, comm_size);
     return {""};
 }
 

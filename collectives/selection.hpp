@@ -1,8 +1,8 @@
 // Which algorithm runs a collective call: the model's <collectives> rules (by operation
 // and size range, first match wins), overridden per operation on the command line
 // (--algorithm bcast=binomial), then the decision profile of a real MPI library when one is
-// named (--mpi openmpi-4.1 / mpich-4, or <collectives profile="...">), falling back to the
-// default table below (MPICH-like).
+// named (--mpi openmpi-4.1 / mpich-4 / simgrid, or <collectives profile="...">), falling back to
+// the default table below (MPICH-like).
 //
 // Default table (size = what one rank passes, p = communicator size):
 //   barrier         dissemination
@@ -39,13 +39,16 @@ struct Choice {
 //                0 (no segmentation) from these rules, so a segmented algorithm runs whole.
 //   mpich-4      MPICH 4's default selection (its built-in coll_selection.json) for
 //                intra-communicators and commutative built-in operations.
+//   simgrid      SimGrid 3.32 SMPI's `default` collective selector (smpi_default_selector.cpp):
+//                linear algorithms, binomial bcast, Open MPI's rules for alltoall. The runtime
+//                also sends eagerly with a 16-byte envelope under it (simulation.cpp).
 struct ProfileChoice {
     std::string name;
     std::uint64_t segment = 0;
 };
 ProfileChoice profile_choice(const std::string& profile, CollOp op, std::uint64_t bytes,
                              std::int32_t comm_size);
-// The profiles profile_choice knows: "openmpi-4.1, mpich-4".
+// The profiles profile_choice knows: "openmpi-4.1", "mpich-4", "simgrid".
 const std::vector<std::string>& profile_names();
 // A Markdown table of what `profile` chooses for bcast, allreduce, alltoall and allgather at
 // 2, 16, 128 and 1024 ranks and 8 B, 64 KiB and 8 MiB per rank (collectives/README.md shows

@@ -20,8 +20,12 @@ namespace clustersim::mpi {
 
 namespace {
 // The runtime's settings from the model: eager threshold, and the collectives' local work
-// (instructions per byte, or measured rates, or measured rate curves).
-RuntimeConfig local_work_config(const topo::Topology& t) {
+// (instructions per byte, or measured rates, or measured rate curves). The `simgrid` profile
+// (--mpi simgrid) takes SimGrid's SMPI defaults over the model's: every message sent eagerly
+// (SimGrid has no rendezvous handshake), a 16-byte envelope on each, and no reduction work
+// inside collectives (SimGrid's replay reduces with MPI_OP_NULL; a TI trace's reduction
+// flops are compute records of their own, traces/simgrid_ti.cpp).
+RuntimeConfig local_work_config(const topo::Topology& t, const std::string& profile) {
     RuntimeConfig c;
     c.eager_threshold = t.settings.eager_threshold;
     c.reduce_instructions_per_byte = t.mpi.reduce_instructions_per_byte;
@@ -34,6 +38,11 @@ RuntimeConfig local_work_config(const topo::Topology& t) {
     c.post_overhead = t.mpi.post_overhead;
     c.comm_create_modelled = t.mpi.comm_create_modelled;
     c.comm_create_local = t.mpi.comm_create_local;
+    if (profile == "simgrid") {
+        c.eager_threshold = UINT64_MAX;
+        c.envelope_bytes = 16;
+        c.reduce_instructions_per_byte = 0;
+    }
     return c;
 }
 }  // namespace
@@ -283,8 +292,10 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
             speeds[r] = t.nodes[ranks[r].node].sockets[ranks[r].socket].speed;
         app->set_core_speeds(speeds);
     }
-    Runtime runtime(engine, network, cpus, ranks, std::move(rank_core), selection,
-                    local_work_config(t), program);
+    Runtime runtime(
+        engine, network, cpus, ranks, std::move(rank_core), selection,
+        local_work_config(t, options.mpi_profile.empty() ? t.mpi.profile : options.mpi_profile),
+        program);
     forward.rt = &runtime;
     runtime.set_observer(options.observer);
     runtime.set_apps(options.app_sizes);

@@ -90,8 +90,9 @@ TEST(CliBadInput, BadSegmentInTheAlgorithmFlag) {
 }
 
 TEST(CliBadInput, UnknownMpiProfile) {
-    expect_bad_input("run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 --mpi lam",
-                     "--mpi: unknown MPI profile 'lam'; expected one of: openmpi-4.1, mpich-4");
+    expect_bad_input(
+        "run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 --mpi lam",
+        "--mpi: unknown MPI profile 'lam'; expected one of: openmpi-4.1, mpich-4, simgrid");
 }
 
 TEST(Cli, GeneratedModelsValidateAndRun) {

@@ -470,7 +470,7 @@ int main(int argc, char** argv) {
                     "bcast=pipeline:segment=64KiB, write_all=two_phase (repeatable)");
     run->add_option("--mpi", r.mpi,
                     "choose collective algorithms (and segment sizes) per call as an MPI "
-                    "library's default decision rules do: openmpi-4.1, mpich-4 (--algorithm "
+                    "library's default decision rules do: openmpi-4.1, mpich-4, simgrid (--algorithm "
                     "still wins)");
     run->add_option("--network", r.network,
                     "network model: packet, cut-through, fluid, or an analytic communication "

@@ -13,7 +13,7 @@ struct RunFlags {
     std::vector<std::uint32_t> ranks;
     bool json = false, per_rank = false, oversubscribe = false, skip_unknown = false;
     std::vector<std::string> algorithms;
-    std::string mpi;  // --mpi: decision profile (openmpi-4.1, mpich-4)
+    std::string mpi;  // --mpi: decision profile (openmpi-4.1, mpich-4, simgrid)
     std::string network;
     std::string cache;
     std::uint64_t seed = 1;

@@ -35,11 +35,15 @@ namespace fs = std::filesystem;
 using mpi::CollOp;
 using mpi::OpKind;
 
-constexpr std::array<std::string_view, 28> kActions{
+constexpr std::array<std::string_view, 31> kActions{
     "init",     "finalize",  "comm_size",  "comm_split",    "comm_dup", "send",    "isend",
     "recv",     "irecv",     "test",       "wait",          "waitall",  "barrier", "bcast",
     "reduce",   "allreduce", "alltoall",   "alltoallv",     "gather",   "gatherv", "scatter",
-    "scatterv", "allgather", "allgatherv", "reducescatter", "compute",  "sleep",   "location"};
+    "scatterv", "allgather", "allgatherv", "reducescatter", "compute",  "sleep",   "location",
+    "scan",     "exscan",    "sendrecv"};
+// The S4U actor-replay examples' I/O actions (examples/cpp/replay-io): recognised so the
+// error says why they are refused.
+constexpr std::array<std::string_view, 4> kIoActions{"open", "read", "write", "close"};
 
 std::string lower(std::string_view s) {
     std::string out(s);
@@ -51,6 +55,10 @@ std::string lower(std::string_view s) {
 bool known_action(std::string_view word) {
     const std::string w = lower(word);
     return std::find(kActions.begin(), kActions.end(), w) != kActions.end();
+}
+
+bool io_action(std::string_view word) {
+    return std::find(kIoActions.begin(), kIoActions.end(), word) != kIoActions.end();
 }
 
 bool is_space(char c) {
@@ -83,11 +91,18 @@ bool parse_rank_field(std::string_view tok, std::int64_t& out) {
     return ec == std::errc() && p == tok.data() + tok.size() && out <= (1 << 24);
 }
 
-// True if the line is `<int> <known action> ...`.
+// An S4U actor-replay actor name: `p<N>` (SimGrid's examples/cpp/replay-comm), rank N.
+bool parse_actor_field(std::string_view tok, std::int64_t& out) {
+    return tok.size() >= 2 && tok[0] == 'p' && parse_rank_field(tok.substr(1), out);
+}
+
+// True if the line is `<int> <known action> ...` (SMPI) or `p<int> <action> ...` (S4U).
 bool looks_like_action(std::string_view line) {
     const auto toks = split(line);
     std::int64_t r = 0;
-    return toks.size() >= 2 && parse_rank_field(toks[0], r) && known_action(toks[1]);
+    if (toks.size() < 2) return false;
+    if (parse_rank_field(toks[0], r)) return known_action(toks[1]);
+    return parse_actor_field(toks[0], r) && (known_action(toks[1]) || io_action(toks[1]));
 }
 
 // The first line of `text` that is neither empty nor a comment.
@@ -241,6 +256,10 @@ class Parser {
     // ---- mapping ---------------------------------------------------------------------------
     void map(const Line& l);
     void p2p(const Line& l, bool send, bool nonblocking);
+    void sendrecv(const Line& l);
+    void reduction_compute(const Line& l, std::size_t i);
+    bool s4u(const Line& l);
+    std::int32_t actor_arg(const Line& l, std::size_t i, const char* what) const;
     void wait(const Line& l);
     void wait_all(std::int32_t rank);
     void collective(const Line& l, CollOp op, std::uint64_t bytes, std::int32_t root = 0,
@@ -268,6 +287,13 @@ class Parser {
     const ReadOptions& options_;
     ReadReport& report_;
     bool index_ = false;
+    bool actors_ = false;  // S4U actor-replay form: `p<N> <action> ...`
+    int pass_ = 1;
+    std::uint64_t foreign_lines_ = 0;  // index: lines of another rank, skipped (as SimGrid)
+    // S4U form: the sizes of each (sender, receiver) pair's sends, in order; a `recv <src>`
+    // names no size and takes the next one.
+    std::map<std::pair<std::int32_t, std::int32_t>, std::vector<std::uint64_t>> s4u_sends_;
+    std::map<std::pair<std::int32_t, std::int32_t>, std::size_t> s4u_taken_;
     std::vector<std::string> files_;  // index mode: rank i's file; else the one file
     std::int32_t ranks_ = 0;
     std::int64_t comm_size_ = 0;  // the largest comm_size seen
@@ -291,6 +317,12 @@ void Parser::open_inputs() {
     // file, or a single word (a missing file, reported below).
     const auto toks = split(first);
     std::int64_t rank = 0;
+    if (toks.size() >= 2 && parse_actor_field(toks[0], rank) &&
+        resolve_entry(source_, first).path.empty()) {
+        actors_ = true;  // S4U: `p0 recv p1`
+        files_.push_back(source_);
+        return;
+    }
     if ((toks.size() >= 2 && parse_rank_field(toks[0], rank)) ||
         (toks.size() >= 2 && resolve_entry(source_, first).path.empty())) {
         files_.push_back(source_);
@@ -320,6 +352,12 @@ void Parser::open_inputs() {
         report_.inputs.push_back(r.path.string());
     }
     if (files_.empty()) throw InputError(source_, 0, "empty SimGrid TI index: no trace files");
+    // smpirun -replay: an index of one line is one trace shared by every process (each takes
+    // the lines of its rank); more lines give rank i the i-th file.
+    if (files_.size() == 1) index_ = false;
+    const auto first_toks = split(first_content_line(read_head(files_[0])));
+    std::int64_t r = 0;
+    if (!first_toks.empty() && parse_actor_field(first_toks[0], r)) actors_ = true;
 }
 
 // Calls f(line) for every action line of every input, in order (index: rank by rank).
@@ -340,17 +378,22 @@ void Parser::for_each_line(F&& f) {
             if (t.empty() || t.front() == '#') continue;
             const auto toks = split(t);
             std::int64_t rank = 0;
-            if (!parse_rank_field(toks[0], rank))
-                fail(l, fmt::format("expected '<rank> <action> [<arguments>]', got '{}' ('{}' is "
-                                    "not a rank number)",
-                                    t, toks[0]));
+            if (actors_ ? !parse_actor_field(toks[0], rank) : !parse_rank_field(toks[0], rank))
+                fail(l, actors_ ? fmt::format("expected '<actor> <action> [<arguments>]' with "
+                                              "actors named p0, p1, ..., got '{}' ('{}' is not "
+                                              "such a name)",
+                                              t, toks[0])
+                                : fmt::format("expected '<rank> <action> [<arguments>]', got "
+                                              "'{}' ('{}' is not a rank number)",
+                                              t, toks[0]));
             if (toks.size() < 2)
                 fail(l,
                      fmt::format("rank {}: expected an action after the rank, got nothing", rank));
-            if (index_ && rank != static_cast<std::int64_t>(fi))
-                fail(l, fmt::format("rank field {} does not match the file's rank {} (line {} "
-                                    "of index '{}')",
-                                    rank, fi, fi + 1, source_));
+            if (index_ && rank != static_cast<std::int64_t>(fi)) {
+                // SimGrid's replay_runner: "Ignore trace element not for me".
+                if (pass_ == 1) ++foreign_lines_;
+                continue;
+            }
             l.rank = static_cast<std::int32_t>(rank);
             l.action = lower(toks[1]);
             l.args.assign(toks.begin() + 2, toks.end());
@@ -377,7 +420,18 @@ void Parser::first_pass() {
              l.action == "irecv")) {
             // A per-rank file read on its own: its peers are ranks too.
             std::int64_t peer = 0;
-            if (parse_rank_field(l.args[0], peer)) max_peer = std::max(max_peer, peer);
+            if (actors_ ? parse_actor_field(l.args[0], peer) : parse_rank_field(l.args[0], peer))
+                max_peer = std::max(max_peer, peer);
+        }
+        if (actors_ && l.action == "send" && l.args.size() == 2) {
+            std::int64_t dst = 0;
+            char* end = nullptr;
+            const std::string size(l.args[1]);
+            const double v = std::strtod(size.c_str(), &end);
+            if (parse_actor_field(l.args[0], dst) && end == size.c_str() + size.size() && v >= 0 &&
+                v <= 1e18 && v == std::floor(v))
+                s4u_sends_[{l.rank, static_cast<std::int32_t>(dst)}].push_back(
+                    static_cast<std::uint64_t>(v));
         }
         if (l.action == "init") {
             dtype[r] = l.args.empty() ? 1 : 8;
@@ -747,7 +801,100 @@ void Parser::wait_all(std::int32_t rank) {
     s.outstanding.clear();
 }
 
+// SimGrid's replay runs a reduction's flops on each rank after the collective (an exec of
+// `comp_size` flops): a Compute record right after it, one flop an instruction.
+void Parser::reduction_compute(const Line& l, std::size_t i) {
+    const double flops = std::round(real(l, i, "flop count"));
+    if (flops > 1.8e19)
+        fail(l, fmt::format("rank {}: {}: {} flops is too large", l.rank, l.action, l.args[i]));
+    if (flops == 0) return;
+    note("comp",
+         "reduce/allreduce/reducescatter/scan/exscan: the reduction's flops run as a compute "
+         "after the collective, as SimGrid's replay does; under --mpi simgrid the collective "
+         "itself charges nothing more (reduce-instructions-per-byte 0), under other profiles "
+         "the model's reduce-instructions-per-byte is charged as well");
+    Record r;
+    r.kind = OpKind::Compute;
+    r.instructions = static_cast<std::uint64_t>(flops);
+    append(l.rank, r);
+}
+
+// sendRecv <send-count> <dst> <recv-count> <src> [<send-datatype> [<recv-datatype>]]
+// (SimGrid's SendRecvParser; both directions with tag 0).
+void Parser::sendrecv(const Line& l) {
+    RankState& s = state_[static_cast<std::size_t>(l.rank)];
+    arity(l, 4, 6,
+          "sendrecv <send-size> <dst> <recv-size> <src> [<send-datatype> [<recv-datatype>]]");
+    const std::uint64_t send = amount(l, 0, "send size");
+    const std::int32_t dst = rank_arg(l, 1, "destination");
+    const std::uint64_t recv = amount(l, 2, "receive size");
+    const std::int32_t src = rank_arg(l, 3, "source", true);
+    const std::uint64_t dt1 = dtype(l, 4, s.dtype), dt2 = dtype(l, 5, dt1);
+    Record r;
+    r.kind = OpKind::Sendrecv;
+    r.peer = dst;
+    r.bytes = bytes(l, send, dt1);
+    r.peer2 = src;
+    r.bytes2 = bytes(l, recv, dt2);
+    append(l.rank, r);
+}
+
+std::int32_t Parser::actor_arg(const Line& l, std::size_t i, const char* what) const {
+    std::int64_t v = 0;
+    if (!parse_actor_field(l.args[i], v))
+        fail(l, fmt::format("rank {}: {}: malformed {} '{}'; expected an actor name p0, p1, ...",
+                            l.rank, l.action, what, l.args[i]));
+    if (v >= ranks_)
+        fail(l, fmt::format("rank {}: {}: {} p{} is out of range; expected p0..p{} ({} actors)",
+                            l.rank, l.action, what, v, ranks_ - 1, ranks_));
+    return static_cast<std::int32_t>(v);
+}
+
+// The S4U actor-replay form (SimGrid's examples/cpp/replay-comm): `send <dst> <bytes>` (a
+// mailbox put: blocking), `recv <src>` (the size is the matching send's), `compute <flops>`
+// and `sleep <s>` as in SMPI traces. True if the line was handled here.
+bool Parser::s4u(const Line& l) {
+    const std::string& a = l.action;
+    if (a == "compute" || a == "sleep") return false;
+    if (a == "send") {
+        arity(l, 2, 2, "send <dst> <bytes>");
+        const std::int32_t dst = actor_arg(l, 0, "destination");
+        Record r;
+        r.kind = OpKind::Send;
+        r.peer = dst;
+        r.bytes = amount(l, 1, "size");
+        append(l.rank, r);
+        return true;
+    }
+    if (a == "recv") {
+        arity(l, 1, 1, "recv <src>");
+        const std::int32_t src = actor_arg(l, 0, "source");
+        const auto key = std::pair<std::int32_t, std::int32_t>(src, l.rank);
+        const auto it = s4u_sends_.find(key);
+        std::size_t& taken = s4u_taken_[key];
+        if (it == s4u_sends_.end() || taken >= it->second.size())
+            fail(l, fmt::format("rank {}: recv: p{} sends p{} only {} message{}; this is receive "
+                                "{} (an S4U recv takes the size of the matching send)",
+                                l.rank, src, l.rank, taken, taken == 1 ? "" : "s", taken + 1));
+        Record r;
+        r.kind = OpKind::Recv;
+        r.peer = src;
+        r.bytes = it->second[taken++];
+        append(l.rank, r);
+        return true;
+    }
+    if (io_action(a))
+        fail(l, fmt::format("rank {}: S4U I/O action '{}' is not supported: it acts on a host's "
+                            "local disk (examples/cpp/replay-io), which clustersim's MPI-IO "
+                            "file system has no counterpart for",
+                            l.rank, a));
+    fail(l, fmt::format("rank {}: unsupported S4U replay action '{}'; expected one of: compute, "
+                        "sleep, send, recv",
+                        l.rank, a));
+}
+
 void Parser::map(const Line& l) {
+    if (actors_ && s4u(l)) return;
     RankState& s = state_[static_cast<std::size_t>(l.rank)];
     const std::string& a = l.action;
     const auto n = static_cast<std::size_t>(ranks_);
@@ -816,20 +963,25 @@ void Parser::map(const Line& l) {
         const std::uint64_t count = amount(l, 0, "size");
         real(l, 1, "flop count");
         const std::int32_t root = l.args.size() > 2 ? rank_arg(l, 2, "root") : 0;
-        note("comp",
-             "reduce/allreduce/reducescatter: the flop count of the reduction is "
-             "ignored; clustersim charges reductions itself (<collectives "
-             "reduce-instructions-per-byte>)");
         collective(l, CollOp::Reduce, bytes(l, count, dtype(l, 3, s.dtype)), root);
+        reduction_compute(l, 1);
     } else if (a == "allreduce") {
         arity(l, 2, 3, "allreduce <size> <flops> [<datatype>]");
         const std::uint64_t count = amount(l, 0, "size");
         real(l, 1, "flop count");
-        note("comp",
-             "reduce/allreduce/reducescatter: the flop count of the reduction is "
-             "ignored; clustersim charges reductions itself (<collectives "
-             "reduce-instructions-per-byte>)");
         collective(l, CollOp::Allreduce, bytes(l, count, dtype(l, 2, s.dtype)));
+        reduction_compute(l, 1);
+    } else if (a == "scan" || a == "exscan") {
+        arity(l, 2, 3,
+              a == "scan" ? "scan <size> <flops> [<datatype>]"
+                          : "exscan <size> <flops> [<datatype>]");
+        const std::uint64_t count = amount(l, 0, "size");
+        real(l, 1, "flop count");
+        collective(l, a == "scan" ? CollOp::Scan : CollOp::Exscan,
+                   bytes(l, count, dtype(l, 2, s.dtype)));
+        reduction_compute(l, 1);
+    } else if (a == "sendrecv") {
+        sendrecv(l);
     } else if (a == "alltoall" || a == "allgather") {
         arity(l, 2, 4,
               a == "alltoall"
@@ -868,24 +1020,22 @@ void Parser::map(const Line& l) {
         }
         real(l, n, "flop count");
         const std::uint64_t dt = dtype(l, n + 1, s.dtype);
-        note("comp",
-             "reduce/allreduce/reducescatter: the flop count of the reduction is "
-             "ignored; clustersim charges reductions itself (<collectives "
-             "reduce-instructions-per-byte>)");
         if (!uniform)
             note("reducescatter",
                  "reducescatter: unequal receive counts are replaced by their "
                  "mean (rounded up): clustersim's reduce_scatter gives every "
                  "rank the same block");
         collective(l, CollOp::ReduceScatter, bytes(l, (sum + n - 1) / n, dt));
+        reduction_compute(l, n);
     } else if (options_.skip_unknown) {
         ++report_.skipped[a];
     } else {
         fail(l, fmt::format("rank {}: unsupported action '{}'; expected one of: init, finalize, "
                             "compute, sleep, send, isend, recv, irecv, test, wait, waitall, "
-                            "barrier, bcast, reduce, allreduce, alltoall, alltoallv, gather, "
-                            "gatherv, allgather, allgatherv, scatter, scatterv, reducescatter, "
-                            "comm_size, comm_split, comm_dup, location",
+                            "sendrecv, barrier, bcast, reduce, allreduce, scan, exscan, "
+                            "alltoall, alltoallv, gather, gatherv, allgather, allgatherv, "
+                            "scatter, scatterv, reducescatter, comm_size, comm_split, comm_dup, "
+                            "location",
                             l.rank, a));
     }
 }
@@ -899,6 +1049,7 @@ Trace Parser::read() {
     trace_.traced_speed = 0;
     trace_.resize(static_cast<std::uint32_t>(ranks_));
     state_.assign(static_cast<std::size_t>(ranks_), RankState{});
+    pass_ = 2;
     for_each_line([&](const Line& l, std::size_t, const std::string&) { map(l); });
     for (std::int32_t r = 0; r < ranks_; ++r) {
         if (state_[static_cast<std::size_t>(r)].outstanding.empty()) continue;
@@ -910,6 +1061,15 @@ Trace Parser::read() {
                                      "compute flops are instructions",
                                      double_default_ ? "MPI_DOUBLE (8 B, 'init' with an argument)"
                                                      : "MPI_BYTE (1 B)"));
+    if (foreign_lines_ > 0)
+        report_.notes.push_back(fmt::format(
+            "{} line{} of another rank skipped in the index's per-rank files (as SimGrid's replay "
+            "does: \"Ignore trace element not for me\")",
+            foreign_lines_, foreign_lines_ == 1 ? "" : "s"));
+    if (actors_)
+        report_.notes.push_back(
+            "S4U actor-replay form: actor pN is rank N; send is a blocking send, recv takes "
+            "the size of the matching send");
     if (tests_ > 0)
         report_.notes.push_back(
             fmt::format("{} test action{} ignored (a nonblocking check; the "

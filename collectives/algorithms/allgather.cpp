@@ -33,6 +33,10 @@
 //                      before. p/2 (2L) + 2 (p-1) m/B. Odd p runs the ring, as Open MPI does.
 //  linear              Open MPI basic_linear: a linear gather to rank 0, then a linear bcast
 //                      of all the blocks.
+//  direct              SimGrid's default (its iallgather / iallgatherv): one step in which
+//                      every rank sends its block to every other rank and receives theirs.
+//                      On the star the p-1 sends share the sender's link and the p-1
+//                      receives the receiver's: 2L + 2 (p-1) m/B.
 #include <algorithm>
 
 #include "collectives/algorithms/common.hpp"
@@ -149,6 +153,20 @@ class LinearAllgather final : public Algorithm {
     }
 };
 
+class DirectAllgather final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t p = a.size, r = a.rank;
+        if (p < 2 || k > 0) return false;
+        for (std::int32_t q = 0; q < p; ++q) {
+            if (q == r) continue;
+            s.send(q, a.block(r), a.displ(r));
+            s.recv(q, a.block(q), a.displ(q));
+        }
+        return true;
+    }
+};
+
 }  // namespace
 
 void register_allgather(CollectiveRegistry& r) {
@@ -165,6 +183,8 @@ void register_allgather(CollectiveRegistry& r) {
               std::make_shared<NeighborExchangeAllgather>());
         r.add(op, "linear", "linear gather to rank 0, linear bcast of all (Open MPI basic)",
               std::make_shared<LinearAllgather>());
+        r.add(op, "direct", "one step: every rank sends its block to every other (SimGrid default)",
+              std::make_shared<DirectAllgather>());
     }
 }
 

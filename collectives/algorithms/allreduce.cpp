@@ -19,6 +19,10 @@
 //                      2 (p - 1) (alpha + m / (p beta)) + (p - 1) reduction(m / p).
 //  linear              Open MPI basic_linear: the linear reduce to rank 0, then the linear
 //                      bcast from rank 0.
+//  linear_reduce_bcast SimGrid's default: the linear reduce to rank 0 (every rank sends its
+//                      vector at once, rank 0 receives and reduces them), then the binomial
+//                      bcast from rank 0. On the star: 2L + 2 (p-1) m/B + (p-1) R(m), then
+//                      ceil(log2 p) (2L + 2m/B).
 //  rabenseifner        Open MPI redscat_allgather / MPICH long messages: folded to pof2 as
 //                      recursive_doubling; the survivors reduce-scatter the vector, split
 //                      into pof2 chunks, by recursive halving (mask pof2/2, pof2/4, ... 1:
@@ -246,6 +250,9 @@ void register_allreduce(CollectiveRegistry& r) {
           std::make_shared<RingAllreduce>());
     r.add(CollOp::Allreduce, "linear", "linear reduce to rank 0, linear bcast (Open MPI basic)",
           std::make_shared<ReduceBcastAllreduce>(make_linear_reduce(), make_linear_bcast()));
+    r.add(CollOp::Allreduce, "linear_reduce_bcast",
+          "linear reduce to rank 0, then binomial bcast (SimGrid default)",
+          std::make_shared<ReduceBcastAllreduce>(make_linear_reduce(), make_binomial_bcast()));
     r.add(CollOp::Allreduce, "knomial", "radix-4 knomial reduce to rank 0, knomial bcast (MPICH)",
           std::make_shared<ReduceBcastAllreduce>(make_knomial_reduce(), make_knomial_bcast()));
     r.add(CollOp::Allreduce, "rabenseifner",

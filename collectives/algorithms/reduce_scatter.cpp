@@ -30,6 +30,9 @@
 //  pairwise           MPICH long messages (commutative operations): p-1 steps; in step i
 //                     rank r sends its contribution to block r+i to r+i and receives r-i's
 //                     contribution to block r, combining it. (p-1) (T(m) + R(m)).
+//  reduce_scatter     SimGrid's default (equal blocks): a linear reduce of the whole vector
+//                     (p blocks) to rank 0, then a linear scatter of block i to rank i.
+//                     On the star: 2L + 2 (p-1) p m/B + (p-1) R(p m), then 2L + 2 (p-1) m/B.
 #include "collectives/algorithms/common.hpp"
 #include "collectives/algorithms/registry.hpp"
 
@@ -117,6 +120,30 @@ class PairwiseReduceScatter final : public Algorithm {
     }
 };
 
+class ReduceThenScatter final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t p = a.size, r = a.rank;
+        if (p < 2 || k > 1) return false;
+        const std::uint64_t all = a.bytes * static_cast<std::uint64_t>(p);
+        if (k == 0) {  // the linear reduce of the whole vector to rank 0
+            if (r == 0) {
+                for (std::int32_t q = 1; q < p; ++q) s.recv(q, all, 0);
+                s.reduce_bytes = static_cast<std::uint64_t>(p - 1) * all;
+            } else {
+                s.send(0, all, 0);
+            }
+            return true;
+        }
+        if (r == 0) {  // the linear scatter of the reduced blocks
+            for (std::int32_t q = 1; q < p; ++q) s.send(q, a.bytes, a.displ(q));
+        } else {
+            s.recv(0, a.bytes, a.displ(r));
+        }
+        return true;
+    }
+};
+
 }  // namespace
 
 void register_reduce_scatter(CollectiveRegistry& r) {
@@ -129,6 +156,9 @@ void register_reduce_scatter(CollectiveRegistry& r) {
               halving);
         r.add(op, "pairwise", "p-1 steps: own part of block r+i to r+i (MPICH long messages)",
               std::make_shared<PairwiseReduceScatter>());
+        r.add(op, "reduce_scatter",
+              "linear reduce of the whole vector to rank 0, then linear scatter (SimGrid default)",
+              std::make_shared<ReduceThenScatter>());
     }
 }
 

@@ -12,6 +12,11 @@
 //                      r ^ mask (if it exists), combines what it receives into its partial
 //                      and, when the partner is lower, into its result.
 //                      ceil(log2 p) (T(m) + R(2m)) for a power of two p.
+//  direct              SimGrid (its scan and exscan): one step in which rank r sends its
+//                      own contribution (its partial, never changed) to every higher rank
+//                      and receives every lower rank's, combining each into its result.
+//                      On the star rank p-1 receives p-1 vectors through its link:
+//                      2L + 2 (p-1) m/B + (p-1) R(m).
 #include "collectives/algorithms/common.hpp"
 #include "collectives/algorithms/registry.hpp"
 
@@ -75,6 +80,19 @@ class RecursiveDoublingScan final : public Algorithm {
     }
 };
 
+class DirectScan final : public Algorithm {
+  public:
+    bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
+        const std::int32_t r = a.rank, p = a.size;
+        if (k > 0 || p < 2) return false;
+        const std::uint64_t m = a.bytes;
+        for (std::int32_t q = 0; q < r; ++q) s.recv(q, m, 0);
+        for (std::int32_t q = r + 1; q < p; ++q) s.send(q, m, m);
+        s.reduce_bytes = static_cast<std::uint64_t>(r) * m;
+        return true;
+    }
+};
+
 }  // namespace
 
 void register_scan(CollectiveRegistry& r) {
@@ -84,6 +102,8 @@ void register_scan(CollectiveRegistry& r) {
         r.add(op, "linear", "chain: receive the prefix from r-1, pass it on (Open MPI basic)",
               linear);
         r.add(op, "recursive_doubling", "exchange partials with r ^ 2^k (MPICH)", rd);
+        r.add(op, "direct", "one step: every rank sends its vector to every higher rank (SimGrid)",
+              std::make_shared<DirectScan>());
     }
 }
 
