@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "simulator/error.hpp"
+#include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/routing.hpp"
 
@@ -324,6 +325,26 @@ TEST(SimgridRouting, RoutingNamesAndErrors) {
                               k.find_vertex(fmt::format("n{}.s0", b))),
                       rks.path(ks.find_vertex(fmt::format("n{}.s0", a)),
                                ks.find_vertex(fmt::format("n{}.s0", b))));
+}
+
+TEST(SimgridRouting, GeneratedModelsTakeTheRoutingNames) {
+    // `clustersim generate torus --dims 4,4 --routing dimension-order` routes as SimGrid.
+    GenerateOptions o;
+    o.kind = "torus";
+    o.dims = {4, 4};
+    o.routing = Routing::DimensionOrder;
+    const Topology t = parse_model(generate_model_xml(o), "gen.xml");
+    EXPECT_EQ(t.settings.routing, Routing::DimensionOrder);
+    const Router r(t);
+    // n0 -> n10: SimGrid's first dimension is the generator's last (fastest): +1, +1, then
+    // +4, +4.
+    EXPECT_EQ(hops(t, r, "n0.nic", "n10.nic"),
+              (std::vector<std::string>{"n1.nic", "n2.nic", "n6.nic", "n10.nic"}));
+    o.kind = "star";
+    EXPECT_THROW(generate_model_xml(o), InputError);
+    o.kind = "fat-tree";
+    o.routing = Routing::DModK;
+    EXPECT_EQ(parse_model(generate_model_xml(o), "ft.xml").settings.routing, Routing::DModK);
 }
 
 }  // namespace

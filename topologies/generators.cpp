@@ -555,6 +555,14 @@ std::string generate_model_xml(const GenerateOptions& o) {
                                      "round-robin for a {}",
                                      o.kind));
     }
+    if ((o.routing == Routing::DimensionOrder && o.kind != "torus") ||
+        (o.routing == Routing::DModK && o.kind != "fat-tree")) {
+        throw InputError("", 0,
+                         fmt::format("{} routing needs a {}; expected shortest-path, round-robin "
+                                     "or simgrid for a {}",
+                                     to_string(o.routing),
+                                     o.routing == Routing::DModK ? "fat-tree" : "torus", o.kind));
+    }
     if (o.sockets == 0) throw InputError("", 0, "expected at least 1 socket per node");
     if (o.cores == 0) throw InputError("", 0, "expected at least 1 core per socket");
     if (o.cpu_speed == 0) throw InputError("", 0, "the CPU speed must be positive");

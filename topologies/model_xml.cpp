@@ -399,7 +399,7 @@ Topology Reader::read() {
 
     // Pass 2: vertices and nodes in document order.
     bool has_groups = false;  // a <dragonfly> set VertexProps::group (Valiant routing needs it)
-    bool has_torus = false, has_fat_tree = false, has_simgrid_dragonfly = false;
+    bool has_torus = false, has_fat_tree = false;
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
         const std::string_view el = c.name();
         if (el == "switch" || el == "memory-node") {
@@ -490,7 +490,6 @@ Topology Reader::read() {
                 s.chassis = count_attr(c, "chassis", "chassis per group");
                 s.chassis_link = LinkSpec{time_attr(c, "chassis-latency"),
                                           bandwidth_attr(c, "chassis-bandwidth")};
-                has_simgrid_dragonfly = true;
             } else {
                 for (const char* a : {"chassis", "chassis-latency", "chassis-bandwidth"})
                     if (c.attribute(a))
@@ -529,7 +528,6 @@ Topology Reader::read() {
         fail(network,
              "<network> attribute 'routing': 'd-mod-k' needs a <fat-tree>; expected "
              "shortest-path, round-robin or simgrid for this cluster");
-    (void)has_simgrid_dragonfly;
 
     // Pass 3: top-level links.
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
