@@ -441,12 +441,17 @@ TEST(ImportSimgrid, CabinetsBackboneAndHostLinksInAClusterZone) {
     <link id="up" bandwidth="50MBps" latency="10us"/>
     <link id="down" bandwidth="80MBps" latency="20us"/>
     <host_link id="solo" up="up" down="down"/>
+    <host id="duo" speed="1Gf"/>
+    <link id="sd" bandwidth="60MBps" latency="30us" sharing_policy="SPLITDUPLEX"/>
+    <host_link id="duo" up="sd_UP" down="sd_DOWN"/>
   </zone>
 </platform>)");
     const ImportResult r = import_simgrid(f.path());
     const topo::Topology t = topo::parse_model(r.xml, "cab.xml");
-    ASSERT_EQ(t.nodes.size(), 7u);
+    ASSERT_EQ(t.nodes.size(), 8u);
     EXPECT_EQ(t.nodes[0].name, "c1-0_me");
+    // A SPLITDUPLEX link's halves by SimGrid's names: 30us up + 500us + 30us down.
+    EXPECT_EQ(route_latency(t, "duo.nic", "solo.nic"), Time::us(550));
     EXPECT_EQ(t.nodes[5].sockets.at(0).speed, 2'000'000'000u);
     // c1-0 -> c2-1: 100us up + 500us backbone + 100us down.
     EXPECT_EQ(route_latency(t, "c1-0_me.nic", "c2-1_me.nic"), Time::us(700));

@@ -750,7 +750,11 @@ void Importer::connect_cluster_zones() {
                 Link* ends[2] = {nullptr, nullptr};
                 const std::string* ids[2] = {&hl.up, &hl.down};
                 for (int k = 0; k < 2; ++k) {
-                    const auto li = link_index_.find(*ids[k]);
+                    auto li = link_index_.find(*ids[k]);
+                    // SimGrid names the halves of a SPLITDUPLEX link <id>_UP and <id>_DOWN.
+                    for (const std::string_view half : {"_UP", "_DOWN"})
+                        if (li == link_index_.end() && ids[k]->ends_with(half))
+                            li = link_index_.find(ids[k]->substr(0, ids[k]->size() - half.size()));
                     if (li == link_index_.end())
                         throw InputError(path_, hl.line,
                                          fmt::format("host_link of '{}': no link '{}' is "
