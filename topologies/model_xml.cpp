@@ -783,7 +783,7 @@ void Reader::read_network(pugi::xml_node n) {
             s.routing = Routing::SimGrid;
         } else {
             fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid; expected "
-                                "shortest-path, round-robin, simgrid, or valiant (dragonfly "
+                                "shortest-path or round-robin, or simgrid, valiant (dragonfly "
                                 "only), dimension-order (torus only), d-mod-k (fat tree only)",
                                 *v));
         }
