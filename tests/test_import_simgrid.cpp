@@ -452,6 +452,7 @@ TEST(ImportSimgrid, CabinetsBackboneAndHostLinksInAClusterZone) {
     EXPECT_EQ(t.nodes[0].name, "c1-0_me");
     // A SPLITDUPLEX link's halves by SimGrid's names: 30us up + 500us + 30us down.
     EXPECT_EQ(route_latency(t, "duo.nic", "solo.nic"), Time::us(550));
+    EXPECT_FALSE(has_line(r.unmapped, "SPLITDUPLEX")) << joined(r.unmapped);
     EXPECT_EQ(t.nodes[5].sockets.at(0).speed, 2'000'000'000u);
     // c1-0 -> c2-1: 100us up + 500us backbone + 100us down.
     EXPECT_EQ(route_latency(t, "c1-0_me.nic", "c2-1_me.nic"), Time::us(700));

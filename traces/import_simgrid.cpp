@@ -111,7 +111,8 @@ struct Link {
     Policy policy = Policy::Shared;
     int line = 0;
     bool used = false, self_route = false;
-    std::string vertex;  // created on first use in a route
+    bool host_link = false;  // a Cluster zone's host_link: drawn as exact one-way edges
+    std::string vertex;      // created on first use in a route
 };
 
 struct Netpoint {
@@ -762,6 +763,7 @@ void Importer::connect_cluster_zones() {
                                                      h.id, *ids[k]));
                     ends[k] = &links_[static_cast<std::size_t>(li->second)];
                     ends[k]->used = true;
+                    ends[k]->host_link = true;
                 }
                 up_lat = ends[0]->latency;
                 up_bw = ends[0]->bw;
@@ -1366,7 +1368,7 @@ void Importer::connect_routes() {
     for (const Link& l : links_) {
         if (!l.used && !l.self_route)
             unmapped(l.line, fmt::format("link '{}'", l.id), "no route uses it");
-        else if (l.used && l.policy == Policy::SplitDuplex)
+        else if (l.used && l.policy == Policy::SplitDuplex && !l.host_link)
             unmapped(l.line, fmt::format("sharing policy SPLITDUPLEX of link '{}'", l.id),
                      "approximated by its cables' one-way bandwidths (no relay limit)");
         else if (l.used && l.policy == Policy::Fatpipe)
