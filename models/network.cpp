@@ -69,7 +69,7 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     // The route (topologies/route_service.hpp), to keep the path and size the window.
     routes_.route(src, dst, route_);
     const std::vector<EdgeId>& path = route_.edges;
-    if (topo_.settings.routing == topo::Routing::ShortestPath && path.size() < UINT16_MAX) {
+    if (topo::fixed_path(topo_.settings.routing) && path.size() < UINT16_MAX) {
         s.path_first = static_cast<std::uint32_t>(paths_.size());
         s.path_len = static_cast<std::uint16_t>(path.size());
         paths_.insert(paths_.end(), path.begin(), path.end());

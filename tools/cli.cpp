@@ -105,10 +105,18 @@ int cmd_generate(const GenerateFlags& f) {
         o.routing = topo::Routing::RoundRobin;
     else if (f.routing == "valiant")
         o.routing = topo::Routing::Valiant;
+    else if (f.routing == "dimension-order")
+        o.routing = topo::Routing::DimensionOrder;
+    else if (f.routing == "d-mod-k")
+        o.routing = topo::Routing::DModK;
+    else if (f.routing == "simgrid")
+        o.routing = topo::Routing::SimGrid;
     else
-        throw InputError(
-            "--routing", 0,
-            fmt::format("'{}': expected shortest-path, round-robin or valiant", f.routing));
+        throw InputError("--routing", 0,
+                         fmt::format("'{}': expected shortest-path, round-robin, simgrid, "
+                                     "valiant (dragonfly), dimension-order (torus) or d-mod-k "
+                                     "(fat-tree)",
+                                     f.routing));
     // 0 is "choose for me" inside GenerateOptions; given as a flag it is a mistake, not a
     // silent default.
     const auto positive = [](const char* flag, std::uint32_t v) {
@@ -138,6 +146,12 @@ int cmd_generate(const GenerateFlags& f) {
     if (o.routing == topo::Routing::Valiant && f.kind != "dragonfly")
         throw InputError("--routing", 0,
                          fmt::format("valiant routing needs a dragonfly, not a {}", f.kind));
+    if (o.routing == topo::Routing::DimensionOrder && f.kind != "torus")
+        throw InputError("--routing", 0,
+                         fmt::format("dimension-order routing needs a torus, not a {}", f.kind));
+    if (o.routing == topo::Routing::DModK && f.kind != "fat-tree")
+        throw InputError("--routing", 0,
+                         fmt::format("d-mod-k routing needs a fat-tree, not a {}", f.kind));
     // generate_model_xml names no flag (it also serves the library): when the shape the flags
     // describe is impossible, name the flags that describe it.
     const char* flags = f.kind == "dragonfly"
@@ -429,8 +443,10 @@ int main(int argc, char** argv) {
     generate->add_option("--granularity", g.granularity,
                          "packet size, or 'message' for whole messages");
     generate->add_option("--nic", g.nic, "packet or analytical");
-    generate->add_option("--routing", g.routing,
-                         "shortest-path, round-robin or valiant (dragonfly)");
+    generate->add_option(
+        "--routing", g.routing,
+        "shortest-path, round-robin, simgrid, valiant (dragonfly), dimension-order "
+        "(torus) or d-mod-k (fat-tree)");
     generate->add_option("--memory", g.memory, "memory per node, e.g. 64GiB");
     generate->add_option("--eager-threshold", g.eager_threshold, "largest eagerly sent message");
     generate->add_option("--down", g.down, "fat-tree: children per switch per level, e.g. 8,4");

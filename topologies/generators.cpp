@@ -232,6 +232,14 @@ void expand_fat_tree(ModelBuilder& mb, const NodeTemplate& type, const FatTreeSp
     const std::string sw_prefix =
         spec.switch_prefix.empty() ? spec.prefix + "sw" : spec.switch_prefix;
     std::vector<VertexId> below = add_nodes(mb, type, spec.prefix, shape.nodes, line);
+    Fabric fabric;
+    fabric.kind = Fabric::Kind::FatTree;
+    fabric.dims = spec.down;
+    fabric.up = spec.up;
+    fabric.parallel =
+        spec.parallel.empty() ? std::vector<std::uint64_t>(spec.down.size(), 1) : spec.parallel;
+    fabric.nics = below;
+    fabric.line = line;
     std::vector<VertexId> level;
     std::uint64_t u_below = 1;  // prod_{i<l} u_i: the radix of the b-part of level l-1 labels
     for (std::size_t l = 1; l <= spec.down.size(); ++l) {
@@ -262,9 +270,11 @@ void expand_fat_tree(ModelBuilder& mb, const NodeTemplate& type, const FatTreeSp
                                            line);
             }
         }
+        fabric.levels.push_back(level);
         below.swap(level);
         u_below = u_level;
     }
+    mb.builder().fabrics().push_back(std::move(fabric));
 }
 
 void expand_torus(ModelBuilder& mb, const NodeTemplate& type, const TorusSpec& spec, int line) {
@@ -289,12 +299,19 @@ void expand_torus(ModelBuilder& mb, const NodeTemplate& type, const TorusSpec& s
         for (std::size_t k = 0; k < spec.dims.size(); ++k) {
             const std::uint64_t d = spec.dims[k];
             const std::uint64_t c = (i / stride[k]) % d;
-            if (d == 1 || (d == 2 && c == 1)) continue;  // no link, or the pair's one cable
+            if (d == 1) continue;  // no link (SimGrid: a self-link no route uses)
+            if (d == 2 && c == 1 && !spec.per_node_links) continue;  // the pair's one cable
             const std::uint64_t next = (c + 1) % d;
             const std::uint64_t j = i - c * stride[k] + next * stride[k];
             mb.builder().add_cable(nics[i], nics[j], spec.link.latency, spec.link.bandwidth, line);
         }
     }
+    Fabric fabric;
+    fabric.kind = Fabric::Kind::Torus;
+    fabric.dims.assign(spec.dims.rbegin(), spec.dims.rend());
+    fabric.nics = nics;
+    fabric.line = line;
+    mb.builder().fabrics().push_back(std::move(fabric));
 }
 
 DragonflyShape dragonfly_shape(std::uint64_t groups, std::uint64_t routers,
@@ -358,9 +375,88 @@ DragonflySize balanced_dragonfly(std::uint64_t nodes) {
     return best;
 }
 
+namespace {
+
+// SimGrid's DragonflyZone wiring (DragonflySpec::chassis > 0).
+void expand_simgrid_dragonfly(ModelBuilder& mb, const NodeTemplate& type, const DragonflySpec& spec,
+                              int line) {
+    const std::uint64_t g = spec.groups, c = spec.chassis, bl = spec.routers,
+                        p = spec.nodes_per_router;
+    if (g == 0 || c == 0 || bl == 0 || p == 0)
+        throw ModelError(
+            "dragonfly groups, chassis, routers and nodes-per-router must be at least 1");
+    if (g > bl)
+        throw ModelError(fmt::format(
+            "SimGrid's dragonfly wiring puts the global cable to group j on router j of chassis "
+            "0: {} groups need at least {} routers per chassis, not {}",
+            g, g, bl));
+    const std::uint64_t a = mul_capped(c, bl, kMaxNodes);
+    const std::uint64_t n_routers = a == 0 ? 0 : mul_capped(g, a, kMaxNodes);
+    const std::uint64_t nodes = n_routers == 0 ? 0 : mul_capped(n_routers, p, kMaxNodes);
+    if (nodes == 0)
+        throw ModelError(fmt::format(
+            "the dragonfly has more than {} nodes (groups x chassis x routers x nodes-per-router)",
+            kMaxNodes));
+    const std::string sw_prefix =
+        spec.switch_prefix.empty() ? spec.prefix + "df" : spec.switch_prefix;
+    TopologyBuilder& b = mb.builder();
+    Fabric fabric;
+    fabric.kind = Fabric::Kind::Dragonfly;
+    fabric.dims = {g, c, bl, p};
+    fabric.line = line;
+    fabric.levels.emplace_back();
+    std::vector<VertexId>& routers = fabric.levels[0];
+    routers.reserve(n_routers);
+    for (std::uint64_t i = 0; i < g; ++i) {
+        for (std::uint64_t r = 0; r < a; ++r) {
+            VertexProps sw;
+            sw.name = fmt::format("{}g{}c{}r{}", sw_prefix, i, r / bl, r % bl);
+            sw.kind = VertexKind::Switch;
+            sw.relay = spec.router_bandwidth;
+            sw.group = static_cast<std::int32_t>(i);
+            sw.line = line;
+            routers.push_back(mb.add_vertex(std::move(sw)));
+        }
+    }
+    const std::size_t first_node = b.nodes().size();
+    const VertexId first_vertex = static_cast<VertexId>(b.num_vertices());
+    fabric.nics = add_nodes(mb, type, spec.prefix, nodes, line);
+    for (VertexId v = first_vertex; v < b.num_vertices(); ++v) {
+        const auto x = static_cast<std::uint64_t>(b.vertex(v).node) - first_node;
+        b.vertex(v).group = static_cast<std::int32_t>(x / (a * p));
+    }
+    for (std::uint64_t x = 0; x < nodes; ++x)
+        b.add_cable(fabric.nics[x], routers[x / p], spec.link.latency, spec.link.bandwidth, line);
+    // Green: the routers of a chassis pairwise.
+    for (std::uint64_t ch = 0; ch < g * c; ++ch)
+        for (std::uint64_t j = 0; j < bl; ++j)
+            for (std::uint64_t k = j + 1; k < bl; ++k)
+                b.add_cable(routers[ch * bl + j], routers[ch * bl + k], spec.local.latency,
+                            spec.local.bandwidth, line);
+    // Black: the routers of one blade number in the chassis of a group pairwise.
+    for (std::uint64_t i = 0; i < g; ++i)
+        for (std::uint64_t j = 0; j < c; ++j)
+            for (std::uint64_t k = j + 1; k < c; ++k)
+                for (std::uint64_t l = 0; l < bl; ++l)
+                    b.add_cable(routers[i * a + j * bl + l], routers[i * a + k * bl + l],
+                                spec.chassis_link.latency, spec.chassis_link.bandwidth, line);
+    // Blue: groups i < j, router j of group i to router i of group j.
+    for (std::uint64_t i = 0; i < g; ++i)
+        for (std::uint64_t j = i + 1; j < g; ++j)
+            b.add_cable(routers[i * a + j], routers[j * a + i], spec.global.latency,
+                        spec.global.bandwidth, line);
+    b.fabrics().push_back(std::move(fabric));
+}
+
+}  // namespace
+
 void expand_dragonfly(ModelBuilder& mb, const NodeTemplate& type, const DragonflySpec& spec,
                       int line) {
     require_nic(type, "dragonfly");
+    if (spec.chassis > 0) {
+        expand_simgrid_dragonfly(mb, type, spec, line);
+        return;
+    }
     const std::uint64_t g = spec.groups, a = spec.routers, p = spec.nodes_per_router,
                         h = spec.global_links;
     const DragonflyShape shape = dragonfly_shape(g, a, p, h);
@@ -458,6 +554,14 @@ std::string generate_model_xml(const GenerateOptions& o) {
                                      "random other group); expected shortest-path or "
                                      "round-robin for a {}",
                                      o.kind));
+    }
+    if ((o.routing == Routing::DimensionOrder && o.kind != "torus") ||
+        (o.routing == Routing::DModK && o.kind != "fat-tree")) {
+        throw InputError("", 0,
+                         fmt::format("{} routing needs a {}; expected shortest-path, round-robin "
+                                     "or simgrid for a {}",
+                                     to_string(o.routing),
+                                     o.routing == Routing::DModK ? "fat-tree" : "torus", o.kind));
     }
     if (o.sockets == 0) throw InputError("", 0, "expected at least 1 socket per node");
     if (o.cores == 0) throw InputError("", 0, "expected at least 1 core per socket");

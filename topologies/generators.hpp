@@ -124,6 +124,11 @@ struct TorusSpec {
     std::string prefix = "n";
     std::vector<std::uint64_t> dims;
     LinkSpec link;
+    // SimGrid's TorusZone wiring: one cable per node and dimension to its +1 neighbour, so a
+    // dimension of size 2 has two cables per pair (SimGrid routes over the lower node's
+    // both ways) and nodes x dimensions cables in all, less the size-1 dimensions' (SimGrid's
+    // self-links, which no route uses). False: one cable per neighbouring pair.
+    bool per_node_links = false;
 };
 
 // Kim-Dally-Scott-Abts dragonfly: `groups` groups of `routers` routers, the routers of a
@@ -140,6 +145,14 @@ struct DragonflySpec {
     LinkSpec link;                 // node NIC <-> router
     LinkSpec local;                // router <-> router of the same group
     LinkSpec global;               // router <-> router of another group
+    // SimGrid's DragonflyZone wiring when > 0: `routers` routers ("blades") in each of
+    // `chassis` chassis per group; every pair of routers of a chassis is cabled (`local`:
+    // SimGrid's green links), routers of the same blade number in the chassis of a group
+    // pairwise (`chassis_link`: black links), and each pair of groups i < j once (`global`:
+    // blue links) between router j of group i and router i of group j, routers numbered
+    // chassis * routers + blade (needs groups <= routers). `global_links` is not used.
+    std::uint64_t chassis = 0;
+    LinkSpec chassis_link;
 };
 
 // Each generator instantiates `type` for every node (the type must have a NIC: it is where

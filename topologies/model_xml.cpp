@@ -273,6 +273,15 @@ class Reader {
     const NodeTemplate& type_attr(pugi::xml_node n) const;
     void read_vertex(pugi::xml_node n);
     void read_edge(pugi::xml_node n);
+    // wiring="clustersim" (default) or "simgrid" (<torus>, <dragonfly>).
+    std::string_view wiring_attr(pugi::xml_node n) const {
+        const auto v = optional(n, "wiring");
+        if (!v || *v == "clustersim") return "clustersim";
+        if (*v == "simgrid") return "simgrid";
+        fail(n, fmt::format("{} attribute 'wiring': '{}' is not valid; expected clustersim or "
+                            "simgrid",
+                            tag(n), *v));
+    }
     std::string prefix_attr(pugi::xml_node n) const {
         const auto v = optional(n, "prefix");
         return v ? checked_name(n, "prefix", *v) : std::string("n");
@@ -390,6 +399,7 @@ Topology Reader::read() {
 
     // Pass 2: vertices and nodes in document order.
     bool has_groups = false;  // a <dragonfly> set VertexProps::group (Valiant routing needs it)
+    bool has_torus = false, has_fat_tree = false;
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
         const std::string_view el = c.name();
         if (el == "switch" || el == "memory-node") {
@@ -446,11 +456,15 @@ Topology Reader::read() {
             s.switch_bandwidth = optional_bandwidth(c, "switch-bandwidth");
             s.link = link_attrs(c);
             expand(c, [&] { expand_fat_tree(mb_, t, s, line_of(c)); });
+            has_fat_tree = true;
         } else if (el == "torus") {
-            check_attributes(c, {"type", "dims", "prefix", "link-latency", "link-bandwidth"});
+            check_attributes(
+                c, {"type", "dims", "prefix", "link-latency", "link-bandwidth", "wiring"});
             TorusSpec s;
             const NodeTemplate& t = type_attr(c);
             s.dims = list_attr(c, "dims", required(c, "dims"));
+            s.per_node_links = wiring_attr(c) == "simgrid";
+            has_torus = true;
             s.prefix = prefix_attr(c);
             s.link = link_attrs(c);
             expand(c, [&] { expand_torus(mb_, t, s, line_of(c)); });
@@ -458,13 +472,31 @@ Topology Reader::read() {
             check_attributes(
                 c, {"type", "groups", "routers", "nodes-per-router", "global-links", "prefix",
                     "switch-prefix", "router-bandwidth", "link-latency", "link-bandwidth",
-                    "local-latency", "local-bandwidth", "global-latency", "global-bandwidth"});
+                    "local-latency", "local-bandwidth", "global-latency", "global-bandwidth",
+                    "wiring", "chassis", "chassis-latency", "chassis-bandwidth"});
             DragonflySpec s;
             const NodeTemplate& t = type_attr(c);
+            const bool simgrid = wiring_attr(c) == "simgrid";
             s.groups = count_attr(c, "groups", "group");
-            s.routers = count_attr(c, "routers", "router per group");
+            s.routers =
+                count_attr(c, "routers", simgrid ? "router per chassis" : "router per group");
             s.nodes_per_router = count_attr(c, "nodes-per-router", "node per router");
-            s.global_links = count_attr(c, "global-links", "global link per router");
+            if (simgrid) {
+                for (const char* a : {"global-links"})
+                    if (c.attribute(a))
+                        fail(c, fmt::format("<dragonfly wiring=\"simgrid\"> has no attribute '{}' "
+                                            "(one global cable per pair of groups)",
+                                            a));
+                s.chassis = count_attr(c, "chassis", "chassis per group");
+                s.chassis_link = LinkSpec{time_attr(c, "chassis-latency"),
+                                          bandwidth_attr(c, "chassis-bandwidth")};
+            } else {
+                for (const char* a : {"chassis", "chassis-latency", "chassis-bandwidth"})
+                    if (c.attribute(a))
+                        fail(c,
+                             fmt::format("<dragonfly> attribute '{}' needs wiring=\"simgrid\"", a));
+                s.global_links = count_attr(c, "global-links", "global link per router");
+            }
             s.prefix = prefix_attr(c);
             if (const auto v = optional(c, "switch-prefix"))
                 s.switch_prefix = checked_name(c, "switch-prefix", *v);
@@ -488,6 +520,14 @@ Topology Reader::read() {
              "through a random router of another group); expected shortest-path or "
              "round-robin for this cluster");
     }
+    if (tb_.settings().routing == Routing::DimensionOrder && !has_torus)
+        fail(network,
+             "<network> attribute 'routing': 'dimension-order' needs a <torus>; expected "
+             "shortest-path, round-robin or simgrid for this cluster");
+    if (tb_.settings().routing == Routing::DModK && !has_fat_tree)
+        fail(network,
+             "<network> attribute 'routing': 'd-mod-k' needs a <fat-tree>; expected "
+             "shortest-path, round-robin or simgrid for this cluster");
 
     // Pass 3: top-level links.
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
@@ -735,9 +775,16 @@ void Reader::read_network(pugi::xml_node n) {
             s.routing = Routing::RoundRobin;
         } else if (*v == "valiant") {
             s.routing = Routing::Valiant;
+        } else if (*v == "dimension-order") {
+            s.routing = Routing::DimensionOrder;
+        } else if (*v == "d-mod-k") {
+            s.routing = Routing::DModK;
+        } else if (*v == "simgrid") {
+            s.routing = Routing::SimGrid;
         } else {
             fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid; expected "
-                                "shortest-path or round-robin, or valiant (dragonfly only)",
+                                "shortest-path or round-robin, or simgrid, valiant (dragonfly "
+                                "only), dimension-order (torus only), d-mod-k (fat tree only)",
                                 *v));
         }
     }

@@ -114,6 +114,180 @@ Router::Router(const Topology& topology) : topo_(topology) {
                               down_first_[v], down_first_[v + 1] - down_first_[v],
                               up_first_[v],   up_first_[v + 1] - up_first_[v]};
     }
+
+    // Fabrics routed by their own rule under this routing.
+    const Routing r = topo_.settings.routing;
+    for (std::size_t i = 0; i < topo_.fabrics.size(); ++i) {
+        const Fabric& f = topo_.fabrics[i];
+        const bool routed = r == Routing::SimGrid ||
+                            (r == Routing::DimensionOrder && f.kind == Fabric::Kind::Torus) ||
+                            (r == Routing::DModK && f.kind == Fabric::Kind::FatTree);
+        if (!routed) continue;
+        for (std::size_t k = 0; k < f.nics.size(); ++k)
+            fabric_nics_[f.nics[k]] = FabricPos{static_cast<std::uint32_t>(i), k};
+    }
+}
+
+EdgeId Router::edge_between(VertexId a, VertexId b, std::uint64_t k) const {
+    auto [lo, hi] = topo_.out_edge_range(a);
+    for (EdgeId e = lo; e < hi; ++e)
+        if (topo_.target_of(e) == b && k-- == 0) return e;
+    return kNoEdge;
+}
+
+bool Router::fabric_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const {
+    auto nic_of = [&](VertexId v) {
+        const std::int32_t node = topo_.vertex(v).node;
+        return node < 0 ? kNoVertex : topo_.nodes[static_cast<std::size_t>(node)].nic;
+    };
+    const VertexId nf = nic_of(from), nt = nic_of(to);
+    if (nf == kNoVertex || nt == kNoVertex || nf == nt) return false;
+    const auto a = fabric_nics_.find(nf), b = fabric_nics_.find(nt);
+    if (a == fabric_nics_.end() || b == fabric_nics_.end() || a->second.fabric != b->second.fabric)
+        return false;
+    const Fabric& f = topo_.fabrics[a->second.fabric];
+    std::vector<EdgeId> mid;
+    bool ok = false;
+    switch (f.kind) {
+        case Fabric::Kind::Torus:
+            ok = torus_path(f, a->second.position, b->second.position, mid);
+            break;
+        case Fabric::Kind::FatTree:
+            ok = fat_tree_path(f, a->second.position, b->second.position, mid);
+            break;
+        case Fabric::Kind::Dragonfly:
+            ok = dragonfly_path(f, a->second.position, b->second.position, mid);
+            break;
+    }
+    if (!ok) return false;
+    out = from == nf ? std::vector<EdgeId>{} : graph_path(from, nf);
+    if (from != nf && out.empty()) return false;
+    out.insert(out.end(), mid.begin(), mid.end());
+    if (to != nt) {
+        const std::vector<EdgeId> tail = graph_path(nt, to);
+        if (tail.empty()) return false;
+        out.insert(out.end(), tail.begin(), tail.end());
+    }
+    return true;
+}
+
+// SimGrid's TorusZone::get_local_route: the dimensions in order, fastest-varying first; in
+// each, the direction is decided once from the source's and the destination's coordinates
+// (right, i.e. +1 with wraparound, when the destination is at most half the ring ahead
+// without wrapping, or the source is past the middle and the destination within half a
+// ring ahead across the wrap; else left).
+bool Router::torus_path(const Fabric& f, std::uint64_t src, std::uint64_t dst,
+                        std::vector<EdgeId>& out) const {
+    std::uint64_t cur = src;
+    const std::size_t limit = f.nics.size() * f.dims.size() + 1;
+    while (cur != dst) {
+        std::uint64_t next = cur, dp = 1;
+        for (const std::uint64_t cd : f.dims) {
+            const std::uint64_t cc = (cur / dp) % cd, tc = (dst / dp) % cd, my = (src / dp) % cd;
+            if (cc != tc) {
+                const bool right =
+                    (tc > my && tc <= my + cd / 2) || (my > cd / 2 && (my + cd / 2) % cd >= tc);
+                if (right)
+                    next = cc == cd - 1 ? cur - (cd - 1) * dp : cur + dp;
+                else
+                    next = cc == 0 ? cur + (cd - 1) * dp : cur - dp;
+                break;
+            }
+            dp *= cd;
+        }
+        const EdgeId e = edge_between(f.nics[cur], f.nics[next]);
+        if (e == kNoEdge || out.size() > limit) return false;
+        out.push_back(e);
+        cur = next;
+    }
+    return true;
+}
+
+// SimGrid's FatTreeZone::get_local_route. Up until the destination is below: at level l the
+// parent port is d = (dst / (u_1..u_l)) mod (u_{l+1} p_{l+1}) (D-mod-k), port d being the
+// (d / u)-th parallel cable to the parent of label b_{l+1} = d mod u. Down: the one child
+// above the destination, over parallel cable (src mod p).
+bool Router::fat_tree_path(const Fabric& f, std::uint64_t src, std::uint64_t dst,
+                           std::vector<EdgeId>& out) const {
+    const std::size_t h = f.dims.size();
+    std::vector<std::uint64_t> D(h + 1, 1), U(h + 1, 1);
+    for (std::size_t i = 0; i < h; ++i) {
+        D[i + 1] = D[i] * f.dims[i];
+        U[i + 1] = U[i] * f.up[i];
+    }
+    auto vertex_at = [&](std::size_t level, std::uint64_t index) {
+        return level == 0 ? f.nics[index] : f.levels[level - 1][index];
+    };
+    std::size_t l = 0;
+    std::uint64_t x = src;
+    VertexId cur = f.nics[src];
+    auto below = [&] { return l == 0 ? x == dst : x / U[l] == dst / D[l]; };
+    while (!below()) {
+        if (l == h) return false;
+        const std::uint64_t port = (dst / U[l]) % (f.up[l] * f.parallel[l]);
+        const std::uint64_t b = port % f.up[l], j = port / f.up[l];
+        const std::uint64_t parent = x / U[l] / f.dims[l] * U[l + 1] + x % U[l] + b * U[l];
+        const VertexId pv = vertex_at(l + 1, parent);
+        const EdgeId e = edge_between(cur, pv, j);
+        if (e == kNoEdge) return false;
+        out.push_back(e);
+        cur = pv;
+        x = parent;
+        ++l;
+    }
+    while (l > 0) {
+        const std::uint64_t a = (dst / D[l - 1]) % f.dims[l - 1];
+        const std::uint64_t child = (a + f.dims[l - 1] * (x / U[l])) * U[l - 1] + x % U[l - 1];
+        const VertexId cv = vertex_at(l - 1, child);
+        const EdgeId e = edge_between(cur, cv, src % f.parallel[l - 1]);
+        if (e == kNoEdge) return false;
+        out.push_back(e);
+        cur = cv;
+        x = child;
+        --l;
+    }
+    return true;
+}
+
+// SimGrid's DragonflyZone::get_local_route (minimal): to another group over the router of
+// blade (destination group) in chassis 0, which holds the global cable to it (green, then
+// black), the global cable to router (source group) of the destination group; there the
+// destination's blade (green), then its chassis (black).
+bool Router::dragonfly_path(const Fabric& f, std::uint64_t src, std::uint64_t dst,
+                            std::vector<EdgeId>& out) const {
+    const std::uint64_t c = f.dims[1], bl = f.dims[2], np = f.dims[3], a = c * bl;
+    const std::vector<VertexId>& routers = f.levels[0];
+    struct Coords {
+        std::uint64_t group, chassis, blade;
+    };
+    auto coords = [&](std::uint64_t pos) {
+        const std::uint64_t r = pos / np;
+        return Coords{r / a, r % a / bl, r % bl};
+    };
+    auto index = [&](const Coords& k) { return k.group * a + k.chassis * bl + k.blade; };
+    const Coords s = coords(src), t = coords(dst);
+    Coords cur = s;
+    bool ok = true;
+    auto hop = [&](VertexId from, VertexId to) {
+        const EdgeId e = edge_between(from, to);
+        ok = ok && e != kNoEdge;
+        out.push_back(e);
+    };
+    auto move = [&](const Coords& next) {
+        hop(routers[index(cur)], routers[index(next)]);
+        cur = next;
+    };
+    hop(f.nics[src], routers[index(s)]);
+    if (t.group != s.group) {
+        if (t.group >= bl) return false;
+        if (cur.blade != t.group) move(Coords{cur.group, cur.chassis, t.group});
+        if (cur.chassis != 0) move(Coords{cur.group, 0, cur.blade});
+        move(Coords{t.group, s.group / bl, s.group % bl});
+    }
+    if (t.blade != cur.blade) move(Coords{cur.group, cur.chassis, t.blade});
+    if (t.chassis != cur.chassis) move(Coords{cur.group, t.chassis, cur.blade});
+    hop(routers[index(t)], f.nics[dst]);
+    return ok;
 }
 
 const std::vector<std::uint32_t>& Router::table(VertexId anchor) const {
@@ -165,6 +339,7 @@ void Router::candidates(VertexId v, VertexId dst, std::vector<EdgeId>& out) cons
 }
 
 EdgeId Router::next_hop(VertexId v, VertexId dst) {
+    if (!fabric_nics_.empty()) return peek_hop(v, dst);
     const EdgeId* first = nullptr;
     std::uint32_t count = 0;
     if (tree_hop(v, dst, first, count)) {  // the common case, without copying
@@ -179,16 +354,30 @@ EdgeId Router::next_hop(VertexId v, VertexId dst) {
 }
 
 EdgeId Router::peek_hop(VertexId v, VertexId dst) const {
+    if (!fabric_nics_.empty()) {
+        std::vector<EdgeId> p;
+        if (fabric_path(v, dst, p)) return p.empty() ? kNoEdge : p.front();
+    }
     std::vector<EdgeId> c;
     candidates(v, dst, c);
     return c.empty() ? kNoEdge : c[0];
 }
 
 std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
+    if (!fabric_nics_.empty()) {
+        std::vector<EdgeId> p;
+        if (fabric_path(from, to, p)) return p;
+    }
+    return graph_path(from, to);
+}
+
+std::vector<EdgeId> Router::graph_path(VertexId from, VertexId to) const {
     std::vector<EdgeId> p;
     VertexId v = from;
     while (v != to) {
-        const EdgeId e = peek_hop(v, to);
+        std::vector<EdgeId> c;
+        candidates(v, to, c);
+        const EdgeId e = c.empty() ? kNoEdge : c[0];
         if (e == kNoEdge || p.size() > topo_.num_vertices()) return {};
         p.push_back(e);
         v = topo_.target_of(e);

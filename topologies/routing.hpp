@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "simulator/rng.hpp"
@@ -31,6 +32,10 @@ class Router {
     // The same decision without advancing any rotation (the first choice).
     EdgeId peek_hop(VertexId v, VertexId dst) const;
     // The first-choice path from `from` to `to` as edge ids; empty if unreachable or equal.
+    // With Routing::DimensionOrder, DModK or SimGrid, a path between nodes of one generated
+    // torus, fat tree or SimGrid-wired dragonfly follows that fabric's rule (fabric_path),
+    // which depends on the source as well: next_hop/peek_hop then answer the first edge of
+    // path(v, dst), and the models keep whole paths (fixed_path).
     std::vector<EdgeId> path(VertexId from, VertexId to) const;
     bool reachable(VertexId from, VertexId to) const;
 
@@ -40,6 +45,23 @@ class Router {
 
   private:
     static constexpr std::uint32_t kUnreached = UINT32_MAX;
+    std::vector<EdgeId> graph_path(VertexId from, VertexId to) const;
+    // SimGrid's cluster-zone routes (topologies/README.md, Routing): true and `out` filled if
+    // `from` and `to` are in nodes of one routed fabric (different NICs).
+    bool fabric_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const;
+    bool torus_path(const Fabric& f, std::uint64_t src, std::uint64_t dst,
+                    std::vector<EdgeId>& out) const;
+    bool fat_tree_path(const Fabric& f, std::uint64_t src, std::uint64_t dst,
+                       std::vector<EdgeId>& out) const;
+    bool dragonfly_path(const Fabric& f, std::uint64_t src, std::uint64_t dst,
+                        std::vector<EdgeId>& out) const;
+    // The k-th edge (in out-edge order) from a to b; kNoEdge if there are not that many.
+    EdgeId edge_between(VertexId a, VertexId b, std::uint64_t k = 0) const;
+    struct FabricPos {
+        std::uint32_t fabric = 0;
+        std::uint64_t position = 0;
+    };
+    std::unordered_map<VertexId, FabricPos> fabric_nics_;  // NICs of routed fabrics
     // Candidate edges from v towards dst: fills `out` (cleared first).
     void candidates(VertexId v, VertexId dst, std::vector<EdgeId>& out) const;
     // Inside a tree (v below the core, or dst below v): the candidates as a range of the

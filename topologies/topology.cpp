@@ -44,6 +44,12 @@ const char* to_string(Routing routing) {
             return "round-robin";
         case Routing::Valiant:
             return "valiant";
+        case Routing::DimensionOrder:
+            return "dimension-order";
+        case Routing::DModK:
+            return "d-mod-k";
+        case Routing::SimGrid:
+            return "simgrid";
     }
     return "?";
 }
@@ -85,6 +91,7 @@ Topology TopologyBuilder::build(std::string name, std::string source) && {
     t.io = std::move(io_);
     t.jitter = std::move(jitter_);
     t.comm = std::move(comm_);
+    t.fabrics = std::move(fabrics_);
     t.graph = Graph(boost::edges_are_unsorted_multi_pass, ends.begin(), ends.end(), props.begin(),
                     vertices_.size());
     for (VertexId v = 0; v < vertices_.size(); ++v) t.graph[v] = std::move(vertices_[v]);

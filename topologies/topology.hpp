@@ -40,8 +40,18 @@ enum class Routing : std::uint8_t {
     ShortestPath,  // fewest hops; among equals the lowest edge index, always
     RoundRobin,    // fewest hops; among equals, rotate per vertex packet by packet
     Valiant,       // dragonfly: via a random router of a random other group, then minimal
+    // As SimGrid routes its cluster zones (topologies/README.md, Routing), inside the
+    // generators of that kind; elsewhere as ShortestPath. Deterministic, source-aware paths.
+    DimensionOrder,  // <torus>: one dimension after the other, SimGrid's TorusZone
+    DModK,           // <fat-tree>: up-link chosen by destination (D-mod-k), SimGrid's FatTreeZone
+    SimGrid,         // all three: DimensionOrder, DModK, and a SimGrid-wired <dragonfly>'s minimal
 };
 const char* to_string(Routing routing);
+// Every packet of a pair takes one path, fixed when the pair first sends (all but RoundRobin
+// and Valiant): the packet model keeps it instead of asking the router hop by hop.
+inline bool fixed_path(Routing r) {
+    return r != Routing::RoundRobin && r != Routing::Valiant;
+}
 
 struct VertexProps {
     std::string name;  // "n3.s0", "sw", "ft.l1.2"
@@ -272,6 +282,23 @@ struct IoSettings {
     FileSystemSpec fs;
 };
 
+// The regular structure a generator laid out, kept for the routings that follow it
+// (Routing::DimensionOrder, DModK, SimGrid). Vertex ids only: edges are found by their ends.
+struct Fabric {
+    enum class Kind : std::uint8_t { Torus, FatTree, Dragonfly };
+    Kind kind = Kind::Torus;
+    // Torus: sizes in SimGrid's order, the fastest-varying coordinate first (the generator's
+    // `dims` reversed). Fat tree: d_1..d_h. Dragonfly (SimGrid wiring): groups, chassis,
+    // blades (routers per chassis), nodes per router.
+    std::vector<std::uint64_t> dims;
+    std::vector<std::uint64_t> up, parallel;  // fat tree: u_1..u_h, p_1..p_h
+    std::vector<VertexId> nics;               // position (node index in the generator) -> NIC
+    // Fat tree: switches of level l (1..h) at levels[l-1], by index; dragonfly: routers in
+    // order group, chassis, blade.
+    std::vector<std::vector<VertexId>> levels;
+    int line = 0;
+};
+
 struct Topology {
     std::string name;
     std::string source;  // file it was read from ("" if built in code)
@@ -282,6 +309,7 @@ struct Topology {
     CommModelSpec comm;              // <comm-model> (used when settings.model is Analytic)
     Graph graph;
     std::vector<NodeInfo> nodes;
+    std::vector<Fabric> fabrics;  // generated torus, fat-tree and SimGrid-wired dragonfly blocks
 
     std::size_t num_vertices() const { return boost::num_vertices(graph); }
     std::size_t num_edges() const { return boost::num_edges(graph); }
@@ -319,6 +347,7 @@ class TopologyBuilder {
     IoSettings& io() { return io_; }
     std::vector<JitterSpec>& jitter() { return jitter_; }
     CommModelSpec& comm() { return comm_; }
+    std::vector<Fabric>& fabrics() { return fabrics_; }
 
     Topology build(std::string name, std::string source) &&;
 
@@ -335,6 +364,7 @@ class TopologyBuilder {
     IoSettings io_;
     std::vector<JitterSpec> jitter_;
     CommModelSpec comm_;
+    std::vector<Fabric> fabrics_;
 };
 
 }  // namespace clustersim::topo

@@ -1,6 +1,6 @@
 // `clustersim import simgrid FILE`: a SimGrid platform description (hosts, links, routers,
 // routes, zones, <cluster> incl. FAT_TREE, TORUS and DRAGONFLY) as clustersim model XML. The
-// mapping and its approximations are documented in traces/README.md ("SimGrid platforms"); in short:
+// mapping is documented in docs/simgrid.md and traces/README.md (SimGrid platforms); in short:
 //
 //   host          -> a node (one socket: `core` cores at `speed` flops/s = instructions/s)
 //   link          -> a switch vertex "l_<id>" (relay = bandwidth for SHARED links) joined by
@@ -11,9 +11,12 @@
 //   <cluster>     -> <star> (flat, with or without backbone), <fat-tree>, <torus>, <dragonfly>
 //   loopback      -> each node's socket <-> memory-node cable (same-socket messages)
 //
-// Whatever has no equivalent (disks, properties, availability traces, Vivaldi zones, ...) is
-// listed in ImportResult::unmapped as "<file>:<line>: <what> not mapped: <why>".
+// Whatever has no equivalent but leaves the simulation's meaning intact (disks, properties,
+// bypass routes, ...) is listed in ImportResult::unmapped as "<file>:<line>: <what> not
+// mapped: <why>"; what SimGrid refuses, and what has no meaning here (Wifi, ns-3, energy,
+// profiles), is an InputError at its line.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -70,6 +73,35 @@ struct Host {
     std::uint32_t cores = 1;
     std::optional<Loopback> loopback;  // from a route to itself
     int line = 0;
+    // In a Cluster or Vivaldi zone (a star): the zone, and the private link when the host has
+    // no <host_link>: a <cabinet>'s (bw, lat) or a <peer>'s (bw_out up, bw_in down).
+    int zone = -1;
+    std::uint64_t up_bw = 0, down_bw = 0;  // 0: none
+    Time up_lat, down_lat;
+    std::optional<std::array<double, 3>> coords;  // Vivaldi
+    std::uint64_t limiter = 0;                    // NIC relay: a SHARED private link
+};
+
+// A <zone routing="Cluster"> (SimGrid's StarZone) or "Vivaldi": hosts on one switch.
+struct ClusterZone {
+    std::string sw;
+    bool vivaldi = false;
+    int line = 0;
+    bool has_bb = false;
+    std::uint64_t bb_bw = 0;
+    Time bb_lat;
+    std::vector<int> hosts;  // indices into hosts_
+};
+
+struct HostLink {
+    std::string up, down;
+    int line = 0;
+};
+
+struct OneWay {  // a one-way <edge>
+    std::string from, to;
+    Time latency;
+    std::uint64_t bw = 0;
 };
 
 struct Link {
@@ -79,7 +111,8 @@ struct Link {
     Policy policy = Policy::Shared;
     int line = 0;
     bool used = false, self_route = false;
-    std::string vertex;  // created on first use in a route
+    bool host_link = false;  // a Cluster zone's host_link: drawn as exact one-way edges
+    std::string vertex;      // created on first use in a route
 };
 
 struct Netpoint {
@@ -138,6 +171,9 @@ void split_on(std::string_view s, char sep, std::vector<std::string>& out) {
     out.push_back(cur);
 }
 
+std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok, bool& too_many,
+                                        std::uint64_t max_hosts);
+
 class Importer {
   public:
     Importer(std::string path, std::uint64_t max_hosts)
@@ -193,6 +229,19 @@ class Importer {
     void config(pugi::xml_node n);
     void route(pugi::xml_node n, bool zone_route);
     void props(pugi::xml_node n, const std::string& owner);
+    void peer(pugi::xml_node n);
+    void cabinet(pugi::xml_node n);
+    void backbone(pugi::xml_node n);
+    void host_link(pugi::xml_node n);
+    void connect_cluster_zones();
+    std::array<double, 3> coordinates(pugi::xml_node n, const char* attr);
+    void add_host(Host h, pugi::xml_node n);
+    // Time-varying rates and availability (speed_file, bandwidth_file, latency_file,
+    // state_file, availability_file, <trace>/<trace_connect>, <profile>): the engine has no
+    // time-varying rates, so the platform is refused at the attribute.
+    void refuse_profiles(pugi::xml_node n, const std::string& what);
+    // Energy (wattage_per_state, wattage_off, wattage_range properties; pstates): refused.
+    void refuse_energy(pugi::xml_node n, const std::string& what);
 
     // ---- routes --------------------------------------------------------------------------
     void connect_routes();
@@ -230,6 +279,11 @@ class Importer {
     std::set<std::pair<std::string, std::string>> cable_keys_;
     std::map<TypeKey, std::string> types_;
     Loopback default_loopback_;
+    std::vector<ClusterZone> cluster_zones_;
+    int current_cluster_zone_ = -1;
+    std::unordered_map<std::string, HostLink> host_links_;
+    std::vector<OneWay> one_way_;
+    std::set<std::pair<std::string, std::string>> route_keys_;  // declared (src, dst)
 };
 
 // ---- quantities ------------------------------------------------------------------------------
@@ -362,7 +416,10 @@ Policy Importer::policy(pugi::xml_node n, const char* attr, Policy fallback) {
     if (v == "SHARED") return Policy::Shared;
     if (v == "SPLITDUPLEX" || v == "FULLDUPLEX") return Policy::SplitDuplex;
     if (v == "FATPIPE") return Policy::Fatpipe;
-    if (v == "WIFI") return Policy::Wifi;
+    if (v == "WIFI")
+        fail(n, fmt::format("<{}> attribute '{}': WIFI links have no meaning in clustersim (no "
+                            "wireless model); the platform is not imported",
+                            n.name(), attr));
     fail(n, fmt::format("<{}> attribute '{}': '{}' is not a sharing policy; expected SHARED, "
                         "SPLITDUPLEX, FATPIPE or WIFI",
                         n.name(), attr, v));
@@ -388,6 +445,27 @@ void Importer::extra_attributes(pugi::xml_node n, const std::string& what,
             continue;
         unmapped(n, fmt::format("{} attribute '{}'", what, a.name()),
                  "clustersim has no equivalent (ignored)");
+    }
+}
+
+void Importer::refuse_profiles(pugi::xml_node n, const std::string& what) {
+    for (const char* a :
+         {"speed_file", "bandwidth_file", "latency_file", "state_file", "availability_file"}) {
+        if (n.attribute(a))
+            fail(n, fmt::format("{} attribute '{}': time-varying rates and availability "
+                                "(SimGrid profiles) have no equivalent in clustersim, whose "
+                                "engine keeps every rate constant; the platform is not imported",
+                                what, a));
+    }
+}
+
+void Importer::refuse_energy(pugi::xml_node n, const std::string& what) {
+    for (pugi::xml_node p = n.child("prop"); p; p = p.next_sibling("prop")) {
+        const std::string_view id = p.attribute("id").value();
+        if (id.starts_with("wattage") || id == "watt_per_state" || id == "watt_off")
+            fail(p, fmt::format("property '{}' of {}: energy has no meaning in clustersim; the "
+                                "platform is not imported",
+                                id, what));
     }
 }
 
@@ -447,6 +525,19 @@ void Importer::walk(pugi::xml_node parent) {
         else if (el == "prop")
             unmapped(c, fmt::format("property '{}'", c.attribute("id").value()),
                      "properties have no meaning in clustersim");
+        else if (el == "trace" || el == "trace_connect" || el == "profile")
+            fail(c, fmt::format("<{}>: time-varying rates and availability (SimGrid profiles) "
+                                "have no equivalent in clustersim, whose engine keeps every "
+                                "rate constant; the platform is not imported",
+                                el));
+        else if (el == "peer")
+            peer(c);
+        else if (el == "cabinet")
+            cabinet(c);
+        else if (el == "backbone")
+            backbone(c);
+        else if (el == "host_link")
+            host_link(c);
         else if (el == "bypassRoute" || el == "bypassZoneRoute" || el == "bypassASroute")
             unmapped(c, fmt::format("<{}>", el),
                      "clustersim routes by fewest hops; explicit route overrides do not exist");
@@ -464,6 +555,25 @@ void Importer::zone(pugi::xml_node n) {
     extra_attributes(n, fmt::format("zone '{}'", id), {"id", "routing"});
     static const std::set<std::string> kGraph{"Full",          "Floyd", "Dijkstra",
                                               "DijkstraCache", "None",  ""};
+    if (routing == "Wifi")
+        fail(n, fmt::format("zone '{}' with routing 'Wifi': wireless links have no meaning in "
+                            "clustersim; the platform is not imported",
+                            id));
+    if (routing == "Cluster" || routing == "Vivaldi") {
+        // A star (SimGrid's StarZone / ClusterZone): every host on one switch over its own
+        // private link; <backbone> caps the switch. Vivaldi adds coordinate latencies.
+        ClusterZone z;
+        z.sw = unique(sanitize(id) + "_star");
+        z.vivaldi = routing == "Vivaldi";
+        z.line = line_of(n);
+        cluster_zones_.push_back(std::move(z));
+        switches_.emplace_back(cluster_zones_.back().sw, 0);
+        const int saved = current_cluster_zone_;
+        current_cluster_zone_ = static_cast<int>(cluster_zones_.size() - 1);
+        walk(n);
+        current_cluster_zone_ = saved;
+        return;
+    }
     if (kGraph.count(routing) == 0) {
         unmapped(n, fmt::format("routing '{}' of zone '{}'", routing, id),
                  routing == "Vivaldi"
@@ -480,9 +590,14 @@ void Importer::host(pugi::xml_node n) {
     h.id = required(n, "id");
     h.line = line_of(n);
     const std::string what = fmt::format("host '{}'", h.id);
-    extra_attributes(n, what, {"id", "speed", "power", "core"});
+    refuse_profiles(n, what);
+    refuse_energy(n, what);
+    extra_attributes(n, what, {"id", "speed", "power", "core", "coordinates"});
     h.speed = speed(n, "speed", what);
     h.cores = cores(n);
+    if (n.attribute("coordinates") && current_cluster_zone_ >= 0 &&
+        cluster_zones_[static_cast<std::size_t>(current_cluster_zone_)].vivaldi)
+        h.coords = coordinates(n, "coordinates");
     if (host_index_.count(h.id) != 0 || netpoints_.count(h.id) != 0)
         fail(n, fmt::format("host '{}' is declared twice", h.id));
     h.name = unique(sanitize(h.id));
@@ -498,10 +613,201 @@ void Importer::host(pugi::xml_node n) {
             unmapped(c, fmt::format("<{}> of host '{}'", el, h.id), "clustersim has no equivalent");
     }
     props(n, what);
+    add_host(std::move(h), n);
+}
+
+void Importer::add_host(Host h, pugi::xml_node n) {
+    if (host_index_.count(h.id) != 0 || netpoints_.count(h.id) != 0)
+        fail(n, fmt::format("host '{}' is declared twice", h.id));
     netpoints_[h.id] = Netpoint{h.name + ".nic", -1, {}};
-    host_index_[h.id] = static_cast<int>(hosts_.size());
-    items_.push_back(Item{static_cast<int>(hosts_.size()), {}});
+    const int index = static_cast<int>(hosts_.size());
+    host_index_[h.id] = index;
+    if (current_cluster_zone_ >= 0) {
+        h.zone = current_cluster_zone_;
+        cluster_zones_[static_cast<std::size_t>(current_cluster_zone_)].hosts.push_back(index);
+    }
+    items_.push_back(Item{index, {}});
     hosts_.push_back(std::move(h));
+}
+
+std::array<double, 3> Importer::coordinates(pugi::xml_node n, const char* attr) {
+    const std::string text = required(n, attr);
+    std::istringstream in(text);
+    std::array<double, 3> c{};
+    std::string rest;
+    if (!(in >> c[0] >> c[1] >> c[2]) || (in >> rest) || !std::isfinite(c[0]) ||
+        !std::isfinite(c[1]) || !std::isfinite(c[2]))
+        fail(n, fmt::format("<{}> attribute '{}': '{}' is not three coordinates 'x y height' "
+                            "(Vivaldi, in milliseconds)",
+                            n.name(), attr, text));
+    return c;
+}
+
+void Importer::peer(pugi::xml_node n) {
+    if (current_cluster_zone_ < 0 ||
+        !cluster_zones_[static_cast<std::size_t>(current_cluster_zone_)].vivaldi)
+        fail(n, "<peer> outside a zone with routing 'Vivaldi'; SimGrid accepts peers only there");
+    Host h;
+    h.id = required(n, "id");
+    h.line = line_of(n);
+    const std::string what = fmt::format("peer '{}'", h.id);
+    refuse_profiles(n, what);
+    extra_attributes(n, what, {"id", "speed", "bw_in", "bw_out", "lat", "coordinates"});
+    h.speed = speed(n, "speed", what);
+    h.up_bw = bandwidth(n, "bw_out", required(n, "bw_out"));
+    h.down_bw = bandwidth(n, "bw_in", required(n, "bw_in"));
+    if (n.attribute("lat") && latency(n, "lat", n.attribute("lat").value()) != Time())
+        unmapped(n, fmt::format("{} attribute 'lat'", what),
+                 "SimGrid does not use it either (peer latencies come from the coordinates)");
+    if (n.attribute("coordinates")) h.coords = coordinates(n, "coordinates");
+    h.name = unique(sanitize(h.id));
+    add_host(std::move(h), n);
+}
+
+void Importer::cabinet(pugi::xml_node n) {
+    const std::string id = required(n, "id");
+    const std::string what = fmt::format("cabinet '{}'", id);
+    if (current_cluster_zone_ < 0)
+        fail(n, fmt::format("{} outside a zone with routing 'Cluster'; SimGrid accepts cabinets "
+                            "only there",
+                            what));
+    extra_attributes(n, what, {"id", "prefix", "suffix", "radical", "speed", "bw", "lat"});
+    const std::string prefix = required(n, "prefix"), suffix = required(n, "suffix");
+    bool ok = false, too_many = false;
+    const std::vector<std::int64_t> radical =
+        parse_radical(required(n, "radical"), ok, too_many, max_hosts_);
+    imported_hosts_ += radical.size();
+    if (too_many || imported_hosts_ > max_hosts_)
+        fail(n, fmt::format("<cabinet> attribute 'radical': '{}': more than {} hosts in the "
+                            "platform; at most {} (docs/limits.md)",
+                            n.attribute("radical").value(), max_hosts_, max_hosts_));
+    if (!ok || radical.empty())
+        fail(n, fmt::format("<cabinet> attribute 'radical': '{}' is not a list of numbers and "
+                            "ranges; expected e.g. 0-99 or 0-3,5,7-9",
+                            n.attribute("radical").value()));
+    const std::uint64_t sp = speed(n, "speed", what);
+    const std::uint64_t bw = bandwidth(n, "bw", required(n, "bw"));
+    const Time lat = latency(n, "lat", required(n, "lat"));
+    for (const std::int64_t r : radical) {
+        Host h;
+        h.id = prefix + std::to_string(r) + suffix;
+        h.line = line_of(n);
+        h.speed = sp;
+        h.up_bw = h.down_bw = bw;
+        h.up_lat = h.down_lat = lat;
+        h.name = unique(sanitize(h.id));
+        add_host(std::move(h), n);
+    }
+}
+
+void Importer::backbone(pugi::xml_node n) {
+    const std::string id = required(n, "id");
+    if (current_cluster_zone_ < 0)
+        fail(n, fmt::format("backbone '{}' outside a zone with routing 'Cluster'; SimGrid "
+                            "accepts backbones only there",
+                            id));
+    extra_attributes(n, fmt::format("backbone '{}'", id), {"id", "bandwidth", "latency"});
+    ClusterZone& z = cluster_zones_[static_cast<std::size_t>(current_cluster_zone_)];
+    if (z.has_bb) fail(n, fmt::format("a second backbone ('{}') in one zone", id));
+    z.has_bb = true;
+    z.bb_bw = bandwidth(n, "bandwidth", required(n, "bandwidth"));
+    z.bb_lat = latency(n, "latency", required(n, "latency"));
+    for (auto& [name, relay] : switches_)
+        if (name == z.sw) relay = z.bb_bw;
+}
+
+void Importer::host_link(pugi::xml_node n) {
+    const std::string id = required(n, "id");
+    if (current_cluster_zone_ < 0)
+        fail(n, fmt::format("host_link of '{}' outside a zone with routing 'Cluster'; SimGrid "
+                            "accepts host links only there",
+                            id));
+    extra_attributes(n, fmt::format("host_link of '{}'", id), {"id", "up", "down"});
+    if (!host_links_.emplace(id, HostLink{required(n, "up"), required(n, "down"), line_of(n)})
+             .second)
+        fail(n, fmt::format("a second host_link for '{}'", id));
+}
+
+// Every host of a Cluster zone: its private link up to the zone's switch and down from it
+// (one-way edges: SimGrid's up and down links are separate), the backbone's latency split
+// over the two. Vivaldi: a one-way edge from each host's up side to each other's down side
+// with the coordinates' latency (a full mesh: O(hosts^2) edges, so at most 1024 hosts).
+void Importer::connect_cluster_zones() {
+    for (ClusterZone& z : cluster_zones_) {
+        const Time half_bb = Time::ps(z.bb_lat.ps() / 2);
+        if (z.vivaldi && z.hosts.size() > 1024)
+            throw InputError(path_, z.line,
+                             fmt::format("Vivaldi zone with {} hosts: its pairwise latencies "
+                                         "take one edge per pair; at most 1024 hosts",
+                                         z.hosts.size()));
+        std::vector<std::string> up_side, down_side;
+        for (const int hi : z.hosts) {
+            Host& h = hosts_[static_cast<std::size_t>(hi)];
+            Time up_lat = h.up_lat, down_lat = h.down_lat;
+            std::uint64_t up_bw = h.up_bw != 0 ? h.up_bw : kInternalBw;
+            std::uint64_t down_bw = h.down_bw != 0 ? h.down_bw : kInternalBw;
+            if (const auto it = host_links_.find(h.id); it != host_links_.end()) {
+                const HostLink& hl = it->second;
+                Link* ends[2] = {nullptr, nullptr};
+                const std::string* ids[2] = {&hl.up, &hl.down};
+                for (int k = 0; k < 2; ++k) {
+                    auto li = link_index_.find(*ids[k]);
+                    // SimGrid names the halves of a SPLITDUPLEX link <id>_UP and <id>_DOWN.
+                    for (const std::string_view half : {"_UP", "_DOWN"})
+                        if (li == link_index_.end() && ids[k]->ends_with(half))
+                            li = link_index_.find(ids[k]->substr(0, ids[k]->size() - half.size()));
+                    if (li == link_index_.end())
+                        throw InputError(path_, hl.line,
+                                         fmt::format("host_link of '{}': no link '{}' is "
+                                                     "declared",
+                                                     h.id, *ids[k]));
+                    ends[k] = &links_[static_cast<std::size_t>(li->second)];
+                    ends[k]->used = true;
+                    ends[k]->host_link = true;
+                }
+                up_lat = ends[0]->latency;
+                up_bw = ends[0]->bw;
+                down_lat = ends[1]->latency;
+                down_bw = ends[1]->bw;
+                if (ends[0] == ends[1] && ends[0]->policy == Policy::Shared)
+                    h.limiter = ends[0]->bw;  // one resource for both directions
+                host_links_.erase(it);
+            }
+            if (z.vivaldi) {
+                const std::string up = unique(h.name + "_up"), down = unique(h.name + "_down");
+                switches_.emplace_back(up, 0);
+                switches_.emplace_back(down, 0);
+                one_way_.push_back(OneWay{h.name + ".nic", up, up_lat, up_bw});
+                one_way_.push_back(OneWay{down, h.name + ".nic", down_lat, down_bw});
+                up_side.push_back(up);
+                down_side.push_back(down);
+                if (!h.coords)
+                    throw InputError(
+                        path_, h.line,
+                        fmt::format("host '{}' in a Vivaldi zone has no coordinates", h.id));
+            } else {
+                one_way_.push_back(OneWay{h.name + ".nic", z.sw, up_lat + half_bb, up_bw});
+                one_way_.push_back(OneWay{z.sw, h.name + ".nic", down_lat + half_bb, down_bw});
+            }
+        }
+        if (!z.vivaldi) continue;
+        for (std::size_t i = 0; i < z.hosts.size(); ++i) {
+            const auto& a = *hosts_[static_cast<std::size_t>(z.hosts[i])].coords;
+            for (std::size_t j = 0; j < z.hosts.size(); ++j) {
+                if (i == j) continue;
+                const auto& b = *hosts_[static_cast<std::size_t>(z.hosts[j])].coords;
+                const double ms =
+                    std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1])) +
+                    std::fabs(a[2]) + std::fabs(b[2]);
+                one_way_.push_back(OneWay{
+                    up_side[i], down_side[j],
+                    Time::ps(static_cast<std::int64_t>(std::llround(ms * 1e9))), kInternalBw});
+            }
+        }
+    }
+    for (const auto& [id, hl] : host_links_)
+        throw InputError(path_, hl.line,
+                         fmt::format("host_link of '{}': no host '{}' in its zone", id, id));
 }
 
 void Importer::link(pugi::xml_node n) {
@@ -509,6 +815,7 @@ void Importer::link(pugi::xml_node n) {
     l.id = required(n, "id");
     l.line = line_of(n);
     const std::string what = fmt::format("link '{}'", l.id);
+    refuse_profiles(n, what);
     extra_attributes(n, what, {"id", "bandwidth", "latency", "sharing_policy"});
     std::string bw = required(n, "bandwidth");
     if (const std::size_t comma = bw.find(','); comma != std::string::npos) {
@@ -520,9 +827,6 @@ void Importer::link(pugi::xml_node n) {
     if (const pugi::xml_attribute a = n.attribute("latency"))
         l.latency = latency(n, "latency", a.value());
     l.policy = policy(n, "sharing_policy", Policy::Shared);
-    if (l.policy == Policy::Wifi)
-        unmapped(n, fmt::format("sharing policy WIFI of {}", what),
-                 "no wireless model; treated as a SHARED link");
     props(n, what);
     if (link_index_.count(l.id) != 0) fail(n, fmt::format("link '{}' is declared twice", l.id));
     link_index_[l.id] = static_cast<int>(links_.size());
@@ -533,6 +837,11 @@ void Importer::router(pugi::xml_node n) {
     const std::string id = required(n, "id");
     extra_attributes(n, fmt::format("router '{}'", id), {"id"});
     if (netpoints_.count(id) != 0) fail(n, fmt::format("router '{}' is declared twice", id));
+    if (current_cluster_zone_ >= 0) {  // a star's router: its switch
+        netpoints_[id] =
+            Netpoint{cluster_zones_[static_cast<std::size_t>(current_cluster_zone_)].sw, -1, {}};
+        return;
+    }
     const std::string name = unique(sanitize(id));
     switches_.emplace_back(name, 0);
     netpoints_[id] = Netpoint{name, -1, {}};
@@ -543,7 +852,17 @@ void Importer::config(pugi::xml_node n) {
         if (p.type() != pugi::node_element) continue;
         const std::string id = p.attribute("id").value();
         const std::string value = p.attribute("value").value();
-        if (std::string_view(p.name()) == "prop" && id == "network/loopback-bw") {
+        if (std::string_view(p.name()) == "prop" && id == "network/model" &&
+            std::string_view(value).starts_with("ns-3")) {
+            fail(p,
+                 "configuration 'network/model' = 'ns-3': the ns-3 packet-level network has "
+                 "no meaning in clustersim (its own models are chosen with --network); the "
+                 "platform is not imported");
+        } else if (std::string_view(p.name()) == "prop" && id.starts_with("ns3/")) {
+            fail(p, fmt::format("configuration '{}': ns-3 settings have no meaning in "
+                                "clustersim; the platform is not imported",
+                                id));
+        } else if (std::string_view(p.name()) == "prop" && id == "network/loopback-bw") {
             default_loopback_.bw = bandwidth(p, "value", value);
         } else if (std::string_view(p.name()) == "prop" && id == "network/loopback-lat") {
             default_loopback_.latency = latency(p, "value", value);
@@ -568,6 +887,18 @@ void Importer::route(pugi::xml_node n, bool zone_route) {
     r.symmetrical = sym.empty() || sym == "YES" || sym == "yes";
     extra_attributes(n, fmt::format("route from '{}' to '{}'", r.src, r.dst),
                      {"src", "dst", "gw_src", "gw_dst", "symmetrical"});
+    // SimGrid refuses a second route between the same ends (a symmetrical route declares
+    // the way back too), e.g. its bogus_two_hosts_asymetric.xml.
+    const std::string kind = zone_route ? "z:" : "h:";
+    auto declare = [&](const std::string& a, const std::string& b) {
+        if (!route_keys_.emplace(kind + a, kind + b).second)
+            fail(n, fmt::format("a route from '{}' to '{}' is already declared{}; SimGrid refuses "
+                                "a second one (write symmetrical=\"NO\" on both to give each "
+                                "direction its own)",
+                                a, b, a == r.src ? "" : " (by a symmetrical route)"));
+    };
+    declare(r.src, r.dst);
+    if (r.symmetrical && r.src != r.dst) declare(r.dst, r.src);
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element) continue;
         if (std::string_view(c.name()) != "link_ctn") {
@@ -638,6 +969,7 @@ void Importer::cluster(pugi::xml_node n) {
         {"id", "prefix", "suffix", "radical", "speed", "power", "core", "bw", "lat",
          "sharing_policy", "topology", "topo_parameters", "bb_bw", "bb_lat", "bb_sharing_policy",
          "loopback_bw", "loopback_lat", "limiter_link", "router_id"});
+    refuse_energy(n, what);
     const std::string prefix = n.attribute("prefix").value();
     const std::string suffix = n.attribute("suffix").value();
     bool ok = false, too_many = false;
@@ -659,24 +991,27 @@ void Importer::cluster(pugi::xml_node n) {
     const std::uint64_t bw = bandwidth(n, "bw", required(n, "bw"));
     const Time lat = n.attribute("lat") ? latency(n, "lat", n.attribute("lat").value()) : Time();
     const Policy pol = policy(n, "sharing_policy", Policy::SplitDuplex);
-    if (pol == Policy::Shared)
+    std::string topology = n.attribute("topology").value();
+    if (topology.empty()) topology = "FLAT";
+    if (pol == Policy::Shared && topology != "FLAT")
         unmapped(n, fmt::format("sharing policy SHARED of {}'s links", what),
-                 "cables are full duplex: both directions get the full bandwidth");
+                 "the links between switches are full-duplex cables: both directions get the "
+                 "full bandwidth (the hosts' own links are shared: their NICs relay at it)");
     else if (pol == Policy::Fatpipe)
         unmapped(n, fmt::format("sharing policy FATPIPE of {}'s links", what),
                  "flows crossing one cable share its bandwidth");
-    else if (pol == Policy::Wifi)
-        unmapped(n, fmt::format("sharing policy WIFI of {}'s links", what),
-                 "no wireless model; full-duplex cables");
     const bool has_bb = n.attribute("bb_bw");
     const std::uint64_t bb_bw = has_bb ? bandwidth(n, "bb_bw", n.attribute("bb_bw").value()) : 0;
     const Time bb_lat =
         n.attribute("bb_lat") ? latency(n, "bb_lat", n.attribute("bb_lat").value()) : Time();
     const Policy bb_pol = policy(n, "bb_sharing_policy", Policy::Shared);
+    std::uint64_t limiter = 0;
     if (const pugi::xml_attribute a = n.attribute("limiter_link"))
-        key.limiter = bandwidth(n, "limiter_link", a.value());
-    std::string topology = n.attribute("topology").value();
-    if (topology.empty()) topology = "FLAT";
+        key.limiter = limiter = bandwidth(n, "limiter_link", a.value());
+    // SHARED private links (SimGrid: one resource for both directions): the NIC relays
+    // in + out at the link's bandwidth. On a flat cluster that is the whole private link;
+    // on a torus, fat tree or dragonfly the hosts' links to the first hop.
+    if (pol == Policy::Shared) key.limiter = key.limiter == 0 ? bw : std::min(key.limiter, bw);
     const std::string params = n.attribute("topo_parameters").value();
     // Same-node messages: the loopback link; without one, a flat cluster's go out and back
     // over the private link (and backbone), the others' take SimGrid's default loopback.
@@ -764,8 +1099,11 @@ void Importer::cluster(pugi::xml_node n) {
             };
             items_.push_back(Item{
                 -1, fmt::format(R"(<fat-tree type="{}" prefix="{}" switch-prefix="{}" levels="{}" )"
-                                R"(down="{}" up="{}" parallel="{}" {}/>)",
+                                R"(down="{}" up="{}" parallel="{}"{} {}/>)",
                                 gen_type(), p, sw, levels, join(down), join(up), join(par),
+                                limiter == 0 ? std::string()
+                                             : fmt::format(R"( switch-bandwidth="{}")",
+                                                           canonical_bandwidth(Bandwidth{limiter})),
                                 link_attrs)});
             register_hosts(p);
             not_routable_router("the router of a FAT_TREE cluster has no clustersim vertex");
@@ -789,8 +1127,9 @@ void Importer::cluster(pugi::xml_node n) {
             for (auto it = dims.rbegin(); it != dims.rend(); ++it)
                 d += (d.empty() ? "" : ",") + std::to_string(*it);
             const std::string p = node_prefix(base, id, count);
-            items_.push_back(Item{-1, fmt::format(R"(<torus type="{}" prefix="{}" dims="{}" {}/>)",
-                                                  gen_type(), p, d, link_attrs)});
+            items_.push_back(Item{
+                -1, fmt::format(R"(<torus type="{}" prefix="{}" dims="{}" wiring="simgrid" {}/>)",
+                                gen_type(), p, d, link_attrs)});
             register_hosts(p);
             not_routable_router("the router of a TORUS cluster has no clustersim vertex");
             if (has_bb) unmapped(n, fmt::format("backbone of {}", what), "a TORUS has no backbone");
@@ -813,36 +1152,32 @@ void Importer::cluster(pugi::xml_node n) {
         } else if (nodes != count) {
             star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", params,
                                       nodes, count);
+        } else if (g[0] > b[0]) {
+            fail(n, fmt::format("<cluster> attribute 'topo_parameters': '{}': {} groups but {} "
+                                "routers per chassis; SimGrid's dragonfly reaches group j over "
+                                "router j of each group, so it needs groups <= routers",
+                                params, g[0], b[0]));
         } else {
-            const std::uint64_t groups = g[0], a = c[0] * b[0];
-            const std::uint64_t h = std::max<std::uint64_t>(1, (groups - 1 + a - 1) / a);
-            const std::uint64_t local_mult = c[0] > 1 && b[0] > 1 ? std::min(c[1], b[1])
-                                             : b[0] > 1           ? b[1]
-                                             : c[0] > 1           ? c[1]
-                                                                  : 1;
+            // SimGrid's wiring (DragonflyZone): green links inside a chassis (x green count),
+            // black links between chassis (x black count), one blue link per pair of groups
+            // (x blue count); the limiter caps every router.
             const std::string px = node_prefix(base, id, count);
             const std::string sw = unique(sanitize(id) + "_df");
             items_.push_back(Item{
-                -1,
-                fmt::format(R"(<dragonfly type="{}" prefix="{}" switch-prefix="{}" groups="{}" )"
-                            R"(routers="{}" nodes-per-router="{}" global-links="{}" {} )"
-                            R"(local-latency="{}" local-bandwidth="{}" global-latency="{}" )"
-                            R"(global-bandwidth="{}"/>)",
-                            gen_type(), px, sw, groups, a, p[0], h, link_attrs, canonical_time(lat),
-                            canonical_bandwidth(Bandwidth{bw * local_mult}), canonical_time(lat),
-                            canonical_bandwidth(Bandwidth{bw * g[1]}))});
+                -1, fmt::format(
+                        R"(<dragonfly wiring="simgrid" type="{}" prefix="{}" switch-prefix="{}" )"
+                        R"(groups="{}" chassis="{}" routers="{}" nodes-per-router="{}"{} {} )"
+                        R"(local-latency="{}" local-bandwidth="{}" chassis-latency="{}" )"
+                        R"(chassis-bandwidth="{}" global-latency="{}" global-bandwidth="{}"/>)",
+                        gen_type(), px, sw, g[0], c[0], b[0], p[0],
+                        limiter == 0 ? std::string()
+                                     : fmt::format(R"( router-bandwidth="{}")",
+                                                   canonical_bandwidth(Bandwidth{limiter})),
+                        link_attrs, canonical_time(lat), canonical_bandwidth(Bandwidth{bw * b[1]}),
+                        canonical_time(lat), canonical_bandwidth(Bandwidth{bw * c[1]}),
+                        canonical_time(lat), canonical_bandwidth(Bandwidth{bw * g[1]}))});
             register_hosts(px);
             not_routable_router("the router of a DRAGONFLY cluster has no clustersim vertex");
-            if (groups > 1) {
-                const std::uint64_t per_pair = a * h / (groups - 1);
-                unmapped(n, fmt::format("DRAGONFLY wiring of {}", what),
-                         fmt::format("the {} chassis x {} routers of a group become {} fully "
-                                     "connected routers (local cables at {}x the link "
-                                     "bandwidth), and each pair of groups gets {} global "
-                                     "cable{} of {}x the link bandwidth instead of one",
-                                     c[0], b[0], a, local_mult, per_pair, per_pair == 1 ? "" : "s",
-                                     g[1]));
-            }
             if (has_bb)
                 unmapped(n, fmt::format("backbone of {}", what), "a DRAGONFLY has no backbone");
             return;
@@ -924,7 +1259,10 @@ const std::string& Importer::link_vertex(Link& l) {
 std::string Importer::resolve(const std::string& name, std::string& why) {
     const auto it = netpoints_.find(name);
     if (it == netpoints_.end()) {
-        why = fmt::format("no host or router '{}' was imported", name);
+        why = fmt::format(
+            "no host, router or gateway '{}' is declared (SimGrid refuses the "
+            "platform)",
+            name);
         return {};
     }
     Netpoint& p = it->second;
@@ -950,7 +1288,6 @@ void Importer::connect_routes() {
                    : fmt::format("route from '{}' to '{}'", r.src, r.dst);
         // Unknown links first: the route cannot be drawn without them.
         std::vector<Link*> links;
-        bool bad = false;
         for (const auto& [id, line] : r.links) {
             auto it = link_index_.find(id);
             if (it == link_index_.end()) {
@@ -963,14 +1300,13 @@ void Importer::connect_routes() {
                     }
                 }
             }
-            if (it == link_index_.end()) {
-                unmapped(line, what, fmt::format("unknown link '{}'", id));
-                bad = true;
-                break;
-            }
+            if (it == link_index_.end())
+                throw InputError(path_, line,
+                                 fmt::format("{}: no link '{}' is declared (SimGrid refuses the "
+                                             "platform)",
+                                             what, id));
             links.push_back(&links_[static_cast<std::size_t>(it->second)]);
         }
-        if (bad) continue;
         if (!r.zone && r.src == r.dst) {
             // A host's route to itself: its loopback.
             const auto h = host_index_.find(r.src);
@@ -993,6 +1329,8 @@ void Importer::connect_routes() {
         const std::string to =
             from.empty() ? std::string() : resolve(r.zone ? r.gw_dst : r.dst, why);
         if (from.empty() || to.empty()) {
+            if (why.ends_with("(SimGrid refuses the platform)"))
+                throw InputError(path_, r.line, fmt::format("{}: {}", what, why));
             unmapped(r.line, what, why);
             continue;
         }
@@ -1030,7 +1368,7 @@ void Importer::connect_routes() {
     for (const Link& l : links_) {
         if (!l.used && !l.self_route)
             unmapped(l.line, fmt::format("link '{}'", l.id), "no route uses it");
-        else if (l.used && l.policy == Policy::SplitDuplex)
+        else if (l.used && l.policy == Policy::SplitDuplex && !l.host_link)
             unmapped(l.line, fmt::format("sharing policy SPLITDUPLEX of link '{}'", l.id),
                      "approximated by its cables' one-way bandwidths (no relay limit)");
         else if (l.used && l.policy == Policy::Fatpipe)
@@ -1075,7 +1413,7 @@ std::string Importer::emit() {
     for (std::size_t i = 0; i < hosts_.size(); ++i) {
         const Host& h = hosts_[i];
         const Loopback lb = h.loopback.value_or(default_loopback_);
-        host_types[i] = type_for(TypeKey{h.speed, h.cores, lb.latency.ps(), lb.bw, 0});
+        host_types[i] = type_for(TypeKey{h.speed, h.cores, lb.latency.ps(), lb.bw, h.limiter});
     }
     std::string out;
     out += "<?xml version=\"1.0\"?>\n";
@@ -1090,7 +1428,7 @@ std::string Importer::emit() {
         src, kMemory);
     std::string name = sanitize(std::filesystem::path(path_).stem().string());
     out += fmt::format("<cluster name=\"{}\">\n", name);
-    out += "  <network model=\"fluid\" routing=\"shortest-path\"/>\n";
+    out += "  <network model=\"fluid\" routing=\"simgrid\"/>\n";
     std::vector<std::pair<std::string, TypeKey>> types;
     for (const auto& [k, n] : types_) types.emplace_back(n, k);
     std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) {
@@ -1135,6 +1473,11 @@ std::string Importer::emit() {
                            c.from, c.to, canonical_time(c.latency),
                            canonical_bandwidth(Bandwidth{c.bw}));
     }
+    for (const OneWay& e : one_way_) {
+        out +=
+            fmt::format("  <edge from=\"{}\" to=\"{}\" latency=\"{}\" bandwidth=\"{}\"/>\n", e.from,
+                        e.to, canonical_time(e.latency), canonical_bandwidth(Bandwidth{e.bw}));
+    }
     out += "</cluster>\n";
     return out;
 }
@@ -1151,6 +1494,7 @@ ImportResult Importer::run() {
         unmapped(root, fmt::format("platform version {}", version),
                  "written for SimGrid 3 (version 4 or later expected); read as version 4");
     walk(root);
+    connect_cluster_zones();
     connect_routes();
     if (hosts_.empty() && items_.empty())
         throw InputError(path_, line_of(root),
