@@ -19,7 +19,8 @@
 # this machine), RANKS (default 2), RUNS (default 5), WARMUP (untimed calls before each
 # suite phase, default 8: the steady state, as the calibration measures it; a fresh mpirun
 # is slower for its first calls), OUT (default /tmp/clustersim-validation),
-# NETWORK (a clustersim run --network value; default: the model's).
+# NETWORK (a clustersim run --network value; default: the model's), CS (the clustersim binary
+# that replays; default BUILD's: replay the same recordings with an older build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -30,7 +31,7 @@ runs=${RUNS:-5}
 warmup=${WARMUP:-8}
 out=${OUT:-/tmp/clustersim-validation}
 network=${NETWORK:+--network $NETWORK}
-cs=$build/tools/clustersim
+cs=${CS:-$build/tools/clustersim}
 bench=$build/tools/mpi/clustersim-bench
 jacobi=$build/tools/mpi/clustersim-jacobi
 tracer=$(realpath $build/tools/mpi/libclustersim-trace.so)

@@ -245,8 +245,8 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
                           seq, req, kNil, false, false, engine_.now(), slot});
     requests_[req].msg = m;
     // Rendezvous control messages carry no payload bytes.
-    network_.send(ranks_[rank].where.vertex, ranks_[dst].where.vertex,
-                  eager ? bytes + config_.envelope_bytes : 0, m, eager);
+    network_.send_between(ranks_[rank].where.vertex, ranks_[dst].where.vertex,
+                          eager ? bytes + config_.envelope_bytes : 0, m, eager, rank, dst);
     return req;
 }
 
@@ -283,7 +283,8 @@ void Runtime::bind(std::uint32_t m, std::uint32_t req) {
         complete(req);
     } else {  // Rts: clear the sender to send
         msg.kind = MsgKind::Cts;
-        network_.send(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m, false);
+        network_.send_between(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m,
+                              false, msg.dst, msg.src);
     }
 }
 
@@ -415,8 +416,8 @@ void Runtime::message_delivered(std::uint64_t cookie) {
             break;
         case MsgKind::Cts:
             msg.kind = MsgKind::Data;
-            network_.send(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
-                          msg.bytes + config_.envelope_bytes, m, true);
+            network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                                  msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst);
             break;
         case MsgKind::Data: {
             msg.recv_done = true;

@@ -57,8 +57,15 @@
 //               caches only what is still marked as being read by it, so newer data wins.
 //               dirty_bytes(file) = bytes written to memory not yet on disk (dirty + being
 //               flushed); chunks waiting for memory are not counted (not acknowledged).
+//               With a copy-rate, a write stored in memory is acknowledged only once it has
+//               been copied there: bytes / copy-rate after the previous copy ended (one copy
+//               engine per server, writes in the order they are stored; a write admitted
+//               after waiting for memory is copied then). Its data counts as dirty, and may
+//               be flushed, from the moment it is stored. Write-throughs and reads are not
+//               charged.
 //               memory (size, default node memory), max-request (size, default 10MiB),
-//               read-ahead (size, default 0B: off)
+//               read-ahead (size, default 0B: off), copy-rate (bandwidth, default none: a
+//               write is safe the moment it arrives)
 //
 // Every layer counts read chunks that go to the disk as stats.misses.
 #include "iosys/cache.hpp"
@@ -296,8 +303,12 @@ class ReorderLayer final : public CacheLayer {
 
 class WriteBehindLayer final : public CacheLayer {
   public:
-    WriteBehindLayer(std::uint64_t memory, std::uint64_t max_request, std::uint64_t read_ahead)
-        : memory_(memory), max_request_(max_request), read_ahead_(read_ahead) {}
+    WriteBehindLayer(std::uint64_t memory, std::uint64_t max_request, std::uint64_t read_ahead,
+                     Bandwidth copy_rate)
+        : memory_(memory),
+          max_request_(max_request),
+          read_ahead_(read_ahead),
+          copy_rate_(copy_rate) {}
 
     void submit(const Chunk& c) override {
         std::vector<std::uint64_t> done;
@@ -330,13 +341,14 @@ class WriteBehindLayer final : public CacheLayer {
             work = true;
             admit_waiting(done);
         } else if (waiting_.empty() && store(c)) {
-            done.push_back(c.id);
+            stored(c, done);
             work = true;
         } else {
             ++stats_.write_stalls;
             waiting_.push_back(c);
         }
         for (const std::uint64_t id : done) host().chunk_done(id);
+        report_copies();
         if (work) host().wake();
     }
 
@@ -413,6 +425,7 @@ class WriteBehindLayer final : public CacheLayer {
                 break;
         }
         for (const std::uint64_t id : done) host().chunk_done(id);
+        report_copies();
         if (!direct_.empty() || !dirty_order_.empty()) host().wake();
     }
 
@@ -636,9 +649,25 @@ class WriteBehindLayer final : public CacheLayer {
     // Stores waiting writes, in order, while they fit; appends the admitted chunk ids.
     void admit_waiting(std::vector<std::uint64_t>& done) {
         while (!waiting_.empty() && store(waiting_.front())) {
-            done.push_back(waiting_.front().id);
+            stored(waiting_.front(), done);
             waiting_.pop_front();
         }
+    }
+    // A write just stored in memory: safe at once without a copy rate, else once copied
+    // (after the copies before it).
+    void stored(const Chunk& c, std::vector<std::uint64_t>& done) {
+        if (copy_rate_.infinite()) {
+            done.push_back(c.id);
+            return;
+        }
+        copy_free_ = max(host().now(), copy_free_) + transfer_time(c.bytes, copy_rate_);
+        copies_.emplace_back(c.id, copy_free_);
+    }
+    void report_copies() {
+        if (copies_.empty()) return;
+        const std::vector<std::pair<std::uint64_t, Time>> copies = std::move(copies_);
+        copies_.clear();
+        for (const auto& [id, at] : copies) host().chunk_done_at(id, at);
     }
 
     std::uint64_t memory_;
@@ -656,6 +685,9 @@ class WriteBehindLayer final : public CacheLayer {
     std::unordered_map<std::uint64_t, std::size_t> wait_left_;  // chunk -> reads it waits for
     std::uint64_t next_token_ = 1;
     std::uint64_t next_seq_ = 1;
+    Bandwidth copy_rate_;                                 // infinite: no copy cost
+    Time copy_free_;                                      // when the copy engine is free
+    std::vector<std::pair<std::uint64_t, Time>> copies_;  // chunk, safe at (to report)
 };
 
 }  // namespace
@@ -677,12 +709,16 @@ void register_builtin_caches(CacheRegistry& registry) {
          {"max-request", "largest merged flush (size, default 10MiB)"},
          {"read-ahead",
           "a read miss reads this many bytes from its start (not past the object's end) and "
-          "caches them (size, default 0B: off)"}},
+          "caches them (size, default 0B: off)"},
+         {"copy-rate",
+          "a write is safe once copied into memory at this rate, one copy after another "
+          "(bandwidth, default none: at once)"}},
         [](const Params& p) -> std::unique_ptr<CacheLayer> {
             const std::uint64_t memory = p.size("memory", p.node_memory());
             const std::uint64_t max_request = p.size("max-request", kDefaultMaxRequest);
             const std::uint64_t read_ahead = p.size("read-ahead", 0);
-            return std::make_unique<WriteBehindLayer>(memory, max_request, read_ahead);
+            const Bandwidth copy_rate = p.bandwidth("copy-rate", kInfiniteBandwidth);
+            return std::make_unique<WriteBehindLayer>(memory, max_request, read_ahead, copy_rate);
         }});
     registry.add(Entry<CacheLayer>{
         "aggregation",

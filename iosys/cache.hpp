@@ -32,6 +32,11 @@ class CacheHost {
     virtual void chunk_done(std::uint64_t chunk_id) = 0;
     // New disk work may be available: the server will call next() while a channel is free.
     virtual void wake() = 0;
+    // The current simulated time.
+    virtual Time now() const = 0;
+    // As chunk_done, but at simulated time `at` (>= now()): a write that is safe once copied
+    // into server memory (write_behind's copy-rate).
+    virtual void chunk_done_at(std::uint64_t chunk_id, Time at) = 0;
 };
 
 struct CacheStats {

@@ -24,7 +24,7 @@ using mpi::Op;
 using mpi::OpKind;
 constexpr std::uint32_t kNil = UINT32_MAX;
 
-enum EventKind : std::uint32_t { kDiskDone, kRankDone };
+enum EventKind : std::uint32_t { kDiskDone, kRankDone, kChunkCopied };
 
 enum class MsgKind : std::uint8_t {
     WriteRequest,  // client -> server, header only
@@ -73,6 +73,7 @@ struct ClientOp {
     std::uint64_t end = 0;       // write: highest file byte + 1
     std::uint32_t owner = kNil;  // two-phase run, kNil for a rank's own operation
     std::uint32_t agg = 0;
+    std::uint32_t requests = 0;  // to servers (request-overhead each)
 };
 
 struct File {
@@ -204,6 +205,8 @@ struct Server final : CacheHost {
     std::uint64_t bytes_written = 0, bytes_read = 0;
     void chunk_done(std::uint64_t id) override;
     void wake() override;
+    Time now() const override;
+    void chunk_done_at(std::uint64_t id, Time at) override;
 };
 
 class FileSystem final : public mpi::IoService, public Component {
@@ -220,6 +223,8 @@ class FileSystem final : public mpi::IoService, public Component {
     std::string name() const override { return "file-system"; }
 
     void chunk_done(std::uint32_t server, std::uint64_t id);
+    void chunk_done_at(std::uint32_t server, std::uint64_t id, Time at);
+    Time now() const { return engine_.now(); }
     void pump(std::uint32_t server);
 
   private:
@@ -230,6 +235,13 @@ class FileSystem final : public mpi::IoService, public Component {
     Handle& handle_of(std::int32_t rank, const Op& op);
     std::uint32_t file_id(const std::string& name);
     void finish_rank(std::int32_t rank, std::uint64_t bytes, Time delay = Time::zero());
+    // Metadata costs of a file opened or closed by `ranks` ranks.
+    Time open_cost(std::size_t ranks) const {
+        return spec_.open + static_cast<std::int64_t>(ranks - 1) * spec_.open_per_rank;
+    }
+    Time close_cost(std::size_t ranks) const {
+        return spec_.close + static_cast<std::int64_t>(ranks - 1) * spec_.close_per_rank;
+    }
     // Independent data access of `rank` to `extents` of `file`.
     void start_client_op(std::int32_t rank, std::uint32_t file, bool write,
                          std::vector<Extent> extents, std::uint32_t owner, std::uint32_t agg);
@@ -286,6 +298,12 @@ void Server::chunk_done(std::uint64_t id) {
 }
 void Server::wake() {
     fs->pump(index);
+}
+Time Server::now() const {
+    return fs->now();
+}
+void Server::chunk_done_at(std::uint64_t id, Time at) {
+    fs->chunk_done_at(index, id, at);
 }
 
 FileSystem::FileSystem(const mpi::IoContext& ctx, const std::vector<FileDecl>& files)
@@ -376,6 +394,10 @@ void FileSystem::handle(Engine&, const Event& e) {
     if (e.kind == kRankDone) {
         const auto rank = static_cast<std::int32_t>(e.data);
         host_.io_done(rank, done_bytes_[static_cast<std::size_t>(rank)]);
+        return;
+    }
+    if (e.kind == kChunkCopied) {  // server << 32 | chunk
+        chunk_done(static_cast<std::uint32_t>(e.data >> 32), static_cast<std::uint32_t>(e.data));
         return;
     }
     // kDiskDone: server << 32 | slot
@@ -479,6 +501,7 @@ void FileSystem::start_client_op(std::int32_t rank, std::uint32_t file, bool wri
             }
     }
     cops_[cop].acks_left = servers_used;
+    cops_[cop].requests = servers_used;
     if (servers_used == 0) {  // nothing to move (zero bytes, or a read past the end)
         client_op_done(cop);
     }
@@ -497,8 +520,9 @@ void FileSystem::client_op_done(std::uint32_t cop) {
         report_.bytes_read += op.bytes;
     }
     report_.last_end = max(report_.last_end, engine_.now());
-    if (op.owner == kNil)
-        finish_rank(op.rank, op.bytes);
+    if (op.owner == kNil)  // the client's cost of its requests (request-overhead)
+        finish_rank(op.rank, op.bytes,
+                    static_cast<std::int64_t>(op.requests) * spec_.request_overhead);
     else
         cycle_done(op.owner, op.agg);
 }
@@ -583,6 +607,10 @@ void FileSystem::message_delivered(std::uint64_t cookie) {
     }
 }
 
+void FileSystem::chunk_done_at(std::uint32_t s, std::uint64_t id, Time at) {
+    engine_.schedule(at, id_, kChunkCopied, (static_cast<std::uint64_t>(s) << 32) | id);
+}
+
 void FileSystem::chunk_done(std::uint32_t s, std::uint64_t id) {
     const auto c = static_cast<std::uint32_t>(id);
     const ServerChunk chunk = chunks_[c];
@@ -630,8 +658,12 @@ void FileSystem::start(std::int32_t rank, const Op& op, const std::vector<std::i
         case OpKind::FileClose: {
             // MPI calls close collective, but ROMIO does not synchronize in it (no barrier
             // unless shared file pointers are used): each rank pays the close cost alone.
-            handle_of(rank, op).file = kNil;
-            finish_rank(rank, 0, spec_.close);
+            // OMPIO does (collective-close="yes"): the close completes when all have called.
+            Handle& h = handle_of(rank, op);
+            const auto members = groups_[h.group].members.size();
+            if (spec_.close_collective) arrive(rank, op, h, {}, 0);
+            h.file = kNil;
+            if (!spec_.close_collective) finish_rank(rank, 0, close_cost(members));
             return;
         }
         case OpKind::FileSync:
@@ -738,8 +770,11 @@ void FileSystem::gathered(Gathering g) {
         if (e.bytes != UINT64_MAX) host_.io_all_arrived(e.rank);
     switch (g.kind) {
         case OpKind::FileOpen:
-            for (const auto& e : g.entries) finish_rank(e.rank, 0, spec_.open);
+            for (const auto& e : g.entries) finish_rank(e.rank, 0, open_cost(g.entries.size()));
             report_.files = files_.size();
+            return;
+        case OpKind::FileClose:
+            for (const auto& e : g.entries) finish_rank(e.rank, 0, close_cost(g.entries.size()));
             return;
         case OpKind::FileSync:
             syncs_.push_back(std::move(g));

@@ -4,6 +4,7 @@
 #include "simulator/units.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -20,6 +21,8 @@ AnalyticParams resolve_params(const topo::Topology& t, const topo::CommModelSpec
     p.collectives_as_messages = spec.collectives_as_messages;
     p.intra_curve = comm::FittedCurve::from(spec.intra_curve);
     p.inter_curve = comm::FittedCurve::from(spec.inter_curve);
+    p.intra_two_way = comm::FittedCurve::from(spec.intra_two_way);
+    p.inter_two_way = comm::FittedCurve::from(spec.inter_two_way);
     AnalyticParams::Node base;
     base.in_links = std::max<std::uint32_t>(1, spec.in_links);
     base.out_links = std::max<std::uint32_t>(1, spec.out_links);
@@ -78,6 +81,7 @@ AnalyticNetwork::AnalyticNetwork(Engine& engine, const topo::Topology& topology,
         params_.has_latency && params_.has_bandwidth &&
         std::all_of(params_.nodes.begin(), params_.nodes.end(),
                     [](const AnalyticParams::Node& x) { return x.has_latency && x.has_bandwidth; });
+    two_way_ = !params_.intra_two_way.empty() || !params_.inter_two_way.empty();
 }
 
 std::vector<std::uint64_t> AnalyticNetwork::edge_bytes() const {
@@ -95,6 +99,13 @@ const comm::FittedCurve* AnalyticNetwork::curve_of(std::int32_t src_node,
                                                    std::int32_t dst_node) const {
     const comm::FittedCurve& c =
         src_node == dst_node && src_node >= 0 ? params_.intra_curve : params_.inter_curve;
+    return c.empty() ? nullptr : &c;
+}
+
+const comm::FittedCurve* AnalyticNetwork::two_way_of(std::int32_t src_node,
+                                                     std::int32_t dst_node) const {
+    const comm::FittedCurve& c =
+        src_node == dst_node && src_node >= 0 ? params_.intra_two_way : params_.inter_two_way;
     return c.empty() ? nullptr : &c;
 }
 
@@ -130,25 +141,43 @@ comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
     return c;
 }
 
-void AnalyticNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
-                           bool notify_injected) {
-    ++stats_.messages_sent;
-    stats_.bytes_sent += bytes;
-    ++stats_.packets;
+comm::Message AnalyticNetwork::message(VertexId src, VertexId dst, std::uint64_t bytes) {
     comm::Message m;
     m.src_node = node_[src];
     m.dst_node = node_[dst];
     m.bytes = bytes;
     m.cost = pair_cost(src, dst);
     m.curve = curve_of(m.src_node, m.dst_node);
+    return m;
+}
+
+void AnalyticNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+                           bool notify_injected) {
+    send_between(src, dst, bytes, cookie, notify_injected, -1, -1);
+}
+
+void AnalyticNetwork::send_between(VertexId src, VertexId dst, std::uint64_t bytes,
+                                   std::uint64_t cookie, bool notify_injected,
+                                   std::int32_t src_rank, std::int32_t dst_rank) {
+    ++stats_.messages_sent;
+    stats_.bytes_sent += bytes;
+    ++stats_.packets;
+    const comm::Message m = message(src, dst, bytes);
     const comm::Plan plan = model_->plan(m, resources_);
-    if (engine_.now() + plan.transfer + plan.latency == Time::max()) [[unlikely]]
+    // Two-way pricing: only messages with payload between two ranks, of a kind of pair that
+    // has a two-way curve.
+    const comm::FittedCurve* two =
+        two_way_ && bytes > 0 && src_rank >= 0 && dst_rank >= 0 && src_rank != dst_rank
+            ? two_way_of(m.src_node, m.dst_node)
+            : nullptr;
+    const Time slowest = two ? max(plan.transfer, two->time(bytes)) : plan.transfer;
+    if (engine_.now() + slowest + plan.latency == Time::max()) [[unlikely]]
         throw HorizonError(fmt::format(
             "simulated time passes the horizon: a message of {} from '{}' to '{}' at simulated "
             "time {} would arrive beyond the horizon of 2^63-1 ps (about {:.2f} days)",
             format_size(bytes), topo_.vertex(src).name, topo_.vertex(dst).name,
             format_time(engine_.now()), Time::horizon_days()));
-    if (plan.start && plan.num_pools == 0) {
+    if (plan.start && plan.num_pools == 0 && !two) {
         // Nothing to hold: the two notifications carry the cookie, no record is kept.
         const Time injected = engine_.now() + plan.transfer;
         if (notify_injected) engine_.schedule(injected, id_, kInjected, cookie);
@@ -157,8 +186,20 @@ void AnalyticNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std:
         stats_.bytes_delivered += bytes;
         return;
     }
-    const std::uint32_t f =
-        flights_.acquire(Flight{cookie, m, plan, engine_.now(), notify_injected});
+    Flight flight;
+    flight.cookie = cookie;
+    flight.msg = m;
+    flight.plan = plan;
+    flight.sent = engine_.now();
+    flight.notify_injected = notify_injected;
+    if (two) {
+        flight.ranked = true;
+        flight.src_rank = src_rank;
+        flight.dst_rank = dst_rank;
+        const auto need = static_cast<std::size_t>(std::max(src_rank, dst_rank)) + 1;
+        if (sending_.size() < need) sending_.resize(need), receiving_.resize(need);
+    }
+    const std::uint32_t f = flights_.acquire(flight);
     if (plan.start)
         start(f, plan);
     else
@@ -174,7 +215,73 @@ void AnalyticNetwork::start(std::uint32_t f, const comm::Plan& plan) {
         ++stats_.messages_waited;
         stats_.resource_wait += waited;
     }
-    engine_.schedule(engine_.now() + plan.transfer, id_, kTransferred, f);
+    if (!flight.ranked) {
+        engine_.schedule(engine_.now() + plan.transfer, id_, kTransferred, f);
+        return;
+    }
+    const comm::FittedCurve* two = two_way_of(flight.msg.src_node, flight.msg.dst_node);
+    flight.one = plan.transfer;
+    flight.two = max(plan.transfer, two->time(flight.msg.bytes));
+    flight.since = engine_.now();
+    flight.done = 0;
+    track(f);
+    flights_[f].two_way = wants_two_way(flights_[f]);
+    retime(f);
+}
+
+bool AnalyticNetwork::wants_two_way(const Flight& f) const {
+    return !receiving_[static_cast<std::size_t>(f.src_rank)].empty() ||
+           !sending_[static_cast<std::size_t>(f.dst_rank)].empty();
+}
+
+void AnalyticNetwork::retime(std::uint32_t f) {
+    Flight& flight = flights_[f];
+    const Time t = flight.two_way ? flight.two : flight.one;
+    const double left = std::max(0.0, 1.0 - flight.done);
+    const Time end = engine_.now() + Time::ps(std::llround(left * static_cast<double>(t.ps())));
+    flight.version = ++version_;
+    engine_.schedule(end, id_, kTransferred,
+                     (static_cast<std::uint64_t>(flight.version) << 32) | f);
+}
+
+void AnalyticNetwork::reconsider(std::vector<std::uint32_t>& flights) {
+    for (const std::uint32_t g : flights) {
+        Flight& flight = flights_[g];
+        const bool two = wants_two_way(flight);
+        if (two == flight.two_way) continue;
+        // The part transferred so far at the old rate, the rest at the new one.
+        const Time t = flight.two_way ? flight.two : flight.one;
+        if (t > Time::zero())
+            flight.done += static_cast<double>((engine_.now() - flight.since).ps()) /
+                           static_cast<double>(t.ps());
+        flight.since = engine_.now();
+        flight.two_way = two;
+        retime(g);
+    }
+}
+
+void AnalyticNetwork::track(std::uint32_t f) {
+    const auto a = static_cast<std::size_t>(flights_[f].src_rank);
+    const auto b = static_cast<std::size_t>(flights_[f].dst_rank);
+    const bool a_starts_sending = sending_[a].empty(), b_starts_receiving = receiving_[b].empty();
+    sending_[a].push_back(f);
+    receiving_[b].push_back(f);
+    if (a_starts_sending) reconsider(receiving_[a]);  // messages to a: their receiver sends
+    if (b_starts_receiving) reconsider(sending_[b]);  // messages from b: their sender receives
+}
+
+void AnalyticNetwork::untrack(std::uint32_t f) {
+    const auto a = static_cast<std::size_t>(flights_[f].src_rank);
+    const auto b = static_cast<std::size_t>(flights_[f].dst_rank);
+    auto drop = [f](std::vector<std::uint32_t>& v) {
+        const auto it = std::find(v.begin(), v.end(), f);
+        *it = v.back();
+        v.pop_back();
+    };
+    drop(sending_[a]);
+    drop(receiving_[b]);
+    if (sending_[a].empty()) reconsider(receiving_[a]);
+    if (receiving_[b].empty()) reconsider(sending_[b]);
 }
 
 void AnalyticNetwork::offer_queue() {
@@ -205,6 +312,13 @@ void AnalyticNetwork::handle(Engine&, const Event& ev) {
         case kTransferred: {
             const auto f = static_cast<std::uint32_t>(ev.data);
             const Flight flight = flights_[f];
+            if (flight.ranked) {
+                // A two-way flight's end moves when its rate changes: older events are stale.
+                if (flight.version != static_cast<std::uint32_t>(ev.data >> 32)) return;
+                untrack(f);
+            } else if (ev.data >> 32 != 0) {
+                return;  // stale: of a two-way flight whose slot was released since
+            }
             flights_.release(f);
             for (std::uint8_t i = 0; i < flight.plan.num_pools; ++i)
                 --resources_.in_use[flight.plan.pools[i]];

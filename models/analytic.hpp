@@ -13,6 +13,16 @@
 // A model without resources (simple) costs at most two engine events per message and no
 // allocation: the sender's notification and the delivery carry the MPI layer's cookie.
 //
+// Two-way transfers (issue 23): a rank that sends and receives at the same time (a
+// Sendrecv, a halo exchange) does both copies, and each direction moves slower than a
+// one-way message. With a two-way curve (<point-to-point direction="both">, measured by
+// clustersim-calibrate as MPI_Sendrecv) a message from rank a to rank b transfers at the
+// two-way time T2(s) = max(T1(s), s / B2(s)) while a is receiving or b is sending another
+// message, and at its one-way time T1(s) otherwise: its progress is kept as the fraction
+// transferred, and when a rank starts or stops sending or receiving, the messages of that
+// rank change rate and their end is computed again. So two messages that cross, starting
+// together, both take exactly T2(s). Without a two-way curve nothing of this runs.
+//
 // Latency and bandwidth of a pair of sockets come from the <comm-model> element when it
 // gives them (inter-node; per node type within a node), otherwise from the graph: the sum
 // of the latencies along the route and its bottleneck bandwidth (links, and the relay rates
@@ -51,6 +61,8 @@ struct AnalyticParams {
     bool collectives_as_messages = false;
     // Measured transfer curves (<point-to-point>): within a node, between nodes; empty: none.
     comm::FittedCurve intra_curve, inter_curve;
+    // Two-way curves (<point-to-point direction="both">): empty: none.
+    comm::FittedCurve intra_two_way, inter_two_way;
 };
 
 // Resolves `spec` against `t` (node types to nodes, defaults); throws std::invalid_argument
@@ -65,6 +77,11 @@ class AnalyticNetwork final : public Component, public Transport {
 
     void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
               bool notify_injected) override;
+    // With a two-way curve: a message of `src_rank` to `dst_rank` transfers at the two-way
+    // curve while its sender is receiving or its receiver is sending another message (see
+    // the top of this file); otherwise as send().
+    void send_between(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+                      bool notify_injected, std::int32_t src_rank, std::int32_t dst_rank) override;
     const NetworkStats& stats() const override { return stats_; }
     // No edges are crossed in these models: all zero.
     std::vector<std::uint64_t> edge_bytes() const override;
@@ -76,6 +93,8 @@ class AnalyticNetwork final : public Component, public Transport {
     comm::PairCost pair_cost(VertexId src, VertexId dst);
     // The measured transfer curve for a message between these nodes, or null.
     const comm::FittedCurve* curve_of(std::int32_t src_node, std::int32_t dst_node) const;
+    // The two-way curve for a message between these nodes, or null.
+    const comm::FittedCurve* two_way_of(std::int32_t src_node, std::int32_t dst_node) const;
     const comm::CommModel& model() const { return *model_; }
     std::size_t queued() const { return queue_.size(); }
 
@@ -85,15 +104,30 @@ class AnalyticNetwork final : public Component, public Transport {
   private:
     enum Kind : std::uint32_t { kTransferred = 0, kInjected = 1, kDeliver = 2 };
     struct Flight {
-        std::uint64_t cookie;
+        std::uint64_t cookie = 0;
         comm::Message msg;
         comm::Plan plan;
         Time sent;
-        bool notify_injected;
+        bool notify_injected = false;
+        // Two-way pricing (only when `ranked`): the ranks, the one-way and two-way transfer
+        // times, the fraction transferred by `since`, the current rate and the version of
+        // the pending kTransferred event (older ones are stale).
+        bool ranked = false, two_way = false;
+        std::int32_t src_rank = -1, dst_rank = -1;
+        Time one, two, since;
+        double done = 0;
+        std::uint32_t version = 0;
     };
     comm::PairCost path_cost(VertexId src, VertexId dst) const;
+    comm::Message message(VertexId src, VertexId dst, std::uint64_t bytes);
     void start(std::uint32_t flight, const comm::Plan& plan);
     void offer_queue();
+    // Two-way pricing.
+    bool wants_two_way(const Flight& f) const;
+    void retime(std::uint32_t flight);  // progress to now, the current rate, a new end event
+    void reconsider(std::vector<std::uint32_t>& flights);  // rates may have changed
+    void track(std::uint32_t flight);
+    void untrack(std::uint32_t flight);
 
     Engine& engine_;
     const topo::Topology& topo_;
@@ -116,6 +150,10 @@ class AnalyticNetwork final : public Component, public Transport {
     std::vector<LastPair> last_;      // by source vertex
     std::vector<std::int32_t> node_;  // node index of each vertex (-1: none), kept flat
     bool uniform_ = false;            // every cost is given by the XML: no graph lookups
+    // Two-way pricing, by rank: messages in transfer from it and to it.
+    bool two_way_ = false;  // a two-way curve is given
+    std::vector<std::vector<std::uint32_t>> sending_, receiving_;
+    std::uint32_t version_ = 0;  // of the last kTransferred event of a two-way flight
 };
 
 }  // namespace clustersim::net

@@ -60,6 +60,15 @@ class Transport {
     // processes of one socket exchange through its memory node). `cookie` is handed back.
     virtual void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                       bool notify_injected) = 0;
+    // The same, for a message between the ranks `src_rank` and `dst_rank` (the MPI layer's
+    // messages): models that price a rank sending and receiving at once (the analytic models'
+    // two-way curves, models/analytic.hpp) need to know whose message it is. The default
+    // ignores the ranks.
+    virtual void send_between(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+                              bool notify_injected, std::int32_t src_rank, std::int32_t dst_rank) {
+        (void)src_rank, (void)dst_rank;
+        send(src, dst, bytes, cookie, notify_injected);
+    }
     virtual const NetworkStats& stats() const = 0;
     // Payload bytes that crossed each one-way edge, indexed by edge id.
     virtual std::vector<std::uint64_t> edge_bytes() const = 0;

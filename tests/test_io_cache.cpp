@@ -57,6 +57,11 @@ class FakeHost final : public CacheHost {
         done_at[id] = clock_;
     }
     void wake() override { ++wakes; }
+    Time now() const override { return clock_; }
+    void chunk_done_at(std::uint64_t id, Time at) override {
+        done.push_back(id);
+        done_at[id] = at;
+    }
     std::vector<std::uint64_t> done;        // in completion order
     std::map<std::uint64_t, Time> done_at;  // chunk id -> time
     int wakes = 0;
@@ -334,6 +339,46 @@ TEST(IoCache, WriteBehindStallsUntilFlushesFreeMemory) {
     EXPECT_EQ(rig.now, Time::ms(7));
     EXPECT_EQ(rig.cache->stats().peak_memory, 256 * kKiB);
     EXPECT_EQ(rig.cache->dirty_bytes(0), 0u);
+}
+
+// copy-rate (issue 23): a cached write is safe bytes / copy-rate after it was stored, the
+// copies one after another; without it at once (the tests above).
+TEST(IoCache, WriteBehindCopyRateChargesSizeOverRate) {
+    // 64 KiB at 65,536,000 B/s: exactly 1 ms per chunk.
+    Rig rig =
+        simple_rig("write_behind",
+                   {{"memory", "256KiB"}, {"copy-rate", "65536000B/s"}, {"max-request", "64KiB"}});
+    for (std::uint64_t i = 0; i < 3; ++i) rig.submit(i, 0, i * k64K, k64K, true);
+    EXPECT_EQ(rig.host.done_at[0], Time::ms(1));
+    EXPECT_EQ(rig.host.done_at[1], Time::ms(2));  // after the first copy
+    EXPECT_EQ(rig.host.done_at[2], Time::ms(3));
+    // 160 B at the same rate: 160 / 65,536,000 s = 2,441,406.25 ps, rounded.
+    rig.run(Time::ms(10));
+    rig.submit(3, 1, 0, 160, true);
+    EXPECT_EQ(rig.host.done_at[3], Time::ms(10) + Time::ps(2'441'406));
+    // The data is dirty (and flushed) from the moment it is stored.
+    EXPECT_EQ(rig.cache->dirty_bytes(1), 160u);
+    rig.run();
+    EXPECT_EQ(rig.cache->dirty_bytes(0), 0u);
+    EXPECT_EQ(rig.cache->stats().write_stalls, 0u);
+    // Reads (hits) are not charged.
+    rig.read(9, 0, 0, k64K, 3 * k64K);
+    EXPECT_EQ(rig.host.done_at[9], rig.now);
+}
+
+TEST(IoCache, WriteBehindCopyAfterAStall) {
+    Rig rig = simple_rig("write_behind", {{"memory", "64KiB"}, {"copy-rate", "65536000B/s"}});
+    rig.submit(0, 0, 0, k64K, true);         // copied by 1 ms; flushed from 0 to 1 ms
+    rig.submit(1, 0, 4 * k64K, k64K, true);  // waits for memory: admitted at 1 ms, copied by 2
+    EXPECT_EQ(rig.host.done_at[0], Time::ms(1));
+    EXPECT_EQ(rig.host.done_at.count(1), 0u);
+    rig.run();
+    EXPECT_EQ(rig.host.done_at[1], Time::ms(2));
+    EXPECT_EQ(rig.cache->stats().write_stalls, 1u);
+}
+
+TEST(IoCache, WriteBehindCopyRateMustBeABandwidth) {
+    EXPECT_THROW((void)make_cache("write_behind", {{"copy-rate", "fast"}}), InputError);
 }
 
 TEST(IoCache, WriteBehindWritesThroughWhatExceedsMemory) {

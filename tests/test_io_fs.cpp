@@ -79,6 +79,100 @@ TEST(IoFs, WriteBehindFitsAtNetworkSpeedAndPaysDiskSpeedForTheExcess) {
     }
 }
 
+// A cached write costs size / copy-rate more (issue 23): one chunk (up to the 1 MiB
+// granularity) is acknowledged after its copy into server memory; 160 B and 1 MiB at 1 GB/s.
+TEST(IoFs, WriteBehindCopyRateAddsSizeOverRate) {
+    const auto model = [](const std::string& copy) {
+        return io_model(2, "1GB/s",
+                        R"(<io-server node="n1"><cache model="write_behind" memory="1GiB")" + copy +
+                            R"(/><disk model="simple" rate="50MB/s"/></io-server>)");
+    };
+    for (const std::uint64_t bytes : {std::uint64_t{160}, MiB}) {
+        ScriptProgram a({sequential_write(bytes, bytes)});
+        const auto plain = simulate_io(model(""), ranks_on(model(""), 1), a);
+        const auto t = model(R"( copy-rate="1GB/s")");
+        ScriptProgram b({sequential_write(bytes, bytes)});
+        const auto copied = simulate_io(t, ranks_on(t, 1), b);
+        EXPECT_EQ(copied.simulated - plain.simulated, Time::ns(static_cast<std::int64_t>(bytes)))
+            << bytes;
+        EXPECT_EQ(copied.ranks[0].io_bytes_written, bytes);
+    }
+}
+
+// Open and close by P ranks cost open + (P - 1) open-per-rank and close + (P - 1)
+// close-per-rank; with collective-close="yes" the close waits for the last rank like the open.
+TEST(IoFs, MetadataGrowsWithTheCommunicatorAndCloseCanSynchronize) {
+    const auto model = [](const std::string& extra) {
+        return io_model(4, "1GB/s",
+                        R"(<io-server node="n3"><disk model="simple" rate="1GB/s"/></io-server>
+        <file-system open="10us" close="4us" open-per-rank="2us" close-per-rank="1us" )" +
+                            extra + "/>");
+    };
+    for (const int p : {1, 2, 3}) {
+        const auto t = model("");
+        std::vector<std::vector<mpi::Op>> script(static_cast<std::size_t>(p));
+        for (auto& ops : script) ops = {file_open(0, &kFile), file_op(OpKind::FileClose)};
+        ScriptProgram prog(script);
+        const auto res = simulate_io(t, ranks_on(t, p), prog);
+        EXPECT_EQ(res.simulated, Time::us(10 + 2 * (p - 1)) + Time::us(4 + (p - 1))) << p;
+    }
+    // Rank 1 computes 1 ms (1,000,000 instructions at 1 G/s) before its close.
+    std::vector<std::vector<mpi::Op>> script = {
+        {file_open(0, &kFile), file_op(OpKind::FileClose)},
+        {file_open(0, &kFile), compute(1'000'000), file_op(OpKind::FileClose)}};
+    const Time open = Time::us(12), close = Time::us(5);
+    {
+        const auto t = model("");
+        ScriptProgram prog(script);
+        const auto res = simulate_io(t, ranks_on(t, 2), prog);
+        EXPECT_EQ(res.ranks[0].finish, open + close);  // alone
+        EXPECT_EQ(res.ranks[1].finish, open + Time::ms(1) + close);
+    }
+    {
+        const auto t = model(R"(collective-close="yes")");
+        ScriptProgram prog(script);
+        const auto res = simulate_io(t, ranks_on(t, 2), prog);
+        EXPECT_EQ(res.ranks[0].finish, open + Time::ms(1) + close);  // waited for rank 1
+        EXPECT_EQ(res.ranks[1].finish, open + Time::ms(1) + close);
+    }
+}
+
+// request-overhead: an independent write to n servers costs n times it more.
+TEST(IoFs, RequestOverheadPerServerRequest) {
+    const auto model = [](const std::string& extra) {
+        return io_model(3, "1GB/s",
+                        R"(<io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>
+        <io-server node="n2"><disk model="simple" rate="1GB/s"/></io-server>
+        <file-system stripe="64KiB" )" +
+                            extra + "/>");
+    };
+    for (const std::uint64_t bytes : {std::uint64_t{160}, 128 * KiB}) {
+        const int requests = bytes > 64 * KiB ? 2 : 1;
+        ScriptProgram a({sequential_write(bytes, bytes)});
+        const auto t0 = model("");
+        const auto plain = simulate_io(t0, ranks_on(t0, 1), a);
+        ScriptProgram b({sequential_write(bytes, bytes)});
+        const auto t1 = model(R"(request-overhead="7us")");
+        const auto charged = simulate_io(t1, ranks_on(t1, 1), b);
+        EXPECT_EQ(charged.simulated - plain.simulated, requests * Time::us(7)) << bytes;
+    }
+}
+
+TEST(IoFs, BadMetadataAttributesNameTheLine) {
+    for (const std::string bad :
+         {R"(collective-close="maybe")", R"(open-per-rank="3")", R"(request-overhead="-1us")"}) {
+        try {
+            (void)io_model(2, "1GB/s",
+                           R"(<io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>
+            <file-system )" + bad +
+                               "/>");
+            ADD_FAILURE() << "accepted " << bad;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("io-test.xml:"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(IoFs, SyncWaitsForWriteBehindToReachTheDisk) {
     const std::string server = R"(<io-server node="n1"><cache model="write_behind" memory="1GiB"/>
         <disk model="hdd" rate="50MB/s"/></io-server>

@@ -119,6 +119,35 @@ TEST(RealMpiPrograms, CalibrationWritesAModelThatLoadsAndReplaysItsPingPong) {
     EXPECT_NE(r.out.find("communicator creation (rank 0, median of 31 calls): MPI_Comm_dup"),
               std::string::npos)
         << r.out;
+    // Issue 23: the two-way curve has a point for every point of the one-way curve; the page
+    // cache's copy rate, the request overhead and the collective open/close are written.
+    const auto one_way = model.find("<point-to-point scope=\"intra-node\">");
+    const auto both = model.find("<point-to-point scope=\"intra-node\" direction=\"both\">");
+    ASSERT_NE(one_way, std::string::npos) << model;
+    ASSERT_NE(both, std::string::npos) << model;
+    const auto points = [&](std::size_t from) {
+        const std::string body = model.substr(from, model.find("</point-to-point>", from) - from);
+        std::size_t n = 0;
+        for (auto at = body.find("<point "); at != std::string::npos;
+             at = body.find("<point ", at + 1))
+            ++n;
+        return n;
+    };
+    EXPECT_EQ(points(one_way), points(both));
+    EXPECT_GT(points(both), 0u);
+    const auto element = [&](const std::string& start) {  // the line that begins so
+        const auto at = model.find(start);
+        return at == std::string::npos ? std::string()
+                                       : model.substr(at, model.find('\n', at + 1) - at);
+    };
+    EXPECT_NE(element("\n    <cache ").find("copy-rate=\""), std::string::npos) << model;
+    const std::string file_system = element("\n  <file-system ");
+    for (const std::string attr :
+         {"request-overhead=\"", "open-per-rank=\"", "close-per-rank=\"", "collective-close=\""})
+        EXPECT_NE(file_system.find(attr), std::string::npos) << attr << " in " << model;
+    // The model with all of it replays an exchange.
+    const Result x = run("run " + xml + " --app paired:size=64KiB,iterations=4");
+    EXPECT_EQ(x.code, 0) << x.err;
     fs::remove(xml);
     fs::remove(csv);
 }

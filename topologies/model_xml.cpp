@@ -704,7 +704,8 @@ void Reader::read_io_forwarder(pugi::xml_node n) {
 
 void Reader::read_file_system(pugi::xml_node n) {
     check_attributes(n, {"distribution", "stripe", "servers", "open", "close", "sync",
-                         "request-size", "granularity", "cb-buffer", "cb-nodes"});
+                         "request-size", "granularity", "cb-buffer", "cb-nodes", "open-per-rank",
+                         "close-per-rank", "collective-close", "request-overhead"});
     check_empty(n);
     FileSystemSpec& f = tb_.io().fs;
     f.present = true;
@@ -718,6 +719,20 @@ void Reader::read_file_system(pugi::xml_node n) {
     if (const auto v = optional(n, "open")) f.open = with_unit(n, "open", *v, parse_time);
     if (const auto v = optional(n, "close")) f.close = with_unit(n, "close", *v, parse_time);
     if (const auto v = optional(n, "sync")) f.sync = with_unit(n, "sync", *v, parse_time);
+    if (const auto v = optional(n, "open-per-rank"))
+        f.open_per_rank = with_unit(n, "open-per-rank", *v, parse_time);
+    if (const auto v = optional(n, "close-per-rank"))
+        f.close_per_rank = with_unit(n, "close-per-rank", *v, parse_time);
+    if (const auto v = optional(n, "request-overhead"))
+        f.request_overhead = with_unit(n, "request-overhead", *v, parse_time);
+    if (const auto v = optional(n, "collective-close")) {
+        if (*v == "yes")
+            f.close_collective = true;
+        else if (*v != "no")
+            fail(n, fmt::format("<file-system> attribute 'collective-close': '{}' is not valid; "
+                                "expected yes or no",
+                                *v));
+    }
     if (const auto v = optional(n, "request-size"))
         f.request_bytes = with_unit(n, "request-size", *v, parse_size);
     if (const auto v = optional(n, "granularity"))
@@ -1085,25 +1100,35 @@ std::vector<std::pair<std::uint64_t, Bandwidth>> Reader::read_points(pugi::xml_n
 // <point-to-point scope="intra-node|inter-node">: the measured transfer bandwidth of one
 // message against its size (clustersim-calibrate writes it); see CommModelSpec.
 void Reader::read_comm_p2p(pugi::xml_node n, CommModelSpec& spec) const {
-    check_attributes(n, {"scope"});
+    check_attributes(n, {"scope", "direction"});
     const std::string_view scope = required(n, "scope");
+    bool both = false;
+    if (const auto d = optional(n, "direction")) {
+        if (*d == "both")
+            both = true;
+        else if (*d != "one-way")
+            fail(n, fmt::format("<point-to-point> attribute 'direction': '{}' is not valid; "
+                                "expected one-way or both",
+                                *d));
+    }
     std::vector<std::pair<std::uint64_t, Bandwidth>>* curve = nullptr;
     int* line = nullptr;
     if (scope == "intra-node") {
-        curve = &spec.intra_curve;
-        line = &spec.intra_curve_line;
+        curve = both ? &spec.intra_two_way : &spec.intra_curve;
+        line = both ? &spec.intra_two_way_line : &spec.intra_curve_line;
     } else if (scope == "inter-node") {
-        curve = &spec.inter_curve;
-        line = &spec.inter_curve_line;
+        curve = both ? &spec.inter_two_way : &spec.inter_curve;
+        line = both ? &spec.inter_two_way_line : &spec.inter_curve_line;
     } else {
         fail(n, fmt::format("<point-to-point> attribute 'scope': '{}' is not valid; expected "
                             "intra-node or inter-node",
                             scope));
     }
+    const char* direction = both ? " direction=\"both\"" : "";
     if (*line != 0)
-        fail(n, fmt::format("second <point-to-point scope=\"{}\"> in <comm-model> (the first is "
-                            "on line {}); expected at most one per scope",
-                            scope, *line));
+        fail(n, fmt::format("second <point-to-point scope=\"{}\"{}> in <comm-model> (the first "
+                            "is on line {}); expected at most one per scope and direction",
+                            scope, direction, *line));
     *line = line_of(n);
     *curve = read_points(n, "point-to-point");
     if (curve->empty())

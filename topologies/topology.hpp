@@ -197,12 +197,19 @@ struct FileSystemSpec {
     bool present = false;                          // false: the model has no file system
     std::string distribution = "simple-striping";  // checked by iosys
     std::uint64_t stripe = 64 * 1024;              // bytes per chunk, > 0
-    std::vector<std::int32_t> servers;        // indices into IoSettings::servers, in stripe order
-    Time open = Time::zero();                 // metadata cost of MPI_File_open
-    Time close = Time::zero();                // of MPI_File_close
-    Time sync = Time::zero();                 // of MPI_File_sync, after the dirty data is on disk
-    std::uint64_t request_bytes = 256;        // size of a request or acknowledgement message
-    std::uint64_t granularity = 1024 * 1024;  // a server handles data in chunks of this size
+    std::vector<std::int32_t> servers;  // indices into IoSettings::servers, in stripe order
+    Time open = Time::zero();           // metadata cost of MPI_File_open
+    Time close = Time::zero();          // of MPI_File_close
+    Time sync = Time::zero();           // of MPI_File_sync, after the dirty data is on disk
+    // Issue 23: metadata that grows with the communicator (open and close of a file by P
+    // ranks cost open + (P - 1) open_per_rank, close + (P - 1) close_per_rank), a close that
+    // synchronizes like the open (OMPIO's), and a client cost per request to a server.
+    Time open_per_rank = Time::zero();
+    Time close_per_rank = Time::zero();
+    bool close_collective = false;
+    Time request_overhead = Time::zero();
+    std::uint64_t request_bytes = 256;           // size of a request or acknowledgement message
+    std::uint64_t granularity = 1024 * 1024;     // a server handles data in chunks of this size
     std::uint64_t cb_buffer = 16 * 1024 * 1024;  // two-phase collective buffer per aggregator
     std::int32_t cb_nodes = 0;  // two-phase aggregators; 0 = one per node of the communicator
     int line = 0;
@@ -271,6 +278,11 @@ struct CommModelSpec {
     // A message of s bytes then takes s / curve(s) plus the pair's latency.
     std::vector<std::pair<std::uint64_t, Bandwidth>> intra_curve, inter_curve;
     int intra_curve_line = 0, inter_curve_line = 0;
+    // <point-to-point scope="…" direction="both">: the transfer bandwidth of one direction
+    // of a two-way exchange (a message whose sender is receiving, or whose receiver is
+    // sending, at the same time); empty: such a message takes the one-way curve (issue 23).
+    std::vector<std::pair<std::uint64_t, Bandwidth>> intra_two_way, inter_two_way;
+    int intra_two_way_line = 0, inter_two_way_line = 0;
     std::vector<CommNodeSpec> node_types;
     std::vector<CommCollectiveSpec> collectives;
     int line = 0;

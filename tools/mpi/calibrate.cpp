@@ -54,7 +54,13 @@
 //               (64 MiB) in 1 MiB MPI_File_write_at calls into a fresh file in --io-dir,
 //               once without a sync (the page cache's rate, open and close) and once
 //               followed by MPI_File_sync, and three files of one 1 MiB write, each synced;
-//               every file is deleted afterwards. From /proc: the kernel's dirty-page limits.
+//               every file is deleted afterwards; then 64 writes of 160 B (the client's cost
+//               per request). From /proc: the kernel's dirty-page limits. Then every rank
+//               opens and closes a file on MPI_COMM_WORLD (15 times; open and close per rank
+//               beyond rank 0's own), and 15 times more with the other ranks entering the
+//               close 2 ms late (whether the close synchronizes: OMPIO's does).
+//   two-way     the sendrecv ladder, read like the ping-pong: per size the transfer time of
+//               one direction while both move, written as <point-to-point direction="both">.
 //
 // Passes and the statistic. Everything runs in --passes passes one after the other (the CPU
 // kernel, then every class's latency, ping-pong and sendrecv ladders), and every figure is
@@ -158,6 +164,8 @@ constexpr std::uint64_t kMaxMessage = GiB;           // MPI counts are int
 constexpr std::uint64_t kBytesPerRepeat = 64 * KiB;  // data budget per size: repeats x this
 constexpr std::uint64_t kProbeMax = MiB;             // largest size the eager probe tries
 constexpr int kMaxSockets = 64;
+constexpr int kSmallWrites = 64;                 // small writes per pass of the I/O test
+constexpr std::uint64_t kSmallWriteBytes = 160;  // bytes each
 constexpr int kSmallSyncs = 3;           // files of one write synced per pass of the I/O test
 constexpr int kInstructionsPerStep = 6;  // xorshift64: 3 shifts + 3 xors
 constexpr int kTagPing = 11, kTagPong = 12, kTagSendrecv = 13, kTagProbe = 14, kTagData = 15,
@@ -1115,6 +1123,7 @@ LocalRates local_rates() {
 // Seconds; `error` is set (and the rest meaningless) when an MPI-IO call failed.
 struct IoPass {
     double open = 0, write_cached = 0, close = 0, write_synced = 0, sync = 0;
+    double small_write = 0;  // per call of kSmallWrites kSmallWriteBytes-byte writes, no sync
     std::vector<double> write_small, sync_small;  // kSmallSyncs of each
     std::string error;
 };
@@ -1181,7 +1190,65 @@ IoPass io_pass(const Settings& s, const std::vector<char>& buffer) {
     if (p.error.empty())
         p.error = io_write_file(path, s.io_size, s.io_transfer, true, buffer, ignore,
                                 p.write_synced, p.sync, ignore);
+    if (p.error.empty()) {
+        double write = 0;
+        p.error = io_write_file(path, kSmallWrites * kSmallWriteBytes, kSmallWriteBytes, false,
+                                buffer, ignore, write, ignore, ignore);
+        p.small_write = write / kSmallWrites;
+    }
     return p;
+}
+
+// The collective open and close (issue 23): every rank opens a fresh file on MPI_COMM_WORLD
+// right after a barrier and closes it after another (rank 0 times both); then again with
+// every rank but 0 entering the close kLateClose late: if rank 0's close takes at least half
+// of that, the library's close synchronizes (OMPIO's does, ROMIO's does not). Seconds;
+// `error` set when an MPI-IO call failed (on any rank: the result is agreed).
+struct IoWorld {
+    std::vector<double> open, close, late_close;
+    std::string error;
+};
+constexpr double kLateClose = 2e-3;  // s
+constexpr int kWorldOpens = 15;
+
+IoWorld io_world(const Settings& s, int rank) {
+    IoWorld w;
+    const std::string path = s.io_dir + "/clustersim-calibrate-world.tmp";
+    for (int i = 0; i < 2 * kWorldOpens; ++i) {
+        const bool late = i >= kWorldOpens;
+        if (rank == 0) MPI_File_delete(path.c_str(), MPI_INFO_NULL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_File fh = MPI_FILE_NULL;
+        const double t0 = MPI_Wtime();
+        int rc = MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                               MPI_INFO_NULL, &fh);
+        const double t1 = MPI_Wtime();
+        int ok = rc == MPI_SUCCESS ? 1 : 0, all = 0;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (all == 0) {
+            if (rc == MPI_SUCCESS) MPI_File_close(&fh);
+            w.error = "MPI_File_open on MPI_COMM_WORLD failed";
+            return w;
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (late && rank != 0) {
+            const double until = MPI_Wtime() + kLateClose;
+            while (MPI_Wtime() < until) {
+            }
+        }
+        const double t2 = MPI_Wtime();
+        MPI_File_close(&fh);
+        const double t3 = MPI_Wtime();
+        if (late) {
+            w.late_close.push_back(t3 - t2);
+        } else {
+            w.open.push_back(t1 - t0);
+            w.close.push_back(t3 - t2);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) MPI_File_delete(path.c_str(), MPI_INFO_NULL);
+    return w;
 }
 
 // The file system type of `dir` (statfs), as a name where it is a common one.
@@ -1267,6 +1334,10 @@ struct IoMeasured {
     Stats open, write_cached, close;
     Stats write_small, sync_small, synced_small;  // the small file: write, sync, both
     Stats write_synced, sync, synced;             // the large one
+    Stats small_write;                            // per kSmallWriteBytes write, no sync
+    // The collective open and close on MPI_COMM_WORLD (IoWorld), rank 0's medians.
+    int world = 0;
+    Stats open_world, close_world, late_close;
     DirtyLimits dirty;
 };
 
@@ -1348,6 +1419,10 @@ struct Derived {
     // memory, the metadata costs.
     bool io = false;
     double io_cache_rate = 0, io_disk_rate = 0, io_sync_cost = 0, io_synced_rate = 0;
+    // Issue 23: the client's cost per small write request, the metadata cost per rank of a
+    // collective open and close, whether the close synchronizes.
+    double io_request_overhead = 0, io_open_per_rank = 0, io_close_per_rank = 0;
+    bool io_close_collective = false;
     double io_writeback_rate = 0;  // (size - transfer) / (sync - small sync), for the report
     double io_open = 0, io_close = 0;
     std::uint64_t io_memory = 0;
@@ -1413,11 +1488,18 @@ double fit_bandwidth(const ClassResult& r, double latency, std::uint64_t eager) 
 // arrives 3 L + s / B(s) after the send (the ping-pong measures the protocol too). Sizes
 // where t - k L is at most 2 % of t (or not positive) are pure latency, their bandwidth
 // noise: left out.
+//
+// The two-way curve (<point-to-point direction="both">) is read the same way from the
+// MPI_Sendrecv time per call, in which both directions move at once: s / (t2(s) - k L - o(s)),
+// each rank paying o_s for its send and o_r for its receive as in the ping-pong. Where that
+// transfer comes out shorter than the one-way one (noise: both directions cannot be faster
+// than one), the one-way bandwidth is written.
 struct CurvePoint {
     std::uint64_t bytes = 0;
     double bandwidth = 0;  // bytes/s, transfer
     double one_way = 0;    // s, measured ping-pong
     double sendrecv = 0;   // s, measured MPI_Sendrecv per call
+    double two_way = 0;    // bytes/s, transfer per direction in the sendrecv; 0: not measured
 };
 
 // The latency the model gives a class: the 0 B one-way time minus the per-message costs
@@ -1441,7 +1523,13 @@ std::vector<CurvePoint> transfer_curve(const ClassResult& r, const Measured& m, 
             if (skipped != nullptr) skipped->push_back(s.bytes);
             continue;
         }
-        curve.push_back({s.bytes, static_cast<double>(s.bytes) / transfer, t, s.sendrecv.value});
+        double two_way = 0;
+        if (s.sendrecv.value > 0) {
+            const double both = std::max(transfer, s.sendrecv.value - (t - transfer));
+            two_way = static_cast<double>(s.bytes) / both;
+        }
+        curve.push_back(
+            {s.bytes, static_cast<double>(s.bytes) / transfer, t, s.sendrecv.value, two_way});
     }
     return curve;
 }
@@ -1598,6 +1686,21 @@ Derived derive(const Measured& m, bool fit) {
         d.io_synced_rate = io.synced.value > 0 ? size / io.synced.value : 0;
         d.io_open = io.open.value;
         d.io_close = io.close.value;
+        // A small write costs the simulator about three messages of the intra-node latency
+        // (request, data, acknowledgement) and its copy at the page cache's rate; the rest of
+        // the measured time per call is the request's software cost.
+        const ClassFigures& near =
+            d.fig[kIntraSocket].present ? d.fig[kIntraSocket] : d.fig[kInterSocket];
+        d.io_request_overhead = std::max(
+            0.0, io.small_write.value - 3 * near.latency -
+                     (d.io_cache_rate > 0 ? static_cast<double>(kSmallWriteBytes) / d.io_cache_rate
+                                          : 0));
+        if (io.world > 1) {
+            const double others = io.world - 1;
+            d.io_open_per_rank = std::max(0.0, io.open_world.value - io.open.value) / others;
+            d.io_close_per_rank = std::max(0.0, io.close_world.value - io.close.value) / others;
+            d.io_close_collective = io.late_close.value > kLateClose / 2;
+        }
         d.io_memory = io.dirty.setpoint / MiB * MiB;
         if (d.io_memory == 0) {
             d.io_memory = std::max<std::uint64_t>(MiB, io.dirty.mem_total / 5 / MiB * MiB);
@@ -1634,32 +1737,49 @@ std::vector<std::string> io_report(const Measured& m, const Derived& d) {
     const auto mib = [](std::uint64_t b) {
         return strf("%llu MiB", static_cast<unsigned long long>(b / MiB));
     };
-    return {strf("rank 0 wrote %s files in %s MPI_File_write_at calls into %s (%s);", size.c_str(),
-                 one.c_str(), io.dir.c_str(), io.fs.c_str()),
-            strf("each figure the median over %d passes (%d files of one write per pass)", m.passes,
-                 kSmallSyncs),
-            strf("  no sync:   open %s, writes %s (page cache %s), close %s",
-                 time_text(io.open.value).c_str(), time_text(io.write_cached.value).c_str(),
-                 mbps_text(d.io_cache_rate).c_str(), time_text(io.close.value).c_str()),
-            strf("  synced:    writes %s + MPI_File_sync %s = %s (%s end to end)",
-                 time_text(io.write_synced.value).c_str(), time_text(io.sync.value).c_str(),
-                 time_text(io.synced.value).c_str(), mbps_text(d.io_synced_rate).c_str()),
-            strf("  one write: write %s + MPI_File_sync %s = %s",
-                 time_text(io.write_small.value).c_str(), time_text(io.sync_small.value).c_str(),
-                 time_text(io.synced_small.value).c_str()),
-            strf("disk rate = (%s - %s) / (synced - one write synced) = %s: the model's cache",
-                 size.c_str(), one.c_str(), mbps_text(d.io_disk_rate).c_str()),
-            "  flushes while the writes go on, Linux only at the sync (below its background",
-            strf("  threshold); Linux's writeback, (%s - %s) / (sync - sync of one write), is %s",
-                 size.c_str(), one.c_str(), mbps_text(d.io_writeback_rate).c_str()),
-            strf("file-system sync = one write synced - %s / disk rate = %s", one.c_str(),
-                 time_text(d.io_sync_cost).c_str()),
-            strf("write-behind memory: of %.1f GiB dirtyable (free + file pages), %s:",
-                 static_cast<double>(io.dirty.dirtyable) / GiB, io.dirty.rule.c_str()),
-            strf("  background %s, limit %s; the setpoint (freerun + limit) / 2, freerun =",
-                 mib(io.dirty.background).c_str(), mib(io.dirty.limit).c_str()),
-            strf("  (background + limit) / 2, where a long write settles at the disk's rate: %s",
-                 mib(d.io_memory).c_str())};
+    return {
+        strf("rank 0 wrote %s files in %s MPI_File_write_at calls into %s (%s);", size.c_str(),
+             one.c_str(), io.dir.c_str(), io.fs.c_str()),
+        strf("each figure the median over %d passes (%d files of one write per pass)", m.passes,
+             kSmallSyncs),
+        strf("  no sync:   open %s, writes %s (page cache %s), close %s",
+             time_text(io.open.value).c_str(), time_text(io.write_cached.value).c_str(),
+             mbps_text(d.io_cache_rate).c_str(), time_text(io.close.value).c_str()),
+        strf("  synced:    writes %s + MPI_File_sync %s = %s (%s end to end)",
+             time_text(io.write_synced.value).c_str(), time_text(io.sync.value).c_str(),
+             time_text(io.synced.value).c_str(), mbps_text(d.io_synced_rate).c_str()),
+        strf("  one write: write %s + MPI_File_sync %s = %s",
+             time_text(io.write_small.value).c_str(), time_text(io.sync_small.value).c_str(),
+             time_text(io.synced_small.value).c_str()),
+        strf("disk rate = (%s - %s) / (synced - one write synced) = %s: the model's cache",
+             size.c_str(), one.c_str(), mbps_text(d.io_disk_rate).c_str()),
+        "  flushes while the writes go on, Linux only at the sync (below its background",
+        strf("  threshold); Linux's writeback, (%s - %s) / (sync - sync of one write), is %s",
+             size.c_str(), one.c_str(), mbps_text(d.io_writeback_rate).c_str()),
+        strf("file-system sync = one write synced - %s / disk rate = %s", one.c_str(),
+             time_text(d.io_sync_cost).c_str()),
+        strf("write-behind memory: of %.1f GiB dirtyable (free + file pages), %s:",
+             static_cast<double>(io.dirty.dirtyable) / GiB, io.dirty.rule.c_str()),
+        strf("  background %s, limit %s; the setpoint (freerun + limit) / 2, freerun =",
+             mib(io.dirty.background).c_str(), mib(io.dirty.limit).c_str()),
+        strf("  (background + limit) / 2, where a long write settles at the disk's rate: %s",
+             mib(d.io_memory).c_str()),
+        strf("small writes: %llu B MPI_File_write_at, %s per call (p10-p90 of the passes' "
+             "calls %s - %s); request-overhead = that - 3 intra-node latencies - the copy = %s",
+             static_cast<unsigned long long>(kSmallWriteBytes),
+             time_text(io.small_write.value).c_str(), time_text(io.small_write.p10).c_str(),
+             time_text(io.small_write.p90).c_str(), time_text(d.io_request_overhead).c_str()),
+        io.world > 1
+            ? strf("on MPI_COMM_WORLD (%d ranks, %d opens, medians, p10-p90): open %s (%s - "
+                   "%s), close %s (%s - %s); per rank beyond the first: open %s, close %s; "
+                   "close with the others %s late: %s, so collective-close=\"%s\"",
+                   io.world, kWorldOpens, time_text(io.open_world.value).c_str(),
+                   time_text(io.open_world.p10).c_str(), time_text(io.open_world.p90).c_str(),
+                   time_text(io.close_world.value).c_str(), time_text(io.close_world.p10).c_str(),
+                   time_text(io.close_world.p90).c_str(), time_text(d.io_open_per_rank).c_str(),
+                   time_text(d.io_close_per_rank).c_str(), time_text(kLateClose).c_str(),
+                   time_text(io.late_close.value).c_str(), d.io_close_collective ? "yes" : "no")
+            : std::string("collective open and close: one rank, not measured")};
 }
 
 std::string write_model(const Measured& m, const Derived& d, const std::string& name,
@@ -1773,9 +1893,11 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
       << "     simulated runtime sends a request and a clear-to-send first (2 L more). So each\n"
       << "     point's bandwidth is the transfer bandwidth s / (t(s) - k L), t the one-way time,\n"
       << "     k = 1 eager, 3 rendezvous; sizes with t - k L at most 2 % of t are left out (pure\n"
-      << "     latency). collectives=\"messages\": collectives run their algorithms as\n"
-      << "     point-to-point messages through the curves. Measured (size, one-way time, transfer\n"
-      << "     bandwidth, sendrecv per call / one-way):\n";
+      << "     latency). The curves with direction=\"both\" carry the measured MPI_Sendrecv the\n"
+      << "     same way: the transfer of one direction while the ranks send and receive at once,\n"
+      << "     s / (t2(s) - k L - o(s)), never faster than one way. collectives=\"messages\":\n"
+      << "     collectives run their algorithms as point-to-point messages through the curves.\n"
+      << "     Measured (size, one-way time, transfer bandwidth, sendrecv per call / one-way):\n";
     for (const auto& [c, scope] : curve_classes(d)) {
         const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
         std::vector<std::uint64_t> skipped;
@@ -1801,8 +1923,8 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
         x << "       The model: one I/O server on n0 (the node rank 0 ran on) with that "
              "write-behind\n"
           << "       cache and a simple disk at the disk rate; file-system open, close and sync\n"
-          << "       as measured. Its cache takes a write as fast as the message gets there (the\n"
-          << "       page cache's copy rate has no place in it).\n";
+          << "       as measured. Its cache acknowledges a write once copied in at the page\n"
+          << "       cache's rate (copy-rate).\n";
     } else if (m.io.measured) {
         x << "\n     I/O: not measured (" << comment_safe(m.io.error) << "); no I/O server.\n";
     }
@@ -1880,6 +2002,14 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             x << "      <point size=\"" << xml_size(p.bytes) << "\" bandwidth=\""
               << xml_bandwidth(p.bandwidth) << "\"/>\n";
         x << "    </point-to-point>\n";
+        if (std::all_of(curve.begin(), curve.end(),
+                        [](const CurvePoint& p) { return p.two_way > 0; })) {
+            x << "    <point-to-point scope=\"" << scope << "\" direction=\"both\">\n";
+            for (const CurvePoint& p : curve)
+                x << "      <point size=\"" << xml_size(p.bytes) << "\" bandwidth=\""
+                  << xml_bandwidth(p.two_way) << "\"/>\n";
+            x << "    </point-to-point>\n";
+        }
     }
     x << "  </comm-model>\n";
     // The per-message software costs, as measured (OverheadResult).
@@ -1928,11 +2058,19 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
         // One I/O server on the node rank 0 wrote from, the kernel's page cache as its
         // write-behind cache, the disk a simple one at the measured rate.
         x << "  <io-server node=\"n0\">\n"
-          << "    <cache model=\"write_behind\" memory=\"" << d.io_memory / MiB << "MiB\"/>\n"
+          << "    <cache model=\"write_behind\" memory=\"" << d.io_memory / MiB << "MiB\""
+          << (d.io_cache_rate > 0 ? " copy-rate=\"" + xml_bandwidth(d.io_cache_rate) + "\"" : "")
+          << "/>\n"
           << "    <disk model=\"simple\" rate=\"" << xml_bandwidth(d.io_disk_rate) << "\"/>\n"
           << "  </io-server>\n"
           << "  <file-system open=\"" << xml_time(d.io_open) << "\" close=\""
-          << xml_time(d.io_close) << "\" sync=\"" << xml_time(d.io_sync_cost) << "\"/>\n";
+          << xml_time(d.io_close) << "\" sync=\"" << xml_time(d.io_sync_cost)
+          << "\" request-overhead=\"" << xml_time(d.io_request_overhead) << "\"";
+        if (m.io.world > 1)
+            x << " open-per-rank=\"" << xml_time(d.io_open_per_rank) << "\" close-per-rank=\""
+              << xml_time(d.io_close_per_rank) << "\" collective-close=\""
+              << (d.io_close_collective ? "yes" : "no") << "\"";
+        x << "/>\n";
     }
     x << "</cluster>\n";
     return x.str();
@@ -2138,12 +2276,15 @@ void print_summary(const Measured& m, const Derived& d) {
             "  what one message does)\n",
             scope, class_name(c), us_text(r.latency.value).c_str(),
             static_cast<unsigned long long>(d.eager));
-        std::printf("  %s %s %s %s\n", pad("size", 8).c_str(), pad("one-way", 12).c_str(),
-                    pad("transfer bw", 14).c_str(), "sendrecv / one-way");
+        std::printf("  %s %s %s %s %s\n", pad("size", 8).c_str(), pad("one-way", 12).c_str(),
+                    pad("transfer bw", 14).c_str(), pad("two-way bw", 14).c_str(),
+                    "sendrecv / one-way");
         for (const CurvePoint& p : curve)
-            std::printf("  %s %s %s %.2f\n", pad(size_text(p.bytes), 8).c_str(),
+            std::printf("  %s %s %s %s %.2f\n", pad(size_text(p.bytes), 8).c_str(),
                         pad(time_text(p.one_way), 12).c_str(),
-                        pad(mbps_text(p.bandwidth), 14).c_str(), p.sendrecv / p.one_way);
+                        pad(mbps_text(p.bandwidth), 14).c_str(),
+                        pad(p.two_way > 0 ? mbps_text(p.two_way) : "-", 14).c_str(),
+                        p.sendrecv / p.one_way);
         if (!skipped.empty()) {
             std::printf("  left out (one-way - k L at most 2 %% of one-way):");
             for (const std::uint64_t b : skipped) std::printf(" %s", size_text(b).c_str());
@@ -2267,7 +2408,7 @@ int run(int rank, int world, const Options& opt) {
     // The I/O test runs on rank 0 alone (the others wait in quiet_barrier), last in a pass.
     struct IoSamples {
         Samples open, write_cached, close, write_small, sync_small, synced_small, write_synced,
-            sync, synced;
+            sync, synced, small_write;
     } io;
     std::string io_error;
     const std::vector<char> io_buffer(rank == 0 ? s.io_transfer : 0, 'c');
@@ -2324,6 +2465,7 @@ int run(int rank, int world, const Options& opt) {
                 add_pass(io.write_synced, {p.write_synced});
                 add_pass(io.synced, {p.write_synced + p.sync});
                 add_pass(io.sync, {p.sync});
+                add_pass(io.small_write, {p.small_write});
             }
         }
     }
@@ -2350,7 +2492,29 @@ int run(int rank, int world, const Options& opt) {
         m.io.write_synced = median_stats(io.write_synced);
         m.io.synced = median_stats(io.synced);
         m.io.sync = median_stats(io.sync);
+        m.io.small_write = median_stats(io.small_write);
         m.io.dirty = dirty_limits();
+    }
+    // The collective open and close, every rank taking part (when rank 0's I/O worked).
+    {
+        int ok = rank == 0 && io_error.empty() ? 1 : 0;
+        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (ok != 0) {
+            IoWorld w = io_world(s, rank);
+            if (rank == 0 && w.error.empty()) {
+                const auto stats = [](const std::vector<double>& v) {
+                    Samples x;
+                    x.all = v;
+                    Stats st = summarize(x);
+                    st.value = st.median_all;
+                    return st;
+                };
+                m.io.world = world;
+                m.io.open_world = stats(w.open);
+                m.io.close_world = stats(w.close);
+                m.io.late_close = stats(w.late_close);
+            }
+        }
     }
 
     // Collectives' local work, rank 0 alone while the others wait.
