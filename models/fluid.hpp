@@ -71,6 +71,7 @@ class FluidNetwork final : public Component, public Transport {
         std::vector<EdgeId> edges;
         std::vector<std::uint32_t> resources;
         Time latency;
+        bool distinct = true;  // no resource twice (a Valiant detour may cross one twice)
     };
     struct Flow {
         std::uint64_t cookie;
@@ -84,9 +85,15 @@ class FluidNetwork final : public Component, public Transport {
         bool notify_injected;
         bool active;
     };
+    // A flow on a resource: the flow and the index of the resource in the flow's route
+    // (so a finishing flow leaves each list in O(1): slots_ says where it is).
+    struct Member {
+        std::uint32_t flow;
+        std::uint32_t hop;
+    };
     struct Resource {
         double capacity;
-        std::vector<std::uint32_t> flows;  // active flows using it
+        std::vector<Member> flows;  // active flows using it
         std::uint32_t mark = 0;
         double load = 0;  // sum of the rates of its flows
         bool tight() const { return load >= capacity * (1 - 1e-9); }
@@ -114,6 +121,11 @@ class FluidNetwork final : public Component, public Transport {
     std::vector<std::uint32_t> relay_resource_;  // per vertex, kNil if unlimited
     std::vector<std::uint32_t> local_resource_;  // per memory node with a local rate, else kNil
     std::vector<Route> routes_;
+    // Where flow f's hop h sits in its resource's list: slots_[f * stride_ + h]. The stride
+    // is the longest route's resource count; it only grows (the table is then re-laid).
+    std::vector<std::uint32_t> slots_;
+    std::size_t stride_ = 0;
+    void widen(std::size_t hops);                                   // stride_ >= hops
     std::unordered_map<std::uint64_t, std::uint32_t> route_index_;  // (src, dst) -> route
     topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
@@ -128,7 +140,7 @@ class FluidNetwork final : public Component, public Transport {
     std::uint32_t epoch_ = 0;
     std::vector<std::uint32_t> flow_mark_;
     std::vector<std::uint32_t> comp_resources_, comp_flows_, stack_;
-    std::vector<double> comp_capacity_, comp_rates_;
+    std::vector<double> comp_capacity_, comp_rates_, comp_member_rate_;
     std::vector<std::vector<std::uint32_t>> comp_resource_flows_, comp_flow_resources_;
     std::vector<std::uint32_t> local_of_resource_;  // resource -> index in comp_resources_
     std::vector<std::uint32_t> local_epoch_;        // ... valid when equal to epoch_
