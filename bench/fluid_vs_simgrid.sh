@@ -8,6 +8,8 @@
 #
 # Usage: bench/fluid_vs_simgrid.sh [BUILD_DIR] [REPEATS] [N...]
 #   defaults: build 3 1024
+#   BASE_BENCH=PATH  also runs another build's bench_models (e.g. main's, for a before/after
+#                    in the same run), alternating with the other two
 # The two programs alternate (clustersim first in odd rounds, SimGrid first in even ones).
 # Each run's wall time and CPU time (user + system, /usr/bin/time) are printed, then per
 # size the median, min and max of each and the ratio of the medians. On a shared machine
@@ -62,11 +64,19 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 for n in "${sizes[@]}"; do
   : > "$work/cs_wall"; : > "$work/cs_cpu"; : > "$work/sg_wall"; : > "$work/sg_cpu"
+  : > "$work/bs_wall"; : > "$work/bs_cpu"
   for ((round = 1; round <= repeats; ++round)); do
     order=(cs sg)
-    [ $((round % 2)) -eq 0 ] && order=(sg cs)
+    [ -n "${BASE_BENCH:-}" ] && order=(cs bs sg)
+    [ $((round % 2)) -eq 0 ] && order=($(printf '%s\n' "${order[@]}" | tac))
     for who in "${order[@]}"; do
-      if [ "$who" = cs ]; then
+      if [ "$who" = bs ]; then
+        read -r wall cpu < <(timed "$BASE_BENCH" "$n" "allgather:size=$msg" fluid)
+        sim=$(grep -o 'simulated *[0-9.]* [a-z]*' "$work/out" | sed 's/simulated *//')
+        echo "$wall" >> "$work/bs_wall"; echo "$cpu" >> "$work/bs_cpu"
+        printf '  round %d  BASE_BENCH fluid  %6d ranks  simulated %-12s wall %7.3f s  cpu %7.3f s\n' \
+          "$round" "$n" "$sim" "$wall" "$cpu"
+      elif [ "$who" = cs ]; then
         read -r wall cpu < <(timed "$bench_models" "$n" "allgather:size=$msg" fluid)
         sim=$(grep -o 'simulated *[0-9.]* [a-z]*' "$work/out" | sed 's/simulated *//')
         echo "$wall" >> "$work/cs_wall"; echo "$cpu" >> "$work/cs_cpu"
@@ -87,5 +97,8 @@ for n in "${sizes[@]}"; do
   echo "$n ranks, $repeats rounds: median (min-max)"
   echo "  clustersim fluid: wall $(stats < "$work/cs_wall"), cpu $(stats < "$work/cs_cpu")"
   echo "  SimGrid:          wall $(stats < "$work/sg_wall"), cpu $(stats < "$work/sg_cpu")"
+  if [ -n "${BASE_BENCH:-}" ]; then
+    echo "  BASE_BENCH fluid: wall $(stats < "$work/bs_wall"), cpu $(stats < "$work/bs_cpu")"
+  fi
   printf '  clustersim is %.1fx faster (medians of wall), %.1fx (medians of cpu)\n' "$ratio_wall" "$ratio_cpu"
 done

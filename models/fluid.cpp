@@ -120,10 +120,24 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
         slots_[f * stride_ + h] = static_cast<std::uint32_t>(list.size());
         list.push_back(Member{f, h});
     }
-    resolve({}, f);
+    // Alone unless a resource it uses is saturated: then solved at once; else with the other
+    // flows starting at this instant, in one kStart event.
+    bool shares = false;
+    for (std::uint32_t r : hops) shares = shares || resources_[r].tight();
+    if (!shares) {
+        first_scratch_.assign(1, f);
+        resolve({}, first_scratch_);
+        return;
+    }
+    starting_.push_back(f);
+    if (!start_armed_) {
+        start_armed_ = true;
+        engine_.schedule(engine_.now(), id_, kStart);
+    }
 }
 
-void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_t first) {
+void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
+                           const std::vector<std::uint32_t>& firsts) {
     if (flow_mark_.size() < flows_.capacity()) flow_mark_.resize(flows_.capacity(), 0);
     // Resources the component grows through: the seeds, then every saturated resource of
     // a member flow, then (below) boundary resources the new rates saturate.
@@ -139,7 +153,9 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
                 stack_.push_back(r);
             }
         }
-        if (first != kNil) {  // a new flow: itself, and whatever its saturated resources bind
+        for (const std::uint32_t first : firsts) {  // a new flow: itself, and whatever its
+                                                    // saturated resources bind
+            if (flow_mark_[first] == epoch_) continue;
             flow_mark_[first] = epoch_;
             comp_flows_.push_back(first);
             for (std::uint32_t r : routes_[flows_[first].route].resources) {
@@ -301,13 +317,11 @@ void FluidNetwork::arm() {
     engine_.schedule(at, id_, kNextDone, static_cast<std::uint64_t>(at.ps()));
 }
 
-void FluidNetwork::finish(std::uint32_t f) {
+void FluidNetwork::remove(std::uint32_t f, std::vector<std::uint32_t>& seeds) {
     Flow& fl = flows_[f];
     fl.active = false;  // its completion entries are now stale
     const Route& route = routes_[fl.route];
     // Only where this flow was part of a saturated resource can the others gain.
-    std::vector<std::uint32_t>& seeds = seeds_scratch_;
-    seeds.clear();
     for (std::uint32_t r : route.resources)
         if (resources_[r].tight() && resources_[r].flows.size() > 1) seeds.push_back(r);
     for (std::uint32_t h = 0; h < route.resources.size(); ++h) {
@@ -321,15 +335,6 @@ void FluidNetwork::finish(std::uint32_t f) {
         list.pop_back();
     }
     for (EdgeId e : route.edges) edge_bytes_[e] += fl.bytes;
-    const std::uint64_t cookie = fl.cookie, bytes = fl.bytes;
-    const bool notify = fl.notify_injected;
-    const Time latency = route.latency;
-    flows_.release(f);
-    if (!seeds.empty()) resolve(seeds);
-    const std::uint32_t note = record(cookie);
-    engine_.schedule(engine_.now() + latency, id_, kDeliver, note);
-    stats_.bytes_delivered += bytes;
-    if (notify) client_.message_injected(cookie);
 }
 
 void FluidNetwork::handle(Engine&, const Event& ev) {
@@ -337,15 +342,38 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
         case kNextDone: {
             if (static_cast<std::int64_t>(ev.data) != armed_at_.ps()) return;  // superseded
             armed_at_ = Time::max();
-            // Every flow due now finishes (finishing one may re-time the others).
+            // Every flow due now finishes (in completion order), then what they leave is
+            // solved once, then the senders hear of them in that order.
+            due_.clear();
+            std::vector<std::uint32_t>& seeds = seeds_scratch_;
+            seeds.clear();
             for (drop_stale(); !completions_.empty() && completions_.front().at <= engine_.now();
                  drop_stale()) {
                 const std::uint32_t f = completions_.front().flow;
                 std::pop_heap(completions_.begin(), completions_.end(), Later{});
                 completions_.pop_back();
-                finish(f);
+                remove(f, seeds);
+                due_.push_back(f);
             }
+            if (!seeds.empty()) resolve(seeds, {});
+            for (const std::uint32_t f : due_) {
+                const Flow& fl = flows_[f];
+                const std::uint64_t cookie = fl.cookie;
+                const bool notify = fl.notify_injected;
+                stats_.bytes_delivered += fl.bytes;
+                engine_.schedule(engine_.now() + routes_[fl.route].latency, id_, kDeliver,
+                                 record(cookie));
+                if (notify) client_.message_injected(cookie);
+            }
+            for (const std::uint32_t f : due_) flows_.release(f);
             arm();
+            break;
+        }
+        case kStart: {
+            start_armed_ = false;
+            first_scratch_.swap(starting_);
+            starting_.clear();
+            resolve({}, first_scratch_);
             break;
         }
         case kDeliver: {

@@ -43,7 +43,7 @@ class FluidNetwork final : public Component, public Transport {
     std::string name() const override { return "fluid network"; }
 
   private:
-    enum Kind : std::uint32_t { kNextDone = 0, kDeliver = 1, kInjected = 2 };
+    enum Kind : std::uint32_t { kNextDone = 0, kDeliver = 1, kInjected = 2, kStart = 3 };
 
     // Completion times of the active flows: when a flow's rate changes it gets a new entry
     // and a new version, superseded entries are skipped when they reach the top, and the
@@ -102,10 +102,11 @@ class FluidNetwork final : public Component, public Transport {
     std::uint32_t route_for(VertexId src, VertexId dst);
     // Re-solves the rates the change at these resources can affect: the flows reached
     // through saturated resources (a resource with slack constrains none of its flows).
-    // `seeds`: resources whose flows must be re-solved; `first`: a flow that must be (a
-    // new one), or kNil.
-    void resolve(const std::vector<std::uint32_t>& seeds, std::uint32_t first = kNil);
-    void finish(std::uint32_t flow);
+    // `seeds`: resources whose flows must be re-solved; `firsts`: flows that must be (new
+    // ones).
+    void resolve(const std::vector<std::uint32_t>& seeds, const std::vector<std::uint32_t>& firsts);
+    // Takes a finished flow off its resources; adds the saturated ones it leaves to `seeds`.
+    void remove(std::uint32_t flow, std::vector<std::uint32_t>& seeds);
     void arm();  // keeps one engine event at the earliest completion
     std::uint32_t record(std::uint64_t cookie);  // a pending notification
 
@@ -145,7 +146,14 @@ class FluidNetwork final : public Component, public Transport {
     std::vector<std::uint32_t> local_of_resource_;  // resource -> index in comp_resources_
     std::vector<std::uint32_t> local_epoch_;        // ... valid when equal to epoch_
     std::vector<std::uint32_t> expand_;             // resources the component grows through
-    std::vector<std::uint32_t> seeds_scratch_;
+    std::vector<std::uint32_t> seeds_scratch_, first_scratch_;
+    // Batching at one instant: new flows that meet a saturated resource wait for one kStart
+    // event at the same time and are solved together (p flows into one link: one solve, not
+    // p solves of up to p flows); the flows due at one instant all finish before the one
+    // solve of what they leave.
+    std::vector<std::uint32_t> starting_;
+    bool start_armed_ = false;
+    std::vector<std::uint32_t> due_;
     MaxMinSolver solver_;
 };
 
