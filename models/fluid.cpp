@@ -125,6 +125,7 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     bool shares = false;
     for (std::uint32_t r : hops) shares = shares || resources_[r].tight();
     if (!shares) {
+        if (routes_[ri].distinct && start_alone(f)) return;
         first_scratch_.assign(1, f);
         resolve({}, first_scratch_);
         return;
@@ -134,6 +135,42 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
         start_armed_ = true;
         engine_.schedule(engine_.now(), id_, kStart);
     }
+}
+
+bool FluidNetwork::start_alone(std::uint32_t f) {
+    // resolve({}, {f}) when no resource of f is saturated: the component is f alone, its
+    // rate the smallest capacity its resources have left (the arithmetic of resolve's
+    // one-flow path, with f's rate still 0). If that rate saturates a resource another flow
+    // uses, the component must grow: resolve() does it.
+    Flow& fl = flows_[f];
+    const auto& hops = routes_[fl.route].resources;
+    double rate = 0;
+    for (std::size_t h = 0; h < hops.size(); ++h) {
+        const Resource& res = resources_[hops[h]];
+        const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
+        if (h == 0 || left < rate) rate = left;
+    }
+    for (std::uint32_t r : hops) {
+        const Resource& res = resources_[r];
+        if (res.flows.size() < 2) continue;
+        const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
+        if (rate >= left * (1 - 1e-9)) return false;
+    }
+    // Commit, as resolve() does.
+    const Time now = engine_.now();
+    fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
+    fl.updated = now;
+    const double delta = rate - fl.rate;
+    for (std::uint32_t r : hops) resources_[r].load += delta;
+    fl.rate = rate;
+    if (fl.rate > 0) {
+        const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
+        completions_.push_back(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
+        std::push_heap(completions_.begin(), completions_.end(), Later{});
+    }
+    arm();
+    stats_.packet_hops += 1;
+    return true;
 }
 
 void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,

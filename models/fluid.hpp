@@ -105,6 +105,9 @@ class FluidNetwork final : public Component, public Transport {
     // `seeds`: resources whose flows must be re-solved; `firsts`: flows that must be (new
     // ones).
     void resolve(const std::vector<std::uint32_t>& seeds, const std::vector<std::uint32_t>& firsts);
+    // A new flow that no saturated resource couples to others, solved without resolve()'s
+    // tables; false (nothing done) when its rate would saturate a shared resource.
+    bool start_alone(std::uint32_t flow);
     // Takes a finished flow off its resources; adds the saturated ones it leaves to `seeds`.
     void remove(std::uint32_t flow, std::vector<std::uint32_t>& seeds);
     void arm();  // keeps one engine event at the earliest completion
