@@ -21,3 +21,5 @@ echo "== OS jitter: jitSim prediction, 1,048,576 tasks x 100 phases, binary-tree
 "$build/bench/bench_jitter" "$(dirname "$0")/../traces/examples/jitter/this-machine.core0.jtr" 1048576 100 2
 echo "== Sweeps: engine overhead and speed-up on 240 cheap points (issue 24: < 5 ms per point)"
 bash "$(dirname "$0")/sweep_scaling.sh" "$build" 2
+echo "== Fluid model vs SimGrid 3.32: ring allgather of 10 KiB on a 1,024-node star (issue 25: >= 20x; skipped without SimGrid)"
+bash "$(dirname "$0")/fluid_vs_simgrid.sh" "$build" 3 1024

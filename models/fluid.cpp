@@ -65,10 +65,26 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
         else if (relay_resource_[relay.vertex] != kNil)
             r.resources.push_back(relay_resource_[relay.vertex]);
     }
+    r.distinct = true;
+    for (std::size_t i = 0; i < r.resources.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (r.resources[i] == r.resources[j]) r.distinct = false;
+    widen(r.resources.size());
     routes_.push_back(std::move(r));
     const auto index = static_cast<std::uint32_t>(routes_.size() - 1);
     route_index_.emplace(key, index);
     return index;
+}
+
+void FluidNetwork::widen(std::size_t hops) {
+    if (hops <= stride_) return;
+    const std::size_t flows = stride_ == 0 ? 0 : slots_.size() / stride_;
+    std::vector<std::uint32_t> wider(flows * hops, 0);
+    for (std::size_t f = 0; f < flows; ++f)
+        std::copy_n(slots_.begin() + static_cast<std::ptrdiff_t>(f * stride_), stride_,
+                    wider.begin() + static_cast<std::ptrdiff_t>(f * hops));
+    slots_ = std::move(wider);
+    stride_ = hops;
 }
 
 std::uint32_t FluidNetwork::record(std::uint64_t cookie) {
@@ -97,11 +113,68 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     const std::uint32_t f =
         flows_.acquire(Flow{cookie, bytes, static_cast<double>(bytes), 0.0, engine_.now(), ri, 0,
                             next_order_++, notify_injected, true});
-    for (std::uint32_t r : routes_[ri].resources) resources_[r].flows.push_back(f);
-    resolve({}, f);
+    if (slots_.size() < flows_.capacity() * stride_) slots_.resize(flows_.capacity() * stride_);
+    const auto& hops = routes_[ri].resources;
+    for (std::uint32_t h = 0; h < hops.size(); ++h) {
+        auto& list = resources_[hops[h]].flows;
+        slots_[f * stride_ + h] = static_cast<std::uint32_t>(list.size());
+        list.push_back(Member{f, h});
+    }
+    // Alone unless a resource it uses is saturated: then solved at once; else with the other
+    // flows starting at this instant, in one kStart event.
+    bool shares = false;
+    for (std::uint32_t r : hops) shares = shares || resources_[r].tight();
+    if (!shares) {
+        if (routes_[ri].distinct && start_alone(f)) return;
+        first_scratch_.assign(1, f);
+        resolve({}, first_scratch_);
+        return;
+    }
+    starting_.push_back(f);
+    if (!start_armed_) {
+        start_armed_ = true;
+        engine_.schedule(engine_.now(), id_, kStart);
+    }
 }
 
-void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_t first) {
+bool FluidNetwork::start_alone(std::uint32_t f) {
+    // resolve({}, {f}) when no resource of f is saturated: the component is f alone, its
+    // rate the smallest capacity its resources have left (the arithmetic of resolve's
+    // one-flow path, with f's rate still 0). If that rate saturates a resource another flow
+    // uses, the component must grow: resolve() does it.
+    Flow& fl = flows_[f];
+    const auto& hops = routes_[fl.route].resources;
+    double rate = 0;
+    for (std::size_t h = 0; h < hops.size(); ++h) {
+        const Resource& res = resources_[hops[h]];
+        const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
+        if (h == 0 || left < rate) rate = left;
+    }
+    for (std::uint32_t r : hops) {
+        const Resource& res = resources_[r];
+        if (res.flows.size() < 2) continue;
+        const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
+        if (rate >= left * (1 - 1e-9)) return false;
+    }
+    // Commit, as resolve() does.
+    const Time now = engine_.now();
+    fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
+    fl.updated = now;
+    const double delta = rate - fl.rate;
+    for (std::uint32_t r : hops) resources_[r].load += delta;
+    fl.rate = rate;
+    if (fl.rate > 0) {
+        const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
+        completions_.push_back(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
+        std::push_heap(completions_.begin(), completions_.end(), Later{});
+    }
+    arm();
+    stats_.packet_hops += 1;
+    return true;
+}
+
+void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
+                           const std::vector<std::uint32_t>& firsts) {
     if (flow_mark_.size() < flows_.capacity()) flow_mark_.resize(flows_.capacity(), 0);
     // Resources the component grows through: the seeds, then every saturated resource of
     // a member flow, then (below) boundary resources the new rates saturate.
@@ -117,7 +190,9 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
                 stack_.push_back(r);
             }
         }
-        if (first != kNil) {  // a new flow: itself, and whatever its saturated resources bind
+        for (const std::uint32_t first : firsts) {  // a new flow: itself, and whatever its
+                                                    // saturated resources bind
+            if (flow_mark_[first] == epoch_) continue;
             flow_mark_[first] = epoch_;
             comp_flows_.push_back(first);
             for (std::uint32_t r : routes_[flows_[first].route].resources) {
@@ -129,7 +204,8 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
         while (!stack_.empty()) {
             const std::uint32_t r = stack_.back();
             stack_.pop_back();
-            for (std::uint32_t f : resources_[r].flows) {
+            for (const Member& m : resources_[r].flows) {
+                const std::uint32_t f = m.flow;
                 if (flow_mark_[f] == epoch_) continue;
                 flow_mark_[f] = epoch_;
                 comp_flows_.push_back(f);
@@ -141,6 +217,33 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
             }
         }
         if (comp_flows_.empty()) return;
+        if (comp_flows_.size() == 1 && routes_[flows_[comp_flows_[0]].route].distinct) {
+            // One flow alone (the common case: nothing it shares is saturated by others).
+            // The same arithmetic as the general path below, without its tables: each
+            // resource leaves load - rate (the flow's own), the solve gives the smallest of
+            // those residuals, and a resource it saturates that others also use grows the
+            // component.
+            const Flow& fl = flows_[comp_flows_[0]];
+            const auto& hops = routes_[fl.route].resources;
+            double rate = 0;
+            for (std::size_t h = 0; h < hops.size(); ++h) {
+                const Resource& res = resources_[hops[h]];
+                const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
+                if (h == 0 || left < rate) rate = left;
+            }
+            bool grew = false;
+            for (std::uint32_t r : hops) {
+                const Resource& res = resources_[r];
+                if (res.mark == epoch_ || res.flows.size() < 2) continue;
+                const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
+                if (rate < left * (1 - 1e-9)) continue;
+                expand_.push_back(r);
+                grew = true;
+            }
+            comp_rates_.assign(1, rate);
+            if (!grew || round > 64) break;
+            continue;
+        }
         std::sort(comp_flows_.begin(), comp_flows_.end(), [&](std::uint32_t x, std::uint32_t y) {
             return flows_[x].order < flows_[y].order;
         });
@@ -159,24 +262,40 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
         }
         std::sort(comp_resources_.begin(), comp_resources_.end());
         comp_capacity_.resize(comp_resources_.size());
+        comp_member_rate_.assign(comp_resources_.size(), 0.0);
         comp_resource_flows_.resize(comp_resources_.size());
         for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
-            const std::uint32_t r = comp_resources_[i];
-            local_of_resource_[r] = static_cast<std::uint32_t>(i);
-            double others = resources_[r].load;
-            for (std::uint32_t f : resources_[r].flows)
-                if (flow_mark_[f] == epoch_) others -= flows_[f].rate;
-            comp_capacity_[i] = std::max(0.0, resources_[r].capacity - std::max(0.0, others));
+            local_of_resource_[comp_resources_[i]] = static_cast<std::uint32_t>(i);
             comp_resource_flows_[i].clear();
         }
         comp_flow_resources_.resize(comp_flows_.size());
         for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
             comp_flow_resources_[i].clear();
-            for (std::uint32_t r : routes_[flows_[comp_flows_[i]].route].resources) {
+            const Flow& fl = flows_[comp_flows_[i]];
+            for (std::uint32_t r : routes_[fl.route].resources) {
                 const std::uint32_t li = local_of_resource_[r];
                 comp_flow_resources_[i].push_back(li);
                 comp_resource_flows_[li].push_back(static_cast<std::uint32_t>(i));
+                comp_member_rate_[li] += fl.rate;
             }
+        }
+        // The capacity each resource leaves the members: its load minus the members' rates.
+        // When every flow on it is a member, subtracted in the list's order (the order the
+        // results have always been computed in); otherwise from the members' sum, so that a
+        // resource crossed by many flows outside (a switch with slack) costs the members
+        // only, not a scan of all its flows. The summation order can change the last bit of
+        // such a resource's residual, and that only matters when it binds, and a binding
+        // resource with outside flows makes the component grow through it and be solved
+        // again with all its flows as members (below), where the list order applies.
+        for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
+            const std::uint32_t r = comp_resources_[i];
+            double others = resources_[r].load;
+            if (comp_resource_flows_[i].size() == resources_[r].flows.size()) {
+                for (const Member& m : resources_[r].flows) others -= flows_[m.flow].rate;
+            } else {
+                others -= comp_member_rate_[i];
+            }
+            comp_capacity_[i] = std::max(0.0, resources_[r].capacity - std::max(0.0, others));
         }
         solver_.solve_local(comp_capacity_, comp_resource_flows_, comp_flow_resources_,
                             comp_rates_);
@@ -189,12 +308,9 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds, std::uint32_
             double used = 0;
             for (std::uint32_t f : comp_resource_flows_[i]) used += comp_rates_[f];
             if (used < comp_capacity_[i] * (1 - 1e-9)) continue;
-            for (std::uint32_t f : resources_[r].flows) {
-                if (flow_mark_[f] != epoch_) {
-                    expand_.push_back(r);
-                    grew = true;
-                    break;
-                }
+            if (comp_resource_flows_[i].size() < resources_[r].flows.size()) {
+                expand_.push_back(r);  // a flow outside shares it
+                grew = true;
             }
         }
         if (!grew || round > 64) break;
@@ -238,34 +354,24 @@ void FluidNetwork::arm() {
     engine_.schedule(at, id_, kNextDone, static_cast<std::uint64_t>(at.ps()));
 }
 
-void FluidNetwork::finish(std::uint32_t f) {
+void FluidNetwork::remove(std::uint32_t f, std::vector<std::uint32_t>& seeds) {
     Flow& fl = flows_[f];
     fl.active = false;  // its completion entries are now stale
     const Route& route = routes_[fl.route];
     // Only where this flow was part of a saturated resource can the others gain.
-    std::vector<std::uint32_t>& seeds = seeds_scratch_;
-    seeds.clear();
     for (std::uint32_t r : route.resources)
         if (resources_[r].tight() && resources_[r].flows.size() > 1) seeds.push_back(r);
-    for (std::uint32_t r : route.resources) {
+    for (std::uint32_t h = 0; h < route.resources.size(); ++h) {
+        const std::uint32_t r = route.resources[h];
         resources_[r].load = std::max(0.0, resources_[r].load - fl.rate);
         auto& list = resources_[r].flows;
-        const auto it = std::find(list.begin(), list.end(), f);
-        if (it != list.end()) {
-            *it = list.back();
-            list.pop_back();
-        }
+        const std::uint32_t at = slots_[f * stride_ + h];
+        const Member last = list.back();
+        list[at] = last;  // the last member takes its place, as a swap-remove does
+        slots_[last.flow * stride_ + last.hop] = at;
+        list.pop_back();
     }
     for (EdgeId e : route.edges) edge_bytes_[e] += fl.bytes;
-    const std::uint64_t cookie = fl.cookie, bytes = fl.bytes;
-    const bool notify = fl.notify_injected;
-    const Time latency = route.latency;
-    flows_.release(f);
-    if (!seeds.empty()) resolve(seeds);
-    const std::uint32_t note = record(cookie);
-    engine_.schedule(engine_.now() + latency, id_, kDeliver, note);
-    stats_.bytes_delivered += bytes;
-    if (notify) client_.message_injected(cookie);
 }
 
 void FluidNetwork::handle(Engine&, const Event& ev) {
@@ -273,15 +379,38 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
         case kNextDone: {
             if (static_cast<std::int64_t>(ev.data) != armed_at_.ps()) return;  // superseded
             armed_at_ = Time::max();
-            // Every flow due now finishes (finishing one may re-time the others).
+            // Every flow due now finishes (in completion order), then what they leave is
+            // solved once, then the senders hear of them in that order.
+            due_.clear();
+            std::vector<std::uint32_t>& seeds = seeds_scratch_;
+            seeds.clear();
             for (drop_stale(); !completions_.empty() && completions_.front().at <= engine_.now();
                  drop_stale()) {
                 const std::uint32_t f = completions_.front().flow;
                 std::pop_heap(completions_.begin(), completions_.end(), Later{});
                 completions_.pop_back();
-                finish(f);
+                remove(f, seeds);
+                due_.push_back(f);
             }
+            if (!seeds.empty()) resolve(seeds, {});
+            for (const std::uint32_t f : due_) {
+                const Flow& fl = flows_[f];
+                const std::uint64_t cookie = fl.cookie;
+                const bool notify = fl.notify_injected;
+                stats_.bytes_delivered += fl.bytes;
+                engine_.schedule(engine_.now() + routes_[fl.route].latency, id_, kDeliver,
+                                 record(cookie));
+                if (notify) client_.message_injected(cookie);
+            }
+            for (const std::uint32_t f : due_) flows_.release(f);
             arm();
+            break;
+        }
+        case kStart: {
+            start_armed_ = false;
+            first_scratch_.swap(starting_);
+            starting_.clear();
+            resolve({}, first_scratch_);
             break;
         }
         case kDeliver: {

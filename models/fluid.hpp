@@ -43,7 +43,7 @@ class FluidNetwork final : public Component, public Transport {
     std::string name() const override { return "fluid network"; }
 
   private:
-    enum Kind : std::uint32_t { kNextDone = 0, kDeliver = 1, kInjected = 2 };
+    enum Kind : std::uint32_t { kNextDone = 0, kDeliver = 1, kInjected = 2, kStart = 3 };
 
     // Completion times of the active flows: when a flow's rate changes it gets a new entry
     // and a new version, superseded entries are skipped when they reach the top, and the
@@ -71,6 +71,7 @@ class FluidNetwork final : public Component, public Transport {
         std::vector<EdgeId> edges;
         std::vector<std::uint32_t> resources;
         Time latency;
+        bool distinct = true;  // no resource twice (a Valiant detour may cross one twice)
     };
     struct Flow {
         std::uint64_t cookie;
@@ -84,9 +85,15 @@ class FluidNetwork final : public Component, public Transport {
         bool notify_injected;
         bool active;
     };
+    // A flow on a resource: the flow and the index of the resource in the flow's route
+    // (so a finishing flow leaves each list in O(1): slots_ says where it is).
+    struct Member {
+        std::uint32_t flow;
+        std::uint32_t hop;
+    };
     struct Resource {
         double capacity;
-        std::vector<std::uint32_t> flows;  // active flows using it
+        std::vector<Member> flows;  // active flows using it
         std::uint32_t mark = 0;
         double load = 0;  // sum of the rates of its flows
         bool tight() const { return load >= capacity * (1 - 1e-9); }
@@ -95,10 +102,14 @@ class FluidNetwork final : public Component, public Transport {
     std::uint32_t route_for(VertexId src, VertexId dst);
     // Re-solves the rates the change at these resources can affect: the flows reached
     // through saturated resources (a resource with slack constrains none of its flows).
-    // `seeds`: resources whose flows must be re-solved; `first`: a flow that must be (a
-    // new one), or kNil.
-    void resolve(const std::vector<std::uint32_t>& seeds, std::uint32_t first = kNil);
-    void finish(std::uint32_t flow);
+    // `seeds`: resources whose flows must be re-solved; `firsts`: flows that must be (new
+    // ones).
+    void resolve(const std::vector<std::uint32_t>& seeds, const std::vector<std::uint32_t>& firsts);
+    // A new flow that no saturated resource couples to others, solved without resolve()'s
+    // tables; false (nothing done) when its rate would saturate a shared resource.
+    bool start_alone(std::uint32_t flow);
+    // Takes a finished flow off its resources; adds the saturated ones it leaves to `seeds`.
+    void remove(std::uint32_t flow, std::vector<std::uint32_t>& seeds);
     void arm();  // keeps one engine event at the earliest completion
     std::uint32_t record(std::uint64_t cookie);  // a pending notification
 
@@ -114,6 +125,11 @@ class FluidNetwork final : public Component, public Transport {
     std::vector<std::uint32_t> relay_resource_;  // per vertex, kNil if unlimited
     std::vector<std::uint32_t> local_resource_;  // per memory node with a local rate, else kNil
     std::vector<Route> routes_;
+    // Where flow f's hop h sits in its resource's list: slots_[f * stride_ + h]. The stride
+    // is the longest route's resource count; it only grows (the table is then re-laid).
+    std::vector<std::uint32_t> slots_;
+    std::size_t stride_ = 0;
+    void widen(std::size_t hops);                                   // stride_ >= hops
     std::unordered_map<std::uint64_t, std::uint32_t> route_index_;  // (src, dst) -> route
     topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
@@ -128,12 +144,19 @@ class FluidNetwork final : public Component, public Transport {
     std::uint32_t epoch_ = 0;
     std::vector<std::uint32_t> flow_mark_;
     std::vector<std::uint32_t> comp_resources_, comp_flows_, stack_;
-    std::vector<double> comp_capacity_, comp_rates_;
+    std::vector<double> comp_capacity_, comp_rates_, comp_member_rate_;
     std::vector<std::vector<std::uint32_t>> comp_resource_flows_, comp_flow_resources_;
     std::vector<std::uint32_t> local_of_resource_;  // resource -> index in comp_resources_
     std::vector<std::uint32_t> local_epoch_;        // ... valid when equal to epoch_
     std::vector<std::uint32_t> expand_;             // resources the component grows through
-    std::vector<std::uint32_t> seeds_scratch_;
+    std::vector<std::uint32_t> seeds_scratch_, first_scratch_;
+    // Batching at one instant: new flows that meet a saturated resource wait for one kStart
+    // event at the same time and are solved together (p flows into one link: one solve, not
+    // p solves of up to p flows); the flows due at one instant all finish before the one
+    // solve of what they leave.
+    std::vector<std::uint32_t> starting_;
+    bool start_armed_ = false;
+    std::vector<std::uint32_t> due_;
     MaxMinSolver solver_;
 };
 

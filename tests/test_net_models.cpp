@@ -340,3 +340,37 @@ TEST(Fluid, ManyIntoOneCostsLinearlyManyEvents) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// p - 1 equal flows that start at one instant into one receiver share its link equally and
+// end at one instant: all senders finish at the same picosecond, (p - 1) m / B after the
+// start, and the model solves twice (the start, the end), so a handful of engine events
+// beyond the p - 1 deliveries. (Before the batching each end re-solved the others, whose
+// rounding residue spread the ends 1 ps apart.)
+TEST(Fluid, EqualFlowsIntoOneReceiverEndAtOneInstant) {
+    const int p = 200;
+    const std::uint64_t m = 1 << 20;
+    const double B = 1.25e9;
+    const auto t = topo::parse_model(star_xml(p, "model=\"fluid\"", "4KiB"), "many.xml");
+    std::vector<std::vector<mpi::Op>> script(p);
+    for (int r = 1; r < p; ++r) {
+        script[0].push_back(recv(r, m));
+        script[r].push_back(send(0, m));
+    }
+    ScriptProgram prog(script);
+    std::vector<int> nodes(p);
+    for (int i = 0; i < p; ++i) nodes[i] = i;
+    const auto res = mpi::simulate(t, ranks_on(t, nodes), prog);
+    for (int r = 2; r < p; ++r) ASSERT_EQ(res.ranks[r].finish, res.ranks[1].finish) << r;
+    EXPECT_NEAR(res.ranks[1].finish.seconds(), (p - 1) * static_cast<double>(m) / B, 1e-9);
+    EXPECT_EQ(res.network.bytes_delivered, static_cast<std::uint64_t>(p - 1) * m);
+    EXPECT_LE(res.events, static_cast<std::uint64_t>(p + 5));  // p - 1 deliveries, 2 solves
+    // Flow rates computed over the run (the fluid model counts them as packet-hops): each
+    // flow is solved once when they start and once when they end, not p times.
+    EXPECT_LE(res.network.packet_hops, static_cast<std::uint64_t>(2 * p));
+}
+
+}  // namespace
+}  // namespace clustersim
