@@ -29,6 +29,8 @@ if [ "${1:-}" != "--run" ] && [ "${1:-}" != "--fuzz" ]; then
   help2man              # man pages made from the commands' own --help (cmake/package.cmake)
   python3 python3-jsonschema  # the doc-test (tests/doc/doctest.py), the JSON Schema test of
                               # run --json, bench/io_tables.sh
+  time                  # GNU time: CPU time and peak memory per run in bench/scale.sh
+  linux-perf            # perf: the profiles behind issue 25's changes (bench/README.md, Scale)
   )
 fi
 missing=()

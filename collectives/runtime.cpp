@@ -256,16 +256,67 @@ std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32
     const std::uint32_t req =
         requests_.acquire(Request{false, false, false, rank, src, tag, context, bytes, owner,
                                   Time::zero(), kNil, transfer, !config_.recv_overhead.zero()});
-    Queue& unexpected = ranks_[rank].unexpected;
-    for (std::uint32_t prev = kNil, m = unexpected.head; m != kNil; prev = m, m = msgs_[m].next) {
+    Rank& r = ranks_[rank];
+    requests_[req].order = r.posts++;
+    if (src == kAnySource) {  // the earliest arrived match from anyone
+        for (std::uint32_t m = r.unexpected.head; m != kNil; m = msgs_[m].next) {
+            if (matches(requests_[req], msgs_[m])) {
+                unlink_unexpected(m);
+                bind(m, req);
+                return req;
+            }
+        }
+        r.posted_any.push(requests_, req);
+        return req;
+    }
+    const std::uint32_t slot = pair_slot(src, rank);
+    for (std::uint32_t m = pairs_[slot].unexpected.head; m != kNil; m = msgs_[m].pair_next) {
         if (matches(requests_[req], msgs_[m])) {
-            unexpected.unlink(msgs_, prev, m);
+            unlink_unexpected(m);
             bind(m, req);
             return req;
         }
     }
-    ranks_[rank].posted.push(requests_, req);
+    pairs_[slot].posted.push(requests_, req);
     return req;
+}
+
+void Runtime::push_unexpected(std::uint32_t m) {
+    Msg& msg = msgs_[m];
+    Queue& q = ranks_[msg.dst].unexpected;
+    msg.next = kNil;
+    msg.prev = q.tail;
+    if (q.tail == kNil)
+        q.head = m;
+    else
+        msgs_[q.tail].next = m;
+    q.tail = m;
+    Queue& pq = pairs_[msg.pair].unexpected;
+    msg.pair_next = kNil;
+    msg.pair_prev = pq.tail;
+    if (pq.tail == kNil)
+        pq.head = m;
+    else
+        msgs_[pq.tail].pair_next = m;
+    pq.tail = m;
+}
+
+void Runtime::unlink_unexpected(std::uint32_t m) {
+    Msg& msg = msgs_[m];
+    Queue& q = ranks_[msg.dst].unexpected;
+    (msg.prev == kNil ? q.head : msgs_[msg.prev].next) = msg.next;
+    (msg.next == kNil ? q.tail : msgs_[msg.next].prev) = msg.prev;
+    Queue& pq = pairs_[msg.pair].unexpected;
+    (msg.pair_prev == kNil ? pq.head : msgs_[msg.pair_prev].pair_next) = msg.pair_next;
+    (msg.pair_next == kNil ? pq.tail : msgs_[msg.pair_next].pair_prev) = msg.pair_prev;
+    msg.next = msg.prev = msg.pair_next = msg.pair_prev = kNil;
+}
+
+std::uint32_t Runtime::find_posted(const Queue& q, const Msg& m, std::uint32_t& prev) const {
+    prev = kNil;
+    for (std::uint32_t req = q.head; req != kNil; prev = req, req = requests_[req].next)
+        if (matches(requests_[req], m)) return req;
+    return kNil;
 }
 
 void Runtime::bind(std::uint32_t m, std::uint32_t req) {
@@ -317,26 +368,35 @@ void Runtime::match_arrival(std::uint32_t m) {
         return;
     }
     Rank& r = ranks_[msgs_[m].dst];
-    for (std::uint32_t prev = kNil, req = r.posted.head; req != kNil;
-         prev = req, req = requests_[req].next) {
-        if (matches(requests_[req], msgs_[m])) {
-            r.posted.unlink(requests_, prev, req);
-            bind(m, req);
-            return;
-        }
+    Queue& named = pairs_[msgs_[m].pair].posted;
+    std::uint32_t named_prev, any_prev;
+    const std::uint32_t a = find_posted(named, msgs_[m], named_prev);
+    const std::uint32_t b = find_posted(r.posted_any, msgs_[m], any_prev);
+    // Both match: the one posted first (orders are a rank's count; compared modulo 2^32).
+    const bool take_named =
+        a != kNil &&
+        (b == kNil || static_cast<std::int32_t>(requests_[a].order - requests_[b].order) < 0);
+    if (take_named) {
+        named.unlink(requests_, named_prev, a);
+        bind(m, a);
+    } else if (b != kNil) {
+        r.posted_any.unlink(requests_, any_prev, b);
+        bind(m, b);
+    } else {
+        push_unexpected(m);
     }
-    r.unexpected.push(msgs_, m);
 }
 
 void Runtime::cancel(std::int32_t rank, std::uint32_t req) {
     Request& q = requests_[req];
     if (!q.is_send) {
         if (q.done) return;  // received already: the cancel fails, the wait completes it
-        Rank& r = ranks_[rank];
-        for (std::uint32_t prev = kNil, x = r.posted.head; x != kNil;
+        Queue& posted =
+            q.peer == kAnySource ? ranks_[rank].posted_any : pairs_[pair_slot(q.peer, rank)].posted;
+        for (std::uint32_t prev = kNil, x = posted.head; x != kNil;
              prev = x, x = requests_[x].next) {
             if (x != req) continue;
-            r.posted.unlink(requests_, prev, x);  // never matched: withdrawn, receives nothing
+            posted.unlink(requests_, prev, x);  // never matched: withdrawn, receives nothing
             q.bytes = 0;
             q.done = true;
             return;
@@ -357,11 +417,11 @@ void Runtime::cancel(std::int32_t rank, std::uint32_t req) {
         msg.send_done = true;
         q.done = true;
     }
-    // Arrived already and waiting unmatched at the receiver: take it out of the queue.
-    Queue& unexpected = ranks_[msg.dst].unexpected;
-    for (std::uint32_t prev = kNil, x = unexpected.head; x != kNil; prev = x, x = msgs_[x].next) {
+    // Arrived already and waiting unmatched at the receiver: take it out of the queues.
+    Queue& unexpected = pairs_[msg.pair].unexpected;
+    for (std::uint32_t x = unexpected.head; x != kNil; x = msgs_[x].pair_next) {
         if (x != m) continue;
-        unexpected.unlink(msgs_, prev, x);
+        unlink_unexpected(m);
         msg.recv_done = true;
         maybe_free_msg(m);
         return;

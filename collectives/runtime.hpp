@@ -177,8 +177,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         bool send_done, recv_done;
         Time posted;                // when the sender posted it
         std::uint32_t pair;         // index of (src, dst) in pairs_
-        std::uint32_t next = kNil;  // next message in the receiver's unexpected queue
-        bool cancelled = false;     // withdrawn by MPI_Cancel: dropped when it arrives
+        std::uint32_t next = kNil;  // unexpected: next message in the receiver's queue
+        std::uint32_t prev = kNil;  // ... and the one before it
+        std::uint32_t pair_next = kNil, pair_prev = kNil;  // ... in its pair's queue
+        bool cancelled = false;  // withdrawn by MPI_Cancel: dropped when it arrives
     };
     struct Request {
         bool is_send;
@@ -193,6 +195,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t transfer = 0;  // collectives: step slot (bit 31) and transfer index
         bool charge_recv = false;    // a receive whose completion still owes o_r
         std::uint32_t msg = kNil;    // sends: their message (cancel looks for it)
+        std::uint32_t order = 0;     // posted receives: the rank's posting count (matching order)
     };
     // A per-message software cost waiting for (or running on) its rank's core, and what
     // follows it: go on with the rank's current operation, post a send or a receive, or
@@ -206,10 +209,19 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t owner = kNil, transfer = 0;  // Complete: `transfer` is the request
     };
     // A first-in, first-out queue of pool entries linked through their `next` field: the
-    // posted-receive queue (requests) and the unexpected-message queue (messages). MPI
-    // matching scans them from the front and takes out the first match, wherever it is;
-    // linking through the entries makes that removal O(1) and allocation-free (a std::deque
-    // erased in the middle shifts elements, and allocates and frees blocks as it goes).
+    // posted receives (requests). MPI matching scans them from the front and takes out the
+    // first match, wherever it is; linking through the entries makes that removal O(1) and
+    // allocation-free (a std::deque erased in the middle shifts elements, and allocates and
+    // frees blocks as it goes).
+    //
+    // The matching index: a receive that names its source is queued in the (source,
+    // receiver) pair's entry of pairs_, a receive from any source in its rank's own queue,
+    // and each carries the rank's posting count, so an arriving message scans only its
+    // pair's receives and the any-source ones and takes the earlier posted of the two first
+    // matches: the receive MPI's single posted queue would give. An unexpected message is
+    // in two doubly linked queues, its rank's (arrival order, for any-source receives) and
+    // its pair's (for receives that name the source), and leaves both in O(1). So a root
+    // receiving from p ranks in rank order scans one pair's messages per receive, not p.
     struct Queue {
         std::uint32_t head = kNil;
         std::uint32_t tail = kNil;
@@ -312,8 +324,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::vector<std::uint32_t> handles;  // program request handle -> request
         std::vector<std::uint32_t> comms{0};     // communicator handle -> comm id (0 = world)
         std::vector<std::uint32_t> coll_seq{0};  // per communicator handle: collective calls so far
-        Queue posted;                            // receive requests, in posting order
-        Queue unexpected;                        // messages (Eager or Rts), in arrival order
+        Queue posted_any;         // receive requests from any source, in posting order
+        Queue unexpected;         // messages (Eager or Rts), in arrival order (doubly linked)
+        std::uint32_t posts = 0;  // receives posted so far (Request::order)
         std::unordered_map<std::uint64_t, std::uint32_t> early;  // (src, seq) -> msg, out of order
         std::array<PairCacheEntry, kPairCache> pair_cache{};     // see PairCacheEntry
         std::vector<Overhead> overheads;  // software costs in order; [overhead_head] runs
@@ -436,7 +449,17 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     struct PairSeq {
         std::uint64_t next_send = 0;
         std::uint64_t next_recv = 0;
+        // The matching index (see Queue): the receiver's posted receives naming the source,
+        // and the source's unexpected messages at the receiver (doubly linked).
+        Queue posted;
+        Queue unexpected;
     };
+    // The unexpected message `m` into, and out of, its receiver's and its pair's queues.
+    void push_unexpected(std::uint32_t m);
+    void unlink_unexpected(std::uint32_t m);
+    // The first posted receive in `q` that matches message `m` (kNil: none), and the one
+    // before it (for unlinking).
+    std::uint32_t find_posted(const Queue& q, const Msg& m, std::uint32_t& prev) const;
     std::uint32_t pair_slot(std::int32_t src, std::int32_t dst) {  // index into pairs_
         const PairCacheEntry& e =
             ranks_[src].pair_cache[static_cast<std::uint32_t>(dst) % kPairCache];

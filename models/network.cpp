@@ -19,11 +19,11 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
       client_(client),
       rng_(seed),
       valiant_(topology) {
-    id_ = engine_.add(*this);
+    id_ = engine_.add_prefetching(*this);
     relays_.resize(topo_.num_vertices());
     for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
         const auto& p = topo_.vertex(v);
-        relays_[v] = Relay{Time::zero(), p.relay, p.local, p.kind == topo::VertexKind::MemoryNode};
+        relays_[v] = Relay{Time::zero(), p.local};
     }
     links_.resize(topo_.num_edges());
     for (EdgeId e = 0; e < topo_.num_edges(); ++e) {
@@ -32,8 +32,10 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         l.bandwidth = topo_.edge(e).bandwidth;
         l.source = topo_.source_of(e);
         l.target = topo_.target_of(e);
-        const Relay& r = relays_[l.source];
-        l.relayed = !r.rate.infinite() || (r.memory_node && !r.local.infinite());
+        const auto& sp = topo_.vertex(l.source);
+        l.relay_rate = sp.relay;
+        l.memory_local = sp.kind == topo::VertexKind::MemoryNode && !sp.local.infinite();
+        l.relayed = !sp.relay.infinite() || l.memory_local;
         const auto& tp = topo_.vertex(l.target);
         l.cut_through =
             tp.kind != topo::VertexKind::Socket &&
@@ -42,11 +44,11 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
     }
 }
 
-EdgeId Network::first_hop(const Stream& s) {
-    if (s.src != s.dst) return router_.next_hop(s.src, s.dst);
+EdgeId Network::first_hop(VertexId src, VertexId dst) {
+    if (src != dst) return router_.next_hop(src, dst);
     // Two processes on one socket: out to the socket's first neighbour (its memory node)
     // and back.
-    auto [lo, hi] = topo_.out_edge_range(s.src);
+    auto [lo, hi] = topo_.out_edge_range(src);
     return lo < hi ? lo : topo::kNoEdge;
 }
 
@@ -86,10 +88,10 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
             total += ep.latency + transfer_time(s.granularity, ep.bandwidth);
             bottleneck = std::min(bottleneck, ep.bandwidth.bytes_per_s);
             if (i > 0) {
-                const Relay& r = relays_[topo_.source_of(path[i])];
-                if (!r.rate.infinite()) {
-                    total += transfer_time(s.granularity, r.rate);
-                    bottleneck = std::min(bottleneck, r.rate.bytes_per_s);
+                const Bandwidth relay = topo_.vertex(topo_.source_of(path[i])).relay;
+                if (!relay.infinite()) {
+                    total += transfer_time(s.granularity, relay);
+                    bottleneck = std::min(bottleneck, relay.bytes_per_s);
                 }
             }
         }
@@ -104,16 +106,16 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     return index;
 }
 
-EdgeId Network::next_edge(const Stream& s, const Packet& p) {
-    if (s.path_len != 0) return paths_[s.path_first + p.hop];
+EdgeId Network::next_edge(const Packet& p) {
+    if (p.path_len != 0) return paths_[p.path_first + p.hop];
     if (p.via != topo::kNoVertex) {  // Valiant: first to the intermediate router
         const EdgeId e = router_.next_hop(p.at, p.via);
         if (e == topo::kNoEdge)
             throw std::logic_error("packet lost its route to its Valiant router");
         return e;
     }
-    if (p.hop == 0) return first_hop(s);
-    const EdgeId e = router_.next_hop(p.at, s.dst);
+    if (p.hop == 0) return first_hop(p.src, p.dst);
+    const EdgeId e = router_.next_hop(p.at, p.dst);
     if (e == topo::kNoEdge) throw std::logic_error("packet lost its route");
     return e;
 }
@@ -177,9 +179,22 @@ void Network::refill(std::uint32_t si) {
             if (s.head == kNil) s.tail = kNil;
         }
         ++s.inflight;
-        const std::uint32_t pi =
-            packets_.acquire(Packet{size, mi, si, s.src, topo::kNoVertex, kNil, 0, last,
-                                    engine_.now(), valiant_.via(s.src, s.dst, rng_)});
+        Packet np{};
+        np.bytes = size;
+        np.tail_at = engine_.now();
+        np.message = mi;
+        np.stream = si;
+        np.at = s.src;
+        np.prev = topo::kNoVertex;
+        np.dst = s.dst;
+        np.src = s.src;
+        np.next = kNil;
+        np.via = valiant_.via(s.src, s.dst, rng_);
+        np.path_first = s.path_first;
+        np.path_len = s.path_len;
+        np.hop = 0;
+        np.last = last;
+        const std::uint32_t pi = packets_.acquire(np);
         ++stats_.packets;
         if (s.analytical)
             inject_analytical(pi);
@@ -195,11 +210,8 @@ Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
     if (link.relayed &&
         p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay is used
         Relay& r = relays_[link.source];
-        Bandwidth rate = r.rate;
-        if (r.memory_node && !r.local.infinite()) {
-            const Stream& s = streams_[p.stream];
-            if (p.prev == s.src && link.target == s.dst) rate = r.local;
-        }
+        Bandwidth rate = link.relay_rate;
+        if (link.memory_local && p.prev == p.src && link.target == p.dst) rate = r.local;
         if (!rate.infinite()) {
             start = max(start, r.free_at);
             relay_time = transfer_time(p.bytes, rate);
@@ -231,15 +243,14 @@ bool Network::record_links(std::vector<Activity>* out) {
 }
 
 void Network::inject_packet(std::uint32_t pi) {
-    enqueue(next_edge(streams_[packets_[pi].stream], packets_[pi]), pi);
+    enqueue(next_edge(packets_[pi]), pi);
 }
 
 void Network::inject_analytical(std::uint32_t pi) {
     Packet& p = packets_[pi];
-    const Stream& s = streams_[p.stream];
     Time t = engine_.now();
     for (;;) {
-        const EdgeId e = next_edge(s, p);
+        const EdgeId e = next_edge(p);
         Time start;
         const Time end = transmit(e, p, t, start);
         if (p.hop == 0 && p.last && messages_[p.message].notify_injected)
@@ -252,7 +263,7 @@ void Network::inject_analytical(std::uint32_t pi) {
         p.at = link.target;
         ++p.hop;
         if (p.at == p.via) p.via = topo::kNoVertex;
-        if (p.at == s.dst) break;
+        if (p.at == p.dst) break;
     }
     engine_.schedule(t, id_, kDeliver, pi);
 }
@@ -334,22 +345,49 @@ void Network::send_on(EdgeId e, std::uint32_t pi) {
     p.tail_at = end + link.latency;
     if (from_source && p.last && messages_[p.message].notify_injected)
         engine_.schedule(end, id_, kInjected, p.message);
-    // Cut-through: the packet is handled at the next vertex when its head arrives.
-    engine_.schedule(link.cut_through ? start + link.latency : p.tail_at, id_, kArrive, pi);
+    // Cut-through: the packet is handled at the next vertex when its head arrives. A fixed
+    // route names the next edge now (the same entry arrive() would read).
+    const EdgeId next =
+        p.path_len != 0 && p.at != p.dst ? paths_[p.path_first + p.hop] : topo::kNoEdge;
+    engine_.schedule(link.cut_through ? start + link.latency : p.tail_at, id_, kArrive,
+                     arrive_data(pi, next));
     if (link.active_head != kNil) {
         link.wake_pending = true;
         engine_.schedule(end, id_, kLinkFree, e);
     }
 }
 
-void Network::arrive(std::uint32_t pi) {
+void Network::arrive(std::uint32_t pi, EdgeId next) {
     Packet& p = packets_[pi];
-    const Stream& s = streams_[p.stream];
-    if (p.at == s.dst) {
+    if (p.at == p.dst) {
         deliver(pi);
         return;
     }
-    enqueue(next_edge(s, p), pi);
+    enqueue(next != topo::kNoEdge ? next : next_edge(p), pi);
+}
+
+void Network::prefetch(const Event& ev, bool far) const {
+    const auto pi = static_cast<std::uint32_t>(ev.data);
+    switch (ev.kind) {
+        case kArrive: {
+            const auto e = static_cast<EdgeId>(ev.data >> 32);
+            if (far) {
+                __builtin_prefetch(&packets_[pi], 1);
+                if (e != topo::kNoEdge) __builtin_prefetch(&links_[e], 1);
+            } else if (e != topo::kNoEdge && links_[e].relayed) {
+                __builtin_prefetch(&relays_[links_[e].source], 1);
+            }
+            break;
+        }
+        case kLinkFree:
+            if (far) __builtin_prefetch(&links_[static_cast<EdgeId>(ev.data)], 1);
+            break;
+        case kDeliver:
+            if (far) __builtin_prefetch(&packets_[pi], 1);
+            break;
+        default:
+            break;
+    }
 }
 
 void Network::deliver(std::uint32_t pi) {
@@ -376,7 +414,7 @@ void Network::deliver(std::uint32_t pi) {
 void Network::handle(Engine& engine, const Event& ev) {
     switch (ev.kind) {
         case kArrive:
-            arrive(static_cast<std::uint32_t>(ev.data));
+            arrive(static_cast<std::uint32_t>(ev.data), static_cast<EdgeId>(ev.data >> 32));
             break;
         case kLinkFree: {
             const auto e = static_cast<EdgeId>(ev.data);

@@ -48,6 +48,7 @@ class Network final : public Component, public Transport {
     std::uint32_t window(VertexId src, VertexId dst);
 
     void handle(Engine& engine, const Event& event) override;
+    void prefetch(const Event& event, bool far) const override;
     std::string name() const override { return "network"; }
 
   private:
@@ -68,19 +69,26 @@ class Network final : public Component, public Transport {
         bool injected_pending;  // an injected notification is still to come
         bool delivered_all;
     };
-    struct Packet {
+    // One line per packet (64-byte aligned): the packet model touches a random packet per
+    // event. The route's fixed part is copied in (dst, path), so a hop does not read its
+    // stream.
+    struct alignas(64) Packet {
         std::uint64_t bytes;
+        Time tail_at;  // when its last byte has reached `at` (cut-through: after the head)
         std::uint32_t message;
         std::uint32_t stream;
         VertexId at;         // vertex it is at (or travelling to)
         VertexId prev;       // vertex it came from
+        VertexId dst;        // its stream's destination
+        VertexId src;        // its stream's source
         std::uint32_t next;  // next packet in the same link queue
-        std::uint16_t hop;   // links taken so far
-        bool last;           // last packet of its message
-        Time tail_at;        // when its last byte has reached `at` (cut-through: after the head)
         VertexId via;        // Valiant routing: the intermediate router still ahead, or kNoVertex
+        std::uint32_t path_first;  // its stream's route in paths_ (path_len 0: hop by hop)
+        std::uint16_t path_len;
+        std::uint16_t hop;  // links taken so far
+        bool last;          // last packet of its message
     };
-    static_assert(sizeof(Packet) == 48, "packets stay small");
+    static_assert(sizeof(Packet) == 64, "a packet is one cache line");
     struct Stream {
         VertexId src, dst;
         std::uint64_t granularity;  // 0 = whole message
@@ -101,33 +109,37 @@ class Network final : public Component, public Transport {
         std::uint32_t head, tail;
         std::uint32_t next_active;
     };
-    // Everything one hop needs, in one cache line: the packet model touches a random link
-    // per event, so state, properties and counters of a link live together.
-    struct Link {
+    // Everything one hop needs, in one cache line (64-byte aligned, so never two): the packet
+    // model touches a random link per event, so state, properties and counters of a link,
+    // and the relay rate of its source vertex, live together.
+    struct alignas(64) Link {
         Time busy_until;
         Time latency;
         Bandwidth bandwidth;
+        Bandwidth relay_rate;     // the source vertex's relay bandwidth (infinite = none)
         std::uint64_t bytes = 0;  // payload bytes that crossed it
         VertexId source = 0, target = 0;
         std::uint32_t active_head = kNil, active_tail = kNil;  // round-robin ring of queues
         bool wake_pending = false;
-        bool relayed = false;      // the source vertex has a finite relay (or local) rate
-        bool cut_through = false;  // the target forwards a packet's head at once
+        bool relayed = false;       // the source vertex has a finite relay (or local) rate
+        bool cut_through = false;   // the target forwards a packet's head at once
+        bool memory_local = false;  // the source is a memory node with a finite local rate
     };
+    static_assert(sizeof(Link) == 64, "a link is one cache line");
+    // The shared part of a vertex's relay: when it is free, and (memory node) its
+    // neighbour-to-neighbour rate. 16 bytes, so four vertices of a node share a line.
     struct Relay {
         Time free_at;
-        Bandwidth rate;   // relay bandwidth (infinite = none)
-        Bandwidth local;  // memory node: neighbour-to-neighbour rate
-        bool memory_node;
+        Bandwidth local;
     };
 
     std::uint32_t stream_for(VertexId src, VertexId dst);
     void refill(std::uint32_t stream);
     void inject_packet(std::uint32_t pkt);
     void inject_analytical(std::uint32_t pkt);
-    EdgeId first_hop(const Stream& s);
+    EdgeId first_hop(VertexId src, VertexId dst);
     // The edge packet p takes next (from p.at, after p.hop links).
-    EdgeId next_edge(const Stream& s, const Packet& p);
+    EdgeId next_edge(const Packet& p);
     void enqueue(EdgeId e, std::uint32_t pkt);
     void start_next(EdgeId e);
     void send_on(EdgeId e, std::uint32_t pkt);  // transmit now and schedule what follows
@@ -135,7 +147,12 @@ class Network final : public Component, public Transport {
     // transmission starts at `start` (returned through it) and its last byte has left at
     // the returned time, which is never before the packet's tail has arrived (cut-through).
     Time transmit(EdgeId e, const Packet& p, Time earliest, Time& start);
-    void arrive(std::uint32_t pkt);
+    // A kArrive event's data: the packet, and the edge it takes next when its route is fixed
+    // (kNoEdge: decided on arrival, or none: it has arrived), so prefetch() can name it.
+    static std::uint64_t arrive_data(std::uint32_t pkt, EdgeId next) {
+        return pkt | (static_cast<std::uint64_t>(next) << 32);
+    }
+    void arrive(std::uint32_t pkt, EdgeId next);
     void deliver(std::uint32_t pkt);
 
     Engine& engine_;

@@ -50,6 +50,11 @@ std::uint64_t Engine::run(Time until, std::uint64_t max_events) {
         assert(ev.time >= now_ && "time went backwards");
         now_ = ev.time;
         ++processed_;
+        if (const Event* far = queue_.peek(kPrefetchAhead - 1);
+            far != nullptr && prefetching_[far->component])
+            components_[far->component]->prefetch(*far, true);
+        if (const Event* near = queue_.peek(0); near != nullptr && prefetching_[near->component])
+            components_[near->component]->prefetch(*near, false);
         components_[ev.component]->handle(*this, ev);
     }
     return processed_ - start;

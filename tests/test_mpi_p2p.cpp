@@ -64,6 +64,84 @@ TEST(Matching, NonOvertakingBetweenOnePair) {
     EXPECT_EQ(res.ranks[0].bytes_received, 100u);
 }
 
+// The matching index (runtime.hpp, Queue): receives naming a source wait in their pair's
+// queue, any-source ones in the rank's own, and an arriving message takes the one posted
+// first. Rank 1 sends 100 B at once, then 200 B after 1 ms; rank 0 posts two receives and
+// waits for the first-posted one, then releases rank 2. If that receive got the first
+// message, rank 2 is released within microseconds, else only after the second (1 ms).
+TEST(Matching, AnArrivalTakesTheEarliestPostedOfNamedAndAnySourceReceives) {
+    const auto t = star(3);
+    for (const bool any_first : {true, false}) {
+        const int first = any_first ? kAnySource : 1, second = any_first ? 1 : kAnySource;
+        ScriptProgram prog({{irecv(first, 0, 0, kAnyTag), irecv(second, 0, 1, kAnyTag), wait(0),
+                             send(2, 10), wait(1)},
+                            {send(0, 100, 3), compute(1'000'000), send(0, 200, 3)},
+                            {recv(0, 0)}});
+        const auto res = mpi::simulate(t, one_rank_per_node(t, 3), prog);
+        EXPECT_EQ(res.ranks[0].bytes_received, 300u);
+        EXPECT_LT(res.ranks[2].finish.seconds(), 50e-6) << any_first;
+    }
+}
+
+// Unexpected messages: a receive naming its source takes that source's oldest, wherever it
+// is in arrival order; an any-source receive takes the oldest of all that match. Rank 0
+// computes 2 ms while ranks 1, 2, 3 send (in that order, 100 us apart; rank 3 twice, tags 3
+// and 4); then it receives from 3 with tag 4, then from anyone twice, then from 3.
+TEST(Matching, UnexpectedMessagesMatchByPairAndByArrival) {
+    const auto t = star(4);
+    ScriptProgram prog({{compute(2'000'000), recv(3, 0, 4), recv(kAnySource, 0, kAnyTag),
+                         recv(kAnySource, 0, kAnyTag), recv(3, 0, kAnyTag)},
+                        {send(0, 100, 3)},
+                        {compute(100'000), send(0, 200, 3)},
+                        {compute(200'000), send(0, 300, 3), send(0, 400, 4)}});
+    struct Recvs final : mpi::OpObserver {
+        std::vector<std::pair<std::int32_t, std::uint64_t>> got;  // rank 0's: (peer, bytes)
+        void op_done(const mpi::OpEvent& e) override {
+            if (e.rank == 0 && e.kind == static_cast<int>(mpi::OpKind::Recv))
+                got.emplace_back(e.peer, e.bytes);
+        }
+    } recvs;
+    mpi::SimulationOptions options;
+    options.observer = &recvs;
+    mpi::simulate(t, one_rank_per_node(t, 4), prog, options);
+    const std::vector<std::pair<std::int32_t, std::uint64_t>> want{
+        {3, 400}, {1, 100}, {2, 200}, {3, 300}};
+    EXPECT_EQ(recvs.got, want);
+}
+
+// A root receiving from every rank in rank order while the messages arrived in reverse
+// order: each receive finds its message in its pair's queue (the linear scan of one queue
+// made this quadratic). Bytes received = sent, and each receive got its own rank's size.
+TEST(Matching, RootReceivesInRankOrderWhatArrivedInReverse) {
+    constexpr int n = 64;
+    const auto t = star(n);
+    std::vector<std::vector<mpi::Op>> script(n);
+    for (int i = 1; i < n; ++i) {
+        script[0].push_back(recv(i, 0, 1));
+        script[i] = {compute(static_cast<std::uint64_t>(n - i) * 10'000),
+                     send(0, static_cast<std::uint64_t>(i) * 10, 1)};
+    }
+    script[0].insert(script[0].begin(), compute(5'000'000));
+    ScriptProgram prog(script);
+    struct Recvs final : mpi::OpObserver {
+        std::vector<std::pair<std::int32_t, std::uint64_t>> got;
+        void op_done(const mpi::OpEvent& e) override {
+            if (e.rank == 0 && e.kind == static_cast<int>(mpi::OpKind::Recv))
+                got.emplace_back(e.peer, e.bytes);
+        }
+    } recvs;
+    mpi::SimulationOptions options;
+    options.observer = &recvs;
+    const auto res = mpi::simulate(t, one_rank_per_node(t, n), prog, options);
+    ASSERT_EQ(recvs.got.size(), static_cast<std::size_t>(n - 1));
+    std::uint64_t sent = 0;
+    for (int i = 1; i < n; ++i) {
+        EXPECT_EQ(recvs.got[i - 1], (std::pair<std::int32_t, std::uint64_t>{i, i * 10u}));
+        sent += res.ranks[i].bytes_sent;
+    }
+    EXPECT_EQ(res.ranks[0].bytes_received, sent);
+}
+
 TEST(Nonblocking, IrecvBeforeSendAndWaitallComplete) {
     const auto t = star(3);
     ScriptProgram prog({{irecv(1, 0, 0), irecv(2, 0, 1), isend(1, 500, 2), waitall(0, 3)},
@@ -164,6 +242,18 @@ TEST(Cancel, CancelledAnySourceReceiveMatchesNothing) {
     ScriptProgram without({{irecv(kAnySource, 0, 0, kAnyTag), wait(0), recv(1, 0, 4)},
                            {compute(1'000'000), send(0, 1000, 4)}});
     EXPECT_THROW(mpi::simulate(t, one_rank_per_node(t, 2), without), InputError);
+}
+
+// A cancelled receive that names its source leaves its pair's queue: the next receive
+// from that source gets the message.
+TEST(Cancel, CancelledNamedReceiveMatchesNothing) {
+    const auto t = star(2);
+    ScriptProgram prog({{irecv(1, 0, 0, 4), cancel(0), wait(0), recv(1, 0, 4)},
+                        {compute(1'000'000), send(0, 1000, 4)}});
+    const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);
+    EXPECT_EQ(res.ranks[0].bytes_received, 1000u);
+    EXPECT_EQ(res.ranks[0].ops[static_cast<int>(mpi::OpKind::Wait)].time, Time::zero());
+    EXPECT_NEAR(res.ranks[0].finish.seconds(), 1e-3 + 6e-6 + 6 * 1000e-9, 1e-12);
 }
 
 // A send cancelled before any receive matched it is withdrawn: the receiver gets the next

@@ -112,6 +112,50 @@ TEST(Engine, PopsInTimeThenInsertionOrderUnderLoad) {
     }
 }
 
+// Prefetching (Engine::add_prefetching): a component is told about an event 4 pops ahead
+// (far) and 1 pop ahead (near), only among the events of the current time, each event at
+// most once each way and always before it is handled; the order of handling is the one
+// without prefetching.
+struct Prefetcher final : Component {
+    std::vector<std::uint64_t> handled, far, near;
+    void handle(Engine&, const Event& ev) override { handled.push_back(ev.data); }
+    void prefetch(const Event& ev, bool is_far) const override {
+        auto* self = const_cast<Prefetcher*>(this);
+        (is_far ? self->far : self->near).push_back(ev.data);
+        // never an event already handled
+        for (const std::uint64_t h : handled) EXPECT_NE(h, ev.data);
+    }
+    std::string name() const override { return "prefetcher"; }
+};
+
+TEST(Engine, PrefetchSeesCurrentTimeEventsAheadAndChangesNoOrder) {
+    Engine with, without;
+    Prefetcher p;
+    Recorder r;
+    const ComponentId a = with.add_prefetching(p), b = without.add(r);
+    // 10 events at 1 ns, 3 at 2 ns, 1 at 5 ns (data: their number in pop order).
+    for (std::uint64_t i = 0; i < 10; ++i) {
+        with.schedule(Time::ns(1), a, 0, i);
+        without.schedule(Time::ns(1), b, 0, i);
+    }
+    for (std::uint64_t i = 10; i < 14; ++i) {
+        with.schedule(Time::ns(i < 13 ? 2 : 5), a, 0, i);
+        without.schedule(Time::ns(i < 13 ? 2 : 5), b, 0, i);
+    }
+    with.run();
+    without.run();
+    ASSERT_EQ(p.handled.size(), 14u);
+    for (std::uint64_t i = 0; i < 14; ++i) {
+        EXPECT_EQ(p.handled[i], i);
+        EXPECT_EQ(r.seen[i].second, i);
+    }
+    // The first pop refills bucket 0 with the 10 events at 1 ns: events 4..9 are seen 4
+    // ahead (popping 1..6), 1..9 one ahead; the 2 ns bucket: event 11 and 12 one ahead; the
+    // single 5 ns event is never ahead of anything of its time.
+    EXPECT_EQ(p.far, (std::vector<std::uint64_t>{4, 5, 6, 7, 8, 9}));
+    EXPECT_EQ(p.near, (std::vector<std::uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12}));
+}
+
 TEST(Engine, RunUntilStopsBeforeLaterEvents) {
     Engine engine;
     Recorder rec;
