@@ -30,7 +30,6 @@ if [ "${1:-}" != "--run" ] && [ "${1:-}" != "--fuzz" ]; then
   python3 python3-jsonschema  # the doc-test (tests/doc/doctest.py), the JSON Schema test of
                               # run --json, bench/io_tables.sh
   time                  # GNU time: CPU time and peak memory per run in bench/scale.sh
-  linux-perf            # perf: the profiles behind issue 25's changes (bench/README.md, Scale)
   )
 fi
 missing=()
