@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -281,35 +282,38 @@ std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32
     return req;
 }
 
-void Runtime::push_unexpected(std::uint32_t m) {
-    Msg& msg = msgs_[m];
-    Queue& q = ranks_[msg.dst].unexpected;
-    msg.next = kNil;
-    msg.prev = q.tail;
-    if (q.tail == kNil)
-        q.head = m;
-    else
-        msgs_[q.tail].next = m;
+namespace {
+// An unexpected message sits in two intrusive doubly linked queues (its receiver's and its
+// pair's), through the links `next`/`prev` or `pair_next`/`pair_prev`; the end of a queue is
+// the largest index (Runtime::kNil).
+template <class Msgs, class Queue, class Links>
+void append(Msgs& msgs, Queue& q, std::uint32_t m, Links next, Links prev) {
+    constexpr auto nil = std::numeric_limits<decltype(q.tail)>::max();
+    msgs[m].*next = nil;
+    msgs[m].*prev = q.tail;
+    (q.tail == nil ? q.head : msgs[q.tail].*next) = m;
     q.tail = m;
-    Queue& pq = pairs_[msg.pair].unexpected;
-    msg.pair_next = kNil;
-    msg.pair_prev = pq.tail;
-    if (pq.tail == kNil)
-        pq.head = m;
-    else
-        msgs_[pq.tail].pair_next = m;
-    pq.tail = m;
+}
+template <class Msgs, class Queue, class Links>
+void unlink(Msgs& msgs, Queue& q, std::uint32_t m, Links next, Links prev) {
+    constexpr auto nil = std::numeric_limits<decltype(q.tail)>::max();
+    auto& msg = msgs[m];
+    (msg.*prev == nil ? q.head : msgs[msg.*prev].*next) = msg.*next;
+    (msg.*next == nil ? q.tail : msgs[msg.*next].*prev) = msg.*prev;
+    msg.*next = msg.*prev = nil;
+}
+}  // namespace
+
+void Runtime::push_unexpected(std::uint32_t m) {
+    const Msg& msg = msgs_[m];
+    append(msgs_, ranks_[msg.dst].unexpected, m, &Msg::next, &Msg::prev);
+    append(msgs_, pairs_[msg.pair].unexpected, m, &Msg::pair_next, &Msg::pair_prev);
 }
 
 void Runtime::unlink_unexpected(std::uint32_t m) {
-    Msg& msg = msgs_[m];
-    Queue& q = ranks_[msg.dst].unexpected;
-    (msg.prev == kNil ? q.head : msgs_[msg.prev].next) = msg.next;
-    (msg.next == kNil ? q.tail : msgs_[msg.next].prev) = msg.prev;
-    Queue& pq = pairs_[msg.pair].unexpected;
-    (msg.pair_prev == kNil ? pq.head : msgs_[msg.pair_prev].pair_next) = msg.pair_next;
-    (msg.pair_next == kNil ? pq.tail : msgs_[msg.pair_next].pair_prev) = msg.pair_prev;
-    msg.next = msg.prev = msg.pair_next = msg.pair_prev = kNil;
+    const Msg& msg = msgs_[m];
+    unlink(msgs_, ranks_[msg.dst].unexpected, m, &Msg::next, &Msg::prev);
+    unlink(msgs_, pairs_[msg.pair].unexpected, m, &Msg::pair_next, &Msg::pair_prev);
 }
 
 std::uint32_t Runtime::find_posted(const Queue& q, const Msg& m, std::uint32_t& prev) const {

@@ -137,12 +137,8 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     }
 }
 
-bool FluidNetwork::start_alone(std::uint32_t f) {
-    // resolve({}, {f}) when no resource of f is saturated: the component is f alone, its
-    // rate the smallest capacity its resources have left (the arithmetic of resolve's
-    // one-flow path, with f's rate still 0). If that rate saturates a resource another flow
-    // uses, the component must grow: resolve() does it.
-    Flow& fl = flows_[f];
+// A flow solved alone: the smallest capacity its resources leave besides its own rate.
+double FluidNetwork::lone_rate(const Flow& fl) const {
     const auto& hops = routes_[fl.route].resources;
     double rate = 0;
     for (std::size_t h = 0; h < hops.size(); ++h) {
@@ -150,6 +146,17 @@ bool FluidNetwork::start_alone(std::uint32_t f) {
         const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
         if (h == 0 || left < rate) rate = left;
     }
+    return rate;
+}
+
+bool FluidNetwork::start_alone(std::uint32_t f) {
+    // resolve({}, {f}) when no resource of f is saturated: the component is f alone, its
+    // rate the smallest capacity its resources have left (the arithmetic of resolve's
+    // one-flow path, with f's rate still 0). If that rate saturates a resource another flow
+    // uses, the component must grow: resolve() does it.
+    Flow& fl = flows_[f];
+    const auto& hops = routes_[fl.route].resources;
+    const double rate = lone_rate(fl);
     for (std::uint32_t r : hops) {
         const Resource& res = resources_[r];
         if (res.flows.size() < 2) continue;
@@ -225,12 +232,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             // component.
             const Flow& fl = flows_[comp_flows_[0]];
             const auto& hops = routes_[fl.route].resources;
-            double rate = 0;
-            for (std::size_t h = 0; h < hops.size(); ++h) {
-                const Resource& res = resources_[hops[h]];
-                const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
-                if (h == 0 || left < rate) rate = left;
-            }
+            const double rate = lone_rate(fl);
             bool grew = false;
             for (std::uint32_t r : hops) {
                 const Resource& res = resources_[r];

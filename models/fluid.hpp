@@ -108,6 +108,7 @@ class FluidNetwork final : public Component, public Transport {
     // A new flow that no saturated resource couples to others, solved without resolve()'s
     // tables; false (nothing done) when its rate would saturate a shared resource.
     bool start_alone(std::uint32_t flow);
+    double lone_rate(const Flow& fl) const;
     // Takes a finished flow off its resources; adds the saturated ones it leaves to `seeds`.
     void remove(std::uint32_t flow, std::vector<std::uint32_t>& seeds);
     void arm();  // keeps one engine event at the earliest completion
