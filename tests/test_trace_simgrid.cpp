@@ -451,6 +451,9 @@ TEST(SimgridTi, S4uActorReplayForm) {
 
     const std::string unmatched = d.write("u.txt", "p0 recv p1\np0 recv p1\np1 send p0 5\n");
     expect_error([&] { read(unmatched); }, unmatched, 2, "p1 sends p0 only 1 message");
+    // A recv read before its malformed send: the error is the send's line, not the recv's.
+    const std::string bad_size = d.write("b.txt", "p0 recv p1\np1 send p0 1e30\n");
+    expect_error([&] { read(bad_size); }, bad_size, 2, "send: malformed size '1e30'");
     const std::string io = d.write("io.txt", "p0 open /lib/libsimgrid.so.3.6.2\n");
     expect_error([&] { read(io); }, io, 1, "S4U I/O action 'open' is not supported");
     const std::string name = d.write("n.txt", "p0 compute 5\nalice compute 3\n");

@@ -424,14 +424,12 @@ void Parser::first_pass() {
                 max_peer = std::max(max_peer, peer);
         }
         if (actors_ && l.action == "send" && l.args.size() == 2) {
+            // Its size is read here (a recv of another actor, read earlier, takes it), so a
+            // malformed size is this line's error, as the second pass would word it.
             std::int64_t dst = 0;
-            char* end = nullptr;
-            const std::string size(l.args[1]);
-            const double v = std::strtod(size.c_str(), &end);
-            if (parse_actor_field(l.args[0], dst) && end == size.c_str() + size.size() && v >= 0 &&
-                v <= 1e18 && v == std::floor(v))
+            if (parse_actor_field(l.args[0], dst))
                 s4u_sends_[{l.rank, static_cast<std::int32_t>(dst)}].push_back(
-                    static_cast<std::uint64_t>(v));
+                    amount(l, 1, "size"));
         }
         if (l.action == "init") {
             dtype[r] = l.args.empty() ? 1 : 8;
