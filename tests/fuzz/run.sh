@@ -74,18 +74,35 @@ open(sys.argv[1], "wb").write(header + end)
 PY
 
 # ---- run -----------------------------------------------------------------------------------
-status=0
-for h in "${harnesses[@]}"; do
-  mkdir -p "$build/findings/$h"
-  log="$build/findings/$h/last-run.log"
+# One libFuzzer process per harness (each is single-threaded), as many at once as there are
+# cores; the results are printed in the harnesses' order.
+fuzz_one() {  # HARNESS: runs it, writes its result line to findings/HARNESS/result
+  local h=$1 log="$build/findings/$1/last-run.log" out="$build/findings/$1/result"
   if "$build/tests/fuzz/$h" "$build/corpus/$h" -max_total_time="$seconds" -timeout=10 \
        -rss_limit_mb=1024 -max_len=65536 -print_final_stats=1 \
        -artifact_prefix="$build/findings/$h/" >"$log" 2>&1; then
-    echo "$h: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in ${seconds} s, no finding"
+    echo "$h: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in ${seconds} s, no finding" >"$out"
   else
-    status=1
-    echo "$h: FINDING (see $log and $build/findings/$h/)"
-    grep -m3 -E "ERROR|SUMMARY|terminate|what\(\)" "$log" || tail -5 "$log"
+    { echo "$h: FINDING (see $log and $build/findings/$h/)"
+      grep -m3 -E "ERROR|SUMMARY|terminate|what\(\)" "$log" || tail -5 "$log"; } >"$out"
+    return 1
   fi
+}
+running=0
+for h in "${harnesses[@]}"; do
+  mkdir -p "$build/findings/$h"
+  rm -f "$build/findings/$h/result"
+  fuzz_one "$h" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait || true
+status=0
+for h in "${harnesses[@]}"; do
+  cat "$build/findings/$h/result" 2>/dev/null || echo "$h: no result (the harness did not run)"
+  grep -q "no finding" "$build/findings/$h/result" 2>/dev/null || status=1
 done
 exit $status
