@@ -377,6 +377,42 @@ DragonflySize balanced_dragonfly(std::uint64_t nodes) {
 
 namespace {
 
+// A dragonfly's routers, group by group (router r of group i is the (i * a + r)-th), named by
+// `name(i, r)`, and its nodes in order group, router, slot (node x hangs off router x / p,
+// which the caller cables), each node's vertices tagged with its group.
+template <class Name>
+std::vector<VertexId> add_dragonfly_routers(ModelBuilder& mb, const DragonflySpec& spec,
+                                            std::uint64_t g, std::uint64_t a, Name&& name,
+                                            int line) {
+    std::vector<VertexId> routers;
+    routers.reserve(g * a);
+    for (std::uint64_t i = 0; i < g; ++i) {
+        for (std::uint64_t r = 0; r < a; ++r) {
+            VertexProps sw;
+            sw.name = name(i, r);
+            sw.kind = VertexKind::Switch;
+            sw.relay = spec.router_bandwidth;
+            sw.group = static_cast<std::int32_t>(i);
+            sw.line = line;
+            routers.push_back(mb.add_vertex(std::move(sw)));
+        }
+    }
+    return routers;
+}
+std::vector<VertexId> add_dragonfly_nodes(ModelBuilder& mb, const NodeTemplate& type,
+                                          const DragonflySpec& spec, std::uint64_t nodes,
+                                          std::uint64_t per_group, int line) {
+    TopologyBuilder& b = mb.builder();
+    const std::size_t first_node = b.nodes().size();
+    const VertexId first_vertex = static_cast<VertexId>(b.num_vertices());
+    std::vector<VertexId> nics = add_nodes(mb, type, spec.prefix, nodes, line);
+    for (VertexId v = first_vertex; v < b.num_vertices(); ++v) {
+        const auto x = static_cast<std::uint64_t>(b.vertex(v).node) - first_node;
+        b.vertex(v).group = static_cast<std::int32_t>(x / per_group);
+    }
+    return nics;
+}
+
 // SimGrid's DragonflyZone wiring (DragonflySpec::chassis > 0).
 void expand_simgrid_dragonfly(ModelBuilder& mb, const NodeTemplate& type, const DragonflySpec& spec,
                               int line) {
@@ -404,27 +440,14 @@ void expand_simgrid_dragonfly(ModelBuilder& mb, const NodeTemplate& type, const 
     fabric.kind = Fabric::Kind::Dragonfly;
     fabric.dims = {g, c, bl, p};
     fabric.line = line;
-    fabric.levels.emplace_back();
-    std::vector<VertexId>& routers = fabric.levels[0];
-    routers.reserve(n_routers);
-    for (std::uint64_t i = 0; i < g; ++i) {
-        for (std::uint64_t r = 0; r < a; ++r) {
-            VertexProps sw;
-            sw.name = fmt::format("{}g{}c{}r{}", sw_prefix, i, r / bl, r % bl);
-            sw.kind = VertexKind::Switch;
-            sw.relay = spec.router_bandwidth;
-            sw.group = static_cast<std::int32_t>(i);
-            sw.line = line;
-            routers.push_back(mb.add_vertex(std::move(sw)));
-        }
-    }
-    const std::size_t first_node = b.nodes().size();
-    const VertexId first_vertex = static_cast<VertexId>(b.num_vertices());
-    fabric.nics = add_nodes(mb, type, spec.prefix, nodes, line);
-    for (VertexId v = first_vertex; v < b.num_vertices(); ++v) {
-        const auto x = static_cast<std::uint64_t>(b.vertex(v).node) - first_node;
-        b.vertex(v).group = static_cast<std::int32_t>(x / (a * p));
-    }
+    fabric.levels.push_back(add_dragonfly_routers(
+        mb, spec, g, a,
+        [&](std::uint64_t i, std::uint64_t r) {
+            return fmt::format("{}g{}c{}r{}", sw_prefix, i, r / bl, r % bl);
+        },
+        line));
+    const std::vector<VertexId>& routers = fabric.levels[0];
+    fabric.nics = add_dragonfly_nodes(mb, type, spec, nodes, a * p, line);
     for (std::uint64_t x = 0; x < nodes; ++x)
         b.add_cable(fabric.nics[x], routers[x / p], spec.link.latency, spec.link.bandwidth, line);
     // Green: the routers of a chassis pairwise.
@@ -465,28 +488,14 @@ void expand_dragonfly(ModelBuilder& mb, const NodeTemplate& type, const Dragonfl
     TopologyBuilder& b = mb.builder();
 
     // Routers, group by group: router r of group i is routers[i * a + r].
-    std::vector<VertexId> routers;
-    routers.reserve(shape.routers);
-    for (std::uint64_t i = 0; i < g; ++i) {
-        for (std::uint64_t r = 0; r < a; ++r) {
-            VertexProps sw;
-            sw.name = fmt::format("{}g{}r{}", sw_prefix, i, r);
-            sw.kind = VertexKind::Switch;
-            sw.relay = spec.router_bandwidth;
-            sw.group = static_cast<std::int32_t>(i);
-            sw.line = line;
-            routers.push_back(mb.add_vertex(std::move(sw)));
-        }
-    }
+    const std::vector<VertexId> routers = add_dragonfly_routers(
+        mb, spec, g, a,
+        [&](std::uint64_t i, std::uint64_t r) { return fmt::format("{}g{}r{}", sw_prefix, i, r); },
+        line);
 
     // Nodes in order group, router, slot: node x hangs off routers[x / p].
-    const std::size_t first_node = b.nodes().size();
-    const VertexId first_vertex = static_cast<VertexId>(b.num_vertices());
-    const std::vector<VertexId> nics = add_nodes(mb, type, spec.prefix, shape.nodes, line);
-    for (VertexId v = first_vertex; v < b.num_vertices(); ++v) {
-        const auto x = static_cast<std::uint64_t>(b.vertex(v).node) - first_node;
-        b.vertex(v).group = static_cast<std::int32_t>(x / (a * p));
-    }
+    const std::vector<VertexId> nics =
+        add_dragonfly_nodes(mb, type, spec, shape.nodes, a * p, line);
     for (std::uint64_t x = 0; x < shape.nodes; ++x)
         b.add_cable(nics[x], routers[x / p], spec.link.latency, spec.link.bandwidth, line);
 
