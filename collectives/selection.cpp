@@ -589,6 +589,16 @@ ProfileChoice profile_choice(const std::string& profile, CollOp op, std::uint64_
     return {""};
 }
 
+ProfileProtocol profile_protocol(const std::string& profile) {
+    ProfileProtocol p;
+    if (profile == "simgrid") {
+        p.eager_only = true;
+        p.envelope_bytes = 16;
+        p.reduction_work = false;
+    }
+    return p;
+}
+
 std::string profile_table(const std::string& profile) {
     const std::uint64_t sizes[] = {8, 64 * 1024, 8 * 1024 * 1024};
     std::string out = fmt::format(

@@ -40,14 +40,25 @@ struct Choice {
 //   mpich-4      MPICH 4's default selection (its built-in coll_selection.json) for
 //                intra-communicators and commutative built-in operations.
 //   simgrid      SimGrid 3.32 SMPI's `default` collective selector (smpi_default_selector.cpp):
-//                linear algorithms, binomial bcast, Open MPI's rules for alltoall. The runtime
-//                also sends eagerly with a 16-byte envelope under it (simulation.cpp).
+//                linear algorithms, binomial bcast, Open MPI's rules for alltoall; its protocol
+//                (eager sends, a 16-byte envelope) is profile_protocol's.
 struct ProfileChoice {
     std::string name;
     std::uint64_t segment = 0;
 };
 ProfileChoice profile_choice(const std::string& profile, CollOp op, std::uint64_t bytes,
                              std::int32_t comm_size);
+// What a profile changes in the point-to-point protocol besides its algorithm choices
+// (defaults: the model's own settings). `simgrid`: every message eager (SimGrid has no
+// rendezvous handshake), a 16-byte envelope on each, and no reduction work inside
+// collectives (SimGrid's replay reduces with MPI_OP_NULL; a TI trace's reduction flops are
+// compute records of their own, traces/simgrid_ti.cpp).
+struct ProfileProtocol {
+    bool eager_only = false;
+    std::uint64_t envelope_bytes = 0;
+    bool reduction_work = true;
+};
+ProfileProtocol profile_protocol(const std::string& profile);
 // The profiles profile_choice knows: "openmpi-4.1", "mpich-4", "simgrid".
 const std::vector<std::string>& profile_names();
 // A Markdown table of what `profile` chooses for bcast, allreduce, alltoall and allgather at

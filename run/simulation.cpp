@@ -20,11 +20,9 @@ namespace clustersim::mpi {
 
 namespace {
 // The runtime's settings from the model: eager threshold, and the collectives' local work
-// (instructions per byte, or measured rates, or measured rate curves). The `simgrid` profile
-// (--mpi simgrid) takes SimGrid's SMPI defaults over the model's: every message sent eagerly
-// (SimGrid has no rendezvous handshake), a 16-byte envelope on each, and no reduction work
-// inside collectives (SimGrid's replay reduces with MPI_OP_NULL; a TI trace's reduction
-// flops are compute records of their own, traces/simgrid_ti.cpp).
+// (instructions per byte, or measured rates, or measured rate curves), then what a decision
+// profile changes in the protocol (profile_protocol: --mpi simgrid's eager sends, envelope
+// and no reduction work).
 RuntimeConfig local_work_config(const topo::Topology& t, const std::string& profile) {
     RuntimeConfig c;
     c.eager_threshold = t.settings.eager_threshold;
@@ -38,10 +36,13 @@ RuntimeConfig local_work_config(const topo::Topology& t, const std::string& prof
     c.post_overhead = t.mpi.post_overhead;
     c.comm_create_modelled = t.mpi.comm_create_modelled;
     c.comm_create_local = t.mpi.comm_create_local;
-    if (profile == "simgrid") {
-        c.eager_threshold = UINT64_MAX;
-        c.envelope_bytes = 16;
+    const ProfileProtocol protocol = profile_protocol(profile);
+    if (protocol.eager_only) c.eager_threshold = UINT64_MAX;
+    c.envelope_bytes = protocol.envelope_bytes;
+    if (!protocol.reduction_work) {  // none at all, whichever way the model prices it
         c.reduce_instructions_per_byte = 0;
+        c.reduce_bandwidth = kInfiniteBandwidth;
+        c.reduce_curve = comm::FittedCurve{};
     }
     return c;
 }

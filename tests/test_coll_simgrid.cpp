@@ -179,5 +179,34 @@ TEST(SimgridProfile, NoReductionWorkInsideCollectives) {
     }
 }
 
+// The same with a model that prices reductions by a measured rate or curve (a calibrated
+// model's <collectives reduce-rate>): none under --mpi simgrid either.
+TEST(SimgridProfile, NoReductionWorkWhateverTheModelPricesItBy) {
+    const int p = 4;
+    const std::uint64_t m = 1 << 20;
+    mpi::Op op;
+    op.kind = mpi::OpKind::Collective;
+    op.coll = CollOp::Reduce;
+    op.bytes = m;
+    for (const bool curve : {false, true}) {
+        auto t = uniform_star(p, 0);
+        if (curve)
+            t.mpi.reduce_curve = {{1024, Bandwidth{100000000}}, {1 << 24, Bandwidth{100000000}}};
+        else
+            t.mpi.reduce_bandwidth = Bandwidth{100000000};
+        for (const std::string profile : {"", "simgrid"}) {
+            ScriptProgram prog(std::vector<std::vector<mpi::Op>>(p, {op}));
+            mpi::SimulationOptions o;
+            o.mpi_profile = profile;
+            o.algorithm_overrides = {"reduce=linear"};
+            const auto res = mpi::simulate(t, one_rank_per_node(t, p), prog, o);
+            const double net = p * S(m + (profile.empty() ? 0 : 16)) + 2 * kL;
+            const double reduce = profile.empty() ? (p - 1) * m / 1e8 : 0;
+            expect_near_rel(res.simulated.seconds(), net + reduce,
+                            fmt::format("profile '{}', {}", profile, curve ? "curve" : "rate"));
+        }
+    }
+}
+
 }  // namespace
 }  // namespace clustersim
