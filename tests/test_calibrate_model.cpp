@@ -271,6 +271,8 @@ TEST(CalibrateFrom, BadFilesAreOneLineNamingTheField) {
     EXPECT_EQ(error("{\"format\": 1,\n").rfind("bad.json: not JSON: ", 0), 0u);
     EXPECT_EQ(error("{\"format\": 1,\n").find('\n'), std::string::npos);
     EXPECT_EQ(error("[]"), "bad.json: field '': expected an object");
+    // Found by fuzz_calibrate_json: a number nlohmann cannot hold.
+    EXPECT_EQ(error("{\"agreement\": 2.5e8018}").rfind("bad.json: not JSON: ", 0), 0u);
     EXPECT_EQ(edited([](auto& j) { j["format"] = "x"; }),
               "bad.json: field 'format': expected \"clustersim-calibrate measurements\" (a file "
               "--save-measured wrote)");

@@ -42,8 +42,7 @@ constexpr double kLateClose = 2e-3;  // s: the other ranks' delay before a close
 constexpr int kWorldOpens = 15;      // collective opens and closes per test (io_world)
 constexpr double kSettle = 50e-6;    // s: the receiver's wait before it takes a burst in
 
-// ---- text ------------------------------------------------------------------------------
-
+// A bad flag or file: one line on stderr (from rank 0), exit kUsageExit.
 class UsageError : public std::runtime_error {
   public:
     using std::runtime_error::runtime_error;
@@ -149,8 +148,6 @@ struct Host {
     double load = -1;  // 1-minute load average when the run started
     std::vector<int> ranks;
 };
-
-// ---- placement classes -----------------------------------------------------------------
 
 enum Class { kIntraSocket = 0, kInterSocket = 1, kInterNode = 2, kClasses = 3 };
 inline const char* class_name(int c) {
@@ -263,6 +260,7 @@ struct IoMeasured {
     DirtyLimits dirty;
 };
 
+// MEASURE's output (on rank 0), DERIVE's and WRITE's input; what --save-measured keeps.
 struct Measured {
     std::vector<RankInfo> ranks;
     std::vector<Host> hosts;
@@ -325,6 +323,7 @@ struct NodeType {
     std::vector<std::size_t> hosts;
 };
 
+// DERIVE's output: the model's figures (see tools/mpi/README.md, "The model").
 struct Derived {
     bool fit = false;  // bandwidths from the fit, not the largest size
     std::array<ClassFigures, kClasses> fig;

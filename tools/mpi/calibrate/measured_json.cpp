@@ -258,7 +258,7 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
     json j;
     try {
         j = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // syntax, or a number out of range
         std::string what = e.what();
         for (char& c : what)
             if (static_cast<unsigned char>(c) < 0x20) c = ' ';

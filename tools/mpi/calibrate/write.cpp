@@ -494,6 +494,10 @@ void finish(const Measured& m, const Options& opt, Outputs& out) {
 int main_from(int argc, char** argv) {
     try {
         const Options opt = parse_options(argc, argv);
+        if (opt.help) {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
         std::ifstream in(opt.from, std::ios::binary);
         if (!in)
             throw UsageError(
