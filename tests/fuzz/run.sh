@@ -13,7 +13,7 @@ shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_model_xml fuzz_native_text fuzz_native_binary
   fuzz_simgrid_ti fuzz_import_simgrid fuzz_import_piosimhd fuzz_hdtrace fuzz_jitter fuzz_units
-  fuzz_merge fuzz_dumpi fuzz_otf2)
+  fuzz_merge fuzz_dumpi fuzz_otf2 fuzz_calibrate_json)
 build=build-fuzz
 shared=../shared/external
 jobs=$(nproc)
@@ -42,6 +42,7 @@ seed fuzz_dumpi "$shared"/dumpi-sst-dumpi/testtrace-000{0,1}.bin
 seed fuzz_otf2 "$shared"/otf2-scorep-sst-macro/traces/{0,3}.evt
 seed fuzz_import_piosimhd "$shared"/piosimhd-models/*-model.xml tests/data/bad/hostile/piosimhd-*.xml
 seed fuzz_jitter traces/examples/jitter/*.jtr
+seed fuzz_calibrate_json tests/data/calibrate/measured.json
 seed fuzz_units
 for u in 1ms 2.5us 100KiB 1.25GB/s 10Gbit/s 2.8G 1000 0.000000000001s 3min; do
   printf '%s' "$u" > "$build/corpus/fuzz_units/$(echo "$u" | tr '/' '_')"

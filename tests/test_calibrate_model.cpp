@@ -1,0 +1,318 @@
+// clustersim-calibrate's DERIVE and WRITE stages without MPI and without timing noise
+// (tools/mpi/calibrate/): a synthetic `Measured` whose ladders follow the model's own closed
+// form gives back its latencies, bandwidths, eager threshold and core speed; the written XML
+// loads with topologies' model reader and carries them; a saved measurement survives JSON and
+// `--from` rewrites a real calibration's model and CSV byte for byte; bad files are one line
+// naming the file and the field.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "simulator/error.hpp"
+#include "tools/mpi/calibrate/calibrate.hpp"
+#include "topologies/model_xml.hpp"
+
+namespace cal = clustersim::calibrate;
+namespace topo = clustersim::topo;
+
+namespace {
+
+const std::string kData = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/calibrate/";
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+cal::Stats stat(double v) {
+    cal::Stats s;
+    s.value = s.median_all = s.min = s.p10 = s.p90 = s.max = v;
+    s.samples = 10;
+    s.passes = 1;
+    return s;
+}
+
+cal::RankInfo rank_on(const char* host, int cpu, int socket, int sockets) {
+    cal::RankInfo r{};
+    std::snprintf(r.host, sizeof r.host, "%s", host);
+    std::snprintf(r.cpu_model, sizeof r.cpu_model, "%s", "synthetic");
+    r.cpu = cpu;
+    r.socket = socket;
+    r.package = socket;
+    r.bound_cpus = 8;
+    r.host_cpus = 8;
+    r.sockets = sockets;
+    for (int s = 0; s < sockets; ++s) r.cores[s] = 4;
+    r.topology_known = 1;
+    r.memory = 16ull << 30;
+    r.load = 0;
+    return r;
+}
+
+constexpr std::uint64_t kEager = 16 * 1024;           // the inter-node probe's threshold
+constexpr double kL[3] = {1.0e-6, 1.6e-6, 5.0e-6};    // s: intra-socket, inter-socket, inter-node
+constexpr double kB[3] = {10e9, 6e9, 1e9};            // bytes/s
+constexpr double kSeconds = 0.25;                     // per CPU kernel run
+constexpr std::uint64_t kInstructions = 750'000'000;  // per run: 3 G instructions/s
+
+// Two hosts of two sockets; ranks 0, 1 on h0 socket 0, rank 2 on h0 socket 1, rank 3 on h1.
+// Every ping-pong is the simulator's own time k L + m / B (k = 3 above the eager threshold),
+// the sendrecv twice the one-way time; no per-message costs, no I/O.
+cal::Measured synthetic() {
+    cal::Measured m;
+    m.world = 4;
+    m.passes = 3;
+    m.command = "mpirun -np 4 clustersim-calibrate --out synthetic.xml";
+    m.date = "2026-01-01 00:00 UTC";
+    m.mpi_library = "Open MPI v4.1.4";
+    m.ranks = {rank_on("h0", 0, 0, 2), rank_on("h0", 1, 0, 2), rank_on("h0", 4, 1, 2),
+               rank_on("h1", 0, 0, 2)};
+    for (const char* name : {"h0", "h1"}) {
+        cal::Host h;
+        h.name = name;
+        h.cores = {4, 4};
+        h.cpus = 8;
+        h.memory = 16ull << 30;
+        h.topology_known = true;
+        h.cpu_model = "synthetic";
+        h.load = 0;
+        m.hosts.push_back(h);
+    }
+    m.hosts[0].ranks = {0, 1, 2};
+    m.hosts[1].ranks = {3};
+    const int peer[3] = {1, 2, 3};
+    for (int c = 0; c < cal::kClasses; ++c) {
+        cal::ClassResult& r = m.classes[static_cast<std::size_t>(c)];
+        r.pair.present = true;
+        r.pair.a = 0;
+        r.pair.b = peer[c];
+        r.latency = stat(kL[c]);
+        for (std::uint64_t b :
+             {0ull, 1024ull, 4096ull, 16384ull, 65536ull, 1ull << 20, 4ull << 20}) {
+            const double t = cal::model_time(b, kL[c], kB[c], kEager);
+            r.sizes.push_back({b, stat(t), stat(2 * t)});
+        }
+        // The intra-node probes see other thresholds; the model takes the inter-node one.
+        r.eager = {c == cal::kInterNode ? kEager : 4096 * (c + 1), false, 12};
+        r.eager_quiet = {256, false, 12};
+    }
+    m.cpu.assign(4, stat(kSeconds));
+    m.cpu_instructions = kInstructions;
+    return m;
+}
+
+double rel(double got, double want) {
+    return std::abs(got - want) / std::abs(want);
+}
+
+}  // namespace
+
+TEST(CalibrateDerive, LadderFromLatencyAndBandwidthGivesThemBack) {
+    const cal::Measured m = synthetic();
+    for (const bool fit : {false, true}) {
+        const cal::Derived d = cal::derive(m, fit);
+        EXPECT_EQ(d.eager, kEager);
+        EXPECT_EQ(d.eager_source, "measured inter-node");
+        for (int c = 0; c < cal::kClasses; ++c) {
+            const cal::ClassFigures& f = d.fig[static_cast<std::size_t>(c)];
+            ASSERT_TRUE(f.present) << c;
+            EXPECT_DOUBLE_EQ(f.latency, kL[c]);
+            EXPECT_LT(rel(f.largest, kB[c]), 1e-9) << c;
+            EXPECT_LT(rel(f.fit, kB[c]), 1e-3) << c;
+            EXPECT_LT(rel(f.bandwidth, kB[c]), fit ? 1e-3 : 1e-9) << c;
+            EXPECT_EQ(f.at, 4ull << 20);
+            // The sendrecv took 2 t per call (both directions, each m bytes): 2 m / (2 t).
+            const double t = cal::model_time(4ull << 20, kL[c], kB[c], kEager);
+            EXPECT_LT(rel(f.aggregate, (4 << 20) / t), 1e-12);
+        }
+        // PIOsimHD's subtractions: the hidden edges' latencies.
+        EXPECT_NEAR(d.sm_latency, kL[0] / 2, 1e-15);
+        EXPECT_NEAR(d.mq_latency, (kL[1] - kL[0]) / 2, 1e-15);
+        EXPECT_NEAR(d.link_latency, (kL[2] - kL[0] - (kL[1] - kL[0])) / 2, 1e-15);
+        EXPECT_LT(rel(d.speed, kInstructions / kSeconds), 1e-12);
+        ASSERT_EQ(d.types.size(), 1u);  // both hosts have one shape
+    }
+}
+
+TEST(CalibrateDerive, TransferCurveIsTheBandwidthAtEverySize) {
+    const cal::Measured m = synthetic();
+    const cal::Derived d = cal::derive(m, false);
+    for (int c = 0; c < cal::kClasses; ++c) {
+        std::vector<std::uint64_t> skipped;
+        const auto curve =
+            cal::transfer_curve(m.classes[static_cast<std::size_t>(c)], m, d.eager, &skipped);
+        ASSERT_EQ(curve.size() + skipped.size(), 6u) << c;  // every size above 0 B
+        for (const cal::CurvePoint& p : curve) EXPECT_LT(rel(p.bandwidth, kB[c]), 1e-9);
+    }
+}
+
+TEST(CalibrateDerive, RendezvousIsCountedAboveTheThresholdOnly) {
+    // With the threshold moved above every size, the same ladder reads as eager messages
+    // that took 2 L longer: the largest size's bandwidth comes out lower by exactly that.
+    cal::Measured m = synthetic();
+    m.classes[cal::kInterNode].eager.bytes = 64ull << 20;
+    const cal::Derived d = cal::derive(m, false);
+    const double t = cal::model_time(4ull << 20, kL[2], kB[2], kEager);
+    EXPECT_LT(rel(d.fig[cal::kInterNode].largest, (4 << 20) / (t - kL[2])), 1e-12);
+    EXPECT_LT(d.fig[cal::kInterNode].largest, kB[2]);
+}
+
+TEST(CalibrateWrite, ModelLoadsAndCarriesTheDerivedValues) {
+    const cal::Measured m = synthetic();
+    const cal::Derived d = cal::derive(m, false);
+    const std::string xml = cal::write_model(m, d, "synthetic", false);
+    const topo::Topology t = topo::parse_model(xml, "synthetic.xml");
+    EXPECT_EQ(t.name, "synthetic");
+    EXPECT_EQ(t.settings.eager_threshold, kEager);
+    ASSERT_EQ(t.nodes.size(), 2u);
+    for (const topo::NodeInfo& n : t.nodes) {
+        ASSERT_EQ(n.sockets.size(), 2u);
+        for (const topo::SocketInfo& s : n.sockets) {
+            EXPECT_EQ(s.cores, 4u);
+            EXPECT_EQ(s.speed, 3'000'000'000u);  // xml_speed: whole M instructions/s
+        }
+    }
+    // <comm-model>: PSINS's simple model with the intra-socket and inter-node figures.
+    ASSERT_TRUE(t.comm.present);
+    EXPECT_EQ(t.comm.model, "simple");
+    EXPECT_TRUE(t.comm.collectives_as_messages);
+    EXPECT_LT(rel(t.comm.intra_latency.seconds(), kL[0]), 1e-3);
+    EXPECT_LT(rel(static_cast<double>(t.comm.intra_bandwidth.bytes_per_s), kB[0]), 1e-4);
+    EXPECT_LT(rel(t.comm.latency.seconds(), kL[2]), 1e-3);
+    EXPECT_LT(rel(static_cast<double>(t.comm.bandwidth.bytes_per_s), kB[2]), 1e-4);
+    ASSERT_FALSE(t.comm.inter_curve.empty());
+    for (const auto& [bytes, bw] : t.comm.inter_curve)
+        EXPECT_LT(rel(static_cast<double>(bw.bytes_per_s), kB[2]), 1e-4) << bytes;
+    // The graph: the cables' latencies are PIOsimHD's subtractions, and the one-way latency
+    // of every class is the sum over its path (socket -> ... -> socket).
+    double sm = -1, link = -1;
+    for (topo::EdgeId e = 0; e < t.num_edges(); ++e) {
+        const std::string& from = t.vertex(t.source_of(e)).name;
+        const std::string& to = t.vertex(t.target_of(e)).name;
+        if (from == "n0.s0" && to == "n0.mem0") sm = t.edge(e).latency.seconds();
+        if (from.find("nic") != std::string::npos && to.find("sw") != std::string::npos)
+            link = t.edge(e).latency.seconds();
+    }
+    EXPECT_LT(rel(sm, kL[0] / 2), 1e-3);
+    EXPECT_LT(rel(link, d.link_latency), 1e-3);
+}
+
+TEST(CalibrateJson, SavedMeasurementReadsBackToTheSameModel) {
+    const cal::Measured m = synthetic();
+    const std::string json = cal::measured_to_json(m);
+    const cal::Measured back = cal::measured_from_json(json, "saved.json");
+    EXPECT_EQ(cal::measured_to_json(back), json);
+    const cal::Derived d = cal::derive(m, false), e = cal::derive(back, false);
+    EXPECT_EQ(cal::write_model(back, e, "x", true), cal::write_model(m, d, "x", true));
+    EXPECT_EQ(cal::write_csv(back), cal::write_csv(m));
+}
+
+TEST(CalibrateJson, NonFiniteFiguresSurvive) {
+    cal::Measured m = synthetic();
+    m.hosts[0].load = std::numeric_limits<double>::infinity();
+    m.comm_dup = std::nan("");
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    EXPECT_TRUE(std::isinf(back.hosts[0].load));
+    EXPECT_TRUE(std::isnan(back.comm_dup));
+}
+
+// A real calibration, recorded on a 2-core VM with
+//   mpirun -np 2 clustersim-calibrate --quick --sizes 0B,1KiB,64KiB --passes 1 --repeats 5
+//     --min-repeats 1 --cpu-repeats 1 --io-size 2MiB --out model.xml --csv measurements.csv
+//     --save-measured measured.json
+// (tests/data/calibrate/): --from rewrites its model and CSV byte for byte.
+TEST(CalibrateFrom, RewritesARealCalibrationByteForByte) {
+    const std::string dir = ::testing::TempDir();
+    const std::string xml = dir + "calibrate_from.xml", csv = dir + "calibrate_from.csv";
+    const std::string from = kData + "measured.json";
+    std::vector<std::string> args{
+        "clustersim-calibrate", "--from", from, "--out", xml, "--csv", csv};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    ::testing::internal::CaptureStdout();
+    const int rc = cal::main_from(static_cast<int>(argv.size()), argv.data());
+    const std::string out = ::testing::internal::GetCapturedStdout();
+    ASSERT_EQ(rc, 0);
+    EXPECT_EQ(slurp(xml), slurp(kData + "model.xml"));
+    EXPECT_EQ(slurp(csv), slurp(kData + "measurements.csv"));
+    EXPECT_NE(out.find("read from " + from), std::string::npos);
+    EXPECT_NE(out.find("wrote the model to " + xml), std::string::npos);
+    // The model it rewrote loads.
+    EXPECT_NO_THROW(topo::load_model(xml));
+}
+
+TEST(CalibrateFrom, BadFilesAreOneLineNamingTheField) {
+    const cal::Measured m = synthetic();
+    const nlohmann::json good = nlohmann::json::parse(cal::measured_to_json(m));
+    const auto error = [](const std::string& text) {
+        try {
+            cal::measured_from_json(text, "bad.json");
+        } catch (const cal::BadMeasured& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const auto edited = [&](auto edit) {
+        nlohmann::json j = good;
+        edit(j);
+        return error(j.dump());
+    };
+    EXPECT_EQ(error("{\"format\": 1,\n"), error("{\"format\": 1,\n"));
+    EXPECT_EQ(error("{\"format\": 1,\n").rfind("bad.json: not JSON: ", 0), 0u);
+    EXPECT_EQ(error("{\"format\": 1,\n").find('\n'), std::string::npos);
+    EXPECT_EQ(error("[]"), "bad.json: field '': expected an object");
+    // Found by fuzz_calibrate_json: a number nlohmann cannot hold.
+    EXPECT_EQ(error("{\"agreement\": 2.5e8018}").rfind("bad.json: not JSON: ", 0), 0u);
+    EXPECT_EQ(edited([](auto& j) { j["format"] = "x"; }),
+              "bad.json: field 'format': expected \"clustersim-calibrate measurements\" (a file "
+              "--save-measured wrote)");
+    EXPECT_EQ(edited([](auto& j) { j.erase("world"); }), "bad.json: field 'world': missing");
+    EXPECT_EQ(edited([](auto& j) { j["classes"][2]["latency"]["value"] = "fast"; }),
+              "bad.json: field 'classes[2].latency.value': expected a number");
+    EXPECT_EQ(edited([](auto& j) { j["classes"][1]["pair"]["b"] = 4; }),
+              "bad.json: field 'classes[1].pair.b': expected a whole number from 0 to 3");
+    EXPECT_EQ(edited([](auto& j) { j["classes"][0]["sizes"][2]["bytes"] = 1; }),
+              "bad.json: field 'classes[0].sizes[2].bytes': expected sizes in increasing order");
+    EXPECT_EQ(edited([](auto& j) { j["hosts"] = nlohmann::json::array(); }),
+              "bad.json: field 'hosts': expected at least one host");
+    EXPECT_EQ(edited([](auto& j) { j["cpu"].erase(0); }),
+              "bad.json: field 'cpu': expected one entry per rank (world 4)");
+    EXPECT_EQ(edited([](auto& j) { j["hosts"][1]["ranks"][0] = -1; }),
+              "bad.json: field 'hosts[1].ranks[0]': expected a rank from 0 to 3");
+    EXPECT_EQ(edited([](auto& j) {
+                  j["local"]["copy"].push_back({1024, 1e9});
+              }),
+              "bad.json: field 'local.reduce': expected as many sizes as copy");
+}
+
+TEST(CalibrateFrom, FlagsThatMeasureAreRefused) {
+    std::vector<std::string> args{"clustersim-calibrate", "--from", "x.json", "--passes", "3"};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    try {
+        cal::parse_options(static_cast<int>(argv.size()), argv.data());
+        FAIL() << "no error";
+    } catch (const cal::UsageError& e) {
+        EXPECT_STREQ(e.what(),
+                     "--from: cannot be combined with --passes (--from measures nothing: the "
+                     "measurements are in the file)");
+    }
+    ::testing::internal::CaptureStderr();
+    std::vector<std::string> missing{"clustersim-calibrate", "--from", "/nonexistent/m.json"};
+    std::vector<char*> argv2;
+    for (std::string& a : missing) argv2.push_back(a.data());
+    EXPECT_EQ(cal::main_from(static_cast<int>(argv2.size()), argv2.data()), 2);
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+              "clustersim-calibrate: error: --from: cannot read '/nonexistent/m.json': No such "
+              "file or directory\n");
+}

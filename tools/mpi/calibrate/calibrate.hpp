@@ -1,0 +1,420 @@
+// clustersim-calibrate's stages and the types at their seams (tools/mpi/README.md,
+// "clustersim-calibrate"): MEASURE (measure.cpp, MPI) fills a `Measured`; DERIVE (derive.cpp,
+// no MPI) turns it into `Derived`; WRITE (write.cpp, report.cpp) renders the model XML, the CSV
+// and the tables on stdout; measured_json.cpp saves and reads a `Measured` (--save-measured,
+// --from). Everything but measure.cpp and main.cpp is the library clustersim_calibrate_model,
+// which links no MPI (the tests use it).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace clustersim::calibrate {
+
+constexpr const char* kProgram = "clustersim-calibrate";
+constexpr int kUsageExit = 2;
+constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+constexpr std::uint64_t kMaxMessage = GiB;           // MPI counts are int
+constexpr std::uint64_t kBytesPerRepeat = 64 * KiB;  // data budget per size: repeats x this
+constexpr std::uint64_t kProbeMax = MiB;             // largest size the eager probe tries
+constexpr int kMaxSockets = 64;
+constexpr int kSmallWrites = 64;                 // small writes per pass of the I/O test
+constexpr std::uint64_t kSmallWriteBytes = 160;  // bytes each
+constexpr int kSmallSyncs = 3;           // files of one write synced per pass of the I/O test
+constexpr int kInstructionsPerStep = 6;  // xorshift64: 3 shifts + 3 xors
+constexpr int kTagPing = 11, kTagPong = 12, kTagSendrecv = 13, kTagProbe = 14, kTagData = 15,
+              kTagResult = 16, kTagNote = 17, kTagBurst = 18;
+// Per-message software costs (LogGP's o): measured at these sizes (all sent eagerly by the
+// MPI libraries we know; the simulator keeps the last point's cost above them), in bursts of
+// kBurst messages.
+constexpr std::array<std::uint64_t, 3> kOverheadSizes{8, 256, 1024};
+constexpr int kBurst = 16;
+constexpr double kLateClose = 2e-3;  // s: the other ranks' delay before a close (io_world)
+constexpr int kWorldOpens = 15;      // collective opens and closes per test (io_world)
+constexpr double kSettle = 50e-6;    // s: the receiver's wait before it takes a burst in
+
+// A bad flag or file: one line on stderr (from rank 0), exit kUsageExit.
+class UsageError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+template <typename... Args>
+std::string strf(const char* format, Args... args) {
+    if constexpr (sizeof...(Args) == 0) {
+        return format;
+    } else {
+        const int n = std::snprintf(nullptr, 0, format, args...);
+        if (n <= 0) return {};
+        std::string s(static_cast<std::size_t>(n), '\0');
+        std::snprintf(s.data(), s.size() + 1, format, args...);
+        return s;
+    }
+}
+
+// ---- text ------------------------------------------------------------------------------
+
+std::string size_text(std::uint64_t b);  // 0 B, 1 B, 4 KiB, 64 MiB, 1.5 KiB, 1000 B
+std::string time_text(double s);         // 312.4 ns, 1.234 µs, 56.78 ms, 1.234 s
+std::string us_text(double s);
+std::string mbps_text(double bytes_per_s);
+std::string gbps_text(double bytes_per_s);
+// Model XML quantities (units the model reader parses exactly).
+std::string xml_time(double s);
+std::string xml_bandwidth(double bytes_per_s);
+std::string xml_size(std::uint64_t b);  // 1KiB, 64MiB, 1B, 1000B
+std::string xml_speed(double per_s);
+std::string comment_safe(std::string s);  // no "--" (nor a final "-") in an XML comment
+std::string xml_escape(std::string_view s);
+
+// ---- flags -------------------------------------------------------------------------------
+
+struct Options {
+    bool help = false, quick = false;
+    std::optional<std::uint64_t> max_size, passes, repeats, min_repeats, cpu_repeats;
+    std::optional<std::vector<std::uint64_t>> sizes;
+    std::optional<std::uint64_t> io_size;
+    std::string out, csv, name;
+    std::string io_dir = "/tmp";  // --io-dir
+    bool fit = false;             // --bandwidth fit
+    bool local_curves = false;    // --local-curves
+    std::string command;          // as given, for the model's header
+    std::string save_measured;    // --save-measured: the raw measurements (JSON) go there
+    std::string from;             // --from: derive and write from these, measure nothing
+};
+
+// What a run does, after --quick and the flags. Repeat counts are per pass.
+struct Settings {
+    std::vector<std::uint64_t> sizes;
+    std::uint64_t passes = 5, repeats = 200, min_repeats = 5, cpu_repeats = 3;
+    std::uint64_t cpu_steps = std::uint64_t{1} << 24;  // 100.7 M instructions, ~33 ms at 3 G
+    double probe_delay = 2e-3;                         // s
+    std::uint64_t buffer = 0;                          // bytes per buffer
+    std::string io_dir = "/tmp";                       // where the I/O test writes its file
+    std::uint64_t io_size = 64 * MiB;                  // bytes per file written
+    std::uint64_t io_transfer = MiB;                   // bytes per MPI_File_write_at
+
+    std::uint64_t reps(std::uint64_t bytes) const {
+        const std::uint64_t by_data =
+            bytes == 0 ? repeats : std::max<std::uint64_t>(1, repeats * kBytesPerRepeat / bytes);
+        return std::max(min_repeats, std::min(repeats, by_data));
+    }
+    static std::uint64_t warmup(std::uint64_t reps) {
+        return std::clamp<std::uint64_t>(reps / 10, 1, 10);
+    }
+};
+
+extern const char* kUsage;
+Options parse_options(int argc, char** argv);
+Settings resolve(const Options& o);
+
+// ---- ranks, hosts, placement classes -------------------------------------------------------
+
+constexpr int kHostNameMax = 256;  // at least MPI_MAX_PROCESSOR_NAME (checked in measure.cpp)
+constexpr int kCpuModelMax = 96;
+// Gathered from every rank as raw bytes (trivially copyable).
+struct RankInfo {
+    char host[kHostNameMax + 1];
+    char cpu_model[kCpuModelMax];
+    std::int32_t cpu;                 // sched_getcpu(), -1 unknown
+    std::int32_t socket;              // index of its package among the host's packages (0 unknown)
+    std::int32_t package;             // physical_package_id, -1 unknown
+    std::int32_t bound_cpus;          // CPUs in the affinity mask
+    std::int32_t host_cpus;           // online logical CPUs of the host
+    std::int32_t sockets;             // packages of the host
+    std::int32_t cores[kMaxSockets];  // physical cores per package (in package id order)
+    std::int32_t topology_known;      // the sysfs topology could be read
+    std::uint64_t memory;             // MemTotal, bytes
+    double load;                      // 1-minute load average at start, -1 unknown
+};
+
+// A host as the model sees it.
+struct Host {
+    std::string name;
+    std::vector<int> cores;  // physical cores per socket
+    int cpus = 0;            // online logical CPUs
+    std::uint64_t memory = 0;
+    bool topology_known = false;
+    std::string cpu_model;
+    double load = -1;  // 1-minute load average when the run started
+    std::vector<int> ranks;
+};
+
+enum Class { kIntraSocket = 0, kInterSocket = 1, kInterNode = 2, kClasses = 3 };
+inline const char* class_name(int c) {
+    static const char* names[] = {"intra-socket", "inter-socket", "inter-node"};
+    return names[c];
+}
+
+struct Pair {
+    bool present = false;
+    int a = -1, b = -1;
+    bool shared_cpu = false;  // intra-socket pair on one CPU (no pair on two CPUs exists)
+    std::string absent;       // why there is no pair
+};
+
+// ---- statistics and measurements -------------------------------------------------------
+
+// The samples of one measurement over every pass.
+struct Samples {
+    std::vector<double> all;
+    std::vector<double> pass_medians;
+};
+
+double median_sorted(const std::vector<double>& v);
+void add_pass(Samples& s, std::vector<double> pass);
+
+// `value` is THE figure: the median over the passes of each pass's median. Within a pass the
+// median drops the iterations the OS took away; across passes the median drops passes
+// during which other work shared the cores (fewer than half of them), and stands for the
+// machine as it typically is: on a VM whose small-message times flip between a fast and a
+// slow mode from run to run, the minimum over passes would pick the fast mode every time,
+// and replays predicted from it came out 30-50 % fast (docs/validation.md). The rest
+// describe every sample.
+struct Stats {
+    double value = 0, median_all = 0, min = 0, p10 = 0, p90 = 0, max = 0, samples = 0;
+    double passes = 0;
+};
+
+Stats summarize(const Samples& s);
+
+struct SizeResult {
+    std::uint64_t bytes = 0;
+    Stats pingpong;  // one-way time, s
+    Stats sendrecv;  // time per MPI_Sendrecv, s
+};
+
+// The eager threshold the way one probe saw it.
+struct Eager {
+    std::uint64_t bytes = 0;  // largest size that went eagerly
+    bool at_least = false;    // every probed size went eagerly
+    int probes = 0;
+};
+
+// The MPI library's per-message costs at one size (on the measured rank), seconds per
+// message: posting an MPI_Isend (o_s), posting an MPI_Irecv (post), and an MPI_Recv of a
+// message that has already arrived minus the post (o_r).
+struct OverheadResult {
+    std::uint64_t bytes = 0;
+    Stats send, post, recv;
+};
+
+struct ClassResult {
+    Pair pair;
+    Stats latency;  // 0 B one-way, s
+    std::vector<SizeResult> sizes;
+    Eager eager;        // the receiver polls MPI while the send is on its way: the protocol's
+    Eager eager_quiet;  // the receiver computes (makes no MPI call) until it receives
+};
+
+// Local work of collectives, on rank 0 alone (MPI's own routines and memcpy, no messages):
+// bytes/s of copying a block from a send to a receive buffer (what a gather root does with
+// its own block) and of MPI_Reduce_local on doubles with MPI_SUM (what a reduction step
+// does with a received vector), at each of kLocalSizes (in cache and beyond it: the rates
+// differ by several times). Each the median of kLocalRuns timed runs after one warm-up run
+// (small sizes repeat within a run to last at least about 100 us).
+constexpr std::array<std::uint64_t, 5> kLocalSizes{16ull << 10, 128ull << 10, 1ull << 20,
+                                                   8ull << 20, 64ull << 20};
+constexpr int kLocalRuns = 5;
+struct LocalRates {
+    std::vector<std::pair<std::uint64_t, double>> copy, reduce;  // (bytes, bytes/s)
+};
+
+// What the kernel lets be dirty before writers wait (Linux: mm/page-writeback.c). Dirtyable
+// memory is free memory plus the file pages (what the page cache may grow into); the
+// background threshold and the limit are vm.dirty_background_{bytes,ratio} and
+// vm.dirty_{bytes,ratio} of it (the *_bytes settings win when not 0; a background threshold
+// not below the limit is halved). balance_dirty_pages lets writers run freely up to
+// `freerun` = (background + limit) / 2 and throttles them from there, to the rate of the
+// disk's writeback exactly at `setpoint` = (freerun + limit) / 2: a long write settles with
+// `setpoint` bytes dirty, writing at the disk's rate. Zero when unknown (no /proc).
+struct DirtyLimits {
+    std::uint64_t mem_total = 0, dirtyable = 0, background = 0, limit = 0, setpoint = 0;
+    std::string rule;  // how they were found, for the report
+};
+
+// The I/O test's figures (on rank 0), each the MEDIAN of the samples of every pass (a few per
+// run: a file system's own variation, journal commits for one, is part of what every write
+// meets, so the luckiest sample would be too fast). Seconds.
+struct IoMeasured {
+    bool measured = false;
+    std::string error;  // an MPI-IO call failed: no I/O figures
+    std::string dir, fs;
+    std::uint64_t size = 0, transfer = 0;
+    Stats open, write_cached, close;
+    Stats write_small, sync_small, synced_small;  // the small file: write, sync, both
+    Stats write_synced, sync, synced;             // the large one
+    Stats small_write;                            // per kSmallWriteBytes write, no sync
+    // The collective open and close on MPI_COMM_WORLD (IoWorld), rank 0's medians.
+    int world = 0;
+    Stats open_world, close_world, late_close;
+    DirtyLimits dirty;
+};
+
+// MEASURE's output (on rank 0), DERIVE's and WRITE's input; what --save-measured keeps.
+struct Measured {
+    std::vector<RankInfo> ranks;
+    std::vector<Host> hosts;
+    std::array<ClassResult, kClasses> classes;
+    std::vector<Stats> cpu;              // per rank: seconds per timed kernel run
+    std::uint64_t cpu_instructions = 0;  // per timed run
+    std::string mpi_library;
+    std::string command, date;
+    int world = 0, passes = 0;
+    IoMeasured io;
+    LocalRates local;  // rank 0's copy and reduction rates
+    // The per-message costs, measured on the pair of `overhead_class` (the class the
+    // intra-node curve comes from; -1: none measured), one entry per kOverheadSizes.
+    int overhead_class = -1;
+    std::vector<OverheadResult> overheads;
+    int overhead_bursts = 0;  // bursts of kBurst per pass and size, for the report
+    // o_s + o_r of a message of `bytes` (s), interpolated linearly between the measured sizes,
+    // the first size's below them and the last's above, as the simulator does.
+    double overhead(std::uint64_t bytes) const {
+        if (overheads.empty()) return 0;
+        auto at = [&](std::size_t i) { return overheads[i].send.value + overheads[i].recv.value; };
+        if (bytes <= overheads.front().bytes) return at(0);
+        for (std::size_t i = 1; i < overheads.size(); ++i) {
+            if (bytes > overheads[i].bytes) continue;
+            const double f = static_cast<double>(bytes - overheads[i - 1].bytes) /
+                             static_cast<double>(overheads[i].bytes - overheads[i - 1].bytes);
+            return at(i - 1) + f * (at(i) - at(i - 1));
+        }
+        return at(overheads.size() - 1);
+    }
+    // Communicator creation (issue 19), rank 0's medians: MPI_Comm_dup of MPI_COMM_WORLD and
+    // an 8-byte MPI_Allreduce (the agreement the model charges first); the model's local
+    // cost (<collectives comm-create>) is their difference, at least 0.
+    double comm_dup = 0, agreement = 0;
+    double comm_create_local() const { return std::max(0.0, comm_dup - agreement); }
+
+    double speed(std::size_t rank) const {  // instructions/s, the median over its passes
+        const double t = cpu[rank].value;
+        return t > 0 ? static_cast<double>(cpu_instructions) / t : 0;
+    }
+};
+
+// A class's figures as the model uses them.
+struct ClassFigures {
+    bool present = false;
+    double latency = 0;    // s, 0 B one-way
+    double bandwidth = 0;  // bytes/s, the model's: `largest` or `fit`
+    double largest = 0;    // bytes/s, m / (t - k L) at the largest size m
+    double fit = 0;        // bytes/s, the least-squares fit over the sizes from 1 KiB
+    double raw = 0;        // bytes/s, m / t at the largest size
+    double aggregate = 0;  // bytes/s, sendrecv 2 m / t at the largest size
+    std::uint64_t at = 0;  // the largest size
+};
+
+struct NodeType {
+    std::string name;
+    std::vector<int> cores;
+    std::uint64_t memory = 0;
+    double speed = 0;  // instructions/s
+    std::vector<std::size_t> hosts;
+};
+
+// DERIVE's output: the model's figures (see tools/mpi/README.md, "The model").
+struct Derived {
+    bool fit = false;  // bandwidths from the fit, not the largest size
+    std::array<ClassFigures, kClasses> fig;
+    std::uint64_t eager = 64 * KiB;
+    std::string eager_source = "not measured; the simulator's default";
+    std::vector<NodeType> types;
+    std::vector<std::size_t> type_of_host;
+    double speed = 0;                                            // median over the ranks
+    double sm_latency = 0, sm_bandwidth = 0;                     // socket - memory node
+    double mq_latency = 0, mq_bandwidth = 0, qpi_relay = 0;      // memory node - qpi
+    double link_latency = 0, link_bandwidth = 0, nic_relay = 0;  // nic - sw
+    std::vector<std::string> notes;  // what was not measured and how it was filled in
+    // I/O (when measured): the page cache's write rate, the disk's rate and the fixed cost of
+    // a sync from the two synced files, the synced file's end-to-end rate, the write-behind
+    // memory, the metadata costs.
+    bool io = false;
+    double io_cache_rate = 0, io_disk_rate = 0, io_sync_cost = 0, io_synced_rate = 0;
+    // Issue 23: the client's cost per small write request, the metadata cost per rank of a
+    // collective open and close, whether the close synchronizes.
+    double io_request_overhead = 0, io_open_per_rank = 0, io_close_per_rank = 0;
+    bool io_close_collective = false;
+    double io_writeback_rate = 0;  // (size - transfer) / (sync - small sync), for the report
+    double io_open = 0, io_close = 0;
+    std::uint64_t io_memory = 0;
+};
+
+// ---- derive (derive.cpp) -------------------------------------------------------------------
+
+struct CurvePoint {
+    std::uint64_t bytes = 0;
+    double bandwidth = 0;  // bytes/s, transfer
+    double one_way = 0;    // s, measured ping-pong
+    double sendrecv = 0;   // s, measured MPI_Sendrecv per call
+    double two_way = 0;    // bytes/s, transfer per direction in the sendrecv; 0: not measured
+};
+
+double model_time(std::uint64_t m, double latency, double bandwidth, std::uint64_t eager);
+double fit_bandwidth(const ClassResult& r, double latency, std::uint64_t eager);
+double net_latency(const ClassResult& r, const Measured& m);
+std::vector<CurvePoint> transfer_curve(const ClassResult& r, const Measured& m, std::uint64_t eager,
+                                       std::vector<std::uint64_t>* skipped);
+std::vector<std::pair<int, const char*>> curve_classes(const Derived& d);
+Derived derive(const Measured& m, bool fit);
+
+// ---- write (write.cpp) and the report on stdout (report.cpp) -------------------------------
+
+std::string host_summary(const Host& h);
+std::string eager_text(const Eager& e);
+std::vector<std::string> io_report(const Measured& m, const Derived& d);
+std::string write_model(const Measured& m, const Derived& d, const std::string& name,
+                        bool local_curves);
+std::string write_csv(const Measured& m);
+
+void print_placement(const Measured& m, const std::array<Pair, kClasses>& pairs);
+void print_class(int c, const ClassResult& r);
+void print_overheads(const Measured& m);
+void print_summary(const Measured& m, const Derived& d);
+
+// ---- the run's files (write.cpp) -------------------------------------------------------------
+
+// --out, --csv and --save-measured, opened before the measurements so that a bad path fails
+// first.
+struct Outputs {
+    std::ofstream xml, csv, measured;
+};
+// Opens the files `o` names; "" or the one-line error (naming the flag).
+std::string open_outputs(const Options& o, Outputs& out);
+// Derives the model, prints the summary and writes the files (rank 0, after the measurements
+// or after reading them with --from). Throws UsageError when a file cannot be written.
+void finish(const Measured& m, const Options& o, Outputs& out);
+
+// clustersim-calibrate --from FILE ...: reads the measurements, prints the report as a run
+// does, derives and writes the files; no MPI. The process's exit code (2: a bad flag or file,
+// one line on stderr).
+int main_from(int argc, char** argv);
+
+// ---- measure (measure.cpp: MPI; not in the library) ------------------------------------------
+
+// Every rank: measures, then rank 0 finishes (prints, derives, writes). 0, or throws
+// UsageError.
+int run(int rank, int world, const Options& opt);
+
+// ---- saved measurements (measured_json.cpp) --------------------------------------------------
+
+// A file that is not a saved measurement: what() is one line naming the file and the field.
+class BadMeasured : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+std::string measured_to_json(const Measured& m);
+// `text` read from `file` (named in the errors); checks what derive and write rely on.
+Measured measured_from_json(std::string_view text, const std::string& file);
+
+}  // namespace clustersim::calibrate

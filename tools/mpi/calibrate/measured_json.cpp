@@ -1,0 +1,419 @@
+// Saved measurements: a `Measured` as JSON (--save-measured) and back (--from), so that the
+// derivation and the writers can be rerun on a measurement without MPI. Doubles are written
+// in the shortest form that reads back to the same bits (nlohmann's), non-finite ones as the
+// strings "inf", "-inf" and "nan"; so a model derived from the file is byte for byte the one
+// the measuring run wrote.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tools/mpi/calibrate/calibrate.hpp"
+
+namespace clustersim::calibrate {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormat = "clustersim-calibrate measurements";
+constexpr int kVersion = 1;
+
+json num(double v) {
+    if (std::isfinite(v)) return v;
+    return std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf";
+}
+
+json stats(const Stats& s) {
+    return {{"value", num(s.value)},     {"median_all", num(s.median_all)},
+            {"min", num(s.min)},         {"p10", num(s.p10)},
+            {"p90", num(s.p90)},         {"max", num(s.max)},
+            {"samples", num(s.samples)}, {"passes", num(s.passes)}};
+}
+
+json pair(const Pair& p) {
+    return {{"present", p.present},
+            {"a", p.a},
+            {"b", p.b},
+            {"shared_cpu", p.shared_cpu},
+            {"absent", p.absent}};
+}
+
+json eager(const Eager& e) {
+    return {{"bytes", e.bytes}, {"at_least", e.at_least}, {"probes", e.probes}};
+}
+
+json rates(const std::vector<std::pair<std::uint64_t, double>>& v) {
+    json a = json::array();
+    for (const auto& [bytes, rate] : v) a.push_back({bytes, num(rate)});
+    return a;
+}
+
+// A field's reader: names the file and the field's path in every error.
+class Reader {
+  public:
+    Reader(const json& j, std::string path, const std::string& file)
+        : j_(j), path_(std::move(path)), file_(file) {}
+
+    [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+        throw BadMeasured(file_ + ": field '" + field + "': " + what);
+    }
+    std::string at_path(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+    const json& get(const char* key) const {
+        if (!j_.is_object()) fail(path_, "expected an object");
+        const auto it = j_.find(key);
+        if (it == j_.end()) fail(at_path(key), "missing");
+        return *it;
+    }
+    Reader obj(const char* key) const {
+        const json& v = get(key);
+        if (!v.is_object()) fail(at_path(key), "expected an object");
+        return Reader(v, at_path(key), file_);
+    }
+    std::vector<Reader> arr(const char* key) const {
+        const json& v = get(key);
+        if (!v.is_array()) fail(at_path(key), "expected an array");
+        std::vector<Reader> out;
+        for (std::size_t i = 0; i < v.size(); ++i)
+            out.emplace_back(v[i], at_path(key) + "[" + std::to_string(i) + "]", file_);
+        return out;
+    }
+    double number(const char* key) const { return as_number(get(key), at_path(key)); }
+    double as_number(const json& v, const std::string& field) const {
+        if (v.is_number()) return v.get<double>();
+        if (v == "inf") return std::numeric_limits<double>::infinity();
+        if (v == "-inf") return -std::numeric_limits<double>::infinity();
+        if (v == "nan") return std::numeric_limits<double>::quiet_NaN();
+        fail(field, "expected a number");
+    }
+    std::uint64_t u64(const char* key) const {
+        const json& v = get(key);
+        if (!v.is_number_unsigned()) fail(at_path(key), "expected a whole number >= 0");
+        return v.get<std::uint64_t>();
+    }
+    int integer(const char* key, long long lo, long long hi) const {
+        const json& v = get(key);
+        if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
+            fail(at_path(key), "expected a whole number from " + std::to_string(lo) + " to " +
+                                   std::to_string(hi));
+        return static_cast<int>(v.get<long long>());
+    }
+    bool boolean(const char* key) const {
+        const json& v = get(key);
+        if (!v.is_boolean()) fail(at_path(key), "expected true or false");
+        return v.get<bool>();
+    }
+    std::string str(const char* key, std::size_t max = 4096) const {
+        const json& v = get(key);
+        if (!v.is_string()) fail(at_path(key), "expected a string");
+        std::string s = v.get<std::string>();
+        if (s.size() > max) fail(at_path(key), "longer than " + std::to_string(max) + " bytes");
+        return s;
+    }
+    const json& raw() const { return j_; }
+    const std::string& path() const { return path_; }
+
+  private:
+    const json& j_;
+    std::string path_;
+    const std::string& file_;
+};
+
+constexpr int kIntMax = std::numeric_limits<int>::max();
+
+Stats read_stats(const Reader& r) {
+    return Stats{r.number("value"),   r.number("median_all"), r.number("min"),
+                 r.number("p10"),     r.number("p90"),        r.number("max"),
+                 r.number("samples"), r.number("passes")};
+}
+
+Pair read_pair(const Reader& r, int world) {
+    Pair p;
+    p.present = r.boolean("present");
+    p.a = r.integer("a", p.present ? 0 : -1, world - 1);
+    p.b = r.integer("b", p.present ? 0 : -1, world - 1);
+    p.shared_cpu = r.boolean("shared_cpu");
+    p.absent = r.str("absent");
+    return p;
+}
+
+Eager read_eager(const Reader& r) {
+    return Eager{r.u64("bytes"), r.boolean("at_least"), r.integer("probes", 0, kIntMax)};
+}
+
+std::vector<std::pair<std::uint64_t, double>> read_rates(const Reader& r, const char* key) {
+    std::vector<std::pair<std::uint64_t, double>> out;
+    for (const Reader& e : r.arr(key)) {
+        const json& v = e.raw();
+        if (!v.is_array() || v.size() != 2 || !v[0].is_number_unsigned())
+            e.fail(e.path(), "expected [bytes, bytes per second]");
+        out.emplace_back(v[0].get<std::uint64_t>(), e.as_number(v[1], e.path() + "[1]"));
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string measured_to_json(const Measured& m) {
+    json j;
+    j["format"] = kFormat;
+    j["version"] = kVersion;
+    j["command"] = m.command;
+    j["date"] = m.date;
+    j["mpi_library"] = m.mpi_library;
+    j["world"] = m.world;
+    j["passes"] = m.passes;
+    json ranks = json::array();
+    for (const RankInfo& r : m.ranks)
+        ranks.push_back(
+            {{"host", r.host},
+             {"cpu_model", r.cpu_model},
+             {"cpu", r.cpu},
+             {"socket", r.socket},
+             {"package", r.package},
+             {"bound_cpus", r.bound_cpus},
+             {"host_cpus", r.host_cpus},
+             {"cores", std::vector<int>(r.cores, r.cores + std::clamp(r.sockets, 0, kMaxSockets))},
+             {"topology_known", r.topology_known},
+             {"memory", r.memory},
+             {"load", num(r.load)}});
+    j["ranks"] = ranks;
+    json hosts = json::array();
+    for (const Host& h : m.hosts)
+        hosts.push_back({{"name", h.name},
+                         {"cores", h.cores},
+                         {"cpus", h.cpus},
+                         {"memory", h.memory},
+                         {"topology_known", h.topology_known},
+                         {"cpu_model", h.cpu_model},
+                         {"load", num(h.load)},
+                         {"ranks", h.ranks}});
+    j["hosts"] = hosts;
+    json classes = json::array();
+    for (const ClassResult& c : m.classes) {
+        json sizes = json::array();
+        for (const SizeResult& s : c.sizes)
+            sizes.push_back({{"bytes", s.bytes},
+                             {"pingpong", stats(s.pingpong)},
+                             {"sendrecv", stats(s.sendrecv)}});
+        classes.push_back({{"pair", pair(c.pair)},
+                           {"latency", stats(c.latency)},
+                           {"sizes", sizes},
+                           {"eager", eager(c.eager)},
+                           {"eager_quiet", eager(c.eager_quiet)}});
+    }
+    j["classes"] = classes;
+    json cpu = json::array();
+    for (const Stats& s : m.cpu) cpu.push_back(stats(s));
+    j["cpu"] = cpu;
+    j["cpu_instructions"] = m.cpu_instructions;
+    const IoMeasured& io = m.io;
+    j["io"] = {{"measured", io.measured},
+               {"error", io.error},
+               {"dir", io.dir},
+               {"fs", io.fs},
+               {"size", io.size},
+               {"transfer", io.transfer},
+               {"open", stats(io.open)},
+               {"write_cached", stats(io.write_cached)},
+               {"close", stats(io.close)},
+               {"write_small", stats(io.write_small)},
+               {"sync_small", stats(io.sync_small)},
+               {"synced_small", stats(io.synced_small)},
+               {"write_synced", stats(io.write_synced)},
+               {"sync", stats(io.sync)},
+               {"synced", stats(io.synced)},
+               {"small_write", stats(io.small_write)},
+               {"world", io.world},
+               {"open_world", stats(io.open_world)},
+               {"close_world", stats(io.close_world)},
+               {"late_close", stats(io.late_close)},
+               {"dirty",
+                {{"mem_total", io.dirty.mem_total},
+                 {"dirtyable", io.dirty.dirtyable},
+                 {"background", io.dirty.background},
+                 {"limit", io.dirty.limit},
+                 {"setpoint", io.dirty.setpoint},
+                 {"rule", io.dirty.rule}}}};
+    j["local"] = {{"copy", rates(m.local.copy)}, {"reduce", rates(m.local.reduce)}};
+    j["overhead_class"] = m.overhead_class;
+    j["overhead_bursts"] = m.overhead_bursts;
+    json ov = json::array();
+    for (const OverheadResult& o : m.overheads)
+        ov.push_back({{"bytes", o.bytes},
+                      {"send", stats(o.send)},
+                      {"post", stats(o.post)},
+                      {"recv", stats(o.recv)}});
+    j["overheads"] = ov;
+    j["comm_dup"] = num(m.comm_dup);
+    j["agreement"] = num(m.agreement);
+    return j.dump(1) + "\n";
+}
+
+Measured measured_from_json(std::string_view text, const std::string& file) {
+    json j;
+    try {
+        j = json::parse(text.begin(), text.end());
+    } catch (const json::exception& e) {  // syntax, or a number out of range
+        std::string what = e.what();
+        for (char& c : what)
+            if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+        throw BadMeasured(file + ": not JSON: " + what);
+    }
+    const Reader r(j, "", file);
+    if (r.str("format") != kFormat)
+        r.fail("format",
+               std::string("expected \"") + kFormat + "\" (a file --save-measured wrote)");
+    if (r.integer("version", 0, kIntMax) != kVersion)
+        r.fail("version", "expected " + std::to_string(kVersion));
+    Measured m;
+    m.command = r.str("command");
+    m.date = r.str("date");
+    m.mpi_library = r.str("mpi_library");
+    m.world = r.integer("world", 1, 1 << 24);
+    m.passes = r.integer("passes", 1, kIntMax);
+    const std::vector<Reader> ranks = r.arr("ranks");
+    if (ranks.size() != static_cast<std::size_t>(m.world))
+        r.fail("ranks", "expected one entry per rank (world " + std::to_string(m.world) + ")");
+    for (const Reader& x : ranks) {
+        RankInfo i{};
+        const std::string host = x.str("host", kHostNameMax);
+        const std::string model = x.str("cpu_model", kCpuModelMax - 1);
+        host.copy(i.host, host.size());
+        model.copy(i.cpu_model, model.size());
+        i.cpu = x.integer("cpu", -1, kIntMax);
+        i.socket = x.integer("socket", 0, kMaxSockets - 1);
+        i.package = x.integer("package", -1, kIntMax);
+        i.bound_cpus = x.integer("bound_cpus", -1, kIntMax);
+        i.host_cpus = x.integer("host_cpus", 0, kIntMax);
+        const std::vector<Reader> cores = x.arr("cores");
+        if (cores.size() > static_cast<std::size_t>(kMaxSockets))
+            x.fail(x.at_path("cores"), "more than " + std::to_string(kMaxSockets) + " sockets");
+        i.sockets = static_cast<std::int32_t>(cores.size());
+        for (std::size_t k = 0; k < cores.size(); ++k) {
+            const json& v = cores[k].raw();
+            if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > kIntMax)
+                cores[k].fail(cores[k].path(), "expected a whole number >= 0");
+            i.cores[k] = static_cast<std::int32_t>(v.get<long long>());
+        }
+        i.topology_known = x.integer("topology_known", 0, 1);
+        i.memory = x.u64("memory");
+        i.load = x.number("load");
+        m.ranks.push_back(i);
+    }
+    for (const Reader& x : r.arr("hosts")) {
+        Host h;
+        h.name = x.str("name", kHostNameMax);
+        for (const Reader& c : x.arr("cores")) {
+            if (!c.raw().is_number_integer() || c.raw().get<long long>() < 0 ||
+                c.raw().get<long long>() > kIntMax)
+                c.fail(c.path(), "expected a whole number >= 0");
+            h.cores.push_back(static_cast<int>(c.raw().get<long long>()));
+        }
+        if (h.cores.empty() || h.cores.size() > static_cast<std::size_t>(kMaxSockets))
+            x.fail(x.at_path("cores"), "expected 1 to " + std::to_string(kMaxSockets) + " sockets");
+        h.cpus = x.integer("cpus", 0, kIntMax);
+        h.memory = x.u64("memory");
+        h.topology_known = x.boolean("topology_known");
+        h.cpu_model = x.str("cpu_model", kCpuModelMax - 1);
+        h.load = x.number("load");
+        for (const Reader& k : x.arr("ranks")) {
+            const json& v = k.raw();
+            if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= m.world)
+                k.fail(k.path(), "expected a rank from 0 to " + std::to_string(m.world - 1));
+            h.ranks.push_back(static_cast<int>(v.get<long long>()));
+        }
+        if (h.ranks.empty()) x.fail(x.at_path("ranks"), "expected at least one rank");
+        m.hosts.push_back(h);
+    }
+    if (m.hosts.empty()) r.fail("hosts", "expected at least one host");
+    const std::vector<Reader> classes = r.arr("classes");
+    if (classes.size() != static_cast<std::size_t>(kClasses))
+        r.fail("classes", "expected " + std::to_string(kClasses) +
+                              " entries (intra-socket, inter-socket, inter-node)");
+    for (std::size_t c = 0; c < classes.size(); ++c) {
+        const Reader& x = classes[c];
+        ClassResult& cr = m.classes[c];
+        cr.pair = read_pair(x.obj("pair"), m.world);
+        cr.latency = read_stats(x.obj("latency"));
+        for (const Reader& s : x.arr("sizes")) {
+            SizeResult sr;
+            sr.bytes = s.u64("bytes");
+            sr.pingpong = read_stats(s.obj("pingpong"));
+            sr.sendrecv = read_stats(s.obj("sendrecv"));
+            if (!cr.sizes.empty() && sr.bytes <= cr.sizes.back().bytes)
+                s.fail(s.at_path("bytes"), "expected sizes in increasing order");
+            cr.sizes.push_back(sr);
+        }
+        if (cr.pair.present && (cr.sizes.empty() || cr.sizes.back().bytes == 0))
+            x.fail(x.at_path("sizes"), "expected a size above 0 B for a measured class");
+        cr.eager = read_eager(x.obj("eager"));
+        cr.eager_quiet = read_eager(x.obj("eager_quiet"));
+    }
+    for (const Reader& x : r.arr("cpu")) m.cpu.push_back(read_stats(x));
+    if (m.cpu.size() != m.ranks.size())
+        r.fail("cpu", "expected one entry per rank (world " + std::to_string(m.world) + ")");
+    m.cpu_instructions = r.u64("cpu_instructions");
+    {
+        const Reader x = r.obj("io");
+        IoMeasured& io = m.io;
+        io.measured = x.boolean("measured");
+        io.error = x.str("error");
+        io.dir = x.str("dir");
+        io.fs = x.str("fs");
+        io.size = x.u64("size");
+        io.transfer = x.u64("transfer");
+        io.open = read_stats(x.obj("open"));
+        io.write_cached = read_stats(x.obj("write_cached"));
+        io.close = read_stats(x.obj("close"));
+        io.write_small = read_stats(x.obj("write_small"));
+        io.sync_small = read_stats(x.obj("sync_small"));
+        io.synced_small = read_stats(x.obj("synced_small"));
+        io.write_synced = read_stats(x.obj("write_synced"));
+        io.sync = read_stats(x.obj("sync"));
+        io.synced = read_stats(x.obj("synced"));
+        io.small_write = read_stats(x.obj("small_write"));
+        io.world = x.integer("world", 0, m.world);
+        io.open_world = read_stats(x.obj("open_world"));
+        io.close_world = read_stats(x.obj("close_world"));
+        io.late_close = read_stats(x.obj("late_close"));
+        const Reader d = x.obj("dirty");
+        io.dirty.mem_total = d.u64("mem_total");
+        io.dirty.dirtyable = d.u64("dirtyable");
+        io.dirty.background = d.u64("background");
+        io.dirty.limit = d.u64("limit");
+        io.dirty.setpoint = d.u64("setpoint");
+        io.dirty.rule = d.str("rule");
+    }
+    {
+        const Reader x = r.obj("local");
+        m.local.copy = read_rates(x, "copy");
+        m.local.reduce = read_rates(x, "reduce");
+        if (m.local.copy.size() != m.local.reduce.size())
+            x.fail(x.at_path("reduce"), "expected as many sizes as copy");
+    }
+    m.overhead_class = r.integer("overhead_class", -1, kClasses - 1);
+    if (m.overhead_class >= 0 &&
+        !m.classes[static_cast<std::size_t>(m.overhead_class)].pair.present)
+        r.fail("overhead_class", "expected a measured class or -1");
+    m.overhead_bursts = r.integer("overhead_bursts", 0, kIntMax);
+    for (const Reader& x : r.arr("overheads")) {
+        OverheadResult o;
+        o.bytes = x.u64("bytes");
+        o.send = read_stats(x.obj("send"));
+        o.post = read_stats(x.obj("post"));
+        o.recv = read_stats(x.obj("recv"));
+        if (!m.overheads.empty() && o.bytes <= m.overheads.back().bytes)
+            x.fail(x.at_path("bytes"), "expected sizes in increasing order");
+        m.overheads.push_back(o);
+    }
+    m.comm_dup = r.number("comm_dup");
+    m.agreement = r.number("agreement");
+    return m;
+}
+
+}  // namespace clustersim::calibrate

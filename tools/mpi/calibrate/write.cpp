@@ -1,0 +1,533 @@
+// WRITE: the model XML and the CSV from a `Measured` and its `Derived` (no MPI), and the
+// run's files.
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tools/mpi/calibrate/calibrate.hpp"
+
+namespace clustersim::calibrate {
+
+std::string host_summary(const Host& h) {
+    int cores = 0;
+    for (const int c : h.cores) cores += c;
+    std::string s = strf("%zu socket%s, %d core%s", h.cores.size(), h.cores.size() == 1 ? "" : "s",
+                         cores, cores == 1 ? "" : "s");
+    if (h.cpus != cores) s += strf(" (%d logical CPUs)", h.cpus);
+    s += strf(", %.1f GiB", static_cast<double>(h.memory) / static_cast<double>(GiB));
+    if (!h.cpu_model.empty()) s += ", " + h.cpu_model;
+    if (!h.topology_known) s += "; socket layout unknown (no sysfs topology)";
+    if (h.load >= 0) s += strf("; load average %.2f at start", h.load);
+    return s;
+}
+
+std::string eager_text(const Eager& e) {
+    return strf("%s%llu B", e.at_least ? "at least " : "",
+                static_cast<unsigned long long>(e.bytes));
+}
+
+// The I/O test's figures and the derivation, as lines (stdout and the model's comment).
+std::vector<std::string> io_report(const Measured& m, const Derived& d) {
+    const IoMeasured& io = m.io;
+    const std::string size = size_text(io.size), one = size_text(io.transfer);
+    const auto mib = [](std::uint64_t b) {
+        return strf("%llu MiB", static_cast<unsigned long long>(b / MiB));
+    };
+    return {
+        strf("rank 0 wrote %s files in %s MPI_File_write_at calls into %s (%s);", size.c_str(),
+             one.c_str(), io.dir.c_str(), io.fs.c_str()),
+        strf("each figure the median over %d passes (%d files of one write per pass)", m.passes,
+             kSmallSyncs),
+        strf("  no sync:   open %s, writes %s (page cache %s), close %s",
+             time_text(io.open.value).c_str(), time_text(io.write_cached.value).c_str(),
+             mbps_text(d.io_cache_rate).c_str(), time_text(io.close.value).c_str()),
+        strf("  synced:    writes %s + MPI_File_sync %s = %s (%s end to end)",
+             time_text(io.write_synced.value).c_str(), time_text(io.sync.value).c_str(),
+             time_text(io.synced.value).c_str(), mbps_text(d.io_synced_rate).c_str()),
+        strf("  one write: write %s + MPI_File_sync %s = %s",
+             time_text(io.write_small.value).c_str(), time_text(io.sync_small.value).c_str(),
+             time_text(io.synced_small.value).c_str()),
+        strf("disk rate = (%s - %s) / (synced - one write synced) = %s: the model's cache",
+             size.c_str(), one.c_str(), mbps_text(d.io_disk_rate).c_str()),
+        "  flushes while the writes go on, Linux only at the sync (below its background",
+        strf("  threshold); Linux's writeback, (%s - %s) / (sync - sync of one write), is %s",
+             size.c_str(), one.c_str(), mbps_text(d.io_writeback_rate).c_str()),
+        strf("file-system sync = one write synced - %s / disk rate = %s", one.c_str(),
+             time_text(d.io_sync_cost).c_str()),
+        strf("write-behind memory: of %.1f GiB dirtyable (free + file pages), %s:",
+             static_cast<double>(io.dirty.dirtyable) / GiB, io.dirty.rule.c_str()),
+        strf("  background %s, limit %s; the setpoint (freerun + limit) / 2, freerun =",
+             mib(io.dirty.background).c_str(), mib(io.dirty.limit).c_str()),
+        strf("  (background + limit) / 2, where a long write settles at the disk's rate: %s",
+             mib(d.io_memory).c_str()),
+        strf("small writes: %llu B MPI_File_write_at, %s per call (p10-p90 of the passes' "
+             "calls %s - %s); request-overhead = that - 3 intra-node latencies - the copy = %s",
+             static_cast<unsigned long long>(kSmallWriteBytes),
+             time_text(io.small_write.value).c_str(), time_text(io.small_write.p10).c_str(),
+             time_text(io.small_write.p90).c_str(), time_text(d.io_request_overhead).c_str()),
+        io.world > 1
+            ? strf("on MPI_COMM_WORLD (%d ranks, %d opens, medians, p10-p90): open %s (%s - "
+                   "%s), close %s (%s - %s); per rank beyond the first: open %s, close %s; "
+                   "close with the others %s late: %s, so collective-close=\"%s\"",
+                   io.world, kWorldOpens, time_text(io.open_world.value).c_str(),
+                   time_text(io.open_world.p10).c_str(), time_text(io.open_world.p90).c_str(),
+                   time_text(io.close_world.value).c_str(), time_text(io.close_world.p10).c_str(),
+                   time_text(io.close_world.p90).c_str(), time_text(d.io_open_per_rank).c_str(),
+                   time_text(d.io_close_per_rank).c_str(), time_text(kLateClose).c_str(),
+                   time_text(io.late_close.value).c_str(), d.io_close_collective ? "yes" : "no")
+            : std::string("collective open and close: one rank, not measured")};
+}
+
+std::string write_model(const Measured& m, const Derived& d, const std::string& name,
+                        bool local_curves) {
+    std::ostringstream x;
+    const bool multi_node = m.hosts.size() > 1;
+    const bool multi_socket = std::any_of(m.hosts.begin(), m.hosts.end(),
+                                          [](const Host& h) { return h.cores.size() > 1; });
+    x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    x << "<!-- " << comment_safe(name)
+      << ": the machine clustersim-calibrate ran on, as a clustersim cluster model\n"
+      << "     (PIOsimHD section 5.1 parameterization; PSINS's simple model in <comm-model>).\n\n";
+    x << "     command: on the <?clustersim-calibrate ...?> line below the comment (a comment\n"
+      << "              cannot hold the flags' double hyphens); " << m.world << " MPI ranks\n";
+    x << "     date:    " << m.date << "\n";
+    x << "     MPI:     " << comment_safe(m.mpi_library)
+      << "; within a node its shared-memory path\n";
+    for (std::size_t h = 0; h < m.hosts.size(); ++h)
+        x << "     n" << h << " = host " << comment_safe(m.hosts[h].name) << ": "
+          << comment_safe(host_summary(m.hosts[h])) << "\n";
+    x << "\n     Measured, each figure the median over " << m.passes
+      << " passes of the pass's median\n"
+      << "     (ping-pong: one way = round trip / 2; sendrecv: both directions at once,\n"
+      << "     aggregate = 2 x size / time):\n";
+    for (int c = 0; c < kClasses; ++c) {
+        const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
+        const ClassFigures& f = d.fig[static_cast<std::size_t>(c)];
+        if (!f.present) {
+            x << "       " << class_name(c) << ": absent (" << r.pair.absent << ")\n";
+            continue;
+        }
+        x << "       " << class_name(c) << " (ranks " << r.pair.a << " and " << r.pair.b
+          << "): latency " << us_text(r.latency.value) << "; " << size_text(f.at) << " ping-pong "
+          << mbps_text(f.raw) << ", sendrecv aggregate " << mbps_text(f.aggregate) << ";\n"
+          << "         eager up to " << eager_text(r.eager) << " (up to "
+          << eager_text(r.eager_quiet) << " while the receiver makes no MPI call)\n";
+    }
+    x << "       core speed: " << strf("%.0f", d.speed / 1e6)
+      << " M instructions/s (xorshift64 kernel, " << kInstructionsPerStep
+      << " instructions per step;\n"
+      << "         median over the ranks); traces recorded on this machine carry it as\n"
+      << "         traced-speed " << strf("%.3fG", d.speed / 1e9) << "\n";
+    x << "       local work of collectives (rank 0, median of " << kLocalRuns
+      << " runs; copy = memcpy, reduce = MPI_Reduce_local of doubles, MPI_SUM):\n";
+    for (std::size_t i = 0; i < m.local.copy.size(); ++i)
+        x << "         " << size_text(m.local.copy[i].first) << ": copy "
+          << mbps_text(m.local.copy[i].second) << ", reduce " << mbps_text(m.local.reduce[i].second)
+          << "\n";
+    if (!m.overheads.empty()) {
+        const Pair& p = m.classes[static_cast<std::size_t>(m.overhead_class)].pair;
+        x << "       per-message costs (" << class_name(m.overhead_class) << ", ranks " << p.a
+          << " and " << p.b << "; bursts of " << kBurst
+          << " messages, per message; p10-p90 of all bursts):\n"
+          << "         o_s = MPI_Isend posting, post = MPI_Irecv posting, o_r = MPI_Recv of a\n"
+          << "         burst sent while the receiver made no MPI call, minus post\n";
+        for (const OverheadResult& o : m.overheads)
+            x << "         " << size_text(o.bytes) << ": o_s " << time_text(o.send.value) << " ("
+              << time_text(o.send.p10) << "-" << time_text(o.send.p90) << "), post "
+              << time_text(o.post.value) << " (" << time_text(o.post.p10) << "-"
+              << time_text(o.post.p90) << "), o_r " << time_text(o.recv.value) << " ("
+              << time_text(o.recv.p10) << "-" << time_text(o.recv.p90) << ")\n";
+        x << "         <mpi-overhead> carries them; the simulator charges o_s + o_r per message "
+             "on\n"
+          << "         the ranks' cores, so every class's latency below is its 0 B one-way time\n"
+          << "         minus o_s + o_r (at least a tenth of it), and every transfer time\n"
+          << "         t - k L - o_s(s) - o_r(s)\n";
+    }
+
+    x << "\n     Derived: every memory node, switch and NIC forwards cut-through, so a message of\n"
+      << "     m bytes takes (sum of the path's latencies) + m / (its bottleneck bandwidth).\n"
+      << "       s - mem: latency = intra-socket latency (less o_s + o_r) / 2 = "
+      << us_text(d.sm_latency) << ", bandwidth (and the memory node's\n"
+      << "         local rate) " << mbps_text(d.sm_bandwidth) << "\n";
+    if (multi_socket)
+        x << "       mem - qpi: latency = (inter-socket - intra-socket latency) / 2 = "
+          << us_text(d.mq_latency) << ",\n         bandwidth " << mbps_text(d.mq_bandwidth)
+          << "; qpi relay = sendrecv aggregate " << mbps_text(d.qpi_relay) << "\n";
+    if (multi_node)
+        x << "       nic - sw: latency = (inter-node latency - node-internal part) / 2 = "
+          << us_text(d.link_latency) << ",\n         bandwidth " << mbps_text(d.link_bandwidth)
+          << "; nic relay = sendrecv aggregate " << mbps_text(d.nic_relay) << "\n";
+    if (d.fit)
+        x << "       The bandwidth of a class (bandwidth fit) is the B for which k x latency + m / "
+             "B\n"
+          << "       is closest to the measured one-way times of every size m from 1 KiB up "
+             "(least\n"
+          << "       squares of log(simulated / measured); k = 1 eager, 3 above the eager "
+             "threshold:\n"
+          << "       request, clear-to-send, data).\n";
+    else
+        x << "       The bandwidth of a class is m / (t - k x latency) at its largest size m (k = "
+             "1\n"
+          << "       eager, 3 above the eager threshold: request, clear-to-send, data), so the\n"
+          << "       simulated ping-pong there is the measured one.\n";
+    for (int c = 0; c < kClasses; ++c) {
+        const ClassFigures& f = d.fig[static_cast<std::size_t>(c)];
+        if (!f.present) continue;
+        x << "       " << class_name(c) << " bandwidth: largest size " << mbps_text(f.largest)
+          << ", fit " << mbps_text(f.fit) << " (the model uses the "
+          << (d.fit ? "fit" : "largest size") << ")\n";
+    }
+    x << "       eager-threshold: " << d.eager_source << ".\n";
+    for (const std::string& note : d.notes) x << "       note: " << note << "\n";
+    x << "\n     <comm-model>: PSINS's simple model with the measured latency and bandwidth; it "
+         "is\n"
+      << "     the default network model of this file (run with network packet to use the graph).\n"
+      << "     Its <point-to-point> curves carry the measured ping-pong: a message of s bytes "
+         "takes\n"
+      << "     s / B(s) of transfer and arrives the pair's latency L after it, B interpolated\n"
+      << "     (monotone cubic, log-log) through the points; above the eager threshold the\n"
+      << "     simulated runtime sends a request and a clear-to-send first (2 L more). So each\n"
+      << "     point's bandwidth is the transfer bandwidth s / (t(s) - k L), t the one-way time,\n"
+      << "     k = 1 eager, 3 rendezvous; sizes with t - k L at most 2 % of t are left out (pure\n"
+      << "     latency). The curves with direction=\"both\" carry the measured MPI_Sendrecv the\n"
+      << "     same way: the transfer of one direction while the ranks send and receive at once,\n"
+      << "     s / (t2(s) - k L - o(s)), never faster than one way. collectives=\"messages\":\n"
+      << "     collectives run their algorithms as point-to-point messages through the curves.\n"
+      << "     Measured (size, one-way time, transfer bandwidth, sendrecv per call / one-way):\n";
+    for (const auto& [c, scope] : curve_classes(d)) {
+        const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
+        std::vector<std::uint64_t> skipped;
+        const std::vector<CurvePoint> curve = transfer_curve(r, m, d.eager, &skipped);
+        x << "       " << scope << ", from " << class_name(c)
+          << " (L = " << time_text(r.latency.value) << "):";
+        int col = 0;
+        for (const CurvePoint& p : curve)
+            x << (col++ % 2 == 0 ? "\n        " : "   ") << " " << size_text(p.bytes) << ", "
+              << time_text(p.one_way) << ", " << mbps_text(p.bandwidth) << ", "
+              << strf("%.2f", p.sendrecv / p.one_way) << ";";
+        x << "\n";
+        if (!skipped.empty()) {
+            x << "         left out (t - k L at most 2 % of t):";
+            for (const std::uint64_t b : skipped) x << " " << size_text(b);
+            x << "\n";
+        }
+    }
+    if (d.io) {
+        x << "\n     I/O:\n";
+        for (const std::string& line : io_report(m, d))
+            x << "       " << comment_safe(line) << "\n";
+        x << "       The model: one I/O server on n0 (the node rank 0 ran on) with that "
+             "write-behind\n"
+          << "       cache and a simple disk at the disk rate; file-system open, close and sync\n"
+          << "       as measured. Its cache acknowledges a write once copied in at the page\n"
+          << "       cache's rate (copy-rate).\n";
+    } else if (m.io.measured) {
+        x << "\n     I/O: not measured (" << comment_safe(m.io.error) << "); no I/O server.\n";
+    }
+    x << "-->\n";
+    std::string command = m.command;
+    for (std::size_t at; (at = command.find("?>")) != std::string::npos;)
+        command.insert(at + 1, " ");
+    x << "<?clustersim-calibrate " << command << "?>\n";
+
+    x << "<cluster name=\"" << xml_escape(name) << "\">\n";
+    x << "  <network forwarding=\"cut-through\" granularity=\"100KiB\" "
+         "routing=\"shortest-path\"\n           nic=\"packet\" eager-threshold=\""
+      << d.eager << "B\"/>\n";
+    for (const NodeType& t : d.types) {
+        x << "  <node-type name=\"" << t.name << "\" memory=\"" << t.memory / MiB << "MiB\">\n";
+        const std::size_t sockets = t.cores.size();
+        for (std::size_t s = 0; s < sockets; ++s)
+            x << "    <socket name=\"s" << s << "\" cores=\"" << std::max(1, t.cores[s])
+              << "\" speed=\"" << xml_speed(t.speed) << "\"/>\n";
+        for (std::size_t s = 0; s < sockets; ++s)
+            x << "    <memory-node name=\"mem" << s << "\" local-bandwidth=\""
+              << xml_bandwidth(d.sm_bandwidth) << "\" forwarding=\"cut-through\"/>\n";
+        if (sockets > 1) {
+            x << "    <switch name=\"qpi\"";
+            if (d.qpi_relay > 0) x << " bandwidth=\"" << xml_bandwidth(d.qpi_relay) << "\"";
+            x << " forwarding=\"cut-through\"/>\n";
+        }
+        if (multi_node) {
+            x << "    <nic name=\"nic\"";
+            if (d.nic_relay > 0) x << " bandwidth=\"" << xml_bandwidth(d.nic_relay) << "\"";
+            x << " forwarding=\"cut-through\"/>\n";
+        }
+        for (std::size_t s = 0; s < sockets; ++s)
+            x << "    <cable from=\"s" << s << "\" to=\"mem" << s << "\" latency=\""
+              << xml_time(d.sm_latency) << "\" bandwidth=\"" << xml_bandwidth(d.sm_bandwidth)
+              << "\"/>\n";
+        if (sockets > 1)
+            for (std::size_t s = 0; s < sockets; ++s)
+                x << "    <cable from=\"mem" << s << "\" to=\"qpi\" latency=\""
+                  << xml_time(d.mq_latency) << "\" bandwidth=\"" << xml_bandwidth(d.mq_bandwidth)
+                  << "\"/>\n";
+        if (multi_node)
+            x << "    <cable from=\"nic\" to=\"" << (sockets > 1 ? "qpi" : "mem0")
+              << "\" latency=\"" << xml_time(0) << "\" bandwidth=\""
+              << xml_bandwidth(d.link_bandwidth) << "\"/>\n";
+        x << "  </node-type>\n";
+    }
+    for (std::size_t h = 0; h < m.hosts.size(); ++h)
+        x << "  <node name=\"n" << h << "\" type=\"" << d.types[d.type_of_host[h]].name << "\"/>\n";
+    if (multi_node) {
+        x << "  <switch name=\"sw\" forwarding=\"cut-through\"/>\n";
+        for (std::size_t h = 0; h < m.hosts.size(); ++h)
+            x << "  <cable from=\"n" << h << ".nic\" to=\"sw\" latency=\""
+              << xml_time(d.link_latency) << "\" bandwidth=\"" << xml_bandwidth(d.link_bandwidth)
+              << "\"/>\n";
+    }
+    // PSINS's simple model: within a node the intra-socket figures (the inter-socket ones if
+    // no pair shared a socket), between nodes the inter-node ones.
+    const ClassFigures& in =
+        d.fig[kIntraSocket].present ? d.fig[kIntraSocket] : d.fig[kInterSocket];
+    x << "  <comm-model model=\"simple\"";
+    if (d.fig[kInterNode].present)
+        x << " latency=\"" << xml_time(d.fig[kInterNode].latency) << "\" bandwidth=\""
+          << xml_bandwidth(d.fig[kInterNode].bandwidth) << "\"";
+    if (in.present)
+        x << " intra-latency=\"" << xml_time(in.latency) << "\" intra-bandwidth=\""
+          << xml_bandwidth(in.bandwidth) << "\"";
+    x << " collectives=\"messages\">\n";
+    for (const auto& [c, scope] : curve_classes(d)) {
+        const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
+        const std::vector<CurvePoint> curve = transfer_curve(r, m, d.eager, nullptr);
+        if (curve.empty()) continue;
+        x << "    <point-to-point scope=\"" << scope << "\">\n";
+        for (const CurvePoint& p : curve)
+            x << "      <point size=\"" << xml_size(p.bytes) << "\" bandwidth=\""
+              << xml_bandwidth(p.bandwidth) << "\"/>\n";
+        x << "    </point-to-point>\n";
+        if (std::all_of(curve.begin(), curve.end(),
+                        [](const CurvePoint& p) { return p.two_way > 0; })) {
+            x << "    <point-to-point scope=\"" << scope << "\" direction=\"both\">\n";
+            for (const CurvePoint& p : curve)
+                x << "      <point size=\"" << xml_size(p.bytes) << "\" bandwidth=\""
+                  << xml_bandwidth(p.two_way) << "\"/>\n";
+            x << "    </point-to-point>\n";
+        }
+    }
+    x << "  </comm-model>\n";
+    // The per-message software costs, as measured (OverheadResult).
+    if (!m.overheads.empty()) {
+        x << "  <mpi-overhead>\n";
+        for (const auto& [tag, member] :
+             {std::pair<const char*, Stats OverheadResult::*>{"send", &OverheadResult::send},
+              {"recv", &OverheadResult::recv},
+              {"post", &OverheadResult::post}}) {
+            x << "    <" << tag << ">\n";
+            for (const OverheadResult& o : m.overheads)
+                x << "      <point size=\"" << xml_size(o.bytes) << "\" time=\""
+                  << xml_time((o.*member).value) << "\"/>\n";
+            x << "    </" << tag << ">\n";
+        }
+        x << "  </mpi-overhead>\n";
+    }
+    // Collectives' local work at the measured rates (rank 0, 64 MiB, memcpy and
+    // MPI_Reduce_local of doubles).
+    // The attributes: the largest size's rates; the curves follow the sizes (cache effects).
+    // Communicator creation: the local cost beyond the 8-byte allreduce's agreement.
+    const std::string comm_create = "\" comm-create=\"" + xml_time(m.comm_create_local());
+    if (!m.local.copy.empty() && !m.local.reduce.empty() && !local_curves) {
+        x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce.back().second)
+          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << comm_create
+          << "\"/>\n";
+    } else if (!m.local.copy.empty() && !m.local.reduce.empty()) {
+        x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce.back().second)
+          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << comm_create
+          << "\">\n";
+        for (const auto& [tag, curve] :
+             {std::pair<const char*, const std::vector<std::pair<std::uint64_t, double>>*>{
+                  "copy-rate", &m.local.copy},
+              {"reduce-rate", &m.local.reduce}}) {
+            x << "    <" << tag << ">\n";
+            for (const auto& [size, rate] : *curve)
+                x << "      <point size=\"" << xml_size(size) << "\" bandwidth=\""
+                  << xml_bandwidth(rate) << "\"/>\n";
+            x << "    </" << tag << ">\n";
+        }
+        x << "  </collectives>\n";
+    } else {
+        x << "  <collectives comm-create=\"" << xml_time(m.comm_create_local()) << "\"/>\n";
+    }
+    if (d.io) {
+        // One I/O server on the node rank 0 wrote from, the kernel's page cache as its
+        // write-behind cache, the disk a simple one at the measured rate.
+        x << "  <io-server node=\"n0\">\n"
+          << "    <cache model=\"write_behind\" memory=\"" << d.io_memory / MiB << "MiB\""
+          << (d.io_cache_rate > 0 ? " copy-rate=\"" + xml_bandwidth(d.io_cache_rate) + "\"" : "")
+          << "/>\n"
+          << "    <disk model=\"simple\" rate=\"" << xml_bandwidth(d.io_disk_rate) << "\"/>\n"
+          << "  </io-server>\n"
+          << "  <file-system open=\"" << xml_time(d.io_open) << "\" close=\""
+          << xml_time(d.io_close) << "\" sync=\"" << xml_time(d.io_sync_cost)
+          << "\" request-overhead=\"" << xml_time(d.io_request_overhead) << "\"";
+        if (m.io.world > 1)
+            x << " open-per-rank=\"" << xml_time(d.io_open_per_rank) << "\" close-per-rank=\""
+              << xml_time(d.io_close_per_rank) << "\" collective-close=\""
+              << (d.io_close_collective ? "yes" : "no") << "\"";
+        x << "/>\n";
+    }
+    x << "</cluster>\n";
+    return x.str();
+}
+
+std::string write_csv(const Measured& m) {
+    std::ostringstream c;
+    c << "kind,class,rank_a,rank_b,bytes,instructions,passes,samples,value_us,median_all_us,"
+         "min_us,p10_us,p90_us,max_us,bandwidth_MB_per_s,speed_Minstr_per_s\n";
+    auto times = [&](const Stats& s) {
+        return strf("%.0f,%.0f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", s.passes, s.samples, s.value * 1e6,
+                    s.median_all * 1e6, s.min * 1e6, s.p10 * 1e6, s.p90 * 1e6, s.max * 1e6);
+    };
+    for (int k = 0; k < kClasses; ++k) {
+        const ClassResult& r = m.classes[static_cast<std::size_t>(k)];
+        if (!r.pair.present) continue;
+        const std::string who = strf("%s,%d,%d", class_name(k), r.pair.a, r.pair.b);
+        for (const bool pp : {true, false})
+            for (const SizeResult& s : r.sizes) {
+                const Stats& st = pp ? s.pingpong : s.sendrecv;
+                c << (pp ? "pingpong," : "sendrecv,") << who << ","
+                  << static_cast<unsigned long long>(s.bytes) << ",," << times(st) << ",";
+                if (s.bytes > 0 && st.value > 0)
+                    c << strf("%.3f", static_cast<double>(s.bytes) / st.value / 1e6);
+                c << ",\n";
+            }
+        c << "eager_threshold," << who << "," << r.eager.bytes << ",,," << r.eager.probes
+          << ",,,,,,,,\n";
+        c << "eager_threshold_receiver_computing," << who << "," << r.eager_quiet.bytes << ",,,"
+          << r.eager_quiet.probes << ",,,,,,,,\n";
+    }
+    if (!m.overheads.empty()) {  // per-message costs: seconds per message, as the others
+        const Pair& p = m.classes[static_cast<std::size_t>(m.overhead_class)].pair;
+        const std::string who = strf("%s,%d,%d", class_name(m.overhead_class), p.a, p.b);
+        for (const OverheadResult& o : m.overheads)
+            for (const auto& [kind, st] : {std::pair<const char*, const Stats*>{"o_s", &o.send},
+                                           {"o_post", &o.post},
+                                           {"o_r", &o.recv}})
+                c << kind << "," << who << "," << static_cast<unsigned long long>(o.bytes) << ",,"
+                  << times(*st) << ",,\n";
+    }
+    if (m.io.measured && m.io.error.empty()) {
+        const IoMeasured& io = m.io;
+        const std::tuple<const char*, const Stats*, std::uint64_t> rows[] = {
+            {"io_open", &io.open, 0},
+            {"io_write_cached", &io.write_cached, io.size},
+            {"io_close", &io.close, 0},
+            {"io_write_small", &io.write_small, io.transfer},
+            {"io_sync_small", &io.sync_small, io.transfer},
+            {"io_synced_small", &io.synced_small, io.transfer},
+            {"io_write_synced", &io.write_synced, io.size},
+            {"io_sync", &io.sync, io.size},
+            {"io_synced", &io.synced, io.size}};
+        for (const auto& [kind, st, bytes] : rows) {
+            c << kind << ",io,0,," << bytes << ",," << times(*st) << ",";
+            if (bytes > 0 && st->value > 0)
+                c << strf("%.3f", static_cast<double>(bytes) / st->value / 1e6);
+            c << ",\n";
+        }
+    }
+    for (std::size_t r = 0; r < m.cpu.size(); ++r)
+        if (m.cpu[r].samples > 0)
+            c << "cpu,cpu" << m.ranks[r].cpu << "," << r << ",,," << m.cpu_instructions << ","
+              << times(m.cpu[r]) << ",," << strf("%.1f", m.speed(r) / 1e6) << "\n";
+    return c.str();
+}
+
+std::string open_outputs(const Options& o, Outputs& out) {
+    const std::pair<const char*, std::pair<const std::string*, std::ofstream*>> files[] = {
+        {"--out", {&o.out, &out.xml}},
+        {"--csv", {&o.csv, &out.csv}},
+        {"--save-measured", {&o.save_measured, &out.measured}}};
+    for (const auto& [flag, file] : files) {
+        if (file.first->empty()) continue;
+        file.second->open(*file.first);
+        if (!*file.second)
+            return strf("%s: cannot write '%s': %s", flag, file.first->c_str(),
+                        std::strerror(errno));
+    }
+    return {};
+}
+
+void finish(const Measured& m, const Options& opt, Outputs& out) {
+    const Derived d = derive(m, opt.fit);
+    print_summary(m, d);
+    std::string name = opt.name;
+    if (name.empty()) {
+        name = "calibrated-";
+        for (const char ch : m.hosts.front().name)
+            name += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '-') ? ch : '_';
+    }
+    if (out.xml.is_open()) {
+        out.xml << write_model(m, d, name, opt.local_curves);
+        out.xml.close();
+        if (!out.xml) throw UsageError(strf("--out: cannot write '%s'", opt.out.c_str()));
+        std::printf("\nwrote the model to %s\n", opt.out.c_str());
+    }
+    if (out.csv.is_open()) {
+        out.csv << write_csv(m);
+        out.csv.close();
+        if (!out.csv) throw UsageError(strf("--csv: cannot write '%s'", opt.csv.c_str()));
+        std::printf("wrote the measurements to %s\n", opt.csv.c_str());
+    }
+    if (out.measured.is_open()) {
+        out.measured << measured_to_json(m);
+        out.measured.close();
+        if (!out.measured)
+            throw UsageError(strf("--save-measured: cannot write '%s'", opt.save_measured.c_str()));
+        std::printf("wrote the raw measurements to %s\n", opt.save_measured.c_str());
+    }
+}
+
+int main_from(int argc, char** argv) {
+    try {
+        const Options opt = parse_options(argc, argv);
+        if (opt.help) {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        std::ifstream in(opt.from, std::ios::binary);
+        if (!in)
+            throw UsageError(
+                strf("--from: cannot read '%s': %s", opt.from.c_str(), std::strerror(errno)));
+        std::ostringstream text;
+        text << in.rdbuf();
+        if (in.bad()) throw UsageError(strf("--from: cannot read '%s'", opt.from.c_str()));
+        Measured m;
+        try {
+            m = measured_from_json(text.str(), opt.from);
+        } catch (const BadMeasured& e) {
+            throw UsageError(e.what());
+        }
+        Outputs out;
+        if (const std::string e = open_outputs(opt, out); !e.empty()) throw UsageError(e);
+        std::array<Pair, kClasses> pairs;
+        for (int c = 0; c < kClasses; ++c)
+            pairs[static_cast<std::size_t>(c)] = m.classes[static_cast<std::size_t>(c)].pair;
+        std::printf("measurements of %s, read from %s\n", m.date.c_str(), opt.from.c_str());
+        print_placement(m, pairs);
+        for (int c = 0; c < kClasses; ++c)
+            if (pairs[static_cast<std::size_t>(c)].present)
+                print_class(c, m.classes[static_cast<std::size_t>(c)]);
+        print_overheads(m);
+        finish(m, opt, out);
+        return 0;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "%s: error: %s\n", kProgram, e.what());
+        return kUsageExit;
+    }
+}
+
+}  // namespace clustersim::calibrate
