@@ -33,7 +33,7 @@ TEST(ModelWriter, QuantitiesParseBackExactly) {
     }
     for (const std::uint64_t b :
          {1ULL, 1'000ULL, 117'000'000ULL, 1'250'000'000ULL, 50ULL << 20, 1ULL << 30, 3ULL << 10,
-          52'428'801ULL, 40'000'000'000ULL, 1'000'000'000'000ULL}) {
+          52'428'801ULL, 3'456'700'000ULL, 999'999ULL, 40'000'000'000ULL, 1'000'000'000'000ULL}) {
         EXPECT_EQ(parse_bandwidth(model_bandwidth(Bandwidth{b})), Bandwidth{b})
             << model_bandwidth(Bandwidth{b});
     }
@@ -44,8 +44,13 @@ TEST(ModelWriter, QuantitiesParseBackExactly) {
     EXPECT_EQ(model_bandwidth(Bandwidth{50ULL << 20}), "50MiB/s");
     EXPECT_EQ(model_bandwidth(Bandwidth{3ULL << 10}), "3KiB/s");
     EXPECT_EQ(model_bandwidth(Bandwidth{2ULL << 30}), "2GiB/s");
-    EXPECT_EQ(model_bandwidth(Bandwidth{52'428'801}), "52428801B/s");
+    EXPECT_EQ(model_bandwidth(Bandwidth{52'428'801}), "52.428801MB/s");
+    EXPECT_EQ(model_bandwidth(Bandwidth{3'456'700'000}), "3456.7MB/s");
+    EXPECT_EQ(model_bandwidth(Bandwidth{999'999}), "999999B/s");
     EXPECT_EQ(model_time(Time::ns(1500)), "1500ns");
+    EXPECT_EQ(model_time(Time::ps(123'400)), "123.4ns");
+    EXPECT_EQ(model_time(Time::ps(1'500'001)), "1500.001ns");
+    EXPECT_EQ(model_time(Time::ps(999)), "999ps");
     EXPECT_EQ(model_size(64 * 1024), "64KiB");
     EXPECT_EQ(model_speed(2'800'000'000), "2800M");
 }

@@ -7,7 +7,29 @@
 
 namespace clustersim::topo {
 
+namespace {
+
+// value / divisor as an exact decimal without trailing zeros ("3456.7", "52.428801").
+std::string exact_decimal(std::uint64_t value, std::uint64_t divisor) {
+    std::string out = std::to_string(value / divisor);
+    std::uint64_t rest = value % divisor;
+    if (rest == 0) return out;
+    out += '.';
+    for (std::uint64_t d = divisor / 10; rest != 0 && d != 0; d /= 10) {
+        out += static_cast<char>('0' + rest / d);
+        rest %= d;
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string model_time(Time t) {
+    // Beyond the canonical form: a time of whole picoseconds from 1 ns up in ns with a
+    // fraction ("123.4ns" rather than "123400ps").
+    const std::int64_t ps = t.ps();
+    if (ps >= 1000 && ps % 1000 != 0)
+        return exact_decimal(static_cast<std::uint64_t>(ps), 1000) + "ns";
     return canonical_time(t);
 }
 
@@ -20,6 +42,7 @@ std::string model_bandwidth(Bandwidth bw) {
     if (b % 1'000'000 == 0 || b % (1ULL << 30) == 0) return canonical_bandwidth(bw);
     if (b % (1ULL << 20) == 0) return fmt::format("{}MiB/s", b >> 20);
     if (b % (1ULL << 10) == 0) return fmt::format("{}KiB/s", b >> 10);
+    if (b >= 1'000'000) return exact_decimal(b, 1'000'000) + "MB/s";
     return canonical_bandwidth(bw);
 }
 

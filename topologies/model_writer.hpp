@@ -19,9 +19,11 @@
 
 namespace clustersim::topo {
 
-// The forms every written model uses (simulator/units.hpp's canonical_* forms; a bandwidth
-// that is not a whole number of MB/s or GiB/s is written in MiB/s or KiB/s when exact, so
-// PIOsimHD's 1024-based rates stay readable). Each parses back to exactly the same value.
+// The forms every written model uses: simulator/units.hpp's canonical_* forms, except that a
+// bandwidth that is not a whole number of MB/s or GiB/s is written in MiB/s or KiB/s when
+// exact (PIOsimHD's 1024-based rates), else from 1 MB/s up as a decimal of MB/s
+// ("3456.7MB/s"), and a time below whole ns from 1 ns up as a decimal of ns ("123.4ns").
+// Each parses back to exactly the same integer.
 std::string model_time(Time t);
 std::string model_size(std::uint64_t bytes);
 std::string model_bandwidth(Bandwidth bw);
