@@ -170,21 +170,21 @@ XmlElement& XmlElement::add_switch(std::string_view name, Bandwidth relay) {
 XmlElement& XmlElement::add_nic(std::string_view name, Bandwidth relay) {
     return add("nic").text("name", name).bandwidth_if_limited("bandwidth", relay);
 }
-XmlElement& XmlElement::add_cable(std::string_view from, std::string_view to, Time latency,
-                                  Bandwidth bw) {
-    return add("cable")
+XmlElement& XmlElement::add_link(std::string_view element, std::string_view from,
+                                 std::string_view to, Time latency, Bandwidth bw) {
+    return add(std::string(element))
         .text("from", from)
         .text("to", to)
         .time("latency", latency)
         .bandwidth("bandwidth", bw);
 }
+XmlElement& XmlElement::add_cable(std::string_view from, std::string_view to, Time latency,
+                                  Bandwidth bw) {
+    return add_link("cable", from, to, latency, bw);
+}
 XmlElement& XmlElement::add_edge(std::string_view from, std::string_view to, Time latency,
                                  Bandwidth bw) {
-    return add("edge")
-        .text("from", from)
-        .text("to", to)
-        .time("latency", latency)
-        .bandwidth("bandwidth", bw);
+    return add_link("edge", from, to, latency, bw);
 }
 XmlElement& XmlElement::add_node(std::string_view name, std::string_view type) {
     return add("node").text("name", name).text("type", type);

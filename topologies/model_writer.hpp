@@ -79,6 +79,9 @@ class XmlElement {
     XmlElement& add_nic(std::string_view name, Bandwidth relay = Bandwidth{});
     XmlElement& add_cable(std::string_view from, std::string_view to, Time latency, Bandwidth bw);
     XmlElement& add_edge(std::string_view from, std::string_view to, Time latency, Bandwidth bw);
+    // `element` "cable" or "edge": add_cable or add_edge.
+    XmlElement& add_link(std::string_view element, std::string_view from, std::string_view to,
+                         Time latency, Bandwidth bw);
     XmlElement& add_node(std::string_view name, std::string_view type);
     XmlElement& add_jitter();
     // A generator block (<star>, <fat-tree>, <torus>, <dragonfly>): kind, type and prefix;

@@ -598,13 +598,9 @@ ImportResult Importer::run() {
         }
         first.emplace(std::make_pair(l.from_id, l.to_id), i);
     }
-    std::vector<topo::XmlElement> cables;
+    topo::XmlElement cables("cables");  // holds them until the model is written
     auto cable = [&](const char* elem, const Link& l) {
-        topo::XmlElement& e = cables.emplace_back(elem);
-        e.text("from", l.from)
-            .text("to", l.to)
-            .time("latency", l.latency)
-            .bandwidth("bandwidth", Bandwidth{l.bandwidth});
+        cables.add_link(elem, l.from, l.to, l.latency, Bandwidth{l.bandwidth});
     };
     for (std::size_t i = 0; i < links_.size(); ++i) {
         if (done[i]) continue;
@@ -665,7 +661,7 @@ ImportResult Importer::run() {
     }
     for (const auto& [name, ti] : nodes_) cluster.add_node(name, types_[ti].name);
     for (auto& s : switches_) cluster.adopt(std::move(s));
-    for (auto& c : cables) cluster.adopt(std::move(c));
+    for (const topo::XmlElement& c : cables.children()) cluster.adopt(c);
     for (auto& s : servers_) cluster.adopt(std::move(s));
     if (!servers_.empty()) {
         topo::XmlElement& fs_element = cluster.add_file_system();
