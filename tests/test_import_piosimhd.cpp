@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "collectives/placement.hpp"
-#include "model_text.hpp"
 #include "iosys/file_system.hpp"
+#include "model_text.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
 #include "traces/import.hpp"
