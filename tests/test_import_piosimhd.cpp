@@ -11,6 +11,7 @@
 
 #include "collectives/placement.hpp"
 #include "iosys/file_system.hpp"
+#include "model_text.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
 #include "traces/import.hpp"
@@ -48,6 +49,16 @@ std::string joined(const std::vector<std::string>& lines) {
     std::string s;
     for (const auto& l : lines) s += l + "\n";
     return s;
+}
+
+// Both corpus models are the model writer's rendering, element for element.
+TEST(ImportPiosimhd, ImportedModelsAreTheModelWritersRendering) {
+    SKIP_WITHOUT_EXTERNAL();
+    for (const std::string& path : {kPvs, kJacobi}) {
+        const ImportResult r = import_piosimhd(path);
+        EXPECT_EQ(testing::rewritten(r.xml), r.xml) << path;
+        EXPECT_NE(r.xml.find("<!-- Imported from the PIOsimHD model "), std::string::npos);
+    }
 }
 
 TEST(ImportPiosimhd, PvsClusterModel) {

@@ -10,6 +10,7 @@
 
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
+#include "topologies/model_writer.hpp"
 
 namespace clustersim::topo {
 
@@ -539,10 +540,6 @@ std::uint32_t square_divisor(std::uint32_t n) {
     return 1;
 }
 
-std::string join(const std::vector<std::uint32_t>& v) {
-    return fmt::format("{}", fmt::join(v, ","));
-}
-
 void check_positive(Bandwidth bw, const char* what) {
     if (bw.infinite())
         throw InputError("", 0, fmt::format("{} must be a positive bandwidth", what));
@@ -579,24 +576,26 @@ std::string generate_model_xml(const GenerateOptions& o) {
     check_positive(o.memory_bandwidth, "the memory bandwidth");
     if (o.sockets > 1) check_positive(o.inter_socket_bandwidth, "the inter-socket bandwidth");
 
-    std::string generator;
+    // The generator element is built before the document (it decides the cluster's name) and
+    // adopted after the node type.
     std::string name;
-    const std::string link =
-        fmt::format("\n      link-latency=\"{}\" link-bandwidth=\"{}\"",
-                    canonical_time(o.link_latency), canonical_bandwidth(o.link_bandwidth));
-    const std::string sw_bw =
-        o.switch_bandwidth.infinite()
-            ? std::string()
-            : fmt::format(R"( switch-bandwidth="{}")", canonical_bandwidth(o.switch_bandwidth));
+    XmlElement generator("");
     auto check_list = [](const std::vector<std::uint32_t>& v, const char* what) {
         for (std::uint32_t x : v)
             if (x == 0) throw InputError("", 0, fmt::format("{} values must be at least 1", what));
     };
+    auto wide = [](const std::vector<std::uint32_t>& v) {
+        return std::vector<std::uint64_t>(v.begin(), v.end());
+    };
     if (o.kind == "star") {
         if (o.nodes == 0) throw InputError("", 0, "expected at least 1 node");
         name = fmt::format("star-{}", o.nodes);
-        generator = fmt::format(R"(<star type="node" nodes="{}" prefix="n" switch="sw"{}{}/>)",
-                                o.nodes, sw_bw, link);
+        generator = XmlElement("star");
+        generator.text("type", "node")
+            .count("nodes", o.nodes)
+            .text("prefix", "n")
+            .text("switch", "sw");
+        generator.bandwidth_if_limited("switch-bandwidth", o.switch_bandwidth);
     } else if (o.kind == "fat-tree") {
         std::vector<std::uint32_t> down = o.down, up = o.up;
         if (down.empty()) {
@@ -619,9 +618,13 @@ std::string generate_model_xml(const GenerateOptions& o) {
         std::uint64_t nodes = 1;
         for (std::uint32_t d : down) nodes *= d;
         name = fmt::format("fat-tree-{}", nodes);
-        generator =
-            fmt::format(R"(<fat-tree type="node" levels="{}" down="{}" up="{}" prefix="n"{}{}/>)",
-                        down.size(), join(down), join(up), sw_bw, link);
+        generator = XmlElement("fat-tree");
+        generator.text("type", "node")
+            .count("levels", down.size())
+            .list("down", wide(down))
+            .list("up", wide(up))
+            .text("prefix", "n")
+            .bandwidth_if_limited("switch-bandwidth", o.switch_bandwidth);
     } else if (o.kind == "dragonfly") {
         std::uint64_t g = o.groups, a = o.routers, p = o.nodes_per_router, h = o.global_links;
         DragonflyShape shape;
@@ -648,19 +651,14 @@ std::string generate_model_xml(const GenerateOptions& o) {
         check_positive(o.local_bandwidth, "the local bandwidth");
         check_positive(o.global_bandwidth, "the global bandwidth");
         name = fmt::format("dragonfly-{}", shape.nodes);
-        const std::string router_bw =
-            o.switch_bandwidth.infinite()
-                ? std::string()
-                : fmt::format(R"( router-bandwidth="{}")", canonical_bandwidth(o.switch_bandwidth));
-        generator =
-            fmt::format(R"(<dragonfly type="node" groups="{}" routers="{}" nodes-per-router="{}" )"
-                        R"(global-links="{}")"
-                        "\n      prefix=\"n\"{}{}"
-                        "\n      local-latency=\"{}\" local-bandwidth=\"{}\""
-                        "\n      global-latency=\"{}\" global-bandwidth=\"{}\"/>",
-                        g, a, p, h, router_bw, link, canonical_time(o.local_latency),
-                        canonical_bandwidth(o.local_bandwidth), canonical_time(o.global_latency),
-                        canonical_bandwidth(o.global_bandwidth));
+        generator = XmlElement("dragonfly");
+        generator.text("type", "node")
+            .count("groups", g)
+            .count("routers", a)
+            .count("nodes-per-router", p)
+            .count("global-links", h)
+            .text("prefix", "n")
+            .bandwidth_if_limited("router-bandwidth", o.switch_bandwidth);
     } else {
         std::vector<std::uint32_t> dims = o.dims;
         if (dims.empty()) {
@@ -671,53 +669,48 @@ std::string generate_model_xml(const GenerateOptions& o) {
         }
         check_list(dims, "torus dimension");
         name = fmt::format("torus-{}", fmt::join(dims, "x"));
-        generator = fmt::format(R"(<torus type="node" dims="{}" prefix="n"{}/>)", join(dims), link);
+        generator = XmlElement("torus");
+        generator.text("type", "node").list("dims", wide(dims)).text("prefix", "n");
+    }
+    generator.link("link", o.link_latency, o.link_bandwidth);
+    if (o.kind == "dragonfly") {
+        generator.link("local", o.local_latency, o.local_bandwidth);
+        generator.link("global", o.global_latency, o.global_bandwidth);
     }
 
-    std::string x;
-    x += "<?xml version=\"1.0\"?>\n";
-    x += fmt::format("<!-- Generated by `clustersim generate {}`. -->\n", o.kind);
-    x += fmt::format("<cluster name=\"{}\">\n", name);
-    x += fmt::format(
-        "  <network granularity=\"{}\" routing=\"{}\" nic=\"{}\" eager-threshold=\"{}\"/>\n",
-        o.granularity == 0 ? std::string("message") : canonical_size(o.granularity),
-        to_string(o.routing), to_string(o.nic), canonical_size(o.eager_threshold));
-    x += fmt::format("  <node-type name=\"node\" memory=\"{}\">\n", canonical_size(o.memory));
-    const std::string mem_bw = canonical_bandwidth(o.memory_bandwidth);
-    const std::string mem_lat = canonical_time(o.memory_latency);
+    ModelDocument doc(name);
+    doc.add_comment(fmt::format("Generated by `clustersim generate {}`.", o.kind));
+    XmlElement& cluster = doc.cluster();
+    cluster.add_network()
+        .size_or_message("granularity", o.granularity)
+        .text("routing", to_string(o.routing))
+        .text("nic", to_string(o.nic))
+        .size("eager-threshold", o.eager_threshold);
+    XmlElement& type = cluster.add_node_type("node", o.memory);
+    for (std::uint32_t i = 0; i < o.sockets; ++i)
+        type.add_socket(fmt::format("s{}", i), o.cores, o.cpu_speed);
     for (std::uint32_t i = 0; i < o.sockets; ++i) {
-        x += fmt::format("    <socket name=\"s{}\" cores=\"{}\" speed=\"{}\"/>\n", i, o.cores,
-                         canonical_speed(o.cpu_speed));
+        type.add_memory_node(fmt::format("mem{}", i))
+            .bandwidth("bandwidth", o.memory_bandwidth)
+            .bandwidth("local-bandwidth", o.memory_bandwidth);
     }
+    if (o.sockets > 1) type.add_switch("qpi", o.inter_socket_bandwidth);
+    type.add_nic("nic");
     for (std::uint32_t i = 0; i < o.sockets; ++i) {
-        x += fmt::format(
-            "    <memory-node name=\"mem{}\" bandwidth=\"{}\" local-bandwidth=\"{}\"/>\n", i,
-            mem_bw, mem_bw);
-    }
-    const std::string qpi_bw = canonical_bandwidth(o.inter_socket_bandwidth);
-    const std::string qpi_lat = canonical_time(o.inter_socket_latency);
-    if (o.sockets > 1) x += fmt::format("    <switch name=\"qpi\" bandwidth=\"{}\"/>\n", qpi_bw);
-    x += "    <nic name=\"nic\"/>\n";
-    for (std::uint32_t i = 0; i < o.sockets; ++i) {
-        x += fmt::format("    <cable from=\"s{}\" to=\"mem{}\" latency=\"{}\" bandwidth=\"{}\"/>\n",
-                         i, i, mem_lat, mem_bw);
+        type.add_cable(fmt::format("s{}", i), fmt::format("mem{}", i), o.memory_latency,
+                       o.memory_bandwidth);
     }
     if (o.sockets > 1) {
         for (std::uint32_t i = 0; i < o.sockets; ++i) {
-            x += fmt::format(
-                "    <cable from=\"mem{}\" to=\"qpi\" latency=\"{}\" bandwidth=\"{}\"/>\n", i,
-                qpi_lat, qpi_bw);
+            type.add_cable(fmt::format("mem{}", i), "qpi", o.inter_socket_latency,
+                           o.inter_socket_bandwidth);
         }
-        x += fmt::format("    <cable from=\"nic\" to=\"qpi\" latency=\"{}\" bandwidth=\"{}\"/>\n",
-                         qpi_lat, qpi_bw);
+        type.add_cable("nic", "qpi", o.inter_socket_latency, o.inter_socket_bandwidth);
     } else {
-        x += fmt::format("    <cable from=\"nic\" to=\"mem0\" latency=\"{}\" bandwidth=\"{}\"/>\n",
-                         mem_lat, mem_bw);
+        type.add_cable("nic", "mem0", o.memory_latency, o.memory_bandwidth);
     }
-    x += "  </node-type>\n";
-    x += "  " + generator + "\n";
-    x += "</cluster>\n";
-    return x;
+    cluster.adopt(std::move(generator));
+    return doc.str();
 }
 
 }  // namespace clustersim::topo

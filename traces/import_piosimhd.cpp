@@ -8,7 +8,8 @@
 // (de.hd.pvs.piosim.model.components.<Kind>.<Class>), parameters by case-insensitive element
 // name, and an instance's missing parameters and sub-components come from its `template`.
 // Units (PIOsimHD's util/Numbers): K, M, G = 2^10, 2^20, 2^30 (sizes and bytes per second),
-// times with s, ms, us, ns. The mapping is documented in traces/README.md ("`clustersim import piosimhd`").
+// times with s, ms, us, ns. The mapping is documented in traces/README.md ("`clustersim import
+// piosimhd`").
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -25,6 +26,7 @@
 
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
+#include "topologies/model_writer.hpp"
 #include "traces/import.hpp"
 #include "traces/piosimhd_units.hpp"
 #include "traces/xml_file.hpp"
@@ -68,13 +70,6 @@ std::string model_name(const std::string& s) {
     for (char c : s)
         out += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ? c : '_';
     return out.empty() ? "x" : out;
-}
-
-std::string bandwidth_text(std::uint64_t b) {
-    if (b % (1ULL << 30) == 0) return fmt::format("{}GiB/s", b >> 30);
-    if (b % (1ULL << 20) == 0) return fmt::format("{}MiB/s", b >> 20);
-    if (b % (1ULL << 10) == 0) return fmt::format("{}KiB/s", b >> 10);
-    return canonical_bandwidth(Bandwidth{b});
 }
 
 struct Param {
@@ -232,8 +227,8 @@ class Importer {
     std::vector<Link> links_;
     std::vector<NodeType> types_;
     std::vector<std::pair<std::string, std::size_t>> nodes_;  // name, type index
-    std::vector<std::string> switches_;                       // XML lines
-    std::vector<std::string> servers_;                        // XML
+    std::vector<topo::XmlElement> switches_;                  // <switch>
+    std::vector<topo::XmlElement> servers_;                   // <io-server>
     std::set<std::string> routing_;                           // packet routing classes
     struct Client {
         std::int64_t rank;
@@ -242,7 +237,8 @@ class Importer {
         pugi::xml_node at;
     };
     std::vector<Client> clients_;
-    std::string network_, collectives_, file_system_;
+    std::optional<std::uint64_t> granularity_, eager_threshold_;   // <network>
+    std::vector<std::pair<std::string, std::string>> algorithms_;  // operation, name
     std::uint64_t io_granularity_ = 0;
     pugi::xml_node io_granularity_at_;
 };
@@ -366,7 +362,7 @@ void Importer::server(pugi::xml_node s, const std::string& node_name) {
     }
     const pugi::xml_node d = disks[0];
     const std::string dclass = kind_of(d).second;
-    std::string disk;
+    topo::XmlElement disk("disk");
     if (dclass == "RefinedDiskModel") {
         auto need = [&](const char* name) {
             const auto p = param(d, name);
@@ -375,12 +371,12 @@ void Importer::server(pugi::xml_node s, const std::string& node_name) {
         };
         const std::uint64_t rate = value(need("SequentialTransferRate"), "bytes per second");
         if (rate == 0) fail(d, "<SequentialTransferRate> must not be 0");
-        disk = fmt::format(
-            "<disk model=\"hdd\" rate=\"{}\" average-seek=\"{}\" track-to-track=\"{}\" "
-            "rpm=\"{}\" close=\"{}\"/>",
-            bandwidth_text(rate), canonical_time(time(need("AverageSeekTime"))),
-            canonical_time(time(need("TrackToTrackSeekTime"))), value(need("RPM"), "rotations"),
-            canonical_size(value(need("PositionDifferenceConsideredToBeClose"), "bytes")));
+        disk.text("model", "hdd")
+            .bandwidth("rate", Bandwidth{rate})
+            .time("average-seek", time(need("AverageSeekTime")))
+            .time("track-to-track", time(need("TrackToTrackSeekTime")))
+            .count("rpm", value(need("RPM"), "rotations"))
+            .size("close", value(need("PositionDifferenceConsideredToBeClose"), "bytes"));
         unknown_params(d,
                        {"sequentialtransferrate", "averageseektime", "tracktotrackseektime", "rpm",
                         "positiondifferenceconsideredtobeclose", "maxconcurrentrequests"},
@@ -389,8 +385,9 @@ void Importer::server(pugi::xml_node s, const std::string& node_name) {
         // The original IOSubsystem and SimpleDisk: access time, then the throughput.
         const std::uint64_t rate = value(*param(d, "MaxThroughput"), "bytes per second");
         if (rate == 0) fail(d, "<MaxThroughput> must not be 0");
-        disk = fmt::format("<disk model=\"simple\" latency=\"{}\" rate=\"{}\"/>",
-                           canonical_time(time(*param(d, "AvgAccessTime"))), bandwidth_text(rate));
+        disk.text("model", "simple")
+            .time("latency", time(*param(d, "AvgAccessTime")))
+            .bandwidth("rate", Bandwidth{rate});
         unknown_params(d, {"avgaccesstime", "maxthroughput", "maxconcurrentrequests"}, dclass);
     } else {
         unmapped(d, fmt::format("I/O subsystem {} of the server on node {}", dclass, node_name),
@@ -402,7 +399,8 @@ void Importer::server(pugi::xml_node s, const std::string& node_name) {
         unmapped(p->node, fmt::format("<MaxConcurrentRequests> {}", p->text),
                  "clustersim disks serve one request at a time");
 
-    std::string cache = "<cache model=\"none\"/>";
+    topo::XmlElement cache("cache");
+    cache.text("model", "none");
     const auto caches = components(s, "ServerCacheLayer");
     if (!caches.empty()) {
         const pugi::xml_node c = caches[0];
@@ -421,7 +419,7 @@ void Importer::server(pugi::xml_node s, const std::string& node_name) {
             unmapped(c, fmt::format("cache layer {}", cclass),
                      "no clustersim cache layer matches it; 'none' is used");
         } else {
-            cache = fmt::format("<cache model=\"{}\"/>", it->second);
+            cache.text("model", it->second);
             if (cclass == "ServerDirectedIO")
                 unmapped(c, "cache layer ServerDirectedIO",
                          "mapped to 'reorder', the clustersim layer that sorts and merges "
@@ -441,8 +439,11 @@ void Importer::server(pugi::xml_node s, const std::string& node_name) {
         unknown_params(c, {"maxnumberofconcurrentioops", "readdatasievingmaxholesizetocombine"},
                        cclass);
     }
-    servers_.push_back(fmt::format("  <io-server node=\"{}\">\n    {}\n    {}\n  </io-server>\n",
-                                   node_name, cache, disk));
+    topo::XmlElement server("io-server");
+    server.text("node", node_name);
+    server.adopt(std::move(cache));
+    server.adopt(std::move(disk));
+    servers_.push_back(std::move(server));
 }
 
 void Importer::switch_(pugi::xml_node s) {
@@ -450,10 +451,9 @@ void Importer::switch_(pugi::xml_node s) {
         unique(s.attribute("name") ? s.attribute("name").as_string()
                                    : fmt::format("switch{}", s.attribute("id").as_string()));
     const std::string sclass = kind_of(s).second;
-    std::string bw;
+    Bandwidth relay;  // 0: unlimited
     if (const auto p = param(s, "TotalBandwidth")) {
-        const std::uint64_t b = value(*p, "bytes per second");
-        if (b != 0) bw = fmt::format(" bandwidth=\"{}\"", bandwidth_text(b));
+        relay = Bandwidth{value(*p, "bytes per second")};
     } else {
         unmapped(s, fmt::format("{} {} without <TotalBandwidth>", sclass, name),
                  "the switch relays without limit");
@@ -464,7 +464,9 @@ void Importer::switch_(pugi::xml_node s) {
     unknown_params(s, {"totalbandwidth"}, sclass);
     for (pugi::xml_node r : components(s, "PaketRoutingAlgorithm"))
         routing_.insert(kind_of(r).second);
-    switches_.push_back(fmt::format("  <switch name=\"{}\"{}/>\n", name, bw));
+    topo::XmlElement sw("switch");
+    sw.text("name", name).bandwidth_if_limited("bandwidth", relay);
+    switches_.push_back(std::move(sw));
     for (pugi::xml_node port : components(s, "Port")) {
         const std::string id = port.attribute("id").as_string();
         if (!id.empty()) id_vertex_[id] = name;
@@ -473,12 +475,8 @@ void Importer::switch_(pugi::xml_node s) {
 }
 
 void Importer::settings(pugi::xml_node g) {
-    std::string net;
-    if (const auto p = param(g, "TransferGranularity"))
-        net += fmt::format(" granularity=\"{}\"", canonical_size(value(*p, "bytes")));
-    if (const auto p = param(g, "MaxEagerSendSize"))
-        net += fmt::format(" eager-threshold=\"{}\"", canonical_size(value(*p, "bytes")));
-    network_ = net;
+    if (const auto p = param(g, "TransferGranularity")) granularity_ = value(*p, "bytes");
+    if (const auto p = param(g, "MaxEagerSendSize")) eager_threshold_ = value(*p, "bytes");
     if (const auto p = param(g, "IOGranularity")) {
         io_granularity_ = value(*p, "bytes");
         io_granularity_at_ = p->node;
@@ -491,7 +489,6 @@ void Importer::settings(pugi::xml_node g) {
         {"barrier/BinaryTree", {"barrier", "binary_tree"}},
         {"bcast/BinaryTree", {"bcast", "binary_tree"}},
         {"reduce/BinaryTree", {"reduce", "binary_tree"}}};
-    std::string rules;
     for (pugi::xml_node m : g.children()) {
         if (m.type() != pugi::node_element || !same(m.name(), "ClientMethod")) continue;
         const std::string op = m.attribute("name").as_string();
@@ -501,8 +498,7 @@ void Importer::settings(pugi::xml_node g) {
         const auto it = algorithms.find(key);
         const std::string what = fmt::format("<ClientMethod name=\"{}\"> {}", op, cls);
         if (it != algorithms.end()) {
-            rules += fmt::format("    <algorithm operation=\"{}\" name=\"{}\"/>\n",
-                                 it->second.first, it->second.second);
+            algorithms_.push_back(it->second);
         } else if (key == "wait/Blocking" || key == "compute/Time") {
             // clustersim's own behaviour: a blocking wait, compute bursts given as times
         } else if (cls.rfind("Rendezvous", 0) == 0) {
@@ -518,7 +514,6 @@ void Importer::settings(pugi::xml_node g) {
                                  lower(op)));
         }
     }
-    if (!rules.empty()) collectives_ = "  <collectives>\n" + rules + "  </collectives>\n";
 }
 
 ImportResult Importer::run() {
@@ -582,7 +577,6 @@ ImportResult Importer::run() {
 
     // Connections: each is declared on both ends (NIC -> port, port -> NIC); one cable per
     // pair, or two one-way edges if the two ends disagree.
-    std::string cables;
     std::map<std::pair<std::string, std::string>, std::size_t> first;
     std::vector<bool> done(links_.size(), false);
     for (std::size_t i = 0; i < links_.size(); ++i) {
@@ -604,10 +598,9 @@ ImportResult Importer::run() {
         }
         first.emplace(std::make_pair(l.from_id, l.to_id), i);
     }
+    topo::XmlElement cables("cables");  // holds them until the model is written
     auto cable = [&](const char* elem, const Link& l) {
-        cables +=
-            fmt::format("  <{} from=\"{}\" to=\"{}\" latency=\"{}\" bandwidth=\"{}\"/>\n", elem,
-                        l.from, l.to, canonical_time(l.latency), bandwidth_text(l.bandwidth));
+        cables.add_link(elem, l.from, l.to, l.latency, Bandwidth{l.bandwidth});
     };
     for (std::size_t i = 0; i < links_.size(); ++i) {
         if (done[i]) continue;
@@ -641,44 +634,42 @@ ImportResult Importer::run() {
                  "clustersim has one routing rule per model; shortest-path is used");
 
     // The model.
-    std::string xml = fmt::format(
-        "<?xml version=\"1.0\"?>\n<!-- Imported from the PIOsimHD model {} by clustersim import "
-        "piosimhd. PIOsimHD's K, M, G are 1024-based. -->\n",
-        fs::path(path_).filename().string());
-    std::string cluster_name = model_name(fs::path(path_).stem().string());
-    xml += fmt::format("<cluster name=\"{}\">\n", cluster_name);
-    xml += fmt::format("  <network routing=\"{}\"{}/>\n", routing, network_);
-    xml += collectives_;
-    for (const NodeType& t : types_) {
-        const std::string in = bandwidth_text(t.internal == 0 ? 1'000'000'000'000ULL : t.internal);
-        xml += fmt::format("  <node-type name=\"{}\" memory=\"{}\">\n", t.name,
-                           canonical_size(t.memory));
-        xml += fmt::format("    <socket name=\"s0\" cores=\"{}\" speed=\"{}\"/>\n", t.cores,
-                           canonical_speed(t.speed));
-        xml += fmt::format(
-            "    <memory-node name=\"mem0\" bandwidth=\"{}\" local-bandwidth=\"{}\"/>\n", in, in);
-        xml += fmt::format("    <cable from=\"s0\" to=\"mem0\" latency=\"0s\" bandwidth=\"{}\"/>\n",
-                           in);
-        if (t.nic) {
-            xml += "    <nic name=\"nic\"/>\n";
-            xml += fmt::format(
-                "    <cable from=\"mem0\" to=\"nic\" latency=\"0s\" bandwidth=\"{}\"/>\n", in);
-        }
-        xml += "  </node-type>\n";
+    topo::ModelDocument doc(model_name(fs::path(path_).stem().string()));
+    doc.add_comment(
+        fmt::format("Imported from the PIOsimHD model {} by clustersim import "
+                    "piosimhd. PIOsimHD's K, M, G are 1024-based.",
+                    fs::path(path_).filename().string()));
+    topo::XmlElement& cluster = doc.cluster();
+    topo::XmlElement& network = cluster.add_network().text("routing", routing);
+    if (granularity_) network.size("granularity", *granularity_);
+    if (eager_threshold_) network.size("eager-threshold", *eager_threshold_);
+    if (!algorithms_.empty()) {
+        topo::XmlElement& collectives = cluster.add_collectives();
+        for (const auto& [operation, name] : algorithms_)
+            collectives.add_algorithm(operation, name);
     }
-    for (const auto& [name, ti] : nodes_)
-        xml += fmt::format("  <node name=\"{}\" type=\"{}\"/>\n", name, types_[ti].name);
-    for (const auto& s : switches_) xml += s;
-    xml += cables;
-    for (const auto& s : servers_) xml += s;
+    for (const NodeType& t : types_) {
+        const Bandwidth in{t.internal == 0 ? 1'000'000'000'000ULL : t.internal};
+        topo::XmlElement& type = cluster.add_node_type(t.name, t.memory);
+        type.add_socket("s0", t.cores, t.speed);
+        type.add_memory_node("mem0").bandwidth("bandwidth", in).bandwidth("local-bandwidth", in);
+        type.add_cable("s0", "mem0", Time{}, in);
+        if (t.nic) {
+            type.add_nic("nic");
+            type.add_cable("mem0", "nic", Time{}, in);
+        }
+    }
+    for (const auto& [name, ti] : nodes_) cluster.add_node(name, types_[ti].name);
+    for (auto& s : switches_) cluster.adopt(std::move(s));
+    for (const topo::XmlElement& c : cables.children()) cluster.adopt(c);
+    for (auto& s : servers_) cluster.adopt(std::move(s));
     if (!servers_.empty()) {
-        xml += io_granularity_ != 0 ? fmt::format("  <file-system granularity=\"{}\"/>\n",
-                                                  canonical_size(io_granularity_))
-                                    : "  <file-system/>\n";
+        topo::XmlElement& fs_element = cluster.add_file_system();
+        if (io_granularity_ != 0) fs_element.size("granularity", io_granularity_);
     } else if (io_granularity_ != 0) {
         unmapped(io_granularity_at_, "<IOGranularity>", "the model has no I/O servers");
     }
-    xml += "</cluster>\n";
+    std::string xml = doc.str();
 
     // Placement of the first application's client processes.
     ImportResult result;

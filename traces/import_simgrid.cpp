@@ -38,6 +38,7 @@
 #include "simulator/error.hpp"
 #include "simulator/time.hpp"
 #include "simulator/units.hpp"
+#include "topologies/model_writer.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/routing.hpp"
 #include "traces/import.hpp"
@@ -49,7 +50,7 @@ namespace {
 
 constexpr std::uint64_t kInternalBw = 1'000'000'000'000;      // socket <-> NIC: 1 TB/s
 constexpr std::uint64_t kDefaultLoopbackBw = 10'000'000'000;  // SimGrid network/loopback-bw
-constexpr const char* kMemory = "16GiB";                      // SimGrid hosts have no memory
+constexpr std::uint64_t kMemory = 16ULL << 30;                // SimGrid hosts have no memory
 
 struct Loopback {
     Time latency;  // round trip (out and back)
@@ -143,8 +144,8 @@ struct FlatCluster {
 
 // One element of the output in document order: an explicit host or a generated block.
 struct Item {
-    int host = -1;     // index into hosts_
-    std::string text;  // otherwise
+    int host = -1;                           // index into hosts_
+    std::vector<topo::XmlElement> elements;  // otherwise
 };
 
 std::string sanitize(std::string_view s) {
@@ -1042,9 +1043,12 @@ void Importer::cluster(pugi::xml_node n) {
             unmapped(c, fmt::format("<{}> in {}", c.name(), what), "clustersim has no equivalent");
     }
     props(n, what);
-    const std::string link_attrs =
-        fmt::format(R"(link-latency="{}" link-bandwidth="{}")", canonical_time(lat),
-                    canonical_bandwidth(Bandwidth{bw}));
+    // A generator block, its link attributes last.
+    auto generator = [&](std::string_view kind, const std::string& node_prefix) {
+        topo::XmlElement e{std::string(kind)};
+        e.text("type", gen_type()).text("prefix", node_prefix);
+        return e;
+    };
     const std::string base = sanitize(prefix.empty() ? id : prefix);
     const std::string router_name = n.attribute("router_id")
                                         ? std::string(n.attribute("router_id").value())
@@ -1092,19 +1096,15 @@ void Importer::cluster(pugi::xml_node n) {
         } else {
             const std::string p = node_prefix(base, id, count);
             const std::string sw = unique(sanitize(id) + "_sw");
-            auto join = [](const std::vector<std::uint64_t>& v) {
-                std::string s;
-                for (const auto x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-                return s;
-            };
-            items_.push_back(Item{
-                -1, fmt::format(R"(<fat-tree type="{}" prefix="{}" switch-prefix="{}" levels="{}" )"
-                                R"(down="{}" up="{}" parallel="{}"{} {}/>)",
-                                gen_type(), p, sw, levels, join(down), join(up), join(par),
-                                limiter == 0 ? std::string()
-                                             : fmt::format(R"( switch-bandwidth="{}")",
-                                                           canonical_bandwidth(Bandwidth{limiter})),
-                                link_attrs)});
+            topo::XmlElement e = generator("fat-tree", p);
+            e.text("switch-prefix", sw)
+                .count("levels", levels)
+                .list("down", down)
+                .list("up", up)
+                .list("parallel", par)
+                .bandwidth_if_limited("switch-bandwidth", Bandwidth{limiter})
+                .link("link", lat, Bandwidth{bw});
+            items_.push_back(Item{-1, {std::move(e)}});
             register_hosts(p);
             not_routable_router("the router of a FAT_TREE cluster has no clustersim vertex");
             if (has_bb)
@@ -1123,13 +1123,12 @@ void Importer::cluster(pugi::xml_node n) {
                                       nodes, count);
         } else {
             // SimGrid's first dimension varies fastest, clustersim's last: reverse them.
-            std::string d;
-            for (auto it = dims.rbegin(); it != dims.rend(); ++it)
-                d += (d.empty() ? "" : ",") + std::to_string(*it);
             const std::string p = node_prefix(base, id, count);
-            items_.push_back(Item{
-                -1, fmt::format(R"(<torus type="{}" prefix="{}" dims="{}" wiring="simgrid" {}/>)",
-                                gen_type(), p, d, link_attrs)});
+            topo::XmlElement e = generator("torus", p);
+            e.list("dims", std::vector<std::uint64_t>(dims.rbegin(), dims.rend()))
+                .text("wiring", "simgrid")
+                .link("link", lat, Bandwidth{bw});
+            items_.push_back(Item{-1, {std::move(e)}});
             register_hosts(p);
             not_routable_router("the router of a TORUS cluster has no clustersim vertex");
             if (has_bb) unmapped(n, fmt::format("backbone of {}", what), "a TORUS has no backbone");
@@ -1163,19 +1162,19 @@ void Importer::cluster(pugi::xml_node n) {
             // (x blue count); the limiter caps every router.
             const std::string px = node_prefix(base, id, count);
             const std::string sw = unique(sanitize(id) + "_df");
-            items_.push_back(Item{
-                -1, fmt::format(
-                        R"(<dragonfly wiring="simgrid" type="{}" prefix="{}" switch-prefix="{}" )"
-                        R"(groups="{}" chassis="{}" routers="{}" nodes-per-router="{}"{} {} )"
-                        R"(local-latency="{}" local-bandwidth="{}" chassis-latency="{}" )"
-                        R"(chassis-bandwidth="{}" global-latency="{}" global-bandwidth="{}"/>)",
-                        gen_type(), px, sw, g[0], c[0], b[0], p[0],
-                        limiter == 0 ? std::string()
-                                     : fmt::format(R"( router-bandwidth="{}")",
-                                                   canonical_bandwidth(Bandwidth{limiter})),
-                        link_attrs, canonical_time(lat), canonical_bandwidth(Bandwidth{bw * b[1]}),
-                        canonical_time(lat), canonical_bandwidth(Bandwidth{bw * c[1]}),
-                        canonical_time(lat), canonical_bandwidth(Bandwidth{bw * g[1]}))});
+            topo::XmlElement e = generator("dragonfly", px);
+            e.text("wiring", "simgrid")
+                .text("switch-prefix", sw)
+                .count("groups", g[0])
+                .count("chassis", c[0])
+                .count("routers", b[0])
+                .count("nodes-per-router", p[0])
+                .bandwidth_if_limited("router-bandwidth", Bandwidth{limiter})
+                .link("link", lat, Bandwidth{bw})
+                .link("local", lat, Bandwidth{bw * b[1]})
+                .link("chassis", lat, Bandwidth{bw * c[1]})
+                .link("global", lat, Bandwidth{bw * g[1]});
+            items_.push_back(Item{-1, {std::move(e)}});
             register_hosts(px);
             not_routable_router("the router of a DRAGONFLY cluster has no clustersim vertex");
             if (has_bb)
@@ -1197,35 +1196,38 @@ void Importer::cluster(pugi::xml_node n) {
     fc.half_bb = Time::ps(bb_lat.ps() / 2);
     fc.bb_bw = bb_bw;
     const Time link_lat = lat + fc.half_bb;
-    std::string relay;
+    Bandwidth relay;  // the switch's relay rate (0: unlimited)
     if (has_bb && bb_pol != Policy::Fatpipe)
-        relay = fmt::format(R"( switch-bandwidth="{}")", canonical_bandwidth(Bandwidth{bb_bw}));
+        relay = Bandwidth{bb_bw};
     else if (has_bb)
         unmapped(n, fmt::format("FATPIPE backbone of {}", what),
                  "flows through the switch are not capped at the backbone bandwidth");
     const std::string type = type_for(flat_key);
     if (contiguous || !star_reason.empty()) {
         const std::string p = node_prefix(base, id, count);
-        items_.push_back(Item{
-            -1,
-            fmt::format(R"(<star type="{}" prefix="{}" nodes="{}" switch="{}"{} link-latency="{}" )"
-                        R"(link-bandwidth="{}"/>)",
-                        type, p, count, fc.sw, relay, canonical_time(link_lat),
-                        canonical_bandwidth(Bandwidth{bw}))});
+        topo::XmlElement e("star");
+        e.text("type", type)
+            .text("prefix", p)
+            .count("nodes", count)
+            .text("switch", fc.sw)
+            .bandwidth_if_limited("switch-bandwidth", relay)
+            .link("link", link_lat, Bandwidth{bw});
+        items_.push_back(Item{-1, {std::move(e)}});
         register_hosts(p);
     } else {
         // Keep SimGrid's host numbers: explicit nodes on a switch.
-        std::string block;
+        Item block;
         std::vector<std::string> names;
         for (const std::int64_t r : radical) {
             const std::string name = unique(base + std::to_string(r));
             names.push_back(name);
             netpoints_[prefix + std::to_string(r) + suffix] = Netpoint{name + ".nic", -1, {}};
-            block += fmt::format(R"(<node name="{}" type="{}"/>)", name, type) + "\n  ";
+            block.elements.emplace_back("node").text("name", name).text("type", type);
         }
-        block += fmt::format(R"(<switch name="{}"{}/>)", fc.sw,
-                             relay.empty() ? "" : " " + relay.substr(8));  // bandwidth="..."
-        items_.push_back(Item{-1, block});
+        block.elements.emplace_back("switch")
+            .text("name", fc.sw)
+            .bandwidth_if_limited("bandwidth", relay);
+        items_.push_back(std::move(block));
         for (const std::string& name : names) add_cable(name + ".nic", fc.sw, link_lat, bw);
     }
     if (has_bb) {
@@ -1415,20 +1417,17 @@ std::string Importer::emit() {
         const Loopback lb = h.loopback.value_or(default_loopback_);
         host_types[i] = type_for(TypeKey{h.speed, h.cores, lb.latency.ps(), lb.bw, h.limiter});
     }
-    std::string out;
-    out += "<?xml version=\"1.0\"?>\n";
-    std::string src = fmt::format("{}", std::filesystem::path(path_).filename().string());
-    for (std::size_t p; (p = src.find("--")) != std::string::npos;) src.replace(p, 2, "- -");
-    out += fmt::format(
-        "<!-- Imported from the SimGrid platform '{}' by `clustersim import simgrid`.\n"
+    const std::string src = std::filesystem::path(path_).filename().string();
+    topo::ModelDocument doc(sanitize(std::filesystem::path(path_).stem().string()));
+    doc.add_comment(fmt::format(
+        "Imported from the SimGrid platform '{}' by `clustersim import simgrid`.\n"
         "     Hosts are nodes (speed: flops/s = instructions/s; memory: {}, SimGrid has none),\n"
         "     SimGrid links are switches \"l_<id>\" cabled along the routes, <cluster>s are\n"
         "     generators, each node's socket-loopback cable is its loopback link. The mapping\n"
-        "     and its approximations: traces/README.md (SimGrid platforms). -->\n",
-        src, kMemory);
-    std::string name = sanitize(std::filesystem::path(path_).stem().string());
-    out += fmt::format("<cluster name=\"{}\">\n", name);
-    out += "  <network model=\"fluid\" routing=\"simgrid\"/>\n";
+        "     and its approximations: traces/README.md (SimGrid platforms).",
+        src, topo::model_size(kMemory)));
+    topo::XmlElement& cluster = doc.cluster();
+    cluster.add_network().text("model", "fluid").text("routing", "simgrid");
     std::vector<std::pair<std::string, TypeKey>> types;
     for (const auto& [k, n] : types_) types.emplace_back(n, k);
     std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) {
@@ -1436,50 +1435,25 @@ std::string Importer::emit() {
                                                 : a.first < b.first;
     });
     for (const auto& [tn, k] : types) {
-        out += fmt::format("  <node-type name=\"{}\" memory=\"{}\">\n", tn, kMemory);
-        out += fmt::format("    <socket name=\"s0\" cores=\"{}\" speed=\"{}\"/>\n", k.cores,
-                           canonical_speed(k.speed));
-        out += "    <memory-node name=\"loopback\"/>\n";
-        if (k.limiter != 0)
-            out += fmt::format("    <nic name=\"nic\" bandwidth=\"{}\"/>\n",
-                               canonical_bandwidth(Bandwidth{k.limiter}));
-        else
-            out += "    <nic name=\"nic\"/>\n";
-        out += fmt::format(
-            "    <cable from=\"s0\" to=\"loopback\" latency=\"{}\" bandwidth=\"{}\"/>\n",
-            canonical_time(Time::ps(k.loop_ps / 2)), canonical_bandwidth(Bandwidth{k.loop_bw}));
-        out += fmt::format("    <cable from=\"s0\" to=\"nic\" latency=\"0s\" bandwidth=\"{}\"/>\n",
-                           canonical_bandwidth(Bandwidth{kInternalBw}));
-        out += "  </node-type>\n";
+        topo::XmlElement& type = cluster.add_node_type(tn, kMemory);
+        type.add_socket("s0", k.cores, k.speed);
+        type.add_memory_node("loopback");
+        type.add_nic("nic", Bandwidth{k.limiter});
+        type.add_cable("s0", "loopback", Time::ps(k.loop_ps / 2), Bandwidth{k.loop_bw});
+        type.add_cable("s0", "nic", Time{}, Bandwidth{kInternalBw});
     }
     for (const Item& it : items_) {
         if (it.host >= 0) {
             const auto i = static_cast<std::size_t>(it.host);
-            out +=
-                fmt::format("  <node name=\"{}\" type=\"{}\"/>\n", hosts_[i].name, host_types[i]);
+            cluster.add_node(hosts_[i].name, host_types[i]);
         } else {
-            out += "  " + it.text + "\n";
+            for (const topo::XmlElement& e : it.elements) cluster.adopt(e);
         }
     }
-    for (const auto& [sw, relay] : switches_) {
-        if (relay != 0)
-            out += fmt::format("  <switch name=\"{}\" bandwidth=\"{}\"/>\n", sw,
-                               canonical_bandwidth(Bandwidth{relay}));
-        else
-            out += fmt::format("  <switch name=\"{}\"/>\n", sw);
-    }
-    for (const Cable& c : cables_) {
-        out += fmt::format("  <cable from=\"{}\" to=\"{}\" latency=\"{}\" bandwidth=\"{}\"/>\n",
-                           c.from, c.to, canonical_time(c.latency),
-                           canonical_bandwidth(Bandwidth{c.bw}));
-    }
-    for (const OneWay& e : one_way_) {
-        out +=
-            fmt::format("  <edge from=\"{}\" to=\"{}\" latency=\"{}\" bandwidth=\"{}\"/>\n", e.from,
-                        e.to, canonical_time(e.latency), canonical_bandwidth(Bandwidth{e.bw}));
-    }
-    out += "</cluster>\n";
-    return out;
+    for (const auto& [sw, relay] : switches_) cluster.add_switch(sw, Bandwidth{relay});
+    for (const Cable& c : cables_) cluster.add_cable(c.from, c.to, c.latency, Bandwidth{c.bw});
+    for (const OneWay& e : one_way_) cluster.add_edge(e.from, e.to, e.latency, Bandwidth{e.bw});
+    return doc.str();
 }
 
 ImportResult Importer::run() {
