@@ -16,6 +16,7 @@
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
+#include "topologies/nic_models.hpp"
 
 using namespace clustersim;
 
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
     o.kind = "star";
     o.nodes = n;
     o.granularity = gran == "message" ? 0 : parse_size(gran);
-    o.nic = nic == "analytical" ? topo::NicModel::Analytical : topo::NicModel::Packet;
+    o.nic = topo::nic_models().select(nic);  // any registered NIC model, NAME[:key=value]
     const topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-bcast.xml");
     const auto t1 = std::chrono::steady_clock::now();
 

@@ -14,6 +14,7 @@
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
+#include "topologies/nic_models.hpp"
 
 using namespace clustersim;
 
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
     o.sockets = 1;
     o.cores = 2;
     o.granularity = parse_size(gran);
-    o.nic = nic == "analytical" ? topo::NicModel::Analytical : topo::NicModel::Packet;
+    o.nic = topo::nic_models().select(nic);  // any registered NIC model, NAME[:key=value]
     const topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-stream.xml");
 
     mpi::AppRegistry apps;

@@ -20,6 +20,16 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
       rng_(seed),
       valiant_(topology) {
     id_ = engine_.add_prefetching(*this);
+    // Each node's NIC model, resolved to its behaviour once.
+    auto resolve = [this](topo::NicModel id) {
+        std::shared_ptr<const topo::NicBehaviour> b = topo::nic_models().behaviour(id);
+        const topo::NicBehaviour* raw = b.get();
+        if (std::find(nics_.begin(), nics_.end(), b) == nics_.end()) nics_.push_back(std::move(b));
+        return raw;
+    };
+    default_nic_ = resolve(topo_.settings.nic_model);
+    node_nic_.reserve(topo_.nodes.size());
+    for (const topo::NodeInfo& node : topo_.nodes) node_nic_.push_back(resolve(node.nic_model));
     relays_.resize(topo_.num_vertices());
     for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
         const auto& p = topo_.vertex(v);
@@ -63,10 +73,10 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     if (vp.node >= 0) {
         const auto& node = topo_.nodes[static_cast<std::size_t>(vp.node)];
         s.granularity = node.granularity;
-        s.analytical = node.nic_model == topo::NicModel::Analytical;
+        s.nic = node_nic_[static_cast<std::size_t>(vp.node)];
     } else {
         s.granularity = topo_.settings.granularity;
-        s.analytical = topo_.settings.nic_model == topo::NicModel::Analytical;
+        s.nic = default_nic_;
     }
     // The route (topologies/route_service.hpp), to keep the path and size the window.
     routes_.route(src, dst, route_);
@@ -196,10 +206,7 @@ void Network::refill(std::uint32_t si) {
         np.last = last;
         const std::uint32_t pi = packets_.acquire(np);
         ++stats_.packets;
-        if (s.analytical)
-            inject_analytical(pi);
-        else
-            inject_packet(pi);
+        s.nic->inject(*this, pi);
     }
 }
 
@@ -242,11 +249,25 @@ bool Network::record_links(std::vector<Activity>* out) {
     return true;
 }
 
-void Network::inject_packet(std::uint32_t pi) {
+topo::NicPacket Network::packet(std::uint32_t pi) const {
+    const Packet& p = packets_[pi];
+    return {p.bytes, p.src, p.dst, p.last};
+}
+
+void Network::hop_by_hop(std::uint32_t pi) {
     enqueue(next_edge(packets_[pi]), pi);
 }
 
-void Network::inject_analytical(std::uint32_t pi) {
+void Network::deliver_at(std::uint32_t pi, Time left, Time arrives) {
+    if (left < engine_.now() || arrives < left)
+        throw std::logic_error("network: a NIC model delivered a packet before it left");
+    const Packet& p = packets_[pi];
+    if (p.last && messages_[p.message].notify_injected)
+        engine_.schedule(left, id_, kInjected, p.message);
+    engine_.schedule(arrives, id_, kDeliver, pi);
+}
+
+void Network::reserve_route(std::uint32_t pi) {
     Packet& p = packets_[pi];
     Time t = engine_.now();
     for (;;) {

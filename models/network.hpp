@@ -10,15 +10,20 @@
 // then relays it; its relay bandwidth is shared by all its outgoing links, and a memory
 // node relays at its `local` rate when the stream's two ends are both its neighbours.
 //
-// Two NIC implementations, chosen per node in the model:
+// The NIC model, chosen per node in the model, decides how a packet enters the network
+// (topologies/nic_models.hpp); the network resolves each node's to its behaviour once and
+// offers it the three ways in (topo::NicPort):
 //  - packet:     every packet is routed hop by hop; two events per packet per hop
 //                (arrival at the next vertex, link free for the next packet).
 //  - analytical: the route is computed once per packet at injection and the packet
 //                reserves each link and relay on its way in one go; one event per packet.
+//  - any other registered model may also hand a packet over with its own departure and
+//    arrival times (NicPort::deliver_at), past the graph's links.
 // Credits return to the sender at the instant of delivery (the simulator's global view).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -27,13 +32,14 @@
 #include "simulator/engine.hpp"
 #include "simulator/pool.hpp"
 #include "simulator/rng.hpp"
+#include "topologies/nic_models.hpp"
 #include "topologies/route_service.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim::net {
 
-class Network final : public Component, public Transport {
+class Network final : public Component, public Transport, private topo::NicPort {
   public:
     Network(Engine& engine, const topo::Topology& topology, topo::Router& router,
             NetworkClient& client, std::uint64_t seed = 1);
@@ -100,8 +106,8 @@ class Network final : public Component, public Transport {
         // instead of routing records. path_len 0: decide hop by hop (round-robin routing).
         std::uint32_t path_first = 0;
         std::uint16_t path_len = 0;
-        bool analytical;
-        std::uint64_t bottleneck = 0;  // narrowest rate on the first-choice path, bytes/s
+        const topo::NicBehaviour* nic;  // its source node's NIC model (or the network's)
+        std::uint64_t bottleneck = 0;   // narrowest rate on the first-choice path, bytes/s
     };
     // The packets of one stream queued at one link.
     struct Queue {
@@ -135,8 +141,12 @@ class Network final : public Component, public Transport {
 
     std::uint32_t stream_for(VertexId src, VertexId dst);
     void refill(std::uint32_t stream);
-    void inject_packet(std::uint32_t pkt);
-    void inject_analytical(std::uint32_t pkt);
+    // topo::NicPort: what a NIC model does with packet `pkt`.
+    Time now() const override { return engine_.now(); }
+    topo::NicPacket packet(std::uint32_t pkt) const override;
+    void hop_by_hop(std::uint32_t pkt) override;
+    void reserve_route(std::uint32_t pkt) override;
+    void deliver_at(std::uint32_t pkt, Time left, Time arrives) override;
     EdgeId first_hop(VertexId src, VertexId dst);
     // The edge packet p takes next (from p.at, after p.hop links).
     EdgeId next_edge(const Packet& p);
@@ -163,6 +173,10 @@ class Network final : public Component, public Transport {
     NetworkClient& client_;
     ComponentId id_;
 
+    // The NIC model of every node and of the network, resolved once (nics_ owns them).
+    std::vector<std::shared_ptr<const topo::NicBehaviour>> nics_;
+    std::vector<const topo::NicBehaviour*> node_nic_;
+    const topo::NicBehaviour* default_nic_ = nullptr;
     std::vector<Link> links_;
     std::vector<Relay> relays_;
     std::vector<EdgeId> paths_;  // the streams' routes, back to back

@@ -1,9 +1,12 @@
 // Adding a model is one class and one registration line: this file registers a toy network
-// model and a toy analytic communication model from here, through the registries alone (no
-// edit anywhere else), and runs them through the `clustersim` command line in this process
-// (tools/cli.hpp's main), checking the simulated times against closed forms.
+// model, a toy NIC model and a toy analytic communication model from here, through the registries
+// alone (no edit anywhere else), and runs them through the `clustersim` command line in this
+// process (tools/cli.hpp's main), checking the simulated times against closed forms.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -18,6 +21,7 @@
 #include "simulator/engine.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli.hpp"
+#include "topologies/nic_models.hpp"
 
 namespace {
 
@@ -79,8 +83,36 @@ class ToyDouble final : public comm::CommModel {
     }
 };
 
-// The two registration lines.
+// A toy NIC: each packet leaves its node after bytes / rate and arrives `latency` later,
+// past the graph's links (no route, no contention).
+class ToyNic final : public topo::NicBehaviour {
+  public:
+    ToyNic(Time latency, Bandwidth rate) : latency_(latency), rate_(rate) {}
+    void inject(topo::NicPort& port, std::uint32_t pkt) const override {
+        const Time left = port.now() + transfer_time(port.packet(pkt).bytes, rate_);
+        port.deliver_at(pkt, left, left + latency_);
+    }
+
+  private:
+    Time latency_;
+    Bandwidth rate_;
+};
+
+// The three registration lines.
 const bool registered = [] {
+    topo::nic_models().add({"toy_nic",
+                            "toy: size / rate to leave the node, then a fixed latency",
+                            {{"latency", "time", "s", "1us", "from leaving the node to arrival"},
+                             {"rate", "bandwidth", "B/s", "1GB/s", "rate the packet leaves at"}},
+                            [](const std::vector<KeyValue>& params) {
+                                Time latency = parse_time("1us");
+                                Bandwidth rate = parse_bandwidth("1GB/s");
+                                for (const KeyValue& kv : params) {
+                                    if (kv.key == "latency") latency = parse_time(kv.value);
+                                    if (kv.key == "rate") rate = parse_bandwidth(kv.value);
+                                }
+                                return std::make_shared<ToyNic>(latency, rate);
+                            }});
     run::network_models().add(
         {"toy_wire",
          "toy: latency + size / bandwidth per message, no route, no contention",
@@ -161,6 +193,83 @@ TEST(RegistryToy, ToyCommModelIsANetworkModelWithTheAnalyticParameters) {
     EXPECT_EQ(s["simulated_time_ps"].get<std::int64_t>(), 40'000'000);
 }
 
+// two-nodes.xml with every node's NIC model set to `nic` (the <network> default), written
+// next to the test's other temporary files.
+std::string two_nodes_with_nic(const std::string& nic, const std::string& file) {
+    std::ifstream in(kModel);
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string from = R"(nic="packet")";
+    const std::size_t at = xml.find(from);
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos) xml.replace(at, from.size(), "nic=\"" + nic + "\"");
+    const std::string path = (std::filesystem::temp_directory_path() / file).string();
+    std::ofstream(path) << xml;
+    return path;
+}
+
+nlohmann::json run_model_json(const std::string& model, const std::string& app) {
+    const CliResult r = clustersim({"run", model, "--app", app, "--json"});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
+TEST(RegistryToy, ToyNicModelRunsThroughTheCommandLine) {
+    ASSERT_TRUE(registered);
+    const std::string app = "pingpong:size=1000B,iterations=5";
+    // Whole messages, one packet each. One way = 1000 B / (0.5 * 10^9 B/s) + 3 us = 5 us;
+    // 5 round trips: 50 us.
+    const nlohmann::json j = run_model_json(
+        two_nodes_with_nic("toy_nic:latency=3us,rate=0.5GB/s", "toy-nic-3us.xml"), app);
+    ASSERT_FALSE(j.is_null());
+    EXPECT_EQ(j["simulated_time_ps"].get<std::int64_t>(), 50'000'000);
+    EXPECT_EQ(j["network"]["model"], "packet");
+    EXPECT_EQ(j["network"]["messages"].get<std::uint64_t>(), 10u);
+    EXPECT_EQ(j["network"]["packets"].get<std::uint64_t>(), 10u);
+    EXPECT_EQ(j["network"]["packet_hops"].get<std::uint64_t>(), 0u);  // no link was taken
+    EXPECT_EQ(j["network"]["bytes_sent"], j["network"]["bytes_delivered"]);
+    EXPECT_EQ(j["network"]["bytes_delivered"].get<std::uint64_t>(), 10'000u);
+    // Its defaults (1 us, 1 GB/s): one way 2 us, 20 us in all.
+    const nlohmann::json d =
+        run_model_json(two_nodes_with_nic("toy_nic", "toy-nic-defaults.xml"), app);
+    ASSERT_FALSE(d.is_null());
+    EXPECT_EQ(d["simulated_time_ps"].get<std::int64_t>(), 20'000'000);
+    // The built-in NICs on the same model route through the 6 edges (6 us of latency, 6
+    // store-and-forward copies of 1 us): 12 us one way, 120 us, both the same here.
+    for (const std::string nic : {"packet", "analytical"}) {
+        const nlohmann::json b =
+            run_model_json(two_nodes_with_nic(nic, "toy-nic-builtin.xml"), app);
+        ASSERT_FALSE(b.is_null());
+        EXPECT_EQ(b["simulated_time_ps"].get<std::int64_t>(), 120'000'000) << nic;
+    }
+    // `generate --nic` selects it too, and writes it into the model.
+    const CliResult g =
+        clustersim({"generate", "star", "--nodes", "2", "--nic", "toy_nic:rate=2GB/s"});
+    EXPECT_EQ(g.code, 0) << g.err;
+    EXPECT_NE(g.out.find(R"(nic="toy_nic:rate=2GB/s")"), std::string::npos) << g.out;
+}
+
+TEST(RegistryToy, ToyNicParametersAreCheckedAgainstTheRegistry) {
+    const std::string model = two_nodes_with_nic("toy_nic:colour=red", "toy-nic-bad.xml");
+    const CliResult r = clustersim({"run", model, "--app", "pingpong:size=1000B", "--json"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("toy-nic-bad.xml:10: <network> attribute 'nic': 'toy_nic:colour=red': "
+                         "NIC model 'toy_nic' has no parameter 'colour'; expected latency or rate"),
+              std::string::npos)
+        << r.err;
+    const CliResult g = clustersim({"generate", "star", "--nodes", "2", "--nic", "toy_nik"});
+    EXPECT_EQ(g.code, 2);
+    EXPECT_NE(g.err.find("--nic: 'toy_nik': expected packet, analytical or toy_nic"),
+              std::string::npos)
+        << g.err;
+    EXPECT_THROW(topo::nic_models().add({"toy_nic",
+                                         "again",
+                                         {},
+                                         [](const std::vector<KeyValue>&) {
+                                             return std::shared_ptr<const topo::NicBehaviour>();
+                                         }}),
+                 std::logic_error);
+}
+
 TEST(RegistryToy, ListShowsTheToysWithTheirParameters) {
     const CliResult r = clustersim({"list", "models"});
     ASSERT_EQ(r.code, 0);
@@ -168,6 +277,12 @@ TEST(RegistryToy, ListShowsTheToysWithTheirParameters) {
     EXPECT_NE(r.out.find("latency    time (s), default 1us: one-way latency"), std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("toy_double"), std::string::npos) << r.out;
+    EXPECT_NE(
+        r.out.find("  toy_nic     toy: size / rate to leave the node, then a fixed latency\n"
+                   "    latency  time (s), default 1us: from leaving the node to arrival\n"
+                   "    rate     bandwidth (B/s), default 1GB/s: rate the packet leaves at\n"),
+        std::string::npos)
+        << r.out;
     const CliResult nets = clustersim({"list", "networks"});
     EXPECT_NE(nets.out.find("toy_wire"), std::string::npos) << nets.out;
 }

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
@@ -29,6 +30,7 @@
 #include "tools/version.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
+#include "topologies/nic_models.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/summary.hpp"
 #include "traces/reader.hpp"
@@ -93,12 +95,16 @@ int cmd_generate(const GenerateFlags& f) {
         f.granularity == "message" ? 0 : flag_value("--granularity", f.granularity, parse_size);
     if (f.granularity != "message" && o.granularity == 0)
         throw InputError("--granularity", 0, "expected a positive size or 'message'");
-    if (f.nic == "packet")
-        o.nic = topo::NicModel::Packet;
-    else if (f.nic == "analytical")
-        o.nic = topo::NicModel::Analytical;
-    else
-        throw InputError("--nic", 0, fmt::format("'{}': expected packet or analytical", f.nic));
+    try {
+        o.nic = topo::nic_models().select(f.nic);
+    } catch (const std::invalid_argument& e) {
+        // "'x' is not valid; expected packet or analytical" -> "'x': expected packet or analytical"
+        std::string why = e.what();
+        const std::string not_valid = fmt::format("'{}' is not valid; ", f.nic);
+        if (why.starts_with(not_valid))
+            why = fmt::format("'{}': {}", f.nic, why.substr(not_valid.size()));
+        throw InputError("--nic", 0, why);
+    }
     if (f.routing == "shortest-path")
         o.routing = topo::Routing::ShortestPath;
     else if (f.routing == "round-robin")
@@ -223,7 +229,8 @@ void print_section(std::ostream& out, const std::string& title,
 }
 
 // Every registered model with its documented parameters (`clustersim list models`): the
-// network models (run/network_models.hpp), cache layers and disk models (iosys/).
+// network models (run/network_models.hpp), NIC models (topologies/nic_models.hpp), cache
+// layers and disk models (iosys/).
 void print_models(std::ostream& out) {
     out << "network models (--network NAME[:key=value,...]):\n";
     const std::vector<run::NetworkModelEntry> nets = run::network_models().entries();
@@ -249,6 +256,23 @@ void print_models(std::ostream& out) {
         for (const ParamInfo& p : e.params)
             out << fmt::format("    {:<{}}  {}\n", p.name, pw, describe_param(p));
     }
+    // Models documented with ParamInfo (NIC models, ...): name, line, then each parameter.
+    auto print_documented = [&out](const std::string& title, const auto& entries) {
+        out << "\n" << title << ":\n";
+        std::size_t w = 0;
+        for (const auto& e : entries) w = std::max(w, e.name.size());
+        for (const auto& e : entries) {
+            out << fmt::format("  {:<{}}  {}\n", e.name, w, e.doc);
+            std::size_t pw = 0;
+            for (const ParamInfo& p : e.params) pw = std::max(pw, p.name.size());
+            for (const ParamInfo& p : e.params)
+                out << fmt::format("    {:<{}}  {}\n", p.name, pw, describe_param(p));
+        }
+    };
+    print_documented(
+        "NIC models (<network nic=...>, <node-type nic=...>, generate --nic; "
+        "NAME[:key=value,...])",
+        topo::nic_models().entries());
     auto print_io = [&out](const std::string& title, const auto& entries) {
         out << "\n" << title << ":\n";
         std::size_t w = 0;
@@ -442,7 +466,9 @@ int main(int argc, char** argv) {
     generate->add_option("--memory-latency", g.memory_latency, "socket to memory-node latency");
     generate->add_option("--granularity", g.granularity,
                          "packet size, or 'message' for whole messages");
-    generate->add_option("--nic", g.nic, "packet or analytical");
+    generate->add_option("--nic", g.nic,
+                         "NIC model: packet or analytical (clustersim list nics), with optional "
+                         "parameters NAME:key=value,...");
     generate->add_option(
         "--routing", g.routing,
         "shortest-path, round-robin, simgrid, valiant (dragonfly), dimension-order "
@@ -484,10 +510,11 @@ int main(int argc, char** argv) {
     run->add_option("--algorithm", r.algorithms,
                     "collective algorithm override, e.g. bcast=binomial, "
                     "bcast=pipeline:segment=64KiB, write_all=two_phase (repeatable)");
-    run->add_option("--mpi", r.mpi,
-                    "choose collective algorithms (and segment sizes) per call as an MPI "
-                    "library's default decision rules do: openmpi-4.1, mpich-4, simgrid (--algorithm "
-                    "still wins)");
+    run->add_option(
+        "--mpi", r.mpi,
+        "choose collective algorithms (and segment sizes) per call as an MPI "
+        "library's default decision rules do: openmpi-4.1, mpich-4, simgrid (--algorithm "
+        "still wins)");
     run->add_option("--network", r.network,
                     "network model: packet, cut-through, fluid, or an analytic communication "
                     "model: simple, bus_only, incoming_link_only, outgoing_link_only, "

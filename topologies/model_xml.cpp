@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"
+#include "topologies/nic_models.hpp"
 
 namespace clustersim::topo {
 namespace {
@@ -214,10 +216,11 @@ class Reader {
         return g;
     }
     NicModel nic_attr(pugi::xml_node n, std::string_view v) const {
-        if (v == "packet") return NicModel::Packet;
-        if (v == "analytical") return NicModel::Analytical;
-        fail(n, fmt::format("{} attribute 'nic': '{}' is not valid; expected packet or analytical",
-                            tag(n), v));
+        try {
+            return nic_models().select(v);
+        } catch (const std::invalid_argument& e) {
+            fail(n, fmt::format("{} attribute 'nic': {}", tag(n), e.what()));
+        }
     }
 
     // ---- elements --------------------------------------------------------------------

@@ -276,12 +276,20 @@ ModelSummary summarize(const Topology& t, Router& router) {
     for (const NodeInfo& node : t.nodes) {
         for (const SocketInfo& sock : node.sockets) s.cores += sock.cores;
         s.memory += node.memory;
-        (node.nic_model == NicModel::Packet ? s.packet_nic_nodes : s.analytical_nic_nodes) += 1;
+        if (node.nic_model == NicModel::Packet) ++s.packet_nic_nodes;
+        if (node.nic_model == NicModel::Analytical) ++s.analytical_nic_nodes;
+        auto nic = std::find_if(s.nic_nodes.begin(), s.nic_nodes.end(),
+                                [&](const auto& c) { return c.first == node.nic_model; });
+        if (nic == s.nic_nodes.end())
+            s.nic_nodes.emplace_back(node.nic_model, 1);
+        else
+            ++nic->second;
         if (node.granularity != t.settings.granularity) ++s.granularity_overrides;
         auto [it, inserted] = type_slot.try_emplace(node.type, s.node_types.size());
         if (inserted) s.node_types.emplace_back(node.type, 0);
         ++s.node_types[it->second].second;
     }
+    std::sort(s.nic_nodes.begin(), s.nic_nodes.end());  // by id: packet, analytical, others
     s.socket_pairs = static_cast<std::uint64_t>(s.sockets) * (s.sockets == 0 ? 0 : s.sockets - 1);
     s.routed_pairs = count_routes(t, router);
     s.router_core = router.core_size();
@@ -328,12 +336,13 @@ std::string format_summary(const ModelSummary& s) {
     row("network model", s.network);
     row("routing", to_string(s.routing));
     std::string nic = to_string(s.nic_model);
-    if (s.analytical_nic_nodes > 0 && s.packet_nic_nodes > 0) {
-        nic += fmt::format(" by default; packet on {}, analytical on {}",
-                           plural(s.packet_nic_nodes, "node", "nodes"),
-                           plural(s.analytical_nic_nodes, "node", "nodes"));
+    if (s.nic_nodes.size() > 1) {
+        nic += " by default; ";
+        for (std::size_t i = 0; i < s.nic_nodes.size(); ++i)
+            nic += fmt::format("{}{} on {}", i == 0 ? "" : ", ", to_string(s.nic_nodes[i].first),
+                               plural(s.nic_nodes[i].second, "node", "nodes"));
     } else {
-        nic = s.analytical_nic_nodes > 0 ? "analytical" : "packet";
+        nic = s.nic_nodes.empty() ? "packet" : to_string(s.nic_nodes[0].first);
         if (s.nodes > 1) nic += fmt::format(" (all {} nodes)", s.nodes);
     }
     row("NIC model", nic);

@@ -34,7 +34,11 @@ struct ModelSummary {
     std::uint64_t eager_threshold = 0;
     // <mpi-overhead>: "o_s 83 ns at 8 B .. 219 ns at 1 KiB; o_r ...; post ..." ("" = none).
     std::string overheads;
-    std::size_t packet_nic_nodes = 0;  // nodes per NIC model after node-type overrides
+    // Nodes per NIC model after node-type overrides, in id order (packet, analytical, then
+    // the others as selected); and the counts of
+    // the two built-ins without parameters.
+    std::vector<std::pair<NicModel, std::size_t>> nic_nodes;
+    std::size_t packet_nic_nodes = 0;
     std::size_t analytical_nic_nodes = 0;
     std::size_t granularity_overrides = 0;  // nodes whose granularity differs from the default
     // Ordered socket pairs (u != v) with a route from u to v, out of all ordered pairs.

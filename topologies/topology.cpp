@@ -1,5 +1,7 @@
 #include "topologies/topology.hpp"
 
+#include "topologies/nic_models.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
@@ -21,7 +23,7 @@ const char* to_string(VertexKind kind) {
 }
 
 const char* to_string(NicModel model) {
-    return model == NicModel::Packet ? "packet" : "analytical";
+    return nic_models().spec(model);
 }
 
 const char* to_string(NetworkModel model) {

@@ -29,11 +29,14 @@ enum class VertexKind : std::uint8_t {
 };
 const char* to_string(VertexKind kind);
 
-// How a node's outgoing messages are moved (the node's NIC implementation).
+// How a node's outgoing messages are moved (the node's NIC implementation): an id of a NIC
+// model configured in the registry (topologies/nic_models.hpp). The two built-ins without
+// parameters have fixed ids; nic_models().select("NAME:key=value") gives any other one its id.
 enum class NicModel : std::uint8_t {
-    Packet,      // packets routed hop by hop, an event per packet per hop
-    Analytical,  // route computed once per packet, reservations on every hop, one event
+    Packet = 0,      // packets routed hop by hop, an event per packet per hop
+    Analytical = 1,  // route computed once per packet, reservations on every hop, one event
 };
+// The NIC model as it was selected: "packet", "analytical", "NAME:key=value,...".
 const char* to_string(NicModel model);
 
 enum class Routing : std::uint8_t {
