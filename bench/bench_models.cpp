@@ -42,9 +42,10 @@ int main(int argc, char** argv) {
         mpi::simulate(t, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin), *app, options);
     const auto t1 = std::chrono::steady_clock::now();
     fmt::print(
-        "{:>6} ranks  {:<24} {:<12} simulated {:>10}  events {:>11}  wall {:>7.3f} s  peak memory "
+        "{:>6} ranks  {:<24} {:<12} simulated {:>10} ({} ps)  events {:>11}  wall {:>7.3f} s  peak "
+        "memory "
         "{}\n",
-        n, app_spec, model, format_time(res.simulated), res.events,
+        n, app_spec, model, format_time(res.simulated), res.simulated.ps(), res.events,
         std::chrono::duration<double>(t1 - t0).count(), format_size(peak_memory_bytes()));
     return 0;
 }

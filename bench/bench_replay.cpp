@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
         "  simulate CPU     {:.3f} s ({:.2f} M trace events/s on CPU time: the process's own "
         "time, not what it waited for a CPU on a shared machine)\n",
         sim_cpu, static_cast<double>(total) / sim_cpu / 1e6);
-    fmt::print("  simulated time   {}\n", format_time(res.simulated));
+    fmt::print("  simulated time   {} ({} ps)\n", format_time(res.simulated), res.simulated.ps());
     fmt::print("  total wall       {:.3f} s, peak memory {}\n",
                std::chrono::duration<double>(t3 - t0).count(), format_size(peak_memory_bytes()));
     std::filesystem::remove(path);

@@ -285,20 +285,41 @@ void AnalyticNetwork::untrack(std::uint32_t f) {
 }
 
 void AnalyticNetwork::offer_queue() {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < queue_.size(); ++i) {
+    // In order from the oldest waiting flight; a flight that starts leaves a hole (kGone).
+    // Once the model says nothing can start, the rest stays as it is: a full bus ends the
+    // scan after one message instead of after the whole queue.
+    bool started = false;
+    for (std::size_t i = queue_head_; i < queue_.size(); ++i) {
         const std::uint32_t f = queue_[i];
-        if (!model_->anything_free(resources_)) {
-            queue_[kept++] = f;
-            continue;
-        }
+        if (f == kGone) continue;
+        if (!model_->anything_free(resources_)) break;
         const comm::Plan plan = model_->plan(flights_[f].msg, resources_);
-        if (plan.start)
-            start(f, plan);
-        else
-            queue_[kept++] = f;
+        if (!plan.start) continue;
+        queue_[i] = kGone;
+        ++queue_holes_;
+        started = true;
+        start(f, plan);
     }
-    queue_.resize(kept);
+    if (!started) return;
+    while (queue_head_ < queue_.size() && queue_[queue_head_] == kGone)
+        ++queue_head_, --queue_holes_;
+    if (queue_head_ == queue_.size()) {
+        queue_.clear();
+        queue_head_ = 0;
+        queue_holes_ = 0;
+        return;
+    }
+    // Holes and the consumed front are squeezed out once they outnumber the waiting flights,
+    // so the scan and the memory stay proportional to what waits.
+    const std::size_t waiting = queue_.size() - queue_head_ - queue_holes_;
+    if (queue_head_ + queue_holes_ > waiting + 64) {
+        std::size_t kept = 0;
+        for (std::size_t i = queue_head_; i < queue_.size(); ++i)
+            if (queue_[i] != kGone) queue_[kept++] = queue_[i];
+        queue_.resize(kept);
+        queue_head_ = 0;
+        queue_holes_ = 0;
+    }
 }
 
 void AnalyticNetwork::handle(Engine&, const Event& ev) {
@@ -329,7 +350,7 @@ void AnalyticNetwork::handle(Engine&, const Event& ev) {
                 engine_.schedule(engine_.now() + flight.plan.latency, id_, kDeliver, flight.cookie);
             else
                 client_.message_delivered(flight.cookie);
-            if (!queue_.empty()) offer_queue();
+            if (queue_head_ < queue_.size()) offer_queue();
             return;
         }
         default:

@@ -96,7 +96,7 @@ class AnalyticNetwork final : public Component, public Transport {
     // The two-way curve for a message between these nodes, or null.
     const comm::FittedCurve* two_way_of(std::int32_t src_node, std::int32_t dst_node) const;
     const comm::CommModel& model() const { return *model_; }
-    std::size_t queued() const { return queue_.size(); }
+    std::size_t queued() const { return queue_.size() - queue_head_ - queue_holes_; }
 
     void handle(Engine& engine, const Event& event) override;
     std::string name() const override { return "analytic network"; }
@@ -139,7 +139,11 @@ class AnalyticNetwork final : public Component, public Transport {
     NetworkStats stats_;
     comm::Resources resources_;
     Pool<Flight> flights_;
-    std::vector<std::uint32_t> queue_;  // waiting flights, in the order they were sent
+    // Waiting flights, in the order they were sent, from queue_head_ on; a flight that has
+    // started leaves kGone until the queue is squeezed (offer_queue).
+    static constexpr std::uint32_t kGone = ~std::uint32_t{0};
+    std::vector<std::uint32_t> queue_;
+    std::size_t queue_head_ = 0, queue_holes_ = 0;  // consumed front; kGone entries past it
     std::unordered_map<std::uint64_t, comm::PairCost> costs_;  // (src, dst) sockets
     // The last destination each source socket sent to, and that pair's cost: most traces
     // send to a few neighbours over and over, so this spares the hash lookup.

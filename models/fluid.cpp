@@ -41,7 +41,15 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     const VertexId via = valiant_.via(src, dst, rng_);
     std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
     if (via == topo::kNoVertex) {
-        if (auto it = route_index_.find(key); it != route_index_.end()) return it->second;
+        // The last minimal route of each source spares the hash lookup of the next message
+        // to the same destination (most traces send to a few neighbours over and over).
+        if (last_route_.size() <= src) last_route_.resize(topo_.num_vertices());
+        LastRoute& last = last_route_[src];
+        if (last.dst == dst) return last.index;
+        if (auto it = route_index_.find(key); it != route_index_.end()) {
+            last = LastRoute{dst, it->second};
+            return it->second;
+        }
     } else {
         key =
             (static_cast<std::uint64_t>(src) * topo_.num_vertices() + dst) * topo_.num_vertices() +
@@ -73,6 +81,7 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     routes_.push_back(std::move(r));
     const auto index = static_cast<std::uint32_t>(routes_.size() - 1);
     route_index_.emplace(key, index);
+    if (via == topo::kNoVertex) last_route_[src] = LastRoute{dst, index};
     return index;
 }
 

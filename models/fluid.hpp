@@ -132,6 +132,11 @@ class FluidNetwork final : public Component, public Transport {
     std::size_t stride_ = 0;
     void widen(std::size_t hops);                                   // stride_ >= hops
     std::unordered_map<std::uint64_t, std::uint32_t> route_index_;  // (src, dst) -> route
+    struct LastRoute {  // the last minimal route a source vertex sent on
+        VertexId dst = topo::kNoVertex;
+        std::uint32_t index = 0;
+    };
+    std::vector<LastRoute> last_route_;  // by source vertex; sized at the first send
     topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
     std::uint64_t next_order_ = 0;

@@ -63,8 +63,16 @@ EdgeId Network::first_hop(VertexId src, VertexId dst) {
 }
 
 std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
+    // Most traces send from a socket to a few neighbours over and over: the last stream of
+    // each source spares the hash lookup.
+    if (last_stream_.size() <= src) last_stream_.resize(topo_.num_vertices());
+    LastStream& last = last_stream_[src];
+    if (last.dst == dst) return last.index;
     const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
-    if (auto it = stream_index_.find(key); it != stream_index_.end()) return it->second;
+    if (auto it = stream_index_.find(key); it != stream_index_.end()) {
+        last = LastStream{dst, it->second};
+        return it->second;
+    }
 
     Stream s{};
     s.src = src;
@@ -113,6 +121,7 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     streams_.push_back(s);
     const auto index = static_cast<std::uint32_t>(streams_.size() - 1);
     stream_index_.emplace(key, index);
+    last_stream_[src] = LastStream{dst, index};
     return index;
 }
 

@@ -186,6 +186,11 @@ class Network final : public Component, public Transport, private topo::NicPort 
     Pool<Message> messages_;
     std::vector<Stream> streams_;
     std::unordered_map<std::uint64_t, std::uint32_t> stream_index_;
+    struct LastStream {  // the last destination a source vertex sent to, and its stream
+        VertexId dst = topo::kNoVertex;
+        std::uint32_t index = 0;
+    };
+    std::vector<LastStream> last_stream_;  // by source vertex; sized at the first send
     Pool<Queue> queues_;
     SlotMap queue_index_;  // (edge, stream) -> queue
     NetworkStats stats_;

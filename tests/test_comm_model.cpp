@@ -1,6 +1,7 @@
 // The PSINS-style analytic communication models (models/comm_model.hpp, models/analytic.hpp):
 // closed-form message and collective times, resource contention, bandwidth scaling and the
 // fitted collective bandwidth curve.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -252,6 +253,28 @@ TEST(CommContention, KBusesAndKPlusOneMessagesExactlyOneWaits) {
                 EXPECT_EQ(f, x + us(5));
         }
         EXPECT_EQ(late, 1) << k << " buses";
+    }
+}
+
+TEST(CommContention, OneBusServesALongQueueInOrder) {
+    // 150 messages sent at time 0 over one bus: the i-th in the queue (0-based) starts after
+    // i transfers, so the receivers finish at x + L, 2x + L, ..., 150x + L, and the waits add
+    // up to x * 149 * 150 / 2. The queue of 149 is drained past its squeezing point (holes
+    // outnumbering the waiting flights by 64), under bus_only and under contention.
+    constexpr int n = 150;
+    const Time x = at_1gbs(kMiB);
+    for (const char* m : {"bus_only", "contention"}) {
+        const auto t = star(2 * n, fmt::format("{}:buses=1,latency=5us,bandwidth=1GB/s", m));
+        const auto res = run(t, pairs_script(n, kMiB));
+        std::vector<Time> finish;
+        for (int i = 0; i < n; ++i)
+            finish.push_back(res.ranks[static_cast<std::size_t>(2 * i + 1)].finish);
+        std::sort(finish.begin(), finish.end());
+        for (int i = 0; i < n; ++i)
+            EXPECT_EQ(finish[static_cast<std::size_t>(i)], (i + 1) * x + us(5)) << m << " " << i;
+        EXPECT_EQ(res.network.messages_waited, static_cast<std::uint64_t>(n - 1)) << m;
+        EXPECT_EQ(res.network.resource_wait, (n - 1) * n / 2 * x) << m;
+        EXPECT_EQ(res.network.messages_delivered, static_cast<std::uint64_t>(n)) << m;
     }
 }
 
