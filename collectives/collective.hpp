@@ -247,6 +247,16 @@ class Algorithm {
     // Global-view operations complete when every rank of the communicator has entered,
     // without any message (PIOsimHD's virtual barrier).
     virtual bool global_view() const { return false; }
+    // The buffer copies the library makes on its own in this algorithm, outside its messages
+    // and reductions (Open MPI 4.1's coll/base: an allreduce copies its send buffer into its
+    // receive buffer or a temporary first, and recursive doubling copies the result back
+    // when it ends in the temporary): bytes copied by args.rank before the first step and
+    // after the last. Charged at the model's copy rate only with <collectives
+    // buffer-copies="yes"> (RuntimeConfig::buffer_copies); none by default.
+    struct Copies {
+        std::uint64_t before = 0, after = 0;
+    };
+    virtual Copies buffer_copies(const CollArgs&) const { return {}; }
 };
 
 struct AlgorithmInfo {

@@ -556,7 +556,7 @@ void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
         const auto run = static_cast<std::uint32_t>(cookie & ~kCollCookie);
         results_[runs_[run].rank].jitter += jitter;
         StepSlot& front = runs_[run].slots[runs_[run].front];
-        if (front.valid && front.reduce == 1) front.reduce = 2;  // else: the own-block copy
+        if (front.valid && front.reduce == 1) front.reduce = 2;  // else: a buffer copy
         pump(run);
     } else {
         results_[cookie].jitter += jitter;
@@ -659,13 +659,15 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
                                                     false,
                                                     user_req,
                                                     0,
-                                                    {}});
-    // The own block's copy first (as MPI libraries do), then the algorithm's steps.
-    if (!config_.copy_curve.empty() || !config_.copy_bandwidth.infinite()) {
-        if (const std::uint64_t copy = own_block_copy(args); copy > 0) {
-            const Time t = config_.copy_curve.empty() ? transfer_time(copy, config_.copy_bandwidth)
-                                                      : config_.copy_curve.time(copy);
-            cpus_.start_time(ranks_[rank].core, t, kCollCookie | run);
+                                                    {},
+                                                    !config_.buffer_copies});
+    // The own block's copy first (as MPI libraries do), and with buffer-copies the
+    // algorithm's own copy, then the algorithm's steps.
+    if (has_copy_rate()) {
+        std::uint64_t copy = own_block_copy(args);
+        if (config_.buffer_copies) copy += choice.algorithm->buffer_copies(args).before;
+        if (copy > 0) {
+            cpus_.start_time(ranks_[rank].core, copy_time(copy), kCollCookie | run);
             return user_req;
         }
     }
@@ -712,6 +714,15 @@ void Runtime::pump(std::uint32_t ri) {
                 continue;
             }
             if (run.ended) {
+                if (!run.copied_after) {  // buffer-copies: the algorithm's final copy first
+                    run.copied_after = true;
+                    const std::uint64_t after =
+                        has_copy_rate() ? run.alg->buffer_copies(run.args).after : 0;
+                    if (after > 0) {
+                        cpus_.start_time(ranks_[run.rank].core, copy_time(after), kCollCookie | ri);
+                        break;  // compute_done goes on
+                    }
+                }
                 const std::uint32_t user_req = run.user_req;
                 runs_.release(ri);
                 complete(user_req);
@@ -776,6 +787,11 @@ void Runtime::start_reduce_work(std::int32_t rank, std::uint64_t bytes, std::uin
         cpus_.start_time(core, transfer_time(bytes, config_.reduce_bandwidth), cookie);
     else
         cpus_.start(core, bytes * config_.reduce_instructions_per_byte, cookie);
+}
+
+Time Runtime::copy_time(std::uint64_t bytes) const {
+    return config_.copy_curve.empty() ? transfer_time(bytes, config_.copy_bandwidth)
+                                      : config_.copy_curve.time(bytes);
 }
 
 // What a rank copies from its send to its receive buffer itself: a gather's or scatter's

@@ -118,6 +118,11 @@ struct RuntimeConfig {
     Bandwidth reduce_bandwidth = kInfiniteBandwidth;  // finite: wins over instructions/byte
     Bandwidth copy_bandwidth = kInfiniteBandwidth;    // finite: a rank's own-block copies cost
     comm::FittedCurve reduce_curve, copy_curve;       // non-empty: win over the bandwidths
+    // <collectives buffer-copies="yes">: the algorithms' own buffer copies
+    // (Algorithm::buffer_copies, Open MPI 4.1's) cost their bytes at the copy rate (the
+    // copy curve or copy_bandwidth) on the rank's core, before the first step and after the
+    // last. Off, or without a copy rate: no cost and no event.
+    bool buffer_copies = false;
     // Per-message software costs (LogGP's o; topo::OverheadSpec), each run on the rank's core
     // (so jitter and other work on the core stretch it), one at a time per rank in the order
     // they arise: `send` (o_s) before a message is handed to the network (Send, Isend,
@@ -286,6 +291,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t user_req;
         std::uint8_t front;  // slots[front]: the older step
         std::array<StepSlot, 2> slots;
+        bool copied_after;  // the algorithm's final buffer copy is started or not needed
     };
     // Ranks of one communicator waiting in a global-view operation.
     struct GlobalSync {
@@ -432,6 +438,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // `bytes` of reduced data; copying its own block of `bytes`.
     void start_reduce_work(std::int32_t rank, std::uint64_t bytes, std::uint64_t cookie);
     std::uint64_t own_block_copy(const CollArgs& args) const;
+    bool has_copy_rate() const {
+        return !config_.copy_curve.empty() || !config_.copy_bandwidth.infinite();
+    }
+    Time copy_time(std::uint64_t bytes) const;
     const Selection& selection_;
     RuntimeConfig config_;
     Program& program_;

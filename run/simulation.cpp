@@ -31,6 +31,7 @@ RuntimeConfig local_work_config(const topo::Topology& t, const std::string& prof
     c.copy_bandwidth = t.mpi.copy_bandwidth;
     c.reduce_curve = comm::FittedCurve::from(t.mpi.reduce_curve);
     c.copy_curve = comm::FittedCurve::from(t.mpi.copy_curve);
+    c.buffer_copies = t.mpi.buffer_copies;
     c.send_overhead = t.mpi.send_overhead;
     c.recv_overhead = t.mpi.recv_overhead;
     c.post_overhead = t.mpi.post_overhead;

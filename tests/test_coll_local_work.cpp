@@ -3,7 +3,8 @@
 // roots, every rank of allgather and alltoall) spends block / copy-bandwidth on its core
 // before the algorithm's first step; a reduction step combines its bytes at reduce-bandwidth
 // instead of instructions per byte. Closed forms on the uniform star of coll_fixtures.hpp
-// (T(m) = 2 L + 2 m / B, eager messages).
+// (T(m) = 2 L + 2 m / B, eager messages). With buffer-copies="yes", the algorithms' own
+// buffer copies (Algorithm::buffer_copies: Open MPI 4.1's allreduce copies) at the copy rate.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -102,6 +103,89 @@ TEST(CollLocalWork, RateCurvesWinOverTheAttributes) {
               Time::us(2) + Time::ms(2) + Time::ms(2));
 }
 
+// <collectives buffer-copies="yes">: the allreduce algorithms' own copies (Open MPI 4.1's
+// coll/base) at the copy rate: 100 MB/s, so m = 1 MB costs 10 ms per copy.
+TEST(CollLocalWork, BufferCopiesAddTheAlgorithmsCopiesAtTheCopyRate) {
+    const std::string rate = R"(reduce-instructions-per-byte="0" copy-bandwidth="100MB/s")";
+    const auto plain = star2(rate), copies = star2(rate + R"( buffer-copies="yes")");
+    EXPECT_FALSE(plain.mpi.buffer_copies);
+    EXPECT_TRUE(copies.mpi.buffer_copies);
+    // Recursive doubling: one exchange of m, T(m). With copies every rank first copies its
+    // vector into the temporary (10 ms); rank 0 (lower than its partner) combines into its
+    // receive buffer and ends there, rank 1 combines into the temporary and copies the
+    // result back (10 ms more).
+    const auto rd0 = one_call(plain, mpi::CollOp::Allreduce, "recursive_doubling", kM);
+    EXPECT_EQ(rd0.ranks[0].finish, Time::us(2) + Time::ms(2));
+    EXPECT_EQ(rd0.ranks[1].finish, Time::us(2) + Time::ms(2));
+    const auto rd = one_call(copies, mpi::CollOp::Allreduce, "recursive_doubling", kM);
+    EXPECT_EQ(rd.ranks[0].finish, Time::ms(10) + Time::us(2) + Time::ms(2));
+    EXPECT_EQ(rd.ranks[1].finish, Time::ms(20) + Time::us(2) + Time::ms(2));
+    // Ring and Rabenseifner on 2 ranks: two exchanges of m / 2,
+    // 2 T(m / 2); with copies the send buffer's copy into the receive buffer first.
+    for (const char* alg : {"ring", "rabenseifner"}) {
+        SCOPED_TRACE(alg);
+        const auto a0 = one_call(plain, mpi::CollOp::Allreduce, alg, kM);
+        EXPECT_EQ(a0.ranks[0].finish, 2 * (Time::us(2) + Time::ms(1)));
+        const auto a = one_call(copies, mpi::CollOp::Allreduce, alg, kM);
+        EXPECT_EQ(a.ranks[0].finish, Time::ms(10) + 2 * (Time::us(2) + Time::ms(1)));
+        EXPECT_EQ(a.ranks[1].finish, a.ranks[0].finish);
+    }
+    // Segmented ring (64 KiB phases): the same schedule, 10 ms later.
+    EXPECT_EQ(one_call(copies, mpi::CollOp::Allreduce, "segmented_ring", kM).ranks[1].finish,
+              Time::ms(10) +
+                  one_call(plain, mpi::CollOp::Allreduce, "segmented_ring", kM).ranks[1].finish);
+    // Algorithms without copies of their own, and a model without a copy rate: unchanged.
+    EXPECT_EQ(one_call(copies, mpi::CollOp::Allreduce, "reduce_bcast", kM).ranks[1].finish,
+              one_call(plain, mpi::CollOp::Allreduce, "reduce_bcast", kM).ranks[1].finish);
+    const auto no_rate = star2(R"(reduce-instructions-per-byte="0" buffer-copies="yes")");
+    EXPECT_EQ(one_call(no_rate, mpi::CollOp::Allreduce, "recursive_doubling", kM).ranks[1].finish,
+              Time::us(2) + Time::ms(2));
+    // Gather's own-block copy is charged as before, with or without the attribute.
+    EXPECT_EQ(one_call(copies, mpi::CollOp::Gather, "binomial", kM).ranks[0].finish, Time::ms(10));
+}
+
+TEST(CollLocalWork, RecursiveDoublingCopiesBackWhereTheResultEndsInTheTemporary) {
+    // Open MPI's rule: a rank swaps its buffers in each exchange with a higher partner and
+    // starts in the temporary, so it copies back after an even number of swaps; the ranks
+    // that sit out (even ranks below 2 rem) get the result in place.
+    mpi::CollectiveRegistry registry;
+    mpi::register_builtin_collectives(registry);
+    const mpi::Algorithm* rd = registry.find(mpi::CollOp::Allreduce, "recursive_doubling");
+    ASSERT_NE(rd, nullptr);
+    const auto after = [&](std::int32_t p) {
+        std::vector<int> v;
+        for (std::int32_t r = 0; r < p; ++r) {
+            mpi::CollArgs a;
+            a.op = mpi::CollOp::Allreduce;
+            a.size = p;
+            a.rank = r;
+            a.bytes = 64;
+            const auto c = rd->buffer_copies(a);
+            EXPECT_EQ(c.before, 64u);
+            v.push_back(c.after == 64 ? 1 : 0);
+            EXPECT_TRUE(c.after == 0 || c.after == 64);
+        }
+        return v;
+    };
+    // p = 4: rank 0 swaps twice (partners 1, 2), 1 and 2 once, 3 never.
+    EXPECT_EQ(after(4), (std::vector<int>{1, 0, 0, 1}));
+    // p = 3: rank 0 sits out; rank 1 (survivor 0) swaps with rank 2; rank 2 never swaps.
+    EXPECT_EQ(after(3), (std::vector<int>{0, 0, 1}));
+    // p = 8: swaps = the zero bits among a rank's three low bits.
+    EXPECT_EQ(after(8), (std::vector<int>{0, 1, 1, 0, 1, 0, 0, 1}));
+    // The others copy before only.
+    for (const char* name : {"ring", "segmented_ring", "rabenseifner"}) {
+        mpi::CollArgs a;
+        a.op = mpi::CollOp::Allreduce;
+        a.size = 5;
+        a.rank = 3;
+        a.bytes = 100;
+        const auto c = registry.find(mpi::CollOp::Allreduce, name)->buffer_copies(a);
+        EXPECT_EQ(c.before, 100u) << name;
+        EXPECT_EQ(c.after, 0u) << name;
+    }
+}
+
 TEST(CollLocalWork, BadRatesAreOneLineErrors) {
     for (
         const auto& [children, phrase] : std::vector<std::pair<std::string, std::string>>{
@@ -125,6 +209,13 @@ TEST(CollLocalWork, BadRatesAreOneLineErrors) {
     } catch (const InputError& e) {
         EXPECT_THAT(e.what(), ::testing::HasSubstr("star2.xml:3: <collectives> attribute "
                                                    "'copy-bandwidth'"));
+    }
+    try {
+        star2(R"(buffer-copies="maybe")");
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_THAT(e.what(), ::testing::HasSubstr("star2.xml:3: <collectives> attribute "
+                                                   "'buffer-copies': 'maybe' is not valid"));
     }
     try {
         star2(R"(reduce-bandwidth="fast")");

@@ -813,8 +813,16 @@ void Reader::read_network(pugi::xml_node n) {
 
 void Reader::read_collectives(pugi::xml_node n) {
     check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
-                         "profile", "comm-create"});
+                         "profile", "comm-create", "buffer-copies"});
     MpiSettings& m = tb_.mpi();
+    if (const auto v = optional(n, "buffer-copies")) {
+        if (*v == "yes")
+            m.buffer_copies = true;
+        else if (*v != "no")
+            fail(n, fmt::format("<collectives> attribute 'buffer-copies': '{}' is not valid; "
+                                "expected yes or no",
+                                *v));
+    }
     if (const auto v = optional(n, "profile")) {
         m.profile = *v;
         m.profile_line = line_of(n);

@@ -157,6 +157,10 @@ struct MpiSettings {
     // <reduce-rate>/<copy-rate> children: the rates against the size (sizes strictly rising);
     // they win over the attributes.
     std::vector<std::pair<std::uint64_t, Bandwidth>> reduce_curve, copy_curve;
+    // <collectives buffer-copies="yes">: the collective algorithms' own buffer copies (Open
+    // MPI 4.1's: an allreduce's send buffer into its receive buffer or a temporary,
+    // recursive doubling's result back) cost their bytes at the copy rate. Off by default.
+    bool buffer_copies = false;
     // <mpi-overhead>: per-message software costs. `send` (o_s) before a message leaves,
     // `recv` (o_r) after it has arrived and before its receive completes, `post` when a
     // receive is posted; all zero unless the model says otherwise.

@@ -36,6 +36,19 @@
 //  segmented_ring      Open MPI ring_segmented: the ring's p blocks are cut into phases of
 //                      `segment` bytes; each phase runs the p-1 reduce-scatter steps on its
 //                      piece of every block, then p-1 allgather steps move whole blocks.
+//
+// Buffer copies (Algorithm::buffer_copies, charged with <collectives buffer-copies="yes">),
+// as Open MPI 4.1's coll/base runs these algorithms (coll_base_allreduce.c, read, not
+// copied), send and receive buffers distinct (traces do not record MPI_IN_PLACE):
+//  recursive_doubling  every rank copies its vector into a temporary first (m bytes); the
+//                      exchanges alternate between the temporary and the receive buffer
+//                      (a rank lower than its partner combines into the buffer it received
+//                      in and swaps), so a surviving rank that swapped an even number of
+//                      times ends with the result in the temporary and copies it back (m);
+//                      the ranks that sat out receive the result in place.
+//  ring, segmented_ring, rabenseifner: the send buffer is copied into the receive buffer
+//                      first (m), the algorithm works there; nothing after.
+//  the others: no copy of their own (their reduce and bcast move the data).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -103,6 +116,17 @@ class RecursiveDoublingAllreduce final : public Algorithm {
         }
         return false;
     }
+    Copies buffer_copies(const CollArgs& a) const override {
+        if (a.size < 2) return {a.bytes, 0};
+        const Fold fold(a.size);
+        const std::int32_t r = a.rank;
+        if (fold.sits_out(r)) return {a.bytes, 0};  // the result arrives in place
+        const std::int32_t newrank = fold.survivor(r);
+        std::uint32_t swaps = 0;
+        for (std::int32_t mask = 1; mask < fold.pof2; mask <<= 1)
+            if (r < fold.rank_of(newrank ^ mask)) ++swaps;
+        return {a.bytes, swaps % 2 == 0 ? a.bytes : 0};
+    }
 };
 
 class RingAllreduce final : public Algorithm {
@@ -133,6 +157,7 @@ class RingAllreduce final : public Algorithm {
         }
         return true;
     }
+    Copies buffer_copies(const CollArgs& a) const override { return {a.bytes, 0}; }
 };
 
 // Offset and size of piece i of `bytes` split into n nearly equal pieces (the first
@@ -198,6 +223,7 @@ class RabenseifnerAllreduce final : public Algorithm {
         }
         return false;
     }
+    Copies buffer_copies(const CollArgs& a) const override { return {a.bytes, 0}; }
 };
 
 class SegmentedRingAllreduce final : public Algorithm {
@@ -236,6 +262,7 @@ class SegmentedRingAllreduce final : public Algorithm {
         s.recv(prev, in.bytes, in.offset);
         return true;
     }
+    Copies buffer_copies(const CollArgs& a) const override { return {a.bytes, 0}; }
 };
 
 }  // namespace
