@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model_text.hpp"
 #include "simulator/error.hpp"
 #include "tools/mpi/calibrate/calibrate.hpp"
 #include "topologies/model_xml.hpp"
@@ -205,6 +206,15 @@ TEST(CalibrateWrite, ModelLoadsAndCarriesTheDerivedValues) {
     }
     EXPECT_LT(rel(sm, kL[0] / 2), 1e-3);
     EXPECT_LT(rel(link, d.link_latency), 1e-3);
+    // Written through the model writer: the text is exactly its rendering, with the node
+    // types' QPI switch and NIC, the network switch and the local-work curves too.
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    cal::Measured local = m;
+    local.local.copy = {{1024, 2e9}, {1 << 20, 4e9}};
+    local.local.reduce = {{1024, 1e9}, {1 << 20, 1.5e9}};
+    const std::string curves = cal::write_model(local, d, "synthetic", true);
+    EXPECT_NE(curves.find("<copy-rate>"), std::string::npos);
+    EXPECT_EQ(clustersim::testing::rewritten(curves), curves);
 }
 
 TEST(CalibrateJson, SavedMeasurementReadsBackToTheSameModel) {
@@ -357,6 +367,8 @@ TEST(CalibrateFrom, WriterModelLoadsToTheHandWrittenModelsValues) {
     expect_same_model(before, after);
     // And the texts do differ (else this test would compare a file with itself).
     EXPECT_NE(slurp(kData + "model-hand-written.xml"), slurp(kData + "model.xml"));
+    EXPECT_EQ(clustersim::testing::rewritten(slurp(kData + "model.xml")),
+              slurp(kData + "model.xml"));
 }
 
 TEST(CalibrateFrom, BadFilesAreOneLineNamingTheField) {
