@@ -1,9 +1,10 @@
 // clustersim-calibrate's DERIVE and WRITE stages without MPI and without timing noise
 // (tools/mpi/calibrate/): a synthetic `Measured` whose ladders follow the model's own closed
 // form gives back its latencies, bandwidths, eager threshold and core speed; the written XML
-// loads with topologies' model reader and carries them; a saved measurement survives JSON and
-// `--from` rewrites a real calibration's model and CSV byte for byte; bad files are one line
-// naming the file and the field.
+// loads with topologies' model reader and carries them, and is exactly the model writer's
+// rendering; a saved measurement survives JSON and `--from` rewrites a real calibration's
+// model and CSV byte for byte, that model loading to the same values as the one first written
+// by hand; bad files are one line naming the file and the field.
 #include <gtest/gtest.h>
 
 #include <cmath>
