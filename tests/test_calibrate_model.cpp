@@ -1,9 +1,10 @@
 // clustersim-calibrate's DERIVE and WRITE stages without MPI and without timing noise
 // (tools/mpi/calibrate/): a synthetic `Measured` whose ladders follow the model's own closed
 // form gives back its latencies, bandwidths, eager threshold and core speed; the written XML
-// loads with topologies' model reader and carries them; a saved measurement survives JSON and
-// `--from` rewrites a real calibration's model and CSV byte for byte; bad files are one line
-// naming the file and the field.
+// loads with topologies' model reader and carries them, and is exactly the model writer's
+// rendering; a saved measurement survives JSON and `--from` rewrites a real calibration's
+// model and CSV byte for byte, that model loading to the same values as the one first written
+// by hand; bad files are one line naming the file and the field.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model_text.hpp"
 #include "simulator/error.hpp"
 #include "tools/mpi/calibrate/calibrate.hpp"
 #include "topologies/model_xml.hpp"
@@ -179,7 +181,7 @@ TEST(CalibrateWrite, ModelLoadsAndCarriesTheDerivedValues) {
         ASSERT_EQ(n.sockets.size(), 2u);
         for (const topo::SocketInfo& s : n.sockets) {
             EXPECT_EQ(s.cores, 4u);
-            EXPECT_EQ(s.speed, 3'000'000'000u);  // xml_speed: whole M instructions/s
+            EXPECT_EQ(s.speed, 3'000'000'000u);  // model_speed_of: whole M instructions/s
         }
     }
     // <comm-model>: PSINS's simple model with the intra-socket and inter-node figures.
@@ -205,6 +207,15 @@ TEST(CalibrateWrite, ModelLoadsAndCarriesTheDerivedValues) {
     }
     EXPECT_LT(rel(sm, kL[0] / 2), 1e-3);
     EXPECT_LT(rel(link, d.link_latency), 1e-3);
+    // Written through the model writer: the text is exactly its rendering, with the node
+    // types' QPI switch and NIC, the network switch and the local-work curves too.
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    cal::Measured local = m;
+    local.local.copy = {{1024, 2e9}, {1 << 20, 4e9}};
+    local.local.reduce = {{1024, 1e9}, {1 << 20, 1.5e9}};
+    const std::string curves = cal::write_model(local, d, "synthetic", true);
+    EXPECT_NE(curves.find("<copy-rate>"), std::string::npos);
+    EXPECT_EQ(clustersim::testing::rewritten(curves), curves);
 }
 
 TEST(CalibrateJson, SavedMeasurementReadsBackToTheSameModel) {
@@ -230,7 +241,9 @@ TEST(CalibrateJson, NonFiniteFiguresSurvive) {
 //   mpirun -np 2 clustersim-calibrate --quick --sizes 0B,1KiB,64KiB --passes 1 --repeats 5
 //     --min-repeats 1 --cpu-repeats 1 --io-size 2MiB --out model.xml --csv measurements.csv
 //     --save-measured measured.json
-// (tests/data/calibrate/): --from rewrites its model and CSV byte for byte.
+// (tests/data/calibrate/): --from rewrites its model and CSV byte for byte (model.xml
+// regenerated with --from when calibrate moved onto the model writer; the model as first
+// written is model-hand-written.xml, checked below to load to the same values).
 TEST(CalibrateFrom, RewritesARealCalibrationByteForByte) {
     const std::string dir = ::testing::TempDir();
     const std::string xml = dir + "calibrate_from.xml", csv = dir + "calibrate_from.csv";
@@ -249,6 +262,114 @@ TEST(CalibrateFrom, RewritesARealCalibrationByteForByte) {
     EXPECT_NE(out.find("wrote the model to " + xml), std::string::npos);
     // The model it rewrote loads.
     EXPECT_NO_THROW(topo::load_model(xml));
+}
+
+// model-hand-written.xml is the same calibration as written before calibrate used the model
+// writer (topologies/model_writer.hpp), by hand: other number spellings ("4.0150us" for
+// "4015ns", "0.0ns" for "0s"), the <network> element on two lines. Both load to the same
+// values, field by field: the graph, every comm-model curve point, the overheads, the
+// collectives and the I/O.
+static void expect_same_model(const topo::Topology& a, const topo::Topology& b) {
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.settings.model, b.settings.model);
+    EXPECT_EQ(a.settings.cut_through, b.settings.cut_through);
+    EXPECT_EQ(a.settings.granularity, b.settings.granularity);
+    EXPECT_EQ(a.settings.nic_model, b.settings.nic_model);
+    EXPECT_EQ(a.settings.routing, b.settings.routing);
+    EXPECT_EQ(a.settings.eager_threshold, b.settings.eager_threshold);
+    ASSERT_EQ(a.nodes.size(), b.nodes.size());
+    for (std::size_t n = 0; n < a.nodes.size(); ++n) {
+        EXPECT_EQ(a.nodes[n].name, b.nodes[n].name);
+        EXPECT_EQ(a.nodes[n].type, b.nodes[n].type);
+        EXPECT_EQ(a.nodes[n].memory, b.nodes[n].memory);
+        EXPECT_EQ(a.nodes[n].nic_model, b.nodes[n].nic_model);
+        EXPECT_EQ(a.nodes[n].granularity, b.nodes[n].granularity);
+        ASSERT_EQ(a.nodes[n].sockets.size(), b.nodes[n].sockets.size());
+        for (std::size_t s = 0; s < a.nodes[n].sockets.size(); ++s) {
+            EXPECT_EQ(a.nodes[n].sockets[s].cores, b.nodes[n].sockets[s].cores);
+            EXPECT_EQ(a.nodes[n].sockets[s].speed, b.nodes[n].sockets[s].speed);
+        }
+    }
+    ASSERT_EQ(a.num_vertices(), b.num_vertices());
+    for (topo::VertexId v = 0; v < a.num_vertices(); ++v) {
+        EXPECT_EQ(a.vertex(v).name, b.vertex(v).name);
+        EXPECT_EQ(a.vertex(v).kind, b.vertex(v).kind);
+        EXPECT_EQ(a.vertex(v).relay, b.vertex(v).relay);
+        EXPECT_EQ(a.vertex(v).local, b.vertex(v).local);
+        EXPECT_EQ(a.vertex(v).cut_through, b.vertex(v).cut_through);
+    }
+    ASSERT_EQ(a.num_edges(), b.num_edges());
+    for (topo::EdgeId e = 0; e < a.num_edges(); ++e) {
+        EXPECT_EQ(a.source_of(e), b.source_of(e));
+        EXPECT_EQ(a.target_of(e), b.target_of(e));
+        EXPECT_EQ(a.edge(e).latency, b.edge(e).latency);
+        EXPECT_EQ(a.edge(e).bandwidth, b.edge(e).bandwidth);
+    }
+    const topo::CommModelSpec &ca = a.comm, &cb = b.comm;
+    EXPECT_EQ(ca.present, cb.present);
+    EXPECT_EQ(ca.model, cb.model);
+    EXPECT_EQ(ca.has_latency, cb.has_latency);
+    EXPECT_EQ(ca.has_bandwidth, cb.has_bandwidth);
+    EXPECT_EQ(ca.latency, cb.latency);
+    EXPECT_EQ(ca.bandwidth, cb.bandwidth);
+    EXPECT_EQ(ca.has_intra_latency, cb.has_intra_latency);
+    EXPECT_EQ(ca.has_intra_bandwidth, cb.has_intra_bandwidth);
+    EXPECT_EQ(ca.intra_latency, cb.intra_latency);
+    EXPECT_EQ(ca.intra_bandwidth, cb.intra_bandwidth);
+    EXPECT_EQ(ca.collectives_as_messages, cb.collectives_as_messages);
+    EXPECT_EQ(ca.intra_curve, cb.intra_curve);
+    EXPECT_EQ(ca.inter_curve, cb.inter_curve);
+    EXPECT_EQ(ca.intra_two_way, cb.intra_two_way);
+    EXPECT_EQ(ca.inter_two_way, cb.inter_two_way);
+    const topo::MpiSettings &ma = a.mpi, &mb = b.mpi;
+    EXPECT_EQ(ma.reduce_bandwidth, mb.reduce_bandwidth);
+    EXPECT_EQ(ma.copy_bandwidth, mb.copy_bandwidth);
+    EXPECT_EQ(ma.reduce_curve, mb.reduce_curve);
+    EXPECT_EQ(ma.copy_curve, mb.copy_curve);
+    EXPECT_EQ(ma.comm_create_modelled, mb.comm_create_modelled);
+    EXPECT_EQ(ma.comm_create_local, mb.comm_create_local);
+    for (const auto member : {&topo::MpiSettings::send_overhead, &topo::MpiSettings::recv_overhead,
+                              &topo::MpiSettings::post_overhead}) {
+        EXPECT_EQ((ma.*member).time, (mb.*member).time);
+        EXPECT_EQ((ma.*member).bandwidth, (mb.*member).bandwidth);
+        EXPECT_EQ((ma.*member).points, (mb.*member).points);
+    }
+    ASSERT_EQ(a.io.servers.size(), b.io.servers.size());
+    for (std::size_t s = 0; s < a.io.servers.size(); ++s) {
+        EXPECT_EQ(a.io.servers[s].node, b.io.servers[s].node);
+        EXPECT_EQ(a.io.servers[s].cache.model, b.io.servers[s].cache.model);
+        EXPECT_EQ(a.io.servers[s].cache.params, b.io.servers[s].cache.params);
+        EXPECT_EQ(a.io.servers[s].disk.model, b.io.servers[s].disk.model);
+        EXPECT_EQ(a.io.servers[s].disk.params, b.io.servers[s].disk.params);
+    }
+    const topo::FileSystemSpec &fa = a.io.fs, &fb = b.io.fs;
+    EXPECT_EQ(fa.present, fb.present);
+    EXPECT_EQ(fa.servers, fb.servers);
+    EXPECT_EQ(fa.open, fb.open);
+    EXPECT_EQ(fa.close, fb.close);
+    EXPECT_EQ(fa.sync, fb.sync);
+    EXPECT_EQ(fa.open_per_rank, fb.open_per_rank);
+    EXPECT_EQ(fa.close_per_rank, fb.close_per_rank);
+    EXPECT_EQ(fa.close_collective, fb.close_collective);
+    EXPECT_EQ(fa.request_overhead, fb.request_overhead);
+}
+
+TEST(CalibrateFrom, WriterModelLoadsToTheHandWrittenModelsValues) {
+    const topo::Topology before = topo::load_model(kData + "model-hand-written.xml");
+    const topo::Topology after = topo::load_model(kData + "model.xml");
+    // The comparison covers every kind of element calibrate writes.
+    ASSERT_FALSE(before.comm.intra_curve.empty());
+    ASSERT_FALSE(before.comm.intra_two_way.empty());
+    ASSERT_FALSE(before.mpi.send_overhead.points.empty());
+    ASSERT_TRUE(before.mpi.comm_create_modelled);
+    ASSERT_FALSE(before.mpi.reduce_bandwidth.infinite());
+    ASSERT_EQ(before.io.servers.size(), 1u);
+    ASSERT_TRUE(before.io.fs.present);
+    expect_same_model(before, after);
+    // And the texts do differ (else this test would compare a file with itself).
+    EXPECT_NE(slurp(kData + "model-hand-written.xml"), slurp(kData + "model.xml"));
+    EXPECT_EQ(clustersim::testing::rewritten(slurp(kData + "model.xml")),
+              slurp(kData + "model.xml"));
 }
 
 TEST(CalibrateFrom, BadFilesAreOneLineNamingTheField) {

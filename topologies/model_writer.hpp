@@ -1,6 +1,7 @@
 // The one writer of model XML files (topologies/README.md, "Model XML format"): `clustersim
-// generate`, `clustersim import simgrid` and `clustersim import piosimhd` build a
-// ModelDocument and render it; nothing else writes model XML by hand.
+// generate`, `clustersim import simgrid`, `clustersim import piosimhd` and
+// `clustersim-calibrate` build a ModelDocument and render it; nothing else writes model XML
+// by hand.
 //
 // A document is a tree of elements; every attribute value goes in through a typed setter, so
 // a time, size, bandwidth or speed is always written in the one form below (exact: it parses

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/time.hpp"
+
 namespace clustersim::calibrate {
 
 constexpr const char* kProgram = "clustersim-calibrate";
@@ -68,13 +70,13 @@ std::string time_text(double s);         // 312.4 ns, 1.234 µs, 56.78 ms, 1.234
 std::string us_text(double s);
 std::string mbps_text(double bytes_per_s);
 std::string gbps_text(double bytes_per_s);
-// Model XML quantities (units the model reader parses exactly).
-std::string xml_time(double s);
-std::string xml_bandwidth(double bytes_per_s);
-std::string xml_size(std::uint64_t b);  // 1KiB, 64MiB, 1B, 1000B
-std::string xml_speed(double per_s);
-std::string comment_safe(std::string s);  // no "--" (nor a final "-") in an XML comment
-std::string xml_escape(std::string_view s);
+// A measured figure as the model's integer quantity, at the precision the model keeps (the
+// model writer, topologies/model_writer.hpp, then writes it exactly): a time to 0.1 ns below
+// 1 ms and to 100 ns from 1 ms (negative: 0), a bandwidth to 0.1 MB/s (at least 0.1 MB/s), a
+// core speed to 1 M instructions/s (at least 1 M).
+Time model_time_of(double s);
+Bandwidth model_bandwidth_of(double bytes_per_s);
+std::uint64_t model_speed_of(double per_s);
 
 // ---- flags -------------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tools/mpi/calibrate/calibrate.hpp"
+#include "topologies/model_writer.hpp"
 
 namespace clustersim::calibrate {
 
@@ -124,7 +125,7 @@ void print_summary(const Measured& m, const Derived& d) {
     std::printf(
         "  model speed %s instructions/s per core; traces recorded here: --traced-speed "
         "%s\n",
-        xml_speed(d.speed).c_str(), strf("%.3fG", d.speed / 1e9).c_str());
+        topo::model_speed(model_speed_of(d.speed)).c_str(), strf("%.3fG", d.speed / 1e9).c_str());
 
     std::printf("\nmodel figures\n");
     for (int c = 0; c < kClasses; ++c) {

@@ -1,5 +1,5 @@
-// Sizes, times and rates as text: for the tables (with units) and for the model XML (units
-// the model reader parses exactly).
+// Sizes, times and rates as text for the tables (with units), and the measured figures as
+// the model's integer quantities (the model writer writes them).
 
 #include <algorithm>
 #include <array>
@@ -49,60 +49,19 @@ std::string gbps_text(double bytes_per_s) {
     return strf("%.3f GB/s", bytes_per_s / 1e9);
 }
 
-// Model XML quantities (units the model reader parses exactly).
-std::string xml_time(double s) {
+// The model's quantities (calibrate.hpp): the grid the figures are kept on.
+Time model_time_of(double s) {
     s = std::max(0.0, s);
-    if (s < 1e-6) return strf("%.1fns", s * 1e9);
-    if (s < 1e-3) return strf("%.4fus", s * 1e6);
-    return strf("%.4fms", s * 1e3);
+    if (s < 1e-6) return Time::ps(std::llround(s * 1e9 * 10) * 100);   // 0.1 ns
+    if (s < 1e-3) return Time::ps(std::llround(s * 1e6 * 1e4) * 100);  // 0.1 ns
+    return Time::ps(std::llround(s * 1e3 * 1e4) * 100'000);            // 100 ns
 }
-std::string xml_bandwidth(double bytes_per_s) {
-    return strf("%.1fMB/s", std::max(0.1e6, bytes_per_s) / 1e6);
+Bandwidth model_bandwidth_of(double bytes_per_s) {
+    return Bandwidth{static_cast<std::uint64_t>(std::llround(std::max(0.1e6, bytes_per_s) / 1e5)) *
+                     100'000};
 }
-// A size in the largest binary unit that divides it: 1KiB, 64MiB, 1B, 1000B.
-std::string xml_size(std::uint64_t b) {
-    for (const auto& [f, name] :
-         {std::pair<std::uint64_t, const char*>{GiB, "GiB"}, {MiB, "MiB"}, {KiB, "KiB"}})
-        if (b >= f && b % f == 0)
-            return strf("%llu%s", static_cast<unsigned long long>(b / f), name);
-    return strf("%lluB", static_cast<unsigned long long>(b));
-}
-std::string xml_speed(double per_s) {
-    return strf("%.0fM", std::max(1.0, per_s / 1e6));
-}
-
-// Text for an XML comment, which must not contain "--" (nor end in "-").
-std::string comment_safe(std::string s) {
-    std::string out;  // "--" -> "- -", as often as it occurs
-    for (const char c : s) {
-        if (c == '-' && !out.empty() && out.back() == '-') out += ' ';
-        out += c;
-    }
-    if (!out.empty() && out.back() == '-') out += ' ';
-    return out;
-}
-
-std::string xml_escape(std::string_view s) {
-    std::string out;
-    for (const char c : s) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
+std::uint64_t model_speed_of(double per_s) {
+    return static_cast<std::uint64_t>(std::llround(std::max(1.0, per_s / 1e6))) * 1'000'000;
 }
 
 }  // namespace clustersim::calibrate

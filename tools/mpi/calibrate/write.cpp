@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tools/mpi/calibrate/calibrate.hpp"
+#include "topologies/model_writer.hpp"
 
 namespace clustersim::calibrate {
 
@@ -92,22 +93,19 @@ std::vector<std::string> io_report(const Measured& m, const Derived& d) {
 
 std::string write_model(const Measured& m, const Derived& d, const std::string& name,
                         bool local_curves) {
-    std::ostringstream x;
+    std::ostringstream x;  // the comment before the root
     const bool multi_node = m.hosts.size() > 1;
     const bool multi_socket = std::any_of(m.hosts.begin(), m.hosts.end(),
                                           [](const Host& h) { return h.cores.size() > 1; });
-    x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    x << "<!-- " << comment_safe(name)
-      << ": the machine clustersim-calibrate ran on, as a clustersim cluster model\n"
+    x << name << ": the machine clustersim-calibrate ran on, as a clustersim cluster model\n"
       << "     (PIOsimHD section 5.1 parameterization; PSINS's simple model in <comm-model>).\n\n";
     x << "     command: on the <?clustersim-calibrate ...?> line below the comment (a comment\n"
       << "              cannot hold the flags' double hyphens); " << m.world << " MPI ranks\n";
     x << "     date:    " << m.date << "\n";
-    x << "     MPI:     " << comment_safe(m.mpi_library)
-      << "; within a node its shared-memory path\n";
+    x << "     MPI:     " << m.mpi_library << "; within a node its shared-memory path\n";
     for (std::size_t h = 0; h < m.hosts.size(); ++h)
-        x << "     n" << h << " = host " << comment_safe(m.hosts[h].name) << ": "
-          << comment_safe(host_summary(m.hosts[h])) << "\n";
+        x << "     n" << h << " = host " << m.hosts[h].name << ": " << host_summary(m.hosts[h])
+          << "\n";
     x << "\n     Measured, each figure the median over " << m.passes
       << " passes of the pass's median\n"
       << "     (ping-pong: one way = round trip / 2; sendrecv: both directions at once,\n"
@@ -226,162 +224,145 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     }
     if (d.io) {
         x << "\n     I/O:\n";
-        for (const std::string& line : io_report(m, d))
-            x << "       " << comment_safe(line) << "\n";
+        for (const std::string& line : io_report(m, d)) x << "       " << line << "\n";
         x << "       The model: one I/O server on n0 (the node rank 0 ran on) with that "
              "write-behind\n"
           << "       cache and a simple disk at the disk rate; file-system open, close and sync\n"
           << "       as measured. Its cache acknowledges a write once copied in at the page\n"
           << "       cache's rate (copy-rate).\n";
     } else if (m.io.measured) {
-        x << "\n     I/O: not measured (" << comment_safe(m.io.error) << "); no I/O server.\n";
+        x << "\n     I/O: not measured (" << m.io.error << "); no I/O server.\n";
     }
-    x << "-->\n";
-    std::string command = m.command;
-    for (std::size_t at; (at = command.find("?>")) != std::string::npos;)
-        command.insert(at + 1, " ");
-    x << "<?clustersim-calibrate " << command << "?>\n";
+    topo::ModelDocument doc(name);
+    doc.set_encoding("UTF-8");
+    doc.add_comment(x.str());
+    doc.add_processing_instruction("clustersim-calibrate", m.command);
+    topo::XmlElement& cluster = doc.cluster();
 
-    x << "<cluster name=\"" << xml_escape(name) << "\">\n";
-    x << "  <network forwarding=\"cut-through\" granularity=\"100KiB\" "
-         "routing=\"shortest-path\"\n           nic=\"packet\" eager-threshold=\""
-      << d.eager << "B\"/>\n";
+    cluster.add_network()
+        .text("forwarding", "cut-through")
+        .size("granularity", 100 * KiB)
+        .text("routing", "shortest-path")
+        .text("nic", "packet")
+        .size("eager-threshold", d.eager);
+    const Bandwidth sm_bandwidth = model_bandwidth_of(d.sm_bandwidth);
+    const Bandwidth link_bandwidth = model_bandwidth_of(d.link_bandwidth);
     for (const NodeType& t : d.types) {
-        x << "  <node-type name=\"" << t.name << "\" memory=\"" << t.memory / MiB << "MiB\">\n";
+        topo::XmlElement& type = cluster.add_node_type(t.name, t.memory / MiB * MiB);
         const std::size_t sockets = t.cores.size();
         for (std::size_t s = 0; s < sockets; ++s)
-            x << "    <socket name=\"s" << s << "\" cores=\"" << std::max(1, t.cores[s])
-              << "\" speed=\"" << xml_speed(t.speed) << "\"/>\n";
+            type.add_socket(strf("s%zu", s), static_cast<std::uint64_t>(std::max(1, t.cores[s])),
+                            model_speed_of(t.speed));
         for (std::size_t s = 0; s < sockets; ++s)
-            x << "    <memory-node name=\"mem" << s << "\" local-bandwidth=\""
-              << xml_bandwidth(d.sm_bandwidth) << "\" forwarding=\"cut-through\"/>\n";
-        if (sockets > 1) {
-            x << "    <switch name=\"qpi\"";
-            if (d.qpi_relay > 0) x << " bandwidth=\"" << xml_bandwidth(d.qpi_relay) << "\"";
-            x << " forwarding=\"cut-through\"/>\n";
-        }
-        if (multi_node) {
-            x << "    <nic name=\"nic\"";
-            if (d.nic_relay > 0) x << " bandwidth=\"" << xml_bandwidth(d.nic_relay) << "\"";
-            x << " forwarding=\"cut-through\"/>\n";
-        }
+            type.add_memory_node(strf("mem%zu", s))
+                .bandwidth("local-bandwidth", sm_bandwidth)
+                .text("forwarding", "cut-through");
+        // A relay rate of 0 was not measured: the switch or NIC is unlimited.
+        if (sockets > 1)
+            type.add_switch("qpi", d.qpi_relay > 0 ? model_bandwidth_of(d.qpi_relay) : Bandwidth{})
+                .text("forwarding", "cut-through");
+        if (multi_node)
+            type.add_nic("nic", d.nic_relay > 0 ? model_bandwidth_of(d.nic_relay) : Bandwidth{})
+                .text("forwarding", "cut-through");
         for (std::size_t s = 0; s < sockets; ++s)
-            x << "    <cable from=\"s" << s << "\" to=\"mem" << s << "\" latency=\""
-              << xml_time(d.sm_latency) << "\" bandwidth=\"" << xml_bandwidth(d.sm_bandwidth)
-              << "\"/>\n";
+            type.add_cable(strf("s%zu", s), strf("mem%zu", s), model_time_of(d.sm_latency),
+                           sm_bandwidth);
         if (sockets > 1)
             for (std::size_t s = 0; s < sockets; ++s)
-                x << "    <cable from=\"mem" << s << "\" to=\"qpi\" latency=\""
-                  << xml_time(d.mq_latency) << "\" bandwidth=\"" << xml_bandwidth(d.mq_bandwidth)
-                  << "\"/>\n";
+                type.add_cable(strf("mem%zu", s), "qpi", model_time_of(d.mq_latency),
+                               model_bandwidth_of(d.mq_bandwidth));
         if (multi_node)
-            x << "    <cable from=\"nic\" to=\"" << (sockets > 1 ? "qpi" : "mem0")
-              << "\" latency=\"" << xml_time(0) << "\" bandwidth=\""
-              << xml_bandwidth(d.link_bandwidth) << "\"/>\n";
-        x << "  </node-type>\n";
+            type.add_cable("nic", sockets > 1 ? "qpi" : "mem0", Time::zero(), link_bandwidth);
     }
     for (std::size_t h = 0; h < m.hosts.size(); ++h)
-        x << "  <node name=\"n" << h << "\" type=\"" << d.types[d.type_of_host[h]].name << "\"/>\n";
+        cluster.add_node(strf("n%zu", h), d.types[d.type_of_host[h]].name);
     if (multi_node) {
-        x << "  <switch name=\"sw\" forwarding=\"cut-through\"/>\n";
+        cluster.add_switch("sw").text("forwarding", "cut-through");
         for (std::size_t h = 0; h < m.hosts.size(); ++h)
-            x << "  <cable from=\"n" << h << ".nic\" to=\"sw\" latency=\""
-              << xml_time(d.link_latency) << "\" bandwidth=\"" << xml_bandwidth(d.link_bandwidth)
-              << "\"/>\n";
+            cluster.add_cable(strf("n%zu.nic", h), "sw", model_time_of(d.link_latency),
+                              link_bandwidth);
     }
     // PSINS's simple model: within a node the intra-socket figures (the inter-socket ones if
     // no pair shared a socket), between nodes the inter-node ones.
     const ClassFigures& in =
         d.fig[kIntraSocket].present ? d.fig[kIntraSocket] : d.fig[kInterSocket];
-    x << "  <comm-model model=\"simple\"";
+    topo::XmlElement& comm = cluster.add_comm_model("simple");
     if (d.fig[kInterNode].present)
-        x << " latency=\"" << xml_time(d.fig[kInterNode].latency) << "\" bandwidth=\""
-          << xml_bandwidth(d.fig[kInterNode].bandwidth) << "\"";
+        comm.time("latency", model_time_of(d.fig[kInterNode].latency))
+            .bandwidth("bandwidth", model_bandwidth_of(d.fig[kInterNode].bandwidth));
     if (in.present)
-        x << " intra-latency=\"" << xml_time(in.latency) << "\" intra-bandwidth=\""
-          << xml_bandwidth(in.bandwidth) << "\"";
-    x << " collectives=\"messages\">\n";
+        comm.time("intra-latency", model_time_of(in.latency))
+            .bandwidth("intra-bandwidth", model_bandwidth_of(in.bandwidth));
+    comm.text("collectives", "messages");
     for (const auto& [c, scope] : curve_classes(d)) {
         const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
         const std::vector<CurvePoint> curve = transfer_curve(r, m, d.eager, nullptr);
         if (curve.empty()) continue;
-        x << "    <point-to-point scope=\"" << scope << "\">\n";
+        topo::XmlElement& one_way = comm.add("point-to-point").text("scope", scope);
         for (const CurvePoint& p : curve)
-            x << "      <point size=\"" << xml_size(p.bytes) << "\" bandwidth=\""
-              << xml_bandwidth(p.bandwidth) << "\"/>\n";
-        x << "    </point-to-point>\n";
+            one_way.add_point(p.bytes, model_bandwidth_of(p.bandwidth));
         if (std::all_of(curve.begin(), curve.end(),
                         [](const CurvePoint& p) { return p.two_way > 0; })) {
-            x << "    <point-to-point scope=\"" << scope << "\" direction=\"both\">\n";
+            topo::XmlElement& both =
+                comm.add("point-to-point").text("scope", scope).text("direction", "both");
             for (const CurvePoint& p : curve)
-                x << "      <point size=\"" << xml_size(p.bytes) << "\" bandwidth=\""
-                  << xml_bandwidth(p.two_way) << "\"/>\n";
-            x << "    </point-to-point>\n";
+                both.add_point(p.bytes, model_bandwidth_of(p.two_way));
         }
     }
-    x << "  </comm-model>\n";
     // The per-message software costs, as measured (OverheadResult).
     if (!m.overheads.empty()) {
-        x << "  <mpi-overhead>\n";
+        topo::XmlElement& overhead = cluster.add_mpi_overhead();
         for (const auto& [tag, member] :
              {std::pair<const char*, Stats OverheadResult::*>{"send", &OverheadResult::send},
               {"recv", &OverheadResult::recv},
               {"post", &OverheadResult::post}}) {
-            x << "    <" << tag << ">\n";
+            topo::XmlElement& curve = overhead.add(tag);
             for (const OverheadResult& o : m.overheads)
-                x << "      <point size=\"" << xml_size(o.bytes) << "\" time=\""
-                  << xml_time((o.*member).value) << "\"/>\n";
-            x << "    </" << tag << ">\n";
+                curve.add_point(o.bytes, model_time_of((o.*member).value));
         }
-        x << "  </mpi-overhead>\n";
     }
-    // Collectives' local work at the measured rates (rank 0, 64 MiB, memcpy and
-    // MPI_Reduce_local of doubles).
-    // The attributes: the largest size's rates; the curves follow the sizes (cache effects).
-    // Communicator creation: the local cost beyond the 8-byte allreduce's agreement.
-    const std::string comm_create = "\" comm-create=\"" + xml_time(m.comm_create_local());
-    if (!m.local.copy.empty() && !m.local.reduce.empty() && !local_curves) {
-        x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce.back().second)
-          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << comm_create
-          << "\"/>\n";
-    } else if (!m.local.copy.empty() && !m.local.reduce.empty()) {
-        x << "  <collectives reduce-bandwidth=\"" << xml_bandwidth(m.local.reduce.back().second)
-          << "\" copy-bandwidth=\"" << xml_bandwidth(m.local.copy.back().second) << comm_create
-          << "\">\n";
-        for (const auto& [tag, curve] :
-             {std::pair<const char*, const std::vector<std::pair<std::uint64_t, double>>*>{
-                  "copy-rate", &m.local.copy},
-              {"reduce-rate", &m.local.reduce}}) {
-            x << "    <" << tag << ">\n";
-            for (const auto& [size, rate] : *curve)
-                x << "      <point size=\"" << xml_size(size) << "\" bandwidth=\""
-                  << xml_bandwidth(rate) << "\"/>\n";
-            x << "    </" << tag << ">\n";
-        }
-        x << "  </collectives>\n";
-    } else {
-        x << "  <collectives comm-create=\"" << xml_time(m.comm_create_local()) << "\"/>\n";
+    // Collectives' local work at the measured rates (rank 0, memcpy and MPI_Reduce_local of
+    // doubles): the attributes the largest size's rates, the curves (--local-curves) every
+    // size's (cache effects). Communicator creation: the local cost beyond the 8-byte
+    // allreduce's agreement.
+    topo::XmlElement& collectives = cluster.add_collectives();
+    if (!m.local.copy.empty() && !m.local.reduce.empty()) {
+        collectives.bandwidth("reduce-bandwidth", model_bandwidth_of(m.local.reduce.back().second))
+            .bandwidth("copy-bandwidth", model_bandwidth_of(m.local.copy.back().second));
+        if (local_curves)
+            for (const auto& [tag, rates] :
+                 {std::pair<const char*, const std::vector<std::pair<std::uint64_t, double>>*>{
+                      "copy-rate", &m.local.copy},
+                  {"reduce-rate", &m.local.reduce}}) {
+                topo::XmlElement& curve = collectives.add(tag);
+                for (const auto& [size, rate] : *rates)
+                    curve.add_point(size, model_bandwidth_of(rate));
+            }
     }
+    collectives.time("comm-create", model_time_of(m.comm_create_local()));
     if (d.io) {
         // One I/O server on the node rank 0 wrote from, the kernel's page cache as its
         // write-behind cache, the disk a simple one at the measured rate.
-        x << "  <io-server node=\"n0\">\n"
-          << "    <cache model=\"write_behind\" memory=\"" << d.io_memory / MiB << "MiB\""
-          << (d.io_cache_rate > 0 ? " copy-rate=\"" + xml_bandwidth(d.io_cache_rate) + "\"" : "")
-          << "/>\n"
-          << "    <disk model=\"simple\" rate=\"" << xml_bandwidth(d.io_disk_rate) << "\"/>\n"
-          << "  </io-server>\n"
-          << "  <file-system open=\"" << xml_time(d.io_open) << "\" close=\""
-          << xml_time(d.io_close) << "\" sync=\"" << xml_time(d.io_sync_cost)
-          << "\" request-overhead=\"" << xml_time(d.io_request_overhead) << "\"";
+        topo::XmlElement& server = cluster.add_io_server("n0");
+        std::vector<std::pair<std::string, std::string>> cache = {
+            {"memory", topo::model_size(d.io_memory / MiB * MiB)}};
+        if (d.io_cache_rate > 0)
+            cache.emplace_back("copy-rate",
+                               topo::model_bandwidth(model_bandwidth_of(d.io_cache_rate)));
+        server.add_component("cache", "write_behind", cache);
+        server.add_component("disk", "simple",
+                             {{"rate", topo::model_bandwidth(model_bandwidth_of(d.io_disk_rate))}});
+        topo::XmlElement& fs = cluster.add_file_system()
+                                   .time("open", model_time_of(d.io_open))
+                                   .time("close", model_time_of(d.io_close))
+                                   .time("sync", model_time_of(d.io_sync_cost))
+                                   .time("request-overhead", model_time_of(d.io_request_overhead));
         if (m.io.world > 1)
-            x << " open-per-rank=\"" << xml_time(d.io_open_per_rank) << "\" close-per-rank=\""
-              << xml_time(d.io_close_per_rank) << "\" collective-close=\""
-              << (d.io_close_collective ? "yes" : "no") << "\"";
-        x << "/>\n";
+            fs.time("open-per-rank", model_time_of(d.io_open_per_rank))
+                .time("close-per-rank", model_time_of(d.io_close_per_rank))
+                .text("collective-close", d.io_close_collective ? "yes" : "no");
     }
-    x << "</cluster>\n";
-    return x.str();
+    return doc.str();
 }
 
 std::string write_csv(const Measured& m) {
