@@ -256,24 +256,9 @@ void print_models(std::ostream& out) {
         for (const ParamInfo& p : e.params)
             out << fmt::format("    {:<{}}  {}\n", p.name, pw, describe_param(p));
     }
-    // Models documented with ParamInfo (NIC models, ...): name, line, then each parameter.
-    auto print_documented = [&out](const std::string& title, const auto& entries) {
-        out << "\n" << title << ":\n";
-        std::size_t w = 0;
-        for (const auto& e : entries) w = std::max(w, e.name.size());
-        for (const auto& e : entries) {
-            out << fmt::format("  {:<{}}  {}\n", e.name, w, e.doc);
-            std::size_t pw = 0;
-            for (const ParamInfo& p : e.params) pw = std::max(pw, p.name.size());
-            for (const ParamInfo& p : e.params)
-                out << fmt::format("    {:<{}}  {}\n", p.name, pw, describe_param(p));
-        }
-    };
-    print_documented(
-        "NIC models (<network nic=...>, <node-type nic=...>, generate --nic; "
-        "NAME[:key=value,...])",
-        topo::nic_models().entries());
-    auto print_io = [&out](const std::string& title, const auto& entries) {
+    // A titled list of registered models: name, one line, then each parameter described by
+    // `describe` (ParamInfo's type, unit and default for NIC models; iosys' meaning).
+    auto print_registered = [&out](const std::string& title, const auto& entries, auto describe) {
         out << "\n" << title << ":\n";
         std::size_t w = 0;
         for (const auto& e : entries) w = std::max(w, e.name.size());
@@ -282,8 +267,15 @@ void print_models(std::ostream& out) {
             std::size_t pw = 0;
             for (const auto& p : e.params) pw = std::max(pw, p.name.size());
             for (const auto& p : e.params)
-                out << fmt::format("    {:<{}}  {}\n", p.name, pw, p.meaning);
+                out << fmt::format("    {:<{}}  {}\n", p.name, pw, describe(p));
         }
+    };
+    print_registered(
+        "NIC models (<network nic=...>, <node-type nic=...>, generate --nic; "
+        "NAME[:key=value,...])",
+        topo::nic_models().entries(), [](const ParamInfo& p) { return describe_param(p); });
+    auto print_io = [&](const std::string& title, const auto& entries) {
+        print_registered(title, entries, [](const auto& p) { return p.meaning; });
     };
     io::CacheRegistry caches("cache");
     io::register_builtin_caches(caches);
