@@ -296,7 +296,7 @@ void Network::reserve_route(std::uint32_t pi) {
         const Link& link = links_[e];
         p.tail_at = end + link.latency;
         // When the next vertex may forward it: its head (cut-through), the whole packet, ...
-        t = forward_[link.forward](start, link.latency, p.tail_at);
+        t = forward_at(link, start, p.tail_at);
         p.prev = link.source;
         p.at = link.target;
         ++p.hop;
@@ -387,8 +387,7 @@ void Network::send_on(EdgeId e, std::uint32_t pi) {
     // route names the next edge now (the same entry arrive() would read).
     const EdgeId next =
         p.path_len != 0 && p.at != p.dst ? paths_[p.path_first + p.hop] : topo::kNoEdge;
-    engine_.schedule(forward_[link.forward](start, link.latency, p.tail_at), id_, kArrive,
-                     arrive_data(pi, next));
+    engine_.schedule(forward_at(link, start, p.tail_at), id_, kArrive, arrive_data(pi, next));
     if (link.active_head != kNil) {
         link.wake_pending = true;
         engine_.schedule(end, id_, kLinkFree, e);

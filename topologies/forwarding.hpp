@@ -5,7 +5,8 @@
 // head, after the link's latency).
 //
 // A model resolves once, when the packet network is built, to a ForwardRule: a plain
-// function and two constants, called once per packet per hop (no string, no virtual call).
+// function and two constants, called once per packet per hop (no string, no virtual call;
+// the network inlines the two built-ins by their fixed ids).
 //
 // Adding a forwarding model is one function plus one registration:
 //     topo::forwarding_models().add({"mine", "one line of help", {/* ParamInfo... */},
