@@ -47,10 +47,18 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         l.memory_local = sp.kind == topo::VertexKind::MemoryNode && !sp.local.infinite();
         l.relayed = !sp.relay.infinite() || l.memory_local;
         const auto& tp = topo_.vertex(l.target);
-        l.cut_through =
-            tp.kind != topo::VertexKind::Socket &&
-            (tp.cut_through == 1 || (tp.cut_through == -1 && tp.kind == topo::VertexKind::Switch &&
-                                     topo_.settings.cut_through));
+        // Sockets and unset non-switches store and forward; unset switches follow <network>.
+        topo::Forwarding f = tp.forwarding;
+        if (tp.kind == topo::VertexKind::Socket)
+            f = topo::kStoreAndForward;
+        else if (f == topo::kForwardingUnset)
+            f = tp.kind == topo::VertexKind::Switch ? topo_.settings.forwarding
+                                                    : topo::kStoreAndForward;
+        // forward_ is indexed by the registry's id; each rule is fetched once.
+        const auto slot = static_cast<std::size_t>(f);
+        if (forward_.size() <= slot) forward_.resize(slot + 1);
+        if (forward_[slot].at == nullptr) forward_[slot] = topo::forwarding_models().rule(f);
+        l.forward = static_cast<std::uint8_t>(slot);
     }
 }
 
@@ -287,8 +295,8 @@ void Network::reserve_route(std::uint32_t pi) {
             engine_.schedule(end, id_, kInjected, p.message);
         const Link& link = links_[e];
         p.tail_at = end + link.latency;
-        // The next vertex may forward the head at once (cut-through) or only the whole packet.
-        t = link.cut_through ? start + link.latency : p.tail_at;
+        // When the next vertex may forward it: its head (cut-through), the whole packet, ...
+        t = forward_at(link, start, p.tail_at);
         p.prev = link.source;
         p.at = link.target;
         ++p.hop;
@@ -379,8 +387,7 @@ void Network::send_on(EdgeId e, std::uint32_t pi) {
     // route names the next edge now (the same entry arrive() would read).
     const EdgeId next =
         p.path_len != 0 && p.at != p.dst ? paths_[p.path_first + p.hop] : topo::kNoEdge;
-    engine_.schedule(link.cut_through ? start + link.latency : p.tail_at, id_, kArrive,
-                     arrive_data(pi, next));
+    engine_.schedule(forward_at(link, start, p.tail_at), id_, kArrive, arrive_data(pi, next));
     if (link.active_head != kNil) {
         link.wake_pending = true;
         engine_.schedule(end, id_, kLinkFree, e);

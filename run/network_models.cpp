@@ -193,7 +193,7 @@ NetworkModelRegistry& network_models() {
                {},
                [](topo::Topology& t, const std::vector<KeyValue>&) {
                    t.settings.model = topo::NetworkModel::Packet;
-                   t.settings.cut_through = false;
+                   t.settings.forwarding = topo::kStoreAndForward;
                },
                make_packet});
         r.add({"cut-through",
@@ -201,7 +201,7 @@ NetworkModelRegistry& network_models() {
                {},
                [](topo::Topology& t, const std::vector<KeyValue>&) {
                    t.settings.model = topo::NetworkModel::Packet;
-                   t.settings.cut_through = true;
+                   t.settings.forwarding = topo::kCutThrough;
                },
                make_packet});
         r.add({"fluid",
@@ -236,7 +236,7 @@ std::unique_ptr<net::Transport> make_transport(TransportContext c, const std::st
 std::string network_model_of(const topo::Topology& t) {
     switch (t.settings.model) {
         case topo::NetworkModel::Packet:
-            return t.settings.cut_through ? "cut-through" : "packet";
+            return t.settings.forwarding == topo::kCutThrough ? "cut-through" : "packet";
         case topo::NetworkModel::Fluid:
             return "fluid";
         case topo::NetworkModel::Analytic:

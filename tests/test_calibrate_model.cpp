@@ -272,7 +272,7 @@ TEST(CalibrateFrom, RewritesARealCalibrationByteForByte) {
 static void expect_same_model(const topo::Topology& a, const topo::Topology& b) {
     EXPECT_EQ(a.name, b.name);
     EXPECT_EQ(a.settings.model, b.settings.model);
-    EXPECT_EQ(a.settings.cut_through, b.settings.cut_through);
+    EXPECT_EQ(a.settings.forwarding, b.settings.forwarding);
     EXPECT_EQ(a.settings.granularity, b.settings.granularity);
     EXPECT_EQ(a.settings.nic_model, b.settings.nic_model);
     EXPECT_EQ(a.settings.routing, b.settings.routing);
@@ -296,7 +296,7 @@ static void expect_same_model(const topo::Topology& a, const topo::Topology& b) 
         EXPECT_EQ(a.vertex(v).kind, b.vertex(v).kind);
         EXPECT_EQ(a.vertex(v).relay, b.vertex(v).relay);
         EXPECT_EQ(a.vertex(v).local, b.vertex(v).local);
-        EXPECT_EQ(a.vertex(v).cut_through, b.vertex(v).cut_through);
+        EXPECT_EQ(a.vertex(v).forwarding, b.vertex(v).forwarding);
     }
     ASSERT_EQ(a.num_edges(), b.num_edges());
     for (topo::EdgeId e = 0; e < a.num_edges(); ++e) {

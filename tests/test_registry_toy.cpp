@@ -1,7 +1,8 @@
 // Adding a model is one class and one registration line: this file registers a toy network
-// model, a toy NIC model and a toy analytic communication model from here, through the registries
-// alone (no edit anywhere else), and runs them through the `clustersim` command line in this
-// process (tools/cli.hpp's main), checking the simulated times against closed forms.
+// model, a toy NIC model, a toy switch forwarding model and a toy analytic communication model from
+// here, through the registries alone (no edit anywhere else), and runs them through the
+// `clustersim` command line in this process (tools/cli.hpp's main), checking the simulated times
+// against closed forms.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "simulator/engine.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli.hpp"
+#include "topologies/forwarding.hpp"
 #include "topologies/nic_models.hpp"
 
 namespace {
@@ -98,8 +100,24 @@ class ToyNic final : public topo::NicBehaviour {
     Bandwidth rate_;
 };
 
-// The three registration lines.
+// A toy switch forwarding model: a vertex forwards a packet `k[0]` (its `delay`) after the
+// packet's last byte has arrived (store-and-forward plus a fixed processing time).
+Time toy_forward_at(const topo::ForwardRule& rule, Time, Time, Time tail) {
+    return tail + rule.k[0];
+}
+
+// The registration lines.
 const bool registered = [] {
+    topo::forwarding_models().add(
+        {"toy_fwd",
+         "toy: store-and-forward plus a fixed processing delay",
+         {{"delay", "time", "s", "1us", "from a packet's last byte in to its forwarding"}},
+         [](const std::vector<KeyValue>& params) {
+             topo::ForwardRule rule{&toy_forward_at, {parse_time("1us"), Time::zero()}};
+             for (const KeyValue& kv : params)
+                 if (kv.key == "delay") rule.k[0] = parse_time(kv.value);
+             return rule;
+         }});
     topo::nic_models().add({"toy_nic",
                             "toy: size / rate to leave the node, then a fixed latency",
                             {{"latency", "time", "s", "1us", "from leaving the node to arrival"},
@@ -270,6 +288,62 @@ TEST(RegistryToy, ToyNicParametersAreCheckedAgainstTheRegistry) {
                  std::logic_error);
 }
 
+// two-nodes.xml with the <network>'s forwarding (that of its one switch, "sw") set to `spec`.
+std::string two_nodes_with_forwarding(const std::string& spec, const std::string& file) {
+    std::ifstream in(kModel);
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string from = R"(nic="packet")";
+    const std::size_t at = xml.find(from);
+    EXPECT_NE(at, std::string::npos);
+    if (at != std::string::npos)
+        xml.replace(at, from.size(), R"(nic="packet" forwarding=")" + spec + "\"");
+    const std::string path = (std::filesystem::temp_directory_path() / file).string();
+    std::ofstream(path) << xml;
+    return path;
+}
+
+TEST(RegistryToy, ToyForwardingModelRunsThroughTheCommandLine) {
+    ASSERT_TRUE(registered);
+    const std::string app = "pingpong:size=1000B,iterations=5";
+    // Store-and-forward (the default): 6 edges of 1 us latency + 1 us copy each, 12 us one
+    // way, 10 one-way trips: 120 us. The toy's switch waits `delay` more: 12 us + 2 us one
+    // way, 140 us.
+    for (const auto& [spec, ps] : std::vector<std::pair<std::string, std::int64_t>>{
+             {"store-and-forward", 120'000'000},
+             {"toy_fwd:delay=2us", 140'000'000},
+             {"toy_fwd", 130'000'000},  // its default delay, 1 us
+             // Cut-through: the switch sends the head on once it has crossed its 1 us link, so
+             // the copy into the switch overlaps the copy out: 11 us one way.
+             {"cut-through", 110'000'000}}) {
+        const nlohmann::json j =
+            run_model_json(two_nodes_with_forwarding(spec, "toy-fwd.xml"), app);
+        ASSERT_FALSE(j.is_null()) << spec;
+        EXPECT_EQ(j["simulated_time_ps"].get<std::int64_t>(), ps) << spec;
+        EXPECT_EQ(j["network"]["bytes_sent"], j["network"]["bytes_delivered"]) << spec;
+        EXPECT_EQ(j["network"]["bytes_delivered"].get<std::uint64_t>(), 10'000u) << spec;
+    }
+}
+
+TEST(RegistryToy, ToyForwardingParametersAreCheckedAgainstTheRegistry) {
+    const std::string model = two_nodes_with_forwarding("toy_fwd:colour=red", "toy-fwd-bad.xml");
+    const CliResult r = clustersim({"run", model, "--app", "pingpong:size=1000B", "--json"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("toy-fwd-bad.xml:10: <network> attribute 'forwarding': "
+                         "'toy_fwd:colour=red': forwarding model 'toy_fwd' has no parameter "
+                         "'colour'; expected delay"),
+              std::string::npos)
+        << r.err;
+    const std::string unknown = two_nodes_with_forwarding("wormhole", "toy-fwd-unknown.xml");
+    const CliResult u = clustersim({"run", unknown, "--app", "pingpong:size=1000B", "--json"});
+    EXPECT_EQ(u.code, 2);
+    EXPECT_NE(u.err.find("toy-fwd-unknown.xml:10: <network> attribute 'forwarding': 'wormhole' "
+                         "is not valid; expected cut-through, store-and-forward or toy_fwd"),
+              std::string::npos)
+        << u.err;
+    EXPECT_THROW(topo::forwarding_models().add({"toy_fwd", "again", {}, nullptr}),
+                 std::logic_error);
+}
+
 TEST(RegistryToy, ListShowsTheToysWithTheirParameters) {
     const CliResult r = clustersim({"list", "models"});
     ASSERT_EQ(r.code, 0);
@@ -281,6 +355,12 @@ TEST(RegistryToy, ListShowsTheToysWithTheirParameters) {
         r.out.find("  toy_nic     toy: size / rate to leave the node, then a fixed latency\n"
                    "    latency  time (s), default 1us: from leaving the node to arrival\n"
                    "    rate     bandwidth (B/s), default 1GB/s: rate the packet leaves at\n"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(
+        r.out.find("  toy_fwd            toy: store-and-forward plus a fixed processing delay\n"
+                   "    delay  time (s), default 1us: from a packet's last byte in to its "
+                   "forwarding\n"),
         std::string::npos)
         << r.out;
     const CliResult nets = clustersim({"list", "networks"});

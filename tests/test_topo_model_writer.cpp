@@ -197,7 +197,7 @@ TEST(ModelWriter, EveryElementRoundTripsThroughTheReader) {
     EXPECT_TRUE(vertex("b.mem1").relay.infinite());
     EXPECT_EQ(vertex("b.qpi").relay, Bandwidth{12ULL << 30});
     EXPECT_EQ(vertex("a.nic").relay, Bandwidth{1'250'000'000});
-    EXPECT_EQ(vertex("a.nic").cut_through, 1);
+    EXPECT_EQ(vertex("a.nic").forwarding, topo::kCutThrough);
     EXPECT_EQ(vertex("sw").relay, Bandwidth{380'000'000});
     EXPECT_TRUE(vertex("free").relay.infinite());
     // Every one-way edge, by its ends: (latency, bandwidth).
@@ -259,7 +259,7 @@ void expect_same_graph(const Topology& a, const Topology& b) {
         EXPECT_EQ(x.node, y.node) << x.name;
         EXPECT_EQ(x.socket, y.socket) << x.name;
         EXPECT_EQ(x.group, y.group) << x.name;
-        EXPECT_EQ(x.cut_through, y.cut_through) << x.name;
+        EXPECT_EQ(x.forwarding, y.forwarding) << x.name;
     }
     for (EdgeId e = 0; e < a.num_edges(); ++e) {
         EXPECT_EQ(a.source_of(e), b.source_of(e));

@@ -28,6 +28,7 @@
 #include "tools/sweep_command.hpp"
 #include "tools/trace_commands.hpp"
 #include "tools/version.hpp"
+#include "topologies/forwarding.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/nic_models.hpp"
@@ -274,6 +275,10 @@ void print_models(std::ostream& out) {
         "NIC models (<network nic=...>, <node-type nic=...>, generate --nic; "
         "NAME[:key=value,...])",
         topo::nic_models().entries(), [](const ParamInfo& p) { return describe_param(p); });
+    print_registered(
+        "switch forwarding (forwarding=... on <network>, <switch>, <nic>; "
+        "NAME[:key=value,...])",
+        topo::forwarding_models().entries(), [](const ParamInfo& p) { return describe_param(p); });
     auto print_io = [&](const std::string& title, const auto& entries) {
         print_registered(title, entries, [](const auto& p) { return p.meaning; });
     };

@@ -93,7 +93,7 @@ std::uint32_t ModelBuilder::add_node(const NodeTemplate& type, const std::string
         p.kind = tv.kind;
         p.relay = tv.relay;
         p.local = tv.local;
-        p.cut_through = tv.cut_through;
+        p.forwarding = tv.forwarding;
         p.node = static_cast<std::int32_t>(index);
         if (tv.kind == VertexKind::Socket)
             p.socket = static_cast<std::int32_t>(info.sockets.size());

@@ -36,10 +36,9 @@ inline constexpr std::uint64_t kMaxNodes = 1ULL << 24;
 struct TemplateVertex {
     std::string name;  // local name, e.g. "s0"
     VertexKind kind = VertexKind::Switch;
-    Bandwidth relay{};  // infinite() = unlimited
-    Bandwidth local{};  // MemoryNode only
-    std::int8_t cut_through =
-        -1;  // forwarding="...": 1 cut-through, 0 store-and-forward, -1 default
+    Bandwidth relay{};                         // infinite() = unlimited
+    Bandwidth local{};                         // MemoryNode only
+    Forwarding forwarding = kForwardingUnset;  // forwarding="..." (topologies/forwarding.hpp)
     std::uint32_t cores = 0;
     std::uint64_t speed = 0;
     int line = 0;

@@ -225,15 +225,16 @@ class Reader {
 
     // ---- elements --------------------------------------------------------------------
     void read_network(pugi::xml_node n);
-    // forwarding="cut-through|store-and-forward": 1, 0, or -1 when absent.
-    std::int8_t forwarding_attr(pugi::xml_node n) const {
+    // forwarding="NAME[:key=value,...]" (topologies/forwarding.hpp), kForwardingUnset when
+    // absent.
+    Forwarding forwarding_attr(pugi::xml_node n) const {
         const auto v = optional(n, "forwarding");
-        if (!v) return -1;
-        if (*v == "cut-through") return 1;
-        if (*v == "store-and-forward") return 0;
-        fail(n, fmt::format("{} attribute 'forwarding': '{}' is not valid; expected cut-through or "
-                            "store-and-forward",
-                            tag(n), *v));
+        if (!v) return kForwardingUnset;
+        try {
+            return forwarding_models().select(*v);
+        } catch (const std::invalid_argument& e) {
+            fail(n, fmt::format("{} attribute 'forwarding': {}", tag(n), e.what()));
+        }
     }
     void read_collectives(pugi::xml_node n);
     void read_mpi_overhead(pugi::xml_node n);
@@ -784,7 +785,7 @@ void Reader::read_network(pugi::xml_node n) {
                         "<network> attribute 'model': '{}' is not valid; expected packet or fluid",
                         *v));
     }
-    if (optional(n, "forwarding")) s.cut_through = forwarding_attr(n) == 1;
+    if (optional(n, "forwarding")) s.forwarding = forwarding_attr(n);
     if (const auto v = optional(n, "granularity")) s.granularity = granularity_attr(n, *v);
     if (const auto v = optional(n, "routing")) {
         if (*v == "shortest-path") {
@@ -1200,17 +1201,17 @@ void Reader::read_type_vertex(pugi::xml_node n, NodeTemplate& t) {
         v.kind = VertexKind::MemoryNode;
         v.relay = optional_bandwidth(n, "bandwidth");
         v.local = optional_bandwidth(n, "local-bandwidth");
-        v.cut_through = forwarding_attr(n);
+        v.forwarding = forwarding_attr(n);
     } else if (el == "switch") {
         check_attributes(n, {"name", "bandwidth", "forwarding"});
         v.kind = VertexKind::Switch;
         v.relay = optional_bandwidth(n, "bandwidth");
-        v.cut_through = forwarding_attr(n);
+        v.forwarding = forwarding_attr(n);
     } else {  // nic
         check_attributes(n, {"name", "bandwidth", "forwarding"});
         v.kind = VertexKind::Nic;
         v.relay = optional_bandwidth(n, "bandwidth");
-        v.cut_through = forwarding_attr(n);
+        v.forwarding = forwarding_attr(n);
         if (t.nic != NodeTemplate::kNone) {
             fail(n, fmt::format("<nic>: node-type '{}' already has a NIC '{}' (line {}); expected "
                                 "at most one",
@@ -1390,7 +1391,7 @@ void Reader::read_vertex(pugi::xml_node n) {
         p.kind = VertexKind::MemoryNode;
         p.local = optional_bandwidth(n, "local-bandwidth");
     }
-    p.cut_through = forwarding_attr(n);
+    p.forwarding = forwarding_attr(n);
     p.name = name_attr(n, "name");
     p.relay = optional_bandwidth(n, "bandwidth");
     p.line = line_of(n);

@@ -13,6 +13,7 @@
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 
 #include "simulator/time.hpp"
+#include "topologies/forwarding.hpp"
 
 namespace clustersim::topo {
 
@@ -64,11 +65,11 @@ struct VertexProps {
     std::int32_t node = -1;    // index into Topology::nodes, -1 outside any node
     std::int32_t socket = -1;  // Socket: index within its node
     std::int32_t group = -1;   // dragonfly group of a router or of a node's vertices, -1 if none
-    // Packet model: forward a packet's head as soon as it has arrived and the outgoing
-    // link is free (cut-through), instead of after the whole packet (store-and-forward).
-    // Unset (-1): switches follow NetworkSettings::cut_through, NICs and memory nodes
-    // store and forward.
-    std::int8_t cut_through = -1;
+    // Packet model: when this vertex may forward an arriving packet (topologies/forwarding.hpp:
+    // kCutThrough, its head; kStoreAndForward, the whole packet; or a registered model).
+    // Unset (kForwardingUnset): switches follow NetworkSettings::forwarding, NICs and memory
+    // nodes store and forward.
+    Forwarding forwarding = kForwardingUnset;
     int line = 0;  // line of the XML element that declared it (0: generated)
 };
 
@@ -108,8 +109,8 @@ const char* to_string(NetworkModel model);
 
 struct NetworkSettings {
     NetworkModel model = NetworkModel::Packet;
-    bool cut_through = false;  // default forwarding of network switches (packet model)
-    std::uint64_t granularity = 100 * 1024;  // 0 = whole-message transfers
+    Forwarding forwarding = kStoreAndForward;  // default forwarding of switches (packet model)
+    std::uint64_t granularity = 100 * 1024;    // 0 = whole-message transfers
     NicModel nic_model = NicModel::Packet;
     Routing routing = Routing::ShortestPath;
     std::uint64_t eager_threshold = 64 * 1024;  // bytes; larger messages use rendezvous
