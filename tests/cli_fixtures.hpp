@@ -31,6 +31,16 @@ inline std::string temp_path(const std::string& name) {
            "_" + std::to_string(::getpid()) + "_" + name;
 }
 
+// mpirun's flags for the real-MPI tests. In the sanitizer pass clustersim-calibrate links the
+// sanitizers' runtime (its derive and write stages are the simulator's libraries); Open MPI's
+// own allocations are not leaks of ours, so its ranks run with leak detection off.
+#ifdef CLUSTERSIM_SANITIZED
+inline const std::string kMpirunFlags =
+    " --allow-run-as-root --oversubscribe -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1";
+#else
+inline const std::string kMpirunFlags = " --allow-run-as-root --oversubscribe";
+#endif
+
 // Runs a shell command line, capturing its exit code, stdout and stderr.
 inline Result run_shell(const std::string& command) {
     const std::string out = temp_path("out.txt"), err = temp_path("err.txt");

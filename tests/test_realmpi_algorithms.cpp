@@ -36,15 +36,6 @@ constexpr double kClearFactor = 3.0;
 constexpr int kPhases = 5;
 constexpr int kRepeats = 2;
 
-// clustersim-calibrate links the sanitizers' runtime in the sanitizer pass (its derive and
-// write stages are the simulator's libraries); Open MPI's own allocations are not leaks of ours.
-#ifdef CLUSTERSIM_SANITIZED
-const std::string kMpirunFlags =
-    " --allow-run-as-root --oversubscribe -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1";
-#else
-const std::string kMpirunFlags = " --allow-run-as-root --oversubscribe";
-#endif
-
 Result mpirun(const std::string& args) {
     return run_shell(std::string(CLUSTERSIM_MPIEXEC) + kMpirunFlags + " -np 2 " + args);
 }

@@ -19,15 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// clustersim-calibrate links the sanitizers' runtime in the sanitizer pass (its derive and
-// write stages are the simulator's libraries); Open MPI's own allocations are not leaks of ours.
-#ifdef CLUSTERSIM_SANITIZED
-const std::string kMpirunFlags =
-    " --allow-run-as-root --oversubscribe -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=1";
-#else
-const std::string kMpirunFlags = " --allow-run-as-root --oversubscribe";
-#endif
-
 Result mpi(int ranks, const std::string& program_and_args) {
     return run_shell(std::string(CLUSTERSIM_MPIEXEC) + kMpirunFlags + " -np " +
                      std::to_string(ranks) + " " + program_and_args);
