@@ -62,6 +62,8 @@ class DataFlow {
         d_ = mpi::data_space(args);
         hw_ = static_cast<std::size_t>((p_ + 63) / 64);
         ranks_.resize(static_cast<std::size_t>(p_));
+        sends_.resize(static_cast<std::size_t>(p_) * static_cast<std::size_t>(p_));
+        recvs_.resize(sends_.size());
         for (std::int32_t r = 0; r < p_; ++r) init(r);
     }
 
@@ -81,10 +83,11 @@ class DataFlow {
                 return fmt::format("deadlock: rank {} never finishes step {}", r,
                                    x.slots[x.front].k);
         }
-        for (const auto& [pair, q] : sends_)
-            if (!q.empty())
-                return fmt::format("rank {} sends rank {} a message never received", pair.first,
-                                   pair.second);
+        for (std::size_t pair = 0; pair < sends_.size(); ++pair)
+            if (!sends_[pair].empty())
+                return fmt::format("rank {} sends rank {} a message never received",
+                                   pair / static_cast<std::size_t>(p_),
+                                   pair % static_cast<std::size_t>(p_));
         return postcondition();
     }
 
@@ -102,8 +105,21 @@ class DataFlow {
         bool valid = false;
         std::uint32_t posted = 0, matched = 0;
         std::vector<std::int64_t> msg_of;     // per transfer: its message, -1 while unmatched
-        std::vector<std::uint64_t> sent;      // units its sends name (sorted)
-        std::vector<std::uint64_t> combined;  // units its receives combine (sorted)
+        std::vector<std::uint64_t> sent;      // units its sends name
+        std::vector<std::uint64_t> combined;  // units its receives combine
+        // The same as bit sets over the d_ units (a look-up per landed unit); only the bits
+        // of the lists are set, so a new step clears them in the lists' time.
+        std::vector<std::uint64_t> sent_bits, combined_bits;
+        static bool has(const std::vector<std::uint64_t>& bits, std::uint64_t u) {
+            return ((bits[u / 64] >> (u % 64)) & 1) != 0;
+        }
+        void mark(std::vector<std::uint64_t>& bits, const std::vector<std::uint64_t>& units,
+                  bool on) {
+            for (std::uint64_t u : units) {
+                const std::uint64_t bit = std::uint64_t{1} << (u % 64);
+                bits[u / 64] = on ? bits[u / 64] | bit : bits[u / 64] & ~bit;
+            }
+        }
     };
     struct Rank {
         std::vector<std::uint64_t> units;  // d_ units of w_ words
@@ -147,7 +163,11 @@ class DataFlow {
         x.heard.assign(hw_, 0);
         x.heard[static_cast<std::size_t>(r) / 64] |= std::uint64_t{1}
                                                      << (static_cast<unsigned>(r) % 64);
-        for (Slot& slot : x.slots) slot.step.describe = true;
+        for (Slot& slot : x.slots) {
+            slot.step.describe = true;
+            slot.sent_bits.assign((d_ + 63) / 64, 0);
+            slot.combined_bits.assign((d_ + 63) / 64, 0);
+        }
         const CollArgs& a = args_;
         const std::uint64_t m = a.bytes;
         switch (a.op) {
@@ -199,8 +219,10 @@ class DataFlow {
     }
 
     // The units a transfer names, in message order (k slices of t.bytes).
-    std::vector<std::uint64_t> units_of(const mpi::Step& s, const mpi::Transfer& t) const {
-        std::vector<std::uint64_t> out;
+    // Into `out` (a buffer reused across calls: the checker runs millions of transfers).
+    void units_of(const mpi::Step& s, const mpi::Transfer& t,
+                  std::vector<std::uint64_t>& out) const {
+        out.clear();
         if (t.pieces == 0) {
             for (std::uint64_t i = 0; i < t.bytes; ++i) out.push_back(t.offset + i);
         } else {
@@ -210,7 +232,6 @@ class DataFlow {
         }
         if (d_ > 0)
             for (auto& u : out) u %= d_;
-        return out;
     }
 
     // Generates rank r's next step into slot s (or notes the schedule's end).
@@ -231,6 +252,8 @@ class DataFlow {
         slot.valid = true;
         slot.posted = slot.matched = 0;
         slot.msg_of.assign(slot.step.transfers.size(), -1);
+        slot.mark(slot.sent_bits, slot.sent, false);
+        slot.mark(slot.combined_bits, slot.combined, false);
         slot.sent.clear();
         slot.combined.clear();
         const bool combine = slot.step.reduce_bytes > 0;
@@ -239,22 +262,26 @@ class DataFlow {
                                mpi::to_string(args_.op));
         for (std::size_t i = 0; i < slot.step.transfers.size(); ++i) {
             const mpi::Transfer& t = slot.step.transfers[i];
-            const std::string where = fmt::format("rank {} step {} transfer {}", r, slot.k, i);
+            // Formatted only for an error: the checker runs millions of transfers.
+            const auto where = [&] {
+                return fmt::format("rank {} step {} transfer {}", r, slot.k, i);
+            };
             if (t.peer < 0 || t.peer >= p_ || t.peer == r)
-                return fmt::format("{}: peer {} is out of range or itself", where, t.peer);
+                return fmt::format("{}: peer {} is out of range or itself", where(), t.peer);
             if (t.after >= 0 && slot.k == 0)
-                return fmt::format("{}: depends on a transfer of no previous step", where);
-            const auto us = units_of(slot.step, t);
+                return fmt::format("{}: depends on a transfer of no previous step", where());
+            auto& us = generate_units_;
+            units_of(slot.step, t, us);
             if (d_ == 0 ? !us.empty()
                         : us.size() % std::max<std::uint64_t>(t.bytes, 1) != 0 ||
                               (t.bytes == 0 && !us.empty()) || (t.bytes > 0 && us.empty()))
-                return fmt::format("{}: {} bytes but {} units described", where, t.bytes,
+                return fmt::format("{}: {} bytes but {} units described", where(), t.bytes,
                                    us.size());
             auto& into = t.send ? slot.sent : slot.combined;
             if (t.send || combine) into.insert(into.end(), us.begin(), us.end());
         }
-        std::sort(slot.sent.begin(), slot.sent.end());
-        std::sort(slot.combined.begin(), slot.combined.end());
+        slot.mark(slot.sent_bits, slot.sent, true);
+        slot.mark(slot.combined_bits, slot.combined, true);
         return "";
     }
 
@@ -264,26 +291,27 @@ class DataFlow {
         const Slot& slot = x.slots[s];
         const mpi::Transfer& t = slot.step.transfers[i];
         const Msg& m = msgs_[static_cast<std::size_t>(slot.msg_of[i])];
-        const std::string where = fmt::format("rank {} step {} receive {}", r, slot.k, i);
+        const auto where = [&] { return fmt::format("rank {} step {} receive {}", r, slot.k, i); };
         if (m.bytes != t.bytes)
-            return fmt::format("{}: {} bytes from rank {}, which sent {}", where, t.bytes, t.peer,
+            return fmt::format("{}: {} bytes from rank {}, which sent {}", where(), t.bytes, t.peer,
                                m.bytes);
         for (std::size_t b = 0; b < hw_; ++b) x.heard[b] |= m.heard[b];
-        const auto us = units_of(slot.step, t);
+        auto& us = land_units_;
+        units_of(slot.step, t, us);
         for (std::size_t j = 0; j < us.size(); ++j) {
             std::uint64_t* dst = unit(r, us[j]);
             const std::uint64_t* src = &m.data[(j % t.bytes) * w_];
             if (combine) {
                 for (std::size_t b = 0; b < w_; ++b) {
                     if ((dst[b] & src[b]) != 0)
-                        return fmt::format("{}: unit {} gets a contribution twice", where, us[j]);
+                        return fmt::format("{}: unit {} gets a contribution twice", where(), us[j]);
                     dst[b] |= src[b];
                 }
             } else {
-                if (std::binary_search(slot.sent.begin(), slot.sent.end(), us[j]))
-                    return fmt::format("{}: overwrites unit {} its step sends", where, us[j]);
+                if (Slot::has(slot.sent_bits, us[j]))
+                    return fmt::format("{}: overwrites unit {} its step sends", where(), us[j]);
                 if (ident_ && src[0] != present(us[j]))
-                    return fmt::format("{}: unit {} gets rank {}'s unit {}", where, us[j], t.peer,
+                    return fmt::format("{}: unit {} gets rank {}'s unit {}", where(), us[j], t.peer,
                                        src[0] - 1);
                 std::copy(src, src + w_, dst);
             }
@@ -324,11 +352,14 @@ class DataFlow {
             }
             ++slot.posted;
             changed = true;
-            const std::string where = fmt::format("rank {} step {} transfer {}", r, slot.k, i);
+            // Formatted only for an error: the checker runs millions of transfers.
+            const auto where = [&] {
+                return fmt::format("rank {} step {} transfer {}", r, slot.k, i);
+            };
             if (!t.send) {  // matches the oldest unmatched send of the peer, if any
-                auto& q = sends_[{t.peer, r}];
+                auto& q = queue(sends_, t.peer, r);
                 if (q.empty()) {
-                    recvs_[{t.peer, r}].push_back(Pending{r, s, i, -1});
+                    queue(recvs_, t.peer, r).push_back(Pending{r, s, i, -1});
                     continue;
                 }
                 const Pending snd = q.front();
@@ -338,31 +369,32 @@ class DataFlow {
                 if (std::string e = matched(r, s, i, snd.msg); !e.empty()) return e;
                 continue;
             }
-            const auto us = units_of(slot.step, t);
+            auto& us = post_units_;
+            units_of(slot.step, t, us);
             Msg msg;
             msg.bytes = t.bytes;
             msg.heard = x.heard;
             msg.data.assign(t.bytes * w_, 0);
             for (std::size_t j = 0; j < us.size(); ++j) {
-                if (early && std::binary_search(prev.combined.begin(), prev.combined.end(), us[j]))
+                if (early && Slot::has(prev.combined_bits, us[j]))
                     return fmt::format("{}: sends unit {} its previous step has still to combine",
-                                       where, us[j]);
+                                       where(), us[j]);
                 const std::uint64_t* src = unit(r, us[j]);
                 if (empty(src))
-                    return fmt::format("{}: sends unit {} it does not hold", where, us[j]);
+                    return fmt::format("{}: sends unit {} it does not hold", where(), us[j]);
                 std::uint64_t* dst = &msg.data[(j % t.bytes) * w_];
                 for (std::size_t b = 0; b < w_; ++b) {
                     if (red_ && j >= t.bytes && (dst[b] & src[b]) != 0)
-                        return fmt::format("{}: combines a contribution twice", where);
+                        return fmt::format("{}: combines a contribution twice", where());
                     dst[b] |= src[b];
                 }
             }
             const auto id = static_cast<std::int64_t>(msgs_.size());
             msgs_.push_back(std::move(msg));
             ++messages_;
-            auto& q = recvs_[{r, t.peer}];
+            auto& q = queue(recvs_, r, t.peer);
             if (q.empty()) {
-                sends_[{r, t.peer}].push_back(Pending{r, s, i, id});
+                queue(sends_, r, t.peer).push_back(Pending{r, s, i, id});
                 continue;
             }
             const Pending rcv = q.front();
@@ -382,7 +414,8 @@ class DataFlow {
                 const mpi::Transfer& t = slot.step.transfers[i];
                 if (t.send) continue;
                 if (std::string e = land(r, s, i, true); !e.empty()) return e;
-                combined += units_of(slot.step, t).size();
+                units_of(slot.step, t, land_units_);
+                combined += land_units_.size();
                 receives = true;
             }
         }
@@ -534,8 +567,26 @@ class DataFlow {
     std::uint64_t d_ = 0;
     std::vector<Rank> ranks_;
     std::vector<Msg> msgs_;
-    std::map<std::pair<int, int>, std::deque<Pending>> sends_;  // unmatched, by (from, to)
-    std::map<std::pair<int, int>, std::deque<Pending>> recvs_;
+    std::vector<std::uint64_t> generate_units_, land_units_, post_units_;  // units_of's buffers
+    // Unmatched sends and receives, first in first out, per (from, to) at from * p + to.
+    struct Fifo {
+        std::vector<Pending> items;
+        std::size_t head = 0;
+        bool empty() const { return head == items.size(); }
+        const Pending& front() const { return items[head]; }
+        void pop_front() {
+            if (++head == items.size()) {
+                items.clear();
+                head = 0;
+            }
+        }
+        void push_back(const Pending& p) { items.push_back(p); }
+    };
+    Fifo& queue(std::vector<Fifo>& queues, std::int32_t from, std::int32_t to) {
+        return queues[static_cast<std::size_t>(from) * static_cast<std::size_t>(p_) +
+                      static_cast<std::size_t>(to)];
+    }
+    std::vector<Fifo> sends_, recvs_;
     std::uint64_t messages_ = 0;
 };
 
@@ -544,8 +595,8 @@ std::vector<int> rank_counts() {
 #ifdef CLUSTERSIM_SANITIZED
     // The sanitizer pass checks the same code for memory errors, not more rank counts: the
     // full range (below) runs in the release pass; here 64 and 100 ranks took about 100 of
-    // this test's 145 s (46 s without them, 40 ranks included). Kept: the small counts, powers of two and their
-    // neighbours, and one count past the `big` threshold (fewer units per rank).
+    // this test's 145 s (46 s without them, 40 ranks included). Kept: the small counts, powers of
+    // two and their neighbours, and one count past the `big` threshold (fewer units per rank).
     for (int p : {1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 32, 33, 40}) ps.push_back(p);
 #else
     for (int p = 1; p <= 33; ++p) ps.push_back(p);
