@@ -11,6 +11,7 @@
 
 #include "bench/cpu_time.hpp"
 #include "collectives/apps.hpp"
+#include "run/model.hpp"
 #include "run/simulation.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/units.hpp"
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
     o.nodes = n;
     o.granularity = gran == "message" ? 0 : parse_size(gran);
     o.nic = topo::nic_models().select(nic);  // any registered NIC model, NAME[:key=value]
-    const topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-bcast.xml");
+    const run::Model t_model = run::parse_model(topo::generate_model_xml(o), "bench-bcast.xml");
+    const topo::Topology& t = t_model.topology;
     const auto t1 = std::chrono::steady_clock::now();
 
     mpi::AppRegistry apps;
@@ -42,8 +44,8 @@ int main(int argc, char** argv) {
     mpi::SimulationOptions options;
     options.algorithm_overrides = {"bcast=" + algorithm};
     const double cpu0 = bench::cpu_seconds();
-    const auto res =
-        mpi::simulate(t, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin), *app, options);
+    const auto res = mpi::simulate(t_model, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin),
+                                   *app, options);
     const double sim_cpu = bench::cpu_seconds() - cpu0;
     const auto t2 = std::chrono::steady_clock::now();
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "collectives/apps.hpp"
+#include "run/model.hpp"
 #include "run/simulation.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/units.hpp"
@@ -30,16 +31,17 @@ int main(int argc, char** argv) {
     o.nodes = n;
     o.link_bandwidth = parse_bandwidth("1.25GB/s");
     o.link_latency = parse_time("5us");
-    topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-models.xml");
-    mpi::choose_network(t, model);
+    run::Model t_model = run::parse_model(topo::generate_model_xml(o), "bench-models.xml");
+    topo::Topology& t = t_model.topology;
+    mpi::choose_network(t_model, model);
 
     mpi::AppRegistry apps;
     mpi::register_builtin_apps(apps);
     auto app = apps.create(app_spec, n);
     mpi::SimulationOptions options;
     options.algorithm_overrides = {"allgather=ring", "bcast=binary_tree"};
-    const auto res =
-        mpi::simulate(t, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin), *app, options);
+    const auto res = mpi::simulate(t_model, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin),
+                                   *app, options);
     const auto t1 = std::chrono::steady_clock::now();
     fmt::print(
         "{:>6} ranks  {:<24} {:<12} simulated {:>10} ({} ps)  events {:>11}  wall {:>7.3f} s  peak "

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "bench/cpu_time.hpp"
+#include "run/model.hpp"
 #include "run/simulation.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/units.hpp"
@@ -104,13 +105,14 @@ int main(int argc, char** argv) {
     o.kind = "star";
     o.nodes = n;
     if (network == "analytical") o.nic = topo::NicModel::Analytical;
-    topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-replay.xml");
-    mpi::choose_network(t, network == "analytical" ? "packet" : network);
+    run::Model t_model = run::parse_model(topo::generate_model_xml(o), "bench-replay.xml");
+    topo::Topology& t = t_model.topology;
+    mpi::choose_network(t_model, network == "analytical" ? "packet" : network);
     const auto placement = mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin);
     traces::TraceProgram program(loaded,
                                  std::vector<std::uint64_t>(n, t.nodes[0].sockets[0].speed));
     const double cpu0 = bench::cpu_seconds();
-    const auto res = mpi::simulate(t, placement, program);
+    const auto res = mpi::simulate(t_model, placement, program);
     const double sim_cpu = bench::cpu_seconds() - cpu0;
     const auto t3 = std::chrono::steady_clock::now();
     const double read_s = std::chrono::duration<double>(t2 - t1).count();

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "collectives/apps.hpp"
+#include "run/model.hpp"
 #include "run/simulation.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/units.hpp"
@@ -30,13 +31,14 @@ int main(int argc, char** argv) {
     o.cores = 2;
     o.granularity = parse_size(gran);
     o.nic = topo::nic_models().select(nic);  // any registered NIC model, NAME[:key=value]
-    const topo::Topology t = topo::parse_model(topo::generate_model_xml(o), "bench-stream.xml");
+    const run::Model t_model = run::parse_model(topo::generate_model_xml(o), "bench-stream.xml");
+    const topo::Topology& t = t_model.topology;
 
     mpi::AppRegistry apps;
     mpi::register_builtin_apps(apps);
     auto app = apps.create("stream:size=" + size, 2);
     const auto ranks = mpi::place_ranks(t, 2, mpi::PlacementKind::Sequential);
-    const auto res = mpi::simulate(t, ranks, *app);
+    const auto res = mpi::simulate(t_model, ranks, *app);
 
     fmt::print("stream {} on one node (two cores of one socket), granularity {}, {} NIC\n", size,
                gran, nic);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/mpi_settings.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/program.hpp"
 #include "models/transport.hpp"
@@ -79,6 +80,7 @@ struct IoContext {
     Engine& engine;
     net::Transport& network;
     const topo::Topology& topology;
+    const MpiSettings& mpi;  // the model's <collectives> (its collective I/O rules)
     const std::vector<RankLocation>& ranks;
     IoHost& host;
     const std::vector<std::string>& algorithm_overrides;  // --algorithm, for collective I/O

@@ -690,7 +690,7 @@ void Runtime::post_ready(std::uint32_t ri, std::uint8_t s) {
         ++slot.pending;
         const std::int32_t peer = comms_[run.comm].members[t.peer];
         const std::int32_t rank = run.rank, tag = run.tag, context = coll_context(run.comm);
-        const topo::OverheadSpec& cost = t.send ? config_.send_overhead : config_.post_overhead;
+        const OverheadSpec& cost = t.send ? config_.send_overhead : config_.post_overhead;
         if (!cost.zero()) {  // posted once the rank's core has paid o_s (or the post cost)
             charge(rank, Overhead{t.send ? Overhead::Then::PostSend : Overhead::Then::PostRecv,
                                   cost.at(t.bytes), peer, tag, context, t.bytes, ri, transfer});
@@ -1225,8 +1225,8 @@ void Runtime::advance(std::int32_t rank) {
         const Op& op = r.op;
         // The posting cost of a point-to-point call (o_s, the post cost) on the rank's core:
         // true if it was charged now (the call goes on when it is paid), false if it is paid.
-        auto pay = [&](const topo::OverheadSpec& a, std::uint64_t a_bytes,
-                       const topo::OverheadSpec& b, std::uint64_t b_bytes) {
+        auto pay = [&](const OverheadSpec& a, std::uint64_t a_bytes, const OverheadSpec& b,
+                       std::uint64_t b_bytes) {
             if (a.zero() && b.zero()) return false;
             if (r.paid) {
                 r.paid = false;
@@ -1235,7 +1235,7 @@ void Runtime::advance(std::int32_t rank) {
             charge(rank, Overhead{Overhead::Then::Resume, a.at(a_bytes) + b.at(b_bytes)});
             return true;
         };
-        const topo::OverheadSpec none;
+        const OverheadSpec none;
         auto wait_for = [&](std::uint32_t req) {
             if (requests_[req].done) return 0u;
             requests_[req].waited = true;

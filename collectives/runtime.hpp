@@ -123,13 +123,13 @@ struct RuntimeConfig {
     // copy curve or copy_bandwidth) on the rank's core, before the first step and after the
     // last. Off, or without a copy rate: no cost and no event.
     bool buffer_copies = false;
-    // Per-message software costs (LogGP's o; topo::OverheadSpec), each run on the rank's core
+    // Per-message software costs (LogGP's o; OverheadSpec), each run on the rank's core
     // (so jitter and other work on the core stretch it), one at a time per rank in the order
     // they arise: `send` (o_s) before a message is handed to the network (Send, Isend,
     // Sendrecv, every send of a collective's schedule); `recv` (o_r) after a message has
     // arrived and been matched, before its receive completes; `post` when a receive is posted
     // (Recv, Irecv, Sendrecv, every receive of a schedule). Zero: no cost and no event.
-    topo::OverheadSpec send_overhead, recv_overhead, post_overhead;
+    OverheadSpec send_overhead, recv_overhead, post_overhead;
     // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;

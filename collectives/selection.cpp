@@ -66,9 +66,10 @@ std::string Selection::default_algorithm(CollOp op, std::uint64_t bytes, std::in
     return "";
 }
 
-Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t,
-                     const std::vector<std::string>& overrides, const std::string& profile)
-    : registry_(registry), profile_(profile.empty() ? t.mpi.profile : profile) {
+Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
+                     const std::string& source, const std::vector<std::string>& overrides,
+                     const std::string& profile)
+    : registry_(registry), profile_(profile.empty() ? mpi.profile : profile) {
     const auto& names = profile_names();
     if (!profile_.empty() && std::find(names.begin(), names.end(), profile_) == names.end()) {
         std::string list;
@@ -76,7 +77,7 @@ Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t
         const std::string what =
             fmt::format("unknown MPI profile '{}'; expected one of: {}", profile_, list);
         if (!profile.empty()) throw InputError("--mpi", 0, what);
-        throw InputError(t.source, t.mpi.profile_line, what);
+        throw InputError(source, mpi.profile_line, what);
     }
     // The default table must only name registered algorithms (a programming error if not).
     for (int i = 0; i < kCollOps; ++i)
@@ -87,18 +88,18 @@ Selection::Selection(const CollectiveRegistry& registry, const topo::Topology& t
                     throw std::logic_error(fmt::format(
                         "default table names unregistered {}/{}", to_string(static_cast<CollOp>(i)),
                         default_algorithm(static_cast<CollOp>(i), bytes, p)));
-    for (const auto& r : t.mpi.collectives) {
+    for (const auto& r : mpi.collectives) {
         if (is_io_collective_name(r.operation)) continue;  // collective I/O: iosys checks it
         CollOp op{};
         if (!parse_coll_op(r.operation, op))
             throw InputError(
-                t.source, r.line,
+                source, r.line,
                 fmt::format("<algorithm> operation '{}' is unknown; expected one of: {}",
                             r.operation, op_names()));
         const Algorithm* alg = registry.find(op, r.algorithm);
         if (alg == nullptr)
             throw InputError(
-                t.source, r.line,
+                source, r.line,
                 fmt::format("collective '{}' has no algorithm '{}'{}; valid algorithms: {}",
                             r.operation, r.algorithm,
                             did_you_mean(r.algorithm, split_names(registry.names_list(op))),

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "collectives/collective.hpp"
+#include "collectives/mpi_settings.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim::mpi {
@@ -73,7 +74,9 @@ class Selection {
     // `profile` ("" = none): a decision profile (--mpi), winning over the model's
     // <collectives profile="...">; an unknown name is an InputError naming --mpi or the
     // model line.
-    Selection(const CollectiveRegistry& registry, const topo::Topology& topology,
+    // `mpi` is the model's <collectives> (its rules and profile), `source` the model file
+    // its lines are in.
+    Selection(const CollectiveRegistry& registry, const MpiSettings& mpi, const std::string& source,
               const std::vector<std::string>& overrides, const std::string& profile = "");
     Choice choose(CollOp op, std::uint64_t bytes, std::int32_t comm_size) const;
     static std::string default_algorithm(CollOp op, std::uint64_t bytes, std::int32_t comm_size);

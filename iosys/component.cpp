@@ -35,11 +35,11 @@ auto parse_or_throw(F parse, const std::string& text, const std::string& file, i
 
 }  // namespace
 
-Params::Params(const topo::ComponentSpec& spec, std::string file, std::string what,
+Params::Params(const io::ComponentSpec& spec, std::string file, std::string what,
                std::uint64_t node_memory)
     : Params(spec, std::move(file), std::move(what), node_memory, nullptr) {}
 
-Params::Params(const topo::ComponentSpec& spec, std::string file, std::string what,
+Params::Params(const io::ComponentSpec& spec, std::string file, std::string what,
                std::uint64_t node_memory, const std::vector<ParamDoc>* docs)
     : spec_(spec),
       file_(std::move(file)),

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "iosys/io_settings.hpp"
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/time.hpp"
@@ -26,11 +27,11 @@ struct ParamDoc {
 // valid ones.
 class Params {
   public:
-    Params(const topo::ComponentSpec& spec, std::string file, std::string what,
+    Params(const io::ComponentSpec& spec, std::string file, std::string what,
            std::uint64_t node_memory);
     // With the model's documentation: a missing required parameter's error then says what it
     // means (the text of its ParamDoc::meaning before " (").
-    Params(const topo::ComponentSpec& spec, std::string file, std::string what,
+    Params(const io::ComponentSpec& spec, std::string file, std::string what,
            std::uint64_t node_memory, const std::vector<ParamDoc>* docs);
     // A required parameter throws InputError when missing.
     Time time(const std::string& name) const;
@@ -51,7 +52,7 @@ class Params {
 
   private:
     const std::string* find(const std::string& name) const;
-    const topo::ComponentSpec& spec_;
+    const io::ComponentSpec& spec_;
     std::string file_;
     std::string what_;  // "<disk model=\"hdd\">"
     std::uint64_t node_memory_;
@@ -87,7 +88,7 @@ class Registry {
     }
     // Builds the model `spec` names; InputError (file, spec.line) listing the valid names if
     // it is unknown, or naming a bad parameter.
-    std::unique_ptr<T> make(const topo::ComponentSpec& spec, const std::string& file,
+    std::unique_ptr<T> make(const io::ComponentSpec& spec, const std::string& file,
                             std::uint64_t node_memory) const;
     const std::string& kind() const { return kind_; }
 
@@ -97,7 +98,7 @@ class Registry {
 };
 
 template <class T>
-std::unique_ptr<T> Registry<T>::make(const topo::ComponentSpec& spec, const std::string& file,
+std::unique_ptr<T> Registry<T>::make(const io::ComponentSpec& spec, const std::string& file,
                                      std::uint64_t node_memory) const {
     const Entry<T>* e = find(spec.model);
     if (e == nullptr)

@@ -119,8 +119,8 @@ struct IoRule {
     std::uint64_t min_bytes, max_bytes;
 };
 
-void check_distribution(const topo::Topology& t) {
-    const auto& fs = t.io.fs;
+void check_distribution(const topo::Topology& t, const IoSettings& io) {
+    const auto& fs = io.fs;
     if (fs.distribution != "simple-striping")
         throw InputError(t.source, fs.line,
                          fmt::format("<file-system> distribution '{}' is unknown; valid: {}",
@@ -130,16 +130,17 @@ void check_distribution(const topo::Topology& t) {
 }
 
 // The servers in stripe order: the <file-system> list, or every server in document order.
-std::vector<std::int32_t> server_order(const topo::Topology& t) {
-    std::vector<std::int32_t> order = t.io.fs.servers;
+std::vector<std::int32_t> server_order(const IoSettings& io) {
+    std::vector<std::int32_t> order = io.fs.servers;
     if (order.empty())
-        for (std::size_t i = 0; i < t.io.servers.size(); ++i)
+        for (std::size_t i = 0; i < io.servers.size(); ++i)
             order.push_back(static_cast<std::int32_t>(i));
     return order;
 }
 
 // Collective I/O algorithm rules: --algorithm overrides first (they win), then the model's.
-std::vector<IoRule> io_rules(const topo::Topology& t, const std::vector<std::string>& overrides) {
+std::vector<IoRule> io_rules(const topo::Topology& t, const mpi::MpiSettings& mpi,
+                             const std::vector<std::string>& overrides) {
     std::vector<IoRule> rules;
     auto parse_alg = [&](const std::string& name, bool& two_phase) {
         if (name == "two_phase") return two_phase = true, true;
@@ -157,7 +158,7 @@ std::vector<IoRule> io_rules(const topo::Topology& t, const std::vector<std::str
                             o.substr(0, eq), o.substr(eq + 1), collective_io_names()));
         rules.push_back(IoRule{o.substr(0, eq), tp, 0, UINT64_MAX});
     }
-    for (const auto& r : t.mpi.collectives) {
+    for (const auto& r : mpi.collectives) {
         if (!mpi::is_io_collective_name(r.operation)) continue;
         bool tp = false;
         if (!parse_alg(r.algorithm, tp))
@@ -211,7 +212,7 @@ struct Server final : CacheHost {
 
 class FileSystem final : public mpi::IoService, public Component {
   public:
-    FileSystem(const mpi::IoContext& ctx, const std::vector<FileDecl>& files);
+    FileSystem(const mpi::IoContext& ctx, const IoSettings& io, const std::vector<FileDecl>& files);
 
     void start(std::int32_t rank, const Op& op, const std::vector<std::int32_t>* members) override;
     void message_delivered(std::uint64_t cookie) override;
@@ -268,7 +269,8 @@ class FileSystem final : public mpi::IoService, public Component {
     const std::vector<mpi::RankLocation>& ranks_;
     mpi::IoHost& host_;
     ComponentId id_;
-    const topo::FileSystemSpec& spec_;
+    IoSettings io_;  // the model's, for this run
+    const FileSystemSpec& spec_;
     std::vector<Server> servers_;            // in the file system's stripe order
     std::vector<topo::VertexId> forwarder_;  // per rank, kNoVertex if none
     std::vector<File> files_;
@@ -306,24 +308,26 @@ void Server::chunk_done_at(std::uint64_t id, Time at) {
     fs->chunk_done_at(index, id, at);
 }
 
-FileSystem::FileSystem(const mpi::IoContext& ctx, const std::vector<FileDecl>& files)
+FileSystem::FileSystem(const mpi::IoContext& ctx, const IoSettings& io_settings,
+                       const std::vector<FileDecl>& files)
     : engine_(ctx.engine),
       network_(ctx.network),
       topo_(ctx.topology),
       ranks_(ctx.ranks),
       host_(ctx.host),
       id_(ctx.engine.add(*this)),
-      spec_(ctx.topology.io.fs) {
-    const auto& io = topo_.io;
-    check_distribution(topo_);
+      io_(io_settings),
+      spec_(io_.fs) {
+    const auto& io = io_;
+    check_distribution(topo_, io);
     DiskRegistry disks("disk");
     register_builtin_disks(disks);
     CacheRegistry caches("cache");
     register_builtin_caches(caches);
-    const std::vector<std::int32_t> order = server_order(topo_);
+    const std::vector<std::int32_t> order = server_order(io);
     servers_.resize(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
-        const topo::IoServerSpec& s = io.servers[static_cast<std::size_t>(order[i])];
+        const IoServerSpec& s = io.servers[static_cast<std::size_t>(order[i])];
         const topo::NodeInfo& node = topo_.nodes[static_cast<std::size_t>(s.node)];
         Server& sv = servers_[i];
         sv.fs = this;
@@ -354,7 +358,7 @@ FileSystem::FileSystem(const mpi::IoContext& ctx, const std::vector<FileDecl>& f
             files_[f].layout =
                 SimpleStriping(d.stripe, static_cast<std::uint32_t>(servers_.size()));
     }
-    rules_ = io_rules(topo_, ctx.algorithm_overrides);
+    rules_ = io_rules(topo_, ctx.mpi, ctx.algorithm_overrides);
 }
 
 bool FileSystem::two_phase_for(OpKind kind, std::uint64_t bytes) const {
@@ -996,27 +1000,27 @@ mpi::IoReport FileSystem::report() const {
 
 }  // namespace
 
-void check_io(const topo::Topology& t) {
-    if (!t.io.fs.present || t.io.servers.empty()) return;
-    check_distribution(t);
+void check_io(const topo::Topology& t, const IoSettings& io, const mpi::MpiSettings& mpi) {
+    if (!io.fs.present || io.servers.empty()) return;
+    check_distribution(t, io);
     DiskRegistry disks("disk");
     register_builtin_disks(disks);
     CacheRegistry caches("cache");
     register_builtin_caches(caches);
-    for (const auto& s : t.io.servers) {
+    for (const auto& s : io.servers) {
         const auto memory = t.nodes[static_cast<std::size_t>(s.node)].memory;
         disks.make(s.disk, t.source, memory);
         caches.make(s.cache, t.source, memory);
     }
-    io_rules(t, {});
+    io_rules(t, mpi, {});
 }
 
-mpi::IoFactory io_factory(std::vector<FileDecl> files) {
-    return
-        [files = std::move(files)](const mpi::IoContext& ctx) -> std::unique_ptr<mpi::IoService> {
-            if (!ctx.topology.io.fs.present || ctx.topology.io.servers.empty()) return nullptr;
-            return std::make_unique<FileSystem>(ctx, files);
-        };
+mpi::IoFactory io_factory(IoSettings io, std::vector<FileDecl> files) {
+    return [io = std::move(io), files = std::move(files)](
+               const mpi::IoContext& ctx) -> std::unique_ptr<mpi::IoService> {
+        if (!io.fs.present || io.servers.empty()) return nullptr;
+        return std::make_unique<FileSystem>(ctx, io, files);
+    };
 }
 
 }  // namespace clustersim::io

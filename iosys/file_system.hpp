@@ -28,6 +28,8 @@
 #include <vector>
 
 #include "collectives/io_service.hpp"
+#include "collectives/mpi_settings.hpp"
+#include "iosys/io_settings.hpp"
 
 namespace clustersim::io {
 
@@ -41,12 +43,13 @@ struct FileDecl {
 // The factory for SimulationOptions::io: builds the file system of the model, or returns
 // null if the model has none. Throws InputError (model file and line) for an unknown cache
 // layer, disk model, distribution, bad parameter, or collective I/O algorithm.
-mpi::IoFactory io_factory(std::vector<FileDecl> files = {});
+// `io` is the model's I/O settings (run::Model::io), copied into the factory.
+mpi::IoFactory io_factory(IoSettings io, std::vector<FileDecl> files = {});
 
 // Checks what the model XML reader leaves to this folder: cache layer and disk model names
 // and parameters, the distribution, collective I/O algorithm rules. Throws InputError
 // (model file and line). Nothing to check if the model has no file system.
-void check_io(const topo::Topology& topology);
+void check_io(const topo::Topology& topology, const IoSettings& io, const mpi::MpiSettings& mpi);
 
 // Collective I/O algorithm names, for errors and docs.
 inline const char* collective_io_names() {

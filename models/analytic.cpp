@@ -11,7 +11,7 @@
 
 namespace clustersim::net {
 
-AnalyticParams resolve_params(const topo::Topology& t, const topo::CommModelSpec& spec) {
+AnalyticParams resolve_params(const topo::Topology& t, const comm::CommModelSpec& spec) {
     AnalyticParams p;
     p.has_latency = spec.has_latency;
     p.has_bandwidth = spec.has_bandwidth;
@@ -30,7 +30,7 @@ AnalyticParams resolve_params(const topo::Topology& t, const topo::CommModelSpec
     base.has_bandwidth = spec.has_intra_bandwidth;
     base.latency = spec.intra_latency;
     base.bandwidth = spec.intra_bandwidth;
-    for (const topo::CommNodeSpec& n : spec.node_types) {
+    for (const comm::CommNodeSpec& n : spec.node_types) {
         const bool known =
             std::any_of(t.nodes.begin(), t.nodes.end(),
                         [&](const topo::NodeInfo& i) { return i.type == n.node_type; });
@@ -41,7 +41,7 @@ AnalyticParams resolve_params(const topo::Topology& t, const topo::CommModelSpec
     }
     p.nodes.assign(t.nodes.size(), base);
     for (std::size_t i = 0; i < t.nodes.size(); ++i) {
-        for (const topo::CommNodeSpec& n : spec.node_types) {
+        for (const comm::CommNodeSpec& n : spec.node_types) {
             if (n.node_type != t.nodes[i].type) continue;
             AnalyticParams::Node& node = p.nodes[i];
             if (n.in_links > 0) node.in_links = n.in_links;

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "models/comm_model.hpp"
+#include "models/comm_spec.hpp"
 #include "models/transport.hpp"
 #include "simulator/engine.hpp"
 #include "simulator/pool.hpp"
@@ -67,7 +68,7 @@ struct AnalyticParams {
 
 // Resolves `spec` against `t` (node types to nodes, defaults); throws std::invalid_argument
 // for a <node-type> entry that names no node type of the model.
-AnalyticParams resolve_params(const topo::Topology& t, const topo::CommModelSpec& spec);
+AnalyticParams resolve_params(const topo::Topology& t, const comm::CommModelSpec& spec);
 
 class AnalyticNetwork final : public Component, public Transport {
   public:

@@ -10,74 +10,15 @@
 #include "models/fluid.hpp"
 #include "models/network.hpp"
 #include "simulator/error.hpp"
-#include "simulator/units.hpp"
 
 namespace clustersim::run {
 
 namespace {
 
-// One analytic parameter: its documentation and how --network's value sets it. The setter
-// throws std::invalid_argument("what was expected") for a bad value.
-struct AnalyticParam {
-    ParamInfo info;
-    void (*set)(topo::CommModelSpec& spec, const std::string& value);
-};
-
-std::uint32_t positive_count(const std::string& value) {
-    const std::uint64_t n = parse_count(value);
-    if (n == 0 || n > UINT32_MAX) throw std::invalid_argument("expected a count >= 1");
-    return static_cast<std::uint32_t>(n);
-}
-
-Bandwidth finite_bandwidth(const std::string& value) {
-    const Bandwidth b = parse_bandwidth(value);
-    if (b.infinite()) throw std::invalid_argument("expected a finite bandwidth");
-    return b;
-}
-
-// In the order `clustersim list models` prints them and an unknown key's error lists them.
-const std::vector<AnalyticParam>& analytic_table() {
-    static const std::vector<AnalyticParam> table{
-        {{"buses", "count", "", "1", "global buses a message between nodes holds one of"},
-         [](topo::CommModelSpec& c, const std::string& v) { c.buses = positive_count(v); }},
-        {{"in-links", "count", "", "1", "incoming links of every node"},
-         [](topo::CommModelSpec& c, const std::string& v) { c.in_links = positive_count(v); }},
-        {{"out-links", "count", "", "1", "outgoing links of every node"},
-         [](topo::CommModelSpec& c, const std::string& v) { c.out_links = positive_count(v); }},
-        {{"latency", "time", "s", "the route's",
-          "latency between nodes (else each pair's route latency)"},
-         [](topo::CommModelSpec& c, const std::string& v) {
-             c.has_latency = true, c.latency = parse_time(v);
-         }},
-        {{"bandwidth", "bandwidth", "B/s", "the route's",
-          "bandwidth between nodes (else each pair's route bottleneck)"},
-         [](topo::CommModelSpec& c, const std::string& v) {
-             c.has_bandwidth = true, c.bandwidth = finite_bandwidth(v);
-         }},
-        {{"intra-latency", "time", "s", "the route's", "latency within a node"},
-         [](topo::CommModelSpec& c, const std::string& v) {
-             c.has_intra_latency = true, c.intra_latency = parse_time(v);
-         }},
-        {{"intra-bandwidth", "bandwidth", "B/s", "the route's", "bandwidth within a node"},
-         [](topo::CommModelSpec& c, const std::string& v) {
-             c.has_intra_bandwidth = true, c.intra_bandwidth = finite_bandwidth(v);
-         }},
-        {{"collectives", "choice", "", "analytic",
-          "analytic: a collective call is timed as a whole; messages: its algorithm's "
-          "messages go through the model"},
-         [](topo::CommModelSpec& c, const std::string& v) {
-             if (v != "analytic" && v != "messages")
-                 throw std::invalid_argument("expected analytic or messages");
-             c.collectives_as_messages = v == "messages";
-         }},
-    };
-    return table;
-}
-
 // The model's analytic communication model, with its collective rules checked.
 std::unique_ptr<net::Transport> make_analytic(const TransportContext& c) {
     const topo::Topology& t = c.topology;
-    const topo::CommModelSpec& spec = t.comm;
+    const comm::CommModelSpec& spec = c.comm;
     std::unique_ptr<comm::CommModel> model;
     try {
         model = comm::make_comm_model(spec.model);
@@ -86,7 +27,7 @@ std::unique_ptr<net::Transport> make_analytic(const TransportContext& c) {
                          fmt::format("<comm-model> attribute 'model': {}", e.what()));
     }
     std::vector<comm::CollectiveRule> rules;
-    for (const topo::CommCollectiveSpec& cs : spec.collectives) {
+    for (const comm::CommCollectiveSpec& cs : spec.collectives) {
         mpi::CollOp op;
         if (!mpi::parse_coll_op(cs.operation, op))
             throw InputError(t.source, cs.line,
@@ -124,18 +65,16 @@ std::unique_ptr<net::Transport> make_analytic(const TransportContext& c) {
 
 NetworkModelEntry analytic_entry(const comm::CommModelEntry& e) {
     const std::string name = e.name;
-    return {e.name, e.doc, analytic_params(),
-            [name](topo::Topology& t, const std::vector<KeyValue>& values) {
-                t.settings.model = topo::NetworkModel::Analytic;
-                t.comm.model = name;
+    return {e.name, e.doc, comm::analytic_params(),
+            [name](topo::NetworkSettings& settings, comm::CommModelSpec& spec,
+                   const std::vector<KeyValue>& values) {
+                settings.model = topo::NetworkModel::Analytic;
+                spec.model = name;
                 for (const KeyValue& kv : values) {
-                    for (const AnalyticParam& p : analytic_table()) {
-                        if (p.info.name != kv.key) continue;
-                        try {
-                            p.set(t.comm, kv.value);
-                        } catch (const std::invalid_argument& err) {
-                            throw std::invalid_argument(fmt::format("{}: {}", kv.key, err.what()));
-                        }
+                    try {
+                        comm::set_attribute(spec, kv.key, kv.value);
+                    } catch (const std::invalid_argument& err) {
+                        throw std::invalid_argument(fmt::format("{}: {}", kv.key, err.what()));
                     }
                 }
             },
@@ -147,15 +86,6 @@ std::unique_ptr<net::Transport> make_packet(const TransportContext& c) {
 }
 
 }  // namespace
-
-const std::vector<ParamInfo>& analytic_params() {
-    static const std::vector<ParamInfo> params = [] {
-        std::vector<ParamInfo> out;
-        for (const AnalyticParam& p : analytic_table()) out.push_back(p.info);
-        return out;
-    }();
-    return params;
-}
 
 void NetworkModelRegistry::add(NetworkModelEntry entry) {
     if (entry.name.empty() || !entry.make)
@@ -191,24 +121,24 @@ NetworkModelRegistry& network_models() {
         r.add({"packet",
                "packets hop by hop through the graph, store-and-forward switches",
                {},
-               [](topo::Topology& t, const std::vector<KeyValue>&) {
-                   t.settings.model = topo::NetworkModel::Packet;
-                   t.settings.forwarding = topo::kStoreAndForward;
+               [](topo::NetworkSettings& s, comm::CommModelSpec&, const std::vector<KeyValue>&) {
+                   s.model = topo::NetworkModel::Packet;
+                   s.forwarding = topo::kStoreAndForward;
                },
                make_packet});
         r.add({"cut-through",
                "the packet model with cut-through switches",
                {},
-               [](topo::Topology& t, const std::vector<KeyValue>&) {
-                   t.settings.model = topo::NetworkModel::Packet;
-                   t.settings.forwarding = topo::kCutThrough;
+               [](topo::NetworkSettings& s, comm::CommModelSpec&, const std::vector<KeyValue>&) {
+                   s.model = topo::NetworkModel::Packet;
+                   s.forwarding = topo::kCutThrough;
                },
                make_packet});
         r.add({"fluid",
                "one flow per message, max-min fair shares of links and relays",
                {},
-               [](topo::Topology& t, const std::vector<KeyValue>&) {
-                   t.settings.model = topo::NetworkModel::Fluid;
+               [](topo::NetworkSettings& s, comm::CommModelSpec&, const std::vector<KeyValue>&) {
+                   s.model = topo::NetworkModel::Fluid;
                },
                [](const TransportContext& c) -> std::unique_ptr<net::Transport> {
                    return std::make_unique<net::FluidNetwork>(c.engine, c.topology, c.router,
@@ -222,7 +152,7 @@ NetworkModelRegistry& network_models() {
 std::unique_ptr<net::Transport> make_transport(TransportContext c, const std::string& chosen) {
     const std::size_t colon = chosen.find(':');
     const std::string name =
-        chosen.empty() ? network_model_of(c.topology) : chosen.substr(0, colon);
+        chosen.empty() ? network_model_of(c.topology.settings, c.comm) : chosen.substr(0, colon);
     if (colon != std::string::npos)
         for (const KeyValueItem& item : split_key_values(chosen.substr(colon + 1)))
             if (item.ok) c.params.push_back(item.kv);
@@ -233,14 +163,15 @@ std::unique_ptr<net::Transport> make_transport(TransportContext c, const std::st
     throw InputError("--network", 0, fmt::format("unknown network model '{}'", name));
 }
 
-std::string network_model_of(const topo::Topology& t) {
-    switch (t.settings.model) {
+std::string network_model_of(const topo::NetworkSettings& settings,
+                             const comm::CommModelSpec& comm) {
+    switch (settings.model) {
         case topo::NetworkModel::Packet:
-            return t.settings.forwarding == topo::kCutThrough ? "cut-through" : "packet";
+            return settings.forwarding == topo::kCutThrough ? "cut-through" : "packet";
         case topo::NetworkModel::Fluid:
             return "fluid";
         case topo::NetworkModel::Analytic:
-            return t.comm.model;
+            return comm.model;
     }
     return "packet";
 }

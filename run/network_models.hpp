@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/comm_spec.hpp"
 #include "models/transport.hpp"
 #include "simulator/engine.hpp"
 #include "simulator/params.hpp"
@@ -33,6 +34,7 @@ namespace clustersim::run {
 struct TransportContext {
     Engine& engine;
     const topo::Topology& topology;
+    const comm::CommModelSpec& comm;  // the model's <comm-model> (analytic models)
     topo::Router& router;
     net::NetworkClient& client;  // told about injected and delivered messages
     std::uint64_t seed;          // random choices (Valiant routing)
@@ -46,9 +48,11 @@ struct NetworkModelEntry {
     std::string name;
     std::string doc;  // one line
     std::vector<ParamInfo> params;
-    // Makes the topology's settings select this model, with --network's parameters (each
-    // key already checked against `params`). Empty: the model needs no setting of its own.
-    std::function<void(topo::Topology&, const std::vector<KeyValue>&)> select;
+    // Makes the network settings (and the analytic model's <comm-model> settings) select this
+    // model, with --network's parameters (each key already checked against `params`). Empty:
+    // the model needs no setting of its own.
+    std::function<void(topo::NetworkSettings&, comm::CommModelSpec&, const std::vector<KeyValue>&)>
+        select;
     std::function<std::unique_ptr<net::Transport>(const TransportContext&)> make;
 };
 
@@ -68,13 +72,10 @@ class NetworkModelRegistry {
 };
 NetworkModelRegistry& network_models();
 
-// The parameters every analytic model takes (--network simple:latency=2us, and the
-// <comm-model> attributes of the same names).
-const std::vector<ParamInfo>& analytic_params();
-
-// The name of the network model the topology's settings select: packet, cut-through, fluid
-// or the <comm-model>'s model.
-std::string network_model_of(const topo::Topology& topology);
+// The name of the network model the settings select: packet, cut-through, fluid or the
+// <comm-model>'s model.
+std::string network_model_of(const topo::NetworkSettings& settings,
+                             const comm::CommModelSpec& comm);
 
 // Builds the network model `chosen` names ("NAME[:key=value,...]" as choose_network()
 // accepted it), or if it is empty the one network_model_of() names. Throws InputError

@@ -93,15 +93,17 @@ double events_per_s(const mpi::SimulationResult& res) {
 }  // namespace
 
 std::string report_network_name(const RunReport& rep) {
-    const topo::Topology& t = *rep.topology;
+    const Model& m = *rep.loaded;
+    const topo::Topology& t = m.topology;
     return !rep.network.empty() ? rep.network
            : t.settings.model == topo::NetworkModel::Analytic
-               ? t.comm.model
+               ? m.comm.model
                : std::string(topo::to_string(t.settings.model));
 }
 
 nlohmann::json render_json(const RunReport& rep, bool per_rank) {
-    const topo::Topology& t = *rep.topology;
+    const Model& m = *rep.loaded;
+    const topo::Topology& t = m.topology;
     const mpi::SimulationResult& res = *rep.result;
     const double eps = events_per_s(res);
     nlohmann::json j;
@@ -149,7 +151,7 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
     for (const mpi::AppResult& x : rep.summary) summary[x.key] = x.value;
     j["app_summary"] = summary;
     if (res.has_io) j["io"] = io_json(res.io);
-    if (!t.jitter.empty()) {
+    if (!m.jitter.empty()) {
         Time sum, most;
         for (const auto& r : res.ranks) sum += r.jitter, most = max(most, r.jitter);
         j["jitter"] = {{"total_s", sum.seconds()}, {"max_per_rank_s", most.seconds()}};
@@ -173,7 +175,8 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
 }
 
 void render_text(const RunReport& rep, std::ostream& out) {
-    const topo::Topology& t = *rep.topology;
+    const Model& m = *rep.loaded;
+    const topo::Topology& t = m.topology;
     const mpi::SimulationResult& res = *rep.result;
     const double eps = events_per_s(res);
     out << fmt::format("clustersim run: model {} ({} nodes), app {}\n", rep.model, t.nodes.size(),
@@ -190,8 +193,8 @@ void render_text(const RunReport& rep, std::ostream& out) {
     for (const mpi::AppResult& x : rep.summary)
         out << fmt::format("  {:<18} {}\n", x.label, x.text);
     if (t.settings.model == topo::NetworkModel::Analytic) {
-        out << fmt::format("  network model      {} (analytic{})\n", t.comm.model,
-                           t.comm.collectives_as_messages ? ", collectives as messages"
+        out << fmt::format("  network model      {} (analytic{})\n", m.comm.model,
+                           m.comm.collectives_as_messages ? ", collectives as messages"
                                                           : ", collectives timed as a whole");
         out << fmt::format(
             "  messages           {} ({} delivered; {} waited for a bus or link, {} in all)\n",
@@ -208,7 +211,7 @@ void render_text(const RunReport& rep, std::ostream& out) {
                            format_size(res.network.bytes_delivered),
                            with_commas(res.network.packets), with_commas(res.network.packet_hops));
     }
-    if (!t.jitter.empty()) {
+    if (!m.jitter.empty()) {
         // OS jitter met by the ranks' CPU work (the model's <jitter> elements).
         Time sum, most;
         std::size_t worst = 0;

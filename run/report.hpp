@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/apps.hpp"
+#include "run/model.hpp"
 #include "run/simulation.hpp"
 #include "topologies/topology.hpp"
 
@@ -22,9 +23,9 @@ struct RunReport {
     // events) + stream:size=1KiB".
     std::string app_line;
     std::uint32_t ranks = 0;
-    std::string placement;  // --placement as given
-    std::string network;    // --network as given ("" = the model's)
-    const topo::Topology* topology = nullptr;
+    std::string placement;          // --placement as given
+    std::string network;            // --network as given ("" = the model's)
+    const Model* loaded = nullptr;  // the model file as read (graph and parts)
     const mpi::SimulationResult* result = nullptr;
     std::vector<mpi::AppResult> summary;  // the built-in apps' own results, in app order
     double model_load_s = 0;

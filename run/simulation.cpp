@@ -23,20 +23,21 @@ namespace {
 // (instructions per byte, or measured rates, or measured rate curves), then what a decision
 // profile changes in the protocol (profile_protocol: --mpi simgrid's eager sends, envelope
 // and no reduction work).
-RuntimeConfig local_work_config(const topo::Topology& t, const std::string& profile) {
+RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const MpiSettings& mpi,
+                                const std::string& profile) {
     RuntimeConfig c;
-    c.eager_threshold = t.settings.eager_threshold;
-    c.reduce_instructions_per_byte = t.mpi.reduce_instructions_per_byte;
-    c.reduce_bandwidth = t.mpi.reduce_bandwidth;
-    c.copy_bandwidth = t.mpi.copy_bandwidth;
-    c.reduce_curve = comm::FittedCurve::from(t.mpi.reduce_curve);
-    c.copy_curve = comm::FittedCurve::from(t.mpi.copy_curve);
-    c.buffer_copies = t.mpi.buffer_copies;
-    c.send_overhead = t.mpi.send_overhead;
-    c.recv_overhead = t.mpi.recv_overhead;
-    c.post_overhead = t.mpi.post_overhead;
-    c.comm_create_modelled = t.mpi.comm_create_modelled;
-    c.comm_create_local = t.mpi.comm_create_local;
+    c.eager_threshold = settings.eager_threshold;
+    c.reduce_instructions_per_byte = mpi.reduce_instructions_per_byte;
+    c.reduce_bandwidth = mpi.reduce_bandwidth;
+    c.copy_bandwidth = mpi.copy_bandwidth;
+    c.reduce_curve = comm::FittedCurve::from(mpi.reduce_curve);
+    c.copy_curve = comm::FittedCurve::from(mpi.copy_curve);
+    c.buffer_copies = mpi.buffer_copies;
+    c.send_overhead = mpi.send_overhead;
+    c.recv_overhead = mpi.recv_overhead;
+    c.post_overhead = mpi.post_overhead;
+    c.comm_create_modelled = mpi.comm_create_modelled;
+    c.comm_create_local = mpi.comm_create_local;
     const ProfileProtocol protocol = profile_protocol(profile);
     if (protocol.eager_only) c.eager_threshold = UINT64_MAX;
     c.envelope_bytes = protocol.envelope_bytes;
@@ -82,8 +83,9 @@ namespace {
 // The noise timelines of one run, built on first use and shared by identical specs.
 class NoiseTimelines {
   public:
-    NoiseTimelines(const topo::Topology& t, const SimulationOptions& options)
-        : t_(t), options_(options) {}
+    NoiseTimelines(const topo::Topology& t, const std::vector<jitter::JitterSpec>& jitter,
+                   const SimulationOptions& options)
+        : t_(t), jitter_(jitter), options_(options) {}
 
     // Gives core `core` (the task index) at `loc` its noise, if its node type has one.
     void apply(cpu::Cpus& cpus, std::uint32_t core, const RankLocation& loc) {
@@ -91,8 +93,8 @@ class NoiseTimelines {
         std::int32_t node_core = static_cast<std::int32_t>(loc.core);
         for (std::uint32_t s = 0; s < loc.socket; ++s)
             node_core += static_cast<std::int32_t>(node.sockets[s].cores);
-        const topo::JitterSpec* spec = nullptr;
-        for (const topo::JitterSpec& j : t_.jitter) {
+        const jitter::JitterSpec* spec = nullptr;
+        for (const jitter::JitterSpec& j : jitter_) {
             if (j.node_type != node.type) continue;
             if (j.core == node_core) {
                 spec = &j;
@@ -105,18 +107,18 @@ class NoiseTimelines {
         const jitter::Timeline& timeline = get(*spec, speed);
         jitter::StartSpec start;
         switch (spec->start) {
-            case topo::JitterSpec::Start::Unsynchronized:
+            case jitter::JitterSpec::Start::Unsynchronized:
                 start.policy = jitter::StartPolicy::Unsynchronized;
                 break;
-            case topo::JitterSpec::Start::Synchronized:
+            case jitter::JitterSpec::Start::Synchronized:
                 start.policy = jitter::StartPolicy::Synchronized;
                 break;
-            case topo::JitterSpec::Start::Coscheduled:
+            case jitter::JitterSpec::Start::Coscheduled:
                 start.policy = jitter::StartPolicy::Coscheduled;
                 start.window_high = static_cast<std::uint64_t>(spec->window_high.ps());
                 start.window_low = static_cast<std::uint64_t>(spec->window_low.ps());
                 break;
-            case topo::JitterSpec::Start::Explicit:
+            case jitter::JitterSpec::Start::Explicit:
                 start.policy = jitter::StartPolicy::Explicit;
                 start.indices = spec->start_indices;
                 break;
@@ -131,11 +133,11 @@ class NoiseTimelines {
     }
 
   private:
-    [[noreturn]] void fail(const topo::JitterSpec& spec, const std::string& what) const {
+    [[noreturn]] void fail(const jitter::JitterSpec& spec, const std::string& what) const {
         throw InputError(t_.source, spec.line, fmt::format("<jitter>: {}", what));
     }
 
-    const jitter::Timeline& get(const topo::JitterSpec& spec, std::uint64_t speed) {
+    const jitter::Timeline& get(const jitter::JitterSpec& spec, std::uint64_t speed) {
         double frequency = spec.frequency_hz;
         if (frequency <= 0 && !spec.generator.empty()) frequency = static_cast<double>(speed);
         const std::string key =
@@ -182,6 +184,7 @@ class NoiseTimelines {
     }
 
     const topo::Topology& t_;
+    const std::vector<jitter::JitterSpec>& jitter_;
     const SimulationOptions& options_;
     std::vector<std::unique_ptr<jitter::Timeline>> owned_;
     std::map<std::string, const jitter::Timeline*> by_key_;
@@ -196,7 +199,8 @@ std::string network_names() {
     return names;
 }
 
-std::string choose_network(topo::Topology& t, const std::string& text) {
+std::string choose_network(topo::NetworkSettings& settings, comm::CommModelSpec& comm,
+                           const std::string& text) {
     const std::size_t colon = text.find(':');
     const std::string name = text.substr(0, colon);
     const std::string params = colon == std::string::npos ? "" : text.substr(colon + 1);
@@ -231,7 +235,7 @@ std::string choose_network(topo::Topology& t, const std::string& text) {
         }
     }
     try {
-        if (entry->select) entry->select(t, values);
+        if (entry->select) entry->select(settings, comm, values);
     } catch (const std::invalid_argument& e) {
         fail(e.what());
     }
@@ -240,9 +244,16 @@ std::string choose_network(topo::Topology& t, const std::string& text) {
 
 SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocation>& ranks,
                           Program& program, const SimulationOptions& options) {
+    return simulate(t, run::ModelParts{}, ranks, program, options);
+}
+
+SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
+                          const std::vector<RankLocation>& ranks, Program& program,
+                          const SimulationOptions& options) {
     CollectiveRegistry registry;
     register_builtin_collectives(registry);
-    const Selection selection(registry, t, options.algorithm_overrides, options.mpi_profile);
+    const Selection selection(registry, parts.mpi, t.source, options.algorithm_overrides,
+                              options.mpi_profile);
     topo::Router router(t);
     check_routes(t, router, ranks);
 
@@ -268,9 +279,10 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
         std::string describe_job(std::uint64_t c) const override { return rt->describe_job(c); }
     } forward;
     std::unique_ptr<net::Transport> transport = run::make_transport(
-        run::TransportContext{engine, t, router, forward, options.seed, {}}, options.network);
+        run::TransportContext{engine, t, parts.comm, router, forward, options.seed, {}},
+        options.network);
     net::Transport& network = *transport;
-    NoiseTimelines noise(t, options);  // before the cores that point into it
+    NoiseTimelines noise(t, parts.jitter, options);  // before the cores that point into it
     cpu::Cpus cpus(engine, forward);
 
     // One core model per (node, socket, core) that hosts at least one rank.
@@ -283,7 +295,7 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
         auto [it, fresh] = core_of.emplace(key, 0);
         if (fresh) {
             it->second = cpus.add_core(t.nodes[loc.node].sockets[loc.socket].speed);
-            if (!t.jitter.empty()) noise.apply(cpus, it->second, loc);
+            if (!parts.jitter.empty()) noise.apply(cpus, it->second, loc);
         }
         rank_core[r] = it->second;
     }
@@ -296,14 +308,16 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
     }
     Runtime runtime(
         engine, network, cpus, ranks, std::move(rank_core), selection,
-        local_work_config(t, options.mpi_profile.empty() ? t.mpi.profile : options.mpi_profile),
+        local_work_config(t.settings, parts.mpi,
+                          options.mpi_profile.empty() ? parts.mpi.profile : options.mpi_profile),
         program);
     forward.rt = &runtime;
     runtime.set_observer(options.observer);
     runtime.set_apps(options.app_sizes);
     std::unique_ptr<IoService> io;
     if (options.io)
-        io = options.io(IoContext{engine, network, t, ranks, runtime, options.algorithm_overrides});
+        io = options.io(
+            IoContext{engine, network, t, parts.mpi, ranks, runtime, options.algorithm_overrides});
     if (io) {
         forward.io = io.get();
         runtime.set_io(io.get());

@@ -13,6 +13,7 @@
 #include "collectives/runtime.hpp"
 #include "models/jitter.hpp"
 #include "models/network.hpp"
+#include "run/model.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim::mpi {
@@ -75,7 +76,11 @@ struct SimulationOptions {
 // settings; returns `name`, which SimulationOptions::network takes for any model (a model
 // registered later has no setting of its own and reads its parameters when it is built). Throws
 // InputError naming --network otherwise.
-std::string choose_network(topo::Topology& topology, const std::string& name);
+std::string choose_network(topo::NetworkSettings& settings, comm::CommModelSpec& comm,
+                           const std::string& name);
+inline std::string choose_network(run::Model& model, const std::string& name) {
+    return choose_network(model.topology.settings, model.comm, name);
+}
 // The names choose_network() accepts: "packet, cut-through, fluid, simple, bus_only, ...".
 std::string network_names();
 
@@ -91,6 +96,16 @@ std::string network_names();
 // (same file or generator, length, seed and frequency) share one timeline. A problem with a
 // jitter spec (unreadable trace, bad generator, start index beyond the trace, no frequency)
 // is an InputError at the <jitter> element's line of the model file.
+//
+// `parts` are the model's other settings (run/model.hpp); without them, every part's
+// defaults (a model of the graph alone).
+SimulationResult simulate(const topo::Topology& topology, const run::ModelParts& parts,
+                          const std::vector<RankLocation>& ranks, Program& program,
+                          const SimulationOptions& options = {});
+inline SimulationResult simulate(const run::Model& model, const std::vector<RankLocation>& ranks,
+                                 Program& program, const SimulationOptions& options = {}) {
+    return simulate(model.topology, model, ranks, program, options);
+}
 SimulationResult simulate(const topo::Topology& topology, const std::vector<RankLocation>& ranks,
                           Program& program, const SimulationOptions& options = {});
 

@@ -29,8 +29,7 @@ inline double S(double m) {
     return m / kB;
 }  // serialization of m on one link
 
-inline topo::Topology uniform_star(int p, std::uint64_t reduce_ipb = 0,
-                                   const std::string& extra = "") {
+inline run::Model uniform_star(int p, std::uint64_t reduce_ipb = 0, const std::string& extra = "") {
     std::string xml = fmt::format(R"(<cluster name="uniform-star">
   <network granularity="message" eager-threshold="1TiB"/>
   <collectives reduce-instructions-per-byte="{}">{}</collectives>
@@ -42,7 +41,7 @@ inline topo::Topology uniform_star(int p, std::uint64_t reduce_ipb = 0,
     for (int i = 0; i < p; ++i)
         xml += fmt::format(
             "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
-    return topo::parse_model(xml + "</cluster>\n", "uniform-star.xml");
+    return run::parse_model(xml + "</cluster>\n", "uniform-star.xml");
 }
 
 struct CollCall {

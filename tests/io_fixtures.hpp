@@ -17,8 +17,8 @@ namespace clustersim::testing {
 // `nodes` single-socket nodes n0..n{nodes-1} on one switch; every link `link_bw` with 1 us
 // latency, packets of 64 KiB. `servers` is the XML of the <io-server> elements (and
 // anything else to add, e.g. <file-system>, <io-forwarder>).
-inline topo::Topology io_model(int nodes, const std::string& link_bw, const std::string& servers,
-                               const std::string& memory = "8GiB") {
+inline run::Model io_model(int nodes, const std::string& link_bw, const std::string& servers,
+                           const std::string& memory = "8GiB") {
     std::string xml = fmt::format(R"(<cluster name="io-test">
   <network granularity="64KiB" eager-threshold="64KiB"/>
   <node-type name="node" memory="{}">
@@ -32,7 +32,7 @@ inline topo::Topology io_model(int nodes, const std::string& link_bw, const std:
 )",
                                   memory, link_bw, link_bw, nodes, link_bw);
     xml += servers + "\n</cluster>\n";
-    return topo::parse_model(xml, "io-test.xml");
+    return run::parse_model(xml, "io-test.xml");
 }
 
 inline mpi::Op file_open(std::uint32_t handle, const std::string* path, int comm = 0) {
@@ -74,15 +74,18 @@ inline std::vector<mpi::RankLocation> ranks_on(const topo::Topology& t, int n, i
     }
     return out;
 }
+inline std::vector<mpi::RankLocation> ranks_on(const run::Model& m, int n, int first = 0) {
+    return ranks_on(m.topology, n, first);
+}
 
-inline mpi::SimulationResult simulate_io(const topo::Topology& t,
+inline mpi::SimulationResult simulate_io(const run::Model& t,
                                          const std::vector<mpi::RankLocation>& ranks,
                                          mpi::Program& program,
                                          std::vector<std::string> algorithms = {},
                                          std::vector<io::FileDecl> files = {}) {
     mpi::SimulationOptions o;
     o.algorithm_overrides = std::move(algorithms);
-    o.io = io::io_factory(std::move(files));
+    o.io = io::io_factory(t.io, std::move(files));
     return mpi::simulate(t, ranks, program, o);
 }
 

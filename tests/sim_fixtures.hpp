@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectives/program.hpp"
+#include "run/model.hpp"
 #include "run/simulation.hpp"
 #include "topologies/model_xml.hpp"
 
@@ -102,6 +103,9 @@ inline std::vector<mpi::RankLocation> one_rank_per_node(const topo::Topology& t,
         out.push_back(mpi::RankLocation{n, 0, 0, t.nodes[n].sockets[0].vertex});
     }
     return out;
+}
+inline std::vector<mpi::RankLocation> one_rank_per_node(const run::Model& m, std::size_t ranks) {
+    return one_rank_per_node(m.topology, ranks);
 }
 
 }  // namespace clustersim::testing

@@ -18,12 +18,15 @@
 #include <nlohmann/json.hpp>
 
 #include "model_text.hpp"
+#include "run/model.hpp"
 #include "simulator/error.hpp"
 #include "tools/mpi/calibrate/calibrate.hpp"
 #include "topologies/model_xml.hpp"
 
 namespace cal = clustersim::calibrate;
 namespace topo = clustersim::topo;
+namespace run = clustersim::run;
+namespace comm = clustersim::comm;
 
 namespace {
 
@@ -173,7 +176,8 @@ TEST(CalibrateWrite, ModelLoadsAndCarriesTheDerivedValues) {
     const cal::Measured m = synthetic();
     const cal::Derived d = cal::derive(m, false);
     const std::string xml = cal::write_model(m, d, "synthetic", false);
-    const topo::Topology t = topo::parse_model(xml, "synthetic.xml");
+    const run::Model t_model = run::parse_model(xml, "synthetic.xml");
+    const topo::Topology& t = t_model.topology;
     EXPECT_EQ(t.name, "synthetic");
     EXPECT_EQ(t.settings.eager_threshold, kEager);
     ASSERT_EQ(t.nodes.size(), 2u);
@@ -185,15 +189,15 @@ TEST(CalibrateWrite, ModelLoadsAndCarriesTheDerivedValues) {
         }
     }
     // <comm-model>: PSINS's simple model with the intra-socket and inter-node figures.
-    ASSERT_TRUE(t.comm.present);
-    EXPECT_EQ(t.comm.model, "simple");
-    EXPECT_TRUE(t.comm.collectives_as_messages);
-    EXPECT_LT(rel(t.comm.intra_latency.seconds(), kL[0]), 1e-3);
-    EXPECT_LT(rel(static_cast<double>(t.comm.intra_bandwidth.bytes_per_s), kB[0]), 1e-4);
-    EXPECT_LT(rel(t.comm.latency.seconds(), kL[2]), 1e-3);
-    EXPECT_LT(rel(static_cast<double>(t.comm.bandwidth.bytes_per_s), kB[2]), 1e-4);
-    ASSERT_FALSE(t.comm.inter_curve.empty());
-    for (const auto& [bytes, bw] : t.comm.inter_curve)
+    ASSERT_TRUE(t_model.comm.present);
+    EXPECT_EQ(t_model.comm.model, "simple");
+    EXPECT_TRUE(t_model.comm.collectives_as_messages);
+    EXPECT_LT(rel(t_model.comm.intra_latency.seconds(), kL[0]), 1e-3);
+    EXPECT_LT(rel(static_cast<double>(t_model.comm.intra_bandwidth.bytes_per_s), kB[0]), 1e-4);
+    EXPECT_LT(rel(t_model.comm.latency.seconds(), kL[2]), 1e-3);
+    EXPECT_LT(rel(static_cast<double>(t_model.comm.bandwidth.bytes_per_s), kB[2]), 1e-4);
+    ASSERT_FALSE(t_model.comm.inter_curve.empty());
+    for (const auto& [bytes, bw] : t_model.comm.inter_curve)
         EXPECT_LT(rel(static_cast<double>(bw.bytes_per_s), kB[2]), 1e-4) << bytes;
     // The graph: the cables' latencies are PIOsimHD's subtractions, and the one-way latency
     // of every class is the sum over its path (socket -> ... -> socket).
@@ -261,7 +265,7 @@ TEST(CalibrateFrom, RewritesARealCalibrationByteForByte) {
     EXPECT_NE(out.find("read from " + from), std::string::npos);
     EXPECT_NE(out.find("wrote the model to " + xml), std::string::npos);
     // The model it rewrote loads.
-    EXPECT_NO_THROW(topo::load_model(xml));
+    EXPECT_NO_THROW(run::load_model(xml));
 }
 
 // model-hand-written.xml is the same calibration as written before calibrate used the model
@@ -269,7 +273,8 @@ TEST(CalibrateFrom, RewritesARealCalibrationByteForByte) {
 // "4015ns", "0.0ns" for "0s"), the <network> element on two lines. Both load to the same
 // values, field by field: the graph, every comm-model curve point, the overheads, the
 // collectives and the I/O.
-static void expect_same_model(const topo::Topology& a, const topo::Topology& b) {
+static void expect_same_model(const run::Model& a_model, const run::Model& b_model) {
+    const topo::Topology &a = a_model.topology, &b = b_model.topology;
     EXPECT_EQ(a.name, b.name);
     EXPECT_EQ(a.settings.model, b.settings.model);
     EXPECT_EQ(a.settings.forwarding, b.settings.forwarding);
@@ -305,7 +310,7 @@ static void expect_same_model(const topo::Topology& a, const topo::Topology& b) 
         EXPECT_EQ(a.edge(e).latency, b.edge(e).latency);
         EXPECT_EQ(a.edge(e).bandwidth, b.edge(e).bandwidth);
     }
-    const topo::CommModelSpec &ca = a.comm, &cb = b.comm;
+    const comm::CommModelSpec &ca = a_model.comm, &cb = b_model.comm;
     EXPECT_EQ(ca.present, cb.present);
     EXPECT_EQ(ca.model, cb.model);
     EXPECT_EQ(ca.has_latency, cb.has_latency);
@@ -321,28 +326,29 @@ static void expect_same_model(const topo::Topology& a, const topo::Topology& b) 
     EXPECT_EQ(ca.inter_curve, cb.inter_curve);
     EXPECT_EQ(ca.intra_two_way, cb.intra_two_way);
     EXPECT_EQ(ca.inter_two_way, cb.inter_two_way);
-    const topo::MpiSettings &ma = a.mpi, &mb = b.mpi;
+    const clustersim::mpi::MpiSettings &ma = a_model.mpi, &mb = b_model.mpi;
     EXPECT_EQ(ma.reduce_bandwidth, mb.reduce_bandwidth);
     EXPECT_EQ(ma.copy_bandwidth, mb.copy_bandwidth);
     EXPECT_EQ(ma.reduce_curve, mb.reduce_curve);
     EXPECT_EQ(ma.copy_curve, mb.copy_curve);
     EXPECT_EQ(ma.comm_create_modelled, mb.comm_create_modelled);
     EXPECT_EQ(ma.comm_create_local, mb.comm_create_local);
-    for (const auto member : {&topo::MpiSettings::send_overhead, &topo::MpiSettings::recv_overhead,
-                              &topo::MpiSettings::post_overhead}) {
+    for (const auto member : {&clustersim::mpi::MpiSettings::send_overhead,
+                              &clustersim::mpi::MpiSettings::recv_overhead,
+                              &clustersim::mpi::MpiSettings::post_overhead}) {
         EXPECT_EQ((ma.*member).time, (mb.*member).time);
         EXPECT_EQ((ma.*member).bandwidth, (mb.*member).bandwidth);
         EXPECT_EQ((ma.*member).points, (mb.*member).points);
     }
-    ASSERT_EQ(a.io.servers.size(), b.io.servers.size());
-    for (std::size_t s = 0; s < a.io.servers.size(); ++s) {
-        EXPECT_EQ(a.io.servers[s].node, b.io.servers[s].node);
-        EXPECT_EQ(a.io.servers[s].cache.model, b.io.servers[s].cache.model);
-        EXPECT_EQ(a.io.servers[s].cache.params, b.io.servers[s].cache.params);
-        EXPECT_EQ(a.io.servers[s].disk.model, b.io.servers[s].disk.model);
-        EXPECT_EQ(a.io.servers[s].disk.params, b.io.servers[s].disk.params);
+    ASSERT_EQ(a_model.io.servers.size(), b_model.io.servers.size());
+    for (std::size_t s = 0; s < a_model.io.servers.size(); ++s) {
+        EXPECT_EQ(a_model.io.servers[s].node, b_model.io.servers[s].node);
+        EXPECT_EQ(a_model.io.servers[s].cache.model, b_model.io.servers[s].cache.model);
+        EXPECT_EQ(a_model.io.servers[s].cache.params, b_model.io.servers[s].cache.params);
+        EXPECT_EQ(a_model.io.servers[s].disk.model, b_model.io.servers[s].disk.model);
+        EXPECT_EQ(a_model.io.servers[s].disk.params, b_model.io.servers[s].disk.params);
     }
-    const topo::FileSystemSpec &fa = a.io.fs, &fb = b.io.fs;
+    const clustersim::io::FileSystemSpec &fa = a_model.io.fs, &fb = b_model.io.fs;
     EXPECT_EQ(fa.present, fb.present);
     EXPECT_EQ(fa.servers, fb.servers);
     EXPECT_EQ(fa.open, fb.open);
@@ -355,17 +361,17 @@ static void expect_same_model(const topo::Topology& a, const topo::Topology& b) 
 }
 
 TEST(CalibrateFrom, WriterModelLoadsToTheHandWrittenModelsValues) {
-    const topo::Topology before = topo::load_model(kData + "model-hand-written.xml");
-    const topo::Topology after = topo::load_model(kData + "model.xml");
+    const run::Model before_model = run::load_model(kData + "model-hand-written.xml");
+    const run::Model after_model = run::load_model(kData + "model.xml");
     // The comparison covers every kind of element calibrate writes.
-    ASSERT_FALSE(before.comm.intra_curve.empty());
-    ASSERT_FALSE(before.comm.intra_two_way.empty());
-    ASSERT_FALSE(before.mpi.send_overhead.points.empty());
-    ASSERT_TRUE(before.mpi.comm_create_modelled);
-    ASSERT_FALSE(before.mpi.reduce_bandwidth.infinite());
-    ASSERT_EQ(before.io.servers.size(), 1u);
-    ASSERT_TRUE(before.io.fs.present);
-    expect_same_model(before, after);
+    ASSERT_FALSE(before_model.comm.intra_curve.empty());
+    ASSERT_FALSE(before_model.comm.intra_two_way.empty());
+    ASSERT_FALSE(before_model.mpi.send_overhead.points.empty());
+    ASSERT_TRUE(before_model.mpi.comm_create_modelled);
+    ASSERT_FALSE(before_model.mpi.reduce_bandwidth.infinite());
+    ASSERT_EQ(before_model.io.servers.size(), 1u);
+    ASSERT_TRUE(before_model.io.fs.present);
+    expect_same_model(before_model, after_model);
     // And the texts do differ (else this test would compare a file with itself).
     EXPECT_NE(slurp(kData + "model-hand-written.xml"), slurp(kData + "model.xml"));
     EXPECT_EQ(clustersim::testing::rewritten(slurp(kData + "model.xml")),

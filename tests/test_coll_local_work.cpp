@@ -14,7 +14,7 @@
 namespace clustersim::testing {
 namespace {
 
-topo::Topology star2_children(const std::string& attrs, const std::string& children) {
+run::Model star2_children(const std::string& attrs, const std::string& children) {
     std::string xml = R"(<cluster name="star2">
   <network granularity="message" eager-threshold="1TiB"/>
   <collectives )" + attrs +
@@ -27,14 +27,14 @@ topo::Topology star2_children(const std::string& attrs, const std::string& child
     for (int i = 0; i < 2; ++i)
         xml += fmt::format(
             "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
-    return topo::parse_model(xml + "</cluster>\n", "star2.xml");
+    return run::parse_model(xml + "</cluster>\n", "star2.xml");
 }
 
-topo::Topology star2(const std::string& attrs) {
+run::Model star2(const std::string& attrs) {
     return star2_children(attrs, "");
 }
 
-mpi::SimulationResult one_call(const topo::Topology& t, mpi::CollOp op, const std::string& alg,
+mpi::SimulationResult one_call(const run::Model& t, mpi::CollOp op, const std::string& alg,
                                std::uint64_t bytes) {
     mpi::Op o;
     o.kind = mpi::OpKind::Collective;

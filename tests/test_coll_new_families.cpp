@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "coll_fixtures.hpp"
+#include "run/model.hpp"
 
 namespace clustersim {
 namespace {
@@ -107,7 +108,7 @@ TEST(NewBcast, PipelineOverlapsTheRendezvousHandshakes) {
     for (int i = 0; i < 6; ++i)
         xml += fmt::format(
             "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"20us\" bandwidth=\"1GB/s\"/>\n", i);
-    const auto t = topo::parse_model(xml + "</cluster>\n", "rendezvous-star.xml");
+    const auto t = run::parse_model(xml + "</cluster>\n", "rendezvous-star.xml");
     auto run = [&](const char* alg) {
         mpi::Op op;
         op.kind = mpi::OpKind::Collective;

@@ -127,7 +127,7 @@ TEST(Profiles, RunsUseAndReportTheProfilesChoice) {
 }
 
 // A 4-node star whose <collectives> names `profile`.
-topo::Topology star_with_profile(const std::string& profile) {
+run::Model star_with_profile(const std::string& profile) {
     std::string xml = fmt::format(R"(<cluster name="profiled">
   <network granularity="message" eager-threshold="1TiB"/>
   <collectives profile="{}"/>
@@ -139,7 +139,7 @@ topo::Topology star_with_profile(const std::string& profile) {
     for (int i = 0; i < 4; ++i)
         xml += fmt::format(
             "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
-    return topo::parse_model(xml + "</cluster>\n", "profiled.xml");
+    return run::parse_model(xml + "</cluster>\n", "profiled.xml");
 }
 
 TEST(Profiles, TheModelCanNameTheProfile) {

@@ -171,7 +171,7 @@ TEST(Communicators, SplitWithUndefinedColorAndKeyOrderAndDup) {
 
 // A 4-node star (1 us, 1 GB/s, one 1 G instructions/s core per node) whose <collectives>
 // element carries `attr` (e.g. comm-create="20us").
-topo::Topology comm_star(const std::string& attr) {
+run::Model comm_star(const std::string& attr) {
     std::string xml = fmt::format(R"(<cluster name="uniform-star">
   <network granularity="message" eager-threshold="1TiB"/>
   <collectives {}/>
@@ -183,7 +183,7 @@ topo::Topology comm_star(const std::string& attr) {
     for (int i = 0; i < 4; ++i)
         xml += fmt::format(
             "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
-    return topo::parse_model(xml + "</cluster>\n", "uniform-star.xml");
+    return run::parse_model(xml + "</cluster>\n", "uniform-star.xml");
 }
 
 // <collectives comm-create="20us"> (issue 19): a comm_dup or comm_split costs an 8-byte
@@ -199,7 +199,7 @@ TEST(Communicators, CreationCostsAnAgreementAndTheLocalCost) {
     split.comm = 1;
     split.newcomm = 2;
     const Op barrier = coll(CollOp::Barrier, 0, 2);
-    auto run = [&](const topo::Topology& t, const std::vector<Op>& ops) {
+    auto run = [&](const run::Model& t, const std::vector<Op>& ops) {
         ScriptProgram prog(std::vector<std::vector<Op>>(4, ops));
         return mpi::simulate(t, one_rank_per_node(t, 4), prog);
     };
@@ -232,7 +232,7 @@ TEST(Communicators, FreeingCostsLikeCreatingWhenModelledAndNothingOtherwise) {
     free_op.kind = OpKind::CommFree;
     free_op.comm = 1;
     const Op barrier = coll(CollOp::Barrier, 0, 0);
-    auto run = [&](const topo::Topology& t, const std::vector<Op>& ops) {
+    auto run = [&](const run::Model& t, const std::vector<Op>& ops) {
         ScriptProgram prog(std::vector<std::vector<Op>>(4, ops));
         return mpi::simulate(t, one_rank_per_node(t, 4), prog);
     };
@@ -285,11 +285,11 @@ TEST(Selection, ModelRulesBySizeRange) {
     const auto t = uniform_star(8, 0, rules);
     mpi::CollectiveRegistry registry;
     mpi::register_builtin_collectives(registry);
-    const mpi::Selection sel(registry, t, {});
+    const mpi::Selection sel(registry, t.mpi, t.topology.source, {});
     EXPECT_EQ(sel.choose(CollOp::Bcast, 100, 8).name, "linear");
     EXPECT_EQ(sel.choose(CollOp::Bcast, 4096, 8).name, "binomial");
     EXPECT_EQ(sel.choose(CollOp::Barrier, 0, 8).name, "dissemination");
-    const mpi::Selection over(registry, t, {"bcast=linear"});
+    const mpi::Selection over(registry, t.mpi, t.topology.source, {"bcast=linear"});
     EXPECT_EQ(over.choose(CollOp::Bcast, 1 << 20, 8).name, "linear");
 }
 
@@ -298,7 +298,7 @@ TEST(SelectionBadInput, UnknownAlgorithmInTheModelListsTheValidOnes) {
     mpi::CollectiveRegistry registry;
     mpi::register_builtin_collectives(registry);
     expect_error(
-        [&] { mpi::Selection(registry, t, {}); },
+        [&] { mpi::Selection(registry, t.mpi, t.topology.source, {}); },
         "uniform-star.xml:4: collective 'bcast' has no algorithm 'hypercube'; valid algorithms: ");
 }
 
@@ -306,11 +306,13 @@ TEST(SelectionBadInput, UnknownOperationAndBadOverride) {
     const auto t = uniform_star(2, 0, "\n    <algorithm operation=\"broadcast\" name=\"linear\"/>");
     mpi::CollectiveRegistry registry;
     mpi::register_builtin_collectives(registry);
-    expect_error([&] { mpi::Selection(registry, t, {}); }, "operation 'broadcast' is unknown");
+    expect_error([&] { mpi::Selection(registry, t.mpi, t.topology.source, {}); },
+                 "operation 'broadcast' is unknown");
     const auto ok = uniform_star(2);
-    expect_error([&] { mpi::Selection(registry, ok, {"bcast=nope"}); },
+    expect_error([&] { mpi::Selection(registry, ok.mpi, ok.topology.source, {"bcast=nope"}); },
                  "--algorithm: 'bcast=nope': collective 'bcast' has no algorithm 'nope'");
-    expect_error([&] { mpi::Selection(registry, ok, {"bcast"}); }, "expected OPERATION=ALGORITHM");
+    expect_error([&] { mpi::Selection(registry, ok.mpi, ok.topology.source, {"bcast"}); },
+                 "expected OPERATION=ALGORITHM");
 }
 
 TEST(AppsBadInput, RootOutOfRangeAndSizeWithoutUnit) {

@@ -144,7 +144,7 @@ TEST(SimgridProfile, ChoosesSmpiDefaultAlgorithms) {
 // 16-byte envelope: T(m + 16).
 TEST(SimgridProfile, EagerSendsWithTheSixteenByteEnvelope) {
     auto t = uniform_star(2);
-    t.settings.eager_threshold = 1024;
+    t.topology.settings.eager_threshold = 1024;
     const std::uint64_t m = 1 << 20;
     for (const std::string profile : {"", "simgrid"}) {
         ScriptProgram prog({{send(1, m)}, {recv(0, m)}});

@@ -21,18 +21,18 @@ namespace {
 constexpr std::uint64_t kMiB = 1 << 20;
 
 // The uniform star (1 us, 1 GB/s cables, every message eager) with an analytic model.
-topo::Topology star(int p, const std::string& network) {
-    topo::Topology t = uniform_star(p);
+run::Model star(int p, const std::string& network) {
+    run::Model t{uniform_star(p)};
     mpi::choose_network(t, network);
     return t;
 }
 
-mpi::SimulationResult run(const topo::Topology& t, std::vector<std::vector<mpi::Op>> script,
-                          mpi::OpObserver* observer = nullptr) {
+mpi::SimulationResult run_script(const run::Model& t, std::vector<std::vector<mpi::Op>> script,
+                                 mpi::OpObserver* observer = nullptr) {
     ScriptProgram prog(std::move(script));
     mpi::SimulationOptions o;
     o.observer = observer;
-    return mpi::simulate(t, one_rank_per_node(t, t.nodes.size()), prog, o);
+    return mpi::simulate(t, one_rank_per_node(t.topology, t.topology.nodes.size()), prog, o);
 }
 
 mpi::Op collective(mpi::CollOp op, std::uint64_t bytes, std::int32_t root = 0) {
@@ -76,7 +76,7 @@ std::vector<mpi::RankLocation> both_cores(const topo::Topology& t) {
 
 TEST(CommSimple, MessageTakesLatencyPlusSizeOverBandwidth) {
     const auto t = star(2, "simple:latency=5us,bandwidth=1GB/s");
-    const auto res = run(t, {{send(1, kMiB)}, {recv(0, kMiB)}});
+    const auto res = run_script(t, {{send(1, kMiB)}, {recv(0, kMiB)}});
     // The eager send returns when its last byte has left; the receive one latency later.
     EXPECT_EQ(res.ranks[0].finish, at_1gbs(kMiB));
     EXPECT_EQ(res.ranks[1].finish, us(5) + at_1gbs(kMiB));
@@ -89,20 +89,20 @@ TEST(CommSimple, CostsFromTheGraphAreALowerBoundOfThePacketModel) {
     // No latency or bandwidth given: the route's latencies (2 x 1 us) and its bottleneck
     // (1 GB/s). The packet model adds the store-and-forward hop: 2 L + 2 m / B.
     const auto t = star(2, "simple");
-    const auto res = run(t, {{send(1, kMiB)}, {recv(0, kMiB)}});
+    const auto res = run_script(t, {{send(1, kMiB)}, {recv(0, kMiB)}});
     EXPECT_EQ(res.ranks[1].finish, us(2) + at_1gbs(kMiB));
-    topo::Topology packet = uniform_star(2);
-    const auto pres = run(packet, {{send(1, kMiB)}, {recv(0, kMiB)}});
+    const run::Model packet{uniform_star(2)};
+    const auto pres = run_script(packet, {{send(1, kMiB)}, {recv(0, kMiB)}});
     EXPECT_EQ(pres.ranks[1].finish, us(2) + at_1gbs(kMiB) + at_1gbs(kMiB));
     EXPECT_LT(res.ranks[1].finish, pres.ranks[1].finish);
 }
 
 TEST(CommSimple, IntraNodeCostsApplyWithinANode) {
     // Two ranks on one two-core socket: the node's own latency and bandwidth.
-    topo::Topology t = one_node();
+    run::Model t{one_node()};
     mpi::choose_network(t, "simple:intra-latency=300ns,intra-bandwidth=5GB/s");
     ScriptProgram prog({{send(1, kMiB)}, {recv(0, kMiB)}});
-    const std::vector<mpi::RankLocation> where = both_cores(t);
+    const std::vector<mpi::RankLocation> where = both_cores(t.topology);
     const auto res = mpi::simulate(t, where, prog);
     EXPECT_EQ(res.ranks[1].finish, Time::ns(300) + transfer_time(kMiB, Bandwidth{5'000'000'000}));
     // A collective of the two: the node's own costs, one round of its latency.
@@ -123,10 +123,10 @@ TEST(CommSimple, MeasuredPointToPointCurveTimesTheTransfer) {
     // Two ranks on one socket with an intra-node curve (<point-to-point scope="intra-node">):
     // a message of s bytes takes the latency plus s / curve(s); at a measured point exactly
     // that point's bandwidth, between points a bandwidth between theirs.
-    topo::Topology t = one_node();
+    run::Model t{one_node()};
     mpi::choose_network(t, "simple:intra-latency=300ns,intra-bandwidth=5GB/s");
     t.comm.intra_curve = {{1024, Bandwidth{2'000'000'000}}, {kMiB, Bandwidth{10'000'000'000}}};
-    const std::vector<mpi::RankLocation> where = both_cores(t);
+    const std::vector<mpi::RankLocation> where = both_cores(t.topology);
     auto one_way = [&](std::uint64_t bytes) {
         ScriptProgram prog({{send(1, bytes)}, {recv(0, bytes)}});
         return mpi::simulate(t, where, prog).ranks[1].finish;
@@ -157,12 +157,12 @@ TEST(CommSimple, CollectivesFollowTheirScaling) {
         double factor;
     };
     for (const Case c : {Case{"constant", 1}, Case{"linear", 7}, Case{"logarithmic", 3}}) {
-        topo::Topology t = star(8, "simple:latency=5us,bandwidth=1GB/s");
-        topo::CommCollectiveSpec rule;
+        run::Model t = star(8, "simple:latency=5us,bandwidth=1GB/s");
+        comm::CommCollectiveSpec rule;
         rule.operation = "allreduce";
         rule.scaling = c.scaling;
         t.comm.collectives.push_back(rule);
-        const auto res = run(
+        const auto res = run_script(
             t, std::vector<std::vector<mpi::Op>>(8, {collective(mpi::CollOp::Allreduce, kMiB)}));
         for (const auto& r : res.ranks)
             EXPECT_EQ(r.finish, static_cast<std::int64_t>(c.factor) * us(5) + at_1gbs(kMiB))
@@ -184,19 +184,19 @@ TEST(CommSimple, CollectivesWaitForTheLastMemberAndUseDefaults) {
     const auto t = star(4, "simple:latency=5us,bandwidth=1GB/s");
     std::vector<std::vector<mpi::Op>> script(4, {collective(mpi::CollOp::Barrier, 0)});
     script[3].insert(script[3].begin(), compute(1'000'000));  // 1 ms at 1 G instructions/s
-    const auto res = run(t, script, &waits);
+    const auto res = run_script(t, script, &waits);
     for (const auto& r : res.ranks) EXPECT_EQ(r.finish, Time::ms(1) + us(10));
     EXPECT_EQ(waits.wait[0], Time::ms(1));
     EXPECT_EQ(waits.wait[3], Time::zero());
     // Alltoall defaults to logarithmic rounds, and every member sends P - 1 blocks.
     const auto a =
-        run(star(4, "simple:latency=5us,bandwidth=1GB/s"),
-            std::vector<std::vector<mpi::Op>>(4, {collective(mpi::CollOp::Alltoall, 1000)}));
+        run_script(star(4, "simple:latency=5us,bandwidth=1GB/s"),
+                   std::vector<std::vector<mpi::Op>>(4, {collective(mpi::CollOp::Alltoall, 1000)}));
     EXPECT_EQ(a.ranks[0].finish, 2 * us(5) + at_1gbs(3000));
     // Gather defaults to one round: the root takes the P - 1 blocks at once.
     const auto g =
-        run(star(4, "simple:latency=5us,bandwidth=1GB/s"),
-            std::vector<std::vector<mpi::Op>>(4, {collective(mpi::CollOp::Gather, 1000)}));
+        run_script(star(4, "simple:latency=5us,bandwidth=1GB/s"),
+                   std::vector<std::vector<mpi::Op>>(4, {collective(mpi::CollOp::Gather, 1000)}));
     EXPECT_EQ(g.ranks[0].finish, us(5) + at_1gbs(3000));
 }
 
@@ -207,7 +207,7 @@ TEST(CommSimple, CollectivesAsMessagesRunTheirAlgorithm) {
         std::vector<std::vector<mpi::Op>>(4, {collective(mpi::CollOp::Bcast, kMiB)}));
     mpi::SimulationOptions o;
     o.algorithm_overrides = {"bcast=binomial"};
-    const auto res = mpi::simulate(t, one_rank_per_node(t, 4), prog, o);
+    const auto res = mpi::simulate(t, one_rank_per_node(t.topology, 4), prog, o);
     EXPECT_EQ(res.network.messages_sent, 3u);
     EXPECT_EQ(res.simulated, 2 * (us(5) + at_1gbs(kMiB)));
 }
@@ -228,7 +228,7 @@ std::vector<std::vector<mpi::Op>> pairs_script(int pairs, std::uint64_t m) {
 
 TEST(CommContention, OneBusSerialisesTwoMessages) {
     const auto t = star(4, "bus_only:buses=1,latency=5us,bandwidth=1GB/s");
-    const auto res = run(t, pairs_script(2, kMiB));
+    const auto res = run_script(t, pairs_script(2, kMiB));
     const Time x = at_1gbs(kMiB);
     EXPECT_EQ(res.ranks[1].finish, x + us(5));
     EXPECT_EQ(res.ranks[3].finish, x + x + us(5)) << "the second waits one transfer";
@@ -240,7 +240,7 @@ TEST(CommContention, KBusesAndKPlusOneMessagesExactlyOneWaits) {
     for (int k : {1, 2, 3, 4}) {
         const auto t =
             star(2 * (k + 1), fmt::format("bus_only:buses={},latency=5us,bandwidth=1GB/s", k));
-        const auto res = run(t, pairs_script(k + 1, kMiB));
+        const auto res = run_script(t, pairs_script(k + 1, kMiB));
         const Time x = at_1gbs(kMiB);
         EXPECT_EQ(res.network.messages_waited, 1u) << k << " buses";
         EXPECT_EQ(res.network.resource_wait, x) << k << " buses";
@@ -265,7 +265,7 @@ TEST(CommContention, OneBusServesALongQueueInOrder) {
     const Time x = at_1gbs(kMiB);
     for (const char* m : {"bus_only", "contention"}) {
         const auto t = star(2 * n, fmt::format("{}:buses=1,latency=5us,bandwidth=1GB/s", m));
-        const auto res = run(t, pairs_script(n, kMiB));
+        const auto res = run_script(t, pairs_script(n, kMiB));
         std::vector<Time> finish;
         for (int i = 0; i < n; ++i)
             finish.push_back(res.ranks[static_cast<std::size_t>(2 * i + 1)].finish);
@@ -290,7 +290,7 @@ TEST(CommContention, IncomingLinkOfAGatherRoot) {
             std::vector<std::vector<mpi::Op>>(5, {collective(mpi::CollOp::Gather, kMiB)}));
         mpi::SimulationOptions o;
         o.algorithm_overrides = {"gather=linear"};
-        const auto res = mpi::simulate(t, one_rank_per_node(t, 5), prog, o);
+        const auto res = mpi::simulate(t, one_rank_per_node(t.topology, 5), prog, o);
         const Time x = at_1gbs(kMiB);
         const std::int64_t rounds = links == 1 ? 4 : 2;
         EXPECT_EQ(res.ranks[0].finish, rounds * x + us(5)) << links << " links";
@@ -312,7 +312,7 @@ TEST(CommContention, OutgoingLinkAndAllThree) {
     const Time x = at_1gbs(kMiB);
     for (const char* m : {"outgoing_link_only", "contention", "incoming_link_only"}) {
         const auto t = star(3, fmt::format("{}:buses=4,latency=5us,bandwidth=1GB/s", m));
-        const auto res = run(t, s);
+        const auto res = run_script(t, s);
         const bool serial = std::string(m) != "incoming_link_only";
         EXPECT_EQ(res.ranks[2].finish, (serial ? x + x : x) + us(5)) << m;
         EXPECT_EQ(res.network.messages_waited, serial ? 1u : 0u) << m;
@@ -332,7 +332,7 @@ TEST(CommContention, MoreBusesNeverSlowAndSimpleIsTheLowerBound) {
     }
     Time previous = Time::max();
     for (int buses : {1, 2, 4, 8}) {
-        const auto res = run(star(8, fmt::format("bus_only:buses={}", buses)), s);
+        const auto res = run_script(star(8, fmt::format("bus_only:buses={}", buses)), s);
         EXPECT_LE(res.simulated, previous) << buses;
         previous = res.simulated;
         std::uint64_t sent = 0, received = 0;
@@ -340,13 +340,13 @@ TEST(CommContention, MoreBusesNeverSlowAndSimpleIsTheLowerBound) {
         EXPECT_EQ(sent, received);
         EXPECT_EQ(sent, 8u * 7u * 100000u);
     }
-    const auto simple = run(star(8, "simple"), s);
+    const auto simple = run_script(star(8, "simple"), s);
     EXPECT_LE(simple.simulated, previous);
-    const auto one = run(star(8, "bus_only:buses=1"), s);
+    const auto one = run_script(star(8, "bus_only:buses=1"), s);
     // 56 messages one at a time on one bus: at least 56 transfers.
     EXPECT_GE(one.simulated, 56 * at_1gbs(100000));
     // Deterministic: the same run twice gives the same time.
-    EXPECT_EQ(run(star(8, "bus_only:buses=1"), s).simulated, one.simulated);
+    EXPECT_EQ(run_script(star(8, "bus_only:buses=1"), s).simulated, one.simulated);
 }
 
 // ---- PMaC ----------------------------------------------------------------------------------
@@ -355,33 +355,33 @@ TEST(CommPmac, BandwidthScalesWithOutstandingMessages) {
     // One bus: the first message starts alone at full bandwidth, the second shares the bus
     // with it and gets half. Nothing waits.
     const auto t = star(4, "pmac:buses=1,latency=5us,bandwidth=1GB/s");
-    const auto res = run(t, pairs_script(2, kMiB));
+    const auto res = run_script(t, pairs_script(2, kMiB));
     const Time x = at_1gbs(kMiB);
     EXPECT_EQ(res.ranks[1].finish, x + us(5));
     EXPECT_EQ(res.ranks[3].finish, transfer_time(kMiB, Bandwidth{500'000'000}) + us(5));
     EXPECT_EQ(res.network.messages_waited, 0u);
     // Two buses: no sharing.
     const auto two =
-        run(star(4, "pmac:buses=2,latency=5us,bandwidth=1GB/s"), pairs_script(2, kMiB));
+        run_script(star(4, "pmac:buses=2,latency=5us,bandwidth=1GB/s"), pairs_script(2, kMiB));
     EXPECT_EQ(two.ranks[3].finish, x + us(5));
 }
 
 TEST(CommPmac, CollectiveTimeFromTheMeasuredCurve) {
     // Allreduce measured at 4 ranks: 1 KiB at 100 MB/s, 1 MiB at 1 GB/s. On 16 ranks
     // (logarithmic: 4 steps instead of 2) a 1 MiB call takes 2 x 1 MiB / 1 GB/s.
-    topo::Topology t = star(16, "pmac:latency=5us,bandwidth=1GB/s");
-    topo::CommCollectiveSpec rule;
+    run::Model t = star(16, "pmac:latency=5us,bandwidth=1GB/s");
+    comm::CommCollectiveSpec rule;
     rule.operation = "allreduce";
     rule.scaling = "logarithmic";
     rule.ranks = 4;
     rule.points = {{1024, Bandwidth{100'000'000}}, {kMiB, Bandwidth{1'000'000'000}}};
     t.comm.collectives.push_back(rule);
-    const auto res =
-        run(t, std::vector<std::vector<mpi::Op>>(16, {collective(mpi::CollOp::Allreduce, kMiB)}));
+    const auto res = run_script(
+        t, std::vector<std::vector<mpi::Op>>(16, {collective(mpi::CollOp::Allreduce, kMiB)}));
     EXPECT_NEAR(res.simulated.seconds(), 2 * at_1gbs(kMiB).seconds(), 1e-12);
     // An operation without a curve (bcast) falls back to its scaling: log2(16) x L + m / B.
-    const auto b =
-        run(t, std::vector<std::vector<mpi::Op>>(16, {collective(mpi::CollOp::Bcast, kMiB)}));
+    const auto b = run_script(
+        t, std::vector<std::vector<mpi::Op>>(16, {collective(mpi::CollOp::Bcast, kMiB)}));
     EXPECT_EQ(b.simulated, 4 * us(5) + at_1gbs(kMiB));
 }
 
@@ -467,7 +467,7 @@ TEST(CommScaling, Factors) {
 // ---- bad input -----------------------------------------------------------------------------
 
 TEST(CommBadInput, NetworkFlag) {
-    topo::Topology t = uniform_star(2);
+    run::Model t{uniform_star(2)};
     auto message = [&](const std::string& flag) {
         try {
             mpi::choose_network(t, flag);
@@ -495,13 +495,13 @@ TEST(CommBadInput, NetworkFlag) {
 }
 
 TEST(CommBadInput, CollectiveRuleWithUnknownOperation) {
-    topo::Topology t = star(2, "simple");
-    topo::CommCollectiveSpec rule;
+    run::Model t = star(2, "simple");
+    comm::CommCollectiveSpec rule;
     rule.operation = "allgossip";
     rule.line = 7;
     t.comm.collectives.push_back(rule);
     try {
-        run(t, {{}, {}});
+        run_script(t, {{}, {}});
         FAIL() << "no error";
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()),

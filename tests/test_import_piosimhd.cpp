@@ -12,6 +12,7 @@
 #include "collectives/placement.hpp"
 #include "iosys/file_system.hpp"
 #include "model_text.hpp"
+#include "run/model.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
 #include "traces/import.hpp"
@@ -64,9 +65,10 @@ TEST(ImportPiosimhd, ImportedModelsAreTheModelWritersRendering) {
 TEST(ImportPiosimhd, PvsClusterModel) {
     SKIP_WITHOUT_EXTERNAL();
     const ImportResult r = import_piosimhd(kPvs);
-    topo::Topology t;
-    ASSERT_NO_THROW(t = topo::parse_model(r.xml, "pvs.xml")) << r.xml;
-    ASSERT_NO_THROW(io::check_io(t)) << r.xml;
+    run::Model t_model;
+    ASSERT_NO_THROW(t_model = run::parse_model(r.xml, "pvs.xml")) << r.xml;
+    const topo::Topology& t = t_model.topology;
+    ASSERT_NO_THROW(io::check_io(t, t_model.io, t_model.mpi)) << r.xml;
 
     // 15 PVS-Node_<i>: one CPU at 10^6 instructions/s, 1000M = 1000 MiB memory.
     ASSERT_EQ(t.nodes.size(), 15u);
@@ -108,12 +110,12 @@ TEST(ImportPiosimhd, PvsClusterModel) {
     // Global settings: TransferGranularity / MaxEagerSendSize 100K, IOGranularity 10000000.
     EXPECT_EQ(t.settings.granularity, 100u * 1024);
     EXPECT_EQ(t.settings.eager_threshold, 100u * 1024);
-    EXPECT_EQ(t.io.fs.granularity, 10'000'000u);
+    EXPECT_EQ(t_model.io.fs.granularity, 10'000'000u);
 
     // Five servers (PVS-Node_11..15): RefinedDiskModel "IBM" and an AggregationCache.
-    ASSERT_EQ(t.io.servers.size(), 5u);
+    ASSERT_EQ(t_model.io.servers.size(), 5u);
     for (std::size_t i = 0; i < 5; ++i) {
-        const auto& s = t.io.servers[i];
+        const auto& s = t_model.io.servers[i];
         EXPECT_EQ(t.nodes[static_cast<std::size_t>(s.node)].name,
                   "PVS-Node_" + std::to_string(11 + i));
         EXPECT_EQ(s.cache.model, "write_behind");
@@ -154,7 +156,8 @@ TEST(ImportPiosimhd, PvsClusterModel) {
 TEST(ImportPiosimhd, PlacementMapIsAcceptedByTheRunOption) {
     SKIP_WITHOUT_EXTERNAL();
     const ImportResult r = import_piosimhd(kPvs);
-    const topo::Topology t = topo::parse_model(r.xml, "pvs.xml");
+    const run::Model t_model = run::parse_model(r.xml, "pvs.xml");
+    const topo::Topology& t = t_model.topology;
     const fs::path map = fs::temp_directory_path() / "clustersim-pvs-placement.map";
     std::ofstream(map) << r.placement_map;
     // The map places the application's 10 ranks (a run uses all of them).
@@ -170,9 +173,10 @@ TEST(ImportPiosimhd, PlacementMapIsAcceptedByTheRunOption) {
 TEST(ImportPiosimhd, JacobiModelWithTemplates) {
     SKIP_WITHOUT_EXTERNAL();
     const ImportResult r = import_piosimhd(kJacobi);
-    topo::Topology t;
-    ASSERT_NO_THROW(t = topo::parse_model(r.xml, "jacobi.xml")) << r.xml;
-    ASSERT_NO_THROW(io::check_io(t)) << r.xml;
+    run::Model t_model;
+    ASSERT_NO_THROW(t_model = run::parse_model(r.xml, "jacobi.xml")) << r.xml;
+    const topo::Topology& t = t_model.topology;
+    ASSERT_NO_THROW(io::check_io(t, t_model.io, t_model.mpi)) << r.xml;
 
     // 10 nodes with 2 CPUs and 1G memory; servers on PVS-Node_1..4 with the original
     // IOSubsystem (AvgAccessTime 0.002s, MaxThroughput 100M) and SimpleWriteBehindCache.
@@ -181,9 +185,9 @@ TEST(ImportPiosimhd, JacobiModelWithTemplates) {
         EXPECT_EQ(n.sockets[0].cores, 2u);
         EXPECT_EQ(n.memory, 1024 * kMiB);
     }
-    ASSERT_EQ(t.io.servers.size(), 4u);
+    ASSERT_EQ(t_model.io.servers.size(), 4u);
     for (std::size_t i = 0; i < 4; ++i) {
-        const auto& s = t.io.servers[i];
+        const auto& s = t_model.io.servers[i];
         EXPECT_EQ(t.nodes[static_cast<std::size_t>(s.node)].name,
                   "PVS-Node_" + std::to_string(1 + i));
         EXPECT_EQ(s.cache.model, "write_behind");
@@ -200,14 +204,14 @@ TEST(ImportPiosimhd, JacobiModelWithTemplates) {
     EXPECT_EQ(link->latency, Time::us(200));
     EXPECT_EQ(link->bandwidth.bytes_per_s, 100 * kMiB);
     ASSERT_NE(edge(t, "PVS-Switch_2", "PVS-Switch_1"), nullptr);  // ports 75 <-> 20
-    EXPECT_EQ(t.io.fs.granularity, 100'000'000u);
+    EXPECT_EQ(t_model.io.fs.granularity, 100'000'000u);
 
     // Client methods: Reduce BinaryTree and Barrier VirtualSync have clustersim equivalents.
-    ASSERT_EQ(t.mpi.collectives.size(), 2u);
-    EXPECT_EQ(t.mpi.collectives[0].operation, "reduce");
-    EXPECT_EQ(t.mpi.collectives[0].algorithm, "binary_tree");
-    EXPECT_EQ(t.mpi.collectives[1].operation, "barrier");
-    EXPECT_EQ(t.mpi.collectives[1].algorithm, "virtual");
+    ASSERT_EQ(t_model.mpi.collectives.size(), 2u);
+    EXPECT_EQ(t_model.mpi.collectives[0].operation, "reduce");
+    EXPECT_EQ(t_model.mpi.collectives[0].algorithm, "binary_tree");
+    EXPECT_EQ(t_model.mpi.collectives[1].operation, "barrier");
+    EXPECT_EQ(t_model.mpi.collectives[1].algorithm, "virtual");
     const auto& u = r.unmapped;
     EXPECT_TRUE(has_line(u, "<ClientMethod name=\"Bcast\"> VirtualSync not mapped")) << joined(u);
     EXPECT_TRUE(has_line(u, "<ClientMethod name=\"Allreduce\"> BinaryTree not mapped"))

@@ -28,8 +28,8 @@ constexpr std::uint64_t kKiB = 1024;
 constexpr std::uint64_t k64K = 64 * kKiB;
 constexpr std::uint64_t kMiB = 1024 * kKiB;
 
-topo::ComponentSpec spec_of(const std::string& model, Params params) {
-    topo::ComponentSpec spec;
+io::ComponentSpec spec_of(const std::string& model, Params params) {
+    io::ComponentSpec spec;
     spec.model = model;
     spec.params = std::move(params);
     spec.line = 12;

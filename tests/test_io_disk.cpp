@@ -23,7 +23,7 @@ std::unique_ptr<Disk> make_disk(const std::string& model,
                                 std::vector<std::pair<std::string, std::string>> params) {
     DiskRegistry registry("disk");
     register_builtin_disks(registry);
-    topo::ComponentSpec spec;
+    io::ComponentSpec spec;
     spec.model = model;
     spec.params = std::move(params);
     spec.line = kLine;

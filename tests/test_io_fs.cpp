@@ -287,8 +287,8 @@ TEST(IoFs, ForwarderRelaysAllTrafficOfItsClients) {
     const auto r1 = simulate_io(direct, ranks_on(direct, 1), p1);
     ScriptProgram p2({sequential_write(64 * MiB, 8 * MiB)});
     const auto r2 = simulate_io(forwarded, ranks_on(forwarded, 1), p2);
-    EXPECT_EQ(nic_in(direct, r1), 0u);
-    EXPECT_GE(nic_in(forwarded, r2), 64 * MiB);
+    EXPECT_EQ(nic_in(direct.topology, r1), 0u);
+    EXPECT_GE(nic_in(forwarded.topology, r2), 64 * MiB);
     EXPECT_GT(r2.simulated, r1.simulated);  // an extra store-and-forward hop per message
     EXPECT_EQ(r2.io.servers[0].bytes_written, 64 * MiB);
 }
@@ -370,7 +370,8 @@ StridedCase strided_case(const std::string& cache, bool collective) {
     const auto t = io_model(4, "117MB/s", servers);
     std::vector<mpi::RankLocation> ranks;
     for (std::uint32_t r = 0; r < 8; ++r)
-        ranks.push_back(mpi::RankLocation{r / 4, 0, r % 4, t.nodes[r / 4].sockets[0].vertex});
+        ranks.push_back(
+            mpi::RankLocation{r / 4, 0, r % 4, t.topology.nodes[r / 4].sockets[0].vertex});
     std::vector<std::vector<mpi::Op>> script(8);
     for (int r = 0; r < 8; ++r) {
         script[r] = {file_open(0, &kFile), file_view(r * 64 * KiB, 64 * KiB, 8 * 64 * KiB)};
@@ -444,7 +445,7 @@ TEST(IoFs, CollectiveIoReportsTheWaitForTheLastMember) {
         ScriptProgram p(script);
         mpi::SimulationOptions o;
         o.algorithm_overrides = {"write_at_all=" + alg};
-        o.io = io::io_factory({});
+        o.io = io::io_factory(t.io, {});
         o.observer = &w;
         return mpi::simulate(t, ranks_on(t, 2), p, o);
     };

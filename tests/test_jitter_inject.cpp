@@ -15,6 +15,7 @@
 #include "models/jitsim.hpp"
 #include "models/jitter.hpp"
 #include "models/noise_gen.hpp"
+#include "run/model.hpp"
 #include "run/simulation.hpp"
 #include "sim_fixtures.hpp"
 #include "simulator/error.hpp"
@@ -192,7 +193,7 @@ void expect_input_error(F f, const std::string& where, const std::string& what) 
 }
 
 TEST(JitterXml, ReadsEveryAttribute) {
-    const auto t = topo::parse_model(
+    const auto t = run::parse_model(
         star_xml(2,
                  R"(<jitter generator="periodic:period=1ms,duration=50us" length="2s" seed="5"
                 frequency="2.4GHz" policy="coscheduled" window-high="10ms" window-low="1ms"/>
@@ -208,21 +209,21 @@ TEST(JitterXml, ReadsEveryAttribute) {
     EXPECT_TRUE(a.has_seed);
     EXPECT_EQ(a.seed, 5u);
     EXPECT_EQ(a.frequency_hz, 2.4e9);
-    EXPECT_EQ(a.start, topo::JitterSpec::Start::Coscheduled);
+    EXPECT_EQ(a.start, jitter::JitterSpec::Start::Coscheduled);
     EXPECT_EQ(a.window_high, Time::ms(10));
     EXPECT_EQ(a.window_low, Time::ms(1));
     EXPECT_EQ(a.line, 5);
     const auto& b = t.jitter[1];
     EXPECT_EQ(b.core, 1);
     EXPECT_EQ(b.trace, "/models/noise/core1.jtr");  // relative to the model's directory
-    EXPECT_EQ(b.start, topo::JitterSpec::Start::Explicit);
+    EXPECT_EQ(b.start, jitter::JitterSpec::Start::Explicit);
     EXPECT_EQ(b.start_indices, (std::vector<std::uint64_t>{3, 4}));
     EXPECT_EQ(b.line, 7);
 }
 
 TEST(JitterXml, BadAttributesNameFileAndLine) {
     auto parse = [](const std::string& jitter, int cores = 1) {
-        return [jitter, cores] { topo::parse_model(star_xml(2, jitter, cores), "bad.xml"); };
+        return [jitter, cores] { run::parse_model(star_xml(2, jitter, cores), "bad.xml"); };
     };
     expect_input_error(
         parse(R"(<jitter trace="a.jtr" generator="periodic:period=1ms,duration=1us"/>)"),
@@ -248,7 +249,7 @@ TEST(JitterXml, BadAttributesNameFileAndLine) {
 }
 
 // Runs `app` with rank r on node r.
-mpi::SimulationResult run_app(const topo::Topology& t, const std::string& app, int ranks,
+mpi::SimulationResult run_app(const run::Model& t, const std::string& app, int ranks,
                               mpi::SimulationOptions options = {}) {
     mpi::AppRegistry registry;
     mpi::register_builtin_apps(registry);
@@ -267,7 +268,7 @@ mpi::SimulationOptions with_reader() {
 
 TEST(JitterXml, LoadErrorsNameTheJitterElement) {
     // A missing trace file, with and without a reader.
-    const auto missing = topo::parse_model(
+    const auto missing = run::parse_model(
         star_xml(2, R"(<jitter trace="no-such-trace.jtr" frequency="1GHz"/>)"), "/nowhere/m.xml");
     expect_input_error([&] { run_app(missing, "loop:work=1ms", 2, with_reader()); },
                        "/nowhere/m.xml:5:", "/nowhere/no-such-trace.jtr");
@@ -275,11 +276,11 @@ TEST(JitterXml, LoadErrorsNameTheJitterElement) {
                        "/nowhere/m.xml:5:", "no jitter trace reader");
     // A bad generator spec (checked when the run starts: the topology layer keeps the text).
     const auto bad_gen =
-        topo::parse_model(star_xml(2, R"(<jitter generator="weekly:period=7d"/>)"), "g.xml");
+        run::parse_model(star_xml(2, R"(<jitter generator="weekly:period=7d"/>)"), "g.xml");
     expect_input_error([&] { run_app(bad_gen, "loop:work=1ms", 2); },
                        "g.xml:5:", "attribute 'generator'");
     // A start index beyond the trace: a 1 s periodic trace of period 100 ms has 10 tuples.
-    const auto far = topo::parse_model(
+    const auto far = run::parse_model(
         star_xml(2, R"(<jitter generator="periodic:period=100ms,duration=1ms" start-index="10"/>)"),
         "s.xml");
     expect_input_error([&] { run_app(far, "loop:work=1ms", 2); },
@@ -311,8 +312,8 @@ LoopRun run_loop(const std::string& noise, std::int64_t work_ps) {
         fmt::format("loop:work={}ns,iterations={}", work_ps / 1000, kIterations);
     mpi::SimulationOptions options;
     options.algorithm_overrides = {"barrier=binary_tree"};
-    const auto quiet = topo::parse_model(star_xml(kRanks, ""), "quiet.xml");
-    const auto noisy = topo::parse_model(
+    const auto quiet = run::parse_model(star_xml(kRanks, ""), "quiet.xml");
+    const auto noisy = run::parse_model(
         star_xml(kRanks,
                  fmt::format(R"(<jitter generator="{}" length="1s" frequency="1GHz" seed="7"/>)",
                              noise)),
@@ -440,7 +441,7 @@ TEST(JitterAgreement, RandomNoiseMatchesTheTreeBarrierFastPath) {
 TEST(JitterAgreement, SynchronizedNoiseMeetsTheSameJitterOnEveryRank) {
     // Every core at one position and the same periodic daemon; with one rank per node and
     // the virtual barrier (no message), every rank meets the same jitter.
-    const auto t = topo::parse_model(
+    const auto t = run::parse_model(
         star_xml(4, R"(<jitter generator="periodic:period=300us,duration=30us" frequency="1GHz"
                  policy="synchronized" seed="3"/>)"),
         "sync.xml");
@@ -457,7 +458,7 @@ TEST(JitterAgreement, SynchronizedNoiseMeetsTheSameJitterOnEveryRank) {
 
 TEST(JitterAgreement, PerCoreElementOverridesTheTypeWideOne) {
     // Two cores per node: core 1 gets its own (much noisier) daemon.
-    const auto t = topo::parse_model(
+    const auto t = run::parse_model(
         star_xml(1, R"(<jitter generator="periodic:period=1ms,duration=10us" frequency="1GHz"/>
     <jitter core="1" generator="periodic:period=1ms,duration=200us" frequency="1GHz"/>)",
                  2),
@@ -465,8 +466,8 @@ TEST(JitterAgreement, PerCoreElementOverridesTheTypeWideOne) {
     mpi::AppRegistry registry;
     mpi::register_builtin_apps(registry);
     auto program = registry.create("loop:work=2ms,iterations=1", 2);
-    std::vector<mpi::RankLocation> ranks{{0, 0, 0, t.nodes[0].sockets[0].vertex},
-                                         {0, 0, 1, t.nodes[0].sockets[0].vertex}};
+    std::vector<mpi::RankLocation> ranks{{0, 0, 0, t.topology.nodes[0].sockets[0].vertex},
+                                         {0, 0, 1, t.topology.nodes[0].sockets[0].vertex}};
     mpi::SimulationOptions o;
     o.algorithm_overrides = {"barrier=virtual"};
     const auto res = mpi::simulate(t, ranks, *program, o);

@@ -19,7 +19,7 @@ using namespace testing;
 
 // Two (or more) nodes on a switch: 1 GB/s, 1 us links, whole messages, eager up to 64 KiB;
 // `overhead` is the <mpi-overhead> element ("" for none).
-topo::Topology pair(const std::string& overhead, int nodes = 2) {
+run::Model pair(const std::string& overhead, int nodes = 2) {
     std::string xml = fmt::format(R"(<cluster name="overhead">
   <network granularity="message" eager-threshold="64KiB"/>
   <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/></node-type>
@@ -31,7 +31,7 @@ topo::Topology pair(const std::string& overhead, int nodes = 2) {
     for (int i = 0; i < nodes; ++i)
         xml += fmt::format(
             "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
-    return topo::parse_model(xml + "</cluster>\n", "overhead.xml");
+    return run::parse_model(xml + "</cluster>\n", "overhead.xml");
 }
 
 const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "simple",
@@ -48,7 +48,7 @@ Time pingpong(const std::string& model, const std::string& overhead, int k, std:
         b.push_back(send(0, bytes));
     }
     ScriptProgram prog({a, b});
-    const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);
+    const auto res = mpi::simulate(t, one_rank_per_node(t.topology, 2), prog);
     EXPECT_EQ(res.ranks[0].bytes_sent, res.ranks[1].bytes_received);
     EXPECT_EQ(res.ranks[1].bytes_sent, res.ranks[0].bytes_received);
     return res.simulated;
@@ -77,15 +77,15 @@ TEST(Overhead, TheModelSummaryShowsThem) {
     const auto t = pair(R"(<mpi-overhead><send time="300ns" bandwidth="1GB/s"/>
     <recv><point size="1KiB" time="100ns"/><point size="2KiB" time="300ns"/></recv>
     </mpi-overhead>)");
-    topo::Router router(t);
-    const std::string text = topo::format_summary(topo::summarize(t, router));
+    topo::Router router(t.topology);
+    const std::string text = topo::format_summary(run::summarize(t, router));
     EXPECT_NE(text.find("o_s 300 ns + size / 1 GB/s; o_r 100 ns at 1 KiB .. 300 ns at 2 KiB (2 "
                         "points) per message"),
               std::string::npos)
         << text;
     const auto none = pair("");
-    topo::Router r2(none);
-    EXPECT_EQ(topo::format_summary(topo::summarize(none, r2)).find("MPI overheads"),
+    topo::Router r2(none.topology);
+    EXPECT_EQ(topo::format_summary(run::summarize(none, r2)).find("MPI overheads"),
               std::string::npos);
 }
 
@@ -160,7 +160,7 @@ TEST(Overhead, IsendAndIrecvPostingCostTheirOverheadEach) {
         a.push_back(waitall(0, k));
         b.push_back(waitall(0, k));
         ScriptProgram prog({a, b});
-        const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);
+        const auto res = mpi::simulate(t, one_rank_per_node(t.topology, 2), prog);
         // rank 0: k·2 us of o_s, the last send leaves 1 us later (its first link: 1000 B at
         // 1 GB/s; the analytic models: the whole transfer, also 1 us at their bottleneck)
         EXPECT_EQ(res.ranks[0].finish, k * Time::us(2) + Time::us(1));
@@ -175,8 +175,8 @@ TEST(Overhead, IsendAndIrecvPostingCostTheirOverheadEach) {
 TEST(Overhead, CostsShareTheCoreWithOtherRanks) {
     const int k = 4;
     auto t = pair(R"(<mpi-overhead><send time="5us"/></mpi-overhead>)");
-    const topo::VertexId s0 = t.nodes[0].sockets[0].vertex;
-    const topo::VertexId s1 = t.nodes[1].sockets[0].vertex;
+    const topo::VertexId s0 = t.topology.nodes[0].sockets[0].vertex;
+    const topo::VertexId s1 = t.topology.nodes[1].sockets[0].vertex;
     auto run = [&](std::uint32_t core_of_rank1) {
         std::vector<mpi::Op> a, b, c;
         for (int i = 0; i < k; ++i) {
@@ -220,7 +220,7 @@ TEST(Overhead, CollectiveSchedulesGrowByTheClosedForm) {
             ScriptProgram prog(std::vector<std::vector<mpi::Op>>(p, {call}));
             mpi::SimulationOptions opt;
             opt.algorithm_overrides = {std::string(mpi::to_string(op)) + "=" + alg};
-            const auto res = mpi::simulate(t, one_rank_per_node(t, p), prog, opt);
+            const auto res = mpi::simulate(t, one_rank_per_node(t.topology, p), prog, opt);
             std::uint64_t sent = 0, received = 0;
             for (const auto& r : res.ranks) sent += r.bytes_sent, received += r.bytes_received;
             EXPECT_EQ(sent, received);
@@ -251,7 +251,7 @@ TEST(Overhead, DeterministicAndFreeByDefault) {
         call.coll = mpi::CollOp::Allreduce;
         call.bytes = 1 << 20;
         ScriptProgram prog(std::vector<std::vector<mpi::Op>>(4, {call, call}));
-        return mpi::simulate(t, one_rank_per_node(t, 4), prog);
+        return mpi::simulate(t, one_rank_per_node(t.topology, 4), prog);
     };
     const auto a = run(o), b = run(o), none = run("");
     EXPECT_EQ(a.simulated, b.simulated);

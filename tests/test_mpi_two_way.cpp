@@ -20,8 +20,8 @@ using namespace testing;
 // One node, one socket, two cores at 1 G instructions/s; the simple model with an
 // intra-node latency of 1 us and bandwidth 1 GB/s (T1(s) = s / 1 GB/s); `two_way` the
 // two-way curve's points ("" for none); eager up to `eager`.
-topo::Topology machine(const std::string& two_way, const std::string& eager = "1MiB",
-                       const std::string& model = "simple") {
+run::Model machine(const std::string& two_way, const std::string& eager = "1MiB",
+                   const std::string& model = "simple") {
     std::string curve;
     if (!two_way.empty())
         curve = "    <point-to-point scope=\"intra-node\" direction=\"both\">" + two_way +
@@ -39,7 +39,7 @@ topo::Topology machine(const std::string& two_way, const std::string& eager = "1
 </cluster>
 )",
                                         eager, model, curve);
-    return topo::parse_model(xml, "two-way.xml");
+    return run::parse_model(xml, "two-way.xml");
 }
 
 // Two ranks on the two cores of the one socket.
@@ -48,9 +48,9 @@ std::vector<mpi::RankLocation> two_cores(const topo::Topology& t) {
     return {mpi::RankLocation{0, 0, 0, v}, mpi::RankLocation{0, 0, 1, v}};
 }
 
-mpi::SimulationResult run(const topo::Topology& t, std::vector<std::vector<mpi::Op>> script) {
+mpi::SimulationResult run_script(const run::Model& t, std::vector<std::vector<mpi::Op>> script) {
     ScriptProgram prog(std::move(script));
-    auto res = mpi::simulate(t, two_cores(t), prog);
+    auto res = mpi::simulate(t, two_cores(t.topology), prog);
     EXPECT_EQ(res.ranks[0].bytes_sent, res.ranks[1].bytes_received);
     EXPECT_EQ(res.ranks[1].bytes_sent, res.ranks[0].bytes_received);
     EXPECT_EQ(res.network.messages_sent, res.network.messages_delivered);
@@ -58,13 +58,13 @@ mpi::SimulationResult run(const topo::Topology& t, std::vector<std::vector<mpi::
 }
 
 // k Sendrecvs of `bytes` each way between ranks 0 and 1.
-mpi::SimulationResult exchanges(const topo::Topology& t, int k, std::uint64_t bytes) {
+mpi::SimulationResult exchanges(const run::Model& t, int k, std::uint64_t bytes) {
     std::vector<mpi::Op> a, b;
     for (int i = 0; i < k; ++i) {
         a.push_back(sendrecv(1, bytes, 1, bytes));
         b.push_back(sendrecv(0, bytes, 0, bytes));
     }
-    return run(t, {a, b});
+    return run_script(t, {a, b});
 }
 
 // A two-way bandwidth of 0.5 GB/s at every size: T2(s) = 2 s / 1 GB/s.
@@ -99,7 +99,7 @@ TEST(TwoWay, BadElementsNameTheirLine) {
 </cluster>
 )";
         try {
-            (void)topo::parse_model(xml, "bad.xml");
+            (void)run::parse_model(xml, "bad.xml");
             ADD_FAILURE() << "accepted: " << inner;
         } catch (const InputError& e) {
             const std::string msg = e.what();
@@ -142,8 +142,8 @@ TEST(TwoWay, PingPongKeepsTheOneWayCurve) {
         b.push_back(recv(0, s));
         b.push_back(send(0, s));
     }
-    const auto with = run(machine(kHalf), {a, b});
-    const auto without = run(machine(""), {a, b});
+    const auto with = run_script(machine(kHalf), {a, b});
+    const auto without = run_script(machine(""), {a, b});
     EXPECT_EQ(with.simulated, without.simulated);
     EXPECT_EQ(with.simulated, 8 * (Time::us(1) + Time::ns(4096)));
 }
@@ -157,11 +157,11 @@ TEST(TwoWay, OverlapIsPricedPiecewise) {
     const std::uint64_t s = 1000;
     const std::vector<mpi::Op> a = {isend(1, s, 0), irecv(1, s, 1), waitall(0, 2)};
     const std::vector<mpi::Op> b = {compute(500), isend(0, s, 0), irecv(0, s, 1), waitall(0, 2)};
-    const auto res = run(machine(kHalf), {a, b});
+    const auto res = run_script(machine(kHalf), {a, b});
     EXPECT_EQ(res.ranks[0].finish, Time::ns(3000));
     EXPECT_EQ(res.ranks[1].finish, Time::ns(2500));
     // Without the curve: each alone, 1 us of transfer.
-    const auto plain = run(machine(""), {a, b});
+    const auto plain = run_script(machine(""), {a, b});
     EXPECT_EQ(plain.ranks[0].finish, Time::ns(2500));
     EXPECT_EQ(plain.ranks[1].finish, Time::ns(2000));
 }
@@ -171,7 +171,7 @@ TEST(TwoWay, OneDirectionIsNotSlowed) {
     const std::uint64_t s = 2000;
     const std::vector<mpi::Op> a = {isend(1, s, 0), isend(1, s, 1), waitall(0, 2)};
     const std::vector<mpi::Op> b = {irecv(0, s, 0), irecv(0, s, 1), waitall(0, 2)};
-    const auto res = run(machine(kHalf), {a, b});
+    const auto res = run_script(machine(kHalf), {a, b});
     EXPECT_EQ(res.simulated, Time::us(1) + Time::ns(2000));
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "models/maxmin.hpp"
+#include "run/model.hpp"
 #include "sim_fixtures.hpp"
 #include "simulator/error.hpp"
 
@@ -214,10 +215,10 @@ TEST(CutThrough, ContentionStillDelays) {
 }
 
 TEST(NetworkChoice, UnknownModelIsAnInputError) {
-    auto t = topo::parse_model(star_xml(2, "", "4KiB"), "x.xml");
+    auto t = run::parse_model(star_xml(2, "", "4KiB"), "x.xml");
     EXPECT_THROW(mpi::choose_network(t, "wormhole"), InputError);
     mpi::choose_network(t, "fluid");
-    EXPECT_EQ(t.settings.model, topo::NetworkModel::Fluid);
+    EXPECT_EQ(t.topology.settings.model, topo::NetworkModel::Fluid);
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
 // The <comm-model> element of the model XML: every attribute and child lands in
-// Topology::comm (CommModelSpec) with the analytic network model chosen, and every kind of bad
-// input gets one line naming its line and what was expected.
+// run::Model::comm (comm::CommModelSpec, models/comm_spec.hpp) with the analytic network model
+// chosen, and every kind of bad input gets one line naming its line and what was expected.
 #include <cstdint>
 #include <string>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "run/model.hpp"
 #include "simulator/error.hpp"
-#include "topologies/model_xml.hpp"
 
 namespace clustersim::topo {
 namespace {
@@ -37,9 +37,9 @@ constexpr const char* kFull = R"(<cluster name="comm">
 )";
 
 TEST(TopoCommModel, FullElementLandsInTheSpec) {
-    const Topology t = parse_model(kFull, "comm.xml");
-    EXPECT_EQ(t.settings.model, NetworkModel::Analytic);
-    const CommModelSpec& c = t.comm;
+    const run::Model t = run::parse_model(kFull, "comm.xml");
+    EXPECT_EQ(t.topology.settings.model, NetworkModel::Analytic);
+    const comm::CommModelSpec& c = t.comm;
     EXPECT_TRUE(c.present);
     EXPECT_EQ(c.line, 2);
     EXPECT_EQ(c.model, "bus_only");
@@ -57,7 +57,7 @@ TEST(TopoCommModel, FullElementLandsInTheSpec) {
     EXPECT_FALSE(c.collectives_as_messages);
 
     ASSERT_EQ(c.node_types.size(), 2u);
-    const CommNodeSpec& fat = c.node_types[0];
+    const comm::CommNodeSpec& fat = c.node_types[0];
     EXPECT_EQ(fat.node_type, "fat");
     EXPECT_EQ(fat.in_links, 2u);
     EXPECT_EQ(fat.out_links, 5u);
@@ -67,7 +67,7 @@ TEST(TopoCommModel, FullElementLandsInTheSpec) {
     EXPECT_EQ(fat.bandwidth.bytes_per_s, 8'000'000'000u);
     EXPECT_EQ(fat.line, 5);
     // Unspecified fields stay 0 / false: they fall back to the <comm-model>'s own.
-    const CommNodeSpec& thin = c.node_types[1];
+    const comm::CommNodeSpec& thin = c.node_types[1];
     EXPECT_EQ(thin.node_type, "thin");
     EXPECT_EQ(thin.in_links, 0u);
     EXPECT_EQ(thin.out_links, 7u);
@@ -78,13 +78,13 @@ TEST(TopoCommModel, FullElementLandsInTheSpec) {
     EXPECT_EQ(thin.line, 6);
 
     ASSERT_EQ(c.collectives.size(), 3u);
-    const CommCollectiveSpec& allreduce = c.collectives[0];
+    const comm::CommCollectiveSpec& allreduce = c.collectives[0];
     EXPECT_EQ(allreduce.operation, "allreduce");
     EXPECT_EQ(allreduce.scaling, "logarithmic");
     EXPECT_TRUE(allreduce.points.empty());
     EXPECT_EQ(allreduce.ranks, 0u);
     EXPECT_EQ(allreduce.line, 7);
-    const CommCollectiveSpec& bcast = c.collectives[1];
+    const comm::CommCollectiveSpec& bcast = c.collectives[1];
     EXPECT_EQ(bcast.operation, "bcast");
     EXPECT_EQ(bcast.scaling, "linear");
     EXPECT_EQ(bcast.ranks, 64u);
@@ -94,14 +94,14 @@ TEST(TopoCommModel, FullElementLandsInTheSpec) {
     EXPECT_EQ(bcast.points[0].second.bytes_per_s, 120'000'000u);
     EXPECT_EQ(bcast.points[1].first, 1024u * 1024);
     EXPECT_EQ(bcast.points[1].second.bytes_per_s, 900'000'000u);
-    const CommCollectiveSpec& barrier = c.collectives[2];
+    const comm::CommCollectiveSpec& barrier = c.collectives[2];
     EXPECT_EQ(barrier.operation, "barrier");
     EXPECT_EQ(barrier.scaling, "");  // the model's default
     EXPECT_EQ(barrier.line, 12);
 
     // The rest of the model is read as usual.
-    ASSERT_EQ(t.nodes.size(), 2u);
-    EXPECT_EQ(t.nodes[1].type, "thin");
+    ASSERT_EQ(t.topology.nodes.size(), 2u);
+    EXPECT_EQ(t.topology.nodes[1].type, "thin");
 }
 
 // One line per element, <comm-model> first: its line is 2.
@@ -114,9 +114,9 @@ std::string with_comm(const std::string& comm, const std::string& network = "") 
 }
 
 TEST(TopoCommModel, DefaultsWhenOnlyTheModelIsGiven) {
-    const Topology t = parse_model(with_comm(R"(<comm-model model="simple"/>)"), "c.xml");
-    EXPECT_EQ(t.settings.model, NetworkModel::Analytic);
-    const CommModelSpec& c = t.comm;
+    const run::Model t = run::parse_model(with_comm(R"(<comm-model model="simple"/>)"), "c.xml");
+    EXPECT_EQ(t.topology.settings.model, NetworkModel::Analytic);
+    const comm::CommModelSpec& c = t.comm;
     EXPECT_TRUE(c.present);
     EXPECT_EQ(c.line, 2);
     EXPECT_EQ(c.model, "simple");
@@ -133,16 +133,16 @@ TEST(TopoCommModel, DefaultsWhenOnlyTheModelIsGiven) {
 }
 
 TEST(TopoCommModel, CollectivesAsMessages) {
-    const Topology t =
-        parse_model(with_comm(R"(<comm-model model="simple" collectives="messages"/>)"), "c.xml");
+    const run::Model t = run::parse_model(
+        with_comm(R"(<comm-model model="simple" collectives="messages"/>)"), "c.xml");
     EXPECT_TRUE(t.comm.collectives_as_messages);
 }
 
 TEST(TopoCommModel, ZeroTimesAreAllowed) {
-    const Topology t =
-        parse_model(with_comm(R"(<comm-model model="simple" latency="0s" intra-latency="0ns">
+    const run::Model t =
+        run::parse_model(with_comm(R"(<comm-model model="simple" latency="0s" intra-latency="0ns">
 <node-type name="fat" latency="0us"/></comm-model>)"),
-                    "c.xml");
+                         "c.xml");
     EXPECT_TRUE(t.comm.has_latency);
     EXPECT_EQ(t.comm.latency, Time::zero());
     EXPECT_TRUE(t.comm.has_intra_latency);
@@ -151,26 +151,27 @@ TEST(TopoCommModel, ZeroTimesAreAllowed) {
 }
 
 TEST(TopoCommModel, ElementChoosesTheAnalyticModelOverTheNetworkElement) {
-    const Topology t = parse_model(
+    const run::Model t = run::parse_model(
         with_comm(R"(<comm-model model="simple"/>)", "<network model=\"fluid\"/>\n"), "c.xml");
-    EXPECT_EQ(t.settings.model, NetworkModel::Analytic);
+    EXPECT_EQ(t.topology.settings.model, NetworkModel::Analytic);
 }
 
 TEST(TopoCommModel, AbsentElementKeepsTheNetworkModel) {
-    const Topology fluid = parse_model(with_comm("", "<network model=\"fluid\"/>\n"), "c.xml");
+    const run::Model fluid =
+        run::parse_model(with_comm("", "<network model=\"fluid\"/>\n"), "c.xml");
     EXPECT_FALSE(fluid.comm.present);
     EXPECT_EQ(fluid.comm.line, 0);
-    EXPECT_EQ(fluid.settings.model, NetworkModel::Fluid);
-    const Topology plain = parse_model(with_comm(""), "c.xml");
+    EXPECT_EQ(fluid.topology.settings.model, NetworkModel::Fluid);
+    const run::Model plain = run::parse_model(with_comm(""), "c.xml");
     EXPECT_FALSE(plain.comm.present);
-    EXPECT_EQ(plain.settings.model, NetworkModel::Packet);
+    EXPECT_EQ(plain.topology.settings.model, NetworkModel::Packet);
     EXPECT_TRUE(plain.comm.node_types.empty());
     EXPECT_TRUE(plain.comm.collectives.empty());
 }
 
 TEST(TopoCommModel, UnknownTopLevelElementListsCommModel) {
     try {
-        parse_model(with_comm(R"(<comm-models model="simple"/>)"), "c.xml");
+        run::parse_model(with_comm(R"(<comm-models model="simple"/>)"), "c.xml");
         FAIL() << "parsed an unknown element";
     } catch (const InputError& e) {
         EXPECT_EQ(e.line(), 2) << e.what();
@@ -180,14 +181,15 @@ TEST(TopoCommModel, UnknownTopLevelElementListsCommModel) {
 }
 
 TEST(TopoCommModel, PointToPointCurvesPerScope) {
-    const Topology t = parse_model(with_comm(R"(<comm-model model="simple" collectives="messages">
+    const run::Model t =
+        run::parse_model(with_comm(R"(<comm-model model="simple" collectives="messages">
   <point-to-point scope="intra-node">
     <point size="1KiB" bandwidth="2GB/s"/>
     <point size="1MiB" bandwidth="10GB/s"/>
   </point-to-point>
   <point-to-point scope="inter-node"><point size="64KiB" bandwidth="1GB/s"/></point-to-point>
 </comm-model>)"),
-                                   "p2p.xml");
+                         "p2p.xml");
     ASSERT_EQ(t.comm.intra_curve.size(), 2u);
     EXPECT_EQ(t.comm.intra_curve[0].first, 1024u);
     EXPECT_EQ(t.comm.intra_curve[1].second.bytes_per_s, 10'000'000'000u);
@@ -213,7 +215,7 @@ class TopoCommModelBad : public ::testing::TestWithParam<BadCase> {};
 TEST_P(TopoCommModelBad, SaysWhereAndWhat) {
     const BadCase& c = GetParam();
     try {
-        parse_model(with_comm(c.comm), "bad.xml");
+        run::parse_model(with_comm(c.comm), "bad.xml");
         FAIL() << c.name << " parsed without an error";
     } catch (const InputError& e) {
         EXPECT_EQ(e.file(), "bad.xml");

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "run/model.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/routing.hpp"
@@ -59,7 +60,8 @@ Counts count(const Topology& t) {
 // ---- examples ---------------------------------------------------------------------------
 
 TEST(TopoModel, Figure1WestmereLoads) {
-    const Topology t = load_model(example("figure1-westmere-10.xml"));
+    const run::Model t_model = run::load_model(example("figure1-westmere-10.xml"));
+    const topo::Topology& t = t_model.topology;
     EXPECT_EQ(t.name, "figure1-westmere-10");
     EXPECT_EQ(t.source, example("figure1-westmere-10.xml"));
     const Counts c = count(t);
@@ -112,7 +114,8 @@ TEST(TopoModel, Figure1WestmereLoads) {
 }
 
 TEST(TopoModel, StarExampleLoads) {
-    const Topology t = load_model(example("star-16.xml"));
+    const run::Model t_model = run::load_model(example("star-16.xml"));
+    const topo::Topology& t = t_model.topology;
     const Counts c = count(t);
     EXPECT_EQ(c.nodes, 16u);
     EXPECT_EQ(c.sockets, 16u);
@@ -132,7 +135,8 @@ TEST(TopoModel, StarExampleLoads) {
 }
 
 TEST(TopoModel, FatTreeExampleLoads) {
-    const Topology t = load_model(example("fat-tree-16.xml"));
+    const run::Model t_model = run::load_model(example("fat-tree-16.xml"));
+    const topo::Topology& t = t_model.topology;
     const Counts c = count(t);
     EXPECT_EQ(c.nodes, 16u);
     EXPECT_EQ(c.switches, 6u);  // 4 leaves + 2 spines
@@ -145,7 +149,8 @@ TEST(TopoModel, FatTreeExampleLoads) {
 }
 
 TEST(TopoModel, TorusExampleLoads) {
-    const Topology t = load_model(example("torus-4x4.xml"));
+    const run::Model t_model = run::load_model(example("torus-4x4.xml"));
+    const topo::Topology& t = t_model.topology;
     const Counts c = count(t);
     EXPECT_EQ(c.nodes, 16u);
     EXPECT_EQ(c.switches, 0u);
@@ -154,7 +159,8 @@ TEST(TopoModel, TorusExampleLoads) {
 }
 
 TEST(TopoModel, TwoNodesExampleLoads) {
-    const Topology t = load_model(example("two-nodes.xml"));
+    const run::Model t_model = run::load_model(example("two-nodes.xml"));
+    const topo::Topology& t = t_model.topology;
     const Counts c = count(t);
     EXPECT_EQ(c.nodes, 2u);
     EXPECT_EQ(c.sockets, 2u);
@@ -192,7 +198,8 @@ constexpr const char* kFeatures = R"(<cluster name="features">
 )";
 
 TEST(TopoModel, FeaturesLandInTheTopology) {
-    const Topology t = parse_model(kFeatures, "features.xml");
+    const run::Model t_model = run::parse_model(kFeatures, "features.xml");
+    const topo::Topology& t = t_model.topology;
     EXPECT_EQ(t.name, "features");
     EXPECT_EQ(t.source, "features.xml");
     EXPECT_EQ(t.settings.granularity, 1u << 20);
@@ -233,11 +240,12 @@ TEST(TopoModel, FeaturesLandInTheTopology) {
 }
 
 TEST(TopoModel, DefaultsWithoutNetworkElement) {
-    const Topology t = parse_model(R"(<cluster>
+    const run::Model t_model = run::parse_model(R"(<cluster>
   <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <node name="x" type="t"/>
 </cluster>)",
-                                   "dir/tiny.xml");
+                                                "dir/tiny.xml");
+    const topo::Topology& t = t_model.topology;
     EXPECT_EQ(t.name, "tiny");  // no name attribute: the file's stem
     const NetworkSettings defaults;
     EXPECT_EQ(t.settings.granularity, defaults.granularity);
@@ -269,10 +277,10 @@ constexpr const char* kIo = R"(<cluster name="io">
 using Params = std::vector<std::pair<std::string, std::string>>;
 
 TEST(TopoModelIo, ServersForwarderAndFileSystem) {
-    const Topology t = parse_model(kIo, "io.xml");
-    const IoSettings& io = t.io;
+    const run::Model t_model = run::parse_model(kIo, "io.xml");
+    const io::IoSettings& io = t_model.io;
     ASSERT_EQ(io.servers.size(), 2u);
-    const IoServerSpec& s0 = io.servers[0];
+    const io::IoServerSpec& s0 = io.servers[0];
     EXPECT_EQ(s0.node, 0);
     EXPECT_EQ(s0.line, 5);
     EXPECT_EQ(s0.cache.model, "write_behind");
@@ -284,7 +292,7 @@ TEST(TopoModelIo, ServersForwarderAndFileSystem) {
                                       {"track-to-track", "1ms"},
                                       {"rpm", "7200"}}));
     EXPECT_EQ(s0.disk.line, 7);
-    const IoServerSpec& s1 = io.servers[1];
+    const io::IoServerSpec& s1 = io.servers[1];
     EXPECT_EQ(s1.node, 1);
     EXPECT_EQ(s1.line, 10);
     // No <cache>: model "none", no parameters, the server's line.
@@ -300,7 +308,7 @@ TEST(TopoModelIo, ServersForwarderAndFileSystem) {
     EXPECT_EQ(io.forwarders[0].clients, (std::vector<std::int32_t>{2, 3, 5}));
     EXPECT_EQ(io.forwarders[0].line, 9);
 
-    const FileSystemSpec& fs = io.fs;
+    const io::FileSystemSpec& fs = io.fs;
     EXPECT_TRUE(fs.present);
     EXPECT_EQ(fs.line, 2);
     EXPECT_EQ(fs.distribution, "simple-striping");
@@ -318,7 +326,7 @@ TEST(TopoModelIo, ServersForwarderAndFileSystem) {
 TEST(TopoModelIo, FileSystemDefaultsToAllServers) {
     // nodes="..." expands to one identical server per node; without <file-system> the files
     // are striped over every server in document order with the FileSystemSpec defaults.
-    const Topology t = parse_model(R"(<cluster>
+    const run::Model t_model = run::parse_model(R"(<cluster>
   <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <nodes prefix="n" count="4" type="t"/>
   <io-server node="n3"><disk model="simple" rate="1GB/s"/></io-server>
@@ -327,8 +335,8 @@ TEST(TopoModelIo, FileSystemDefaultsToAllServers) {
     <cache model="aggregation"/>
   </io-server>
 </cluster>)",
-                                   "defaults.xml");
-    const IoSettings& io = t.io;
+                                                "defaults.xml");
+    const io::IoSettings& io = t_model.io;
     ASSERT_EQ(io.servers.size(), 4u);
     const std::vector<std::int32_t> nodes{3, 2, 0, 1};
     for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(io.servers[i].node, nodes[i]) << i;
@@ -343,8 +351,8 @@ TEST(TopoModelIo, FileSystemDefaultsToAllServers) {
     EXPECT_EQ(io.servers[0].cache.model, "none");
     EXPECT_EQ(io.servers[0].cache.line, 4);
     EXPECT_TRUE(io.forwarders.empty());
-    const FileSystemSpec defaults;
-    const FileSystemSpec& fs = io.fs;
+    const io::FileSystemSpec defaults;
+    const io::FileSystemSpec& fs = io.fs;
     EXPECT_TRUE(fs.present);
     EXPECT_EQ(fs.line, 4);  // the first <io-server>
     EXPECT_EQ(fs.servers, (std::vector<std::int32_t>{0, 1, 2, 3}));
@@ -359,53 +367,56 @@ TEST(TopoModelIo, FileSystemDefaultsToAllServers) {
     EXPECT_EQ(fs.cb_nodes, defaults.cb_nodes);
 
     // A <file-system> without 'servers' takes every server too, in document order.
-    const Topology u = parse_model(R"(<cluster>
+    const run::Model u_model = run::parse_model(R"(<cluster>
   <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <io-server nodes="n1 n0"><disk model="ssd"/></io-server>
   <file-system stripe="4KiB"/>
   <nodes prefix="n" count="2" type="t"/>
 </cluster>)",
-                                   "fs.xml");
-    EXPECT_EQ(u.io.fs.line, 4);
-    EXPECT_EQ(u.io.fs.stripe, 4096u);
-    EXPECT_EQ(u.io.fs.servers, (std::vector<std::int32_t>{0, 1}));
-    EXPECT_EQ(u.io.servers[0].node, 1);
+                                                "fs.xml");
+    EXPECT_EQ(u_model.io.fs.line, 4);
+    EXPECT_EQ(u_model.io.fs.stripe, 4096u);
+    EXPECT_EQ(u_model.io.fs.servers, (std::vector<std::int32_t>{0, 1}));
+    EXPECT_EQ(u_model.io.servers[0].node, 1);
 }
 
 TEST(TopoModelIo, NoIoElementsNoFileSystem) {
-    const Topology t = load_model(example("two-nodes.xml"));
-    EXPECT_TRUE(t.io.servers.empty());
-    EXPECT_TRUE(t.io.forwarders.empty());
-    EXPECT_FALSE(t.io.fs.present);
-    EXPECT_TRUE(t.io.fs.servers.empty());
+    const run::Model t_model = run::load_model(example("two-nodes.xml"));
+    EXPECT_TRUE(t_model.io.servers.empty());
+    EXPECT_TRUE(t_model.io.forwarders.empty());
+    EXPECT_FALSE(t_model.io.fs.present);
+    EXPECT_TRUE(t_model.io.fs.servers.empty());
 }
 
 TEST(TopoModelIo, ValidateSummaryMentionsServers) {
-    const Topology t = parse_model(kIo, "io.xml");
+    const run::Model t_model = run::parse_model(kIo, "io.xml");
+    const topo::Topology& t = t_model.topology;
     Router router(t);
-    const std::string text = format_summary(summarize(t, router));
+    const std::string text = format_summary(run::summarize(t_model, router));
     EXPECT_THAT(text, HasSubstr("2 servers (n0: cache write_behind, disk hdd; n1: cache none, "
                                 "disk ssd), stripe 1 MiB over n1 n0, 1 forwarder"))
         << text;
 
     // Many servers: counts per model instead of one entry per server.
-    const Topology many = parse_model(R"(<cluster>
+    const run::Model many_model = run::parse_model(R"(<cluster>
   <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <nodes prefix="n" count="8" type="t"/>
   <io-server nodes="n0 n1 n2 n3 n4"><disk model="hdd"/></io-server>
   <io-server node="n5"><cache model="write_behind"/><disk model="ssd"/></io-server>
 </cluster>)",
-                                      "many.xml");
+                                                   "many.xml");
+    const topo::Topology& many = many_model.topology;
     Router many_router(many);
-    const std::string many_text = format_summary(summarize(many, many_router));
+    const std::string many_text = format_summary(run::summarize(many_model, many_router));
     EXPECT_THAT(many_text, HasSubstr("6 servers (cache: 5 x none, 1 x write_behind; disk: 5 x "
                                      "hdd, 1 x ssd), stripe 64 KiB over all 6"))
         << many_text;
     EXPECT_THAT(many_text, Not(HasSubstr("forwarder")));
 
-    const Topology plain = load_model(example("two-nodes.xml"));
+    const run::Model plain_model = run::load_model(example("two-nodes.xml"));
+    const topo::Topology& plain = plain_model.topology;
     Router r2(plain);
-    EXPECT_THAT(format_summary(summarize(plain, r2)), Not(HasSubstr("I/O")));
+    EXPECT_THAT(format_summary(run::summarize(plain_model, r2)), Not(HasSubstr("I/O")));
 }
 
 // ---- bad inputs -------------------------------------------------------------------------
@@ -423,7 +434,7 @@ TEST_P(TopoModelBad, SaysWhereAndWhat) {
     const BadCase& c = GetParam();
     const std::string path = bad(c.file);
     try {
-        load_model(path);
+        run::load_model(path);
         FAIL() << c.file << " loaded without an error";
     } catch (const InputError& e) {
         EXPECT_EQ(e.file(), path);
@@ -522,18 +533,19 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(TopoModel, UnreadableFile) {
     const std::string path = bad("does-not-exist.xml");
     try {
-        load_model(path);
+        run::load_model(path);
         FAIL() << "loaded a missing file";
     } catch (const InputError& e) {
         EXPECT_EQ(e.line(), 0);
         EXPECT_EQ(std::string(e.what()), path + ": cannot read file: No such file or directory");
     }
-    EXPECT_THROW(load_model(std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/bad"), InputError);
+    EXPECT_THROW(run::load_model(std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/bad"),
+                 InputError);
 }
 
 TEST(TopoModel, EmptyDocumentIsMalformed) {
     try {
-        parse_model("", "empty.xml");
+        run::parse_model("", "empty.xml");
         FAIL();
     } catch (const InputError& e) {
         EXPECT_THAT(e.what(), HasSubstr("empty.xml"));
@@ -543,7 +555,8 @@ TEST(TopoModel, EmptyDocumentIsMalformed) {
 
 TEST(TopoModel, DuplicateAttribute) {
     try {
-        parse_model("<cluster name=\"a\">\n<switch name=\"x\" name=\"y\"/>\n</cluster>", "d.xml");
+        run::parse_model("<cluster name=\"a\">\n<switch name=\"x\" name=\"y\"/>\n</cluster>",
+                         "d.xml");
         FAIL();
     } catch (const InputError& e) {
         EXPECT_EQ(e.line(), 2) << e.what();

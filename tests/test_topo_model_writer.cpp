@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
 
+#include "run/model.hpp"
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_writer.hpp"
@@ -159,27 +160,28 @@ TEST(ModelWriter, EveryElementRoundTripsThroughTheReader) {
     c.add_file_system().size("stripe", 128 * 1024).time("open", Time::us(3));
 
     const std::string xml = doc.str();
-    Topology t;
-    ASSERT_NO_THROW(t = parse_model(xml, "everything.xml")) << xml;
+    run::Model m;
+    ASSERT_NO_THROW(m = run::parse_model(xml, "everything.xml")) << xml;
+    const Topology& t = m.topology;
     EXPECT_EQ(t.name, "everything");
     EXPECT_EQ(t.settings.granularity, 4096u);
     EXPECT_EQ(t.settings.routing, Routing::RoundRobin);
     EXPECT_EQ(t.settings.nic_model, NicModel::Analytical);
     EXPECT_EQ(t.settings.eager_threshold, 12'000u);
-    EXPECT_EQ(t.mpi.reduce_bandwidth, Bandwidth{3'000'000'000});
-    EXPECT_EQ(t.mpi.copy_bandwidth, Bandwidth{7ULL << 30});
-    EXPECT_TRUE(t.mpi.comm_create_modelled);
-    EXPECT_EQ(t.mpi.comm_create_local, Time::ns(5340));
-    ASSERT_EQ(t.mpi.collectives.size(), 1u);
-    EXPECT_EQ(t.mpi.collectives[0].algorithm, "binomial");
-    EXPECT_EQ(t.mpi.collectives[0].max_bytes, 2048u);
-    ASSERT_EQ(t.mpi.copy_curve.size(), 2u);
-    EXPECT_EQ(t.mpi.copy_curve[1],
+    EXPECT_EQ(m.mpi.reduce_bandwidth, Bandwidth{3'000'000'000});
+    EXPECT_EQ(m.mpi.copy_bandwidth, Bandwidth{7ULL << 30});
+    EXPECT_TRUE(m.mpi.comm_create_modelled);
+    EXPECT_EQ(m.mpi.comm_create_local, Time::ns(5340));
+    ASSERT_EQ(m.mpi.collectives.size(), 1u);
+    EXPECT_EQ(m.mpi.collectives[0].algorithm, "binomial");
+    EXPECT_EQ(m.mpi.collectives[0].max_bytes, 2048u);
+    ASSERT_EQ(m.mpi.copy_curve.size(), 2u);
+    EXPECT_EQ(m.mpi.copy_curve[1],
               (std::pair<std::uint64_t, Bandwidth>{1 << 20, Bandwidth{3'500'000'000}}));
-    EXPECT_EQ(t.mpi.send_overhead.time, Time::ns(150));
-    EXPECT_EQ(t.mpi.send_overhead.bandwidth, Bandwidth{20'000'000'000});
-    ASSERT_EQ(t.mpi.recv_overhead.points.size(), 2u);
-    EXPECT_EQ(t.mpi.recv_overhead.points[1].second, Time::ns(160));
+    EXPECT_EQ(m.mpi.send_overhead.time, Time::ns(150));
+    EXPECT_EQ(m.mpi.send_overhead.bandwidth, Bandwidth{20'000'000'000});
+    ASSERT_EQ(m.mpi.recv_overhead.points.size(), 2u);
+    EXPECT_EQ(m.mpi.recv_overhead.points[1].second, Time::ns(160));
 
     ASSERT_EQ(t.nodes.size(), 2u);
     EXPECT_EQ(t.nodes[1].memory, 3ULL << 30);
@@ -223,23 +225,23 @@ TEST(ModelWriter, EveryElementRoundTripsThroughTheReader) {
     // Per node 2 x 2 socket cables + 2 + 2 mem-qpi edges + 2 nic cable = 10; network 2 + 2 + 2.
     EXPECT_EQ(t.num_edges(), 2u * 10 + 6);
 
-    ASSERT_EQ(t.jitter.size(), 1u);
-    EXPECT_EQ(t.jitter[0].generator, "periodic:period=10ms,duration=250us");
-    EXPECT_EQ(t.jitter[0].length, Time::s(2));
-    EXPECT_EQ(t.jitter[0].seed, 7u);
-    ASSERT_TRUE(t.comm.present);
-    EXPECT_EQ(t.comm.model, "simple");
-    EXPECT_EQ(t.comm.latency, Time::ns(1500));
-    ASSERT_EQ(t.comm.inter_curve.size(), 1u);
-    EXPECT_EQ(t.comm.inter_curve[0].second, Bandwidth{100'000'000});
-    ASSERT_EQ(t.io.servers.size(), 1u);
-    EXPECT_EQ(t.io.servers[0].cache.model, "write_behind");
-    EXPECT_EQ(t.io.servers[0].disk.model, "simple");
+    ASSERT_EQ(m.jitter.size(), 1u);
+    EXPECT_EQ(m.jitter[0].generator, "periodic:period=10ms,duration=250us");
+    EXPECT_EQ(m.jitter[0].length, Time::s(2));
+    EXPECT_EQ(m.jitter[0].seed, 7u);
+    ASSERT_TRUE(m.comm.present);
+    EXPECT_EQ(m.comm.model, "simple");
+    EXPECT_EQ(m.comm.latency, Time::ns(1500));
+    ASSERT_EQ(m.comm.inter_curve.size(), 1u);
+    EXPECT_EQ(m.comm.inter_curve[0].second, Bandwidth{100'000'000});
+    ASSERT_EQ(m.io.servers.size(), 1u);
+    EXPECT_EQ(m.io.servers[0].cache.model, "write_behind");
+    EXPECT_EQ(m.io.servers[0].disk.model, "simple");
     using P = std::vector<std::pair<std::string, std::string>>;
-    EXPECT_EQ(t.io.servers[0].disk.params, (P{{"latency", "2ms"}, {"rate", "100MiB/s"}}));
-    EXPECT_TRUE(t.io.fs.present);
-    EXPECT_EQ(t.io.fs.stripe, 128u * 1024);
-    EXPECT_EQ(t.io.fs.open, Time::us(3));
+    EXPECT_EQ(m.io.servers[0].disk.params, (P{{"latency", "2ms"}, {"rate", "100MiB/s"}}));
+    EXPECT_TRUE(m.io.fs.present);
+    EXPECT_EQ(m.io.fs.stripe, 128u * 1024);
+    EXPECT_EQ(m.io.fs.open, Time::us(3));
 }
 
 // ---- generate: the written model against the same model written by hand ------------------

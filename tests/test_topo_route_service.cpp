@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "run/model.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/route_service.hpp"
 #include "topologies/routing.hpp"
@@ -16,7 +17,9 @@ namespace clustersim::topo {
 namespace {
 
 Topology example(const std::string& name) {
-    return load_model(std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/" + name);
+    // The whole model: examples carry other folders' elements (<collectives>, <jitter>, ...).
+    return run::load_model(std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/" + name)
+        .topology;
 }
 
 TEST(TopoRouteService, SameSocketGoesOutAndBackAtTheMemoryNodesLocalRate) {

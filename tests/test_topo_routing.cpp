@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "run/model.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/routing.hpp"
 #include "topologies/summary.hpp"
@@ -16,7 +17,9 @@ namespace {
 using ::testing::HasSubstr;
 
 Topology example(const std::string& name) {
-    return load_model(std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/" + name);
+    // The whole model: examples carry other folders' elements (<collectives>, <jitter>, ...).
+    return run::load_model(std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/" + name)
+        .topology;
 }
 
 VertexId vertex(const Topology& t, const std::string& name) {

@@ -59,10 +59,11 @@ std::vector<std::uint32_t> parse_list(const std::string& flag, const std::string
 }
 
 int cmd_validate(const std::string& model_path) {
-    const topo::Topology t = topo::load_model(model_path);
-    io::check_io(t);
+    const run::Model m = run::load_model(model_path);
+    const topo::Topology& t = m.topology;
+    io::check_io(t, m.io, m.mpi);
     topo::Router router(t);
-    std::cout << topo::format_summary(topo::summarize(t, router));
+    std::cout << topo::format_summary(run::summarize(m, router));
     return 0;
 }
 

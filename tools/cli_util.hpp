@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "run/model.hpp"
 #include "simulator/error.hpp"
 #include "simulator/text.hpp"
 #include "simulator/units.hpp"
-#include "topologies/model_xml.hpp"
 #include "traces/reader.hpp"
 
 namespace clustersim::cli {
@@ -47,7 +47,7 @@ inline void print_unmodeled(const traces::ReadReport& report, const std::string&
 // the input file that describe the impossible model) and the model's own line.
 inline void check_written_model(const std::string& xml, const std::string& source) {
     try {
-        (void)topo::parse_model(xml, "model");
+        (void)run::parse_model(xml, "model");
     } catch (const InputError& e) {
         throw InputError(
             source, 0,

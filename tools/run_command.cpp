@@ -75,11 +75,12 @@ int cmd_run(const RunFlags& f) {
     const double progress_interval =
         flag_value("--progress-interval", f.progress_interval, parse_time).seconds();
     const auto t_load = std::chrono::steady_clock::now();
-    topo::Topology t = topo::load_model(f.model);
+    run::Model model = run::load_model(f.model);
+    topo::Topology& t = model.topology;
     std::string network;  // --network as choose_network() accepted it
-    if (!f.network.empty()) network = mpi::choose_network(t, f.network);
+    if (!f.network.empty()) network = mpi::choose_network(model, f.network);
     if (!f.cache.empty()) {
-        if (t.io.servers.empty())
+        if (model.io.servers.empty())
             throw InputError(
                 "--cache", 0,
                 fmt::format("the model {} has no <io-server> to give a cache layer", f.model));
@@ -92,8 +93,8 @@ int cmd_run(const RunFlags& f) {
                                          caches.names_list()));
         // Keep the model's parameters when the layer stays the same kind; a new kind gets
         // its defaults (the server node's memory for write_behind).
-        for (auto& s : t.io.servers)
-            if (s.cache.model != f.cache) s.cache = topo::ComponentSpec{f.cache, {}, 0};
+        for (auto& s : model.io.servers)
+            if (s.cache.model != f.cache) s.cache = io::ComponentSpec{f.cache, {}, 0};
     }
     const double load_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_load).count();
@@ -211,7 +212,7 @@ int cmd_run(const RunFlags& f) {
     options.mpi_profile = f.mpi;
     options.seed = f.seed;
     options.network = network;
-    options.io = io::io_factory(std::move(files));
+    options.io = io::io_factory(model.io, std::move(files));
     options.jitter_loader = [](const std::string& path, double frequency_hz) {
         return traces::read_jitter_trace(path, traces::JitterFormat::Auto, frequency_hz);
     };
@@ -253,7 +254,7 @@ int cmd_run(const RunFlags& f) {
     // an error of one rank's operation names its trace and the record.
     auto simulate = [&] {
         try {
-            return mpi::simulate(t, placement, *program, options);
+            return mpi::simulate(model, placement, *program, options);
         } catch (const mpi::RankError& e) {
             std::uint32_t r0 = 0;
             for (const auto& a : apps) {
@@ -310,7 +311,7 @@ int cmd_run(const RunFlags& f) {
             std::cerr << fmt::format(
                 "clustersim: note: the {} network model keeps no per-link "
                 "intervals; the timeline has disk tracks only\n",
-                t.settings.model == topo::NetworkModel::Fluid ? "fluid" : t.comm.model);
+                t.settings.model == topo::NetworkModel::Fluid ? "fluid" : model.comm.model);
         auto& st = recorder->trace();
         st.name = apps.size() == 1 && apps[0].trace ? apps[0].trace->name : "simulated";
     }
@@ -330,7 +331,7 @@ int cmd_run(const RunFlags& f) {
     report.ranks = ranks;
     report.placement = f.placement;
     report.network = f.network;
-    report.topology = &t;
+    report.loaded = &model;
     report.result = &res;
     for (const auto& a : apps)
         if (a.app)

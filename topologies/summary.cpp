@@ -240,38 +240,9 @@ ModelSummary summarize(const Topology& t, Router& router) {
     }
     s.routing = t.settings.routing;
     s.network = to_string(t.settings.model);
-    if (t.settings.model == NetworkModel::Analytic) {
-        const CommModelSpec& c = t.comm;
-        s.network += fmt::format(
-            " ({}; {}, {} in / {} out links per node{}; latency {}, bandwidth {}; collectives {})",
-            c.model, plural(c.buses, "bus", "buses"), c.in_links, c.out_links,
-            c.node_types.empty() ? ""
-                                 : fmt::format(", {} node types set apart", c.node_types.size()),
-            c.has_latency ? format_time(c.latency) : "from the graph",
-            c.has_bandwidth ? format_bandwidth(c.bandwidth) : "from the graph",
-            c.collectives_as_messages ? "as messages" : "timed as a whole");
-    }
     s.nic_model = t.settings.nic_model;
     s.granularity = t.settings.granularity;
     s.eager_threshold = t.settings.eager_threshold;
-    for (const auto& [name, o] :
-         {std::pair<const char*, const OverheadSpec*>{"o_s", &t.mpi.send_overhead},
-          {"o_r", &t.mpi.recv_overhead},
-          {"post", &t.mpi.post_overhead}}) {
-        if (o->zero()) continue;
-        std::string text;
-        if (!o->points.empty())
-            text = fmt::format(
-                "{} at {} .. {} at {} ({} points)", format_time(o->points.front().second),
-                format_size(o->points.front().first), format_time(o->points.back().second),
-                format_size(o->points.back().first), o->points.size());
-        else if (o->bandwidth.infinite())
-            text = format_time(o->time);
-        else
-            text =
-                fmt::format("{} + size / {}", format_time(o->time), format_bandwidth(o->bandwidth));
-        s.overheads += fmt::format("{}{} {}", s.overheads.empty() ? "" : "; ", name, text);
-    }
     std::unordered_map<std::string, std::size_t> type_slot;
     for (const NodeInfo& node : t.nodes) {
         for (const SocketInfo& sock : node.sockets) s.cores += sock.cores;
@@ -293,19 +264,6 @@ ModelSummary summarize(const Topology& t, Router& router) {
     s.socket_pairs = static_cast<std::uint64_t>(s.sockets) * (s.sockets == 0 ? 0 : s.sockets - 1);
     s.routed_pairs = count_routes(t, router);
     s.router_core = router.core_size();
-    for (const IoServerSpec& server : t.io.servers) {
-        s.io_servers.push_back({t.nodes[server.node].name, server.cache.model, server.disk.model});
-    }
-    s.io_forwarders = t.io.forwarders.size();
-    if (t.io.fs.present) {
-        s.stripe = t.io.fs.stripe;
-        s.stripe_all = t.io.fs.servers.size() == t.io.servers.size();
-        for (std::size_t i = 0; i < t.io.fs.servers.size(); ++i) {
-            const std::int32_t server = t.io.fs.servers[i];
-            s.stripe_servers.push_back(t.nodes[t.io.servers[server].node].name);
-            if (server != static_cast<std::int32_t>(i)) s.stripe_all = false;
-        }
-    }
     return s;
 }
 

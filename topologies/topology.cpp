@@ -89,10 +89,6 @@ Topology TopologyBuilder::build(std::string name, std::string source) && {
     t.name = std::move(name);
     t.source = std::move(source);
     t.settings = settings_;
-    t.mpi = std::move(mpi_);
-    t.io = std::move(io_);
-    t.jitter = std::move(jitter_);
-    t.comm = std::move(comm_);
     t.fabrics = std::move(fabrics_);
     t.graph = Graph(boost::edges_are_unsorted_multi_pass, ends.begin(), ends.end(), props.begin(),
                     vertices_.size());
@@ -126,21 +122,6 @@ Topology TopologyBuilder::build(std::string name, std::string source) && {
     edges_.clear();
     vertices_.clear();
     return t;
-}
-
-Time OverheadSpec::at(std::uint64_t bytes) const {
-    if (points.empty()) return time + transfer_time(bytes, bandwidth);
-    if (bytes <= points.front().first) return points.front().second;
-    if (bytes >= points.back().first) return points.back().second;
-    // The first point above `bytes`, and the one before it: interpolate in exact integers.
-    const auto hi = std::upper_bound(points.begin(), points.end(), bytes,
-                                     [](std::uint64_t b, const auto& p) { return b < p.first; });
-    const auto lo = hi - 1;
-    __extension__ typedef __int128 int128;
-    const auto span = static_cast<int128>(hi->first - lo->first);
-    const auto rise = static_cast<int128>(hi->second.ps()) - lo->second.ps();
-    const auto step = rise * static_cast<int128>(bytes - lo->first) / span;
-    return Time::ps(lo->second.ps() + static_cast<std::int64_t>(step));
 }
 
 }  // namespace clustersim::topo

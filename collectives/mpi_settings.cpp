@@ -1,0 +1,243 @@
+#include "collectives/mpi_settings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "simulator/units.hpp"
+
+namespace clustersim::mpi {
+
+namespace {
+
+constexpr std::array<std::string_view, 3> kOverheadChildren{"send", "recv", "post"};
+
+template <class Names>
+std::string join(const Names& names) {
+    std::string s;
+    for (std::string_view n : names) {
+        if (!s.empty()) s += ", ";
+        s += n;
+    }
+    return s;
+}
+
+template <class Names>
+bool contains(const Names& names, std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Reads <collectives> and <mpi-overhead> into `mpi_`.
+class MpiReader {
+  public:
+    MpiReader(const topo::PartContext& ctx, MpiSettings& mpi) : x_(ctx), mpi_(mpi) {}
+    void read_collectives(pugi::xml_node n);
+    void read_mpi_overhead(pugi::xml_node n);
+
+  private:
+    OverheadSpec read_overhead(pugi::xml_node n) const;
+
+    const topo::PartContext& x_;
+    MpiSettings& mpi_;
+};
+
+void MpiReader::read_collectives(pugi::xml_node n) {
+    x_.check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
+                            "profile", "comm-create", "buffer-copies"});
+    MpiSettings& m = mpi_;
+    if (const auto v = x_.optional(n, "buffer-copies")) {
+        if (*v == "yes")
+            m.buffer_copies = true;
+        else if (*v != "no")
+            x_.fail(n, fmt::format("<collectives> attribute 'buffer-copies': '{}' is not valid; "
+                                   "expected yes or no",
+                                   *v));
+    }
+    if (const auto v = x_.optional(n, "profile")) {
+        m.profile = *v;
+        m.profile_line = x_.line_of(n);
+    }
+    if (const auto v = x_.optional(n, "reduce-instructions-per-byte"))
+        m.reduce_instructions_per_byte =
+            x_.with_unit(n, "reduce-instructions-per-byte", *v, parse_count);
+    if (const auto v = x_.optional(n, "reduce-bandwidth"))
+        m.reduce_bandwidth = x_.finite_bandwidth(n, "reduce-bandwidth", *v);
+    if (const auto v = x_.optional(n, "copy-bandwidth"))
+        m.copy_bandwidth = x_.finite_bandwidth(n, "copy-bandwidth", *v);
+    if (const auto v = x_.optional(n, "comm-create")) {
+        m.comm_create_modelled = true;
+        m.comm_create_local = x_.with_unit(n, "comm-create", *v, parse_time);
+        if (m.comm_create_local < Time::zero()) x_.fail(n, "comm-create: a negative time");
+    }
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        const bool rate =
+            c.type() == pugi::node_element &&
+            (std::strcmp(c.name(), "copy-rate") == 0 || std::strcmp(c.name(), "reduce-rate") == 0);
+        if (rate) {
+            // <copy-rate>/<reduce-rate>: the measured rate against the size (cache effects),
+            // winning over the attribute.
+            x_.check_attributes(c, {});
+            auto& curve = std::strcmp(c.name(), "copy-rate") == 0 ? m.copy_curve : m.reduce_curve;
+            if (!curve.empty())
+                x_.fail(
+                    c, fmt::format("second <{}> in <collectives>; expected at most one", c.name()));
+            curve = x_.read_points(c, c.name());
+            if (curve.empty())
+                x_.fail(c,
+                        fmt::format("<{}> without <point> elements; expected the measured points",
+                                    c.name()));
+            continue;
+        }
+        if (c.type() != pugi::node_element || std::strcmp(c.name(), "algorithm") != 0)
+            x_.fail(
+                c,
+                "unexpected content in <collectives>; expected only <algorithm>, <copy-rate> and "
+                "<reduce-rate> elements");
+        x_.check_attributes(c, {"operation", "name", "min-size", "max-size", "segment"});
+        CollectiveRule rule;
+        rule.operation = std::string(x_.required(c, "operation"));
+        rule.algorithm = std::string(x_.required(c, "name"));
+        if (const auto v = x_.optional(c, "min-size"))
+            rule.min_bytes = x_.with_unit(c, "min-size", *v, parse_size);
+        if (const auto v = x_.optional(c, "max-size"))
+            rule.max_bytes = x_.with_unit(c, "max-size", *v, parse_size);
+        if (const auto v = x_.optional(c, "segment")) {
+            rule.segment = x_.with_unit(c, "segment", *v, parse_size);
+            if (rule.segment == 0)
+                x_.fail(c, "<algorithm> attribute 'segment': expected a positive size");
+        }
+        if (rule.min_bytes >= rule.max_bytes)
+            x_.fail(c, fmt::format(
+                           "<algorithm> size range [{}, {}) is empty; expected min-size < max-size",
+                           rule.min_bytes, rule.max_bytes));
+        rule.line = x_.line_of(c);
+        m.collectives.push_back(std::move(rule));
+    }
+}
+
+// <mpi-overhead>: the MPI library's per-message software costs (LogGP's o), each child at
+// most once: <send> (o_s), <recv> (o_r), <post> (posting a receive).
+void MpiReader::read_mpi_overhead(pugi::xml_node n) {
+    MpiSettings& m = mpi_;
+    if (m.overhead_line != 0)
+        x_.fail(n, fmt::format("second <mpi-overhead> element (the first is on line {}); expected "
+                               "at most one",
+                               m.overhead_line));
+    m.overhead_line = x_.line_of(n);
+    x_.check_attributes(n, {});
+    std::array<int, 3> seen{};
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element || !contains(kOverheadChildren, c.name()))
+            x_.fail(c, fmt::format("unexpected content in <mpi-overhead>; expected only {}",
+                                   join(kOverheadChildren)));
+        const std::size_t which = std::strcmp(c.name(), "send") == 0   ? 0
+                                  : std::strcmp(c.name(), "recv") == 0 ? 1
+                                                                       : 2;
+        if (seen[which] != 0)
+            x_.fail(c, fmt::format("second <{}> in <mpi-overhead> (the first is on line {}); "
+                                   "expected at most one",
+                                   c.name(), seen[which]));
+        seen[which] = x_.line_of(c);
+        OverheadSpec o = read_overhead(c);
+        (which == 0   ? m.send_overhead
+         : which == 1 ? m.recv_overhead
+                      : m.post_overhead) = std::move(o);
+    }
+}
+
+// <send time="…" [bandwidth="…"]/> (a constant plus size / bandwidth) or
+// <send><point size="…" time="…"/>…</send> (interpolated; sizes strictly rising).
+OverheadSpec MpiReader::read_overhead(pugi::xml_node n) const {
+    x_.check_attributes(n, {"time", "bandwidth"});
+    OverheadSpec o;
+    const bool has_points = static_cast<bool>(n.child("point"));
+    if (has_points) {
+        if (x_.optional(n, "time") || x_.optional(n, "bandwidth"))
+            x_.fail(n, fmt::format("<{}> has both attributes and <point> elements; expected either "
+                                   "time (and bandwidth) or points",
+                                   n.name()));
+        pugi::xml_node previous;
+        for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+            if (c.type() != pugi::node_element || std::strcmp(c.name(), "point") != 0)
+                x_.fail(c, fmt::format("unexpected content in <{}>; expected only <point> elements",
+                                       n.name()));
+            x_.check_attributes(c, {"size", "time"});
+            x_.check_empty(c);
+            const std::string_view size_text = x_.required(c, "size");
+            const std::uint64_t size = x_.with_unit(c, "size", size_text, parse_size);
+            if (previous && size <= o.points.back().first)
+                x_.fail(c, fmt::format("<point> attribute 'size': '{}' is not larger than the "
+                                       "previous point's '{}' (line {}); expected sizes strictly "
+                                       "rising",
+                                       size_text, previous.attribute("size").value(),
+                                       x_.line_of(previous)));
+            o.points.emplace_back(size, x_.time_attr(c, "time"));
+            previous = c;
+        }
+        return o;
+    }
+    x_.check_empty(n);
+    o.time = x_.time_attr(n, "time");
+    if (const auto v = x_.optional(n, "bandwidth"))
+        o.bandwidth = x_.finite_bandwidth(n, "bandwidth", *v);
+    return o;
+}
+
+}  // namespace
+
+Time OverheadSpec::at(std::uint64_t bytes) const {
+    if (points.empty()) return time + transfer_time(bytes, bandwidth);
+    if (bytes <= points.front().first) return points.front().second;
+    if (bytes >= points.back().first) return points.back().second;
+    // The first point above `bytes`, and the one before it: interpolate in exact integers.
+    const auto hi = std::upper_bound(points.begin(), points.end(), bytes,
+                                     [](std::uint64_t b, const auto& p) { return b < p.first; });
+    const auto lo = hi - 1;
+    __extension__ typedef __int128 int128;
+    const auto span = static_cast<int128>(hi->first - lo->first);
+    const auto rise = static_cast<int128>(hi->second.ps()) - lo->second.ps();
+    const auto step = rise * static_cast<int128>(bytes - lo->first) / span;
+    return Time::ps(lo->second.ps() + static_cast<std::int64_t>(step));
+}
+
+topo::SchemaPart mpi_part(MpiSettings& out) {
+    topo::SchemaPart part;
+    part.name = "mpi";
+    part.elements = {"collectives", "mpi-overhead"};
+    part.stage = topo::ReadStage::WithNetwork;
+    part.read = [&out](pugi::xml_node cluster, const topo::PartContext& ctx) {
+        MpiReader reader(ctx, out);
+        for (pugi::xml_node c = cluster.first_child(); c; c = c.next_sibling()) {
+            if (std::strcmp(c.name(), "collectives") == 0) reader.read_collectives(c);
+            if (std::strcmp(c.name(), "mpi-overhead") == 0) reader.read_mpi_overhead(c);
+        }
+    };
+    return part;
+}
+
+std::string describe_overheads(const MpiSettings& mpi) {
+    std::string out;
+    for (const auto& [name, o] :
+         {std::pair<const char*, const OverheadSpec*>{"o_s", &mpi.send_overhead},
+          {"o_r", &mpi.recv_overhead},
+          {"post", &mpi.post_overhead}}) {
+        if (o->zero()) continue;
+        std::string text;
+        if (!o->points.empty())
+            text = fmt::format(
+                "{} at {} .. {} at {} ({} points)", format_time(o->points.front().second),
+                format_size(o->points.front().first), format_time(o->points.back().second),
+                format_size(o->points.back().first), o->points.size());
+        else if (o->bandwidth.infinite())
+            text = format_time(o->time);
+        else
+            text =
+                fmt::format("{} + size / {}", format_time(o->time), format_bandwidth(o->bandwidth));
+        out += fmt::format("{}{} {}", out.empty() ? "" : "; ", name, text);
+    }
+    return out;
+}
+
+}  // namespace clustersim::mpi

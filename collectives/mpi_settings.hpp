@@ -1,0 +1,85 @@
+// The MPI library's settings from the model file (<collectives>, <mpi-overhead>) and their
+// schema part: collectives/ reads its own elements (topologies/schema_part.hpp), registered
+// by the run layer (run/model.cpp). Adding an attribute is one MpiSettings field plus its
+// lines in mpi_settings.cpp's reader.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "simulator/time.hpp"
+#include "topologies/schema_part.hpp"
+
+namespace clustersim::mpi {
+
+// One <algorithm> rule of the model's <collectives> element: use `algorithm` for
+// `operation` when the size a rank passes is in [min_bytes, max_bytes). Names are checked
+// against the collectives registry when a run starts (selection.hpp; iosys/ for the
+// collective I/O operations).
+struct CollectiveRule {
+    std::string operation;
+    std::string algorithm;
+    std::uint64_t min_bytes = 0;
+    std::uint64_t max_bytes = UINT64_MAX;
+    std::uint64_t segment = 0;  // pipelined algorithms; 0 = the algorithm's default
+    int line = 0;
+};
+
+// One per-message software cost of the MPI library (LogGP's o), charged on the rank's core
+// (collectives/runtime.hpp says where). Either `time` + size / `bandwidth` (bandwidth
+// infinite: the constant alone), or, with `points` (sizes strictly rising), the time
+// interpolated linearly in size between neighbouring points, the first point's time below
+// the first size and the last point's above the last. Zero (the default): no cost.
+struct OverheadSpec {
+    Time time;
+    Bandwidth bandwidth = kInfiniteBandwidth;
+    std::vector<std::pair<std::uint64_t, Time>> points;
+    bool zero() const { return points.empty() && time == Time::zero() && bandwidth.infinite(); }
+    // The cost for a message of `bytes`.
+    Time at(std::uint64_t bytes) const;
+};
+
+struct MpiSettings {
+    std::vector<CollectiveRule> collectives;
+    // <collectives profile="openmpi-4.1">: choose like that library (collectives/selection.hpp
+    // checks the name); "" = none.
+    std::string profile;
+    int profile_line = 0;
+    std::uint64_t reduce_instructions_per_byte = 1;  // CPU cost of combining reduced data
+    // Measured rates instead (clustersim-calibrate): combining reduced data runs at
+    // `reduce_bandwidth` (wins over instructions per byte); a rank copying its own block
+    // (gather/scatter root, allgather, alltoall) costs it / `copy_bandwidth`. Infinite
+    // (the default): instructions per byte, and no copy cost.
+    Bandwidth reduce_bandwidth = kInfiniteBandwidth;
+    Bandwidth copy_bandwidth = kInfiniteBandwidth;
+    // <reduce-rate>/<copy-rate> children: the rates against the size (sizes strictly rising);
+    // they win over the attributes.
+    std::vector<std::pair<std::uint64_t, Bandwidth>> reduce_curve, copy_curve;
+    // <collectives buffer-copies="yes">: the collective algorithms' own buffer copies (Open
+    // MPI 4.1's: an allreduce's send buffer into its receive buffer or a temporary,
+    // recursive doubling's result back) cost their bytes at the copy rate. Off by default.
+    bool buffer_copies = false;
+    // <mpi-overhead>: per-message software costs. `send` (o_s) before a message leaves,
+    // `recv` (o_r) after it has arrived and before its receive completes, `post` when a
+    // receive is posted; all zero unless the model says otherwise.
+    OverheadSpec send_overhead, recv_overhead, post_overhead;
+    int overhead_line = 0;  // the <mpi-overhead> element's line (0: none)
+    // <collectives comm-create="14us">: communicator creation (comm_dup, comm_split) is
+    // modelled: an allreduce of 8 bytes over the parent communicator (the new context id's
+    // agreement), then this local cost on each member's core. Absent: creation only
+    // synchronises, at no cost.
+    bool comm_create_modelled = false;
+    Time comm_create_local;
+};
+
+// The <collectives> and <mpi-overhead> elements' part (read with <network>), filling `out`
+// (which must outlive the reader it is added to).
+topo::SchemaPart mpi_part(MpiSettings& out);
+
+// What `clustersim validate` says of the <mpi-overhead> costs: "o_s 83 ns at 8 B .. 219 ns
+// at 1 KiB (3 points); o_r ...; post ..." ("" for none).
+std::string describe_overheads(const MpiSettings& mpi);
+
+}  // namespace clustersim::mpi

@@ -1,0 +1,79 @@
+// The parallel I/O settings from the model file (<io-server>, <io-forwarder>,
+// <file-system>) and their schema part: iosys/ reads its own elements
+// (topologies/schema_part.hpp), registered by the run layer (run/model.cpp). Adding an
+// attribute is one field here plus its lines in io_settings.cpp's reader.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "simulator/time.hpp"
+#include "topologies/schema_part.hpp"
+#include "topologies/summary.hpp"
+
+namespace clustersim::io {
+
+// A component chosen by name, with its parameters as written in the XML (attribute name ->
+// text). Names and parameters are checked against the registries (disk.hpp, cache.hpp) when
+// a run starts (or by check_io); `line` is where the element is, for errors.
+struct ComponentSpec {
+    std::string model;
+    std::vector<std::pair<std::string, std::string>> params;
+    int line = 0;
+};
+
+// <io-server>: one file system server on a node (at most one per node).
+struct IoServerSpec {
+    std::int32_t node = -1;  // index into topo::Topology::nodes
+    ComponentSpec cache;     // <cache model="none|write_behind|aggregation|reorder" .../>
+    ComponentSpec disk;      // <disk model="simple|hdd|ssd" .../>
+    int line = 0;
+};
+
+// <io-forwarder>: every rank on one of `clients` talks to the servers through `node`.
+struct IoForwarderSpec {
+    std::int32_t node = -1;             // index into topo::Topology::nodes
+    std::vector<std::int32_t> clients;  // node indices
+    int line = 0;
+};
+
+// <file-system>: how files are laid out over the servers and what metadata costs.
+struct FileSystemSpec {
+    bool present = false;                          // false: the model has no file system
+    std::string distribution = "simple-striping";  // checked by iosys
+    std::uint64_t stripe = 64 * 1024;              // bytes per chunk, > 0
+    std::vector<std::int32_t> servers;  // indices into IoSettings::servers, in stripe order
+    Time open = Time::zero();           // metadata cost of MPI_File_open
+    Time close = Time::zero();          // of MPI_File_close
+    Time sync = Time::zero();           // of MPI_File_sync, after the dirty data is on disk
+    // Issue 23: metadata that grows with the communicator (open and close of a file by P
+    // ranks cost open + (P - 1) open_per_rank, close + (P - 1) close_per_rank), a close that
+    // synchronizes like the open (OMPIO's), and a client cost per request to a server.
+    Time open_per_rank = Time::zero();
+    Time close_per_rank = Time::zero();
+    bool close_collective = false;
+    Time request_overhead = Time::zero();
+    std::uint64_t request_bytes = 256;           // size of a request or acknowledgement message
+    std::uint64_t granularity = 1024 * 1024;     // a server handles data in chunks of this size
+    std::uint64_t cb_buffer = 16 * 1024 * 1024;  // two-phase collective buffer per aggregator
+    std::int32_t cb_nodes = 0;  // two-phase aggregators; 0 = one per node of the communicator
+    int line = 0;
+};
+
+struct IoSettings {
+    std::vector<IoServerSpec> servers;  // in document order
+    std::vector<IoForwarderSpec> forwarders;
+    FileSystemSpec fs;
+};
+
+// The parallel I/O elements' part (read once the graph is built: they name nodes), filling
+// `out` (which must outlive the reader it is added to).
+topo::SchemaPart io_part(IoSettings& out);
+
+// `clustersim validate`'s I/O lines: the servers, the striping, the forwarders.
+void summarize_io(const IoSettings& io, const std::vector<topo::NodeInfo>& nodes,
+                  topo::ModelSummary& summary);
+
+}  // namespace clustersim::io
