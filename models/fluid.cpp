@@ -34,7 +34,13 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
             resources_.push_back(Resource{static_cast<double>(p.local.bytes_per_s), {}, 0});
         }
     }
-    edge_bytes_.assign(topo_.num_edges(), 0);
+}
+
+std::vector<std::uint64_t> FluidNetwork::edge_bytes() const {
+    std::vector<std::uint64_t> out(topo_.num_edges(), 0);
+    for (const Route& r : routes_)
+        for (EdgeId e : r.edges) out[e] += r.bytes;
+    return out;
 }
 
 std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
@@ -74,6 +80,9 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
             r.resources.push_back(relay_resource_[relay.vertex]);
     }
     r.distinct = true;
+    for (std::uint32_t res : r.resources)
+        if (r.narrowest == 0 || resources_[res].capacity < r.narrowest)
+            r.narrowest = resources_[res].capacity;
     for (std::size_t i = 0; i < r.resources.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (r.resources[i] == r.resources[j]) r.distinct = false;
@@ -103,10 +112,8 @@ std::uint32_t FluidNetwork::record(std::uint64_t cookie) {
 void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                         bool notify_injected) {
     const std::uint32_t ri = route_for(src, dst);
-    double narrowest = 0;
-    for (std::uint32_t r : routes_[ri].resources)
-        if (narrowest == 0 || resources_[r].capacity < narrowest)
-            narrowest = resources_[r].capacity;
+    const Route& route = routes_[ri];
+    const double narrowest = route.narrowest;
     if (narrowest > 0 && static_cast<double>(bytes) > narrowest)  // at least a second
         refuse_past_horizon(engine_.now(), bytes,
                             static_cast<std::uint64_t>(std::max(1.0, std::floor(narrowest))),
@@ -115,7 +122,7 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     stats_.bytes_sent += bytes;
     if (bytes == 0) {
         if (notify_injected) engine_.schedule(engine_.now(), id_, kInjected, record(cookie));
-        engine_.schedule(engine_.now() + routes_[ri].latency, id_, kDeliver, record(cookie));
+        engine_.schedule(engine_.now() + route.latency, id_, kDeliver, record(cookie));
         return;
     }
     ++stats_.packets;
@@ -123,18 +130,29 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
         flows_.acquire(Flow{cookie, bytes, static_cast<double>(bytes), 0.0, engine_.now(), ri, 0,
                             next_order_++, notify_injected, true});
     if (slots_.size() < flows_.capacity() * stride_) slots_.resize(flows_.capacity() * stride_);
-    const auto& hops = routes_[ri].resources;
-    for (std::uint32_t h = 0; h < hops.size(); ++h) {
-        auto& list = resources_[hops[h]].flows;
-        slots_[f * stride_ + h] = static_cast<std::uint32_t>(list.size());
-        list.push_back(Member{f, h});
+    // One pass over the route: register the flow on each resource, see whether one is
+    // saturated, and (for start_alone) what each leaves besides the flow's own rate (0 yet)
+    // and the smallest of those: lone_rate's arithmetic.
+    const auto& hops = route.resources;
+    const std::size_t n = hops.size();
+    if (left_.size() < n) left_.resize(n);
+    double* left = left_.data();
+    double rate = 0;
+    const double own = flows_[f].rate;
+    std::uint32_t* slot = slots_.data() + static_cast<std::size_t>(f) * stride_;
+    bool shares = false;
+    for (std::uint32_t h = 0; h < n; ++h) {
+        Resource& res = resources_[hops[h]];
+        slot[h] = static_cast<std::uint32_t>(res.flows.size());
+        res.flows.push_back(Member{f, h});
+        shares = shares || res.tight();
+        left[h] = std::max(0.0, res.capacity - std::max(0.0, res.load - own));
+        if (h == 0 || left[h] < rate) rate = left[h];
     }
     // Alone unless a resource it uses is saturated: then solved at once; else with the other
     // flows starting at this instant, in one kStart event.
-    bool shares = false;
-    for (std::uint32_t r : hops) shares = shares || resources_[r].tight();
     if (!shares) {
-        if (routes_[ri].distinct && start_alone(f)) return;
+        if (route.distinct && start_alone(f, left, rate)) return;
         first_scratch_.assign(1, f);
         resolve({}, first_scratch_);
         return;
@@ -158,19 +176,16 @@ double FluidNetwork::lone_rate(const Flow& fl) const {
     return rate;
 }
 
-bool FluidNetwork::start_alone(std::uint32_t f) {
+bool FluidNetwork::start_alone(std::uint32_t f, const double* left, const double rate) {
     // resolve({}, {f}) when no resource of f is saturated: the component is f alone, its
     // rate the smallest capacity its resources have left (the arithmetic of resolve's
     // one-flow path, with f's rate still 0). If that rate saturates a resource another flow
     // uses, the component must grow: resolve() does it.
     Flow& fl = flows_[f];
     const auto& hops = routes_[fl.route].resources;
-    const double rate = lone_rate(fl);
-    for (std::uint32_t r : hops) {
-        const Resource& res = resources_[r];
-        if (res.flows.size() < 2) continue;
-        const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
-        if (rate >= left * (1 - 1e-9)) return false;
+    for (std::size_t h = 0; h < hops.size(); ++h) {
+        if (resources_[hops[h]].flows.size() < 2) continue;
+        if (rate >= left[h] * (1 - 1e-9)) return false;
     }
     // Commit, as resolve() does.
     const Time now = engine_.now();
@@ -181,8 +196,7 @@ bool FluidNetwork::start_alone(std::uint32_t f) {
     fl.rate = rate;
     if (fl.rate > 0) {
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        completions_.push_back(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
-        std::push_heap(completions_.begin(), completions_.end(), Later{});
+        heap_push(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
     }
     arm();
     stats_.packet_hops += 1;
@@ -338,21 +352,51 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         fl.rate = comp_rates_[i];
         if (fl.rate <= 0) continue;  // cannot happen with positive capacities
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        completions_.push_back(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
-        std::push_heap(completions_.begin(), completions_.end(), Later{});
+        heap_push(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
     }
     arm();
     stats_.packet_hops += comp_flows_.size();
 }
 
-void FluidNetwork::drop_stale() {
-    while (!completions_.empty() && !current(completions_.front())) {
-        std::pop_heap(completions_.begin(), completions_.end(), Later{});
-        completions_.pop_back();
+void FluidNetwork::heap_push(const Completion& c) {
+    std::size_t i = completions_.size();
+    completions_.push_back(c);
+    while (i > 0) {
+        const std::size_t parent = (i - 1) / 4;
+        if (!Later{}(completions_[parent], c)) break;
+        completions_[i] = completions_[parent];
+        i = parent;
     }
+    completions_[i] = c;
+}
+
+void FluidNetwork::heap_pop() {
+    const Completion last = completions_.back();
+    completions_.pop_back();
+    const std::size_t n = completions_.size();
+    if (n == 0) return;
+    std::size_t i = 0;
+    for (;;) {
+        const std::size_t first = 4 * i + 1;
+        if (first >= n) break;
+        std::size_t best = first;
+        const std::size_t end = std::min(first + 4, n);
+        for (std::size_t k = first + 1; k < end; ++k)
+            if (Later{}(completions_[best], completions_[k])) best = k;
+        if (!Later{}(last, completions_[best])) break;
+        completions_[i] = completions_[best];
+        i = best;
+    }
+    completions_[i] = last;
+}
+
+void FluidNetwork::drop_stale() {
+    while (!completions_.empty() && !current(completions_.front())) heap_pop();
     if (completions_.size() > 1024 && completions_.size() > 2 * flows_.live()) {
         std::erase_if(completions_, [&](const Completion& c) { return !current(c); });
-        std::make_heap(completions_.begin(), completions_.end(), Later{});
+        std::vector<Completion> live;
+        live.swap(completions_);
+        for (const Completion& c : live) heap_push(c);
     }
 }
 
@@ -368,21 +412,26 @@ void FluidNetwork::arm() {
 void FluidNetwork::remove(std::uint32_t f, std::vector<std::uint32_t>& seeds) {
     Flow& fl = flows_[f];
     fl.active = false;  // its completion entries are now stale
-    const Route& route = routes_[fl.route];
-    // Only where this flow was part of a saturated resource can the others gain.
-    for (std::uint32_t r : route.resources)
-        if (resources_[r].tight() && resources_[r].flows.size() > 1) seeds.push_back(r);
+    Route& route = routes_[fl.route];
+    // Only where this flow was part of a saturated resource can the others gain (seen before
+    // its rate leaves them: one pass when no resource is crossed twice).
+    if (!route.distinct)
+        for (std::uint32_t r : route.resources)
+            if (resources_[r].tight() && resources_[r].flows.size() > 1) seeds.push_back(r);
+    const std::uint32_t* slot = slots_.data() + static_cast<std::size_t>(f) * stride_;
     for (std::uint32_t h = 0; h < route.resources.size(); ++h) {
         const std::uint32_t r = route.resources[h];
-        resources_[r].load = std::max(0.0, resources_[r].load - fl.rate);
-        auto& list = resources_[r].flows;
-        const std::uint32_t at = slots_[f * stride_ + h];
+        Resource& res = resources_[r];
+        auto& list = res.flows;
+        if (route.distinct && res.tight() && list.size() > 1) seeds.push_back(r);
+        res.load = std::max(0.0, res.load - fl.rate);
+        const std::uint32_t at = slot[h];
         const Member last = list.back();
         list[at] = last;  // the last member takes its place, as a swap-remove does
-        slots_[last.flow * stride_ + last.hop] = at;
+        slots_[static_cast<std::size_t>(last.flow) * stride_ + last.hop] = at;
         list.pop_back();
     }
-    for (EdgeId e : route.edges) edge_bytes_[e] += fl.bytes;
+    route.bytes += fl.bytes;
 }
 
 void FluidNetwork::handle(Engine&, const Event& ev) {
@@ -398,8 +447,7 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
             for (drop_stale(); !completions_.empty() && completions_.front().at <= engine_.now();
                  drop_stale()) {
                 const std::uint32_t f = completions_.front().flow;
-                std::pop_heap(completions_.begin(), completions_.end(), Later{});
-                completions_.pop_back();
+                heap_pop();
                 remove(f, seeds);
                 due_.push_back(f);
             }

@@ -35,7 +35,9 @@ class FluidNetwork final : public Component, public Transport {
     void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
               bool notify_injected) override;
     const NetworkStats& stats() const override { return stats_; }
-    std::vector<std::uint64_t> edge_bytes() const override { return edge_bytes_; }
+    // Bytes carried per edge: each route's delivered bytes, spread over its edges here (a
+    // finished flow adds to its route only, not to each of its edges).
+    std::vector<std::uint64_t> edge_bytes() const override;
     // Current rate of every active flow, in start order (for tests).
     std::vector<double> active_rates() const;
 
@@ -71,7 +73,9 @@ class FluidNetwork final : public Component, public Transport {
         std::vector<EdgeId> edges;
         std::vector<std::uint32_t> resources;
         Time latency;
-        bool distinct = true;  // no resource twice (a Valiant detour may cross one twice)
+        double narrowest = 0;     // the smallest capacity of its resources (they never change)
+        std::uint64_t bytes = 0;  // delivered by its finished flows (edge_bytes())
+        bool distinct = true;     // no resource twice (a Valiant detour may cross one twice)
     };
     struct Flow {
         std::uint64_t cookie;
@@ -106,8 +110,11 @@ class FluidNetwork final : public Component, public Transport {
     // ones).
     void resolve(const std::vector<std::uint32_t>& seeds, const std::vector<std::uint32_t>& firsts);
     // A new flow that no saturated resource couples to others, solved without resolve()'s
-    // tables; false (nothing done) when its rate would saturate a shared resource.
-    bool start_alone(std::uint32_t flow);
+    // tables; false (nothing done) when its rate would saturate a shared resource. `left`:
+    // per hop, the capacity the resource leaves besides the flow's own rate; `rate`: their
+    // minimum (send() computes both while it registers the flow).
+    bool start_alone(std::uint32_t flow, const double* left, double rate);
+    std::vector<double> left_;  // send()'s per-hop residuals
     double lone_rate(const Flow& fl) const;
     // Takes a finished flow off its resources; adds the saturated ones it leaves to `seeds`.
     void remove(std::uint32_t flow, std::vector<std::uint32_t>& seeds);
@@ -140,10 +147,15 @@ class FluidNetwork final : public Component, public Transport {
     topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
     std::uint64_t next_order_ = 0;
-    Pool<std::uint64_t> pending_;          // cookies of scheduled notifications
-    std::vector<Completion> completions_;  // a binary min-heap (std::push_heap with Later)
-    Time armed_at_ = Time::max();          // time of the engine event for the earliest completion
-    std::vector<std::uint64_t> edge_bytes_;
+    Pool<std::uint64_t> pending_;  // cookies of scheduled notifications
+    // A 4-ary min-heap under Later: half the levels of a binary heap, and a node's four
+    // children share a cache line or two. Which of two entries with the same time and order
+    // (only a flow's superseded entry and its current one) comes first changes nothing: the
+    // superseded one is skipped either way.
+    std::vector<Completion> completions_;
+    void heap_push(const Completion& c);
+    void heap_pop();
+    Time armed_at_ = Time::max();  // time of the engine event for the earliest completion
     NetworkStats stats_;
 
     // Scratch for resolve(): the component, with local indices for the solver.
