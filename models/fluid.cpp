@@ -27,11 +27,13 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
         if (p.kind == topo::VertexKind::Socket) continue;
         if (!p.relay.infinite()) {
             relay_resource_[v] = static_cast<std::uint32_t>(resources_.size());
-            resources_.push_back(Resource{static_cast<double>(p.relay.bytes_per_s), {}, 0});
+            resources_.emplace_back();
+            resources_.back().capacity = static_cast<double>(p.relay.bytes_per_s);
         }
         if (p.kind == topo::VertexKind::MemoryNode && !p.local.infinite()) {
             local_resource_[v] = static_cast<std::uint32_t>(resources_.size());
-            resources_.push_back(Resource{static_cast<double>(p.local.bytes_per_s), {}, 0});
+            resources_.emplace_back();
+            resources_.back().capacity = static_cast<double>(p.local.bytes_per_s);
         }
     }
 }
@@ -196,7 +198,7 @@ bool FluidNetwork::start_alone(std::uint32_t f, const double* left, const double
     fl.rate = rate;
     if (fl.rate > 0) {
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        heap_push(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
+        push_completion(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
     }
     arm();
     stats_.packet_hops += 1;
@@ -234,8 +236,9 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         while (!stack_.empty()) {
             const std::uint32_t r = stack_.back();
             stack_.pop_back();
-            for (const Member& m : resources_[r].flows) {
-                const std::uint32_t f = m.flow;
+            const MemberList& list = resources_[r].flows;
+            for (std::size_t k = 0; k < list.size(); ++k) {
+                const std::uint32_t f = list[k].flow;
                 if (flow_mark_[f] == epoch_) continue;
                 flow_mark_[f] = epoch_;
                 comp_flows_.push_back(f);
@@ -316,7 +319,8 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             const std::uint32_t r = comp_resources_[i];
             double others = resources_[r].load;
             if (comp_resource_flows_[i].size() == resources_[r].flows.size()) {
-                for (const Member& m : resources_[r].flows) others -= flows_[m.flow].rate;
+                const MemberList& list = resources_[r].flows;
+                for (std::size_t k = 0; k < list.size(); ++k) others -= flows_[list[k].flow].rate;
             } else {
                 others -= comp_member_rate_[i];
             }
@@ -352,58 +356,68 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         fl.rate = comp_rates_[i];
         if (fl.rate <= 0) continue;  // cannot happen with positive capacities
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        heap_push(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
+        push_completion(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
     }
     arm();
     stats_.packet_hops += comp_flows_.size();
 }
 
-void FluidNetwork::heap_push(const Completion& c) {
-    std::size_t i = completions_.size();
-    completions_.push_back(c);
-    while (i > 0) {
-        const std::size_t parent = (i - 1) / 4;
-        if (!Later{}(completions_[parent], c)) break;
-        completions_[i] = completions_[parent];
-        i = parent;
+void FluidNetwork::push_completion(const Completion& c) {
+    // In time order behind the run's last entry (flows started one after another with the
+    // same duration, the usual case): appended to the run. Otherwise into the heap.
+    if (run_head_ == run_.size()) {
+        run_.clear();
+        run_head_ = 0;
+    } else if (run_head_ >= 4096 && 2 * run_head_ >= run_.size()) {  // drop the consumed half
+        run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_head_));
+        run_head_ = 0;
     }
-    completions_[i] = c;
+    if (run_.empty() || !Later{}(run_.back(), c)) {
+        run_.push_back(c);
+        return;
+    }
+    heap_.push_back(c);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
-void FluidNetwork::heap_pop() {
-    const Completion last = completions_.back();
-    completions_.pop_back();
-    const std::size_t n = completions_.size();
-    if (n == 0) return;
-    std::size_t i = 0;
-    for (;;) {
-        const std::size_t first = 4 * i + 1;
-        if (first >= n) break;
-        std::size_t best = first;
-        const std::size_t end = std::min(first + 4, n);
-        for (std::size_t k = first + 1; k < end; ++k)
-            if (Later{}(completions_[best], completions_[k])) best = k;
-        if (!Later{}(last, completions_[best])) break;
-        completions_[i] = completions_[best];
-        i = best;
+bool FluidNetwork::top_in_run() const {
+    if (run_head_ == run_.size()) return false;
+    return heap_.empty() || !Later{}(run_[run_head_], heap_.front());
+}
+
+const FluidNetwork::Completion* FluidNetwork::first_completion() const {
+    if (top_in_run()) return &run_[run_head_];
+    return heap_.empty() ? nullptr : &heap_.front();
+}
+
+void FluidNetwork::pop_completion() {
+    if (top_in_run()) {
+        ++run_head_;
+        return;
     }
-    completions_[i] = last;
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
 }
 
 void FluidNetwork::drop_stale() {
-    while (!completions_.empty() && !current(completions_.front())) heap_pop();
-    if (completions_.size() > 1024 && completions_.size() > 2 * flows_.live()) {
-        std::erase_if(completions_, [&](const Completion& c) { return !current(c); });
-        std::vector<Completion> live;
-        live.swap(completions_);
-        for (const Completion& c : live) heap_push(c);
+    for (const Completion* c = first_completion(); c != nullptr && !current(*c);
+         c = first_completion())
+        pop_completion();
+    const std::size_t queued = heap_.size() + (run_.size() - run_head_);
+    if (queued > 1024 && queued > 2 * flows_.live()) {
+        std::erase_if(heap_, [&](const Completion& c) { return !current(c); });
+        std::make_heap(heap_.begin(), heap_.end(), Later{});
+        run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_head_));
+        run_head_ = 0;
+        std::erase_if(run_, [&](const Completion& c) { return !current(c); });
     }
 }
 
 void FluidNetwork::arm() {
     drop_stale();
-    if (completions_.empty()) return;
-    const Time at = completions_.front().at;
+    const Completion* first = first_completion();
+    if (first == nullptr) return;
+    const Time at = first->at;
     if (at == armed_at_) return;
     armed_at_ = at;  // an earlier-armed event that no longer matches is skipped when it fires
     engine_.schedule(at, id_, kNextDone, static_cast<std::uint64_t>(at.ps()));
@@ -444,10 +458,11 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
             due_.clear();
             std::vector<std::uint32_t>& seeds = seeds_scratch_;
             seeds.clear();
-            for (drop_stale(); !completions_.empty() && completions_.front().at <= engine_.now();
+            for (drop_stale();
+                 first_completion() != nullptr && first_completion()->at <= engine_.now();
                  drop_stale()) {
-                const std::uint32_t f = completions_.front().flow;
-                heap_pop();
+                const std::uint32_t f = first_completion()->flow;
+                pop_completion();
                 remove(f, seeds);
                 due_.push_back(f);
             }

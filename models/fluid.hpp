@@ -84,7 +84,7 @@ class FluidNetwork final : public Component, public Transport {
         double rate;       // bytes/s
         Time updated;
         std::uint32_t route;
-        std::uint32_t version;  // of its current entry in completions_
+        std::uint32_t version;  // of its current entry in run_ or heap_
         std::uint64_t order;    // start order, for deterministic tie-breaks
         bool notify_injected;
         bool active;
@@ -95,11 +95,38 @@ class FluidNetwork final : public Component, public Transport {
         std::uint32_t flow;
         std::uint32_t hop;
     };
-    struct Resource {
-        double capacity;
-        std::vector<Member> flows;  // active flows using it
-        std::uint32_t mark = 0;
+    // The flows on a resource, in a list with swap-removal: the first member is kept inline
+    // (most resources carry one flow at a time), the others in a vector.
+    class MemberList {
+      public:
+        std::size_t size() const { return size_; }
+        Member& operator[](std::size_t i) { return i == 0 ? first_ : more_[i - 1]; }
+        const Member& operator[](std::size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
+        void push_back(const Member& m) {
+            if (size_ == 0)
+                first_ = m;
+            else
+                more_.push_back(m);
+            ++size_;
+        }
+        const Member& back() const { return (*this)[size_ - 1]; }
+        void pop_back() {
+            if (size_ > 1) more_.pop_back();
+            --size_;
+        }
+
+      private:
+        std::vector<Member> more_;
+        Member first_{};
+        std::uint32_t size_ = 0;
+    };
+    // One cache line: what a flow's start and end read and write of each resource it
+    // crosses (capacity, load, its slot in the member list) when it is the only flow there.
+    struct alignas(64) Resource {
+        double capacity = 0;
         double load = 0;  // sum of the rates of its flows
+        std::uint32_t mark = 0;
+        MemberList flows;  // active flows using it
         bool tight() const { return load >= capacity * (1 - 1e-9); }
     };
 
@@ -148,13 +175,19 @@ class FluidNetwork final : public Component, public Transport {
     Pool<Flow> flows_;
     std::uint64_t next_order_ = 0;
     Pool<std::uint64_t> pending_;  // cookies of scheduled notifications
-    // A 4-ary min-heap under Later: half the levels of a binary heap, and a node's four
-    // children share a cache line or two. Which of two entries with the same time and order
-    // (only a flow's superseded entry and its current one) comes first changes nothing: the
-    // superseded one is skipped either way.
-    std::vector<Completion> completions_;
-    void heap_push(const Completion& c);
-    void heap_pop();
+    // The pending completions in (time, start order): a run kept in that order, into which
+    // a completion goes when it is not earlier than the run's last (flows started one after
+    // another with one duration: O(1) each), and a binary min-heap for the others; the
+    // earliest is the earlier of the run's head and the heap's top. Which of two entries
+    // with the same time and order (only a flow's superseded entry and its current one)
+    // comes first changes nothing: the superseded one is skipped either way.
+    std::vector<Completion> run_;  // from run_head_ on, in order
+    std::size_t run_head_ = 0;
+    std::vector<Completion> heap_;  // std::push_heap with Later
+    void push_completion(const Completion& c);
+    bool top_in_run() const;
+    const Completion* first_completion() const;  // nullptr when none
+    void pop_completion();
     Time armed_at_ = Time::max();  // time of the engine event for the earliest completion
     NetworkStats stats_;
 
