@@ -124,8 +124,9 @@ fi
 if [[ " $sections " == *" plogp "* ]]; then
   echo "== binomial bcast 1 MiB (fluid) on a star: cost against p log2 p"
   echo "(loop / (p log2 p): the event loop's wall time divided by p log2 p; vs 1,024: that divided by"
-  echo " the same build's first 1,024-rank row, <= 1 while the cost grows as p log2 p at most. The"
-  echo " process CPU includes the model load and is below GNU time's 0.01 s at 1,024 ranks.)"
+  echo " the same build's first 1,024-rank row (the fastest of 5 runs), <= 1 while the cost grows as"
+  echo " p log2 p at most. The process CPU includes the model load; it is below GNU time's 0.01 s at"
+  echo " 1,024 ranks.)"
   echo "| build | ranks | simulated | events | event loop (wall) | events/s (wall) | process wall | process CPU | peak memory | loop / (p log2 p) | vs 1,024 | CPU / (p log2 p) |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   declare -A ref_loop
@@ -134,11 +135,22 @@ if [[ " $sections " == *" plogp "* ]]; then
     m=$(star "$n")
     for r in $(seq 1 "$repeats"); do
       for b in $(order "$r"); do
-        if ! timed "$b/tools/clustersim" run "$m" --ranks "$n" --app bcast:size=1MiB \
-          --algorithm bcast=binomial --network fluid --json; then
+        # The 1,024 row takes milliseconds, so one time slice lost to another process on a
+        # shared machine would dominate it: it is the fastest event loop of 5 runs.
+        best=""
+        for k in $(seq 1 $(( n == 1024 ? 5 : 1 ))); do
+          timed "$b/tools/clustersim" run "$m" --ranks "$n" --app bcast:size=1MiB \
+            --algorithm bcast=binomial --network fluid --json || { best=""; break; }
+          loop=$(json "d['wall_time_s']")
+          if [[ -z "$best" ]] || awk -v a="$loop" -v b="$best" 'BEGIN{exit !(a < b)}'; then
+            best=$loop; cp "$tmp/out" "$tmp/best"; cp "$tmp/time" "$tmp/best_time"
+          fi
+        done
+        if [[ -z "$best" ]]; then
           echo "| $b | $n | failed: $(tail -1 "$tmp/out") |"
           continue
         fi
+        cp "$tmp/best" "$tmp/out"; cp "$tmp/best_time" "$tmp/time"
         plogp=$(awk -v p="$n" 'BEGIN{printf "%.6g", p * log(p) / log(2)}')
         loop_per=$(awk -v x="$plogp" -v c="$(json "d['wall_time_s']")" 'BEGIN{printf "%.6g", c * 1e9 / x}')
         [[ -n "${ref_loop[$b]:-}" ]] || ref_loop[$b]=$loop_per

@@ -41,7 +41,7 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
 std::vector<std::uint64_t> FluidNetwork::edge_bytes() const {
     std::vector<std::uint64_t> out(topo_.num_edges(), 0);
     for (const Route& r : routes_)
-        for (EdgeId e : r.edges) out[e] += r.bytes;
+        for (EdgeId e : edges_of(r)) out[e] += r.bytes;
     return out;
 }
 
@@ -70,26 +70,31 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     topo::Route& path = route_scratch_;
     routes_service_.route(src, dst, path, via);
     Route r;
-    r.edges = path.edges;
+    r.first_edge = route_edges_.size();
+    r.edge_count = static_cast<std::uint32_t>(path.edges.size());
+    route_edges_.insert(route_edges_.end(), path.edges.begin(), path.edges.end());
     r.latency = path.latency;
+    r.first_resource = route_resources_.size();
     for (std::size_t i = 0; i < path.edges.size(); ++i) {
-        r.resources.push_back(path.edges[i]);
+        route_resources_.push_back(path.edges[i]);
         if (i == 0) continue;
         const topo::RouteRelay relay = routes_service_.relay(path, i);
         if (relay.local)
-            r.resources.push_back(local_resource_[relay.vertex]);
+            route_resources_.push_back(local_resource_[relay.vertex]);
         else if (relay_resource_[relay.vertex] != kNil)
-            r.resources.push_back(relay_resource_[relay.vertex]);
+            route_resources_.push_back(relay_resource_[relay.vertex]);
     }
+    r.resource_count = static_cast<std::uint32_t>(route_resources_.size() - r.first_resource);
+    const auto hops = resources_of(r);
     r.distinct = true;
-    for (std::uint32_t res : r.resources)
+    for (std::uint32_t res : hops)
         if (r.narrowest == 0 || resources_[res].capacity < r.narrowest)
             r.narrowest = resources_[res].capacity;
-    for (std::size_t i = 0; i < r.resources.size(); ++i)
+    for (std::size_t i = 0; i < hops.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
-            if (r.resources[i] == r.resources[j]) r.distinct = false;
-    widen(r.resources.size());
-    routes_.push_back(std::move(r));
+            if (hops[i] == hops[j]) r.distinct = false;
+    widen(hops.size());
+    routes_.push_back(r);
     const auto index = static_cast<std::uint32_t>(routes_.size() - 1);
     route_index_.emplace(key, index);
     if (via == topo::kNoVertex) last_route_[src] = LastRoute{dst, index};
@@ -135,7 +140,7 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     // One pass over the route: register the flow on each resource, see whether one is
     // saturated, and (for start_alone) what each leaves besides the flow's own rate (0 yet)
     // and the smallest of those: lone_rate's arithmetic.
-    const auto& hops = route.resources;
+    const auto& hops = resources_of(route);
     const std::size_t n = hops.size();
     if (left_.size() < n) left_.resize(n);
     double* left = left_.data();
@@ -168,7 +173,7 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
 
 // A flow solved alone: the smallest capacity its resources leave besides its own rate.
 double FluidNetwork::lone_rate(const Flow& fl) const {
-    const auto& hops = routes_[fl.route].resources;
+    const auto& hops = resources_of(routes_[fl.route]);
     double rate = 0;
     for (std::size_t h = 0; h < hops.size(); ++h) {
         const Resource& res = resources_[hops[h]];
@@ -184,7 +189,7 @@ bool FluidNetwork::start_alone(std::uint32_t f, const double* left, const double
     // one-flow path, with f's rate still 0). If that rate saturates a resource another flow
     // uses, the component must grow: resolve() does it.
     Flow& fl = flows_[f];
-    const auto& hops = routes_[fl.route].resources;
+    const auto& hops = resources_of(routes_[fl.route]);
     for (std::size_t h = 0; h < hops.size(); ++h) {
         if (resources_[hops[h]].flows.size() < 2) continue;
         if (rate >= left[h] * (1 - 1e-9)) return false;
@@ -227,7 +232,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             if (flow_mark_[first] == epoch_) continue;
             flow_mark_[first] = epoch_;
             comp_flows_.push_back(first);
-            for (std::uint32_t r : routes_[flows_[first].route].resources) {
+            for (std::uint32_t r : resources_of(routes_[flows_[first].route])) {
                 if (resources_[r].mark == epoch_ || !resources_[r].tight()) continue;
                 resources_[r].mark = epoch_;
                 stack_.push_back(r);
@@ -242,7 +247,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
                 if (flow_mark_[f] == epoch_) continue;
                 flow_mark_[f] = epoch_;
                 comp_flows_.push_back(f);
-                for (std::uint32_t r2 : routes_[flows_[f].route].resources) {
+                for (std::uint32_t r2 : resources_of(routes_[flows_[f].route])) {
                     if (resources_[r2].mark == epoch_ || !resources_[r2].tight()) continue;
                     resources_[r2].mark = epoch_;
                     stack_.push_back(r2);
@@ -257,7 +262,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             // those residuals, and a resource it saturates that others also use grows the
             // component.
             const Flow& fl = flows_[comp_flows_[0]];
-            const auto& hops = routes_[fl.route].resources;
+            const auto& hops = resources_of(routes_[fl.route]);
             const double rate = lone_rate(fl);
             bool grew = false;
             for (std::uint32_t r : hops) {
@@ -282,7 +287,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             local_of_resource_.resize(resources_.size(), 0);
         }
         for (std::uint32_t f : comp_flows_) {
-            for (std::uint32_t r : routes_[flows_[f].route].resources) {
+            for (std::uint32_t r : resources_of(routes_[flows_[f].route])) {
                 if (local_epoch_[r] == epoch_) continue;
                 local_epoch_[r] = epoch_;
                 comp_resources_.push_back(r);
@@ -300,7 +305,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
             comp_flow_resources_[i].clear();
             const Flow& fl = flows_[comp_flows_[i]];
-            for (std::uint32_t r : routes_[fl.route].resources) {
+            for (std::uint32_t r : resources_of(routes_[fl.route])) {
                 const std::uint32_t li = local_of_resource_[r];
                 comp_flow_resources_[i].push_back(li);
                 comp_resource_flows_[li].push_back(static_cast<std::uint32_t>(i));
@@ -352,7 +357,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
         fl.updated = now;
         const double delta = comp_rates_[i] - fl.rate;
-        for (std::uint32_t r : routes_[fl.route].resources) resources_[r].load += delta;
+        for (std::uint32_t r : resources_of(routes_[fl.route])) resources_[r].load += delta;
         fl.rate = comp_rates_[i];
         if (fl.rate <= 0) continue;  // cannot happen with positive capacities
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
@@ -427,14 +432,15 @@ void FluidNetwork::remove(std::uint32_t f, std::vector<std::uint32_t>& seeds) {
     Flow& fl = flows_[f];
     fl.active = false;  // its completion entries are now stale
     Route& route = routes_[fl.route];
+    const auto hops = resources_of(route);
     // Only where this flow was part of a saturated resource can the others gain (seen before
     // its rate leaves them: one pass when no resource is crossed twice).
     if (!route.distinct)
-        for (std::uint32_t r : route.resources)
+        for (std::uint32_t r : hops)
             if (resources_[r].tight() && resources_[r].flows.size() > 1) seeds.push_back(r);
     const std::uint32_t* slot = slots_.data() + static_cast<std::size_t>(f) * stride_;
-    for (std::uint32_t h = 0; h < route.resources.size(); ++h) {
-        const std::uint32_t r = route.resources[h];
+    for (std::uint32_t h = 0; h < hops.size(); ++h) {
+        const std::uint32_t r = hops[h];
         Resource& res = resources_[r];
         auto& list = res.flows;
         if (route.distinct && res.tight() && list.size() > 1) seeds.push_back(r);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -69,9 +70,12 @@ class FluidNetwork final : public Component, public Transport {
     void drop_stale();  // pops superseded entries off the top; compacts when they dominate
     static constexpr std::uint32_t kNil = UINT32_MAX;
 
+    // A route's edges and resources are slices of route_edges_ and route_resources_ (one
+    // allocation for all routes: a run that meets a million source-destination pairs would
+    // otherwise make and free two small vectors for each).
     struct Route {
-        std::vector<EdgeId> edges;
-        std::vector<std::uint32_t> resources;
+        std::size_t first_edge = 0, first_resource = 0;
+        std::uint32_t edge_count = 0, resource_count = 0;
         Time latency;
         double narrowest = 0;     // the smallest capacity of its resources (they never change)
         std::uint64_t bytes = 0;  // delivered by its finished flows (edge_bytes())
@@ -160,6 +164,14 @@ class FluidNetwork final : public Component, public Transport {
     std::vector<std::uint32_t> relay_resource_;  // per vertex, kNil if unlimited
     std::vector<std::uint32_t> local_resource_;  // per memory node with a local rate, else kNil
     std::vector<Route> routes_;
+    std::vector<EdgeId> route_edges_;
+    std::vector<std::uint32_t> route_resources_;
+    std::span<const std::uint32_t> resources_of(const Route& r) const {
+        return {route_resources_.data() + r.first_resource, r.resource_count};
+    }
+    std::span<const EdgeId> edges_of(const Route& r) const {
+        return {route_edges_.data() + r.first_edge, r.edge_count};
+    }
     // Where flow f's hop h sits in its resource's list: slots_[f * stride_ + h]. The stride
     // is the longest route's resource count; it only grows (the table is then re-laid).
     std::vector<std::uint32_t> slots_;
