@@ -54,9 +54,9 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
         if (last_route_.size() <= src) last_route_.resize(topo_.num_vertices());
         LastRoute& last = last_route_[src];
         if (last.dst == dst) return last.index;
-        if (auto it = route_index_.find(key); it != route_index_.end()) {
-            last = LastRoute{dst, it->second};
-            return it->second;
+        if (const std::uint32_t index = minimal_routes_.find(key); index != SlotMap::kAbsent) {
+            last = LastRoute{dst, index};
+            return index;
         }
     } else {
         key =
@@ -96,7 +96,10 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     widen(hops.size());
     routes_.push_back(r);
     const auto index = static_cast<std::uint32_t>(routes_.size() - 1);
-    route_index_.emplace(key, index);
+    if (via == topo::kNoVertex)
+        minimal_routes_.insert(key, index);
+    else
+        route_index_.emplace(key, index);
     if (via == topo::kNoVertex) last_route_[src] = LastRoute{dst, index};
     return index;
 }

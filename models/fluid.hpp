@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "models/maxmin.hpp"
+#include "models/slot_map.hpp"
 #include "models/transport.hpp"
 #include "simulator/engine.hpp"
 #include "simulator/pool.hpp"
@@ -176,8 +177,11 @@ class FluidNetwork final : public Component, public Transport {
     // is the longest route's resource count; it only grows (the table is then re-laid).
     std::vector<std::uint32_t> slots_;
     std::size_t stride_ = 0;
-    void widen(std::size_t hops);                                   // stride_ >= hops
-    std::unordered_map<std::uint64_t, std::uint32_t> route_index_;  // (src, dst) -> route
+    void widen(std::size_t hops);  // stride_ >= hops
+    // Minimal routes by (src << 32 | dst): a flat map, no allocation per route (a binomial
+    // bcast meets a new pair with every message); Valiant routes by (src, dst, via).
+    SlotMap minimal_routes_;
+    std::unordered_map<std::uint64_t, std::uint32_t> route_index_;
     struct LastRoute {  // the last minimal route a source vertex sent on
         VertexId dst = topo::kNoVertex;
         std::uint32_t index = 0;
