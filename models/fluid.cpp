@@ -142,7 +142,7 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     if (slots_.size() < flows_.capacity() * stride_) slots_.resize(flows_.capacity() * stride_);
     // One pass over the route: register the flow on each resource, see whether one is
     // saturated, and (for start_alone) what each leaves besides the flow's own rate (0 yet)
-    // and the smallest of those: lone_rate's arithmetic.
+    // and the smallest of those (lone_rate's arithmetic), and where other flows are.
     const auto& hops = resources_of(route);
     const std::size_t n = hops.size();
     if (left_.size() < n) left_.resize(n);
@@ -151,10 +151,12 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     const double own = flows_[f].rate;
     std::uint32_t* slot = slots_.data() + static_cast<std::size_t>(f) * stride_;
     bool shares = false;
+    shared_hops_.clear();
     for (std::uint32_t h = 0; h < n; ++h) {
         Resource& res = resources_[hops[h]];
         slot[h] = static_cast<std::uint32_t>(res.flows.size());
         res.flows.push_back(Member{f, h});
+        if (res.flows.size() > 1) shared_hops_.push_back(h);
         shares = shares || res.tight();
         left[h] = std::max(0.0, res.capacity - std::max(0.0, res.load - own));
         if (h == 0 || left[h] < rate) rate = left[h];
@@ -193,10 +195,8 @@ bool FluidNetwork::start_alone(std::uint32_t f, const double* left, const double
     // uses, the component must grow: resolve() does it.
     Flow& fl = flows_[f];
     const auto& hops = resources_of(routes_[fl.route]);
-    for (std::size_t h = 0; h < hops.size(); ++h) {
-        if (resources_[hops[h]].flows.size() < 2) continue;
+    for (const std::uint32_t h : shared_hops_)  // the hops where other flows are
         if (rate >= left[h] * (1 - 1e-9)) return false;
-    }
     // Commit, as resolve() does.
     const Time now = engine_.now();
     fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());

@@ -144,9 +144,11 @@ class FluidNetwork final : public Component, public Transport {
     // A new flow that no saturated resource couples to others, solved without resolve()'s
     // tables; false (nothing done) when its rate would saturate a shared resource. `left`:
     // per hop, the capacity the resource leaves besides the flow's own rate; `rate`: their
-    // minimum (send() computes both while it registers the flow).
+    // minimum; shared_hops_: the hops where other flows are (send() computes all three
+    // while it registers the flow).
     bool start_alone(std::uint32_t flow, const double* left, double rate);
-    std::vector<double> left_;  // send()'s per-hop residuals
+    std::vector<double> left_;                // send()'s per-hop residuals
+    std::vector<std::uint32_t> shared_hops_;  // ... and the hops it shares with other flows
     double lone_rate(const Flow& fl) const;
     // Takes a finished flow off its resources; adds the saturated ones it leaves to `seeds`.
     void remove(std::uint32_t flow, std::vector<std::uint32_t>& seeds);
