@@ -4,8 +4,9 @@
 #            65,536 single-rank nodes (bench_bcast);
 #   million  1,048,576 ranks on a generated star (25 GB/s links): binomial bcast of 1 MiB
 #            with the fluid model, recursive-doubling allreduce of 8 B with `simple`;
-#   plogp    binomial bcast of 1 MiB (fluid) from 1,024 to MAX_RANKS ranks, with the cost
-#            per p log2 p;
+#   plogp    binomial bcast of 1 MiB (fluid) from 1,024 to MAX_RANKS ranks (x4 per row): wall
+#            and CPU time, events, events/s, peak memory, the event loop's time per p log2 p
+#            and that divided by the 1,024 row's (<= 1: the cost grows as p log2 p at most);
 #   replay   bench_replay 1,024 ranks x 10,000 records in every network model: read +
 #            simulate and simulate-only trace events/s.
 #
@@ -14,7 +15,8 @@
 #   BASE_BUILD  optional second build (e.g. main's, built in its own clone): every row runs
 #               on both, in alternating order, so the two are compared under the same load
 # Environment: SECTIONS (default "packet million plogp replay"), REPEATS (default 1),
-#   MAX_RANKS (default 1048576: the largest size of the packet, million and plogp rows),
+#   MIN_RANKS (default 1024: the smallest plogp size besides 1,024, the reference row, which
+#   always runs; MIN_RANKS=MAX_RANKS=N runs one big row at a time), MAX_RANKS (default 1048576: the largest size of the packet, million and plogp rows),
 #   TIME_LIMIT (default 900: seconds of wall time a run may take; a longer one is stopped and
 #   its row says so).
 #
@@ -26,6 +28,7 @@ base=${2:-}
 sections=${SECTIONS:-packet million plogp replay}
 repeats=${REPEATS:-1}
 max_ranks=${MAX_RANKS:-1048576}
+min_ranks=${MIN_RANKS:-1024}
 time_limit=${TIME_LIMIT:-900}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -120,20 +123,42 @@ fi
 
 if [[ " $sections " == *" plogp "* ]]; then
   echo "== binomial bcast 1 MiB (fluid) on a star: cost against p log2 p"
-  echo "| build | ranks | events | event loop (wall) | process CPU | CPU / (p log2 p) | peak memory |"
-  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  echo "(loop / (p log2 p): the event loop's wall time divided by p log2 p; vs 1,024: that divided by"
+  echo " the same build's first 1,024-rank row (the fastest of 5 runs), <= 1 while the cost grows as"
+  echo " p log2 p at most. The process CPU includes the model load; it is below GNU time's 0.01 s at"
+  echo " 1,024 ranks.)"
+  echo "| build | ranks | simulated | events | event loop (wall) | events/s (wall) | process wall | process CPU | peak memory | loop / (p log2 p) | vs 1,024 | CPU / (p log2 p) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  declare -A ref_loop
   for n in 1024 4096 16384 65536 262144 1048576; do
-    (( n <= max_ranks )) || continue
+    (( n == 1024 || (n <= max_ranks && n >= min_ranks) )) || continue  # 1,024: the reference
     m=$(star "$n")
     for r in $(seq 1 "$repeats"); do
       for b in $(order "$r"); do
-        if ! timed "$b/tools/clustersim" run "$m" --ranks "$n" --app bcast:size=1MiB \
-          --algorithm bcast=binomial --network fluid --json; then
+        # The 1,024 row takes milliseconds, so one time slice lost to another process on a
+        # shared machine would dominate it: it is the fastest event loop of 5 runs.
+        best=""
+        for k in $(seq 1 $(( n == 1024 ? 5 : 1 ))); do
+          timed "$b/tools/clustersim" run "$m" --ranks "$n" --app bcast:size=1MiB \
+            --algorithm bcast=binomial --network fluid --json || { best=""; break; }
+          loop=$(json "d['wall_time_s']")
+          if [[ -z "$best" ]] || awk -v a="$loop" -v b="$best" 'BEGIN{exit !(a < b)}'; then
+            best=$loop; cp "$tmp/out" "$tmp/best"; cp "$tmp/time" "$tmp/best_time"
+          fi
+        done
+        if [[ -z "$best" ]]; then
           echo "| $b | $n | failed: $(tail -1 "$tmp/out") |"
           continue
         fi
-        plogp=$(awk -v p="$n" -v c="$(cpu_s)" 'BEGIN{printf "%.1f ns", c * 1e9 / (p * log(p) / log(2))}')
-        echo "| $b | $n | $(json "d['events']") | $(json "'{:.3f} s'.format(d['wall_time_s'])") | $(cpu_s) s | $plogp | $(rss_mib) MiB |"
+        cp "$tmp/best" "$tmp/out"; cp "$tmp/best_time" "$tmp/time"
+        plogp=$(awk -v p="$n" 'BEGIN{printf "%.6g", p * log(p) / log(2)}')
+        loop_per=$(awk -v x="$plogp" -v c="$(json "d['wall_time_s']")" 'BEGIN{printf "%.6g", c * 1e9 / x}')
+        [[ -n "${ref_loop[$b]:-}" ]] || ref_loop[$b]=$loop_per
+        echo "| $b | $n | $(json "'{:.3f} us'.format(d['simulated_time_s'] * 1e6)") | $(json "d['events']") |" \
+             "$(json "'{:.3f} s'.format(d['wall_time_s'])") | $(json "'{:.2f} M'.format(d['events_per_s'] / 1e6)") |" \
+             "$(wall_s) s | $(cpu_s) s | $(rss_mib) MiB |" \
+             "$(awk -v c="$loop_per" 'BEGIN{printf "%.1f ns", c}') | $(awk -v c="$loop_per" -v f="${ref_loop[$b]}" 'BEGIN{printf "%.2f", c / f}') |" \
+             "$(awk -v x="$plogp" -v c="$(cpu_s)" 'BEGIN{printf "%.1f ns", c * 1e9 / x}') |"
       done
     done
   done

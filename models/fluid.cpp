@@ -27,14 +27,22 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
         if (p.kind == topo::VertexKind::Socket) continue;
         if (!p.relay.infinite()) {
             relay_resource_[v] = static_cast<std::uint32_t>(resources_.size());
-            resources_.push_back(Resource{static_cast<double>(p.relay.bytes_per_s), {}, 0});
+            resources_.emplace_back();
+            resources_.back().capacity = static_cast<double>(p.relay.bytes_per_s);
         }
         if (p.kind == topo::VertexKind::MemoryNode && !p.local.infinite()) {
             local_resource_[v] = static_cast<std::uint32_t>(resources_.size());
-            resources_.push_back(Resource{static_cast<double>(p.local.bytes_per_s), {}, 0});
+            resources_.emplace_back();
+            resources_.back().capacity = static_cast<double>(p.local.bytes_per_s);
         }
     }
-    edge_bytes_.assign(topo_.num_edges(), 0);
+}
+
+std::vector<std::uint64_t> FluidNetwork::edge_bytes() const {
+    std::vector<std::uint64_t> out(topo_.num_edges(), 0);
+    for (const Route& r : routes_)
+        for (EdgeId e : edges_of(r)) out[e] += r.bytes;
+    return out;
 }
 
 std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
@@ -46,9 +54,9 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
         if (last_route_.size() <= src) last_route_.resize(topo_.num_vertices());
         LastRoute& last = last_route_[src];
         if (last.dst == dst) return last.index;
-        if (auto it = route_index_.find(key); it != route_index_.end()) {
-            last = LastRoute{dst, it->second};
-            return it->second;
+        if (const std::uint32_t index = minimal_routes_.find(key); index != SlotMap::kAbsent) {
+            last = LastRoute{dst, index};
+            return index;
         }
     } else {
         key =
@@ -62,25 +70,36 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     topo::Route& path = route_scratch_;
     routes_service_.route(src, dst, path, via);
     Route r;
-    r.edges = path.edges;
+    r.first_edge = route_edges_.size();
+    r.edge_count = static_cast<std::uint32_t>(path.edges.size());
+    route_edges_.insert(route_edges_.end(), path.edges.begin(), path.edges.end());
     r.latency = path.latency;
+    r.first_resource = route_resources_.size();
     for (std::size_t i = 0; i < path.edges.size(); ++i) {
-        r.resources.push_back(path.edges[i]);
+        route_resources_.push_back(path.edges[i]);
         if (i == 0) continue;
         const topo::RouteRelay relay = routes_service_.relay(path, i);
         if (relay.local)
-            r.resources.push_back(local_resource_[relay.vertex]);
+            route_resources_.push_back(local_resource_[relay.vertex]);
         else if (relay_resource_[relay.vertex] != kNil)
-            r.resources.push_back(relay_resource_[relay.vertex]);
+            route_resources_.push_back(relay_resource_[relay.vertex]);
     }
+    r.resource_count = static_cast<std::uint32_t>(route_resources_.size() - r.first_resource);
+    const auto hops = resources_of(r);
     r.distinct = true;
-    for (std::size_t i = 0; i < r.resources.size(); ++i)
+    for (std::uint32_t res : hops)
+        if (r.narrowest == 0 || resources_[res].capacity < r.narrowest)
+            r.narrowest = resources_[res].capacity;
+    for (std::size_t i = 0; i < hops.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
-            if (r.resources[i] == r.resources[j]) r.distinct = false;
-    widen(r.resources.size());
-    routes_.push_back(std::move(r));
+            if (hops[i] == hops[j]) r.distinct = false;
+    widen(hops.size());
+    routes_.push_back(r);
     const auto index = static_cast<std::uint32_t>(routes_.size() - 1);
-    route_index_.emplace(key, index);
+    if (via == topo::kNoVertex)
+        minimal_routes_.insert(key, index);
+    else
+        route_index_.emplace(key, index);
     if (via == topo::kNoVertex) last_route_[src] = LastRoute{dst, index};
     return index;
 }
@@ -103,10 +122,8 @@ std::uint32_t FluidNetwork::record(std::uint64_t cookie) {
 void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                         bool notify_injected) {
     const std::uint32_t ri = route_for(src, dst);
-    double narrowest = 0;
-    for (std::uint32_t r : routes_[ri].resources)
-        if (narrowest == 0 || resources_[r].capacity < narrowest)
-            narrowest = resources_[r].capacity;
+    const Route& route = routes_[ri];
+    const double narrowest = route.narrowest;
     if (narrowest > 0 && static_cast<double>(bytes) > narrowest)  // at least a second
         refuse_past_horizon(engine_.now(), bytes,
                             static_cast<std::uint64_t>(std::max(1.0, std::floor(narrowest))),
@@ -115,7 +132,7 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     stats_.bytes_sent += bytes;
     if (bytes == 0) {
         if (notify_injected) engine_.schedule(engine_.now(), id_, kInjected, record(cookie));
-        engine_.schedule(engine_.now() + routes_[ri].latency, id_, kDeliver, record(cookie));
+        engine_.schedule(engine_.now() + route.latency, id_, kDeliver, record(cookie));
         return;
     }
     ++stats_.packets;
@@ -123,18 +140,31 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
         flows_.acquire(Flow{cookie, bytes, static_cast<double>(bytes), 0.0, engine_.now(), ri, 0,
                             next_order_++, notify_injected, true});
     if (slots_.size() < flows_.capacity() * stride_) slots_.resize(flows_.capacity() * stride_);
-    const auto& hops = routes_[ri].resources;
-    for (std::uint32_t h = 0; h < hops.size(); ++h) {
-        auto& list = resources_[hops[h]].flows;
-        slots_[f * stride_ + h] = static_cast<std::uint32_t>(list.size());
-        list.push_back(Member{f, h});
+    // One pass over the route: register the flow on each resource, see whether one is
+    // saturated, and (for start_alone) what each leaves besides the flow's own rate (0 yet)
+    // and the smallest of those (lone_rate's arithmetic), and where other flows are.
+    const auto& hops = resources_of(route);
+    const std::size_t n = hops.size();
+    if (left_.size() < n) left_.resize(n);
+    double* left = left_.data();
+    double rate = 0;
+    const double own = flows_[f].rate;
+    std::uint32_t* slot = slots_.data() + static_cast<std::size_t>(f) * stride_;
+    bool shares = false;
+    shared_hops_.clear();
+    for (std::uint32_t h = 0; h < n; ++h) {
+        Resource& res = resources_[hops[h]];
+        slot[h] = static_cast<std::uint32_t>(res.flows.size());
+        res.flows.push_back(Member{f, h});
+        if (res.flows.size() > 1) shared_hops_.push_back(h);
+        shares = shares || res.tight();
+        left[h] = std::max(0.0, res.capacity - std::max(0.0, res.load - own));
+        if (h == 0 || left[h] < rate) rate = left[h];
     }
     // Alone unless a resource it uses is saturated: then solved at once; else with the other
     // flows starting at this instant, in one kStart event.
-    bool shares = false;
-    for (std::uint32_t r : hops) shares = shares || resources_[r].tight();
     if (!shares) {
-        if (routes_[ri].distinct && start_alone(f)) return;
+        if (route.distinct && start_alone(f, left, rate)) return;
         first_scratch_.assign(1, f);
         resolve({}, first_scratch_);
         return;
@@ -148,7 +178,7 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
 
 // A flow solved alone: the smallest capacity its resources leave besides its own rate.
 double FluidNetwork::lone_rate(const Flow& fl) const {
-    const auto& hops = routes_[fl.route].resources;
+    const auto& hops = resources_of(routes_[fl.route]);
     double rate = 0;
     for (std::size_t h = 0; h < hops.size(); ++h) {
         const Resource& res = resources_[hops[h]];
@@ -158,20 +188,15 @@ double FluidNetwork::lone_rate(const Flow& fl) const {
     return rate;
 }
 
-bool FluidNetwork::start_alone(std::uint32_t f) {
+bool FluidNetwork::start_alone(std::uint32_t f, const double* left, const double rate) {
     // resolve({}, {f}) when no resource of f is saturated: the component is f alone, its
     // rate the smallest capacity its resources have left (the arithmetic of resolve's
     // one-flow path, with f's rate still 0). If that rate saturates a resource another flow
     // uses, the component must grow: resolve() does it.
     Flow& fl = flows_[f];
-    const auto& hops = routes_[fl.route].resources;
-    const double rate = lone_rate(fl);
-    for (std::uint32_t r : hops) {
-        const Resource& res = resources_[r];
-        if (res.flows.size() < 2) continue;
-        const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
-        if (rate >= left * (1 - 1e-9)) return false;
-    }
+    const auto& hops = resources_of(routes_[fl.route]);
+    for (const std::uint32_t h : shared_hops_)  // the hops where other flows are
+        if (rate >= left[h] * (1 - 1e-9)) return false;
     // Commit, as resolve() does.
     const Time now = engine_.now();
     fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
@@ -181,8 +206,7 @@ bool FluidNetwork::start_alone(std::uint32_t f) {
     fl.rate = rate;
     if (fl.rate > 0) {
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        completions_.push_back(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
-        std::push_heap(completions_.begin(), completions_.end(), Later{});
+        push_completion(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
     }
     arm();
     stats_.packet_hops += 1;
@@ -211,7 +235,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             if (flow_mark_[first] == epoch_) continue;
             flow_mark_[first] = epoch_;
             comp_flows_.push_back(first);
-            for (std::uint32_t r : routes_[flows_[first].route].resources) {
+            for (std::uint32_t r : resources_of(routes_[flows_[first].route])) {
                 if (resources_[r].mark == epoch_ || !resources_[r].tight()) continue;
                 resources_[r].mark = epoch_;
                 stack_.push_back(r);
@@ -220,12 +244,13 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         while (!stack_.empty()) {
             const std::uint32_t r = stack_.back();
             stack_.pop_back();
-            for (const Member& m : resources_[r].flows) {
-                const std::uint32_t f = m.flow;
+            const MemberList& list = resources_[r].flows;
+            for (std::size_t k = 0; k < list.size(); ++k) {
+                const std::uint32_t f = list[k].flow;
                 if (flow_mark_[f] == epoch_) continue;
                 flow_mark_[f] = epoch_;
                 comp_flows_.push_back(f);
-                for (std::uint32_t r2 : routes_[flows_[f].route].resources) {
+                for (std::uint32_t r2 : resources_of(routes_[flows_[f].route])) {
                     if (resources_[r2].mark == epoch_ || !resources_[r2].tight()) continue;
                     resources_[r2].mark = epoch_;
                     stack_.push_back(r2);
@@ -240,7 +265,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             // those residuals, and a resource it saturates that others also use grows the
             // component.
             const Flow& fl = flows_[comp_flows_[0]];
-            const auto& hops = routes_[fl.route].resources;
+            const auto& hops = resources_of(routes_[fl.route]);
             const double rate = lone_rate(fl);
             bool grew = false;
             for (std::uint32_t r : hops) {
@@ -265,7 +290,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             local_of_resource_.resize(resources_.size(), 0);
         }
         for (std::uint32_t f : comp_flows_) {
-            for (std::uint32_t r : routes_[flows_[f].route].resources) {
+            for (std::uint32_t r : resources_of(routes_[flows_[f].route])) {
                 if (local_epoch_[r] == epoch_) continue;
                 local_epoch_[r] = epoch_;
                 comp_resources_.push_back(r);
@@ -283,7 +308,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
             comp_flow_resources_[i].clear();
             const Flow& fl = flows_[comp_flows_[i]];
-            for (std::uint32_t r : routes_[fl.route].resources) {
+            for (std::uint32_t r : resources_of(routes_[fl.route])) {
                 const std::uint32_t li = local_of_resource_[r];
                 comp_flow_resources_[i].push_back(li);
                 comp_resource_flows_[li].push_back(static_cast<std::uint32_t>(i));
@@ -302,7 +327,8 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             const std::uint32_t r = comp_resources_[i];
             double others = resources_[r].load;
             if (comp_resource_flows_[i].size() == resources_[r].flows.size()) {
-                for (const Member& m : resources_[r].flows) others -= flows_[m.flow].rate;
+                const MemberList& list = resources_[r].flows;
+                for (std::size_t k = 0; k < list.size(); ++k) others -= flows_[list[k].flow].rate;
             } else {
                 others -= comp_member_rate_[i];
             }
@@ -334,32 +360,72 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
         fl.updated = now;
         const double delta = comp_rates_[i] - fl.rate;
-        for (std::uint32_t r : routes_[fl.route].resources) resources_[r].load += delta;
+        for (std::uint32_t r : resources_of(routes_[fl.route])) resources_[r].load += delta;
         fl.rate = comp_rates_[i];
         if (fl.rate <= 0) continue;  // cannot happen with positive capacities
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        completions_.push_back(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
-        std::push_heap(completions_.begin(), completions_.end(), Later{});
+        push_completion(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
     }
     arm();
     stats_.packet_hops += comp_flows_.size();
 }
 
-void FluidNetwork::drop_stale() {
-    while (!completions_.empty() && !current(completions_.front())) {
-        std::pop_heap(completions_.begin(), completions_.end(), Later{});
-        completions_.pop_back();
+void FluidNetwork::push_completion(const Completion& c) {
+    // In time order behind the run's last entry (flows started one after another with the
+    // same duration, the usual case): appended to the run. Otherwise into the heap.
+    if (run_head_ == run_.size()) {
+        run_.clear();
+        run_head_ = 0;
+    } else if (run_head_ >= 4096 && 2 * run_head_ >= run_.size()) {  // drop the consumed half
+        run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_head_));
+        run_head_ = 0;
     }
-    if (completions_.size() > 1024 && completions_.size() > 2 * flows_.live()) {
-        std::erase_if(completions_, [&](const Completion& c) { return !current(c); });
-        std::make_heap(completions_.begin(), completions_.end(), Later{});
+    if (run_.empty() || !Later{}(run_.back(), c)) {
+        run_.push_back(c);
+        return;
+    }
+    heap_.push_back(c);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
+}
+
+bool FluidNetwork::top_in_run() const {
+    if (run_head_ == run_.size()) return false;
+    return heap_.empty() || !Later{}(run_[run_head_], heap_.front());
+}
+
+const FluidNetwork::Completion* FluidNetwork::first_completion() const {
+    if (top_in_run()) return &run_[run_head_];
+    return heap_.empty() ? nullptr : &heap_.front();
+}
+
+void FluidNetwork::pop_completion() {
+    if (top_in_run()) {
+        ++run_head_;
+        return;
+    }
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    heap_.pop_back();
+}
+
+void FluidNetwork::drop_stale() {
+    for (const Completion* c = first_completion(); c != nullptr && !current(*c);
+         c = first_completion())
+        pop_completion();
+    const std::size_t queued = heap_.size() + (run_.size() - run_head_);
+    if (queued > 1024 && queued > 2 * flows_.live()) {
+        std::erase_if(heap_, [&](const Completion& c) { return !current(c); });
+        std::make_heap(heap_.begin(), heap_.end(), Later{});
+        run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_head_));
+        run_head_ = 0;
+        std::erase_if(run_, [&](const Completion& c) { return !current(c); });
     }
 }
 
 void FluidNetwork::arm() {
     drop_stale();
-    if (completions_.empty()) return;
-    const Time at = completions_.front().at;
+    const Completion* first = first_completion();
+    if (first == nullptr) return;
+    const Time at = first->at;
     if (at == armed_at_) return;
     armed_at_ = at;  // an earlier-armed event that no longer matches is skipped when it fires
     engine_.schedule(at, id_, kNextDone, static_cast<std::uint64_t>(at.ps()));
@@ -368,21 +434,27 @@ void FluidNetwork::arm() {
 void FluidNetwork::remove(std::uint32_t f, std::vector<std::uint32_t>& seeds) {
     Flow& fl = flows_[f];
     fl.active = false;  // its completion entries are now stale
-    const Route& route = routes_[fl.route];
-    // Only where this flow was part of a saturated resource can the others gain.
-    for (std::uint32_t r : route.resources)
-        if (resources_[r].tight() && resources_[r].flows.size() > 1) seeds.push_back(r);
-    for (std::uint32_t h = 0; h < route.resources.size(); ++h) {
-        const std::uint32_t r = route.resources[h];
-        resources_[r].load = std::max(0.0, resources_[r].load - fl.rate);
-        auto& list = resources_[r].flows;
-        const std::uint32_t at = slots_[f * stride_ + h];
+    Route& route = routes_[fl.route];
+    const auto hops = resources_of(route);
+    // Only where this flow was part of a saturated resource can the others gain (seen before
+    // its rate leaves them: one pass when no resource is crossed twice).
+    if (!route.distinct)
+        for (std::uint32_t r : hops)
+            if (resources_[r].tight() && resources_[r].flows.size() > 1) seeds.push_back(r);
+    const std::uint32_t* slot = slots_.data() + static_cast<std::size_t>(f) * stride_;
+    for (std::uint32_t h = 0; h < hops.size(); ++h) {
+        const std::uint32_t r = hops[h];
+        Resource& res = resources_[r];
+        auto& list = res.flows;
+        if (route.distinct && res.tight() && list.size() > 1) seeds.push_back(r);
+        res.load = std::max(0.0, res.load - fl.rate);
+        const std::uint32_t at = slot[h];
         const Member last = list.back();
         list[at] = last;  // the last member takes its place, as a swap-remove does
-        slots_[last.flow * stride_ + last.hop] = at;
+        slots_[static_cast<std::size_t>(last.flow) * stride_ + last.hop] = at;
         list.pop_back();
     }
-    for (EdgeId e : route.edges) edge_bytes_[e] += fl.bytes;
+    route.bytes += fl.bytes;
 }
 
 void FluidNetwork::handle(Engine&, const Event& ev) {
@@ -395,11 +467,11 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
             due_.clear();
             std::vector<std::uint32_t>& seeds = seeds_scratch_;
             seeds.clear();
-            for (drop_stale(); !completions_.empty() && completions_.front().at <= engine_.now();
+            for (drop_stale();
+                 first_completion() != nullptr && first_completion()->at <= engine_.now();
                  drop_stale()) {
-                const std::uint32_t f = completions_.front().flow;
-                std::pop_heap(completions_.begin(), completions_.end(), Later{});
-                completions_.pop_back();
+                const std::uint32_t f = first_completion()->flow;
+                pop_completion();
                 remove(f, seeds);
                 due_.push_back(f);
             }

@@ -14,10 +14,12 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
 #include "models/maxmin.hpp"
+#include "models/slot_map.hpp"
 #include "models/transport.hpp"
 #include "simulator/engine.hpp"
 #include "simulator/pool.hpp"
@@ -35,7 +37,9 @@ class FluidNetwork final : public Component, public Transport {
     void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
               bool notify_injected) override;
     const NetworkStats& stats() const override { return stats_; }
-    std::vector<std::uint64_t> edge_bytes() const override { return edge_bytes_; }
+    // Bytes carried per edge: each route's delivered bytes, spread over its edges here (a
+    // finished flow adds to its route only, not to each of its edges).
+    std::vector<std::uint64_t> edge_bytes() const override;
     // Current rate of every active flow, in start order (for tests).
     std::vector<double> active_rates() const;
 
@@ -67,11 +71,16 @@ class FluidNetwork final : public Component, public Transport {
     void drop_stale();  // pops superseded entries off the top; compacts when they dominate
     static constexpr std::uint32_t kNil = UINT32_MAX;
 
+    // A route's edges and resources are slices of route_edges_ and route_resources_ (one
+    // allocation for all routes: a run that meets a million source-destination pairs would
+    // otherwise make and free two small vectors for each).
     struct Route {
-        std::vector<EdgeId> edges;
-        std::vector<std::uint32_t> resources;
+        std::size_t first_edge = 0, first_resource = 0;
+        std::uint32_t edge_count = 0, resource_count = 0;
         Time latency;
-        bool distinct = true;  // no resource twice (a Valiant detour may cross one twice)
+        double narrowest = 0;     // the smallest capacity of its resources (they never change)
+        std::uint64_t bytes = 0;  // delivered by its finished flows (edge_bytes())
+        bool distinct = true;     // no resource twice (a Valiant detour may cross one twice)
     };
     struct Flow {
         std::uint64_t cookie;
@@ -80,7 +89,7 @@ class FluidNetwork final : public Component, public Transport {
         double rate;       // bytes/s
         Time updated;
         std::uint32_t route;
-        std::uint32_t version;  // of its current entry in completions_
+        std::uint32_t version;  // of its current entry in run_ or heap_
         std::uint64_t order;    // start order, for deterministic tie-breaks
         bool notify_injected;
         bool active;
@@ -91,11 +100,38 @@ class FluidNetwork final : public Component, public Transport {
         std::uint32_t flow;
         std::uint32_t hop;
     };
-    struct Resource {
-        double capacity;
-        std::vector<Member> flows;  // active flows using it
-        std::uint32_t mark = 0;
+    // The flows on a resource, in a list with swap-removal: the first member is kept inline
+    // (most resources carry one flow at a time), the others in a vector.
+    class MemberList {
+      public:
+        std::size_t size() const { return size_; }
+        Member& operator[](std::size_t i) { return i == 0 ? first_ : more_[i - 1]; }
+        const Member& operator[](std::size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
+        void push_back(const Member& m) {
+            if (size_ == 0)
+                first_ = m;
+            else
+                more_.push_back(m);
+            ++size_;
+        }
+        const Member& back() const { return (*this)[size_ - 1]; }
+        void pop_back() {
+            if (size_ > 1) more_.pop_back();
+            --size_;
+        }
+
+      private:
+        std::vector<Member> more_;
+        Member first_{};
+        std::uint32_t size_ = 0;
+    };
+    // One cache line: what a flow's start and end read and write of each resource it
+    // crosses (capacity, load, its slot in the member list) when it is the only flow there.
+    struct alignas(64) Resource {
+        double capacity = 0;
         double load = 0;  // sum of the rates of its flows
+        std::uint32_t mark = 0;
+        MemberList flows;  // active flows using it
         bool tight() const { return load >= capacity * (1 - 1e-9); }
     };
 
@@ -106,8 +142,13 @@ class FluidNetwork final : public Component, public Transport {
     // ones).
     void resolve(const std::vector<std::uint32_t>& seeds, const std::vector<std::uint32_t>& firsts);
     // A new flow that no saturated resource couples to others, solved without resolve()'s
-    // tables; false (nothing done) when its rate would saturate a shared resource.
-    bool start_alone(std::uint32_t flow);
+    // tables; false (nothing done) when its rate would saturate a shared resource. `left`:
+    // per hop, the capacity the resource leaves besides the flow's own rate; `rate`: their
+    // minimum; shared_hops_: the hops where other flows are (send() computes all three
+    // while it registers the flow).
+    bool start_alone(std::uint32_t flow, const double* left, double rate);
+    std::vector<double> left_;                // send()'s per-hop residuals
+    std::vector<std::uint32_t> shared_hops_;  // ... and the hops it shares with other flows
     double lone_rate(const Flow& fl) const;
     // Takes a finished flow off its resources; adds the saturated ones it leaves to `seeds`.
     void remove(std::uint32_t flow, std::vector<std::uint32_t>& seeds);
@@ -126,12 +167,23 @@ class FluidNetwork final : public Component, public Transport {
     std::vector<std::uint32_t> relay_resource_;  // per vertex, kNil if unlimited
     std::vector<std::uint32_t> local_resource_;  // per memory node with a local rate, else kNil
     std::vector<Route> routes_;
+    std::vector<EdgeId> route_edges_;
+    std::vector<std::uint32_t> route_resources_;
+    std::span<const std::uint32_t> resources_of(const Route& r) const {
+        return {route_resources_.data() + r.first_resource, r.resource_count};
+    }
+    std::span<const EdgeId> edges_of(const Route& r) const {
+        return {route_edges_.data() + r.first_edge, r.edge_count};
+    }
     // Where flow f's hop h sits in its resource's list: slots_[f * stride_ + h]. The stride
     // is the longest route's resource count; it only grows (the table is then re-laid).
     std::vector<std::uint32_t> slots_;
     std::size_t stride_ = 0;
-    void widen(std::size_t hops);                                   // stride_ >= hops
-    std::unordered_map<std::uint64_t, std::uint32_t> route_index_;  // (src, dst) -> route
+    void widen(std::size_t hops);  // stride_ >= hops
+    // Minimal routes by (src << 32 | dst): a flat map, no allocation per route (a binomial
+    // bcast meets a new pair with every message); Valiant routes by (src, dst, via).
+    SlotMap minimal_routes_;
+    std::unordered_map<std::uint64_t, std::uint32_t> route_index_;
     struct LastRoute {  // the last minimal route a source vertex sent on
         VertexId dst = topo::kNoVertex;
         std::uint32_t index = 0;
@@ -140,10 +192,21 @@ class FluidNetwork final : public Component, public Transport {
     topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
     std::uint64_t next_order_ = 0;
-    Pool<std::uint64_t> pending_;          // cookies of scheduled notifications
-    std::vector<Completion> completions_;  // a binary min-heap (std::push_heap with Later)
-    Time armed_at_ = Time::max();          // time of the engine event for the earliest completion
-    std::vector<std::uint64_t> edge_bytes_;
+    Pool<std::uint64_t> pending_;  // cookies of scheduled notifications
+    // The pending completions in (time, start order): a run kept in that order, into which
+    // a completion goes when it is not earlier than the run's last (flows started one after
+    // another with one duration: O(1) each), and a binary min-heap for the others; the
+    // earliest is the earlier of the run's head and the heap's top. Which of two entries
+    // with the same time and order (only a flow's superseded entry and its current one)
+    // comes first changes nothing: the superseded one is skipped either way.
+    std::vector<Completion> run_;  // from run_head_ on, in order
+    std::size_t run_head_ = 0;
+    std::vector<Completion> heap_;  // std::push_heap with Later
+    void push_completion(const Completion& c);
+    bool top_in_run() const;
+    const Completion* first_completion() const;  // nullptr when none
+    void pop_completion();
+    Time armed_at_ = Time::max();  // time of the engine event for the earliest completion
     NetworkStats stats_;
 
     // Scratch for resolve(): the component, with local indices for the solver.
