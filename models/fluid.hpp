@@ -65,8 +65,12 @@ class FluidNetwork final : public Component, public Transport {
             return a.at != b.at ? a.at > b.at : a.order > b.order;
         }
     };
+    // An entry is its flow's current one: the same flow (a finished flow's slot is reused by
+    // the next, whose version counter starts again, so slot and version alone could take a
+    // dead flow's superseded entry for the new flow's) at its current version.
     bool current(const Completion& c) const {
-        return flows_[c.flow].active && flows_[c.flow].version == c.version;
+        return flows_[c.flow].active && flows_[c.flow].version == c.version &&
+               flows_[c.flow].order == c.order;
     }
     void drop_stale();  // pops superseded entries off the top; compacts when they dominate
     static constexpr std::uint32_t kNil = UINT32_MAX;

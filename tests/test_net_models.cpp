@@ -375,3 +375,33 @@ TEST(Fluid, EqualFlowsIntoOneReceiverEndAtOneInstant) {
 
 }  // namespace
 }  // namespace clustersim
+
+namespace clustersim {
+namespace {
+
+// A flow's superseded completion entries may outlive it; the flow's slot is then reused by
+// a new flow whose version counter starts again. An entry must match the flow it was made
+// for, not only the slot and version: here A (10 MB) and B (1 MB) share rank 0's link,
+// A's entry for the shared rate (16 ms) is superseded when B ends (1.6 ms; A ends at
+// 8.8 ms), and C (20 MB) takes A's slot and is re-rated once, by D (5 MB), to the same
+// version A's stale entry carries. C must still end when its bytes are through: D ends at
+// 8.8 + 5 / 0.625 = 16.8 ms, C's remaining 15 MB take 12 ms more, 28.8 ms (plus the route
+// latency); with the stale entry taken for C's, C ended at 16 ms.
+TEST(Fluid, ASupersededEntryNeverCompletesTheFlowThatReusesItsSlot) {
+    const auto t = topo::parse_model(star_xml(2, "model=\"fluid\"", "4KiB"), "reuse.xml");
+    using testing::irecv;
+    using testing::isend;
+    using testing::waitall;
+    const std::uint64_t a = 10'000'000, b = 1'000'000, c = 20'000'000, d = 5'000'000;
+    std::vector<std::vector<mpi::Op>> script = {{isend(1, a, 0), isend(1, b, 1), waitall(0, 2),
+                                                 isend(1, d, 2), isend(1, c, 3), waitall(2, 2)},
+                                                {irecv(0, a, 0), irecv(0, b, 1), waitall(0, 2),
+                                                 irecv(0, d, 2), irecv(0, c, 3), waitall(2, 2)}};
+    ScriptProgram prog(script);
+    const auto res = mpi::simulate(t, ranks_on(t, {0, 1}), prog);
+    EXPECT_EQ(res.network.bytes_delivered, a + b + c + d);
+    EXPECT_NEAR(res.ranks[1].finish.seconds(), 28.8e-3, 0.05e-3);
+}
+
+}  // namespace
+}  // namespace clustersim
