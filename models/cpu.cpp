@@ -29,10 +29,6 @@ void Cpus::set_noise(std::uint32_t index, const jitter::Timeline* timeline, std:
     core.hint = 0;
 }
 
-void Cpus::start(std::uint32_t core, std::uint64_t instructions, std::uint64_t cookie) {
-    start_time(core, compute_time(instructions, cores_[core].speed), cookie);
-}
-
 // Brings the jobs up to now. Without noise each of the n jobs gets elapsed / n of dedicated
 // time; with noise, (compute picoseconds available in the interval) / n, and each job meets
 // the interval's jitter. The integer division drops at most n - 1 ps per job, the same way
@@ -119,6 +115,100 @@ void Cpus::handle(Engine&, const Event& event) {
     core.jobs.erase(std::remove_if(core.jobs.begin(), core.jobs.end(), finished), core.jobs.end());
     reschedule(index);
     for (const Job& j : done_) client_.compute_done(j.cookie, Time::ps(j.jitter_ps));
+}
+
+RunToCompletion::RunToCompletion(Engine& engine, CpuClient& client)
+    : engine_(engine), client_(client) {
+    id_ = engine_.add(*this);
+}
+
+std::uint32_t RunToCompletion::add_core(std::uint64_t instructions_per_second) {
+    Core c;
+    c.speed = instructions_per_second;
+    cores_.push_back(std::move(c));
+    return static_cast<std::uint32_t>(cores_.size() - 1);
+}
+
+void RunToCompletion::set_noise(std::uint32_t index, const jitter::Timeline* timeline,
+                                std::uint64_t offset) {
+    Core& core = cores_[index];
+    if (!core.queue.empty())
+        throw std::logic_error("RunToCompletion::set_noise on a core that has work");
+    core.noise = timeline;
+    core.offset = offset;
+    core.hint = 0;
+}
+
+void RunToCompletion::start_time(std::uint32_t index, Time work, std::uint64_t cookie) {
+    Core& core = cores_[index];
+    core.queue.push_back(Job{work, cookie});
+    if (core.queue.size() == 1) run_front(index);
+}
+
+// The front job runs from now for its work, stretched by the jitter segments it meets.
+void RunToCompletion::run_front(std::uint32_t index) {
+    Core& core = cores_[index];
+    const Job& job = core.queue.front();
+    const Time now = engine_.now();
+    Time span = job.work;
+    core.running_jitter = Time::zero();
+    if (core.noise != nullptr && job.work > Time::zero()) {
+        const jitter::Timeline::Step step =
+            core.noise->run(core.offset + static_cast<std::uint64_t>(now.ps()),
+                            static_cast<std::uint64_t>(job.work.ps()), core.hint);
+        span = Time::ps(static_cast<std::int64_t>(step.elapsed));
+        core.running_jitter = span - job.work;
+    }
+    const Time at = now + span;  // clamps to Time::max()
+    if (at == Time::max()) [[unlikely]]
+        throw HorizonError(fmt::format(
+            "simulated time passes the horizon: the compute of {} on core {} would end beyond "
+            "2^63-1 ps (about {:.2f} days, the largest time int64 picoseconds hold) at "
+            "simulated time {}",
+            client_.describe_job(job.cookie), index, Time::horizon_days(), format_time(now)));
+    core.started = now;
+    engine_.schedule(at, id_, 0, index);
+}
+
+void RunToCompletion::handle(Engine&, const Event& event) {
+    const auto index = static_cast<std::uint32_t>(event.data);
+    Core& core = cores_[index];
+    const Job done = core.queue.front();
+    core.queue.pop_front();
+    core.busy += engine_.now() - core.started;
+    core.jitter += core.running_jitter;
+    const Time jitter = core.running_jitter;
+    if (!core.queue.empty()) run_front(index);
+    client_.compute_done(done.cookie, jitter);
+}
+
+CpuModelRegistry& cpu_models() {
+    static CpuModelRegistry registry("CPU model", 256);  // CpuModelId is one byte
+    static const bool builtins = [] {
+        CpuModelRegistry& r = registry;
+        r.add({"processor-sharing",
+               "the jobs on a core share it equally: n jobs each run at 1/n of its speed",
+               {},
+               [](const std::vector<KeyValue>&) -> CpuModelFactory {
+                   return [](Engine& engine, CpuClient& client) {
+                       return std::make_unique<Cpus>(engine, client);
+                   };
+               }});
+        r.add({"run-to-completion",
+               "a core runs one job at a time to its end, first started first; the others wait",
+               {},
+               [](const std::vector<KeyValue>&) -> CpuModelFactory {
+                   return [](Engine& engine, CpuClient& client) {
+                       return std::make_unique<RunToCompletion>(engine, client);
+                   };
+               }});
+        // Their ids are kProcessorSharing and kRunToCompletion.
+        r.select("processor-sharing");
+        r.select("run-to-completion");
+        return true;
+    }();
+    (void)builtins;
+    return registry;
 }
 
 }  // namespace clustersim::cpu

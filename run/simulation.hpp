@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/io_service.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/runtime.hpp"
+#include "models/cpu.hpp"
 #include "models/jitter.hpp"
 #include "models/network.hpp"
 #include "topologies/topology.hpp"
@@ -46,6 +48,9 @@ struct SimulationOptions {
     // accepted and returned it (run/network_models.hpp); empty: the one the model's
     // settings select.
     std::string network;
+    // The configured CPU model (--cpu, as cpu::cpu_models().select() gave it); unset: the
+    // one the model's <network cpu> names, else processor sharing.
+    std::optional<cpu::CpuModelId> cpu;
     // Builds the parallel file system (iosys::io_factory()); empty: no MPI-IO in this run.
     IoFactory io;
     // Told about every finished operation (timelines, statistics).
@@ -79,6 +84,11 @@ std::string choose_network(topo::Topology& topology, const std::string& name);
 // The names choose_network() accepts: "packet, cut-through, fluid, simple, bus_only, ...".
 std::string network_names();
 
+// The CPU model the topology's <network cpu="..."> names (processor sharing without one), as
+// the id cpu::cpu_models().select() gives it. Throws InputError naming the model file and the
+// <network> element's line for an unknown model or a bad parameter.
+cpu::CpuModelId cpu_model_of(const topo::Topology& topology);
+
 // Runs `program` on `ranks` placed on `topology`. Throws InputError on a deadlock (the
 // program's ranks wait for each other forever), naming the blocked ranks and operations.
 // When `program` is an App (apps.hpp) it is told the ranks' core speeds first.
@@ -91,6 +101,9 @@ std::string network_names();
 // (same file or generator, length, seed and frequency) share one timeline. A problem with a
 // jitter spec (unreadable trace, bad generator, start index beyond the trace, no frequency)
 // is an InputError at the <jitter> element's line of the model file.
+//
+// The cores run the CPU model options.cpu names, else cpu_model_of(topology); a model that
+// does not model OS jitter refuses a <jitter> with an InputError at its line.
 SimulationResult simulate(const topo::Topology& topology, const std::vector<RankLocation>& ranks,
                           Program& program, const SimulationOptions& options = {});
 
