@@ -35,6 +35,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -99,91 +100,107 @@ using CpuModelEntry = ConfiguredEntry<CpuModelFactory>;
 using CpuModelRegistry = ConfiguredRegistry<CpuModelFactory, CpuModelId>;
 CpuModelRegistry& cpu_models();
 
-// Processor sharing ("processor-sharing").
-class Cpus final : public Component, public CpuModel {
-  public:
-    Cpus(Engine& engine, CpuClient& client);
-    std::uint32_t add_core(std::uint64_t instructions_per_second) override;
-    void set_noise(std::uint32_t core, const jitter::Timeline* timeline,
-                   std::uint64_t offset) override;
-    void start_time(std::uint32_t core, Time work, std::uint64_t cookie) override;
+// What every core of the built-in models keeps: its speed, the time it had work and the
+// jitter it met meanwhile, and its OS noise.
+struct CoreState {
+    std::uint64_t speed = 0;
+    Time busy;                                // time with at least one job
+    Time jitter;                              // time in jitter segments with at least one job
+    const jitter::Timeline* noise = nullptr;  // picoseconds; null: no jitter
+    std::uint64_t offset = 0;                 // trace position at time 0
+    std::uint32_t hint = 0;                   // tuple last looked at (speeds up look-ups)
+    std::uint64_t position(Time t) const { return offset + static_cast<std::uint64_t>(t.ps()); }
+};
 
+// Throws the HorizonError of a compute of `cookie` on core `index` that would end beyond
+// the simulated-time horizon.
+[[noreturn]] void compute_beyond_horizon(const CpuClient& client, std::uint32_t index,
+                                         std::uint64_t cookie, Time now);
+
+// A CPU model keeping one `Core` (a CoreState with `bool idle() const`) per core: the
+// bookkeeping both built-in models share. A model derives from it and implements
+// start_time() and handle().
+template <typename Core>
+class PerCoreModel : public Component, public CpuModel {
+  public:
+    PerCoreModel(Engine& engine, CpuClient& client) : engine_(engine), client_(client) {
+        id_ = engine_.add(*this);
+    }
+    std::uint32_t add_core(std::uint64_t instructions_per_second) override {
+        Core c;
+        c.speed = instructions_per_second;
+        cores_.push_back(std::move(c));
+        return static_cast<std::uint32_t>(cores_.size() - 1);
+    }
+    void set_noise(std::uint32_t index, const jitter::Timeline* timeline,
+                   std::uint64_t offset) override {
+        Core& core = cores_[index];
+        if (!core.idle()) throw std::logic_error(name() + ": set_noise on a core that has work");
+        core.noise = timeline;
+        core.offset = offset;
+        core.hint = 0;
+    }
     std::size_t cores() const override { return cores_.size(); }
     std::uint64_t speed(std::uint32_t core) const override { return cores_[core].speed; }
     Time busy_time(std::uint32_t core) const override { return cores_[core].busy; }
     Time jitter_time(std::uint32_t core) const override { return cores_[core].jitter; }
 
+  protected:
+    Engine& engine_;
+    CpuClient& client_;
+    ComponentId id_;
+    std::vector<Core> cores_;
+};
+
+struct SharedJob {
+    std::int64_t remaining_ps;  // dedicated-core time still to run
+    std::uint64_t cookie;
+    std::int64_t jitter_ps = 0;  // jitter met so far
+};
+struct SharedCore : CoreState {
+    std::vector<SharedJob> jobs;
+    Time last_update;
+    std::uint32_t generation = 0;  // invalidates stale completion events
+    bool idle() const { return jobs.empty(); }
+};
+
+// Processor sharing ("processor-sharing").
+class Cpus final : public PerCoreModel<SharedCore> {
+  public:
+    using PerCoreModel::PerCoreModel;
+    void start_time(std::uint32_t core, Time work, std::uint64_t cookie) override;
     void handle(Engine& engine, const Event& event) override;
     std::string name() const override { return "cpus"; }
 
   private:
-    struct Job {
-        std::int64_t remaining_ps;  // dedicated-core time still to run
-        std::uint64_t cookie;
-        std::int64_t jitter_ps = 0;  // jitter met so far
-    };
-    struct Core {
-        std::uint64_t speed = 0;
-        std::vector<Job> jobs;
-        Time last_update;
-        Time busy;                                // time with at least one job
-        Time jitter;                              // time in jitter segments with at least one job
-        std::uint32_t generation = 0;             // invalidates stale completion events
-        const jitter::Timeline* noise = nullptr;  // picoseconds; null: no jitter
-        std::uint64_t offset = 0;                 // trace position at time 0
-        std::uint32_t hint = 0;                   // tuple last looked at (speeds up look-ups)
-        std::uint64_t position(Time t) const { return offset + static_cast<std::uint64_t>(t.ps()); }
-    };
-    void advance(Core& core);
+    void advance(SharedCore& core);
     void reschedule(std::uint32_t index);
-    [[noreturn]] void beyond_horizon(std::uint32_t index, std::uint64_t cookie) const;
 
-    Engine& engine_;
-    CpuClient& client_;
-    ComponentId id_;
-    std::vector<Core> cores_;
-    std::vector<Job> done_;  // scratch: jobs finished in one step
+    std::vector<SharedJob> done_;  // scratch: jobs finished in one step
+};
+
+struct QueuedJob {
+    Time work;  // dedicated-core time
+    std::uint64_t cookie;
+};
+struct QueueCore : CoreState {
+    std::deque<QueuedJob> queue;  // front: the running job
+    Time started;                 // when the running job started
+    Time running_jitter;          // jitter the running job meets
+    bool idle() const { return queue.empty(); }
 };
 
 // Run to completion ("run-to-completion"): one job at a time per core, first started first.
-class RunToCompletion final : public Component, public CpuModel {
+class RunToCompletion final : public PerCoreModel<QueueCore> {
   public:
-    RunToCompletion(Engine& engine, CpuClient& client);
-    std::uint32_t add_core(std::uint64_t instructions_per_second) override;
-    void set_noise(std::uint32_t core, const jitter::Timeline* timeline,
-                   std::uint64_t offset) override;
+    using PerCoreModel::PerCoreModel;
     void start_time(std::uint32_t core, Time work, std::uint64_t cookie) override;
-
-    std::size_t cores() const override { return cores_.size(); }
-    std::uint64_t speed(std::uint32_t core) const override { return cores_[core].speed; }
-    Time busy_time(std::uint32_t core) const override { return cores_[core].busy; }
-    Time jitter_time(std::uint32_t core) const override { return cores_[core].jitter; }
-
     void handle(Engine& engine, const Event& event) override;
     std::string name() const override { return "cpus (run to completion)"; }
 
   private:
-    struct Job {
-        Time work;  // dedicated-core time
-        std::uint64_t cookie;
-    };
-    struct Core {
-        std::uint64_t speed = 0;
-        std::deque<Job> queue;  // front: the running job
-        Time started;           // when the running job started
-        Time busy, jitter;
-        Time running_jitter;                      // jitter the running job meets
-        const jitter::Timeline* noise = nullptr;  // picoseconds; null: no jitter
-        std::uint64_t offset = 0;                 // trace position at time 0
-        std::uint32_t hint = 0;
-    };
     // Starts the job at the front of `index`'s queue now.
     void run_front(std::uint32_t index);
-
-    Engine& engine_;
-    CpuClient& client_;
-    ComponentId id_;
-    std::vector<Core> cores_;
 };
 
 }  // namespace clustersim::cpu
