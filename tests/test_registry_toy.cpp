@@ -505,6 +505,15 @@ TEST(RegistryToy, ToyCpuParametersAreCheckedAgainstTheRegistry) {
                   std::string::npos)
             << x.err;
     }
+    // A model without OS jitter refuses a <jitter>, at its line.
+    const std::string jittery =
+        std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/jitter-8.xml";
+    const CliResult j = clustersim({"run", jittery, "--app", "loop:work=1ms,iterations=2",
+                                    "--ranks", "2", "--cpu", "toy_cpu"});
+    EXPECT_EQ(j.code, 2);
+    EXPECT_NE(j.err.find("jitter-8.xml:20: <jitter>: the CPU model toy_cpu has no OS jitter"),
+              std::string::npos)
+        << j.err;
     EXPECT_THROW(cpu::cpu_models().add({"toy_cpu", "again", {}, nullptr}), std::logic_error);
 }
 
