@@ -167,7 +167,7 @@ std::int32_t coll_context(std::uint32_t comm) {
 }
 }  // namespace
 
-Runtime::Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus,
+Runtime::Runtime(Engine& engine, net::Transport& network, cpu::CpuModel& cpus,
                  std::vector<RankLocation> ranks, std::vector<std::uint32_t> rank_core,
                  const Selection& selection, RuntimeConfig config, Program& program)
     : engine_(engine),

@@ -138,7 +138,7 @@ struct RuntimeConfig {
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
   public:
-    Runtime(Engine& engine, net::Transport& network, cpu::Cpus& cpus,
+    Runtime(Engine& engine, net::Transport& network, cpu::CpuModel& cpus,
             std::vector<RankLocation> ranks, std::vector<std::uint32_t> rank_core,
             const Selection& selection, RuntimeConfig config, Program& program);
 
@@ -433,7 +433,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
 
     Engine& engine_;
     net::Transport& network_;
-    cpu::Cpus& cpus_;
+    cpu::CpuModel& cpus_;
     // The local work of collectives on `rank`'s core, done with `cookie`: combining
     // `bytes` of reduced data; copying its own block of `bytes`.
     void start_reduce_work(std::int32_t rank, std::uint64_t bytes, std::uint64_t cookie);

@@ -22,7 +22,7 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
     id_ = engine_.add_prefetching(*this);
     // Each node's NIC model, resolved to its behaviour once.
     auto resolve = [this](topo::NicModel id) {
-        std::shared_ptr<const topo::NicBehaviour> b = topo::nic_models().behaviour(id);
+        std::shared_ptr<const topo::NicBehaviour> b = topo::nic_models().made(id);
         const topo::NicBehaviour* raw = b.get();
         if (std::find(nics_.begin(), nics_.end(), b) == nics_.end()) nics_.push_back(std::move(b));
         return raw;
@@ -57,7 +57,7 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         // forward_ is indexed by the registry's id; each rule is fetched once.
         const auto slot = static_cast<std::size_t>(f);
         if (forward_.size() <= slot) forward_.resize(slot + 1);
-        if (forward_[slot].at == nullptr) forward_[slot] = topo::forwarding_models().rule(f);
+        if (forward_[slot].at == nullptr) forward_[slot] = topo::forwarding_models().made(f);
         l.forward = static_cast<std::uint8_t>(slot);
     }
 }

@@ -88,7 +88,7 @@ class NoiseTimelines {
         : t_(t), jitter_(jitter), options_(options) {}
 
     // Gives core `core` (the task index) at `loc` its noise, if its node type has one.
-    void apply(cpu::Cpus& cpus, std::uint32_t core, const RankLocation& loc) {
+    void apply(cpu::CpuModel& cpus, std::uint32_t core, const RankLocation& loc) {
         const topo::NodeInfo& node = t_.nodes[loc.node];
         std::int32_t node_core = static_cast<std::int32_t>(loc.core);
         for (std::uint32_t s = 0; s < loc.socket; ++s)
@@ -129,7 +129,11 @@ class NoiseTimelines {
         } catch (const std::invalid_argument& e) {
             fail(*spec, e.what());
         }
-        cpus.set_noise(core, &timeline, jitter::start_position(timeline, start, core));
+        try {
+            cpus.set_noise(core, &timeline, jitter::start_position(timeline, start, core));
+        } catch (const std::invalid_argument& e) {
+            fail(*spec, e.what());
+        }
     }
 
   private:
@@ -242,6 +246,17 @@ std::string choose_network(topo::NetworkSettings& settings, comm::CommModelSpec&
     return text;
 }
 
+cpu::CpuModelId cpu_model_of(const topo::Topology& t) {
+    if (t.settings.cpu_model_line == 0 && t.settings.cpu_model.empty())
+        return cpu::kProcessorSharing;
+    try {
+        return cpu::cpu_models().select(t.settings.cpu_model);
+    } catch (const std::invalid_argument& e) {
+        throw InputError(t.source, t.settings.cpu_model_line,
+                         fmt::format("<network> attribute 'cpu': {}", e.what()));
+    }
+}
+
 SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocation>& ranks,
                           Program& program, const SimulationOptions& options) {
     return simulate(t, run::ModelParts{}, ranks, program, options);
@@ -283,7 +298,10 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
         options.network);
     net::Transport& network = *transport;
     NoiseTimelines noise(t, parts.jitter, options);  // before the cores that point into it
-    cpu::Cpus cpus(engine, forward);
+    const cpu::CpuModelId cpu_model = options.cpu ? *options.cpu : cpu_model_of(t);
+    const std::unique_ptr<cpu::CpuModel> cpu_model_made =
+        cpu::cpu_models().made(cpu_model)(engine, forward);
+    cpu::CpuModel& cpus = *cpu_model_made;
 
     // One core model per (node, socket, core) that hosts at least one rank.
     std::unordered_map<std::uint64_t, std::uint32_t> core_of;

@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/io_service.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/runtime.hpp"
+#include "models/cpu.hpp"
 #include "models/jitter.hpp"
 #include "models/network.hpp"
 #include "run/model.hpp"
@@ -47,6 +49,9 @@ struct SimulationOptions {
     // accepted and returned it (run/network_models.hpp); empty: the one the model's
     // settings select.
     std::string network;
+    // The configured CPU model (--cpu, as cpu::cpu_models().select() gave it); unset: the
+    // one the model's <network cpu> names, else processor sharing.
+    std::optional<cpu::CpuModelId> cpu;
     // Builds the parallel file system (iosys::io_factory()); empty: no MPI-IO in this run.
     IoFactory io;
     // Told about every finished operation (timelines, statistics).
@@ -84,6 +89,11 @@ inline std::string choose_network(run::Model& model, const std::string& name) {
 // The names choose_network() accepts: "packet, cut-through, fluid, simple, bus_only, ...".
 std::string network_names();
 
+// The CPU model the topology's <network cpu="..."> names (processor sharing without one), as
+// the id cpu::cpu_models().select() gives it. Throws InputError naming the model file and the
+// <network> element's line for an unknown model or a bad parameter.
+cpu::CpuModelId cpu_model_of(const topo::Topology& topology);
+
 // Runs `program` on `ranks` placed on `topology`. Throws InputError on a deadlock (the
 // program's ranks wait for each other forever), naming the blocked ranks and operations.
 // When `program` is an App (apps.hpp) it is told the ranks' core speeds first.
@@ -97,6 +107,8 @@ std::string network_names();
 // jitter spec (unreadable trace, bad generator, start index beyond the trace, no frequency)
 // is an InputError at the <jitter> element's line of the model file.
 //
+// The cores run the CPU model options.cpu names, else cpu_model_of(topology); a model that
+// does not model OS jitter refuses a <jitter> with an InputError at its line.
 // `parts` are the model's other settings (run/model.hpp); without them, every part's
 // defaults (a model of the graph alone).
 SimulationResult simulate(const topo::Topology& topology, const run::ModelParts& parts,

@@ -3,6 +3,7 @@
 // of the event simulator with the fast jitSim path (models/jitsim.hpp) on a barrier loop.
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,7 @@ struct Recorder final : cpu::CpuClient {
 
 // Starts a job on core 0 when its event fires (data = work in ps, kind = cookie).
 struct Starter final : Component {
-    cpu::Cpus* cpus = nullptr;
+    cpu::CpuModel* cpus = nullptr;
     void handle(Engine&, const Event& e) override {
         cpus->start_time(0, Time::ps(static_cast<std::int64_t>(e.data)), e.kind);
     }
@@ -158,6 +159,76 @@ TEST(JitterCpu, NoNoiseIsPlainProcessorSharing) {
     EXPECT_EQ(rig.client.done[1].at, Time::ns(260));
     EXPECT_EQ(rig.client.done[0].jitter, Time::zero());
     EXPECT_EQ(rig.client.done[1].jitter, Time::zero());
+}
+
+// The run-to-completion model (cpu::cpu_models()' "run-to-completion"): one job at a time
+// per core, in start order.
+struct RunToCompletionRig {
+    Engine engine;
+    Recorder client;
+    std::unique_ptr<cpu::CpuModel> cpus =
+        cpu::cpu_models().made(cpu::kRunToCompletion)(engine, client);
+    Starter starter;
+    ComponentId starter_id;
+    RunToCompletionRig() {
+        client.engine = &engine;
+        cpus->add_core(1'000'000'000);  // 1 instruction = 1 ns
+        starter.cpus = cpus.get();
+        starter_id = engine.add(starter);
+    }
+    void start_at(Time at, Time work, std::uint32_t cookie) {
+        engine.schedule(at, starter_id, cookie, static_cast<std::uint64_t>(work.ps()));
+    }
+};
+
+TEST(CpuRunToCompletion, JobsRunOneAfterTheOtherInStartOrder) {
+    RunToCompletionRig rig;
+    // Three jobs of 30, 10 and 20 ns at 0, 5 and 5 ns: each waits for the ones started
+    // before it, whatever their length: done at 30, 40 and 60 ns. (Processor sharing: the
+    // 10 ns job first, at 35 ns.)
+    rig.start_at(Time::zero(), Time::ns(30), 1);
+    rig.start_at(Time::ns(5), Time::ns(10), 2);
+    rig.start_at(Time::ns(5), Time::ns(20), 3);
+    rig.engine.run();
+    ASSERT_EQ(rig.client.done.size(), 3u);
+    EXPECT_EQ(rig.client.done[0].cookie, 1u);
+    EXPECT_EQ(rig.client.done[0].at, Time::ns(30));
+    EXPECT_EQ(rig.client.done[1].cookie, 2u);
+    EXPECT_EQ(rig.client.done[1].at, Time::ns(40));
+    EXPECT_EQ(rig.client.done[2].cookie, 3u);
+    EXPECT_EQ(rig.client.done[2].at, Time::ns(60));
+    EXPECT_EQ(rig.cpus->busy_time(0), Time::ns(60));
+    // An idle gap is not busy: one more job at 100 ns, done at 110 ns.
+    rig.start_at(Time::ns(100), Time::ns(10), 4);
+    rig.engine.run();
+    ASSERT_EQ(rig.client.done.size(), 4u);
+    EXPECT_EQ(rig.client.done[3].at, Time::ns(110));
+    EXPECT_EQ(rig.cpus->busy_time(0), Time::ns(70));
+    for (const Done& d : rig.client.done) EXPECT_EQ(d.jitter, Time::zero());
+}
+
+TEST(CpuRunToCompletion, TheRunningJobAloneMeetsTheJitter) {
+    const auto tl = jitter::Timeline::in_picoseconds(small_trace());
+    RunToCompletionRig rig;
+    rig.cpus->set_noise(0, &tl, 0);
+    rig.start_at(Time::zero(), Time::ns(200), 1);  // A
+    rig.start_at(Time::ns(120), Time::ns(60), 2);  // B waits for A
+    rig.engine.run();
+    ASSERT_EQ(rig.client.done.size(), 2u);
+    // A: [0,100), the jitter [100,150), 100 ns more: done at 250 ns, 50 ns of jitter. B from
+    // 250 ns inside the compute segment [150,350): done at 310 ns, no jitter. (Processor
+    // sharing: B at 270 ns, A at 310 ns.)
+    EXPECT_EQ(rig.client.done[0].cookie, 1u);
+    EXPECT_EQ(rig.client.done[0].at, Time::ns(250));
+    EXPECT_EQ(rig.client.done[0].jitter, Time::ns(50));
+    EXPECT_EQ(rig.client.done[1].cookie, 2u);
+    EXPECT_EQ(rig.client.done[1].at, Time::ns(310));
+    EXPECT_EQ(rig.client.done[1].jitter, Time::zero());
+    EXPECT_EQ(rig.cpus->jitter_time(0), Time::ns(50));
+    EXPECT_EQ(rig.cpus->busy_time(0), Time::ns(310));
+    // With a single job at a time both models agree: the timeline's run() from its start.
+    std::uint32_t hint = 0;
+    EXPECT_EQ(tl.run(0, 200'000, hint).elapsed, 250'000u);
 }
 
 // ---- the model XML ----------------------------------------------------------------------

@@ -1,8 +1,8 @@
 // Adding a model is one class and one registration line: this file registers a toy network
-// model, a toy NIC model, a toy switch forwarding model and a toy analytic communication model from
-// here, through the registries alone (no edit anywhere else), and runs them through the
-// `clustersim` command line in this process (tools/cli.hpp's main), checking the simulated times
-// against closed forms.
+// model, a toy NIC model, a toy switch forwarding model, a toy CPU model and a toy analytic
+// communication model from here, through the registries alone (no edit anywhere else), and runs
+// them through the `clustersim` command line in this process (tools/cli.hpp's main), checking the
+// simulated times against closed forms.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/comm_model.hpp"
+#include "models/cpu.hpp"
 #include "models/transport.hpp"
 #include "run/network_models.hpp"
 #include "simulator/engine.hpp"
@@ -106,8 +107,62 @@ Time toy_forward_at(const topo::ForwardRule& rule, Time, Time, Time tail) {
     return tail + rule.k[0];
 }
 
+// A toy CPU model: every job runs alone (as if each had a core of its own) at 1/slowdown of
+// its core's speed: done `slowdown` x its dedicated-core time after it started. No OS jitter.
+class ToyCpu final : public Component, public cpu::CpuModel {
+  public:
+    ToyCpu(Engine& engine, cpu::CpuClient& client, std::int64_t slowdown)
+        : engine_(engine), client_(client), slowdown_(slowdown) {
+        id_ = engine_.add(*this);
+    }
+    std::uint32_t add_core(std::uint64_t instructions_per_second) override {
+        speeds_.push_back(instructions_per_second);
+        busy_.push_back(Time::zero());
+        return static_cast<std::uint32_t>(speeds_.size() - 1);
+    }
+    void set_noise(std::uint32_t, const jitter::Timeline*, std::uint64_t) override {
+        throw std::invalid_argument("the CPU model toy_cpu has no OS jitter");
+    }
+    void start_time(std::uint32_t core, Time work, std::uint64_t cookie) override {
+        const Time span = Time::ps(work.ps() * slowdown_);
+        busy_[core] += span;  // an upper bound when jobs overlap; the toy does not merge them
+        engine_.schedule_in(span, id_, 0, cookie);
+    }
+    std::size_t cores() const override { return speeds_.size(); }
+    std::uint64_t speed(std::uint32_t core) const override { return speeds_[core]; }
+    Time busy_time(std::uint32_t core) const override { return busy_[core]; }
+    Time jitter_time(std::uint32_t) const override { return Time::zero(); }
+    void handle(Engine&, const Event& e) override { client_.compute_done(e.data, Time::zero()); }
+    std::string name() const override { return "toy cpu"; }
+
+  private:
+    Engine& engine_;
+    cpu::CpuClient& client_;
+    std::int64_t slowdown_;
+    ComponentId id_ = 0;
+    std::vector<std::uint64_t> speeds_;
+    std::vector<Time> busy_;
+};
+
 // The registration lines.
 const bool registered = [] {
+    cpu::cpu_models().add(
+        {"toy_cpu",
+         "toy: every job alone, at 1/slowdown of its core's speed",
+         {{"slowdown", "count", "", "2", "how many times longer than on a dedicated core"}},
+         [](const std::vector<KeyValue>& params) -> cpu::CpuModelFactory {
+             std::int64_t slowdown = 2;
+             for (const KeyValue& kv : params)
+                 if (kv.key == "slowdown") {
+                     const std::uint64_t n = parse_count(kv.value);
+                     if (n == 0 || n > 1000)
+                         throw std::invalid_argument("slowdown: expected 1 to 1000");
+                     slowdown = static_cast<std::int64_t>(n);
+                 }
+             return [slowdown](Engine& engine, cpu::CpuClient& client) {
+                 return std::make_unique<ToyCpu>(engine, client, slowdown);
+             };
+         }});
     topo::forwarding_models().add(
         {"toy_fwd",
          "toy: store-and-forward plus a fixed processing delay",
@@ -344,6 +399,143 @@ TEST(RegistryToy, ToyForwardingParametersAreCheckedAgainstTheRegistry) {
                  std::logic_error);
 }
 
+// `clustersim run ARGS... --json` on two-nodes.xml (or `model`), parsed.
+nlohmann::json run_args_json(std::vector<std::string> args, const std::string& model = kModel) {
+    args.insert(args.begin(), {"run", model});
+    args.push_back("--json");
+    const CliResult r = clustersim(args);
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
+}
+
+double compute_seconds(const nlohmann::json& j) {
+    return j["operations"]["Compute"]["time_s"].get<double>();
+}
+
+// A map file putting ranks 0 and 1 on n0's one core.
+std::string one_core_map() {
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "toy-cpu-one-core.map").string();
+    std::ofstream(path) << "0 n0 0 0\n1 n0 0 0\n";
+    return path;
+}
+
+TEST(RegistryToy, ToyCpuModelRunsThroughTheCommandLine) {
+    ASSERT_TRUE(registered);
+    // barrier-loop: each rank computes 10 us (10^4 instructions at 1G/s) then a barrier, 3
+    // times; one rank per node. The toy stretches each compute by `slowdown`; the barriers
+    // are the same, so the run is 3 x (slowdown - 1) x 10 us longer than processor sharing.
+    const std::vector<std::string> app = {"--app", "barrier-loop:work=10us,iterations=3", "--ranks",
+                                          "2"};
+    auto with = [&](std::vector<std::string> more) {
+        std::vector<std::string> args = app;
+        args.insert(args.end(), more.begin(), more.end());
+        return run_args_json(args);
+    };
+    const nlohmann::json ps = with({});
+    const nlohmann::json toy3 = with({"--cpu", "toy_cpu:slowdown=3"});
+    const nlohmann::json toy = with({"--cpu", "toy_cpu"});  // its default: 2
+    ASSERT_FALSE(ps.is_null() || toy3.is_null() || toy.is_null());
+    const std::int64_t base = ps["simulated_time_ps"].get<std::int64_t>();
+    EXPECT_EQ(toy3["simulated_time_ps"].get<std::int64_t>() - base, 3 * 2 * 10'000'000);
+    EXPECT_EQ(toy["simulated_time_ps"].get<std::int64_t>() - base, 3 * 1 * 10'000'000);
+    EXPECT_DOUBLE_EQ(compute_seconds(ps), 6 * 10e-6);
+    EXPECT_DOUBLE_EQ(compute_seconds(toy3), 6 * 30e-6);
+    // Two ranks on one core: processor sharing makes each compute 20 us, the toy lets both
+    // run alone (30 us each at slowdown 3).
+    const std::vector<std::string> one_core = {"--placement", "map:" + one_core_map(),
+                                               "--oversubscribe"};
+    std::vector<std::string> shared = one_core;
+    shared.insert(shared.end(), {"--cpu", "toy_cpu:slowdown=3"});
+    const nlohmann::json toy_shared = with(shared);
+    ASSERT_FALSE(toy_shared.is_null());
+    EXPECT_DOUBLE_EQ(compute_seconds(toy_shared), 6 * 30e-6);
+    // The model XML selects it too: <network cpu="...">.
+    std::ifstream in(kModel);
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    xml.replace(xml.find(R"(nic="packet")"), 12, R"(nic="packet" cpu="toy_cpu:slowdown=3")");
+    const std::string model = (std::filesystem::temp_directory_path() / "toy-cpu.xml").string();
+    std::ofstream(model) << xml;
+    const nlohmann::json from_xml = run_args_json(app, model);
+    ASSERT_FALSE(from_xml.is_null());
+    EXPECT_EQ(from_xml["simulated_time_ps"], toy3["simulated_time_ps"]);
+    // --cpu wins over the model's.
+    std::vector<std::string> over = app;
+    over.insert(over.end(), {"--cpu", "processor-sharing"});
+    const nlohmann::json overridden = run_args_json(over, model);
+    ASSERT_FALSE(overridden.is_null());
+    EXPECT_EQ(overridden["simulated_time_ps"], ps["simulated_time_ps"]);
+}
+
+TEST(RegistryToy, ToyCpuParametersAreCheckedAgainstTheRegistry) {
+    const CliResult r = clustersim(
+        {"run", kModel, "--app", "barrier-loop", "--cpu", "toy_cpu:colour=red", "--json"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--cpu: 'toy_cpu:colour=red': CPU model 'toy_cpu' has no parameter "
+                         "'colour'; expected slowdown"),
+              std::string::npos)
+        << r.err;
+    const CliResult zero = clustersim(
+        {"run", kModel, "--app", "barrier-loop", "--cpu", "toy_cpu:slowdown=0", "--json"});
+    EXPECT_EQ(zero.code, 2);
+    EXPECT_NE(zero.err.find("--cpu: 'toy_cpu:slowdown=0': slowdown: expected 1 to 1000"),
+              std::string::npos)
+        << zero.err;
+    const CliResult unknown =
+        clustersim({"run", kModel, "--app", "barrier-loop", "--cpu", "toy_cpx", "--json"});
+    EXPECT_EQ(unknown.code, 2);
+    EXPECT_NE(unknown.err.find("--cpu: 'toy_cpx': expected processor-sharing, run-to-completion "
+                               "or toy_cpu"),
+              std::string::npos)
+        << unknown.err;
+    // In the model XML: the file and the <network> element's line, also for `validate`.
+    std::ifstream in(kModel);
+    std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    xml.replace(xml.find(R"(nic="packet")"), 12, R"(nic="packet" cpu="toy_cpu:colour=red")");
+    const std::string model = (std::filesystem::temp_directory_path() / "toy-cpu-bad.xml").string();
+    std::ofstream(model) << xml;
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"run", model, "--app", "barrier-loop"},
+          std::vector<std::string>{"validate", model}}) {
+        const CliResult x = clustersim(args);
+        EXPECT_EQ(x.code, 2) << args[0];
+        EXPECT_NE(x.err.find("toy-cpu-bad.xml:10: <network> attribute 'cpu': "
+                             "'toy_cpu:colour=red': CPU model 'toy_cpu' has no parameter "
+                             "'colour'; expected slowdown"),
+                  std::string::npos)
+            << x.err;
+    }
+    // A model without OS jitter refuses a <jitter>, at its line.
+    const std::string jittery =
+        std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/jitter-8.xml";
+    const CliResult j = clustersim({"run", jittery, "--app", "loop:work=1ms,iterations=2",
+                                    "--ranks", "2", "--cpu", "toy_cpu"});
+    EXPECT_EQ(j.code, 2);
+    EXPECT_NE(j.err.find("jitter-8.xml:20: <jitter>: the CPU model toy_cpu has no OS jitter"),
+              std::string::npos)
+        << j.err;
+    EXPECT_THROW(cpu::cpu_models().add({"toy_cpu", "again", {}, nullptr}), std::logic_error);
+}
+
+// The built-in run-to-completion model through the command line: two ranks on one core,
+// barrier-loop with one iteration of 10 us. Processor sharing: both computes end at 20 us
+// (40 us of Compute in all); run to completion: rank 0's at 10 us, rank 1's at 20 us (30 us).
+// Either way the barrier ends when rank 1's message has crossed the memory node (2 us).
+TEST(RegistryToy, RunToCompletionThroughTheCommandLine) {
+    std::vector<std::string> args = {"--app",          "barrier-loop:work=10us,iterations=1",
+                                     "--ranks",        "2",
+                                     "--placement",    "map:" + one_core_map(),
+                                     "--oversubscribe"};
+    const nlohmann::json ps = run_args_json(args);
+    args.insert(args.end(), {"--cpu", "run-to-completion"});
+    const nlohmann::json rtc = run_args_json(args);
+    ASSERT_FALSE(ps.is_null() || rtc.is_null());
+    EXPECT_DOUBLE_EQ(compute_seconds(ps), 40e-6);
+    EXPECT_DOUBLE_EQ(compute_seconds(rtc), 30e-6);
+    EXPECT_EQ(ps["simulated_time_ps"].get<std::int64_t>(), 22'000'000);
+    EXPECT_EQ(rtc["simulated_time_ps"].get<std::int64_t>(), 22'000'000);
+}
+
 TEST(RegistryToy, ListShowsTheToysWithTheirParameters) {
     const CliResult r = clustersim({"list", "models"});
     ASSERT_EQ(r.code, 0);
@@ -362,6 +554,15 @@ TEST(RegistryToy, ListShowsTheToysWithTheirParameters) {
                    "    delay  time (s), default 1us: from a packet's last byte in to its "
                    "forwarding\n"),
         std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("CPU models (<network cpu=...>, run --cpu; NAME[:key=value,...]):\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  toy_cpu            toy: every job alone, at 1/slowdown of its core's "
+                         "speed\n"
+                         "    slowdown  count, default 2: how many times longer than on a "
+                         "dedicated core\n"),
+              std::string::npos)
         << r.out;
     const CliResult nets = clustersim({"list", "networks"});
     EXPECT_NE(nets.out.find("toy_wire"), std::string::npos) << nets.out;

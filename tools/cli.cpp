@@ -15,6 +15,7 @@
 #include "iosys/disk.hpp"
 #include "iosys/file_system.hpp"
 #include "iosys/ior.hpp"
+#include "models/cpu.hpp"
 #include "run/network_models.hpp"
 #include "run/simulation.hpp"
 #include "simulator/error.hpp"
@@ -62,6 +63,7 @@ int cmd_validate(const std::string& model_path) {
     const run::Model m = run::load_model(model_path);
     const topo::Topology& t = m.topology;
     io::check_io(t, m.io, m.mpi);
+    (void)mpi::cpu_model_of(t);  // <network cpu>: a registered CPU model
     topo::Router router(t);
     std::cout << topo::format_summary(run::summarize(m, router));
     return 0;
@@ -97,16 +99,7 @@ int cmd_generate(const GenerateFlags& f) {
         f.granularity == "message" ? 0 : flag_value("--granularity", f.granularity, parse_size);
     if (f.granularity != "message" && o.granularity == 0)
         throw InputError("--granularity", 0, "expected a positive size or 'message'");
-    try {
-        o.nic = topo::nic_models().select(f.nic);
-    } catch (const std::invalid_argument& e) {
-        // "'x' is not valid; expected packet or analytical" -> "'x': expected packet or analytical"
-        std::string why = e.what();
-        const std::string not_valid = fmt::format("'{}' is not valid; ", f.nic);
-        if (why.starts_with(not_valid))
-            why = fmt::format("'{}': {}", f.nic, why.substr(not_valid.size()));
-        throw InputError("--nic", 0, why);
-    }
+    o.nic = select_flag("--nic", topo::nic_models(), f.nic);
     if (f.routing == "shortest-path")
         o.routing = topo::Routing::ShortestPath;
     else if (f.routing == "round-robin")
@@ -280,6 +273,9 @@ void print_models(std::ostream& out) {
         "switch forwarding (forwarding=... on <network>, <switch>, <nic>; "
         "NAME[:key=value,...])",
         topo::forwarding_models().entries(), [](const ParamInfo& p) { return describe_param(p); });
+    print_registered("CPU models (<network cpu=...>, run --cpu; NAME[:key=value,...])",
+                     cpu::cpu_models().entries(),
+                     [](const ParamInfo& p) { return describe_param(p); });
     auto print_io = [&](const std::string& title, const auto& entries) {
         print_registered(title, entries, [](const auto& p) { return p.meaning; });
     };
@@ -518,6 +514,9 @@ int main(int argc, char** argv) {
                     "model: simple, bus_only, incoming_link_only, outgoing_link_only, "
                     "contention, pmac, with optional parameters, e.g. bus_only:buses=4 "
                     "(default: the model's)");
+    run->add_option("--cpu", r.cpu,
+                    "CPU model of every core: processor-sharing or run-to-completion, or one "
+                    "registered later, NAME[:key=value,...] (default: the model's)");
     run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)");
     run->add_option("--cache", r.cache,
                     "cache layer (I/O scheduler) for every I/O server, replacing the model's: "

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
@@ -26,6 +27,23 @@ auto flag_value(const std::string& flag, const std::string& text, F parse) {
 }
 
 using clustersim::with_commas;  // simulator/text.hpp
+
+// Selects the model `text` ("NAME[:key=value,...]") from a configured-model registry
+// (simulator/configured_registry.hpp) for `flag`, turning its std::invalid_argument into an
+// InputError naming the flag: "--nic: 'x': expected packet or analytical".
+template <typename Registry>
+auto select_flag(const std::string& flag, Registry& registry, const std::string& text) {
+    try {
+        return registry.select(text);
+    } catch (const std::invalid_argument& e) {
+        // "'x' is not valid; expected a or b" -> "'x': expected a or b"
+        std::string why = e.what();
+        const std::string not_valid = fmt::format("'{}' is not valid; ", text);
+        if (why.starts_with(not_valid))
+            why = fmt::format("'{}': {}", text, why.substr(not_valid.size()));
+        throw InputError(flag, 0, why);
+    }
+}
 
 // One stderr line: the MPI calls a reader kept as unmodeled records (OTF2, DUMPI), by name.
 inline void print_unmodeled(const traces::ReadReport& report, const std::string& path) {

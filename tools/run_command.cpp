@@ -5,6 +5,7 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "iosys/cache.hpp"
 #include "iosys/file_system.hpp"
 #include "iosys/ior.hpp"
+#include "models/cpu.hpp"
 #include "run/report.hpp"
 #include "run/simulation.hpp"
 #include "simulator/error.hpp"
@@ -79,6 +81,8 @@ int cmd_run(const RunFlags& f) {
     topo::Topology& t = model.topology;
     std::string network;  // --network as choose_network() accepted it
     if (!f.network.empty()) network = mpi::choose_network(model, f.network);
+    std::optional<cpu::CpuModelId> cpu;  // --cpu, parsed once against the registry
+    if (!f.cpu.empty()) cpu = select_flag("--cpu", cpu::cpu_models(), f.cpu);
     if (!f.cache.empty()) {
         if (model.io.servers.empty())
             throw InputError(
@@ -212,6 +216,7 @@ int cmd_run(const RunFlags& f) {
     options.mpi_profile = f.mpi;
     options.seed = f.seed;
     options.network = network;
+    options.cpu = cpu;
     options.io = io::io_factory(model.io, std::move(files));
     options.jitter_loader = [](const std::string& path, double frequency_hz) {
         return traces::read_jitter_trace(path, traces::JitterFormat::Auto, frequency_hz);

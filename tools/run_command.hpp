@@ -15,6 +15,7 @@ struct RunFlags {
     std::vector<std::string> algorithms;
     std::string mpi;  // --mpi: decision profile (openmpi-4.1, mpich-4, simgrid)
     std::string network;
+    std::string cpu;  // --cpu: CPU model, NAME[:key=value,...]
     std::string cache;
     std::uint64_t seed = 1;
     std::string out, timeline_detail = "ranks", format = "auto", traced_speed;

@@ -17,14 +17,8 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
-#include <functional>
-#include <mutex>
-#include <string>
-#include <string_view>
-#include <vector>
 
-#include "simulator/params.hpp"
+#include "simulator/configured_registry.hpp"
 #include "simulator/time.hpp"
 
 namespace clustersim::topo {
@@ -44,40 +38,17 @@ struct ForwardRule {
     Time operator()(Time start, Time latency, Time tail) const {
         return at(*this, start, latency, tail);
     }
+    explicit operator bool() const { return at != nullptr; }
 };
 
-struct ForwardingEntry {
-    std::string name;
-    std::string doc;  // one line
-    std::vector<ParamInfo> params;
-    // The rule with these parameters (each key already checked against `params`); throws
-    // std::invalid_argument("key: what was expected") for a bad value.
-    std::function<ForwardRule(const std::vector<KeyValue>&)> make;
-};
+// A registered forwarding model: name, one line, parameters, and a factory of its rule.
+using ForwardingEntry = ConfiguredEntry<ForwardRule>;
 
-class ForwardingRegistry {
-  public:
-    // Throws std::logic_error if the name is empty or taken, or the factory is missing.
-    void add(ForwardingEntry entry);
-    std::vector<ForwardingEntry> entries() const;
-    // The model "NAME[:key=value,...]" names, as an id (the same text, the same id). Throws
-    // std::invalid_argument ("'x' is not valid; expected cut-through or store-and-forward",
-    // "unknown parameter 'k' ...").
-    Forwarding select(std::string_view spec);
-    // The text select() was given; stable for the program's life.
-    const char* spec(Forwarding id) const;
-    // The rule of the configured model `id` (>= 0).
-    ForwardRule rule(Forwarding id) const;
-
-  private:
-    struct Configured {
-        std::string spec;
-        ForwardRule rule;
-    };
-    mutable std::mutex mutex_;
-    std::vector<ForwardingEntry> entries_;
-    std::deque<Configured> configured_;  // index = Forwarding id
-};
+// select("NAME[:key=value,...]") gives a Forwarding id (the same text, the same id; at most
+// 127). Errors read "'x' is not valid; expected cut-through or store-and-forward",
+// "'m:k=v': forwarding model 'm' has no parameter 'k'; expected ...". made(id) is the rule of
+// the configured model `id` (>= 0).
+using ForwardingRegistry = ConfiguredRegistry<ForwardRule, Forwarding>;
 ForwardingRegistry& forwarding_models();
 
 }  // namespace clustersim::topo

@@ -404,9 +404,13 @@ Topology Reader::read() {
 }
 
 void Reader::read_network(pugi::xml_node n) {
-    check_attributes(n,
-                     {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold"});
+    check_attributes(
+        n, {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold", "cpu"});
     NetworkSettings& s = tb_.settings();
+    if (const auto v = optional(n, "cpu")) {
+        s.cpu_model = *v;
+        s.cpu_model_line = line_of(n);
+    }
     if (const auto v = optional(n, "model")) {
         if (*v == "packet")
             s.model = NetworkModel::Packet;

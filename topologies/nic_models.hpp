@@ -17,15 +17,9 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <functional>
 #include <memory>
-#include <mutex>
-#include <string>
-#include <string_view>
-#include <vector>
 
-#include "simulator/params.hpp"
+#include "simulator/configured_registry.hpp"
 #include "simulator/time.hpp"
 #include "topologies/topology.hpp"
 
@@ -62,41 +56,14 @@ class NicBehaviour {
     virtual void inject(NicPort& port, std::uint32_t pkt) const = 0;
 };
 
-struct NicModelEntry {
-    std::string name;
-    std::string doc;  // one line
-    std::vector<ParamInfo> params;
-    // The behaviour with these parameters (each key already checked against `params`); throws
-    // std::invalid_argument("key: what was expected") for a bad value.
-    std::function<std::shared_ptr<const NicBehaviour>(const std::vector<KeyValue>&)> make;
-};
+// A registered NIC model: name, one line, parameters, and a factory of its behaviour.
+using NicModelEntry = ConfiguredEntry<std::shared_ptr<const NicBehaviour>>;
 
-class NicModelRegistry {
-  public:
-    // Throws std::logic_error if the name is empty or taken, or the factory is missing.
-    void add(NicModelEntry entry);
-    std::vector<NicModelEntry> entries() const;
-    // "packet or analytical", "packet, analytical or mine".
-    std::string names() const;
-    // The NIC model "NAME[:key=value,...]" names, as a NicModel id: the built-ins without
-    // parameters are NicModel::Packet and NicModel::Analytical, any other text gets the next
-    // free id (the same text, the same id). Throws std::invalid_argument with the reason
-    // ("'x' is not valid; expected packet or analytical", "unknown parameter 'k' ...").
-    NicModel select(std::string_view spec);
-    // The text select() was given ("packet", "mine:rate=1GB/s"); stable for the program's life.
-    const char* spec(NicModel id) const;
-    // The behaviour of the configured NIC model `id`.
-    std::shared_ptr<const NicBehaviour> behaviour(NicModel id) const;
-
-  private:
-    struct Configured {
-        std::string spec;
-        std::shared_ptr<const NicBehaviour> behaviour;
-    };
-    mutable std::mutex mutex_;
-    std::vector<NicModelEntry> entries_;
-    std::deque<Configured> configured_;  // index = NicModel id
-};
+// select("NAME[:key=value,...]") gives a NicModel id: the built-ins without parameters are
+// NicModel::Packet and NicModel::Analytical, any other text gets the next free id (at most
+// 256). Errors read "'x' is not valid; expected packet or analytical", "'m:k=v': NIC model
+// 'm' has no parameter 'k'; expected ...". made(id) is the behaviour of the configured model.
+using NicModelRegistry = ConfiguredRegistry<std::shared_ptr<const NicBehaviour>, NicModel>;
 NicModelRegistry& nic_models();
 
 }  // namespace clustersim::topo

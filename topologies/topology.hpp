@@ -114,6 +114,11 @@ struct NetworkSettings {
     NicModel nic_model = NicModel::Packet;
     Routing routing = Routing::ShortestPath;
     std::uint64_t eager_threshold = 64 * 1024;  // bytes; larger messages use rendezvous
+    // <network cpu="NAME[:key=value,...]">: the CPU model of every core (models/cpu.hpp's
+    // cpu_models(); checked when a run starts, this folder does not know them). Empty:
+    // processor sharing. `cpu_model_line`: the <network> element's line.
+    std::string cpu_model;
+    int cpu_model_line = 0;
 };
 
 // The regular structure a generator laid out, kept for the routings that follow it

@@ -1,0 +1,172 @@
+// A registry of models chosen as "NAME[:key=value,...]" (NIC models, switch forwarding, CPU
+// models): each entry has a name, a one-line description, its documented parameters
+// (ParamInfo) and a factory. select() parses a text once, checks every key against the
+// entry's parameters, makes the model and interns the text to a small id (the same text, the
+// same id); the hot paths then carry only the id and look the made model up once.
+//
+// One registry per kind of model, e.g.
+//     using NicModelRegistry = ConfiguredRegistry<std::shared_ptr<const NicBehaviour>, NicModel>;
+//     NicModelRegistry& nic_models() { static NicModelRegistry r("NIC model", 256); ... }
+// A kind pins the ids of its built-ins by selecting them first, in order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "simulator/params.hpp"
+
+namespace clustersim {
+
+// One registered model; `make` gets the parameters, each key already checked against
+// `params`, and throws std::invalid_argument("key: what was expected") for a bad value.
+template <typename Made>
+struct ConfiguredEntry {
+    std::string name;
+    std::string doc;  // one line
+    std::vector<ParamInfo> params;
+    std::function<Made(const std::vector<KeyValue>&)> make;
+};
+
+// "a, b or c" (one name: "a") of the entries' names.
+template <typename Entry>
+std::string or_list(const std::vector<Entry>& entries) {
+    std::string out;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (i > 0) out += i + 1 == entries.size() ? " or " : ", ";
+        out += entries[i].name;
+    }
+    return out;
+}
+
+// `Made`: what a configured model is (a behaviour pointer, a rule, a factory); it must be
+// testable as a bool (false: the entry made nothing, a programming error). `Id`: an integer
+// or enum type, the index of the configured text.
+template <typename Made, typename Id>
+class ConfiguredRegistry {
+  public:
+    using Entry = ConfiguredEntry<Made>;
+
+    // `kind` names the models in errors ("NIC model"); at most `max_configured` texts.
+    ConfiguredRegistry(std::string kind, std::size_t max_configured)
+        : kind_(std::move(kind)), max_configured_(max_configured) {}
+
+    // Throws std::logic_error if the name is empty or taken, or the factory is missing.
+    void add(Entry entry) {
+        if (entry.name.empty() || !entry.make)
+            throw std::logic_error(fmt::format("a {} needs a name and a factory", kind_));
+        const std::lock_guard lock(mutex_);
+        for (const Entry& e : entries_)
+            if (e.name == entry.name)
+                throw std::logic_error(
+                    fmt::format("{} '{}' is registered twice", kind_, entry.name));
+        entries_.push_back(std::move(entry));
+    }
+
+    std::vector<Entry> entries() const {
+        const std::lock_guard lock(mutex_);
+        return entries_;
+    }
+
+    // "packet or analytical", "packet, analytical or mine", in registration order.
+    std::string names() const {
+        const std::lock_guard lock(mutex_);
+        return or_list(entries_);
+    }
+
+    // The model "NAME[:key=value,...]" names, as an id (the same text, the same id). Throws
+    // std::invalid_argument with the reason: "'x' is not valid; expected a or b",
+    // "'m:k=v': NIC model 'm' has no parameter 'k'; expected ...", "'m:k': 'k' is not
+    // key=value", "'m:k=v': k: <the factory's reason>", "'t': more than N different NIC
+    // models".
+    Id select(std::string_view text) {
+        const std::lock_guard lock(mutex_);
+        for (std::size_t id = 0; id < configured_.size(); ++id)
+            if (configured_[id].spec == text) return static_cast<Id>(id);
+        const std::size_t colon = text.find(':');
+        const std::string_view name = text.substr(0, colon);
+        const Entry* entry = nullptr;
+        for (const Entry& e : entries_)
+            if (e.name == name) entry = &e;
+        if (entry == nullptr)
+            throw std::invalid_argument(
+                fmt::format("'{}' is not valid; expected {}", text, or_list(entries_)));
+        std::vector<KeyValue> params;
+        if (colon != std::string_view::npos) {
+            for (const KeyValueItem& item : split_key_values(text.substr(colon + 1))) {
+                if (!item.ok)
+                    throw std::invalid_argument(
+                        fmt::format("'{}': '{}' is not key=value", text, item.kv.key));
+                if (find_param(entry->params, item.kv.key) == nullptr)
+                    throw std::invalid_argument(fmt::format(
+                        "'{}': {} '{}' has no parameter '{}'{}", text, kind_, entry->name,
+                        item.kv.key,
+                        entry->params.empty()
+                            ? ""
+                            : fmt::format("; expected {}", param_names(entry->params))));
+                params.push_back(item.kv);
+            }
+        }
+        if (configured_.size() >= max_configured_)
+            throw std::invalid_argument(
+                fmt::format("'{}': more than {} different {}s", text, max_configured_, kind_));
+        Made made;
+        try {
+            made = entry->make(params);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(fmt::format("'{}': {}", text, e.what()));
+        }
+        if (!made) throw std::logic_error(fmt::format("{} '{}' made nothing", kind_, entry->name));
+        configured_.push_back({std::string(text), std::move(made)});
+        return static_cast<Id>(configured_.size() - 1);
+    }
+
+    // The text select() was given ("packet", "mine:rate=1GB/s"); stable for the program's
+    // life. "?" for an id never given out.
+    const char* spec(Id id) const {
+        const std::lock_guard lock(mutex_);
+        const std::int64_t i = index(id);
+        return i >= 0 && static_cast<std::size_t>(i) < configured_.size()
+                   ? configured_[static_cast<std::size_t>(i)].spec.c_str()
+                   : "?";
+    }
+
+    // The model configured as `id`; throws std::logic_error for an id never given out.
+    Made made(Id id) const {
+        const std::lock_guard lock(mutex_);
+        const std::int64_t i = index(id);
+        if (i < 0 || static_cast<std::size_t>(i) >= configured_.size())
+            throw std::logic_error(fmt::format("{} id {} was never selected", kind_, i));
+        return configured_[static_cast<std::size_t>(i)].made;
+    }
+
+  private:
+    static std::int64_t index(Id id) {
+        if constexpr (std::is_enum_v<Id>)
+            return static_cast<std::int64_t>(static_cast<std::underlying_type_t<Id>>(id));
+        else
+            return static_cast<std::int64_t>(id);
+    }
+
+    struct Configured {
+        std::string spec;
+        Made made;
+    };
+    const std::string kind_;
+    const std::size_t max_configured_;
+    mutable std::mutex mutex_;
+    std::vector<Entry> entries_;
+    std::deque<Configured> configured_;  // index = id
+};
+
+}  // namespace clustersim
