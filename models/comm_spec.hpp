@@ -72,7 +72,9 @@ struct CommModelSpec {
 };
 
 // One attribute of <comm-model> that is also an analytic model's --network parameter, in
-// the order `clustersim list models` prints them and an unknown key's error lists them.
+// the order `clustersim list models` prints them and an unknown key's error lists them (the
+// XML's unknown-attribute error lists "model", then the times and bandwidths, the counts and
+// the choice). One more such attribute: a CommModelSpec field and one row here.
 struct CommAttribute {
     enum class Kind : std::uint8_t {
         Count,       // a count >= 1 that fits 32 bits (`unit` names one in the XML's errors)

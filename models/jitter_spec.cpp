@@ -131,7 +131,6 @@ void read_jitter(const topo::PartContext& x_, pugi::xml_node n, const topo::Node
 topo::SchemaPart jitter_part(std::vector<JitterSpec>& out) {
     topo::SchemaPart part;
     part.name = "jitter";
-    part.read = [](pugi::xml_node, const topo::PartContext&) {};  // no top-level element
     part.node_type_elements = {"jitter"};
     part.read_node_type = [&out](pugi::xml_node type, const topo::NodeTypeInfo& info,
                                  const topo::PartContext& ctx) {

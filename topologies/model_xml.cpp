@@ -73,7 +73,7 @@ class Reader final : public PartContext {
   private:
     void read_parts(ReadStage stage, pugi::xml_node root) const {
         for (const SchemaPart& p : parts_)
-            if (p.stage == stage) p.read(root, *this);
+            if (p.stage == stage && p.read) p.read(root, *this);
     }
     // The top-level elements (or <node-type> children) the core and the parts read: the
     // core's first, then each part's in registration order.

@@ -59,6 +59,11 @@ std::string ElementReader::unit_error(pugi::xml_node n, const char* attr, const 
 }
 
 void ElementReader::check_attributes(pugi::xml_node n, Attrs allowed) const {
+    check_attributes(n, std::vector<std::string_view>(allowed));
+}
+
+void ElementReader::check_attributes(pugi::xml_node n,
+                                     const std::vector<std::string_view>& allowed) const {
     for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
         if (std::find(allowed.begin(), allowed.end(), std::string_view(a.name())) ==
             allowed.end()) {
@@ -171,8 +176,11 @@ std::vector<std::pair<std::uint64_t, Bandwidth>> ElementReader::read_points(
 }
 
 void ModelReader::add(SchemaPart part) {
-    if (part.name.empty() || !part.read)
+    if (part.name.empty() || (!part.read && !part.read_node_type))
         throw std::logic_error("a schema part needs a name and a reader");
+    if (!part.elements.empty() && !part.read)
+        throw std::logic_error(fmt::format(
+            "schema part '{}' owns top-level elements but has no reader for them", part.name));
     if (!part.node_type_elements.empty() && !part.read_node_type)
         throw std::logic_error(fmt::format(
             "schema part '{}' owns <node-type> children but has no reader for them", part.name));

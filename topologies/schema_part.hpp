@@ -53,6 +53,7 @@ class ElementReader {
     // ---- structure -------------------------------------------------------------------
     // Only `allowed` attributes, none twice.
     void check_attributes(pugi::xml_node n, Attrs allowed) const;
+    void check_attributes(pugi::xml_node n, const std::vector<std::string_view>& allowed) const;
     void check_unique_attributes(pugi::xml_node n) const;
     // An element that takes attributes only.
     void check_empty(pugi::xml_node n) const;
@@ -148,7 +149,8 @@ struct SchemaPart {
     std::string name;                   // "collectives", "comm-model", ...
     std::vector<std::string> elements;  // top-level elements it owns
     ReadStage stage = ReadStage::WithNetwork;
-    // Reads its elements from <cluster>, once, whether or not any is present.
+    // Reads its elements from <cluster>, once, whether or not any is present (empty for a
+    // part that owns only <node-type> children).
     std::function<void(pugi::xml_node cluster, const PartContext&)> read;
     // Children of <node-type> it owns, and their reader: once per <node-type>, after the
     // type's vertices and links (may be empty).
@@ -162,8 +164,8 @@ struct SchemaPart {
 // (the list of expected elements: the core's, then each part's in registration order).
 class ModelReader {
   public:
-    // Throws std::logic_error if the part has no name or reader, or one of its elements is
-    // already owned by the core or another part.
+    // Throws std::logic_error if the part has no name, no reader for what it owns, or one of
+    // its elements is already owned by the core or another part.
     void add(SchemaPart part);
     const std::vector<SchemaPart>& parts() const { return parts_; }
 
