@@ -649,6 +649,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
             false);
         return user_req;
     }
+    const bool barrier_cost = op.coll == CollOp::Barrier && config_.barrier_cost > Time::zero();
     const std::uint32_t run = runs_.acquire(CollRun{rank,
                                                     comm,
                                                     static_cast<std::int32_t>(seq),
@@ -660,7 +661,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
                                                     user_req,
                                                     0,
                                                     {},
-                                                    !config_.buffer_copies});
+                                                    !config_.buffer_copies && !barrier_cost});
     // The own block's copy first (as MPI libraries do), and with buffer-copies the
     // algorithm's own copy, then the algorithm's steps.
     if (has_copy_rate()) {
@@ -714,12 +715,15 @@ void Runtime::pump(std::uint32_t ri) {
                 continue;
             }
             if (run.ended) {
-                if (!run.copied_after) {  // buffer-copies: the algorithm's final copy first
-                    run.copied_after = true;
-                    const std::uint64_t after =
-                        has_copy_rate() ? run.alg->buffer_copies(run.args).after : 0;
-                    if (after > 0) {
-                        cpus_.start_time(ranks_[run.rank].core, copy_time(after), kCollCookie | ri);
+                if (!run.copied_after) {      // the final local work first: buffer-copies'
+                    run.copied_after = true;  // last copy, a barrier's own cost
+                    const std::uint64_t after = config_.buffer_copies && has_copy_rate()
+                                                    ? run.alg->buffer_copies(run.args).after
+                                                    : 0;
+                    Time work = after > 0 ? copy_time(after) : Time::zero();
+                    if (run.args.op == CollOp::Barrier) work += config_.barrier_cost;
+                    if (work > Time::zero()) {
+                        cpus_.start_time(ranks_[run.rank].core, work, kCollCookie | ri);
                         break;  // compute_done goes on
                     }
                 }

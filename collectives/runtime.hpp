@@ -134,6 +134,10 @@ struct RuntimeConfig {
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives barrier>: every barrier run as messages costs this on each member's core
+    // after its algorithm's last step (the library's own work beyond the messages). Zero:
+    // no cost and no event.
+    Time barrier_cost;
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
@@ -291,7 +295,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t user_req;
         std::uint8_t front;  // slots[front]: the older step
         std::array<StepSlot, 2> slots;
-        bool copied_after;  // the algorithm's final buffer copy is started or not needed
+        bool copied_after;  // the final local work (buffer copy, barrier cost) is started
+                            // or not needed
     };
     // Ranks of one communicator waiting in a global-view operation.
     struct GlobalSync {

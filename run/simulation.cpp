@@ -37,6 +37,7 @@ RuntimeConfig local_work_config(const topo::Topology& t, const std::string& prof
     c.post_overhead = t.mpi.post_overhead;
     c.comm_create_modelled = t.mpi.comm_create_modelled;
     c.comm_create_local = t.mpi.comm_create_local;
+    c.barrier_cost = t.mpi.barrier_cost;
     const ProfileProtocol protocol = profile_protocol(profile);
     if (protocol.eager_only) c.eager_threshold = UINT64_MAX;
     c.envelope_bytes = protocol.envelope_bytes;

@@ -814,7 +814,7 @@ void Reader::read_network(pugi::xml_node n) {
 
 void Reader::read_collectives(pugi::xml_node n) {
     check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
-                         "profile", "comm-create", "buffer-copies"});
+                         "profile", "comm-create", "buffer-copies", "barrier"});
     MpiSettings& m = tb_.mpi();
     if (const auto v = optional(n, "buffer-copies")) {
         if (*v == "yes")
@@ -839,6 +839,10 @@ void Reader::read_collectives(pugi::xml_node n) {
         m.comm_create_modelled = true;
         m.comm_create_local = with_unit(n, "comm-create", *v, parse_time);
         if (m.comm_create_local < Time::zero()) fail(n, "comm-create: a negative time");
+    }
+    if (const auto v = optional(n, "barrier")) {
+        m.barrier_cost = with_unit(n, "barrier", *v, parse_time);
+        if (m.barrier_cost < Time::zero()) fail(n, "barrier: a negative time");
     }
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         const bool rate =

@@ -173,6 +173,10 @@ struct MpiSettings {
     // synchronises, at no cost.
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives barrier="0.9us">: what the library spends in MPI_Barrier beyond the
+    // messages of its algorithm (Open MPI's flag round trips in shared memory), charged on
+    // each member's core after the algorithm's last step. Zero (absent): nothing.
+    Time barrier_cost;
 };
 
 // Parallel I/O (iosys/). A component chosen by name, with its parameters as written in the

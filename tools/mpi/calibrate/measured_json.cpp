@@ -251,6 +251,7 @@ std::string measured_to_json(const Measured& m) {
     j["overheads"] = ov;
     j["comm_dup"] = num(m.comm_dup);
     j["agreement"] = num(m.agreement);
+    if (m.barrier_measured) j["barrier"] = stats(m.barrier);
     return j.dump(1) + "\n";
 }
 
@@ -413,6 +414,13 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
     }
     m.comm_dup = r.number("comm_dup");
     m.agreement = r.number("agreement");
+    // Files saved before the barrier was measured have no "barrier": none in the model.
+    if (r.raw().contains("barrier")) {
+        m.barrier = read_stats(r.obj("barrier"));
+        if (!(m.barrier.value >= 0) || !std::isfinite(m.barrier.value))
+            r.fail("barrier.value", "expected a finite time >= 0");
+        m.barrier_measured = true;
+    }
     return m;
 }
 
