@@ -307,20 +307,21 @@ struct Measured {
     Stats barrier;
     // The model's barrier cost (<collectives barrier>): the measured time per call less what
     // the simulated barrier already pays for its messages, ceil(log2 world) rounds of one
-    // 0-byte exchange, each the 0-byte one-way time of the slowest measured class; at least 0.
+    // exchange of (almost) nothing, each the MPI_Sendrecv of the smallest measured size of
+    // the slowest measured class; at least 0.
     int barrier_rounds() const {
         int r = 0;
         while ((1LL << r) < world) ++r;
         return r;
     }
-    double barrier_latency() const {
-        double l = 0;
+    double barrier_exchange() const {
+        double t = 0;
         for (const ClassResult& c : classes)
-            if (c.pair.present) l = std::max(l, c.latency.value);
-        return l;
+            if (c.pair.present && !c.sizes.empty()) t = std::max(t, c.sizes.front().sendrecv.value);
+        return t;
     }
     double barrier_local() const {
-        return std::max(0.0, barrier.value - barrier_rounds() * barrier_latency());
+        return std::max(0.0, barrier.value - barrier_rounds() * barrier_exchange());
     }
 
     double speed(std::size_t rank) const {  // instructions/s, the median over its passes

@@ -100,10 +100,10 @@ void print_summary(const Measured& m, const Derived& d) {
     if (m.barrier_measured)
         std::printf(
             "barrier (rank 0, median of %d runs of %d calls, p10-p90 %.3f-%.3f us): MPI_Barrier "
-            "%.3f us per call, less %d round(s) of the 0 B one-way time %.3f us: barrier %.3f "
-            "us\n",
+            "%.3f us per call, less %d round(s) of the smallest MPI_Sendrecv %.3f us: barrier "
+            "%.3f us\n",
             kBarrierRuns, kBarrierCalls, m.barrier.p10 * 1e6, m.barrier.p90 * 1e6,
-            m.barrier.value * 1e6, m.barrier_rounds(), m.barrier_latency() * 1e6,
+            m.barrier.value * 1e6, m.barrier_rounds(), m.barrier_exchange() * 1e6,
             m.barrier_local() * 1e6);
     std::printf(
         "\nlocal work of collectives (rank 0, median of %d runs)\n"
