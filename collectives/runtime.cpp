@@ -336,11 +336,27 @@ void Runtime::bind(std::uint32_t m, std::uint32_t req) {
         msg.recv_done = true;
         maybe_free_msg(m);
         complete(req);
+    } else if (ranks_[msg.dst].computing) {  // progress_in_mpi: at its next MPI call
+        ranks_[msg.dst].deferred_cts.push_back(m);
     } else {  // Rts: clear the sender to send
-        msg.kind = MsgKind::Cts;
-        network_.send_between(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m,
-                              false, msg.dst, msg.src);
+        send_cts(m);
     }
+}
+
+void Runtime::send_cts(std::uint32_t m) {
+    Msg& msg = msgs_[m];
+    msg.kind = MsgKind::Cts;
+    network_.send_between(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m, false,
+                          msg.dst, msg.src);
+}
+
+void Runtime::enter_mpi(std::int32_t rank) {
+    Rank& r = ranks_[rank];
+    r.computing = false;
+    if (r.deferred_cts.empty()) return;
+    std::vector<std::uint32_t> cts;
+    cts.swap(r.deferred_cts);
+    for (const std::uint32_t m : cts) send_cts(m);
 }
 
 void Runtime::envelope_arrived(std::uint32_t m) {
@@ -1219,12 +1235,14 @@ void Runtime::advance(std::int32_t rank) {
             r.resume = false;
         } else {
             if (!program_.next(rank, r.op)) {
+                if (r.computing) enter_mpi(rank);  // MPI_Finalize progresses
                 r.finished = true;
                 results_[rank].finish = engine_.now();
                 ++finished_;
                 return;
             }
             r.op_start = engine_.now();
+            if (r.computing && r.op.kind != OpKind::Compute) enter_mpi(rank);
         }
         const Op& op = r.op;
         // The posting cost of a point-to-point call (o_s, the post cost) on the rank's core:
@@ -1262,6 +1280,7 @@ void Runtime::advance(std::int32_t rank) {
             case OpKind::Compute:
             case OpKind::Unmodeled:
                 if (op.instructions == 0) break;
+                if (op.kind == OpKind::Compute && config_.progress_in_mpi) r.computing = true;
                 cpus_.start(r.core, op.instructions, static_cast<std::uint64_t>(rank));
                 return;
             case OpKind::Send: {

@@ -138,6 +138,11 @@ struct RuntimeConfig {
     // after its algorithm's last step (the library's own work beyond the messages). Zero:
     // no cost and no event.
     Time barrier_cost;
+    // <network progress="in-mpi">: a rendezvous request-to-send that meets a posted receive
+    // while the receiver computes (an OpKind::Compute of its program) is answered (its
+    // clear-to-send sent) when the receiver's next operation that is not a Compute starts,
+    // or when its program ends; false: at once.
+    bool progress_in_mpi = false;
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
@@ -345,9 +350,17 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         bool overhead_running = false;
         bool paid = false;    // the current operation's posting cost is paid
         bool resume = false;  // advance() goes on with the current operation
+        // progress_in_mpi: the rank is in a Compute (outside MPI), and the rendezvous
+        // messages whose clear-to-send waits for its next MPI call.
+        bool computing = false;
+        std::vector<std::uint32_t> deferred_cts;
     };
 
     void advance(std::int32_t rank);
+    // Clear message m (a matched request-to-send) to send: the clear-to-send goes now.
+    void send_cts(std::uint32_t m);
+    // progress_in_mpi: the rank enters MPI (or ends): its deferred clear-to-sends go.
+    void enter_mpi(std::int32_t rank);
     void finish_op(std::int32_t rank);
     // The cost of creating a communicator (comm_dup, comm_split; the same for any creation
     // call): stage by stage, an allreduce of kCommAgreementBytes over the parent (the

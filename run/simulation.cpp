@@ -26,6 +26,7 @@ namespace {
 RuntimeConfig local_work_config(const topo::Topology& t, const std::string& profile) {
     RuntimeConfig c;
     c.eager_threshold = t.settings.eager_threshold;
+    c.progress_in_mpi = t.settings.progress_in_mpi;
     c.reduce_instructions_per_byte = t.mpi.reduce_instructions_per_byte;
     c.reduce_bandwidth = t.mpi.reduce_bandwidth;
     c.copy_bandwidth = t.mpi.copy_bandwidth;

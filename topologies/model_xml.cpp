@@ -772,8 +772,8 @@ void Reader::read_file_system(pugi::xml_node n) {
 }
 
 void Reader::read_network(pugi::xml_node n) {
-    check_attributes(n,
-                     {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold"});
+    check_attributes(
+        n, {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold", "progress"});
     NetworkSettings& s = tb_.settings();
     if (const auto v = optional(n, "model")) {
         if (*v == "packet")
@@ -810,6 +810,14 @@ void Reader::read_network(pugi::xml_node n) {
     if (const auto v = optional(n, "nic")) s.nic_model = nic_attr(n, *v);
     if (const auto v = optional(n, "eager-threshold"))
         s.eager_threshold = with_unit(n, "eager-threshold", *v, parse_size);
+    if (const auto v = optional(n, "progress")) {
+        if (*v == "in-mpi")
+            s.progress_in_mpi = true;
+        else if (*v != "always")
+            fail(n, fmt::format("<network> attribute 'progress': '{}' is not valid; expected "
+                                "in-mpi or always",
+                                *v));
+    }
 }
 
 void Reader::read_collectives(pugi::xml_node n) {

@@ -114,6 +114,11 @@ struct NetworkSettings {
     NicModel nic_model = NicModel::Packet;
     Routing routing = Routing::ShortestPath;
     std::uint64_t eager_threshold = 64 * 1024;  // bytes; larger messages use rendezvous
+    // <network progress="in-mpi">: the MPI library moves a rendezvous message only while its
+    // receiver is inside an MPI call (no progress thread): a request-to-send that meets a
+    // posted receive while the receiver computes is answered when the receiver's next MPI
+    // call starts. False ("always", the default): answered at once.
+    bool progress_in_mpi = false;
 };
 
 // One <algorithm> rule of the model's <collectives> element: use `algorithm` for
