@@ -2,8 +2,9 @@
 # Installs the Debian 12 packages clustersim builds with, if any is missing. Idempotent:
 # with everything present it changes nothing and needs no network. Run as root (or with sudo).
 # `--run`: only what the clustersim command needs (the README's first command); `--fuzz`: that
-# and clang with libFuzzer (the fuzz harnesses); no option: everything the tests, the MPI
-# programs and the Debian package need (the README's second command).
+# and clang with libFuzzer (the fuzz harnesses); `--apps`: everything, and the Debian
+# applications `bash bench/validate.sh apps` records (RECORD=1); no option: everything the
+# tests, the MPI programs and the Debian package need (the README's second command).
 set -euo pipefail
 # What building the clustersim command needs (README command 1: `install-deps.sh --run`).
 packages=(
@@ -15,6 +16,10 @@ packages=(
   nlohmann-json3-dev    # JSON output
   libotf2-trace-dev     # OTF2 traces: the otf2 reader and writer (pkg-config module otf2)
 )
+# The real applications of the validation (issue 23): LAMMPS (`lmp`) and HPCC (`hpcc`).
+if [ "${1:-}" = "--apps" ]; then
+  packages+=(lammps hpcc)
+fi
 # The libFuzzer harnesses of tests/fuzz (-DCLUSTERSIM_FUZZ=ON; CI's fuzz step): `--fuzz`.
 if [ "${1:-}" = "--fuzz" ]; then
   packages+=(clang libfuzzer-14-dev)

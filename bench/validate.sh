@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Validation against real runs on this machine (issue 7; results in docs/validation.md).
 #
-#   bash bench/validate.sh [suite|replay|jacobi|overhead|all]      (default: all)
+#   bash bench/validate.sh [suite|replay|jacobi|overhead|apps|all]      (default: all)
 #
 # suite:    every clustersim-bench phase (PIOsimHD §5.3's set, 10 KiB .. 100 MiB) recorded
 #           with the tracer, one mpirun per phase and RUNS runs of each, merged, replayed on
@@ -14,13 +14,24 @@
 #           the side-by-side timelines (OUT/jacobi/cmp/compare_timeline.svg/.json).
 # overhead: the whole suite RUNS times without and RUNS times with the tracer, alternating;
 #           the overhead per phase (medians), then median, mean and worst.
+# apps:     real applications packaged in Debian (issue 23 part 6; not part of `all`): LAMMPS's
+#           `melt` (bench/apps/in.melt.mpiio: 16,384 atoms, 500 steps, an MPI-IO dump every 50)
+#           and HPCC (bench/apps/hpccinf.txt: N = 600, P x Q = 1 x 2), APP_RUNS recordings of
+#           each in APPS/lmpI/lmp.cstrace and APPS/hpccI/hpcc.cstrace (replays: OUT/apps). With RECORD=1 they are
+#           recorded first (`clustersim record`, needs `lmp` and `hpcc`: .ci/install-deps.sh
+#           --apps; the untraced run's wall time goes beside it, untraced-time.txt), otherwise
+#           the recordings found there are used. Each is replayed on MODEL and compared
+#           (`clustersim compare`, APPS/NAMEI/cmp/compare.csv); per app it prints the median
+#           over the recordings of total runtime, per-rank MPI + I/O time and every call,
+#           with the spread of the error.
 #
 # Environment: BUILD (build folder, default build), MODEL (default the calibrated model of
 # this machine), RANKS (default 2), RUNS (default 5), WARMUP (untimed calls before each
 # suite phase, default 8: the steady state, as the calibration measures it; a fresh mpirun
 # is slower for its first calls), OUT (default /tmp/clustersim-validation),
 # NETWORK (a clustersim run --network value; default: the model's), CS (the clustersim binary
-# that replays; default BUILD's: replay the same recordings with an older build).
+# that replays; default BUILD's: replay the same recordings with an older build); for apps:
+# APPS (default OUT/apps), APP_RUNS (default 3), RECORD (1: record first; default 0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -130,11 +141,91 @@ overhead() {
   $report overhead "$(IFS=,; echo "${plain[*]}")" "$(IFS=,; echo "${traced[*]}")"
 }
 
+# One recording of a Debian application (lmp or hpcc) in directory $2, 2 ranks, then the
+# same run untraced (its wall time: the tracer's overhead on this application).
+record_app() {
+  local app=$1 d=$2 input cmd
+  case $app in
+    lmp) input=in.melt.mpiio cmd=(lmp -in in.melt.mpiio) ;;
+    hpcc) input=hpccinf.txt cmd=(hpcc) ;;
+  esac
+  command -v "${cmd[0]}" >/dev/null || {
+    echo "validate.sh apps: ${cmd[0]} not installed (bash .ci/install-deps.sh --apps)" >&2
+    exit 2
+  }
+  rm -rf "$d"
+  mkdir -p "$d"
+  cp "bench/apps/$input" "$d/"
+  local abs_cs
+  abs_cs=$(realpath "$cs")
+  (cd "$d" && CLUSTERSIM_TRACER=$tracer /usr/bin/time -v "$abs_cs" record -o "$app.cstrace" -- \
+    $mpirun "${cmd[@]}" >out.txt 2>time.txt)
+  rm -f "$d"/dump.* "$d"/hpccoutf.txt
+  (cd "$d" && /usr/bin/time -v $mpirun "${cmd[@]}" >untraced.txt 2>untraced-time.txt)
+  echo "recorded $d/$app.cstrace (load: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+}
+
+# The median over compare.csv files (one per recording) of every row: recorded and simulated
+# time, the error, and the error's min and max over the recordings.
+apps_table() {
+  awk -F, '
+    function fmt(t) {
+      if (t >= 1) return sprintf("%.3f s", t)
+      if (t >= 1e-3) return sprintf("%.3f ms", t * 1e3)
+      return sprintf("%.2f µs", t * 1e6)
+    }
+    function med(list,   a, n, i, j, x) {
+      n = split(list, a, " ")
+      for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > x + 0; j--) a[j + 1] = a[j]; a[j + 1] = x }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    FNR == 1 { next }
+    {
+      key = $1 "," $2
+      if (!(key in seen)) { seen[key] = 1; order[++rows] = key; label[key] = ($1 == "rank_mpi_io" ? $2 " MPI + I/O" : $1 == "rank" ? $2 " runtime" : $2); calls[key] = $3 }
+      rec[key] = rec[key] " " $5; sim[key] = sim[key] " " $6; err[key] = err[key] " " ($7 * 100)
+      if (!(key in lo) || $7 * 100 < lo[key]) lo[key] = $7 * 100
+      if (!(key in hi) || $7 * 100 > hi[key]) hi[key] = $7 * 100
+    }
+    END {
+      print "| what | calls | recorded | simulated | error | error min – max |"
+      print "| --- | ---: | ---: | ---: | ---: | ---: |"
+      for (r = 1; r <= rows; r++) {
+        k = order[r]
+        printf "| %s | %s | %s | %s | %+.1f %% | %+.1f to %+.1f %% |\n", label[k], (calls[k] > 0 ? calls[k] : ""), fmt(med(rec[k])), fmt(med(sim[k])), med(err[k]), lo[k], hi[k]
+      }
+    }' "$@"
+}
+
+apps() {
+  local dir=${APPS:-$out/apps} n=${APP_RUNS:-3}
+  for app in lmp hpcc; do
+    local csvs=()
+    for ((i = 1; i <= n; i++)); do
+      local t=$dir/$app$i/$app.cstrace r=$out/apps/$app$i
+      [ "${RECORD:-0}" != 1 ] || record_app "$app" "$dir/$app$i"
+      [ -f "$t" ] || {
+        echo "validate.sh apps: $t: no recording (RECORD=1 makes it)" >&2
+        exit 2
+      }
+      mkdir -p "$r"
+      $cs run "$model" --oversubscribe $network --app trace:"$t" --out "$r/sim" >"$r/run.log"
+      $cs compare "$t" "$r/sim" --out "$r/cmp" >"$r/compare.txt"
+      csvs+=("$r/cmp/compare.csv")
+    done
+    echo
+    echo "$app: $n recordings in $dir/${app}1..$n, replayed on $model (median over the recordings)"
+    echo
+    apps_table "${csvs[@]}"
+  done
+}
+
 case $what in
   suite) suite ;;
   replay) replay ;;
   jacobi) jacobi_run ;;
   overhead) overhead ;;
+  apps) apps ;;
   all) suite; jacobi_run; overhead ;;
-  *) echo "usage: bench/validate.sh [suite|replay|jacobi|overhead|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/validate.sh [suite|replay|jacobi|overhead|apps|all]" >&2; exit 2 ;;
 esac

@@ -45,7 +45,7 @@ class MpiReader {
 
 void MpiReader::read_collectives(pugi::xml_node n) {
     x_.check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
-                            "profile", "comm-create", "buffer-copies"});
+                            "profile", "comm-create", "buffer-copies", "barrier"});
     MpiSettings& m = mpi_;
     if (const auto v = x_.optional(n, "buffer-copies")) {
         if (*v == "yes")
@@ -70,6 +70,10 @@ void MpiReader::read_collectives(pugi::xml_node n) {
         m.comm_create_modelled = true;
         m.comm_create_local = x_.with_unit(n, "comm-create", *v, parse_time);
         if (m.comm_create_local < Time::zero()) x_.fail(n, "comm-create: a negative time");
+    }
+    if (const auto v = x_.optional(n, "barrier")) {
+        m.barrier_cost = x_.with_unit(n, "barrier", *v, parse_time);
+        if (m.barrier_cost < Time::zero()) x_.fail(n, "barrier: a negative time");
     }
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         const bool rate =

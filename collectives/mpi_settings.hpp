@@ -72,6 +72,10 @@ struct MpiSettings {
     // synchronises, at no cost.
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives barrier="0.9us">: what the library spends in MPI_Barrier beyond the
+    // messages of its algorithm (Open MPI's flag round trips in shared memory), charged on
+    // each member's core after the algorithm's last step. Zero (absent): nothing.
+    Time barrier_cost;
 };
 
 // The <collectives> and <mpi-overhead> elements' part (read with <network>), filling `out`

@@ -336,11 +336,27 @@ void Runtime::bind(std::uint32_t m, std::uint32_t req) {
         msg.recv_done = true;
         maybe_free_msg(m);
         complete(req);
+    } else if (ranks_[msg.dst].computing) {  // progress_in_mpi: at its next MPI call
+        ranks_[msg.dst].deferred_cts.push_back(m);
     } else {  // Rts: clear the sender to send
-        msg.kind = MsgKind::Cts;
-        network_.send_between(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m,
-                              false, msg.dst, msg.src);
+        send_cts(m);
     }
+}
+
+void Runtime::send_cts(std::uint32_t m) {
+    Msg& msg = msgs_[m];
+    msg.kind = MsgKind::Cts;
+    network_.send_between(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m, false,
+                          msg.dst, msg.src);
+}
+
+void Runtime::enter_mpi(std::int32_t rank) {
+    Rank& r = ranks_[rank];
+    r.computing = false;
+    if (r.deferred_cts.empty()) return;
+    std::vector<std::uint32_t> cts;
+    cts.swap(r.deferred_cts);
+    for (const std::uint32_t m : cts) send_cts(m);
 }
 
 void Runtime::envelope_arrived(std::uint32_t m) {
@@ -649,6 +665,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
             false);
         return user_req;
     }
+    const bool barrier_cost = op.coll == CollOp::Barrier && config_.barrier_cost > Time::zero();
     const std::uint32_t run = runs_.acquire(CollRun{rank,
                                                     comm,
                                                     static_cast<std::int32_t>(seq),
@@ -660,7 +677,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
                                                     user_req,
                                                     0,
                                                     {},
-                                                    !config_.buffer_copies});
+                                                    !config_.buffer_copies && !barrier_cost});
     // The own block's copy first (as MPI libraries do), and with buffer-copies the
     // algorithm's own copy, then the algorithm's steps.
     if (has_copy_rate()) {
@@ -714,12 +731,15 @@ void Runtime::pump(std::uint32_t ri) {
                 continue;
             }
             if (run.ended) {
-                if (!run.copied_after) {  // buffer-copies: the algorithm's final copy first
-                    run.copied_after = true;
-                    const std::uint64_t after =
-                        has_copy_rate() ? run.alg->buffer_copies(run.args).after : 0;
-                    if (after > 0) {
-                        cpus_.start_time(ranks_[run.rank].core, copy_time(after), kCollCookie | ri);
+                if (!run.copied_after) {      // the final local work first: buffer-copies'
+                    run.copied_after = true;  // last copy, a barrier's own cost
+                    const std::uint64_t after = config_.buffer_copies && has_copy_rate()
+                                                    ? run.alg->buffer_copies(run.args).after
+                                                    : 0;
+                    Time work = after > 0 ? copy_time(after) : Time::zero();
+                    if (run.args.op == CollOp::Barrier) work += config_.barrier_cost;
+                    if (work > Time::zero()) {
+                        cpus_.start_time(ranks_[run.rank].core, work, kCollCookie | ri);
                         break;  // compute_done goes on
                     }
                 }
@@ -1215,12 +1235,14 @@ void Runtime::advance(std::int32_t rank) {
             r.resume = false;
         } else {
             if (!program_.next(rank, r.op)) {
+                if (r.computing) enter_mpi(rank);  // MPI_Finalize progresses
                 r.finished = true;
                 results_[rank].finish = engine_.now();
                 ++finished_;
                 return;
             }
             r.op_start = engine_.now();
+            if (r.computing && r.op.kind != OpKind::Compute) enter_mpi(rank);
         }
         const Op& op = r.op;
         // The posting cost of a point-to-point call (o_s, the post cost) on the rank's core:
@@ -1258,6 +1280,7 @@ void Runtime::advance(std::int32_t rank) {
             case OpKind::Compute:
             case OpKind::Unmodeled:
                 if (op.instructions == 0) break;
+                if (op.kind == OpKind::Compute && config_.progress_in_mpi) r.computing = true;
                 cpus_.start(r.core, op.instructions, static_cast<std::uint64_t>(rank));
                 return;
             case OpKind::Send: {

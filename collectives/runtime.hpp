@@ -134,6 +134,15 @@ struct RuntimeConfig {
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives barrier>: every barrier run as messages costs this on each member's core
+    // after its algorithm's last step (the library's own work beyond the messages). Zero:
+    // no cost and no event.
+    Time barrier_cost;
+    // <network progress="in-mpi">: a rendezvous request-to-send that meets a posted receive
+    // while the receiver computes (an OpKind::Compute of its program) is answered (its
+    // clear-to-send sent) when the receiver's next operation that is not a Compute starts,
+    // or when its program ends; false: at once.
+    bool progress_in_mpi = false;
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
@@ -291,7 +300,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t user_req;
         std::uint8_t front;  // slots[front]: the older step
         std::array<StepSlot, 2> slots;
-        bool copied_after;  // the algorithm's final buffer copy is started or not needed
+        bool copied_after;  // the final local work (buffer copy, barrier cost) is started
+                            // or not needed
     };
     // Ranks of one communicator waiting in a global-view operation.
     struct GlobalSync {
@@ -340,9 +350,17 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         bool overhead_running = false;
         bool paid = false;    // the current operation's posting cost is paid
         bool resume = false;  // advance() goes on with the current operation
+        // progress_in_mpi: the rank is in a Compute (outside MPI), and the rendezvous
+        // messages whose clear-to-send waits for its next MPI call.
+        bool computing = false;
+        std::vector<std::uint32_t> deferred_cts;
     };
 
     void advance(std::int32_t rank);
+    // Clear message m (a matched request-to-send) to send: the clear-to-send goes now.
+    void send_cts(std::uint32_t m);
+    // progress_in_mpi: the rank enters MPI (or ends): its deferred clear-to-sends go.
+    void enter_mpi(std::int32_t rank);
     void finish_op(std::int32_t rank);
     // The cost of creating a communicator (comm_dup, comm_split; the same for any creation
     // call): stage by stage, an allreduce of kCommAgreementBytes over the parent (the

@@ -27,6 +27,7 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
                                 const std::string& profile) {
     RuntimeConfig c;
     c.eager_threshold = settings.eager_threshold;
+    c.progress_in_mpi = settings.progress_in_mpi;
     c.reduce_instructions_per_byte = mpi.reduce_instructions_per_byte;
     c.reduce_bandwidth = mpi.reduce_bandwidth;
     c.copy_bandwidth = mpi.copy_bandwidth;
@@ -38,6 +39,7 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.post_overhead = mpi.post_overhead;
     c.comm_create_modelled = mpi.comm_create_modelled;
     c.comm_create_local = mpi.comm_create_local;
+    c.barrier_cost = mpi.barrier_cost;
     const ProfileProtocol protocol = profile_protocol(profile);
     if (protocol.eager_only) c.eager_threshold = UINT64_MAX;
     c.envelope_bytes = protocol.envelope_bytes;

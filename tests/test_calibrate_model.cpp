@@ -232,6 +232,31 @@ TEST(CalibrateJson, SavedMeasurementReadsBackToTheSameModel) {
     EXPECT_EQ(cal::write_csv(back), cal::write_csv(m));
 }
 
+// The barrier (issue 23): the measured time per MPI_Barrier less ceil(log2 world) rounds of
+// the slowest class's smallest MPI_Sendrecv is the model's <collectives barrier>, never below
+// 0; it survives JSON, and a measurement without it writes no attribute.
+TEST(CalibrateWrite, BarrierIsTheMeasuredCallLessItsRoundsOfExchange) {
+    cal::Measured m = synthetic();  // 4 ranks: 2 rounds; slowest 0 B sendrecv 2 kL[2] = 10 us
+    m.barrier_measured = true;
+    m.barrier = stat(22.5e-6);
+    EXPECT_EQ(m.barrier_rounds(), 2);
+    EXPECT_DOUBLE_EQ(m.barrier_exchange(), 2 * kL[2]);
+    EXPECT_NEAR(m.barrier_local(), 22.5e-6 - 4 * kL[2], 1e-15);
+    const cal::Derived d = cal::derive(m, false);
+    const std::string xml = cal::write_model(m, d, "synthetic", false);
+    EXPECT_EQ(topo::parse_model(xml, "synthetic.xml").mpi.barrier_cost, clustersim::Time::ns(2500));
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    EXPECT_TRUE(back.barrier_measured);
+    EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+    m.barrier = stat(16e-6);  // less than two exchanges: 0
+    EXPECT_EQ(m.barrier_local(), 0.0);
+    m.barrier_measured = false;
+    const std::string none = cal::write_model(m, d, "synthetic", false);
+    EXPECT_EQ(none.find("barrier="), std::string::npos);
+    EXPECT_EQ(topo::parse_model(none, "synthetic.xml").mpi.barrier_cost, clustersim::Time::zero());
+}
+
 TEST(CalibrateJson, NonFiniteFiguresSurvive) {
     cal::Measured m = synthetic();
     m.hosts[0].load = std::numeric_limits<double>::infinity();

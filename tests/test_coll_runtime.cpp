@@ -224,6 +224,34 @@ TEST(Communicators, CreationCostsAnAgreementAndTheLocalCost) {
     expect_error([&] { comm_star(R"(comm-create="20")"); }, "comm-create");
 }
 
+// <collectives barrier="3us"> (issue 23): every barrier costs 3 us on each member's core
+// after its algorithm's messages, so a run of barriers ends exactly where the same barriers
+// each followed by 3 us of compute end without the attribute (3 us more per barrier than
+// the free run), and no other collective pays it.
+TEST(CollLocalWork, BarrierCostAddsExactlyItsTimePerBarrier) {
+    auto run = [&](const topo::Topology& t, const std::vector<Op>& ops) {
+        ScriptProgram prog(std::vector<std::vector<Op>>(4, ops));
+        return mpi::simulate(t, one_rank_per_node(t, 4), prog);
+    };
+    const Op barrier = coll(CollOp::Barrier, 0, 0);
+    const Op allreduce = coll(CollOp::Allreduce, 1024, 0);
+    const Op local = compute(3'000);  // 3 us at 1 G instructions/s
+    const std::vector<Op> ops{barrier, allreduce, barrier, barrier};
+    const auto costed = run(comm_star(R"(barrier="3us")"), ops);
+    const auto free = run(comm_star(""), ops);
+    const auto spelled =
+        run(comm_star(""), {barrier, local, allreduce, barrier, local, barrier, local});
+    for (int r = 0; r < 4; ++r) {
+        EXPECT_EQ(costed.ranks[r].finish, spelled.ranks[r].finish) << r;
+        EXPECT_EQ(costed.ranks[r].finish, free.ranks[r].finish + Time::us(9)) << r;
+        const auto b = mpi::stat_kind(OpKind::Collective, CollOp::Barrier, false);
+        EXPECT_EQ(costed.ranks[r].ops[b].count, 3u);
+        EXPECT_EQ(costed.ranks[r].ops[b].time, free.ranks[r].ops[b].time + Time::us(9)) << r;
+    }
+    expect_error([&] { comm_star(R"(barrier="-1us")"); }, "barrier");
+    expect_error([&] { comm_star(R"(barrier="3")"); }, "barrier");
+}
+
 TEST(Communicators, FreeingCostsLikeCreatingWhenModelledAndNothingOtherwise) {
     Op dup;
     dup.kind = OpKind::CommDup;

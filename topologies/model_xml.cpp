@@ -405,7 +405,8 @@ Topology Reader::read() {
 
 void Reader::read_network(pugi::xml_node n) {
     check_attributes(
-        n, {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold", "cpu"});
+        n, {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold", "cpu",
+            "progress"});
     NetworkSettings& s = tb_.settings();
     if (const auto v = optional(n, "cpu")) {
         s.cpu_model = *v;
@@ -446,6 +447,14 @@ void Reader::read_network(pugi::xml_node n) {
     if (const auto v = optional(n, "nic")) s.nic_model = nic_attr(n, *v);
     if (const auto v = optional(n, "eager-threshold"))
         s.eager_threshold = with_unit(n, "eager-threshold", *v, parse_size);
+    if (const auto v = optional(n, "progress")) {
+        if (*v == "in-mpi")
+            s.progress_in_mpi = true;
+        else if (*v != "always")
+            fail(n, fmt::format("<network> attribute 'progress': '{}' is not valid; expected "
+                                "in-mpi or always",
+                                *v));
+    }
 }
 
 void Reader::read_node_type(pugi::xml_node n) {

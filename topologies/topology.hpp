@@ -119,6 +119,11 @@ struct NetworkSettings {
     // processor sharing. `cpu_model_line`: the <network> element's line.
     std::string cpu_model;
     int cpu_model_line = 0;
+    // <network progress="in-mpi">: the MPI library moves a rendezvous message only while its
+    // receiver is inside an MPI call (no progress thread): a request-to-send that meets a
+    // posted receive while the receiver computes is answered when the receiver's next MPI
+    // call starts. False ("always", the default): answered at once.
+    bool progress_in_mpi = false;
 };
 
 // The regular structure a generator laid out, kept for the routings that follow it

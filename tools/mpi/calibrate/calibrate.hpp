@@ -227,6 +227,8 @@ struct ClassResult {
 constexpr std::array<std::uint64_t, 5> kLocalSizes{16ull << 10, 128ull << 10, 1ull << 20,
                                                    8ull << 20, 64ull << 20};
 constexpr int kLocalRuns = 5;
+// MPI_Barrier: runs of calls timed together, the time per call of each run one sample.
+constexpr int kBarrierRuns = 31, kBarrierCalls = 64;
 struct LocalRates {
     std::vector<std::pair<std::uint64_t, double>> copy, reduce;  // (bytes, bytes/s)
 };
@@ -298,6 +300,29 @@ struct Measured {
     // cost (<collectives comm-create>) is their difference, at least 0.
     double comm_dup = 0, agreement = 0;
     double comm_create_local() const { return std::max(0.0, comm_dup - agreement); }
+    // MPI_Barrier on MPI_COMM_WORLD (issue 23): the time per call of kBarrierRuns runs of
+    // kBarrierCalls barriers each, rank 0's median over the runs (`value`) and their spread.
+    // Not measured (an older --save-measured file): no <collectives barrier>.
+    bool barrier_measured = false;
+    Stats barrier;
+    // The model's barrier cost (<collectives barrier>): the measured time per call less what
+    // the simulated barrier already pays for its messages, ceil(log2 world) rounds of one
+    // exchange of (almost) nothing, each the MPI_Sendrecv of the smallest measured size of
+    // the slowest measured class; at least 0.
+    int barrier_rounds() const {
+        int r = 0;
+        while ((1LL << r) < world) ++r;
+        return r;
+    }
+    double barrier_exchange() const {
+        double t = 0;
+        for (const ClassResult& c : classes)
+            if (c.pair.present && !c.sizes.empty()) t = std::max(t, c.sizes.front().sendrecv.value);
+        return t;
+    }
+    double barrier_local() const {
+        return std::max(0.0, barrier.value - barrier_rounds() * barrier_exchange());
+    }
 
     double speed(std::size_t rank) const {  // instructions/s, the median over its passes
         const double t = cpu[rank].value;

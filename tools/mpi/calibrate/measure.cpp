@@ -903,6 +903,24 @@ int run(int rank, int world, const Options& opt) {
         m.agreement = median(agree);
     }
 
+    // MPI_Barrier: kBarrierRuns runs of kBarrierCalls barriers, every rank taking part, the
+    // time per call of each run on rank 0 (a few warm-up calls first).
+    {
+        for (int i = 0; i < 8; ++i) MPI_Barrier(MPI_COMM_WORLD);
+        std::vector<double> per_call;
+        for (int i = 0; i < kBarrierRuns; ++i) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            for (int k = 0; k < kBarrierCalls; ++k) MPI_Barrier(MPI_COMM_WORLD);
+            per_call.push_back((MPI_Wtime() - t0) / kBarrierCalls);
+        }
+        Samples x;
+        x.all = per_call;
+        m.barrier = summarize(x);
+        m.barrier.value = m.barrier.median_all;
+        m.barrier_measured = true;
+    }
+
     // To rank 0: the CPU figures of every rank, each class's statistics, its eager threshold.
     m.cpu_instructions = s.cpu_steps * kInstructionsPerStep;
     {

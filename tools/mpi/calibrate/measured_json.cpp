@@ -21,7 +21,8 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFormat = "clustersim-calibrate measurements";
-constexpr int kVersion = 1;
+// Version 2 (issue 23) adds "barrier" (optional); version 1 files read as without it.
+constexpr int kVersion = 2;
 
 json num(double v) {
     if (std::isfinite(v)) return v;
@@ -251,6 +252,7 @@ std::string measured_to_json(const Measured& m) {
     j["overheads"] = ov;
     j["comm_dup"] = num(m.comm_dup);
     j["agreement"] = num(m.agreement);
+    if (m.barrier_measured) j["barrier"] = stats(m.barrier);
     return j.dump(1) + "\n";
 }
 
@@ -268,8 +270,9 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
     if (r.str("format") != kFormat)
         r.fail("format",
                std::string("expected \"") + kFormat + "\" (a file --save-measured wrote)");
-    if (r.integer("version", 0, kIntMax) != kVersion)
-        r.fail("version", "expected " + std::to_string(kVersion));
+    const int version = r.integer("version", 0, kIntMax);
+    if (version < 1 || version > kVersion)
+        r.fail("version", "expected 1 to " + std::to_string(kVersion));
     Measured m;
     m.command = r.str("command");
     m.date = r.str("date");
@@ -413,6 +416,14 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
     }
     m.comm_dup = r.number("comm_dup");
     m.agreement = r.number("agreement");
+    // Version 1 files, saved before the barrier was measured, have no "barrier": none in the
+    // model.
+    if (version >= 2 && r.raw().contains("barrier")) {
+        m.barrier = read_stats(r.obj("barrier"));
+        if (!(m.barrier.value >= 0) || !std::isfinite(m.barrier.value))
+            r.fail("barrier.value", "expected a finite time >= 0");
+        m.barrier_measured = true;
+    }
     return m;
 }
 

@@ -97,6 +97,14 @@ void print_summary(const Measured& m, const Derived& d) {
         "\ncommunicator creation (rank 0, median of 31 calls): MPI_Comm_dup %.2f us, 8-byte "
         "MPI_Allreduce %.2f us: comm-create %.2f us\n",
         m.comm_dup * 1e6, m.agreement * 1e6, m.comm_create_local() * 1e6);
+    if (m.barrier_measured)
+        std::printf(
+            "barrier (rank 0, median of %d runs of %d calls, p10-p90 %.3f-%.3f us): MPI_Barrier "
+            "%.3f us per call, less %d round(s) of the smallest MPI_Sendrecv %.3f us: barrier "
+            "%.3f us\n",
+            kBarrierRuns, kBarrierCalls, m.barrier.p10 * 1e6, m.barrier.p90 * 1e6,
+            m.barrier.value * 1e6, m.barrier_rounds(), m.barrier_exchange() * 1e6,
+            m.barrier_local() * 1e6);
     std::printf(
         "\nlocal work of collectives (rank 0, median of %d runs)\n"
         "      size   copy (memcpy)   reduce (MPI_Reduce_local, doubles, SUM)\n",

@@ -340,6 +340,8 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             }
     }
     collectives.time("comm-create", model_time_of(m.comm_create_local()));
+    // The barrier's own cost beyond its messages (Measured::barrier_local).
+    if (m.barrier_measured) collectives.time("barrier", model_time_of(m.barrier_local()));
     if (d.io) {
         // One I/O server on the node rank 0 wrote from, the kernel's page cache as its
         // write-behind cache, the disk a simple one at the measured rate.
