@@ -244,7 +244,7 @@ TEST(CalibrateWrite, BarrierIsTheMeasuredCallLessItsRoundsOfExchange) {
     EXPECT_NEAR(m.barrier_local(), 22.5e-6 - 4 * kL[2], 1e-15);
     const cal::Derived d = cal::derive(m, false);
     const std::string xml = cal::write_model(m, d, "synthetic", false);
-    EXPECT_EQ(topo::parse_model(xml, "synthetic.xml").mpi.barrier_cost, clustersim::Time::ns(2500));
+    EXPECT_EQ(run::parse_model(xml, "synthetic.xml").mpi.barrier_cost, clustersim::Time::ns(2500));
     EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
     const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
     EXPECT_TRUE(back.barrier_measured);
@@ -254,7 +254,7 @@ TEST(CalibrateWrite, BarrierIsTheMeasuredCallLessItsRoundsOfExchange) {
     m.barrier_measured = false;
     const std::string none = cal::write_model(m, d, "synthetic", false);
     EXPECT_EQ(none.find("barrier="), std::string::npos);
-    EXPECT_EQ(topo::parse_model(none, "synthetic.xml").mpi.barrier_cost, clustersim::Time::zero());
+    EXPECT_EQ(run::parse_model(none, "synthetic.xml").mpi.barrier_cost, clustersim::Time::zero());
 }
 
 TEST(CalibrateJson, NonFiniteFiguresSurvive) {

@@ -229,7 +229,7 @@ TEST(Communicators, CreationCostsAnAgreementAndTheLocalCost) {
 // each followed by 3 us of compute end without the attribute (3 us more per barrier than
 // the free run), and no other collective pays it.
 TEST(CollLocalWork, BarrierCostAddsExactlyItsTimePerBarrier) {
-    auto run = [&](const topo::Topology& t, const std::vector<Op>& ops) {
+    auto run = [&](const run::Model& t, const std::vector<Op>& ops) {
         ScriptProgram prog(std::vector<std::vector<Op>>(4, ops));
         return mpi::simulate(t, one_rank_per_node(t, 4), prog);
     };

@@ -18,7 +18,7 @@ using namespace testing;
 
 // Two nodes on a switch: 1 GB/s, 1 us links, whole messages, eager up to 1 KiB; `progress`
 // is the <network> attribute's text ("" for none).
-topo::Topology pair(const std::string& progress) {
+run::Model pair(const std::string& progress) {
     std::string xml = fmt::format(R"(<cluster name="progress">
   <network granularity="message" eager-threshold="1KiB"{}/>
   <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
@@ -29,7 +29,7 @@ topo::Topology pair(const std::string& progress) {
     for (int i = 0; i < 2; ++i)
         xml += fmt::format(
             "  <cable from=\"n{}.s0\" to=\"sw\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", i);
-    return topo::parse_model(xml + "</cluster>\n", "progress.xml");
+    return run::parse_model(xml + "</cluster>\n", "progress.xml");
 }
 
 const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "simple",
