@@ -14,21 +14,6 @@ namespace {
 
 constexpr std::array<std::string_view, 3> kOverheadChildren{"send", "recv", "post"};
 
-template <class Names>
-std::string join(const Names& names) {
-    std::string s;
-    for (std::string_view n : names) {
-        if (!s.empty()) s += ", ";
-        s += n;
-    }
-    return s;
-}
-
-template <class Names>
-bool contains(const Names& names, std::string_view name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // Reads <collectives> and <mpi-overhead> into `mpi_`.
 class MpiReader {
   public:
@@ -133,9 +118,9 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
     x_.check_attributes(n, {});
     std::array<int, 3> seen{};
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
-        if (c.type() != pugi::node_element || !contains(kOverheadChildren, c.name()))
+        if (c.type() != pugi::node_element || !topo::has_name(kOverheadChildren, c.name()))
             x_.fail(c, fmt::format("unexpected content in <mpi-overhead>; expected only {}",
-                                   join(kOverheadChildren)));
+                                   topo::join_names(kOverheadChildren)));
         const std::size_t which = std::strcmp(c.name(), "send") == 0   ? 0
                                   : std::strcmp(c.name(), "recv") == 0 ? 1
                                                                        : 2;

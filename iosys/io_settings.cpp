@@ -14,21 +14,6 @@ namespace {
 
 constexpr std::array<std::string_view, 2> kIoServerChildren{"cache", "disk"};
 
-template <class Names>
-std::string join(const Names& names) {
-    std::string s;
-    for (std::string_view n : names) {
-        if (!s.empty()) s += ", ";
-        s += n;
-    }
-    return s;
-}
-
-template <class Names>
-bool contains(const Names& names, std::string_view name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // Reads every parallel I/O element of a <cluster> into `io_`: the servers, then the
 // forwarders, then the <file-system> (it names servers).
 class IoReader {
@@ -152,11 +137,11 @@ void IoReader::read_io_server(pugi::xml_node n) {
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element) {
             x_.fail(c, "unexpected text in <io-server>; expected only elements: " +
-                           join(kIoServerChildren));
+                           topo::join_names(kIoServerChildren));
         }
-        if (!contains(kIoServerChildren, c.name())) {
+        if (!topo::has_name(kIoServerChildren, c.name())) {
             x_.fail(c, fmt::format("unknown element <{}> in <io-server>; expected one of: {}",
-                                   c.name(), join(kIoServerChildren)));
+                                   c.name(), topo::join_names(kIoServerChildren)));
         }
         pugi::xml_node& slot = std::strcmp(c.name(), "cache") == 0 ? cache : disk;
         if (slot) {

@@ -19,16 +19,6 @@ using Value = CommAttribute::Value;
 constexpr std::array<std::string_view, 3> kCommChildren{"node-type", "collective",
                                                         "point-to-point"};
 
-template <class Names>
-std::string join(const Names& names) {
-    std::string s;
-    for (std::string_view n : names) {
-        if (!s.empty()) s += ", ";
-        s += n;
-    }
-    return s;
-}
-
 // The attributes <comm-model> takes: "model", then comm_attributes() with the link values
 // (times and bandwidths) first, the counts next and the choice last, each group in table
 // order (the order the error has always listed them in).
@@ -93,11 +83,11 @@ void CommReader::read(pugi::xml_node n) {
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element)
             x_.fail(c, "unexpected text in <comm-model>; expected only elements: " +
-                           join(kCommChildren));
+                           topo::join_names(kCommChildren));
         if (std::find(kCommChildren.begin(), kCommChildren.end(), std::string_view(c.name())) ==
             kCommChildren.end()) {
             x_.fail(c, fmt::format("unknown element <{}> in <comm-model>; expected one of: {}",
-                                   c.name(), join(kCommChildren)));
+                                   c.name(), topo::join_names(kCommChildren)));
         }
         if (std::strcmp(c.name(), "node-type") == 0)
             read_node_type(c);

@@ -33,21 +33,6 @@ constexpr std::array<std::string_view, 12> kTopLevel{
 constexpr std::array<std::string_view, 6> kTypeChildren{"socket", "memory-node", "switch",
                                                         "nic",    "cable",       "edge"};
 
-template <class Names>
-std::string join(const Names& names) {
-    std::string s;
-    for (std::string_view n : names) {
-        if (!s.empty()) s += ", ";
-        s += n;
-    }
-    return s;
-}
-
-template <class Names>
-bool contains(const Names& names, std::string_view name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
-}
-
 // Reads one model document. Pass 1: <network>, then the parts read with it
 // (ReadStage::WithNetwork), <node-type> (and the parts' children of it), then the parts that
 // name node-types (ReadStage::AfterNodeTypes); pass 2: the elements that declare vertices and
@@ -239,11 +224,12 @@ Topology Reader::read() {
     pugi::xml_node network;
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element) {
-            fail(c, "unexpected text in <cluster>; expected only elements: " + join(top_level));
+            fail(c,
+                 "unexpected text in <cluster>; expected only elements: " + join_names(top_level));
         }
-        if (!contains(top_level, c.name())) {
+        if (!has_name(top_level, c.name())) {
             fail(c, fmt::format("unknown element <{}> in <cluster>; expected one of: {}", c.name(),
-                                join(top_level)));
+                                join_names(top_level)));
         }
         if (std::strcmp(c.name(), "network") == 0) {
             if (network) {
@@ -404,9 +390,8 @@ Topology Reader::read() {
 }
 
 void Reader::read_network(pugi::xml_node n) {
-    check_attributes(
-        n, {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold", "cpu",
-            "progress"});
+    check_attributes(n, {"model", "forwarding", "granularity", "routing", "nic", "eager-threshold",
+                         "cpu", "progress"});
     NetworkSettings& s = tb_.settings();
     if (const auto v = optional(n, "cpu")) {
         s.cpu_model = *v;
@@ -472,10 +457,11 @@ void Reader::read_node_type(pugi::xml_node n) {
     const std::vector<std::string_view> children = known(true);
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element)
-            fail(c, "unexpected text in <node-type>; expected only elements: " + join(children));
-        if (!contains(children, c.name())) {
+            fail(c,
+                 "unexpected text in <node-type>; expected only elements: " + join_names(children));
+        if (!has_name(children, c.name())) {
             fail(c, fmt::format("unknown element <{}> in <node-type>; expected one of: {}",
-                                c.name(), join(children)));
+                                c.name(), join_names(children)));
         }
     }
     // Vertices first, so an edge may name a vertex declared after it.

@@ -12,19 +12,7 @@
 
 namespace clustersim::topo {
 
-namespace {
-
-template <class Names>
-std::string join(const Names& names) {
-    std::string s;
-    for (std::string_view n : names) {
-        if (!s.empty()) s += ", ";
-        s += n;
-    }
-    return s;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 ElementReader::ElementReader(std::string_view text, const std::string& file)
     : text_(text), file_(file) {
@@ -68,7 +56,7 @@ void ElementReader::check_attributes(pugi::xml_node n,
         if (std::find(allowed.begin(), allowed.end(), std::string_view(a.name())) ==
             allowed.end()) {
             fail(n, fmt::format("{} has unknown attribute '{}'; valid attributes: {}", tag(n),
-                                a.name(), join(allowed)));
+                                a.name(), join_names(allowed)));
         }
     }
     check_unique_attributes(n);

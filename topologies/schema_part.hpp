@@ -11,6 +11,7 @@
 // unused object files, and their initialisers, are dropped by the linker).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -28,6 +29,23 @@
 #include "topologies/topology.hpp"
 
 namespace clustersim::topo {
+
+// "a, b, c": a list of element or attribute names, for the readers' errors.
+template <class Names>
+std::string join_names(const Names& names) {
+    std::string s;
+    for (std::string_view n : names) {
+        if (!s.empty()) s += ", ";
+        s += n;
+    }
+    return s;
+}
+
+// Whether `name` is one of `names`.
+template <class Names>
+bool has_name(const Names& names, std::string_view name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 // What every element reader needs: the file and line of an element, one-line errors in the
 // model reader's wording, and the checked attribute parsers. Errors throw InputError(file,
