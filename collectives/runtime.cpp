@@ -696,16 +696,20 @@ void Runtime::post_ready(std::uint32_t ri, std::uint8_t s) {
     for (;;) {
         CollRun& run = runs_[ri];
         StepSlot& slot = run.slots[s];
-        if (slot.posted == slot.step.transfers.size()) return;
-        const Transfer t = slot.step.transfers[slot.posted];
+        const std::size_t count = slot.step.transfers.size();
+        if (slot.posted == count) return;
         if (s != run.front) {  // the previous step is still in flight
             const StepSlot& prev = run.slots[run.front];
-            if (t.after == kAfterStep) return;
-            if (t.after >= 0 && prev.done[static_cast<std::size_t>(t.after)] == 0) return;
+            if (slot.next_after == kAfterStep) return;
+            if (slot.next_after >= 0 && !prev.done(static_cast<std::uint32_t>(slot.next_after)))
+                return;
         }
+        const Transfer t = slot.step.transfers[slot.posted];
         const std::uint32_t transfer = static_cast<std::uint32_t>(s) << 31 | slot.posted++;
+        if (slot.posted < count) slot.next_after = slot.step.transfers[slot.posted].after;
         ++slot.pending;
-        const std::int32_t peer = comms_[run.comm].members[t.peer];
+        const Comm& comm = comms_[run.comm];
+        const std::int32_t peer = comm.world ? t.peer : comm.members[t.peer];
         const std::int32_t rank = run.rank, tag = run.tag, context = coll_context(run.comm);
         const OverheadSpec& cost = t.send ? config_.send_overhead : config_.post_overhead;
         if (!cost.zero()) {  // posted once the rank's core has paid o_s (or the post cost)
@@ -787,13 +791,16 @@ void Runtime::generate(CollRun& run, StepSlot& slot) {
     slot.valid = true;
     slot.posted = slot.pending = 0;
     slot.reduce = 0;
-    slot.done.assign(slot.step.transfers.size(), 0);
+    const std::size_t count = slot.step.transfers.size();
+    if (count > 0) slot.next_after = slot.step.transfers[0].after;
+    slot.done_low = 0;
+    if (count > 64) slot.done_high.assign(count - 64, false);
 }
 
 void Runtime::transfer_done(std::uint32_t ri, std::uint32_t transfer) {
     CollRun& run = runs_[ri];
     StepSlot& slot = run.slots[transfer >> 31];
-    slot.done[transfer & 0x7fffffffU] = 1;
+    slot.set_done(transfer & 0x7fffffffU);
     --slot.pending;
     if (run.posting) return;  // pump goes on
     pump(ri);

@@ -279,13 +279,28 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         }
     };
     // One step of a collective run in flight (see collective.hpp: two at a time).
+    // The fields every pump reads come first, next to each other; the step's transfers (a
+    // heap block the algorithm filled when the step was generated, likely out of the cache
+    // by the time the step runs) are read only to post one: whether the next one may go
+    // yet is `next_after`, and which are complete a bit mask in the slot itself.
     struct StepSlot {
-        Step step;
-        std::uint32_t posted = 0;        // transfers posted so far (in order)
-        std::uint32_t pending = 0;       // posted transfers not complete yet
-        std::vector<std::uint8_t> done;  // per transfer: complete
+        std::uint32_t posted = 0;              // transfers posted so far (in order)
+        std::uint32_t pending = 0;             // posted transfers not complete yet
+        std::int32_t next_after = kAfterStep;  // step.transfers[posted].after (posted < size)
         bool valid = false;
-        std::uint8_t reduce = 0;  // 0: not started, 1: running, 2: done
+        std::uint8_t reduce = 0;      // 0: not started, 1: running, 2: done
+        std::uint64_t done_low = 0;   // bit i: transfer i (< 64) complete
+        std::vector<bool> done_high;  // transfer 64 + i complete (steps of more than 64)
+        Step step;
+        bool done(std::uint32_t i) const {
+            return i < 64 ? (done_low >> i & 1U) != 0 : done_high[i - 64];
+        }
+        void set_done(std::uint32_t i) {
+            if (i < 64)
+                done_low |= std::uint64_t{1} << i;
+            else
+                done_high[i - 64] = true;
+        }
     };
     // One rank's execution of one collective call.
     struct CollRun {
