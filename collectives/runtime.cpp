@@ -236,8 +236,15 @@ std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
 std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner,
                                  std::uint32_t transfer) {
-    const std::uint32_t req = requests_.acquire(Request{
-        true, false, false, rank, dst, tag, context, bytes, owner, engine_.now(), kNil, transfer});
+    const std::uint32_t req = requests_.acquire(Request{.is_send = true,
+                                                        .rank = rank,
+                                                        .peer = dst,
+                                                        .tag = tag,
+                                                        .context = context,
+                                                        .owner = owner,
+                                                        .transfer = transfer,
+                                                        .bytes = bytes,
+                                                        .ready = engine_.now()});
     const std::uint32_t slot = pair_slot(rank, dst);
     const std::uint64_t seq = pairs_[slot].next_send++;
     const bool eager = bytes <= config_.eager_threshold;
@@ -255,8 +262,14 @@ std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner,
                                  std::uint32_t transfer) {
     const std::uint32_t req =
-        requests_.acquire(Request{false, false, false, rank, src, tag, context, bytes, owner,
-                                  Time::zero(), kNil, transfer, !config_.recv_overhead.zero()});
+        requests_.acquire(Request{.charge_recv = !config_.recv_overhead.zero(),
+                                  .rank = rank,
+                                  .peer = src,
+                                  .tag = tag,
+                                  .context = context,
+                                  .owner = owner,
+                                  .transfer = transfer,
+                                  .bytes = bytes});
     Rank& r = ranks_[rank];
     requests_[req].order = r.posts++;
     if (src == kAnySource) {  // the earliest arrived match from anyone
@@ -638,8 +651,8 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     ranks_[rank].op_comm = comm;
     ranks_[rank].op_seq = seq;
     ranks_[rank].op_algorithm = nullptr;
-    const std::uint32_t user_req = requests_.acquire(
-        Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
+    const std::uint32_t user_req =
+        requests_.acquire(Request{.rank = rank, .context = coll_context(comm)});
     if (timed_collectives_) {
         arrive_global(
             comm, seq,
@@ -669,15 +682,15 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const std::uint32_t run = runs_.acquire(CollRun{rank,
                                                     comm,
                                                     static_cast<std::int32_t>(seq),
-                                                    args,
-                                                    choice.algorithm,
                                                     0,
-                                                    false,
-                                                    false,
                                                     user_req,
                                                     0,
-                                                    {},
-                                                    !config_.buffer_copies && !barrier_cost});
+                                                    false,
+                                                    false,
+                                                    !config_.buffer_copies && !barrier_cost,
+                                                    choice.algorithm,
+                                                    args,
+                                                    {}});
     // The own block's copy first (as MPI libraries do), and with buffer-copies the
     // algorithm's own copy, then the algorithm's steps.
     if (has_copy_rate()) {
@@ -696,26 +709,25 @@ void Runtime::post_ready(std::uint32_t ri, std::uint8_t s) {
     for (;;) {
         CollRun& run = runs_[ri];
         StepSlot& slot = run.slots[s];
-        const std::size_t count = slot.step.transfers.size();
-        if (slot.posted == count) return;
+        if (slot.posted == slot.count) return;
+        const StepSlot::Posting t = slot.at(slot.posted);
         if (s != run.front) {  // the previous step is still in flight
             const StepSlot& prev = run.slots[run.front];
-            if (slot.next_after == kAfterStep) return;
-            if (slot.next_after >= 0 && !prev.done(static_cast<std::uint32_t>(slot.next_after)))
-                return;
+            const std::int32_t after = t.after();
+            if (after == kAfterStep) return;
+            if (after >= 0 && !prev.done(static_cast<std::uint32_t>(after))) return;
         }
-        const Transfer t = slot.step.transfers[slot.posted];
         const std::uint32_t transfer = static_cast<std::uint32_t>(s) << 31 | slot.posted++;
-        if (slot.posted < count) slot.next_after = slot.step.transfers[slot.posted].after;
         ++slot.pending;
         const Comm& comm = comms_[run.comm];
         const std::int32_t peer = comm.world ? t.peer : comm.members[t.peer];
         const std::int32_t rank = run.rank, tag = run.tag, context = coll_context(run.comm);
-        const OverheadSpec& cost = t.send ? config_.send_overhead : config_.post_overhead;
+        const bool send = t.send();
+        const OverheadSpec& cost = send ? config_.send_overhead : config_.post_overhead;
         if (!cost.zero()) {  // posted once the rank's core has paid o_s (or the post cost)
-            charge(rank, Overhead{t.send ? Overhead::Then::PostSend : Overhead::Then::PostRecv,
+            charge(rank, Overhead{send ? Overhead::Then::PostSend : Overhead::Then::PostRecv,
                                   cost.at(t.bytes), peer, tag, context, t.bytes, ri, transfer});
-        } else if (t.send) {
+        } else if (send) {
             post_send(rank, peer, tag, context, t.bytes, ri, transfer);
         } else {
             post_recv(rank, peer, tag, context, t.bytes, ri, transfer);
@@ -769,10 +781,10 @@ void Runtime::pump(std::uint32_t ri) {
         CollRun& r = runs_[ri];
         StepSlot& older = r.slots[f];
         if (older.pending > 0) break;  // transfer_done goes on
-        if (older.step.reduce_bytes > 0 && older.reduce != 2) {
+        if (older.reduce_bytes > 0 && older.reduce != 2) {
             if (older.reduce == 0) {
                 older.reduce = 1;
-                start_reduce_work(r.rank, older.step.reduce_bytes, kCollCookie | ri);
+                start_reduce_work(r.rank, older.reduce_bytes, kCollCookie | ri);
             }
             break;  // compute_done goes on
         }
@@ -791,10 +803,12 @@ void Runtime::generate(CollRun& run, StepSlot& slot) {
     slot.valid = true;
     slot.posted = slot.pending = 0;
     slot.reduce = 0;
-    const std::size_t count = slot.step.transfers.size();
-    if (count > 0) slot.next_after = slot.step.transfers[0].after;
+    slot.count = static_cast<std::uint32_t>(slot.step.transfers.size());
+    for (std::uint32_t i = 0; i < slot.count && i < StepSlot::kInline; ++i)
+        slot.first[i] = StepSlot::Posting::of(slot.step.transfers[i]);
+    slot.reduce_bytes = slot.step.reduce_bytes;
     slot.done_low = 0;
-    if (count > 64) slot.done_high.assign(count - 64, false);
+    if (slot.count > 32) slot.done_high.assign(slot.count - 32, false);
 }
 
 void Runtime::transfer_done(std::uint32_t ri, std::uint32_t transfer) {
@@ -848,8 +862,8 @@ std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
     const auto seq = next_seq(rank, op.comm);
     ranks_[rank].op_comm = comm;
     ranks_[rank].op_seq = seq;
-    const std::uint32_t req = requests_.acquire(
-        Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
+    const std::uint32_t req =
+        requests_.acquire(Request{.rank = rank, .context = coll_context(comm)});
     const bool split = op.kind == OpKind::CommSplit;
     const std::int32_t comm_rank = comms_[comm].comm_rank(rank);
     std::int32_t color = split ? op.color : 0;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -196,21 +197,24 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t pair_next = kNil, pair_prev = kNil;  // ... in its pair's queue
         bool cancelled = false;  // withdrawn by MPI_Cancel: dropped when it arrives
     };
-    struct Request {
-        bool is_send;
-        bool done;
-        bool waited;
-        std::int32_t rank;  // world rank
-        std::int32_t peer, tag, context;
-        std::uint64_t bytes;
-        std::uint32_t owner;         // collective run it belongs to, kNil for the program's own
-        Time ready;                  // when the peer posted the matching call (wait accounting)
+    // One cache line each (64 bytes, aligned): a request is touched when posted, matched
+    // and completed, far apart in time.
+    struct alignas(64) Request {
+        bool is_send = false;
+        bool done = false;
+        bool waited = false;
+        bool charge_recv = false;  // a receive whose completion still owes o_r
+        std::int32_t rank = 0;     // world rank
+        std::int32_t peer = 0, tag = 0, context = 0;
+        std::uint32_t owner = kNil;  // collective run it belongs to, kNil for the program's own
         std::uint32_t next = kNil;   // next receive in the rank's posted queue
         std::uint32_t transfer = 0;  // collectives: step slot (bit 31) and transfer index
-        bool charge_recv = false;    // a receive whose completion still owes o_r
         std::uint32_t msg = kNil;    // sends: their message (cancel looks for it)
         std::uint32_t order = 0;     // posted receives: the rank's posting count (matching order)
+        std::uint64_t bytes = 0;
+        Time ready = Time::zero();  // when the peer posted the matching call (wait accounting)
     };
+    static_assert(sizeof(Request) == 64, "a request is one cache line");
     // A per-message software cost waiting for (or running on) its rank's core, and what
     // follows it: go on with the rank's current operation, post a send or a receive, or
     // complete a receive.
@@ -279,44 +283,64 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         }
     };
     // One step of a collective run in flight (see collective.hpp: two at a time).
-    // The fields every pump reads come first, next to each other; the step's transfers (a
-    // heap block the algorithm filled when the step was generated, likely out of the cache
-    // by the time the step runs) are read only to post one: whether the next one may go
-    // yet is `next_after`, and which are complete a bit mask in the slot itself.
-    struct StepSlot {
-        std::uint32_t posted = 0;              // transfers posted so far (in order)
-        std::uint32_t pending = 0;             // posted transfers not complete yet
-        std::int32_t next_after = kAfterStep;  // step.transfers[posted].after (posted < size)
+    // One step of a collective run in flight (see collective.hpp: two at a time). What
+    // posting and pumping read is in the slot's first cache line: the counts, which
+    // transfers are complete (a bit mask), the reduction's size, and the first two
+    // transfers (a copy, made when the step is generated): the step's own transfer list is
+    // a heap block the algorithm filled then, likely out of the cache by the time the step
+    // runs, and a ring or binomial step has at most two transfers.
+    struct alignas(64) StepSlot {
+        // A transfer as posting needs it: 16 bytes.
+        struct Posting {
+            std::uint64_t bytes = 0;
+            std::int32_t peer = 0;    // rank in the communicator
+            std::int32_t after2 = 0;  // 2 * Transfer::after + send
+            static Posting of(const Transfer& t) {
+                return Posting{t.bytes, t.peer, t.after * 2 + (t.send ? 1 : 0)};
+            }
+            bool send() const { return (after2 & 1) != 0; }
+            std::int32_t after() const { return after2 >> 1; }
+        };
+        static constexpr std::uint32_t kInline = 2;  // transfers copied into the slot
+        std::uint32_t posted = 0;                    // transfers posted so far (in order)
+        std::uint32_t pending = 0;                   // posted transfers not complete yet
+        std::uint32_t count = 0;                     // step.transfers.size()
+        std::uint32_t done_low = 0;                  // bit i: transfer i (< 32) complete
         bool valid = false;
-        std::uint8_t reduce = 0;      // 0: not started, 1: running, 2: done
-        std::uint64_t done_low = 0;   // bit i: transfer i (< 64) complete
-        std::vector<bool> done_high;  // transfer 64 + i complete (steps of more than 64)
+        std::uint8_t reduce = 0;               // 0: not started, 1: running, 2: done
+        std::uint64_t reduce_bytes = 0;        // step.reduce_bytes
+        std::array<Posting, kInline> first{};  // step.transfers[0, kInline)
+        std::vector<bool> done_high;           // transfer 32 + i complete (larger steps)
         Step step;
+        Posting at(std::uint32_t i) const {
+            return i < kInline ? first[i] : Posting::of(step.transfers[i]);
+        }
         bool done(std::uint32_t i) const {
-            return i < 64 ? (done_low >> i & 1U) != 0 : done_high[i - 64];
+            return i < 32 ? (done_low >> i & 1U) != 0 : done_high[i - 32];
         }
         void set_done(std::uint32_t i) {
-            if (i < 64)
-                done_low |= std::uint64_t{1} << i;
+            if (i < 32)
+                done_low |= std::uint32_t{1} << i;
             else
-                done_high[i - 64] = true;
+                done_high[i - 32] = true;
         }
     };
-    // One rank's execution of one collective call.
+    static_assert(offsetof(StepSlot, done_high) == 64, "the posting fields fill one line");
+    // One rank's execution of one collective call (hot fields first).
     struct CollRun {
         std::int32_t rank;  // world rank
         std::uint32_t comm;
         std::int32_t tag;
-        CollArgs args;
-        const Algorithm* alg;
         std::uint32_t k;  // steps generated so far
-        bool ended;       // the schedule has no step k
-        bool posting;     // inside pump (completions only count)
         std::uint32_t user_req;
         std::uint8_t front;  // slots[front]: the older step
+        bool ended;          // the schedule has no step k
+        bool posting;        // inside pump (completions only count)
+        bool copied_after;   // the final local work (buffer copy, barrier cost) is started
+                             // or not needed
+        const Algorithm* alg;
+        CollArgs args;
         std::array<StepSlot, 2> slots;
-        bool copied_after;  // the final local work (buffer copy, barrier cost) is started
-                            // or not needed
     };
     // Ranks of one communicator waiting in a global-view operation.
     struct GlobalSync {
