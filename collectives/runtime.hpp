@@ -282,7 +282,6 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
             return world ? world_rank : rank_of.at(world_rank);
         }
     };
-    // One step of a collective run in flight (see collective.hpp: two at a time).
     // One step of a collective run in flight (see collective.hpp: two at a time). What
     // posting and pumping read is in the slot's first cache line: the counts, which
     // transfers are complete (a bit mask), the reduction's size, and the first two
