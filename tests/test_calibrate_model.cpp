@@ -509,6 +509,29 @@ TEST(CalibrateWrite, ConcurrentCurveIsTheGroupsSharedBandwidth) {
         EXPECT_NE(cal::write_csv(m).find("\nconcurrent,intra-socket,0,1,1024,,"),
                   std::string::npos);
     }
+    // With per-message costs o(s) = o_s + o_r: the second message's o(s) is charged on the
+    // cores by the simulator, not shared: a group of t + o(s) + one more transfer gives the
+    // one-way transfer bandwidth.
+    {
+        cal::Measured m = synthetic();
+        for (const std::uint64_t b : cal::kOverheadSizes)
+            m.overheads.push_back({b, stat(50e-9), stat(20e-9), stat(30e-9)});
+        m.overhead_class = cal::kIntraSocket;
+        const double o = 80e-9;
+        EXPECT_DOUBLE_EQ(m.overhead(1 << 20), o);
+        const cal::Derived d = cal::derive(m, false);
+        cal::ClassResult& r = m.classes[cal::kIntraSocket];
+        for (cal::SizeResult& s : r.sizes) {
+            if (s.bytes == 0) continue;
+            const double transfer =
+                s.pingpong.value - (s.bytes > d.eager ? 3 : 1) * (kL[0] - o) - o;
+            s.concurrent = stat(s.pingpong.value + o + transfer);
+        }
+        const auto curve = cal::transfer_curve(r, m, d.eager, nullptr);
+        ASSERT_FALSE(curve.empty());
+        for (const cal::CurvePoint& p : curve)
+            EXPECT_LT(rel(p.concurrent, p.bandwidth), 1e-9) << p.bytes;
+    }
     const cal::Measured none = synthetic();
     const std::string xml = cal::write_model(none, cal::derive(none, false), "synthetic", false);
     EXPECT_EQ(xml.find("direction=\"concurrent\""), std::string::npos);
