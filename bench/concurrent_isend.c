@@ -65,9 +65,10 @@ int main(int argc, char** argv) {
                 if (r == 0) {
                     qsort(t, reps, sizeof(double), cmp);
                     qsort(f, reps, sizeof(double), cmp);
-                    printf("dir=%d s=%zu k=%d med_us=%.2f p10=%.2f p90=%.2f first_recv_med_us=%.2f\n",
-                           dir, s, k, t[reps / 2] * 1e6, t[reps / 10] * 1e6,
-                           t[reps * 9 / 10] * 1e6, f[reps / 2] * 1e6);
+                    printf(
+                        "dir=%d s=%zu k=%d med_us=%.2f p10=%.2f p90=%.2f first_recv_med_us=%.2f\n",
+                        dir, s, k, t[reps / 2] * 1e6, t[reps / 10] * 1e6, t[reps * 9 / 10] * 1e6,
+                        f[reps / 2] * 1e6);
                 }
             }
     free(sb);
