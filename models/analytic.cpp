@@ -23,6 +23,8 @@ AnalyticParams resolve_params(const topo::Topology& t, const comm::CommModelSpec
     p.inter_curve = comm::FittedCurve::from(spec.inter_curve);
     p.intra_two_way = comm::FittedCurve::from(spec.intra_two_way);
     p.inter_two_way = comm::FittedCurve::from(spec.inter_two_way);
+    p.intra_concurrent = comm::FittedCurve::from(spec.intra_concurrent);
+    p.inter_concurrent = comm::FittedCurve::from(spec.inter_concurrent);
     AnalyticParams::Node base;
     base.in_links = std::max<std::uint32_t>(1, spec.in_links);
     base.out_links = std::max<std::uint32_t>(1, spec.out_links);
@@ -82,6 +84,7 @@ AnalyticNetwork::AnalyticNetwork(Engine& engine, const topo::Topology& topology,
         std::all_of(params_.nodes.begin(), params_.nodes.end(),
                     [](const AnalyticParams::Node& x) { return x.has_latency && x.has_bandwidth; });
     two_way_ = !params_.intra_two_way.empty() || !params_.inter_two_way.empty();
+    concurrent_ = !params_.intra_concurrent.empty() || !params_.inter_concurrent.empty();
 }
 
 std::vector<std::uint64_t> AnalyticNetwork::edge_bytes() const {
@@ -106,6 +109,13 @@ const comm::FittedCurve* AnalyticNetwork::two_way_of(std::int32_t src_node,
                                                      std::int32_t dst_node) const {
     const comm::FittedCurve& c =
         src_node == dst_node && src_node >= 0 ? params_.intra_two_way : params_.inter_two_way;
+    return c.empty() ? nullptr : &c;
+}
+
+const comm::FittedCurve* AnalyticNetwork::concurrent_of(std::int32_t src_node,
+                                                        std::int32_t dst_node) const {
+    const comm::FittedCurve& c =
+        src_node == dst_node && src_node >= 0 ? params_.intra_concurrent : params_.inter_concurrent;
     return c.empty() ? nullptr : &c;
 }
 
@@ -164,12 +174,13 @@ void AnalyticNetwork::send_between(VertexId src, VertexId dst, std::uint64_t byt
     ++stats_.packets;
     const comm::Message m = message(src, dst, bytes);
     const comm::Plan plan = model_->plan(m, resources_);
-    // Two-way pricing: only messages with payload between two ranks, of a kind of pair that
-    // has a two-way curve.
+    // Two-way and concurrent pricing: only messages with payload between two ranks, of a
+    // kind of pair that has a two-way or a concurrency curve.
+    const bool between = bytes > 0 && src_rank >= 0 && dst_rank >= 0 && src_rank != dst_rank;
     const comm::FittedCurve* two =
-        two_way_ && bytes > 0 && src_rank >= 0 && dst_rank >= 0 && src_rank != dst_rank
-            ? two_way_of(m.src_node, m.dst_node)
-            : nullptr;
+        two_way_ && between ? two_way_of(m.src_node, m.dst_node) : nullptr;
+    const comm::FittedCurve* shared =
+        concurrent_ && between ? concurrent_of(m.src_node, m.dst_node) : nullptr;
     const Time slowest = two ? max(plan.transfer, two->time(bytes)) : plan.transfer;
     if (engine_.now() + slowest + plan.latency == Time::max()) [[unlikely]]
         throw HorizonError(fmt::format(
@@ -177,7 +188,7 @@ void AnalyticNetwork::send_between(VertexId src, VertexId dst, std::uint64_t byt
             "time {} would arrive beyond the horizon of 2^63-1 ps (about {:.2f} days)",
             format_size(bytes), topo_.vertex(src).name, topo_.vertex(dst).name,
             format_time(engine_.now()), Time::horizon_days()));
-    if (plan.start && plan.num_pools == 0 && !two) {
+    if (plan.start && plan.num_pools == 0 && !two && !shared) {
         // Nothing to hold: the two notifications carry the cookie, no record is kept.
         const Time injected = engine_.now() + plan.transfer;
         if (notify_injected) engine_.schedule(injected, id_, kInjected, cookie);
@@ -192,7 +203,7 @@ void AnalyticNetwork::send_between(VertexId src, VertexId dst, std::uint64_t byt
     flight.plan = plan;
     flight.sent = engine_.now();
     flight.notify_injected = notify_injected;
-    if (two) {
+    if (two || shared) {
         flight.ranked = true;
         flight.src_rank = src_rank;
         flight.dst_rank = dst_rank;
@@ -220,13 +231,25 @@ void AnalyticNetwork::start(std::uint32_t f, const comm::Plan& plan) {
         return;
     }
     const comm::FittedCurve* two = two_way_of(flight.msg.src_node, flight.msg.dst_node);
+    const comm::FittedCurve* shared = concurrent_of(flight.msg.src_node, flight.msg.dst_node);
     flight.one = plan.transfer;
-    flight.two = max(plan.transfer, two->time(flight.msg.bytes));
+    flight.two = two ? max(plan.transfer, two->time(flight.msg.bytes)) : plan.transfer;
+    flight.shared = shared ? shared->time(flight.msg.bytes) : Time::zero();
     flight.since = engine_.now();
     flight.done = 0;
     track(f);
-    flights_[f].two_way = wants_two_way(flights_[f]);
+    Flight& started = flights_[f];
+    started.two_way = wants_two_way(started);
+    started.period = period_of(started);
     retime(f);
+}
+
+Time AnalyticNetwork::period_of(const Flight& f) const {
+    const Time base = f.two_way ? f.two : f.one;
+    if (f.shared == Time::zero()) return base;
+    const std::size_t n = receiving_[static_cast<std::size_t>(f.dst_rank)].size();
+    if (n < 2) return base;
+    return max(base, static_cast<std::int64_t>(n) * f.shared);
 }
 
 bool AnalyticNetwork::wants_two_way(const Flight& f) const {
@@ -236,7 +259,7 @@ bool AnalyticNetwork::wants_two_way(const Flight& f) const {
 
 void AnalyticNetwork::retime(std::uint32_t f) {
     Flight& flight = flights_[f];
-    const Time t = flight.two_way ? flight.two : flight.one;
+    const Time t = flight.period;
     const double left = std::max(0.0, 1.0 - flight.done);
     const Time end = engine_.now() + Time::ps(std::llround(left * static_cast<double>(t.ps())));
     flight.version = ++version_;
@@ -244,18 +267,22 @@ void AnalyticNetwork::retime(std::uint32_t f) {
                      (static_cast<std::uint64_t>(flight.version) << 32) | f);
 }
 
-void AnalyticNetwork::reconsider(std::vector<std::uint32_t>& flights) {
+void AnalyticNetwork::reconsider(std::vector<std::uint32_t>& flights, std::uint32_t skip) {
     for (const std::uint32_t g : flights) {
+        if (g == skip) continue;
         Flight& flight = flights_[g];
         const bool two = wants_two_way(flight);
-        if (two == flight.two_way) continue;
-        // The part transferred so far at the old rate, the rest at the new one.
-        const Time t = flight.two_way ? flight.two : flight.one;
-        if (t > Time::zero())
-            flight.done += static_cast<double>((engine_.now() - flight.since).ps()) /
-                           static_cast<double>(t.ps());
-        flight.since = engine_.now();
+        if (two == flight.two_way && !concurrent_) continue;
+        const Time old = flight.period;
         flight.two_way = two;
+        const Time now_period = period_of(flight);
+        if (now_period == old) continue;
+        // The part transferred so far at the old rate, the rest at the new one.
+        if (old > Time::zero())
+            flight.done += static_cast<double>((engine_.now() - flight.since).ps()) /
+                           static_cast<double>(old.ps());
+        flight.since = engine_.now();
+        flight.period = now_period;
         retime(g);
     }
 }
@@ -268,6 +295,7 @@ void AnalyticNetwork::track(std::uint32_t f) {
     receiving_[b].push_back(f);
     if (a_starts_sending) reconsider(receiving_[a]);  // messages to a: their receiver sends
     if (b_starts_receiving) reconsider(sending_[b]);  // messages from b: their sender receives
+    if (concurrent_) reconsider(receiving_[b], f);    // messages to b: one more shares its copy
 }
 
 void AnalyticNetwork::untrack(std::uint32_t f) {
@@ -282,6 +310,7 @@ void AnalyticNetwork::untrack(std::uint32_t f) {
     drop(receiving_[b]);
     if (sending_[a].empty()) reconsider(receiving_[a]);
     if (receiving_[b].empty()) reconsider(sending_[b]);
+    if (concurrent_) reconsider(receiving_[b]);  // messages to b: one fewer shares its copy
 }
 
 void AnalyticNetwork::offer_queue() {

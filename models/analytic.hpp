@@ -23,6 +23,17 @@
 // rank change rate and their end is computed again. So two messages that cross, starting
 // together, both take exactly T2(s). Without a two-way curve nothing of this runs.
 //
+// Concurrent transfers (issue 23): Open MPI's shared-memory transport (vader, single copy by
+// CMA) moves a large message by the RECEIVER's process_vm_readv, so the messages in transfer
+// to one rank share that rank's copy bandwidth, whichever rank sent them, while a rank's
+// incoming and outgoing copies run on two cores. With a concurrency curve
+// (<point-to-point direction="concurrent">, measured by clustersim-calibrate as two MPI_Isend
+// of s bytes at once) a message of s bytes to a rank that has n >= 2 messages in transfer
+// transfers in at least n s / Bc(s) (processor sharing: each of the n progresses at that
+// rate until n changes), else as above. So k messages of s bytes to one rank, starting
+// together, all take max(T(s), k s / Bc(s)); one message alone is unchanged. Without the
+// curve nothing of this runs.
+//
 // Latency and bandwidth of a pair of sockets come from the <comm-model> element when it
 // gives them (inter-node; per node type within a node), otherwise from the graph: the sum
 // of the latencies along the route and its bottleneck bandwidth (links, and the relay rates
@@ -64,6 +75,8 @@ struct AnalyticParams {
     comm::FittedCurve intra_curve, inter_curve;
     // Two-way curves (<point-to-point direction="both">): empty: none.
     comm::FittedCurve intra_two_way, inter_two_way;
+    // Concurrency curves (<point-to-point direction="concurrent">): empty: none.
+    comm::FittedCurve intra_concurrent, inter_concurrent;
 };
 
 // Resolves `spec` against `t` (node types to nodes, defaults); throws std::invalid_argument
@@ -96,6 +109,8 @@ class AnalyticNetwork final : public Component, public Transport {
     const comm::FittedCurve* curve_of(std::int32_t src_node, std::int32_t dst_node) const;
     // The two-way curve for a message between these nodes, or null.
     const comm::FittedCurve* two_way_of(std::int32_t src_node, std::int32_t dst_node) const;
+    // The concurrency curve for a message between these nodes, or null.
+    const comm::FittedCurve* concurrent_of(std::int32_t src_node, std::int32_t dst_node) const;
     const comm::CommModel& model() const { return *model_; }
     std::size_t queued() const { return queue_.size() - queue_head_ - queue_holes_; }
 
@@ -110,12 +125,14 @@ class AnalyticNetwork final : public Component, public Transport {
         comm::Plan plan;
         Time sent;
         bool notify_injected = false;
-        // Two-way pricing (only when `ranked`): the ranks, the one-way and two-way transfer
-        // times, the fraction transferred by `since`, the current rate and the version of
-        // the pending kTransferred event (older ones are stale).
+        // Two-way and concurrent pricing (only when `ranked`): the ranks, the one-way and
+        // two-way transfer times, the time of s / Bc(s) (zero: no concurrency curve), the
+        // fraction transferred by `since`, the current transfer time (`period`, the whole
+        // message at the current rate) and the version of the pending kTransferred event
+        // (older ones are stale).
         bool ranked = false, two_way = false;
         std::int32_t src_rank = -1, dst_rank = -1;
-        Time one, two, since;
+        Time one, two, shared, since, period;
         double done = 0;
         std::uint32_t version = 0;
     };
@@ -125,8 +142,10 @@ class AnalyticNetwork final : public Component, public Transport {
     void offer_queue();
     // Two-way pricing.
     bool wants_two_way(const Flight& f) const;
-    void retime(std::uint32_t flight);  // progress to now, the current rate, a new end event
-    void reconsider(std::vector<std::uint32_t>& flights);  // rates may have changed
+    Time period_of(const Flight& f) const;  // the whole transfer at the current rate
+    void retime(std::uint32_t flight);      // progress to now, the current rate, a new end event
+    // Rates may have changed (`skip`: a flight not started yet).
+    void reconsider(std::vector<std::uint32_t>& flights, std::uint32_t skip = kGone);
     void track(std::uint32_t flight);
     void untrack(std::uint32_t flight);
 
@@ -156,7 +175,8 @@ class AnalyticNetwork final : public Component, public Transport {
     std::vector<std::int32_t> node_;  // node index of each vertex (-1: none), kept flat
     bool uniform_ = false;            // every cost is given by the XML: no graph lookups
     // Two-way pricing, by rank: messages in transfer from it and to it.
-    bool two_way_ = false;  // a two-way curve is given
+    bool two_way_ = false;     // a two-way curve is given
+    bool concurrent_ = false;  // a concurrency curve is given
     std::vector<std::vector<std::uint32_t>> sending_, receiving_;
     std::uint32_t version_ = 0;  // of the last kTransferred event of a two-way flight
 };

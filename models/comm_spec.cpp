@@ -178,29 +178,36 @@ void CommReader::read_collective(pugi::xml_node n) {
 void CommReader::read_p2p(pugi::xml_node n) {
     x_.check_attributes(n, {"scope", "direction"});
     const std::string_view scope = x_.required(n, "scope");
-    bool both = false;
+    bool both = false, concurrent = false;
     if (const auto d = x_.optional(n, "direction")) {
         if (*d == "both")
             both = true;
+        else if (*d == "concurrent")
+            concurrent = true;
         else if (*d != "one-way")
             x_.fail(n, fmt::format("<point-to-point> attribute 'direction': '{}' is not valid; "
-                                   "expected one-way or both",
+                                   "expected one-way, both or concurrent",
                                    *d));
     }
     std::vector<std::pair<std::uint64_t, Bandwidth>>* curve = nullptr;
     int* line = nullptr;
     if (scope == "intra-node") {
-        curve = both ? &spec_.intra_two_way : &spec_.intra_curve;
-        line = both ? &spec_.intra_two_way_line : &spec_.intra_curve_line;
+        curve = both ? &spec_.intra_two_way
+                     : (concurrent ? &spec_.intra_concurrent : &spec_.intra_curve);
+        line = both ? &spec_.intra_two_way_line
+                    : (concurrent ? &spec_.intra_concurrent_line : &spec_.intra_curve_line);
     } else if (scope == "inter-node") {
-        curve = both ? &spec_.inter_two_way : &spec_.inter_curve;
-        line = both ? &spec_.inter_two_way_line : &spec_.inter_curve_line;
+        curve = both ? &spec_.inter_two_way
+                     : (concurrent ? &spec_.inter_concurrent : &spec_.inter_curve);
+        line = both ? &spec_.inter_two_way_line
+                    : (concurrent ? &spec_.inter_concurrent_line : &spec_.inter_curve_line);
     } else {
         x_.fail(n, fmt::format("<point-to-point> attribute 'scope': '{}' is not valid; expected "
                                "intra-node or inter-node",
                                scope));
     }
-    const char* direction = both ? " direction=\"both\"" : "";
+    const char* direction =
+        both ? " direction=\"both\"" : (concurrent ? " direction=\"concurrent\"" : "");
     if (*line != 0)
         x_.fail(n, fmt::format("second <point-to-point scope=\"{}\"{}> in <comm-model> (the "
                                "first is on line {}); expected at most one per scope and "

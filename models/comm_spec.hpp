@@ -66,6 +66,13 @@ struct CommModelSpec {
     // sending, at the same time); empty: such a message takes the one-way curve (issue 23).
     std::vector<std::pair<std::uint64_t, Bandwidth>> intra_two_way, inter_two_way;
     int intra_two_way_line = 0, inter_two_way_line = 0;
+    // <point-to-point scope="…" direction="concurrent">: the bandwidth a receiver's
+    // concurrent incoming messages share (Open MPI's shared-memory transport copies every
+    // message into the receiver with the receiver's core, one after another): while n >= 2
+    // messages of a kind of pair with this curve are in transfer to one rank, each of s
+    // bytes takes at least n s / Bc(s); empty: concurrent messages do not slow each other.
+    std::vector<std::pair<std::uint64_t, Bandwidth>> intra_concurrent, inter_concurrent;
+    int intra_concurrent_line = 0, inter_concurrent_line = 0;
     std::vector<CommNodeSpec> node_types;
     std::vector<CommCollectiveSpec> collectives;
     int line = 0;

@@ -105,7 +105,7 @@ cal::Measured synthetic() {
         for (std::uint64_t b :
              {0ull, 1024ull, 4096ull, 16384ull, 65536ull, 1ull << 20, 4ull << 20}) {
             const double t = cal::model_time(b, kL[c], kB[c], kEager);
-            r.sizes.push_back({b, stat(t), stat(2 * t)});
+            r.sizes.push_back({b, stat(t), stat(2 * t), {}});  // no concurrent groups
         }
         // The intra-node probes see other thresholds; the model takes the inter-node one.
         r.eager = {c == cal::kInterNode ? kEager : 4096 * (c + 1), false, 12};
@@ -467,4 +467,86 @@ TEST(CalibrateFrom, FlagsThatMeasureAreRefused) {
     EXPECT_EQ(::testing::internal::GetCapturedStderr(),
               "clustersim-calibrate: error: --from: cannot read '/nonexistent/m.json': No such "
               "file or directory\n");
+}
+
+// Concurrent transfers (issue 23): a group of kConcurrent messages of m bytes sent at once
+// that took tg per group gives the receiver's shared bandwidth kConcurrent m / (tg - (t -
+// m / B)), t the one-way time: groups that took one message's time plus one more transfer
+// (the copies one after the other) give B; groups as fast as one message give kConcurrent B
+// (never slowed). The curve is <point-to-point direction="concurrent">, it survives JSON and
+// the CSV carries the groups; a measurement without groups writes neither.
+TEST(CalibrateWrite, ConcurrentCurveIsTheGroupsSharedBandwidth) {
+    for (const double extra : {1.0, 0.0}) {  // one more transfer per group, none
+        cal::Measured m = synthetic();
+        for (int c = 0; c < cal::kClasses; ++c)
+            for (cal::SizeResult& s : m.classes[static_cast<std::size_t>(c)].sizes)
+                if (s.bytes > 0)
+                    s.concurrent =
+                        stat(s.pingpong.value + extra * static_cast<double>(s.bytes) / kB[c]);
+        const cal::Derived d = cal::derive(m, false);
+        const double want = extra > 0 ? 1.0 : static_cast<double>(cal::kConcurrent);
+        for (int c = 0; c < cal::kClasses; ++c) {
+            const auto curve =
+                cal::transfer_curve(m.classes[static_cast<std::size_t>(c)], m, d.eager, nullptr);
+            ASSERT_FALSE(curve.empty());
+            for (const cal::CurvePoint& p : curve) {
+                EXPECT_LT(rel(p.concurrent, want * kB[c]), 1e-9) << c << " " << p.bytes;
+                EXPECT_GT(p.group, 0.0);
+            }
+        }
+        const std::string xml = cal::write_model(m, d, "synthetic", false);
+        EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+        const run::Model model = run::parse_model(xml, "synthetic.xml");
+        ASSERT_FALSE(model.comm.intra_concurrent.empty());
+        ASSERT_FALSE(model.comm.inter_concurrent.empty());
+        for (const auto& [bytes, bw] : model.comm.intra_concurrent)
+            EXPECT_EQ(bw, cal::model_bandwidth_of(want * kB[0])) << bytes;
+        for (const auto& [bytes, bw] : model.comm.inter_concurrent)
+            EXPECT_EQ(bw, cal::model_bandwidth_of(want * kB[2])) << bytes;
+        const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+        EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+        EXPECT_EQ(cal::write_csv(back), cal::write_csv(m));
+        EXPECT_NE(cal::write_csv(m).find("\nconcurrent,intra-socket,0,1,1024,,"),
+                  std::string::npos);
+    }
+    // With per-message costs o(s) = o_s + o_r: the second message's o(s) is charged on the
+    // cores by the simulator, not shared: a group of t + o(s) + one more transfer gives the
+    // one-way transfer bandwidth.
+    {
+        cal::Measured m = synthetic();
+        for (const std::uint64_t b : cal::kOverheadSizes)
+            m.overheads.push_back({b, stat(50e-9), stat(20e-9), stat(30e-9)});
+        m.overhead_class = cal::kIntraSocket;
+        const double o = 80e-9;
+        EXPECT_DOUBLE_EQ(m.overhead(1 << 20), o);
+        const cal::Derived d = cal::derive(m, false);
+        cal::ClassResult& r = m.classes[cal::kIntraSocket];
+        for (cal::SizeResult& s : r.sizes) {
+            if (s.bytes == 0) continue;
+            const double transfer =
+                s.pingpong.value - (s.bytes > d.eager ? 3 : 1) * (kL[0] - o) - o;
+            s.concurrent = stat(s.pingpong.value + o + transfer);
+        }
+        const auto curve = cal::transfer_curve(r, m, d.eager, nullptr);
+        ASSERT_FALSE(curve.empty());
+        for (const cal::CurvePoint& p : curve)
+            EXPECT_LT(rel(p.concurrent, p.bandwidth), 1e-9) << p.bytes;
+    }
+    const cal::Measured none = synthetic();
+    const std::string xml = cal::write_model(none, cal::derive(none, false), "synthetic", false);
+    EXPECT_EQ(xml.find("direction=\"concurrent\""), std::string::npos);
+    EXPECT_EQ(cal::write_csv(none).find("concurrent,"), std::string::npos);
+    EXPECT_EQ(cal::measured_to_json(none).find("concurrent"), std::string::npos);
+    // A saved group that is not a time: one line naming the field.
+    nlohmann::json j = nlohmann::json::parse(cal::measured_to_json(none));
+    j["classes"][0]["sizes"][1]["concurrent"] = j["classes"][0]["sizes"][1]["pingpong"];
+    j["classes"][0]["sizes"][1]["concurrent"]["value"] = 0;
+    try {
+        cal::measured_from_json(j.dump(), "bad.json");
+        ADD_FAILURE() << "accepted a group of 0 s";
+    } catch (const cal::BadMeasured& e) {
+        EXPECT_EQ(
+            std::string(e.what()).rfind("bad.json: field 'classes[0].sizes[1].concurrent'", 0), 0u)
+            << e.what();
+    }
 }

@@ -34,7 +34,10 @@ constexpr std::uint64_t kSmallWriteBytes = 160;  // bytes each
 constexpr int kSmallSyncs = 3;           // files of one write synced per pass of the I/O test
 constexpr int kInstructionsPerStep = 6;  // xorshift64: 3 shifts + 3 xors
 constexpr int kTagPing = 11, kTagPong = 12, kTagSendrecv = 13, kTagProbe = 14, kTagData = 15,
-              kTagResult = 16, kTagNote = 17, kTagBurst = 18;
+              kTagResult = 16, kTagNote = 17, kTagBurst = 18, kTagGroup = 19;
+// Concurrent transfers (issue 23): groups of kConcurrent messages of one size sent at once
+// from one rank to another (MPI_Isend each, the receiver's MPI_Irecv posted first).
+constexpr int kConcurrent = 2;
 // Per-message software costs (LogGP's o): measured at these sizes (all sent eagerly by the
 // MPI libraries we know; the simulator keeps the last point's cost above them), in bursts of
 // kBurst messages.
@@ -193,6 +196,9 @@ struct SizeResult {
     std::uint64_t bytes = 0;
     Stats pingpong;  // one-way time, s
     Stats sendrecv;  // time per MPI_Sendrecv, s
+    // Time per group of kConcurrent messages of `bytes` sent at once one way (round trip of
+    // two groups / 2), s; samples == 0: not measured (files saved before it was).
+    Stats concurrent;
 };
 
 // The eager threshold the way one probe saw it.
@@ -381,10 +387,12 @@ struct Derived {
 
 struct CurvePoint {
     std::uint64_t bytes = 0;
-    double bandwidth = 0;  // bytes/s, transfer
-    double one_way = 0;    // s, measured ping-pong
-    double sendrecv = 0;   // s, measured MPI_Sendrecv per call
-    double two_way = 0;    // bytes/s, transfer per direction in the sendrecv; 0: not measured
+    double bandwidth = 0;   // bytes/s, transfer
+    double one_way = 0;     // s, measured ping-pong
+    double sendrecv = 0;    // s, measured MPI_Sendrecv per call
+    double two_way = 0;     // bytes/s, transfer per direction in the sendrecv; 0: not measured
+    double group = 0;       // s, measured time per group of kConcurrent messages; 0: not measured
+    double concurrent = 0;  // bytes/s, the receiver's shared transfer bandwidth; 0: not measured
 };
 
 double model_time(std::uint64_t m, double latency, double bandwidth, std::uint64_t eager);

@@ -121,6 +121,26 @@ double fit_bandwidth(const ClassResult& r, double latency, std::uint64_t eager) 
 // transfer comes out shorter than the one-way one (noise: both directions cannot be faster
 // than one), the one-way bandwidth is written.
 
+namespace {
+
+// The concurrency curve (<point-to-point direction="concurrent">, issue 23) from the group
+// of kConcurrent messages of s bytes sent at once (one way, time tg(s) per group): what the
+// group's transfers took together is tg - (t - transfer) - (kConcurrent - 1) o(s): the
+// one-way time's latency and per-message costs taken once (the messages travel side by
+// side), and the per-message costs o_s + o_r of the others, which the simulator charges on
+// the ranks' cores; never less than one message's transfer. The receiver's shared bandwidth
+// is kConcurrent s over that. A group that took as long as one message (plus the others'
+// per-message costs) gives kConcurrent times the one-way bandwidth: the simulator then never
+// slows a pair of messages (n s / Bc(s) = T(s) at n = kConcurrent).
+double concurrent_bandwidth(const SizeResult& s, const Measured& m, double t, double transfer) {
+    if (!(s.concurrent.samples > 0) || !(s.concurrent.value > 0)) return 0;
+    const double together = std::max(
+        transfer, s.concurrent.value - (t - transfer) - (kConcurrent - 1) * m.overhead(s.bytes));
+    return static_cast<double>(kConcurrent) * static_cast<double>(s.bytes) / together;
+}
+
+}  // namespace
+
 // The latency the model gives a class: the 0 B one-way time minus the per-message costs
 // (o_s + o_r at the smallest size), which the simulator charges on the ranks' cores on top of
 // the network's latency; at least a tenth of the measured one.
@@ -147,8 +167,8 @@ std::vector<CurvePoint> transfer_curve(const ClassResult& r, const Measured& m, 
             const double both = std::max(transfer, s.sendrecv.value - (t - transfer));
             two_way = static_cast<double>(s.bytes) / both;
         }
-        curve.push_back(
-            {s.bytes, static_cast<double>(s.bytes) / transfer, t, s.sendrecv.value, two_way});
+        curve.push_back({s.bytes, static_cast<double>(s.bytes) / transfer, t, s.sendrecv.value,
+                         two_way, s.concurrent.value, concurrent_bandwidth(s, m, t, transfer)});
     }
     return curve;
 }

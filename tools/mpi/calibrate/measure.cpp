@@ -264,6 +264,51 @@ class Bench {
         return samples;
     }
 
+    // Concurrent transfers: the one-way time of a group of kConcurrent messages of `bytes`
+    // sent at once, from `reps` round trips after warm-up (a posts its receives, sends a
+    // group to b with MPI_Isend and waits for all; b, its receives posted first, takes the
+    // group and sends one back the same way), on rank a. Each message has its own buffer.
+    std::vector<double> concurrent(int a, int b, std::uint64_t bytes, std::uint64_t reps) {
+        std::vector<double> samples;
+        if (rank_ != a && rank_ != b) return samples;
+        const std::uint64_t warm = Settings::warmup(reps);
+        const int count = static_cast<int>(bytes);
+        const std::size_t need = static_cast<std::size_t>(kConcurrent) * bytes;
+        if (group_send_.size() < need) group_send_.assign(need, 'g'), group_recv_.assign(need, 'h');
+        const int peer = rank_ == a ? b : a;
+        std::array<MPI_Request, 2 * kConcurrent> req{};
+        auto post_receives = [&] {
+            for (int i = 0; i < kConcurrent; ++i)
+                MPI_Irecv(group_recv_.data() + static_cast<std::size_t>(i) * bytes, count, MPI_BYTE,
+                          peer, kTagGroup, MPI_COMM_WORLD, &req[kConcurrent + i]);
+        };
+        auto send_group = [&] {
+            for (int i = 0; i < kConcurrent; ++i)
+                MPI_Isend(group_send_.data() + static_cast<std::size_t>(i) * bytes, count, MPI_BYTE,
+                          peer, kTagGroup, MPI_COMM_WORLD, &req[i]);
+            MPI_Waitall(kConcurrent, req.data(), MPI_STATUSES_IGNORE);
+        };
+        auto take_group = [&] {
+            MPI_Waitall(kConcurrent, req.data() + kConcurrent, MPI_STATUSES_IGNORE);
+        };
+        if (rank_ == a) samples.reserve(reps);
+        for (std::uint64_t it = 0; it < warm + reps; ++it) {
+            if (rank_ == a) {
+                post_receives();
+                const double t0 = MPI_Wtime();
+                send_group();
+                take_group();
+                const double t1 = MPI_Wtime();
+                if (it >= warm) samples.push_back((t1 - t0) / 2);
+            } else {
+                post_receives();
+                take_group();
+                send_group();
+            }
+        }
+        return samples;
+    }
+
     // Per-message costs on rank a, each the mean over a burst of kBurst messages of `bytes`
     // (`reps` bursts after warm-up), into send/post/recv:
     //   o_s:  a posts kBurst MPI_Isend back to back, b's receives already posted;
@@ -395,6 +440,7 @@ class Bench {
     int rank_;
     const Settings& s_;
     std::vector<char> send_, recv_;
+    std::vector<char> group_send_, group_recv_;  // kConcurrent buffers each (concurrent())
 };
 
 // MPI_Barrier for ranks that may wait long (those outside the measured pair): an MPI library
@@ -752,12 +798,13 @@ int run(int rank, int world, const Options& opt) {
     Samples cpu;
     struct ClassSamples {
         Samples latency;
-        std::vector<Samples> pingpong, sendrecv;
+        std::vector<Samples> pingpong, sendrecv, concurrent;
     };
     std::array<ClassSamples, kClasses> cs;
     for (ClassSamples& c : cs) {
         c.pingpong.resize(s.sizes.size());
         c.sendrecv.resize(s.sizes.size());
+        c.concurrent.resize(s.sizes.size());
     }
     // The I/O test runs on rank 0 alone (the others wait in quiet_barrier), last in a pass.
     struct IoSamples {
@@ -790,6 +837,10 @@ int run(int rank, int world, const Options& opt) {
                              bench.pingpong(p.a, p.b, s.sizes[i], s.reps(s.sizes[i])));
             for (std::size_t i = 0; i < s.sizes.size(); ++i)
                 add_pass(x.sendrecv[i], bench.sendrecv(p.a, p.b, s.sizes[i], s.reps(s.sizes[i])));
+            for (std::size_t i = 0; i < s.sizes.size(); ++i)
+                if (s.sizes[i] > 0)
+                    add_pass(x.concurrent[i],
+                             bench.concurrent(p.a, p.b, s.sizes[i], s.reps(s.sizes[i])));
         }
         if (ov_class >= 0) {
             const Pair& p = pairs[static_cast<std::size_t>(ov_class)];
@@ -945,6 +996,7 @@ int run(int rank, int world, const Options& opt) {
             sr.bytes = s.sizes[i];
             sr.pingpong = s.sizes[i] == 0 ? r.latency : to_root(rank, r.pair.a, x.pingpong[i]);
             sr.sendrecv = to_root(rank, r.pair.a, x.sendrecv[i]);
+            if (s.sizes[i] > 0) sr.concurrent = to_root(rank, r.pair.a, x.concurrent[i]);
             r.sizes.push_back(sr);
         }
         quiet_barrier();

@@ -21,7 +21,9 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFormat = "clustersim-calibrate measurements";
-// Version 2 (issue 23) adds "barrier" (optional); version 1 files read as without it.
+// Version 2 (issue 23) adds "barrier" (optional); version 1 files read as without it. A size
+// entry's "concurrent" (issue 23, optional in every version) is the group of kConcurrent
+// messages; files without it read as not measured.
 constexpr int kVersion = 2;
 
 json num(double v) {
@@ -197,10 +199,12 @@ std::string measured_to_json(const Measured& m) {
     json classes = json::array();
     for (const ClassResult& c : m.classes) {
         json sizes = json::array();
-        for (const SizeResult& s : c.sizes)
+        for (const SizeResult& s : c.sizes) {
             sizes.push_back({{"bytes", s.bytes},
                              {"pingpong", stats(s.pingpong)},
                              {"sendrecv", stats(s.sendrecv)}});
+            if (s.concurrent.samples > 0) sizes.back()["concurrent"] = stats(s.concurrent);
+        }
         classes.push_back({{"pair", pair(c.pair)},
                            {"latency", stats(c.latency)},
                            {"sizes", sizes},
@@ -348,6 +352,13 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
             sr.bytes = s.u64("bytes");
             sr.pingpong = read_stats(s.obj("pingpong"));
             sr.sendrecv = read_stats(s.obj("sendrecv"));
+            if (s.raw().contains("concurrent")) {
+                sr.concurrent = read_stats(s.obj("concurrent"));
+                if (!(sr.concurrent.samples > 0) || !(sr.concurrent.value > 0) ||
+                    !std::isfinite(sr.concurrent.value))
+                    s.fail(s.at_path("concurrent"),
+                           "expected a finite time > 0 from at least one sample");
+            }
             if (!cr.sizes.empty() && sr.bytes <= cr.sizes.back().bytes)
                 s.fail(s.at_path("bytes"), "expected sizes in increasing order");
             cr.sizes.push_back(sr);

@@ -92,6 +92,28 @@ void print_class(int c, const ClassResult& r) {
     std::fflush(stdout);
 }
 
+namespace {
+
+// The groups of kConcurrent messages sent at once (issue 23), when measured: time per group
+// against kConcurrent one-way times, and the receiver's shared bandwidth the model gets.
+void print_concurrent(const char* scope, const std::vector<CurvePoint>& curve) {
+    if (std::none_of(curve.begin(), curve.end(), [](const CurvePoint& p) { return p.group > 0; }))
+        return;
+    std::printf(
+        "<point-to-point scope=\"%s\" direction=\"concurrent\">: %d messages of s bytes "
+        "sent at once, one way;\n  group / one-way: time per group over one message's "
+        "(1: no slower than one,\n  %d: one after the other)\n",
+        scope, kConcurrent, kConcurrent);
+    std::printf("  %-8s %-12s %-14s %s\n", "size", "group", "shared bw", "group / one-way");
+    for (const CurvePoint& p : curve)
+        std::printf("  %-8s %-12s %-14s %.2f\n", size_text(p.bytes).c_str(),
+                    p.group > 0 ? time_text(p.group).c_str() : "-",
+                    p.concurrent > 0 ? mbps_text(p.concurrent).c_str() : "-",
+                    p.group > 0 ? p.group / p.one_way : 0.0);
+}
+
+}  // namespace
+
 void print_summary(const Measured& m, const Derived& d) {
     std::printf(
         "\ncommunicator creation (rank 0, median of 31 calls): MPI_Comm_dup %.2f us, 8-byte "
@@ -179,6 +201,7 @@ void print_summary(const Measured& m, const Derived& d) {
             for (const std::uint64_t b : skipped) std::printf(" %s", size_text(b).c_str());
             std::printf("\n");
         }
+        print_concurrent(scope, curve);
     }
 
     const IoMeasured& io = m.io;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -90,6 +91,38 @@ std::vector<std::string> io_report(const Measured& m, const Derived& d) {
                    time_text(io.late_close.value).c_str(), d.io_close_collective ? "yes" : "no")
             : std::string("collective open and close: one rank, not measured")};
 }
+
+namespace {
+
+// The concurrency curve (<point-to-point direction="concurrent">, issue 23): the receiver's
+// shared transfer bandwidth at every point of the one-way curve, when every point has it
+// (saved measurements from before it was measured have none: no element).
+void write_concurrent_curve(topo::XmlElement& comm, const char* scope,
+                            const std::vector<CurvePoint>& curve) {
+    if (curve.empty() || !std::all_of(curve.begin(), curve.end(),
+                                      [](const CurvePoint& p) { return p.concurrent > 0; }))
+        return;
+    topo::XmlElement& shared =
+        comm.add("point-to-point").text("scope", scope).text("direction", "concurrent");
+    for (const CurvePoint& p : curve) shared.add_point(p.bytes, model_bandwidth_of(p.concurrent));
+}
+
+// The groups of kConcurrent messages as CSV rows (kind "concurrent": the time per group, the
+// bandwidth kConcurrent s / t), only where measured.
+void write_concurrent_csv(std::ostringstream& c, const ClassResult& r, const std::string& who,
+                          const std::function<std::string(const Stats&)>& times) {
+    for (const SizeResult& s : r.sizes) {
+        const Stats& st = s.concurrent;
+        if (st.samples <= 0) continue;
+        c << "concurrent," << who << "," << static_cast<unsigned long long>(s.bytes) << ",,"
+          << times(st) << ",";
+        if (s.bytes > 0 && st.value > 0)
+            c << strf("%.3f", static_cast<double>(kConcurrent * s.bytes) / st.value / 1e6);
+        c << ",\n";
+    }
+}
+
+}  // namespace
 
 std::string write_model(const Measured& m, const Derived& d, const std::string& name,
                         bool local_curves) {
@@ -308,6 +341,7 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             for (const CurvePoint& p : curve)
                 both.add_point(p.bytes, model_bandwidth_of(p.two_way));
         }
+        write_concurrent_curve(comm, scope, curve);
     }
     // The per-message software costs, as measured (OverheadResult).
     if (!m.overheads.empty()) {
@@ -388,6 +422,7 @@ std::string write_csv(const Measured& m) {
                     c << strf("%.3f", static_cast<double>(s.bytes) / st.value / 1e6);
                 c << ",\n";
             }
+        write_concurrent_csv(c, r, who, times);
         c << "eager_threshold," << who << "," << r.eager.bytes << ",,," << r.eager.probes
           << ",,,,,,,,\n";
         c << "eager_threshold_receiver_computing," << who << "," << r.eager_quiet.bytes << ",,,"
