@@ -130,6 +130,12 @@ struct RuntimeConfig {
     // arrived and been matched, before its receive completes; `post` when a receive is posted
     // (Recv, Irecv, Sendrecv, every receive of a schedule). Zero: no cost and no event.
     OverheadSpec send_overhead, recv_overhead, post_overhead;
+    // The gap between one rank's sends (LogGP's g; <mpi-overhead><gap>, measured by
+    // clustersim-calibrate as a stream of blocking MPI_Send less o_s): a send (Send, Isend,
+    // Sendrecv's send, every send of a collective's schedule) completes no earlier than
+    // `send_gap` after its message was handed to the network, so back-to-back blocking
+    // sends are o_s + g apart however fast the network delivers. Zero: no such floor.
+    OverheadSpec send_gap;
     // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;
@@ -210,6 +216,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         bool charge_recv = false;    // a receive whose completion still owes o_r
         std::uint32_t msg = kNil;    // sends: their message (cancel looks for it)
         std::uint32_t order = 0;     // posted receives: the rank's posting count (matching order)
+        Time sent = Time::zero();    // sends: when the message was handed to the network
+        bool gap_paid = false;       // sends: the send gap's floor has been applied
     };
     // A per-message software cost waiting for (or running on) its rank's core, and what
     // follows it: go on with the rank's current operation, post a send or a receive, or
@@ -434,12 +442,17 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     std::shared_ptr<const Topology> make_topology(const GlobalSync::Entry* entries,
                                                   std::size_t n) const;
     void timed_done(std::uint32_t pending);
-    // Fires when a collective timed by the network model completes (event data: index into
-    // timed_).
+    // Fires when a collective timed by the network model completes (kind kTimedKind, event
+    // data: index into timed_), or when a send's gap has passed (kind kGapKind, data: the
+    // request).
+    static constexpr std::uint32_t kTimedKind = 0, kGapKind = 1;
     struct Timer final : Component {
         Runtime* rt = nullptr;
         void handle(Engine&, const Event& e) override {
-            rt->timed_done(static_cast<std::uint32_t>(e.data));
+            if (e.kind == kGapKind)
+                rt->complete(static_cast<std::uint32_t>(e.data));
+            else
+                rt->timed_done(static_cast<std::uint32_t>(e.data));
         }
         std::string name() const override { return "timed collectives"; }
     };
