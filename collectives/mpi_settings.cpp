@@ -12,7 +12,7 @@ namespace clustersim::mpi {
 
 namespace {
 
-constexpr std::array<std::string_view, 3> kOverheadChildren{"send", "recv", "post"};
+constexpr std::array<std::string_view, 4> kOverheadChildren{"send", "recv", "post", "gap"};
 
 // Reads <collectives> and <mpi-overhead> into `mpi_`.
 class MpiReader {
@@ -107,7 +107,8 @@ void MpiReader::read_collectives(pugi::xml_node n) {
 }
 
 // <mpi-overhead>: the MPI library's per-message software costs (LogGP's o), each child at
-// most once: <send> (o_s), <recv> (o_r), <post> (posting a receive).
+// most once: <send> (o_s), <recv> (o_r), <post> (posting a receive), <gap> (LogGP's g: a
+// send completes no earlier than this after its message left).
 void MpiReader::read_mpi_overhead(pugi::xml_node n) {
     MpiSettings& m = mpi_;
     if (m.overhead_line != 0)
@@ -116,14 +117,15 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
                                m.overhead_line));
     m.overhead_line = x_.line_of(n);
     x_.check_attributes(n, {});
-    std::array<int, 3> seen{};
+    std::array<int, 4> seen{};
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element || !topo::has_name(kOverheadChildren, c.name()))
             x_.fail(c, fmt::format("unexpected content in <mpi-overhead>; expected only {}",
                                    topo::join_names(kOverheadChildren)));
         const std::size_t which = std::strcmp(c.name(), "send") == 0   ? 0
                                   : std::strcmp(c.name(), "recv") == 0 ? 1
-                                                                       : 2;
+                                  : std::strcmp(c.name(), "post") == 0 ? 2
+                                                                       : 3;
         if (seen[which] != 0)
             x_.fail(c, fmt::format("second <{}> in <mpi-overhead> (the first is on line {}); "
                                    "expected at most one",
@@ -132,7 +134,8 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
         OverheadSpec o = read_overhead(c);
         (which == 0   ? m.send_overhead
          : which == 1 ? m.recv_overhead
-                      : m.post_overhead) = std::move(o);
+         : which == 2 ? m.post_overhead
+                      : m.send_gap) = std::move(o);
     }
 }
 
@@ -211,7 +214,8 @@ std::string describe_overheads(const MpiSettings& mpi) {
     for (const auto& [name, o] :
          {std::pair<const char*, const OverheadSpec*>{"o_s", &mpi.send_overhead},
           {"o_r", &mpi.recv_overhead},
-          {"post", &mpi.post_overhead}}) {
+          {"post", &mpi.post_overhead},
+          {"g", &mpi.send_gap}}) {
         if (o->zero()) continue;
         std::string text;
         if (!o->points.empty())

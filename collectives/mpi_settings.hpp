@@ -65,6 +65,9 @@ struct MpiSettings {
     // `recv` (o_r) after it has arrived and before its receive completes, `post` when a
     // receive is posted; all zero unless the model says otherwise.
     OverheadSpec send_overhead, recv_overhead, post_overhead;
+    // <mpi-overhead><gap>: LogGP's g, the least time from a message leaving (after o_s) to
+    // its send's completion (RuntimeConfig::send_gap); zero: none.
+    OverheadSpec send_gap;
     int overhead_line = 0;  // the <mpi-overhead> element's line (0: none)
     // <collectives comm-create="14us">: communicator creation (comm_dup, comm_split) is
     // modelled: an allreduce of 8 bytes over the parent communicator (the new context id's

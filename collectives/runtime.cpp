@@ -188,7 +188,7 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::CpuModel& cpus,
     for (std::size_t r = 0; r < ranks.size(); ++r) world.members[r] = static_cast<std::int32_t>(r);
     comms_.push_back(std::move(world));
     timed_collectives_ = network_.times_collectives();
-    if (timed_collectives_) {
+    if (timed_collectives_ || !config_.send_gap.zero()) {
         timer_.rt = this;
         timer_id_ = engine_.add(timer_);
     }
@@ -252,6 +252,10 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
         msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
                           seq, req, kNil, false, false, engine_.now(), slot});
     requests_[req].msg = m;
+    if (!config_.send_gap.zero()) {
+        if (send_floor_.size() <= req) send_floor_.resize(std::size_t{req} + 1, Time::zero());
+        send_floor_[req] = engine_.now() + config_.send_gap.at(bytes);
+    }
     // Rendezvous control messages carry no payload bytes.
     network_.send_between(ranks_[rank].where.vertex, ranks_[dst].where.vertex,
                           eager ? bytes + config_.envelope_bytes : 0, m, eager, rank, dst);
@@ -473,6 +477,14 @@ void Runtime::complete(std::uint32_t req) {
         o.transfer = req;
         charge(q.rank, o);
         return;
+    }
+    if (q.is_send && !config_.send_gap.zero() && req < send_floor_.size()) {  // LogGP's g
+        const Time due = send_floor_[req];
+        send_floor_[req] = Time::zero();
+        if (due > engine_.now()) {
+            engine_.schedule(due, timer_id_, kGapKind, req);
+            return;
+        }
     }
     q.done = true;
     RankResult& res = results_[q.rank];
@@ -941,7 +953,7 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
             network_.collective_time(to_string(op), sockets, bytes, collective_volume(args));
         if (t > Time::zero()) {
             const std::uint32_t pending = timed_.acquire(std::move(entries));
-            engine_.schedule(engine_.now() + t, timer_id_, 0, pending);
+            engine_.schedule(engine_.now() + t, timer_id_, kTimedKind, pending);
             return;
         }
     }

@@ -131,6 +131,12 @@ struct RuntimeConfig {
     // arrived and been matched, before its receive completes; `post` when a receive is posted
     // (Recv, Irecv, Sendrecv, every receive of a schedule). Zero: no cost and no event.
     OverheadSpec send_overhead, recv_overhead, post_overhead;
+    // The gap between one rank's sends (LogGP's g; <mpi-overhead><gap>, measured by
+    // clustersim-calibrate as a stream of blocking MPI_Send less o_s): a send (Send, Isend,
+    // Sendrecv's send, every send of a collective's schedule) completes no earlier than
+    // `send_gap` after its message was handed to the network, so back-to-back blocking
+    // sends are o_s + g apart however fast the network delivers. Zero: no such floor.
+    OverheadSpec send_gap;
     // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;
@@ -472,12 +478,17 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     std::shared_ptr<const Topology> make_topology(const GlobalSync::Entry* entries,
                                                   std::size_t n) const;
     void timed_done(std::uint32_t pending);
-    // Fires when a collective timed by the network model completes (event data: index into
-    // timed_).
+    // Fires when a collective timed by the network model completes (kind kTimedKind, event
+    // data: index into timed_), or when a send's gap has passed (kind kGapKind, data: the
+    // request).
+    static constexpr std::uint32_t kTimedKind = 0, kGapKind = 1;
     struct Timer final : Component {
         Runtime* rt = nullptr;
         void handle(Engine&, const Event& e) override {
-            rt->timed_done(static_cast<std::uint32_t>(e.data));
+            if (e.kind == kGapKind)
+                rt->complete(static_cast<std::uint32_t>(e.data));
+            else
+                rt->timed_done(static_cast<std::uint32_t>(e.data));
         }
         std::string name() const override { return "timed collectives"; }
     };
@@ -506,6 +517,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     std::vector<Rank> ranks_;
     std::vector<RankResult> results_;
     Pool<Request> requests_;
+    // With a send gap (config_.send_gap): per send request, the earliest time it may complete
+    // (its message's hand-over to the network + g(bytes)); Time::zero() once applied. Beside
+    // the requests, not in them, so a request stays one cache line and runs without a gap
+    // pay nothing.
+    std::vector<Time> send_floor_;
     Pool<Msg> msgs_;
     Pool<CollRun> runs_;
     std::vector<Comm> comms_;

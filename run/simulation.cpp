@@ -37,6 +37,7 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.send_overhead = mpi.send_overhead;
     c.recv_overhead = mpi.recv_overhead;
     c.post_overhead = mpi.post_overhead;
+    c.send_gap = mpi.send_gap;
     c.comm_create_modelled = mpi.comm_create_modelled;
     c.comm_create_local = mpi.comm_create_local;
     c.barrier_cost = mpi.barrier_cost;

@@ -7,6 +7,7 @@
 // by hand; bad files are one line naming the file and the field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collectives/selection.hpp"
 #include "model_text.hpp"
 #include "run/model.hpp"
 #include "simulator/error.hpp"
@@ -257,6 +259,96 @@ TEST(CalibrateWrite, BarrierIsTheMeasuredCallLessItsRoundsOfExchange) {
     EXPECT_EQ(run::parse_model(none, "synthetic.xml").mpi.barrier_cost, clustersim::Time::zero());
 }
 
+// The MPI library that ran (MPI_Get_library_version): Open MPI 4.1.x gets its collectives'
+// decision profile (a name collectives/ knows) and buffer copies, said in the comment; any
+// other library nothing.
+TEST(CalibrateWrite, OpenMpi41GetsItsProfileAndBufferCopies) {
+    cal::Measured m = synthetic();
+    m.mpi_library = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4";
+    EXPECT_EQ(cal::library_profile(m.mpi_library), "openmpi-4.1");
+    const auto& known = clustersim::mpi::profile_names();
+    EXPECT_NE(std::find(known.begin(), known.end(), "openmpi-4.1"), known.end());
+    const cal::Derived d = cal::derive(m, false);
+    const std::string xml = cal::write_model(m, d, "synthetic", false);
+    const run::Model model = run::parse_model(xml, "synthetic.xml");
+    EXPECT_EQ(model.mpi.profile, "openmpi-4.1");
+    EXPECT_TRUE(model.mpi.buffer_copies);
+    EXPECT_NE(xml.find("<collectives profile=\"openmpi-4.1\" buffer-copies=\"yes\">: that "
+                       "library's decision rules"),
+              std::string::npos);
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    for (const char* other :
+         {"MPICH Version: 4.0", "Open MPI v4.0.3", "Open MPI v5.0.2", "Open MPI v4.10.1", ""}) {
+        SCOPED_TRACE(other);
+        m.mpi_library = other;
+        EXPECT_EQ(cal::library_profile(other), "");
+        const std::string none = cal::write_model(m, d, "synthetic", false);
+        EXPECT_EQ(none.find("profile="), std::string::npos);
+        EXPECT_EQ(none.find("buffer-copies"), std::string::npos);
+        const run::Model plain = run::parse_model(none, "synthetic.xml");
+        EXPECT_EQ(plain.mpi.profile, "");
+        EXPECT_FALSE(plain.mpi.buffer_copies);
+    }
+}
+
+// The stream (issue 23): per size, the time per blocking MPI_Send of a stream less o_s(size)
+// (interpolated like the simulator's) is the model's <mpi-overhead><gap>, never below 0; it
+// goes into the CSV as "stream" rows, survives JSON, and a measurement without it (a saved
+// file of version 2) writes no <gap>.
+TEST(CalibrateWrite, SendGapIsTheStreamPerCallLessOs) {
+    cal::Measured m = synthetic();
+    m.overhead_class = cal::kIntraSocket;
+    m.overheads = {{8, stat(100e-9), stat(20e-9), stat(50e-9)},
+                   {256, stat(120e-9), stat(20e-9), stat(60e-9)},
+                   {1024, stat(200e-9), stat(20e-9), stat(250e-9)}};
+    cal::ClassResult& c = m.classes[cal::kIntraSocket];
+    c.stream_measured = true;
+    for (cal::SizeResult& s : c.sizes) s.stream = stat(3 * s.pingpong.value);
+    c.sizes[1].stream = stat(150e-9);                // 1 KiB: below its o_s of 200 ns -> 0
+    EXPECT_DOUBLE_EQ(m.send_overhead(640), 160e-9);  // half-way from 256 B to 1 KiB
+    const std::vector<std::pair<std::uint64_t, double>> gap = m.send_gap();
+    ASSERT_EQ(gap.size(), c.sizes.size());
+    const cal::Derived d = cal::derive(m, false);
+    const std::string xml = cal::write_model(m, d, "synthetic", false);
+    const run::Model model = run::parse_model(xml, "synthetic.xml");
+    ASSERT_EQ(model.mpi.send_gap.points.size(), c.sizes.size());
+    for (std::size_t i = 0; i < c.sizes.size(); ++i) {
+        const std::uint64_t b = c.sizes[i].bytes;
+        const double want = i == 1 ? 0.0 : 3 * c.sizes[i].pingpong.value - m.send_overhead(b);
+        EXPECT_EQ(gap[i].first, b);
+        EXPECT_NEAR(gap[i].second, want, 1e-15) << b;
+        EXPECT_EQ(model.mpi.send_gap.at(b), cal::model_time_of(want)) << b;
+    }
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    const std::string csv = cal::write_csv(m);
+    EXPECT_NE(csv.find("stream,intra-socket,0,1,4096,,"), std::string::npos) << csv;
+    EXPECT_EQ(csv.find("stream,inter-node"), std::string::npos);
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    EXPECT_TRUE(back.classes[cal::kIntraSocket].stream_measured);
+    EXPECT_FALSE(back.classes[cal::kInterNode].stream_measured);
+    EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+    // A version 2 file: its streams are not read (they were not measured then).
+    nlohmann::json old = nlohmann::json::parse(cal::measured_to_json(m));
+    old["version"] = 2;
+    const cal::Measured v2 = cal::measured_from_json(old.dump(), "old.json");
+    EXPECT_FALSE(v2.classes[cal::kIntraSocket].stream_measured);
+    EXPECT_TRUE(v2.send_gap().empty());
+    const std::string without = cal::write_model(v2, cal::derive(v2, false), "synthetic", false);
+    EXPECT_EQ(without.find("<gap>"), std::string::npos);
+    EXPECT_TRUE(run::parse_model(without, "synthetic.xml").mpi.send_gap.zero());
+    // A stream at some sizes only is a bad file.
+    nlohmann::json partial = nlohmann::json::parse(cal::measured_to_json(m));
+    partial["classes"][0]["sizes"][2].erase("stream");
+    try {
+        (void)cal::measured_from_json(partial.dump(), "partial.json");
+        ADD_FAILURE() << "accepted a partial stream";
+    } catch (const cal::BadMeasured& e) {
+        EXPECT_NE(std::string(e.what()).find("partial.json"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("at every size or at none"), std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(CalibrateJson, NonFiniteFiguresSurvive) {
     cal::Measured m = synthetic();
     m.hosts[0].load = std::numeric_limits<double>::infinity();
@@ -271,8 +363,10 @@ TEST(CalibrateJson, NonFiniteFiguresSurvive) {
 //     --min-repeats 1 --cpu-repeats 1 --io-size 2MiB --out model.xml --csv measurements.csv
 //     --save-measured measured.json
 // (tests/data/calibrate/): --from rewrites its model and CSV byte for byte (model.xml
-// regenerated with --from when calibrate moved onto the model writer; the model as first
-// written is model-hand-written.xml, checked below to load to the same values).
+// regenerated with --from when calibrate moved onto the model writer, and again when it
+// began to write <collectives profile="openmpi-4.1" buffer-copies="yes"> for the Open MPI
+// 4.1.4 this run used; the model as first written is model-hand-written.xml, checked below
+// to load to the same values).
 TEST(CalibrateFrom, RewritesARealCalibrationByteForByte) {
     const std::string dir = ::testing::TempDir();
     const std::string xml = dir + "calibrate_from.xml", csv = dir + "calibrate_from.csv";

@@ -240,6 +240,105 @@ TEST(Overhead, CollectiveSchedulesGrowByTheClosedForm) {
     }
 }
 
+// ---- the send gap (LogGP's g, <mpi-overhead><gap>) ------------------------------------
+
+mpi::SimulationResult run_pair(const std::string& model, const std::string& overhead,
+                               std::vector<mpi::Op> a, std::vector<mpi::Op> b) {
+    auto t = pair(overhead);
+    mpi::choose_network(t, model);
+    ScriptProgram prog({std::move(a), std::move(b)});
+    auto res = mpi::simulate(t, one_rank_per_node(t.topology, 2), prog);
+    EXPECT_EQ(res.ranks[0].bytes_sent, res.ranks[1].bytes_received);
+    EXPECT_EQ(res.ranks[1].bytes_sent, res.ranks[0].bytes_received);
+    return res;
+}
+
+// A gap of `g` (a whole number of nanoseconds), after `more` costs.
+std::string gap_of(Time g, const std::string& more = "") {
+    EXPECT_EQ(g.ps() % 1000, 0);
+    return fmt::format(R"(<mpi-overhead>{}<gap time="{}ns"/></mpi-overhead>)", more, g.ps() / 1000);
+}
+Time whole_ns(std::int64_t ps) {
+    return Time::ns(ps / 1000);
+}
+
+TEST(SendGap, ReadFromTheModelAndShownBySummary) {
+    const auto t = pair(R"(<mpi-overhead>
+    <gap><point size="1KiB" time="1us"/><point size="2KiB" time="3us"/></gap>
+  </mpi-overhead>)");
+    EXPECT_EQ(t.mpi.send_gap.at(1536), Time::ns(2000));
+    EXPECT_TRUE(t.mpi.send_overhead.zero());
+    EXPECT_NE(mpi::describe_overheads(t.mpi).find("g 1 us at 1 KiB"), std::string::npos)
+        << mpi::describe_overheads(t.mpi);
+    EXPECT_TRUE(pair("").mpi.send_gap.zero());
+}
+
+// N blocking sends back to back: with g above the network's time each send completes o_s + g
+// after it started, so rank 0 ends at exactly N·(o_s + g), eager (1000 B) and rendezvous
+// (256 KiB) alike, in every network model; without the gap it ends earlier.
+TEST(SendGap, BackToBackSendsTakeNTimesTheGap) {
+    const int n = 6;
+    for (const std::string& model : kModels) {
+        for (const auto& [bytes, g] : {std::pair{std::uint64_t{1000}, Time::us(50)},
+                                       std::pair{std::uint64_t{256} << 10, Time::ms(2)}}) {
+            SCOPED_TRACE(fmt::format("{}, {} B", model, bytes));
+            std::vector<mpi::Op> a, b;
+            for (int i = 0; i < n; ++i) {
+                a.push_back(send(1, bytes));
+                b.push_back(recv(0, bytes));
+            }
+            const auto none = run_pair(model, "", a, b);
+            EXPECT_LT(none.ranks[0].finish, n * g);
+            EXPECT_EQ(run_pair(model, gap_of(g), a, b).ranks[0].finish, n * g);
+            const auto os =
+                run_pair(model, gap_of(g, R"(<send time="3us"/>)"), a, b).ranks[0].finish;
+            EXPECT_EQ(os, n * (g + Time::us(3)));
+        }
+    }
+}
+
+// A ping-pong (eager, k round trips): a gap below the round trip is hidden (each send's
+// completion floor passes before its answer arrives), so rank 0's time is unchanged; a gap
+// of at least the round trip paces it, k·g.
+TEST(SendGap, PingPongUnchangedUnlessTheGapExceedsTheRoundTrip) {
+    const int k = 5;
+    const std::uint64_t bytes = 1000;
+    std::vector<mpi::Op> a, b;
+    for (int i = 0; i < k; ++i) {
+        a.push_back(send(1, bytes));
+        a.push_back(recv(1, bytes));
+        b.push_back(recv(0, bytes));
+        b.push_back(send(0, bytes));
+    }
+    for (const std::string& model : kModels) {
+        SCOPED_TRACE(model);
+        const Time base = run_pair(model, "", a, b).ranks[0].finish;
+        const std::int64_t round_trip = base.ps() / k;
+        const Time hidden = whole_ns(round_trip * 3 / 4);  // above one way, below the round trip
+        EXPECT_EQ(run_pair(model, gap_of(hidden), a, b).ranks[0].finish, base);
+        const Time slow = whole_ns(round_trip * 2);
+        EXPECT_EQ(run_pair(model, gap_of(slow), a, b).ranks[0].finish, k * slow);
+    }
+}
+
+// An exchange (Isend + Irecv + Waitall on both ranks) completes at the later of its network
+// time and o_s + g: the gap is a floor on the send, not a cost added to it.
+TEST(SendGap, AnExchangeEndsAtTheLaterOfItsNetworkTimeAndTheGap) {
+    for (const std::string& model : kModels) {
+        for (const std::uint64_t bytes : {std::uint64_t{1000}, std::uint64_t{256} << 10}) {
+            SCOPED_TRACE(fmt::format("{}, {} B", model, bytes));
+            const std::vector<mpi::Op> a{isend(1, bytes, 0), irecv(1, bytes, 1), waitall(0, 2)};
+            const std::vector<mpi::Op> b{isend(0, bytes, 0), irecv(0, bytes, 1), waitall(0, 2)};
+            const Time base = run_pair(model, "", a, b).ranks[0].finish;
+            EXPECT_EQ(run_pair(model, gap_of(whole_ns(base.ps() / 2)), a, b).ranks[0].finish, base);
+            const Time g = whole_ns(base.ps() * 3);
+            EXPECT_EQ(run_pair(model, gap_of(g, R"(<send time="2us"/>)"), a, b).ranks[0].finish,
+                      Time::us(2) + g);
+            EXPECT_EQ(run_pair(model, gap_of(g), a, b).ranks[1].finish, g);
+        }
+    }
+}
+
 // The same run twice gives the same result (the costs add events, not randomness), and
 // the default (no <mpi-overhead>) runs without any extra engine event.
 TEST(Overhead, DeterministicAndFreeByDefault) {

@@ -34,7 +34,7 @@ constexpr std::uint64_t kSmallWriteBytes = 160;  // bytes each
 constexpr int kSmallSyncs = 3;           // files of one write synced per pass of the I/O test
 constexpr int kInstructionsPerStep = 6;  // xorshift64: 3 shifts + 3 xors
 constexpr int kTagPing = 11, kTagPong = 12, kTagSendrecv = 13, kTagProbe = 14, kTagData = 15,
-              kTagResult = 16, kTagNote = 17, kTagBurst = 18, kTagGroup = 19;
+              kTagResult = 16, kTagNote = 17, kTagBurst = 18, kTagGroup = 19, kTagStream = 20;
 // Concurrent transfers (issue 23): groups of kConcurrent messages of one size sent at once
 // from one rank to another (MPI_Isend each, the receiver's MPI_Irecv posted first).
 constexpr int kConcurrent = 2;
@@ -199,6 +199,8 @@ struct SizeResult {
     // Time per group of kConcurrent messages of `bytes` sent at once one way (round trip of
     // two groups / 2), s; samples == 0: not measured (files saved before it was).
     Stats concurrent;
+    Stats stream =
+        {};  // time per MPI_Send of a stream from a to b, s (ClassResult::stream_measured)
 };
 
 // The eager threshold the way one probe saw it.
@@ -222,7 +224,13 @@ struct ClassResult {
     std::vector<SizeResult> sizes;
     Eager eager;        // the receiver polls MPI while the send is on its way: the protocol's
     Eager eager_quiet;  // the receiver computes (makes no MPI call) until it receives
+    // The stream (issue 23): a sends blocking MPI_Send back to back, b loops on MPI_Recv;
+    // SizeResult::stream is the time per call. Not measured (an older --save-measured file):
+    // no <mpi-overhead><gap>.
+    bool stream_measured = false;
 };
+// Sends per timed group of the stream (a sample is the group's time per call), at most.
+constexpr std::uint64_t kStreamGroup = 8;
 
 // Local work of collectives, on rank 0 alone (MPI's own routines and memcpy, no messages):
 // bytes/s of copying a block from a send to a receive buffer (what a gather root does with
@@ -289,9 +297,14 @@ struct Measured {
     int overhead_bursts = 0;  // bursts of kBurst per pass and size, for the report
     // o_s + o_r of a message of `bytes` (s), interpolated linearly between the measured sizes,
     // the first size's below them and the last's above, as the simulator does.
-    double overhead(std::uint64_t bytes) const {
+    double overhead(std::uint64_t bytes) const { return overhead_of(bytes, true); }
+    // o_s alone, likewise.
+    double send_overhead(std::uint64_t bytes) const { return overhead_of(bytes, false); }
+    double overhead_of(std::uint64_t bytes, bool with_recv) const {
         if (overheads.empty()) return 0;
-        auto at = [&](std::size_t i) { return overheads[i].send.value + overheads[i].recv.value; };
+        auto at = [&](std::size_t i) {
+            return overheads[i].send.value + (with_recv ? overheads[i].recv.value : 0.0);
+        };
         if (bytes <= overheads.front().bytes) return at(0);
         for (std::size_t i = 1; i < overheads.size(); ++i) {
             if (bytes > overheads[i].bytes) continue;
@@ -328,6 +341,20 @@ struct Measured {
     }
     double barrier_local() const {
         return std::max(0.0, barrier.value - barrier_rounds() * barrier_exchange());
+    }
+
+    // The model's send gap (<mpi-overhead><gap>, LogGP's g): per size of the stream of the
+    // class the per-message costs were measured on, its time per call less o_s(size) (the
+    // simulator charges o_s before the message leaves and counts g from there), at least 0.
+    // Empty: no stream measured (or no per-message costs).
+    std::vector<std::pair<std::uint64_t, double>> send_gap() const {
+        std::vector<std::pair<std::uint64_t, double>> g;
+        if (overhead_class < 0 || overheads.empty()) return g;
+        const ClassResult& c = classes[static_cast<std::size_t>(overhead_class)];
+        if (!c.stream_measured) return g;
+        for (const SizeResult& s : c.sizes)
+            g.emplace_back(s.bytes, std::max(0.0, s.stream.value - send_overhead(s.bytes)));
+        return g;
     }
 
     double speed(std::size_t rank) const {  // instructions/s, the median over its passes
@@ -408,6 +435,10 @@ Derived derive(const Measured& m, bool fit);
 std::string host_summary(const Host& h);
 std::string eager_text(const Eager& e);
 std::vector<std::string> io_report(const Measured& m, const Derived& d);
+// The collectives' decision profile (collectives/selection.hpp, profile_names) of the MPI
+// library MPI_Get_library_version named, or "" when calibrate knows none for it: Open MPI
+// 4.1.x is "openmpi-4.1" (the model then gets <collectives profile buffer-copies="yes">).
+std::string library_profile(const std::string& mpi_library);
 std::string write_model(const Measured& m, const Derived& d, const std::string& name,
                         bool local_curves);
 std::string write_csv(const Measured& m);

@@ -309,6 +309,38 @@ class Bench {
         return samples;
     }
 
+    // A stream: a sends `calls` blocking MPI_Send of `bytes` to b back to back (after
+    // warm-up), b loops on MPI_Recv; then b sends a 0-byte note, so the next measurement
+    // starts with nothing in flight. On rank a: per group of up to kStreamGroup consecutive
+    // sends, the group's time per call (at least `min` groups: a large size's few calls are
+    // timed one by one).
+    std::vector<double> stream(int a, int b, std::uint64_t bytes, std::uint64_t calls) {
+        std::vector<double> samples;
+        const std::uint64_t warm = Settings::warmup(calls);
+        const std::uint64_t group = std::clamp<std::uint64_t>(
+            calls / std::max<std::uint64_t>(1, s_.min_repeats), 1, kStreamGroup);
+        const std::uint64_t groups = std::max<std::uint64_t>(1, calls / group);
+        const int count = static_cast<int>(bytes);
+        if (rank_ == a) {
+            for (std::uint64_t it = 0; it < warm; ++it)
+                MPI_Send(send_.data(), count, MPI_BYTE, b, kTagStream, MPI_COMM_WORLD);
+            samples.reserve(groups);
+            for (std::uint64_t g = 0; g < groups; ++g) {
+                const double t0 = MPI_Wtime();
+                for (std::uint64_t k = 0; k < group; ++k)
+                    MPI_Send(send_.data(), count, MPI_BYTE, b, kTagStream, MPI_COMM_WORLD);
+                samples.push_back((MPI_Wtime() - t0) / static_cast<double>(group));
+            }
+            MPI_Recv(nullptr, 0, MPI_BYTE, b, kTagNote, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank_ == b) {
+            for (std::uint64_t it = 0; it < warm + groups * group; ++it)
+                MPI_Recv(recv_.data(), count, MPI_BYTE, a, kTagStream, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+            MPI_Send(nullptr, 0, MPI_BYTE, a, kTagNote, MPI_COMM_WORLD);
+        }
+        return samples;
+    }
+
     // Per-message costs on rank a, each the mean over a burst of kBurst messages of `bytes`
     // (`reps` bursts after warm-up), into send/post/recv:
     //   o_s:  a posts kBurst MPI_Isend back to back, b's receives already posted;
@@ -798,13 +830,14 @@ int run(int rank, int world, const Options& opt) {
     Samples cpu;
     struct ClassSamples {
         Samples latency;
-        std::vector<Samples> pingpong, sendrecv, concurrent;
+        std::vector<Samples> pingpong, sendrecv, concurrent, stream;
     };
     std::array<ClassSamples, kClasses> cs;
     for (ClassSamples& c : cs) {
         c.pingpong.resize(s.sizes.size());
         c.sendrecv.resize(s.sizes.size());
         c.concurrent.resize(s.sizes.size());
+        c.stream.resize(s.sizes.size());
     }
     // The I/O test runs on rank 0 alone (the others wait in quiet_barrier), last in a pass.
     struct IoSamples {
@@ -841,6 +874,8 @@ int run(int rank, int world, const Options& opt) {
                 if (s.sizes[i] > 0)
                     add_pass(x.concurrent[i],
                              bench.concurrent(p.a, p.b, s.sizes[i], s.reps(s.sizes[i])));
+            for (std::size_t i = 0; i < s.sizes.size(); ++i)
+                add_pass(x.stream[i], bench.stream(p.a, p.b, s.sizes[i], s.reps(s.sizes[i])));
         }
         if (ov_class >= 0) {
             const Pair& p = pairs[static_cast<std::size_t>(ov_class)];
@@ -997,8 +1032,10 @@ int run(int rank, int world, const Options& opt) {
             sr.pingpong = s.sizes[i] == 0 ? r.latency : to_root(rank, r.pair.a, x.pingpong[i]);
             sr.sendrecv = to_root(rank, r.pair.a, x.sendrecv[i]);
             if (s.sizes[i] > 0) sr.concurrent = to_root(rank, r.pair.a, x.concurrent[i]);
+            sr.stream = to_root(rank, r.pair.a, x.stream[i]);
             r.sizes.push_back(sr);
         }
+        r.stream_measured = true;
         quiet_barrier();
         r.eager = bench.eager_threshold(r.pair.a, r.pair.b, true);
         r.eager_quiet = bench.eager_threshold(r.pair.a, r.pair.b, false);

@@ -21,10 +21,12 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFormat = "clustersim-calibrate measurements";
-// Version 2 (issue 23) adds "barrier" (optional); version 1 files read as without it. A size
-// entry's "concurrent" (issue 23, optional in every version) is the group of kConcurrent
-// messages; files without it read as not measured.
-constexpr int kVersion = 2;
+// Version 2 (issue 23) adds "barrier" (optional); version 1 files read as without it.
+// Version 3 (issue 23) adds "stream" to every size of a measured class (the time per call of
+// a stream of blocking sends); older files read as without it. A size entry's "concurrent"
+// (issue 23, optional in every version) is the group of kConcurrent messages; files without
+// it read as not measured.
+constexpr int kVersion = 3;
 
 json num(double v) {
     if (std::isfinite(v)) return v;
@@ -200,10 +202,12 @@ std::string measured_to_json(const Measured& m) {
     for (const ClassResult& c : m.classes) {
         json sizes = json::array();
         for (const SizeResult& s : c.sizes) {
-            sizes.push_back({{"bytes", s.bytes},
-                             {"pingpong", stats(s.pingpong)},
-                             {"sendrecv", stats(s.sendrecv)}});
-            if (s.concurrent.samples > 0) sizes.back()["concurrent"] = stats(s.concurrent);
+            json size = {{"bytes", s.bytes},
+                         {"pingpong", stats(s.pingpong)},
+                         {"sendrecv", stats(s.sendrecv)}};
+            if (s.concurrent.samples > 0) size["concurrent"] = stats(s.concurrent);
+            if (c.stream_measured) size["stream"] = stats(s.stream);
+            sizes.push_back(size);
         }
         classes.push_back({{"pair", pair(c.pair)},
                            {"latency", stats(c.latency)},
@@ -347,7 +351,10 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
         ClassResult& cr = m.classes[c];
         cr.pair = read_pair(x.obj("pair"), m.world);
         cr.latency = read_stats(x.obj("latency"));
-        for (const Reader& s : x.arr("sizes")) {
+        // Version 3: a class has a "stream" at every size or at none.
+        std::size_t streams = 0;
+        const std::vector<Reader> sizes = x.arr("sizes");
+        for (const Reader& s : sizes) {
             SizeResult sr;
             sr.bytes = s.u64("bytes");
             sr.pingpong = read_stats(s.obj("pingpong"));
@@ -359,12 +366,21 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
                     s.fail(s.at_path("concurrent"),
                            "expected a finite time > 0 from at least one sample");
             }
+            if (version >= 3 && s.raw().contains("stream")) {
+                sr.stream = read_stats(s.obj("stream"));
+                if (!(sr.stream.value >= 0) || !std::isfinite(sr.stream.value))
+                    s.fail(s.at_path("stream"), "expected a finite time >= 0 as its value");
+                ++streams;
+            }
             if (!cr.sizes.empty() && sr.bytes <= cr.sizes.back().bytes)
                 s.fail(s.at_path("bytes"), "expected sizes in increasing order");
             cr.sizes.push_back(sr);
         }
         if (cr.pair.present && (cr.sizes.empty() || cr.sizes.back().bytes == 0))
             x.fail(x.at_path("sizes"), "expected a size above 0 B for a measured class");
+        if (streams != 0 && streams != sizes.size())
+            x.fail(x.at_path("sizes"), "expected a \"stream\" at every size or at none");
+        cr.stream_measured = streams != 0;
         cr.eager = read_eager(x.obj("eager"));
         cr.eager_quiet = read_eager(x.obj("eager_quiet"));
     }

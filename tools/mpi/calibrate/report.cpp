@@ -89,6 +89,18 @@ void print_class(int c, const ClassResult& r) {
     std::printf(
         "  ping-pong: one way (round trip / 2); sendrecv: time per call, both directions"
         " at once;\n  min and p90 over every sample\n");
+    if (r.stream_measured) {
+        std::printf(
+            "  stream (blocking MPI_Send back to back, time per call; p10-p90 of every "
+            "sample):\n");
+        for (const SizeResult& s : r.sizes)
+            std::printf("    %s %s (%s - %s)%s\n", pad(size_text(s.bytes), 8).c_str(),
+                        pad(time_text(s.stream.value), 12).c_str(), time_text(s.stream.p10).c_str(),
+                        time_text(s.stream.p90).c_str(),
+                        s.pingpong.value > 0
+                            ? strf(", %.2f x one way", s.stream.value / s.pingpong.value).c_str()
+                            : "");
+    }
     std::fflush(stdout);
 }
 

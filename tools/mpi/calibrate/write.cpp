@@ -124,6 +124,13 @@ void write_concurrent_csv(std::ostringstream& c, const ClassResult& r, const std
 
 }  // namespace
 
+std::string library_profile(const std::string& mpi_library) {
+    // MPI_Get_library_version of Open MPI 4.1.x: "Open MPI v4.1.4, package: ...".
+    const std::string_view open_mpi_41 = "Open MPI v4.1.";
+    if (mpi_library.compare(0, open_mpi_41.size(), open_mpi_41) == 0) return "openmpi-4.1";
+    return "";
+}
+
 std::string write_model(const Measured& m, const Derived& d, const std::string& name,
                         bool local_curves) {
     std::ostringstream x;  // the comment before the root
@@ -136,6 +143,11 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
       << "              cannot hold the flags' double hyphens); " << m.world << " MPI ranks\n";
     x << "     date:    " << m.date << "\n";
     x << "     MPI:     " << m.mpi_library << "; within a node its shared-memory path\n";
+    const std::string profile = library_profile(m.mpi_library);
+    if (!profile.empty())
+        x << "              <collectives profile=\"" << profile
+          << "\" buffer-copies=\"yes\">: that library's decision rules\n"
+          << "              and its algorithms' own buffer copies (collectives/README.md)\n";
     for (std::size_t h = 0; h < m.hosts.size(); ++h)
         x << "     n" << h << " = host " << m.hosts[h].name << ": " << host_summary(m.hosts[h])
           << "\n";
@@ -185,6 +197,23 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
           << "         the ranks' cores, so every class's latency below is its 0 B one-way time\n"
           << "         minus o_s + o_r (at least a tenth of it), and every transfer time\n"
           << "         t - k L - o_s(s) - o_r(s)\n";
+        const std::vector<std::pair<std::uint64_t, double>> gap = m.send_gap();
+        if (!gap.empty()) {
+            const ClassResult& r = m.classes[static_cast<std::size_t>(m.overhead_class)];
+            x << "       stream (ranks " << p.a << " and " << p.b
+              << "): blocking MPI_Send back to back, the receiver looping on\n"
+              << "         MPI_Recv; time per call (p10-p90 of all samples); <mpi-overhead><gap> "
+                 "is it\n"
+              << "         less o_s (LogGP's g: the simulator completes no send sooner than g "
+                 "after it\n"
+              << "         left):";
+            int col = 0;
+            for (const SizeResult& s : r.sizes)
+                x << (col++ % 3 == 0 ? "\n          " : "  ") << size_text(s.bytes) << " "
+                  << time_text(s.stream.value) << " (" << time_text(s.stream.p10) << "-"
+                  << time_text(s.stream.p90) << ");";
+            x << "\n";
+        }
     }
 
     x << "\n     Derived: every memory node, switch and NIC forwards cut-through, so a message of\n"
@@ -354,12 +383,20 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             for (const OverheadResult& o : m.overheads)
                 curve.add_point(o.bytes, model_time_of((o.*member).value));
         }
+        // The send gap (LogGP's g): the stream's time per call less o_s (Measured::send_gap).
+        const std::vector<std::pair<std::uint64_t, double>> gap = m.send_gap();
+        if (!gap.empty()) {
+            topo::XmlElement& curve = overhead.add("gap");
+            for (const auto& [bytes, g] : gap) curve.add_point(bytes, model_time_of(g));
+        }
     }
     // Collectives' local work at the measured rates (rank 0, memcpy and MPI_Reduce_local of
     // doubles): the attributes the largest size's rates, the curves (--local-curves) every
     // size's (cache effects). Communicator creation: the local cost beyond the 8-byte
     // allreduce's agreement.
     topo::XmlElement& collectives = cluster.add_collectives();
+    // The library that ran: its collectives' decision rules and buffer copies.
+    if (!profile.empty()) collectives.text("profile", profile).text("buffer-copies", "yes");
     if (!m.local.copy.empty() && !m.local.reduce.empty()) {
         collectives.bandwidth("reduce-bandwidth", model_bandwidth_of(m.local.reduce.back().second))
             .bandwidth("copy-bandwidth", model_bandwidth_of(m.local.copy.back().second));
@@ -413,15 +450,20 @@ std::string write_csv(const Measured& m) {
         const ClassResult& r = m.classes[static_cast<std::size_t>(k)];
         if (!r.pair.present) continue;
         const std::string who = strf("%s,%d,%d", class_name(k), r.pair.a, r.pair.b);
-        for (const bool pp : {true, false})
+        for (const int kind : {0, 1, 2}) {
+            if (kind == 2 && !r.stream_measured) continue;
             for (const SizeResult& s : r.sizes) {
-                const Stats& st = pp ? s.pingpong : s.sendrecv;
-                c << (pp ? "pingpong," : "sendrecv,") << who << ","
-                  << static_cast<unsigned long long>(s.bytes) << ",," << times(st) << ",";
+                const Stats& st = kind == 0 ? s.pingpong : kind == 1 ? s.sendrecv : s.stream;
+                c << (kind == 0   ? "pingpong,"
+                      : kind == 1 ? "sendrecv,"
+                                  : "stream,")
+                  << who << "," << static_cast<unsigned long long>(s.bytes) << ",," << times(st)
+                  << ",";
                 if (s.bytes > 0 && st.value > 0)
                     c << strf("%.3f", static_cast<double>(s.bytes) / st.value / 1e6);
                 c << ",\n";
             }
+        }
         write_concurrent_csv(c, r, who, times);
         c << "eager_threshold," << who << "," << r.eager.bytes << ",,," << r.eager.probes
           << ",,,,,,,,\n";
