@@ -641,7 +641,9 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const std::uint32_t user_req = requests_.acquire(
         Request{false, false, false, rank, 0, 0, coll_context(comm), 0, kNil, Time::zero()});
     if (const CollectiveCurve* curve =
-            config_.collective_curves.empty() ? nullptr : curve_for(comm, op)) {
+            config_.collective_curves.empty() || selection_.forced(op.coll, op.bytes)
+                ? nullptr
+                : curve_for(comm, op)) {
         // Timed by the library's measured curve from the last member's entry (issue 23).
         auto [key, fresh] = curve_keys_.try_emplace(static_cast<int>(op.coll), AlgorithmKey{});
         if (fresh) {

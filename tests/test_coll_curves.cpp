@@ -162,6 +162,20 @@ TEST(CollectiveCurves, UnmatchedCallsRunTheirAlgorithmUnchanged) {
     // above it, so 4 ms + 1 us + 4 ms.
     const auto curved = run_ops(star(4, inter4), where, ops);
     for (int r = 0; r < 4; ++r) EXPECT_EQ(curved.ranks[r].finish, Time::us(8001)) << r;
+    // An algorithm named for the call (--algorithm, or a model rule for its size) runs.
+    mpi::SimulationOptions o;
+    o.algorithm_overrides = {"allreduce=ring"};
+    ScriptProgram p1(ops), p2(ops);
+    const auto forced = mpi::simulate(star(4, inter4), where, p1, o);
+    const auto forced_plain = mpi::simulate(plain, where, p2, o);
+    const std::string rule = R"(<algorithm operation="allreduce" name="ring" max-size="8KiB"/>)";
+    const auto ruled = run_ops(star(4, inter4 + rule), where, ops);
+    const auto ruled_plain = run_ops(star(4, rule), where, ops);
+    for (int r = 0; r < 4; ++r) {
+        EXPECT_EQ(forced.ranks[r].finish, forced_plain.ranks[r].finish) << r;
+        EXPECT_EQ(ruled.ranks[r].finish, ruled_plain.ranks[r].finish) << r;
+    }
+    EXPECT_EQ(forced.algorithms.count("allreduce/ring"), 1u);
     // Ranks sharing a node but not all on one: neither scope matches.
     auto mixed = where;
     mixed[1] = mixed[0];
