@@ -905,7 +905,7 @@ std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
     return req;
 }
 
-const CollectiveCurve* Runtime::curve_for(std::uint32_t comm, const Op& op) const {
+const CollectiveCurve* Runtime::curve_for(std::uint32_t comm, const Op& op) {
     if (op.nonblocking || op.counts != nullptr) return nullptr;
     const auto& members = comms_[comm].members;
     const CollectiveCurveRule* match = nullptr;
@@ -915,13 +915,20 @@ const CollectiveCurve* Runtime::curve_for(std::uint32_t comm, const Op& op) cons
             break;
         }
     if (match == nullptr) return nullptr;
-    // The members' placement: all on one node, or each on a node of its own.
-    std::vector<std::uint32_t> nodes;
-    nodes.reserve(members.size());
-    for (const std::int32_t m : members) nodes.push_back(ranks_[m].where.node);
-    std::sort(nodes.begin(), nodes.end());
-    const bool one_node = nodes.front() == nodes.back();
-    const bool own_nodes = std::adjacent_find(nodes.begin(), nodes.end()) == nodes.end();
+    // The members' placement, once per communicator: all on one node, or each on a node of
+    // its own (else neither).
+    if (comm_placement_.size() <= comm) comm_placement_.resize(comm + 1, 0);
+    if (comm_placement_[comm] == 0) {
+        std::vector<std::uint32_t> nodes;
+        nodes.reserve(members.size());
+        for (const std::int32_t m : members) nodes.push_back(ranks_[m].where.node);
+        std::sort(nodes.begin(), nodes.end());
+        comm_placement_[comm] = static_cast<std::uint8_t>(
+            1 | (nodes.front() == nodes.back() ? 2 : 0) |
+            (std::adjacent_find(nodes.begin(), nodes.end()) == nodes.end() ? 4 : 0));
+    }
+    const bool one_node = (comm_placement_[comm] & 2) != 0;
+    const bool own_nodes = (comm_placement_[comm] & 4) != 0;
     for (const CollectiveCurveRule& r : config_.collective_curves)
         if (r.op == op.coll && r.ranks == members.size() &&
             (r.scope == CurveScope::IntraNode ? one_node : own_nodes))

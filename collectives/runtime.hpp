@@ -438,7 +438,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
                        const CollectiveCurve* curve = nullptr);
     // The measured curve for this call of `op` on communicator `comm`, or null: its algorithm
     // runs (RuntimeConfig::collective_curves).
-    const CollectiveCurve* curve_for(std::uint32_t comm, const Op& op) const;
+    const CollectiveCurve* curve_for(std::uint32_t comm, const Op& op);
     void complete_global(std::vector<GlobalSync::Entry>& entries);
     // The topology of a communicator made by MPI_Cart_create / MPI_Dist_graph_create*:
     // `entries` are its members in rank order.
@@ -523,6 +523,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     };
     std::map<std::pair<int, const Algorithm*>, AlgorithmKey> algorithm_keys_;
     std::map<int, AlgorithmKey> curve_keys_;  // "allreduce/measured-curve", per operation
+    // Per communicator, its members' placement for curve_for (0: not yet known; else 1 | 2 if
+    // all on one node | 4 if each on its own node).
+    std::vector<std::uint8_t> comm_placement_;
 };
 
 // A string that lives as long as the program (one copy per distinct value).
