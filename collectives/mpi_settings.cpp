@@ -101,9 +101,10 @@ void MpiReader::read_collectives(pugi::xml_node n) {
             continue;
         }
         if (c.type() != pugi::node_element || std::strcmp(c.name(), "algorithm") != 0)
-            x_.fail(c,
-                    "unexpected content in <collectives>; expected only <algorithm>, <copy-rate>, "
-                    "<reduce-rate> and <collective-curve> elements");
+            x_.fail(
+                c,
+                "unexpected content in <collectives>; expected only <algorithm>, <copy-rate> and "
+                "<reduce-rate> elements, and <collective-curve> ones");
         x_.check_attributes(c, {"operation", "name", "min-size", "max-size", "segment"});
         CollectiveRule rule;
         rule.operation = std::string(x_.required(c, "operation"));
