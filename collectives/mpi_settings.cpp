@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/coll_curve.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::mpi {
@@ -23,6 +24,7 @@ class MpiReader {
 
   private:
     OverheadSpec read_overhead(pugi::xml_node n) const;
+    CollectiveCurveSpec read_collective_curve(pugi::xml_node n) const;
 
     const topo::PartContext& x_;
     MpiSettings& mpi_;
@@ -30,7 +32,7 @@ class MpiReader {
 
 void MpiReader::read_collectives(pugi::xml_node n) {
     x_.check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
-                            "profile", "comm-create", "buffer-copies", "barrier"});
+                            "profile", "comm-create", "buffer-copies", "barrier", "curves"});
     MpiSettings& m = mpi_;
     if (const auto v = x_.optional(n, "buffer-copies")) {
         if (*v == "yes")
@@ -60,7 +62,26 @@ void MpiReader::read_collectives(pugi::xml_node n) {
         m.barrier_cost = x_.with_unit(n, "barrier", *v, parse_time);
         if (m.barrier_cost < Time::zero()) x_.fail(n, "barrier: a negative time");
     }
+    if (const auto v = x_.optional(n, "curves")) {
+        if (*v == "off")
+            m.collective_curves_on = false;
+        else if (*v != "on")
+            x_.fail(n, fmt::format("<collectives> attribute 'curves': '{}' is not valid; "
+                                   "expected on or off",
+                                   *v));
+    }
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() == pugi::node_element && std::strcmp(c.name(), "collective-curve") == 0) {
+            CollectiveCurveSpec curve = read_collective_curve(c);
+            for (const CollectiveCurveSpec& other : m.collective_curves)
+                if (other.operation == curve.operation && other.ranks == curve.ranks &&
+                    other.scope == curve.scope)
+                    x_.fail(c, fmt::format("second <collective-curve> of {} on {} ranks {} (the "
+                                           "first is on line {}); expected at most one",
+                                           curve.operation, curve.ranks, curve.scope, other.line));
+            m.collective_curves.push_back(std::move(curve));
+            continue;
+        }
         const bool rate =
             c.type() == pugi::node_element &&
             (std::strcmp(c.name(), "copy-rate") == 0 || std::strcmp(c.name(), "reduce-rate") == 0);
@@ -83,7 +104,7 @@ void MpiReader::read_collectives(pugi::xml_node n) {
             x_.fail(
                 c,
                 "unexpected content in <collectives>; expected only <algorithm>, <copy-rate> and "
-                "<reduce-rate> elements");
+                "<reduce-rate> elements, and <collective-curve> ones");
         x_.check_attributes(c, {"operation", "name", "min-size", "max-size", "segment"});
         CollectiveRule rule;
         rule.operation = std::string(x_.required(c, "operation"));
@@ -175,6 +196,59 @@ OverheadSpec MpiReader::read_overhead(pugi::xml_node n) const {
     if (const auto v = x_.optional(n, "bandwidth"))
         o.bandwidth = x_.finite_bandwidth(n, "bandwidth", *v);
     return o;
+}
+
+// <collective-curve operation="allreduce" ranks="2" scope="intra-node"> with <point size="…"
+// time="…"/> children (sizes strictly rising, times positive).
+CollectiveCurveSpec MpiReader::read_collective_curve(pugi::xml_node n) const {
+    x_.check_attributes(n, {"operation", "ranks", "scope"});
+    CollectiveCurveSpec curve;
+    curve.line = x_.line_of(n);
+    curve.operation = std::string(x_.required(n, "operation"));
+    CollOp op{};
+    if (!parse_coll_op(curve.operation, op) || is_v(op) || is_neighbor(op) ||
+        op == CollOp::ReduceScatter)
+        x_.fail(n, fmt::format("<collective-curve> attribute 'operation': '{}' is not valid; "
+                               "expected a collective whose members all pass one size (barrier, "
+                               "bcast, reduce, allreduce, gather, scatter, allgather, alltoall, "
+                               "reduce_scatter_block, scan, exscan)",
+                               curve.operation));
+    const std::uint64_t ranks = x_.with_unit(n, "ranks", x_.required(n, "ranks"), parse_count);
+    if (ranks < 2 || ranks > UINT32_MAX)
+        x_.fail(n, fmt::format("<collective-curve> attribute 'ranks': {} is not valid; expected "
+                               "a communicator size from 2 to {}",
+                               ranks, UINT32_MAX));
+    curve.ranks = static_cast<std::uint32_t>(ranks);
+    curve.scope = std::string(x_.required(n, "scope"));
+    CurveScope scope{};
+    if (!parse_curve_scope(curve.scope, scope))
+        x_.fail(n, fmt::format("<collective-curve> attribute 'scope': '{}' is not valid; expected "
+                               "intra-node or inter-node",
+                               curve.scope));
+    pugi::xml_node previous;
+    for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
+        if (c.type() != pugi::node_element || std::strcmp(c.name(), "point") != 0)
+            x_.fail(c, "unexpected content in <collective-curve>; expected only <point> elements");
+        x_.check_attributes(c, {"size", "time"});
+        x_.check_empty(c);
+        const std::string_view size_text = x_.required(c, "size");
+        const std::uint64_t size = x_.with_unit(c, "size", size_text, parse_size);
+        if (previous && size <= curve.points.back().first)
+            x_.fail(c, fmt::format("<point> attribute 'size': '{}' is not larger than the previous "
+                                   "point's '{}' (line {}); expected sizes strictly rising",
+                                   size_text, previous.attribute("size").value(),
+                                   x_.line_of(previous)));
+        const Time t = x_.time_attr(c, "time");
+        if (t <= Time::zero())
+            x_.fail(c, fmt::format("<point> attribute 'time': '{}' is not valid; expected a "
+                                   "positive time",
+                                   c.attribute("time").value()));
+        curve.points.emplace_back(size, t);
+        previous = c;
+    }
+    if (curve.points.empty())
+        x_.fail(n, "<collective-curve> without <point> elements; expected the measured points");
+    return curve;
 }
 
 }  // namespace

@@ -41,6 +41,17 @@ struct OverheadSpec {
     Time at(std::uint64_t bytes) const;
 };
 
+// One <collective-curve> of the model's <collectives> (issue 23): the measured time of
+// `operation` on a communicator of `ranks` members placed as `scope` ("intra-node",
+// "inter-node"), against the size one rank passes (collectives/coll_curve.hpp).
+struct CollectiveCurveSpec {
+    std::string operation;
+    std::uint32_t ranks = 0;
+    std::string scope;
+    std::vector<std::pair<std::uint64_t, Time>> points;
+    int line = 0;
+};
+
 struct MpiSettings {
     std::vector<CollectiveRule> collectives;
     // <collectives profile="openmpi-4.1">: choose like that library (collectives/selection.hpp
@@ -79,6 +90,12 @@ struct MpiSettings {
     // messages of its algorithm (Open MPI's flag round trips in shared memory), charged on
     // each member's core after the algorithm's last step. Zero (absent): nothing.
     Time barrier_cost;
+    // <collective-curve> children of <collectives>: a blocking collective that matches one
+    // (operation, communicator size, placement) costs the curve's time from its last member's
+    // entry instead of its algorithm's messages. <collectives curves="off"> keeps them unused
+    // (`collective_curves_on` false), so a model compares algorithms with its curves in it.
+    std::vector<CollectiveCurveSpec> collective_curves;
+    bool collective_curves_on = true;
 };
 
 // The <collectives> and <mpi-overhead> elements' part (read with <network>), filling `out`

@@ -188,7 +188,7 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::CpuModel& cpus,
     for (std::size_t r = 0; r < ranks.size(); ++r) world.members[r] = static_cast<std::int32_t>(r);
     comms_.push_back(std::move(world));
     timed_collectives_ = network_.times_collectives();
-    if (timed_collectives_ || !config_.send_gap.zero()) {
+    if (timed_collectives_ || !config_.send_gap.zero() || !config_.collective_curves.empty()) {
         timer_.rt = this;
         timer_id_ = engine_.add(timer_);
     }
@@ -665,6 +665,25 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     ranks_[rank].op_algorithm = nullptr;
     const std::uint32_t user_req =
         requests_.acquire(Request{.rank = rank, .context = coll_context(comm)});
+    if (const CollectiveCurve* curve =
+            config_.collective_curves.empty() || selection_.forced(op.coll, op.bytes)
+                ? nullptr
+                : curve_for(comm, op)) {
+        // Timed by the library's measured curve from the last member's entry (issue 23).
+        auto [key, fresh] = curve_keys_.try_emplace(static_cast<int>(op.coll), AlgorithmKey{});
+        if (fresh) {
+            const std::string name = fmt::format("{}/measured-curve", to_string(op.coll));
+            key->second =
+                AlgorithmKey{&algorithm_calls_.try_emplace(name, 0).first->second, intern(name)};
+        }
+        if (args.rank == 0) ++*key->second.calls;
+        ranks_[rank].op_algorithm = key->second.name;
+        arrive_global(
+            comm, seq,
+            GlobalSync::Entry{rank, args.rank, 0, 0, 0, user_req, OpKind::Collective, nullptr},
+            false, &op, curve);
+        return user_req;
+    }
     if (timed_collectives_) {
         arrive_global(
             comm, seq,
@@ -919,10 +938,42 @@ std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
     return req;
 }
 
+const CollectiveCurve* Runtime::curve_for(std::uint32_t comm, const Op& op) {
+    if (op.nonblocking || op.counts != nullptr) return nullptr;
+    const auto& members = comms_[comm].members;
+    const CollectiveCurveRule* match = nullptr;
+    for (const CollectiveCurveRule& r : config_.collective_curves)
+        if (r.op == op.coll && r.ranks == members.size()) {
+            match = &r;
+            break;
+        }
+    if (match == nullptr) return nullptr;
+    // The members' placement, once per communicator: all on one node, or each on a node of
+    // its own (else neither).
+    if (comm_placement_.size() <= comm) comm_placement_.resize(comm + 1, 0);
+    if (comm_placement_[comm] == 0) {
+        std::vector<std::uint32_t> nodes;
+        nodes.reserve(members.size());
+        for (const std::int32_t m : members) nodes.push_back(ranks_[m].where.node);
+        std::sort(nodes.begin(), nodes.end());
+        comm_placement_[comm] = static_cast<std::uint8_t>(
+            1 | (nodes.front() == nodes.back() ? 2 : 0) |
+            (std::adjacent_find(nodes.begin(), nodes.end()) == nodes.end() ? 4 : 0));
+    }
+    const bool one_node = (comm_placement_[comm] & 2) != 0;
+    const bool own_nodes = (comm_placement_[comm] & 4) != 0;
+    for (const CollectiveCurveRule& r : config_.collective_curves)
+        if (r.op == op.coll && r.ranks == members.size() &&
+            (r.scope == CurveScope::IntraNode ? one_node : own_nodes))
+            return r.curve.get();
+    return nullptr;
+}
+
 void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
-                            bool creates_comm, const Op* timed) {
+                            bool creates_comm, const Op* timed, const CollectiveCurve* curve) {
     GlobalSync& sync = syncs_[{comm, seq}];
     sync.entries.push_back(entry);
+    if (curve != nullptr) sync.curve = curve;
     if (timed != nullptr) {
         sync.timed = true;
         sync.op = timed->coll;
@@ -933,6 +984,7 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
     if (++sync.arrived < comms_[comm].members.size()) return;
     std::vector<GlobalSync::Entry> entries = std::move(sync.entries);
     const bool is_timed = sync.timed;
+    const CollectiveCurve* const curve_of_call = sync.curve;
     const CollOp op = sync.op;
     const std::uint64_t bytes = sync.bytes;
     CollArgs args;
@@ -950,7 +1002,9 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
         sockets.reserve(comms_[comm].members.size());
         for (const std::int32_t m : comms_[comm].members) sockets.push_back(ranks_[m].where.vertex);
         const Time t =
-            network_.collective_time(to_string(op), sockets, bytes, collective_volume(args));
+            curve_of_call != nullptr
+                ? curve_of_call->at(bytes)
+                : network_.collective_time(to_string(op), sockets, bytes, collective_volume(args));
         if (t > Time::zero()) {
             const std::uint32_t pending = timed_.acquire(std::move(entries));
             engine_.schedule(engine_.now() + t, timer_id_, kTimedKind, pending);

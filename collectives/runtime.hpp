@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectives/coll_curve.hpp"
 #include "collectives/collective.hpp"
 #include "collectives/io_service.hpp"
 #include "collectives/placement.hpp"
@@ -150,6 +151,11 @@ struct RuntimeConfig {
     // clear-to-send sent) when the receiver's next operation that is not a Compute starts,
     // or when its program ends; false: at once.
     bool progress_in_mpi = false;
+    // Measured collective curves (<collective-curve>, issue 23): a blocking collective whose
+    // operation and communicator size match a rule and whose members are all placed as its
+    // scope says costs the curve's time from its last member's entry; its algorithm does not
+    // run (Runtime::curve_for). Empty: every collective runs its algorithm.
+    std::vector<CollectiveCurveRule> collective_curves;
 };
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
@@ -355,6 +361,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint64_t bytes = 0;  // timed: the largest size a member passed
         std::int32_t root = 0;    // timed: the call's root and counts (collective_volume)
         const std::vector<std::uint64_t>* counts = nullptr;
+        const CollectiveCurve* curve = nullptr;  // timed by a measured curve, not the network
         struct Entry {
             std::int32_t world_rank, comm_rank, color, key;
             std::uint32_t newcomm, req;
@@ -471,7 +478,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void generate(CollRun& run, StepSlot& slot);  // the run's next step into slot
     void transfer_done(std::uint32_t run, std::uint32_t transfer);
     void arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
-                       bool creates_comm, const Op* timed = nullptr);
+                       bool creates_comm, const Op* timed = nullptr,
+                       const CollectiveCurve* curve = nullptr);
+    // The measured curve for this call of `op` on communicator `comm`, or null: its algorithm
+    // runs (RuntimeConfig::collective_curves).
+    const CollectiveCurve* curve_for(std::uint32_t comm, const Op& op);
     void complete_global(std::vector<GlobalSync::Entry>& entries);
     // The topology of a communicator made by MPI_Cart_create / MPI_Dist_graph_create*:
     // `entries` are its members in rank order.
@@ -565,6 +576,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         const char* name;
     };
     std::map<std::pair<int, const Algorithm*>, AlgorithmKey> algorithm_keys_;
+    std::map<int, AlgorithmKey> curve_keys_;  // "allreduce/measured-curve", per operation
+    // Per communicator, its members' placement for curve_for (0: not yet known; else 1 | 2 if
+    // all on one node | 4 if each on its own node).
+    std::vector<std::uint8_t> comm_placement_;
 };
 
 // A string that lives as long as the program (one copy per distinct value).

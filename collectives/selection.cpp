@@ -151,6 +151,14 @@ Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
     }
 }
 
+bool Selection::forced(CollOp op, std::uint64_t bytes) const {
+    const auto i = static_cast<std::size_t>(op);
+    if (overrides_[i].algorithm != nullptr) return true;
+    for (const Rule& r : rules_[i])
+        if (bytes >= r.min_bytes && bytes < r.max_bytes) return true;
+    return false;
+}
+
 Choice Selection::choose(CollOp op, std::uint64_t bytes, std::int32_t comm_size) const {
     const auto i = static_cast<std::size_t>(op);
     if (overrides_[i].algorithm != nullptr) return overrides_[i];

@@ -79,6 +79,10 @@ class Selection {
     Selection(const CollectiveRegistry& registry, const MpiSettings& mpi, const std::string& source,
               const std::vector<std::string>& overrides, const std::string& profile = "");
     Choice choose(CollOp op, std::uint64_t bytes, std::int32_t comm_size) const;
+    // An algorithm is named for this call (an --algorithm override for `op`, or a model rule
+    // whose size range holds `bytes`): a measured collective curve does not replace it
+    // (collectives/README.md, "Measured collective curves").
+    bool forced(CollOp op, std::uint64_t bytes) const;
     static std::string default_algorithm(CollOp op, std::uint64_t bytes, std::int32_t comm_size);
 
   private:

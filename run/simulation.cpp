@@ -41,6 +41,15 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.comm_create_modelled = mpi.comm_create_modelled;
     c.comm_create_local = mpi.comm_create_local;
     c.barrier_cost = mpi.barrier_cost;
+    if (mpi.collective_curves_on)
+        for (const CollectiveCurveSpec& spec : mpi.collective_curves) {
+            CollectiveCurveRule rule;
+            parse_coll_op(spec.operation, rule.op);  // checked by the model's reader
+            parse_curve_scope(spec.scope, rule.scope);
+            rule.ranks = spec.ranks;
+            rule.curve = std::make_shared<const CollectiveCurve>(spec.points);
+            c.collective_curves.push_back(std::move(rule));
+        }
     const ProfileProtocol protocol = profile_protocol(profile);
     if (protocol.eager_only) c.eager_threshold = UINT64_MAX;
     c.envelope_bytes = protocol.envelope_bytes;

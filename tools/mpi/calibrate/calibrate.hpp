@@ -20,6 +20,10 @@
 
 #include "simulator/time.hpp"
 
+namespace clustersim::topo {
+class XmlElement;
+}
+
 namespace clustersim::calibrate {
 
 constexpr const char* kProgram = "clustersim-calibrate";
@@ -278,6 +282,20 @@ struct IoMeasured {
     DirtyLimits dirty;
 };
 
+// The real library's collective curves (issue 23; coll_curves.cpp, measure_collectives.cpp):
+// MPI_Barrier, MPI_Bcast (MPI_BYTE), MPI_Reduce and MPI_Allreduce (MPI_DOUBLE, MPI_SUM; sizes
+// rounded down to whole doubles) on MPI_COMM_WORLD, at each size of the grid; per pass and
+// size Settings::warmup calls, then kCurveRuns runs of Settings::reps / kCurveRuns calls
+// (at least 1), each run's time per call the slowest rank's (as clustersim-bench and the
+// validation suite time a phase). `value` is the median over the passes of each pass's
+// median run (Stats), min/max/p10/p90 over every run.
+constexpr std::array<const char*, 4> kCurveOps{"barrier", "bcast", "reduce", "allreduce"};
+constexpr int kCurveRuns = 3;
+struct CollCurveMeasured {
+    std::string operation;                                // one of kCurveOps
+    std::vector<std::pair<std::uint64_t, Stats>> points;  // size one rank passes, s per call
+};
+
 // MEASURE's output (on rank 0), DERIVE's and WRITE's input; what --save-measured keeps.
 struct Measured {
     std::vector<RankInfo> ranks;
@@ -356,6 +374,8 @@ struct Measured {
             g.emplace_back(s.bytes, std::max(0.0, s.stream.value - send_overhead(s.bytes)));
         return g;
     }
+    // The collective curves (CollCurveMeasured; empty: not measured, an older file).
+    std::vector<CollCurveMeasured> coll_curves;
 
     double speed(std::size_t rank) const {  // instructions/s, the median over its passes
         const double t = cpu[rank].value;
@@ -482,5 +502,23 @@ class BadMeasured : public std::runtime_error {
 std::string measured_to_json(const Measured& m);
 // `text` read from `file` (named in the errors); checks what derive and write rely on.
 Measured measured_from_json(std::string_view text, const std::string& file);
+
+// ---- collective curves (coll_curves.cpp; measure_collectives.cpp: MPI) ----------------------
+
+// The placement the curves were measured in: "intra-node" (every rank on one host),
+// "inter-node" (every rank on a host of its own), "" (mixed: no curve in the model).
+std::string coll_curve_scope(const Measured& m);
+// The sizes each operation is measured at: the grid's for bcast, rounded down to whole
+// doubles (duplicates dropped) for the reductions, 0 alone for the barrier.
+std::vector<std::uint64_t> coll_curve_sizes(const char* operation,
+                                            const std::vector<std::uint64_t>& grid);
+// The model's <collective-curve> elements, children of `collectives` (none without a scope).
+void add_collective_curves(const Measured& m, topo::XmlElement& collectives);
+// The CSV's rows ("collective_allreduce,intra-node,-1,-1,BYTES,,..."), one per point.
+std::string coll_curves_csv(const Measured& m);
+// The report's lines (stdout and the model's header comment).
+std::vector<std::string> coll_curves_report(const Measured& m);
+// Every rank: measures the curves into `m` (rank 0's copy).
+void measure_coll_curves(const Settings& s, int rank, int world, Measured& m);
 
 }  // namespace clustersim::calibrate

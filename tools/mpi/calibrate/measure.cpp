@@ -1006,6 +1006,8 @@ int run(int rank, int world, const Options& opt) {
         m.barrier.value = m.barrier.median_all;
         m.barrier_measured = true;
     }
+    // The real library's collective curves (measure_collectives.cpp).
+    measure_coll_curves(s, rank, world, m);
 
     // To rank 0: the CPU figures of every rank, each class's statistics, its eager threshold.
     m.cpu_instructions = s.cpu_steps * kInstructionsPerStep;

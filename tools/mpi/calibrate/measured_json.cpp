@@ -4,6 +4,7 @@
 // strings "inf", "-inf" and "nan"; so a model derived from the file is byte for byte the one
 // the measuring run wrote.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -161,6 +162,38 @@ std::vector<std::pair<std::uint64_t, double>> read_rates(const Reader& r, const 
     return out;
 }
 
+// "collective_curves" (issue 23; optional: files saved before have none, and no curve in the
+// model): [{"operation": "allreduce", "points": [{"bytes": 1024, "time": {stats}}, ...]}, ...].
+json coll_curves_json(const Measured& m) {
+    json a = json::array();
+    for (const CollCurveMeasured& c : m.coll_curves) {
+        json points = json::array();
+        for (const auto& [bytes, s] : c.points)
+            points.push_back({{"bytes", bytes}, {"time", stats(s)}});
+        a.push_back({{"operation", c.operation}, {"points", points}});
+    }
+    return a;
+}
+
+void read_coll_curves(const Reader& r, Measured& m) {
+    for (const Reader& x : r.arr("collective_curves")) {
+        CollCurveMeasured c;
+        c.operation = x.str("operation");
+        if (std::find(kCurveOps.begin(), kCurveOps.end(), c.operation) == kCurveOps.end())
+            x.fail(x.at_path("operation"), "expected barrier, bcast, reduce or allreduce");
+        for (const Reader& p : x.arr("points")) {
+            const std::uint64_t bytes = p.u64("bytes");
+            if (!c.points.empty() && bytes <= c.points.back().first)
+                p.fail(p.at_path("bytes"), "expected sizes in increasing order");
+            const Stats s = read_stats(p.obj("time"));
+            if (!(s.value >= 0) || !std::isfinite(s.value))
+                p.fail(p.at_path("time") + ".value", "expected a finite time >= 0");
+            c.points.emplace_back(bytes, s);
+        }
+        m.coll_curves.push_back(std::move(c));
+    }
+}
+
 }  // namespace
 
 std::string measured_to_json(const Measured& m) {
@@ -261,6 +294,7 @@ std::string measured_to_json(const Measured& m) {
     j["comm_dup"] = num(m.comm_dup);
     j["agreement"] = num(m.agreement);
     if (m.barrier_measured) j["barrier"] = stats(m.barrier);
+    if (!m.coll_curves.empty()) j["collective_curves"] = coll_curves_json(m);
     return j.dump(1) + "\n";
 }
 
@@ -451,6 +485,7 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
             r.fail("barrier.value", "expected a finite time >= 0");
         m.barrier_measured = true;
     }
+    if (r.raw().contains("collective_curves")) read_coll_curves(r, m);
     return m;
 }
 

@@ -139,6 +139,7 @@ void print_summary(const Measured& m, const Derived& d) {
             kBarrierRuns, kBarrierCalls, m.barrier.p10 * 1e6, m.barrier.p90 * 1e6,
             m.barrier.value * 1e6, m.barrier_rounds(), m.barrier_exchange() * 1e6,
             m.barrier_local() * 1e6);
+    for (const std::string& line : coll_curves_report(m)) std::printf("%s\n", line.c_str());
     std::printf(
         "\nlocal work of collectives (rank 0, median of %d runs)\n"
         "      size   copy (memcpy)   reduce (MPI_Reduce_local, doubles, SUM)\n",

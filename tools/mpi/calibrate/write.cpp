@@ -413,6 +413,7 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     collectives.time("comm-create", model_time_of(m.comm_create_local()));
     // The barrier's own cost beyond its messages (Measured::barrier_local).
     if (m.barrier_measured) collectives.time("barrier", model_time_of(m.barrier_local()));
+    add_collective_curves(m, collectives);  // the real library's curves (coll_curves.cpp)
     if (d.io) {
         // One I/O server on the node rank 0 wrote from, the kernel's page cache as its
         // write-behind cache, the disk a simple one at the measured rate.
@@ -503,6 +504,7 @@ std::string write_csv(const Measured& m) {
         if (m.cpu[r].samples > 0)
             c << "cpu,cpu" << m.ranks[r].cpu << "," << r << ",,," << m.cpu_instructions << ","
               << times(m.cpu[r]) << ",," << strf("%.1f", m.speed(r) / 1e6) << "\n";
+    c << coll_curves_csv(m);
     return c.str();
 }
 
