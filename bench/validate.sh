@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Validation against real runs on this machine (issue 7; results in docs/validation.md).
 #
-#   bash bench/validate.sh [suite|replay|jacobi|overhead|apps|all]      (default: all)
+#   bash bench/validate.sh [suite|replay|ablation|jacobi|overhead|apps|all]      (default: all)
 #
 # suite:    every clustersim-bench phase (PIOsimHD §5.3's set, 10 KiB .. 100 MiB) recorded
 #           with the tracer, one mpirun per phase and RUNS runs of each, merged, replayed on
@@ -10,6 +10,10 @@
 #           slowest recorded run. Writes OUT/results-RANKSr.csv and prints the table.
 # replay:   the traces `suite` recorded (OUT/traces), replayed again on MODEL: compare models
 #           on the same recorded runs.
+# ablation: `replay` on MODEL and on each variant of it with one MPI-library mechanism
+#           switched off (bench/ablate.py: two-way and concurrency curves, <mpi-overhead>,
+#           its gap and peer setup, collective curves, buffer copies, rate curves, barrier
+#           cost; the ones MODEL carries); one table row each (issue 23's ablation table).
 # jacobi:   clustersim-jacobi with MPI-IO checkpoints, traced, replayed, compared; writes
 #           the side-by-side timelines (OUT/jacobi/cmp/compare_timeline.svg/.json).
 # overhead: the whole suite RUNS times without and RUNS times with the tracer, alternating;
@@ -104,6 +108,30 @@ replay() {
     echo "$name,$payload,$ranks,$r,$s,$lo,$hi" >>"$csv"
   done
   $report table "$csv"
+}
+
+# ablation: MODEL as given, then with each MPI-library mechanism it carries switched off in
+# turn (bench/ablate.py writes the variants into OUT/ablation/), each replayed on the same
+# suite recordings (OUT/traces) like `replay`; prints one table row per variant.
+ablation() {
+  local base=$out variants
+  mkdir -p "$base/ablation"
+  variants=$(python3 bench/ablate.py "$model" "$base/ablation") || exit 2
+  echo "| model | median abs. error vs median run | within 15 % | within 30 % |"
+  echo "| --- | ---: | ---: | ---: |"
+  local line
+  line=$(replay | grep "median absolute error")
+  echo "| $(basename "$model") | $(summary_of "$line") |"
+  while IFS=$'\t' read -r name what; do
+    mkdir -p "$base/ablation/$name"
+    ln -sfn "$(realpath "$base/traces")" "$base/ablation/$name/traces"
+    line=$(out=$base/ablation/$name model=$base/ablation/$name.xml replay | grep "median absolute error")
+    echo "| without $what | $(summary_of "$line") |"
+  done <<<"$variants"
+}
+# "… median absolute error 11.1 %, …; 33 within 15 %, 44 within 30 %. …" -> "11.1 % | 33 | 44"
+summary_of() {
+  sed -E 's/.*Against the median run: median absolute error ([0-9.]+ %).*; ([0-9]+) within 15 %, ([0-9]+) within 30 %.*/\1 | \2 | \3/' <<<"$1"
 }
 
 jacobi_run() {
@@ -223,9 +251,10 @@ apps() {
 case $what in
   suite) suite ;;
   replay) replay ;;
+  ablation) ablation ;;
   jacobi) jacobi_run ;;
   overhead) overhead ;;
   apps) apps ;;
   all) suite; jacobi_run; overhead ;;
-  *) echo "usage: bench/validate.sh [suite|replay|jacobi|overhead|apps|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/validate.sh [suite|replay|ablation|jacobi|overhead|apps|all]" >&2; exit 2 ;;
 esac
