@@ -475,7 +475,9 @@ std::string write_csv(const Measured& m);
 void print_placement(const Measured& m, const std::array<Pair, kClasses>& pairs);
 void print_class(int c, const ClassResult& r);
 void print_overheads(const Measured& m);
-void print_peer_setup(const Measured& m);
+// `cost_class`: the class the per-message costs come from (Measured::overhead_class; run()
+// prints this before they are measured).
+void print_peer_setup(const Measured& m, int cost_class);
 void print_summary(const Measured& m, const Derived& d);
 
 // ---- the run's files (write.cpp) -------------------------------------------------------------

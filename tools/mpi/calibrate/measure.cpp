@@ -846,7 +846,10 @@ int run(int rank, int world, const Options& opt) {
         m.setup_class = std::strcmp(r0.host, r1.host) != 0 ? kInterNode
                         : r0.socket == r1.socket           ? kIntraSocket
                                                            : kInterSocket;
-        print_peer_setup(m);
+        int cost_class = -1;  // as ov_class below
+        for (const int c : {kIntraSocket, kInterSocket, kInterNode})
+            if (cost_class < 0 && pairs[static_cast<std::size_t>(c)].present) cost_class = c;
+        print_peer_setup(m, cost_class);
     }
 
     // Passes: each runs the CPU kernel on every rank at once (as in a parallel run), then

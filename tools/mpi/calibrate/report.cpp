@@ -126,7 +126,7 @@ void print_concurrent(const char* scope, const std::vector<CurvePoint>& curve) {
 
 }  // namespace
 
-void print_peer_setup(const Measured& m) {
+void print_peer_setup(const Measured& m, int cost_class) {
     if (m.setup_round_trips.empty()) return;
     const PeerSetup ps = m.peer_setup();
     const auto [lo, hi] =
@@ -148,7 +148,7 @@ void print_peer_setup(const Measured& m) {
             "<peer-setup after=\"%d\" time=\"%.3fus\"/>%s\n",
             ps.after, ps.excess * 1e6, ps.after, std::min(ps.after + 3, kSetupRoundTrips),
             ps.spread * 1e6, ps.after, ps.time * 1e6,
-            m.setup_class == m.overhead_class
+            m.setup_class == cost_class
                 ? ""
                 : " (not written: not the class the per-message costs come from)");
     }

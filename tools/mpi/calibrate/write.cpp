@@ -605,7 +605,7 @@ int main_from(int argc, char** argv) {
             pairs[static_cast<std::size_t>(c)] = m.classes[static_cast<std::size_t>(c)].pair;
         std::printf("measurements of %s, read from %s\n", m.date.c_str(), opt.from.c_str());
         print_placement(m, pairs);
-        print_peer_setup(m);
+        print_peer_setup(m, m.overhead_class);
         for (int c = 0; c < kClasses; ++c)
             if (pairs[static_cast<std::size_t>(c)].present)
                 print_class(c, m.classes[static_cast<std::size_t>(c)]);
