@@ -255,9 +255,11 @@ std::string describe_overheads(const MpiSettings& mpi) {
                 fmt::format("{} + size / {}", format_time(o->time), format_bandwidth(o->bandwidth));
         out += fmt::format("{}{} {}", out.empty() ? "" : "; ", name, text);
     }
+    if (!out.empty()) out += " per message, on the cores";
     if (mpi.peer_setup_after != 0)
-        out += fmt::format("{}peer setup {} at message {} per peer", out.empty() ? "" : "; ",
-                           format_time(mpi.peer_setup_time), mpi.peer_setup_after);
+        out += fmt::format("{}peer setup {} before a rank's message {} to each peer",
+                           out.empty() ? "" : "; ", format_time(mpi.peer_setup_time),
+                           mpi.peer_setup_after);
     return out;
 }
 

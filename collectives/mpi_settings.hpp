@@ -91,7 +91,8 @@ struct MpiSettings {
 topo::SchemaPart mpi_part(MpiSettings& out);
 
 // What `clustersim validate` says of the <mpi-overhead> costs: "o_s 83 ns at 8 B .. 219 ns
-// at 1 KiB (3 points); o_r ...; post ...; peer setup 10 us at message 16" ("" for none).
+// at 1 KiB (3 points); o_r ...; post ... per message, on the cores; peer setup 10 us before
+// a rank's message 16 to each peer" ("" for none).
 std::string describe_overheads(const MpiSettings& mpi);
 
 }  // namespace clustersim::mpi

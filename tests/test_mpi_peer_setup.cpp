@@ -83,12 +83,15 @@ TEST(PeerSetup, ReadFromTheModelAndShownBySummary) {
     const auto t = pair(setup(16, "10us"));
     EXPECT_EQ(t.mpi.peer_setup_after, 16u);
     EXPECT_EQ(t.mpi.peer_setup_time, Time::us(10));
-    EXPECT_NE(mpi::describe_overheads(t.mpi).find("peer setup 10 us at message 16 per peer"),
+    EXPECT_NE(mpi::describe_overheads(t.mpi).find(
+                  "peer setup 10 us before a rank's message 16 to each peer"),
               std::string::npos)
         << mpi::describe_overheads(t.mpi);
     topo::Router router(t.topology);
     const std::string text = topo::format_summary(run::summarize(t, router));
-    EXPECT_NE(text.find("peer setup 10 us at message 16"), std::string::npos) << text;
+    EXPECT_NE(text.find("MPI overheads    peer setup 10 us before a rank's message 16"),
+              std::string::npos)
+        << text;
     const auto none = pair("");
     EXPECT_EQ(none.mpi.peer_setup_after, 0u);
     EXPECT_EQ(mpi::describe_overheads(none.mpi), "");
