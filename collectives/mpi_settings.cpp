@@ -13,7 +13,8 @@ namespace clustersim::mpi {
 
 namespace {
 
-constexpr std::array<std::string_view, 4> kOverheadChildren{"send", "recv", "post", "gap"};
+constexpr std::array<std::string_view, 5> kOverheadChildren{"send", "recv", "post", "gap",
+                                                            "peer-setup"};
 
 // Reads <collectives> and <mpi-overhead> into `mpi_`.
 class MpiReader {
@@ -25,6 +26,7 @@ class MpiReader {
   private:
     OverheadSpec read_overhead(pugi::xml_node n) const;
     CollectiveCurveSpec read_collective_curve(pugi::xml_node n) const;
+    void read_peer_setup(pugi::xml_node n);
 
     const topo::PartContext& x_;
     MpiSettings& mpi_;
@@ -129,7 +131,8 @@ void MpiReader::read_collectives(pugi::xml_node n) {
 
 // <mpi-overhead>: the MPI library's per-message software costs (LogGP's o), each child at
 // most once: <send> (o_s), <recv> (o_r), <post> (posting a receive), <gap> (LogGP's g: a
-// send completes no earlier than this after its message left).
+// send completes no earlier than this after its message left), <peer-setup> (the lazy set-up
+// of a connection to a peer).
 void MpiReader::read_mpi_overhead(pugi::xml_node n) {
     MpiSettings& m = mpi_;
     if (m.overhead_line != 0)
@@ -138,7 +141,7 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
                                m.overhead_line));
     m.overhead_line = x_.line_of(n);
     x_.check_attributes(n, {});
-    std::array<int, 4> seen{};
+    std::array<int, 5> seen{};
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element || !topo::has_name(kOverheadChildren, c.name()))
             x_.fail(c, fmt::format("unexpected content in <mpi-overhead>; expected only {}",
@@ -146,18 +149,40 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
         const std::size_t which = std::strcmp(c.name(), "send") == 0   ? 0
                                   : std::strcmp(c.name(), "recv") == 0 ? 1
                                   : std::strcmp(c.name(), "post") == 0 ? 2
-                                                                       : 3;
+                                  : std::strcmp(c.name(), "gap") == 0  ? 3
+                                                                       : 4;
         if (seen[which] != 0)
             x_.fail(c, fmt::format("second <{}> in <mpi-overhead> (the first is on line {}); "
                                    "expected at most one",
                                    c.name(), seen[which]));
         seen[which] = x_.line_of(c);
+        if (which == 4) {
+            read_peer_setup(c);
+            continue;
+        }
         OverheadSpec o = read_overhead(c);
         (which == 0   ? m.send_overhead
          : which == 1 ? m.recv_overhead
          : which == 2 ? m.post_overhead
                       : m.send_gap) = std::move(o);
     }
+}
+
+// <peer-setup after="16" time="10us"/>: both attributes required; after a whole number
+// >= 1, time a duration >= 0 with its unit.
+void MpiReader::read_peer_setup(pugi::xml_node n) {
+    x_.check_attributes(n, {"after", "time"});
+    x_.check_empty(n);
+    const std::string_view after = x_.required(n, "after");
+    const std::uint64_t count = x_.with_unit(n, "after", after, parse_count);
+    if (count < 1 || count > UINT32_MAX)
+        x_.fail(n, fmt::format("<peer-setup> attribute 'after': '{}' is not valid; expected a "
+                               "message count from 1 to {}",
+                               after, UINT32_MAX));
+    const Time t = x_.time_attr(n, "time");
+    if (t < Time::zero()) x_.fail(n, "<peer-setup> attribute 'time': a negative time");
+    mpi_.peer_setup_after = static_cast<std::uint32_t>(count);
+    mpi_.peer_setup_time = t;
 }
 
 // <send time="…" [bandwidth="…"]/> (a constant plus size / bandwidth) or
@@ -304,6 +329,11 @@ std::string describe_overheads(const MpiSettings& mpi) {
                 fmt::format("{} + size / {}", format_time(o->time), format_bandwidth(o->bandwidth));
         out += fmt::format("{}{} {}", out.empty() ? "" : "; ", name, text);
     }
+    if (!out.empty()) out += " per message, on the cores";
+    if (mpi.peer_setup_after != 0)
+        out += fmt::format("{}peer setup {} before a rank's message {} to each peer",
+                           out.empty() ? "" : "; ", format_time(mpi.peer_setup_time),
+                           mpi.peer_setup_after);
     return out;
 }
 

@@ -79,6 +79,11 @@ struct MpiSettings {
     // <mpi-overhead><gap>: LogGP's g, the least time from a message leaving (after o_s) to
     // its send's completion (RuntimeConfig::send_gap); zero: none.
     OverheadSpec send_gap;
+    // <mpi-overhead><peer-setup after="16" time="10us"/>: the library sets up a connection
+    // to a peer lazily: the after-th message a rank hands to the network for one peer waits
+    // `peer_setup_time` first (RuntimeConfig::peer_setup_after). 0: no such cost.
+    std::uint32_t peer_setup_after = 0;
+    Time peer_setup_time;
     int overhead_line = 0;  // the <mpi-overhead> element's line (0: none)
     // <collectives comm-create="14us">: communicator creation (comm_dup, comm_split) is
     // modelled: an allreduce of 8 bytes over the parent communicator (the new context id's
@@ -103,7 +108,8 @@ struct MpiSettings {
 topo::SchemaPart mpi_part(MpiSettings& out);
 
 // What `clustersim validate` says of the <mpi-overhead> costs: "o_s 83 ns at 8 B .. 219 ns
-// at 1 KiB (3 points); o_r ...; post ..." ("" for none).
+// at 1 KiB (3 points); o_r ...; post ... per message, on the cores; peer setup 10 us before
+// a rank's message 16 to each peer" ("" for none).
 std::string describe_overheads(const MpiSettings& mpi);
 
 }  // namespace clustersim::mpi

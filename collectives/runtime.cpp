@@ -188,7 +188,8 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::CpuModel& cpus,
     for (std::size_t r = 0; r < ranks.size(); ++r) world.members[r] = static_cast<std::int32_t>(r);
     comms_.push_back(std::move(world));
     timed_collectives_ = network_.times_collectives();
-    if (timed_collectives_ || !config_.send_gap.zero() || !config_.collective_curves.empty()) {
+    if (timed_collectives_ || !config_.send_gap.zero() || !config_.collective_curves.empty() ||
+        config_.peer_setup_after != 0) {
         timer_.rt = this;
         timer_id_ = engine_.add(timer_);
     }
@@ -252,14 +253,44 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
         msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
                           seq, req, kNil, false, false, engine_.now(), slot});
     requests_[req].msg = m;
+    const Time when = config_.peer_setup_after != 0 ? peer_ready(rank, dst) : engine_.now();
     if (!config_.send_gap.zero()) {
         if (send_floor_.size() <= req) send_floor_.resize(std::size_t{req} + 1, Time::zero());
-        send_floor_[req] = engine_.now() + config_.send_gap.at(bytes);
+        send_floor_[req] = when + config_.send_gap.at(bytes);
+    }
+    hand_over(m, when);
+    return req;
+}
+
+void Runtime::transmit(std::uint32_t m) {
+    const Msg& msg = msgs_[m];
+    if (msg.kind == MsgKind::Cts) {
+        network_.send_between(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m,
+                              false, msg.dst, msg.src);
+        return;
     }
     // Rendezvous control messages carry no payload bytes.
-    network_.send_between(ranks_[rank].where.vertex, ranks_[dst].where.vertex,
-                          eager ? bytes + config_.envelope_bytes : 0, m, eager, rank, dst);
-    return req;
+    const bool eager = msg.kind == MsgKind::Eager;
+    network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                          eager ? msg.bytes + config_.envelope_bytes : 0, m, eager, msg.src,
+                          msg.dst);
+}
+
+Time Runtime::peer_ready(std::int32_t src, std::int32_t dst) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
+                              static_cast<std::uint32_t>(dst);
+    PeerSetup& p = peer_setup_[key];
+    const Time now = engine_.now();
+    if (p.messages < config_.peer_setup_after && ++p.messages == config_.peer_setup_after)
+        p.ready = now + config_.peer_setup_time;  // this message sets the connection up first
+    return p.ready > now ? p.ready : now;
+}
+
+void Runtime::hand_over(std::uint32_t m, Time when) {
+    if (when > engine_.now())
+        engine_.schedule(when, timer_id_, kSetupKind, m);
+    else
+        transmit(m);
 }
 
 std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
@@ -363,8 +394,10 @@ void Runtime::bind(std::uint32_t m, std::uint32_t req) {
 void Runtime::send_cts(std::uint32_t m) {
     Msg& msg = msgs_[m];
     msg.kind = MsgKind::Cts;
-    network_.send_between(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m, false,
-                          msg.dst, msg.src);
+    if (config_.peer_setup_after != 0)
+        hand_over(m, peer_ready(msg.dst, msg.src));
+    else
+        transmit(m);
 }
 
 void Runtime::enter_mpi(std::int32_t rank) {

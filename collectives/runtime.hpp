@@ -138,6 +138,15 @@ struct RuntimeConfig {
     // `send_gap` after its message was handed to the network, so back-to-back blocking
     // sends are o_s + g apart however fast the network delivers. Zero: no such floor.
     OverheadSpec send_gap;
+    // Lazy connection set-up (<mpi-overhead><peer-setup>; Open MPI's shared-memory fast box,
+    // InfiniBand endpoints): counted per directed pair of ranks over every message the
+    // runtime itself hands to the network (eager messages, rendezvous requests-to-send and
+    // clear-to-sends; not the data that follows a clear-to-send), the peer_setup_after-th is
+    // handed over peer_setup_time later, and so is any message for that peer handed over
+    // before the set-up ends (in order). A send's gap counts from the deferred hand-over.
+    // 0: none, no counter and no event.
+    std::uint32_t peer_setup_after = 0;
+    Time peer_setup_time;
     // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;
@@ -410,6 +419,13 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void advance(std::int32_t rank);
     // Clear message m (a matched request-to-send) to send: the clear-to-send goes now.
     void send_cts(std::uint32_t m);
+    // Hands message m (Eager, Rts or Cts) to the network now.
+    void transmit(std::uint32_t m);
+    // config_.peer_setup_after: counts a message from `src` to `dst` and returns when it
+    // may be handed to the network (now, or when the pair's connection set-up ends).
+    Time peer_ready(std::int32_t src, std::int32_t dst);
+    // Hands message m to the network at `when` (now: at once; later: a kSetupKind event).
+    void hand_over(std::uint32_t m, Time when);
     // progress_in_mpi: the rank enters MPI (or ends): its deferred clear-to-sends go.
     void enter_mpi(std::int32_t rank);
     void finish_op(std::int32_t rank);
@@ -490,14 +506,17 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
                                                   std::size_t n) const;
     void timed_done(std::uint32_t pending);
     // Fires when a collective timed by the network model completes (kind kTimedKind, event
-    // data: index into timed_), or when a send's gap has passed (kind kGapKind, data: the
-    // request).
-    static constexpr std::uint32_t kTimedKind = 0, kGapKind = 1;
+    // data: index into timed_), when a send's gap has passed (kind kGapKind, data: the
+    // request), or when a message waiting for its pair's connection set-up goes (kind
+    // kSetupKind, data: the message).
+    static constexpr std::uint32_t kTimedKind = 0, kGapKind = 1, kSetupKind = 2;
     struct Timer final : Component {
         Runtime* rt = nullptr;
         void handle(Engine&, const Event& e) override {
             if (e.kind == kGapKind)
                 rt->complete(static_cast<std::uint32_t>(e.data));
+            else if (e.kind == kSetupKind)
+                rt->transmit(static_cast<std::uint32_t>(e.data));
             else
                 rt->timed_done(static_cast<std::uint32_t>(e.data));
         }
@@ -561,6 +580,14 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     std::uint32_t pair_slot_miss(std::int32_t src, std::int32_t dst);
     net::SlotMap pair_index_;
     std::vector<PairSeq> pairs_;
+    // config_.peer_setup_after only (empty otherwise): per directed pair (src << 32 | dst)
+    // that has handed a message to the network, the messages counted (up to the threshold)
+    // and when its connection set-up ends.
+    struct PeerSetup {
+        std::uint32_t messages = 0;
+        Time ready;
+    };
+    std::unordered_map<std::uint64_t, PeerSetup> peer_setup_;
     std::map<std::pair<std::uint32_t, std::uint32_t>, GlobalSync> syncs_;  // (comm, call sequence)
     // Analytic network models time each collective call as a whole (Transport::
     // times_collectives): the members of calls waiting for their completion time.

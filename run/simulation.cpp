@@ -38,6 +38,8 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.recv_overhead = mpi.recv_overhead;
     c.post_overhead = mpi.post_overhead;
     c.send_gap = mpi.send_gap;
+    c.peer_setup_after = mpi.peer_setup_after;
+    c.peer_setup_time = mpi.peer_setup_time;
     c.comm_create_modelled = mpi.comm_create_modelled;
     c.comm_create_local = mpi.comm_create_local;
     c.barrier_cost = mpi.barrier_cost;

@@ -644,3 +644,81 @@ TEST(CalibrateWrite, ConcurrentCurveIsTheGroupsSharedBandwidth) {
             << e.what();
     }
 }
+
+// The lazy peer set-up (issue 23): 64 round trips with a spike at round trip 17 (the 17th
+// message each way) of 11, 11 and 4 us over a steady 1 us: after = 17, time = (11 + 11 + 4 +
+// 0) / 2 = 13 us, written into <mpi-overhead>, in the CSV, through JSON; the very first
+// (cold) round trip never counts; no spike (or one below max(5 x steady, 2 us)): no element.
+TEST(CalibrateWrite, PeerSetupIsTheSpikeOfTheFirstRoundTrips) {
+    cal::Measured m = synthetic();
+    m.overhead_class = cal::kIntraSocket;
+    m.overheads = {{8, stat(100e-9), stat(20e-9), stat(50e-9)}};
+    m.setup_class = cal::kIntraSocket;
+    m.setup_round_trips.assign(cal::kSetupRoundTrips, 1e-6);
+    m.setup_round_trips[0] = 80e-6;  // cold: skipped
+    m.setup_round_trips[16] = 12e-6;
+    m.setup_round_trips[17] = 12e-6;
+    m.setup_round_trips[18] = 5e-6;
+    m.setup_round_trips[40] = 0.5e-6;  // faster than steady: the median is still 1 us
+    const cal::PeerSetup ps = m.peer_setup();
+    ASSERT_TRUE(ps.found);
+    EXPECT_EQ(ps.after, 17);
+    EXPECT_DOUBLE_EQ(ps.steady, 1e-6);
+    EXPECT_NEAR(ps.excess, 11e-6, 1e-15);
+    EXPECT_NEAR(ps.time, 13e-6, 1e-15);
+    const cal::Derived d = cal::derive(m, false);
+    const std::string xml = cal::write_model(m, d, "synthetic", false);
+    EXPECT_NE(xml.find("<peer-setup after=\"17\" time=\"13us\"/>"), std::string::npos) << xml;
+    const run::Model model = run::parse_model(xml, "synthetic.xml");
+    EXPECT_EQ(model.mpi.peer_setup_after, 17u);
+    EXPECT_EQ(model.mpi.peer_setup_time, clustersim::Time::us(13));
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    const std::string csv = cal::write_csv(m);
+    EXPECT_NE(csv.find("peer_setup,intra-socket,0,1,0,17,,1,12.0000,,,,,,,\n"), std::string::npos)
+        << csv;
+    EXPECT_NE(csv.find("peer_setup_spike,intra-socket,0,1,0,17,,,1.0000,,,,,11.0000,,\n"),
+              std::string::npos)
+        << csv;
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    EXPECT_EQ(back.setup_round_trips, m.setup_round_trips);
+    EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+    // A spike at the end: fewer than four round trips summed.
+    cal::Measured late = m;
+    late.setup_round_trips.assign(cal::kSetupRoundTrips, 1e-6);
+    late.setup_round_trips[62] = 9e-6;
+    late.setup_round_trips[63] = 5e-6;
+    EXPECT_EQ(late.peer_setup().after, 63);
+    EXPECT_NEAR(late.peer_setup().time, 6e-6, 1e-15);
+    // Below the threshold: an excess of 4.5 us is not more than max(5 x 1 us, 2 us).
+    cal::Measured quiet = m;
+    quiet.setup_round_trips.assign(cal::kSetupRoundTrips, 1e-6);
+    quiet.setup_round_trips[0] = 80e-6;
+    quiet.setup_round_trips[20] = 5.5e-6;
+    EXPECT_FALSE(quiet.peer_setup().found);
+    const std::string none = cal::write_model(quiet, cal::derive(quiet, false), "synthetic", false);
+    EXPECT_EQ(none.find("peer-setup"), std::string::npos);
+    EXPECT_EQ(run::parse_model(none, "synthetic.xml").mpi.peer_setup_after, 0u);
+    EXPECT_EQ(cal::write_csv(quiet).find("peer_setup_spike"), std::string::npos);
+    // Seen on another class than the per-message costs': not written.
+    cal::Measured other = m;
+    other.setup_class = cal::kInterNode;
+    EXPECT_EQ(
+        cal::write_model(other, cal::derive(other, false), "synthetic", false).find("peer-setup"),
+        std::string::npos);
+    // Not measured (a file saved before it): nothing, and the file reads.
+    nlohmann::json old = nlohmann::json::parse(cal::measured_to_json(m));
+    old.erase("peer_setup");
+    const cal::Measured v3 = cal::measured_from_json(old.dump(), "old.json");
+    EXPECT_TRUE(v3.setup_round_trips.empty());
+    EXPECT_FALSE(v3.peer_setup().found);
+    // A bad one: one line naming the file and the field.
+    nlohmann::json bad = nlohmann::json::parse(cal::measured_to_json(m));
+    bad["peer_setup"]["round_trips"][3] = -1;
+    try {
+        (void)cal::measured_from_json(bad.dump(), "bad.json");
+        ADD_FAILURE() << "accepted a negative round trip";
+    } catch (const cal::BadMeasured& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("bad.json: field 'peer_setup.round_trips[3]'", 0), 0u)
+            << e.what();
+    }
+}

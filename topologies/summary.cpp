@@ -311,7 +311,7 @@ std::string format_summary(const ModelSummary& s) {
     }
     row("granularity", gran);
     row("eager threshold", format_size(s.eager_threshold));
-    if (!s.overheads.empty()) row("MPI overheads", s.overheads + " per message, on the cores");
+    if (!s.overheads.empty()) row("MPI overheads", s.overheads);
     std::string routes =
         fmt::format("{} of {} ordered socket pairs", s.routed_pairs, s.socket_pairs);
     if (s.socket_pairs > 0) {

@@ -251,6 +251,29 @@ struct LocalRates {
     std::vector<std::pair<std::uint64_t, double>> copy, reduce;  // (bytes, bytes/s)
 };
 
+// Lazy peer set-up (issue 23): Open MPI 4.1's shared-memory BTL sets up a per-peer fast box
+// at the btl_vader_fbox_threshold-th send to that peer (default 16); InfiniBand and UCX
+// libraries set up endpoints at the first message. Measured once per process pair (it only
+// happens once): ranks 0 and 1 run kSetupRoundTrips zero-byte ping-pongs as the very first
+// thing after MPI_Init, before any other message, rank 0 timing each round trip.
+constexpr int kSetupRoundTrips = 64;
+constexpr int kTagSetup = 21;
+// What the round trips show (peer_setup_of): `steady` the median of round trips 33..64;
+// the set-up is the first round trip i >= 2 (the very first is cold) whose excess over
+// steady is > max(kSetupSpikeFactor x steady, kSetupSpikeFloor): after = i (the i-th
+// message each way), time = the excess of round trips i..i+3 (each at least 0) / 2 (both
+// directions set up in the same round trip). found == false: no such spike.
+constexpr double kSetupSpikeFactor = 5, kSetupSpikeFloor = 2e-6;
+struct PeerSetup {
+    bool found = false;
+    int after = 0;
+    double time = 0;    // s, per direction
+    double steady = 0;  // s, a round trip
+    double excess = 0;  // s, round trip `after`'s excess over steady
+    double spread = 0;  // s, the excess of round trips after..after+3 (= 2 time)
+};
+PeerSetup peer_setup_of(const std::vector<double>& round_trips);
+
 // What the kernel lets be dirty before writers wait (Linux: mm/page-writeback.c). Dirtyable
 // memory is free memory plus the file pages (what the page cache may grow into); the
 // background threshold and the limit are vm.dirty_background_{bytes,ratio} and
@@ -377,6 +400,12 @@ struct Measured {
     // The collective curves (CollCurveMeasured; empty: not measured, an older file).
     std::vector<CollCurveMeasured> coll_curves;
 
+    // The lazy peer set-up's round trips (kSetupRoundTrips, s, rank 0's), between ranks 0
+    // and 1 of class `setup_class` (-1: not measured; an older --save-measured file).
+    std::vector<double> setup_round_trips;
+    int setup_class = -1;
+    PeerSetup peer_setup() const { return peer_setup_of(setup_round_trips); }
+
     double speed(std::size_t rank) const {  // instructions/s, the median over its passes
         const double t = cpu[rank].value;
         return t > 0 ? static_cast<double>(cpu_instructions) / t : 0;
@@ -466,6 +495,9 @@ std::string write_csv(const Measured& m);
 void print_placement(const Measured& m, const std::array<Pair, kClasses>& pairs);
 void print_class(int c, const ClassResult& r);
 void print_overheads(const Measured& m);
+// `cost_class`: the class the per-message costs come from (Measured::overhead_class; run()
+// prints this before they are measured).
+void print_peer_setup(const Measured& m, int cost_class);
 void print_summary(const Measured& m, const Derived& d);
 
 // ---- the run's files (write.cpp) -------------------------------------------------------------

@@ -351,4 +351,24 @@ Derived derive(const Measured& m, bool fit) {
     return d;
 }
 
+PeerSetup peer_setup_of(const std::vector<double>& round_trips) {
+    PeerSetup p;
+    if (round_trips.size() != static_cast<std::size_t>(kSetupRoundTrips)) return p;
+    std::vector<double> tail(round_trips.begin() + 32, round_trips.end());
+    std::sort(tail.begin(), tail.end());
+    p.steady = median_sorted(tail);
+    const double threshold = std::max(kSetupSpikeFactor * p.steady, kSetupSpikeFloor);
+    for (std::size_t i = 1; i < round_trips.size(); ++i) {  // round trip i + 1 (1-based)
+        if (!(round_trips[i] - p.steady > threshold)) continue;
+        p.found = true;
+        p.after = static_cast<int>(i) + 1;
+        p.excess = round_trips[i] - p.steady;
+        for (std::size_t k = i; k < std::min(i + 4, round_trips.size()); ++k)
+            p.spread += std::max(0.0, round_trips[k] - p.steady);
+        p.time = p.spread / 2;
+        break;
+    }
+    return p;
+}
+
 }  // namespace clustersim::calibrate

@@ -475,6 +475,29 @@ class Bench {
     std::vector<char> group_send_, group_recv_;  // kConcurrent buffers each (concurrent())
 };
 
+// The lazy peer set-up (PeerSetup): kSetupRoundTrips zero-byte ping-pongs between ranks 0
+// and 1, each round trip timed on rank 0 (returned there; empty elsewhere). Must be the
+// first messages the two ranks exchange: the set-up happens once, at a count of messages.
+std::vector<double> setup_round_trips(int rank) {
+    std::vector<double> rtt;
+    char byte = 0;
+    if (rank == 0) {
+        rtt.reserve(kSetupRoundTrips);
+        for (int i = 0; i < kSetupRoundTrips; ++i) {
+            const double t0 = MPI_Wtime();
+            MPI_Send(&byte, 0, MPI_BYTE, 1, kTagSetup, MPI_COMM_WORLD);
+            MPI_Recv(&byte, 0, MPI_BYTE, 1, kTagSetup, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            rtt.push_back(MPI_Wtime() - t0);
+        }
+    } else if (rank == 1) {
+        for (int i = 0; i < kSetupRoundTrips; ++i) {
+            MPI_Recv(&byte, 0, MPI_BYTE, 0, kTagSetup, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&byte, 0, MPI_BYTE, 0, kTagSetup, MPI_COMM_WORLD);
+        }
+    }
+    return rtt;
+}
+
 // MPI_Barrier for ranks that may wait long (those outside the measured pair): an MPI library
 // usually spins in a blocking call, which would take a core from the ranks being measured
 // when ranks share cores; this one polls a nonblocking barrier and sleeps in between.
@@ -757,6 +780,9 @@ std::string now_utc() {
 
 int run(int rank, int world, const Options& opt) {
     const Settings s = resolve(opt);
+    // The very first messages between ranks 0 and 1 (before the outputs' check, placement
+    // and every other measurement): the lazy peer set-up's ping-pongs.
+    const std::vector<double> setup_rtt = setup_round_trips(rank);
 
     // Outputs are opened up front, so a bad path fails before the measurements.
     Outputs out;
@@ -814,6 +840,17 @@ int run(int rank, int world, const Options& opt) {
     }
     const auto pairs = choose_pairs(m.ranks, m.hosts);
     if (rank == 0) print_placement(m, pairs);
+    if (rank == 0) {  // the set-up's ping-pongs ran between ranks 0 and 1: their class
+        const RankInfo &r0 = m.ranks[0], &r1 = m.ranks[1];
+        m.setup_round_trips = setup_rtt;
+        m.setup_class = std::strcmp(r0.host, r1.host) != 0 ? kInterNode
+                        : r0.socket == r1.socket           ? kIntraSocket
+                                                           : kInterSocket;
+        int cost_class = -1;  // as ov_class below
+        for (const int c : {kIntraSocket, kInterSocket, kInterNode})
+            if (cost_class < 0 && pairs[static_cast<std::size_t>(c)].present) cost_class = c;
+        print_peer_setup(m, cost_class);
+    }
 
     // Passes: each runs the CPU kernel on every rank at once (as in a parallel run), then
     // every class's latency, ping-pong and sendrecv ladders, so a disturbance of the machine

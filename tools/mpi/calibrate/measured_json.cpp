@@ -26,7 +26,9 @@ constexpr const char* kFormat = "clustersim-calibrate measurements";
 // Version 3 (issue 23) adds "stream" to every size of a measured class (the time per call of
 // a stream of blocking sends); older files read as without it. A size entry's "concurrent"
 // (issue 23, optional in every version) is the group of kConcurrent messages; files without
-// it read as not measured.
+// it read as not measured. "peer_setup" (issue 23, optional in every version: the class of
+// ranks 0 and 1 and their kSetupRoundTrips round trips) is the lazy peer set-up; files
+// without it read as not measured.
 constexpr int kVersion = 3;
 
 json num(double v) {
@@ -295,6 +297,11 @@ std::string measured_to_json(const Measured& m) {
     j["agreement"] = num(m.agreement);
     if (m.barrier_measured) j["barrier"] = stats(m.barrier);
     if (!m.coll_curves.empty()) j["collective_curves"] = coll_curves_json(m);
+    if (!m.setup_round_trips.empty()) {
+        json rtt = json::array();
+        for (const double t : m.setup_round_trips) rtt.push_back(num(t));
+        j["peer_setup"] = {{"class", m.setup_class}, {"round_trips", rtt}};
+    }
     return j.dump(1) + "\n";
 }
 
@@ -486,6 +493,19 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
         m.barrier_measured = true;
     }
     if (r.raw().contains("collective_curves")) read_coll_curves(r, m);
+    if (r.raw().contains("peer_setup")) {
+        const Reader p = r.obj("peer_setup");
+        m.setup_class = p.integer("class", 0, kClasses - 1);
+        const std::vector<Reader> rtt = p.arr("round_trips");
+        if (rtt.size() != static_cast<std::size_t>(kSetupRoundTrips))
+            p.fail(p.at_path("round_trips"),
+                   "expected " + std::to_string(kSetupRoundTrips) + " round trips");
+        for (const Reader& t : rtt) {
+            const double v = t.as_number(t.raw(), t.path());
+            if (!(v >= 0) || !std::isfinite(v)) t.fail(t.path(), "expected a finite time >= 0");
+            m.setup_round_trips.push_back(v);
+        }
+    }
     return m;
 }
 

@@ -126,6 +126,35 @@ void print_concurrent(const char* scope, const std::vector<CurvePoint>& curve) {
 
 }  // namespace
 
+void print_peer_setup(const Measured& m, int cost_class) {
+    if (m.setup_round_trips.empty()) return;
+    const PeerSetup ps = m.peer_setup();
+    const auto [lo, hi] =
+        std::minmax_element(m.setup_round_trips.begin() + 1, m.setup_round_trips.end());
+    std::printf(
+        "\npeer set-up (ranks 0 and 1, %s; %d zero-byte round trips, the first messages they "
+        "exchange):\n  first round trip %.3f us (cold), the others %.3f-%.3f us; steady (median "
+        "of 33..%d) %.3f us\n",
+        class_name(m.setup_class), kSetupRoundTrips, m.setup_round_trips.front() * 1e6, *lo * 1e6,
+        *hi * 1e6, kSetupRoundTrips, ps.steady * 1e6);
+    if (!ps.found) {
+        std::printf(
+            "  no round trip from the 2nd exceeds steady by more than max(%.0f x steady, %.0f "
+            "us): no lazy set-up seen, no <peer-setup> written\n",
+            kSetupSpikeFactor, kSetupSpikeFloor * 1e6);
+    } else {
+        std::printf(
+            "  spike at round trip %d: %.3f us over steady (round trips %d..%d: %.3f us over); "
+            "<peer-setup after=\"%d\" time=\"%.3fus\"/>%s\n",
+            ps.after, ps.excess * 1e6, ps.after, std::min(ps.after + 3, kSetupRoundTrips),
+            ps.spread * 1e6, ps.after, ps.time * 1e6,
+            m.setup_class == cost_class
+                ? ""
+                : " (not written: not the class the per-message costs come from)");
+    }
+    std::fflush(stdout);
+}
+
 void print_summary(const Measured& m, const Derived& d) {
     std::printf(
         "\ncommunicator creation (rank 0, median of 31 calls): MPI_Comm_dup %.2f us, 8-byte "

@@ -389,6 +389,12 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             topo::XmlElement& curve = overhead.add("gap");
             for (const auto& [bytes, g] : gap) curve.add_point(bytes, model_time_of(g));
         }
+        // The lazy peer set-up (Measured::peer_setup), when seen on the pair of the class
+        // the other costs come from.
+        if (const PeerSetup ps = m.peer_setup(); ps.found && m.setup_class == m.overhead_class)
+            overhead.add("peer-setup")
+                .count("after", static_cast<std::uint64_t>(ps.after))
+                .time("time", model_time_of(ps.time));
     }
     // Collectives' local work at the measured rates (rank 0, memcpy and MPI_Reduce_local of
     // doubles): the attributes the largest size's rates, the curves (--local-curves) every
@@ -439,6 +445,26 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     return doc.str();
 }
 
+namespace {
+
+// The lazy peer set-up's round trips as CSV rows (kind "peer_setup", one per round trip:
+// the instructions column is its 1-based index, value_us its time; then one row
+// "peer_setup_spike" with the steady round trip as value_us, the spike's index as
+// instructions and its excess as max_us, or none when no spike was seen).
+void write_peer_setup_csv(std::ostringstream& c, const Measured& m) {
+    if (m.setup_round_trips.empty()) return;
+    const std::string who = strf("%s,0,1", class_name(m.setup_class));
+    for (std::size_t i = 0; i < m.setup_round_trips.size(); ++i)
+        c << "peer_setup," << who << ",0," << i + 1 << ",,1,"
+          << strf("%.4f", m.setup_round_trips[i] * 1e6) << ",,,,,,,\n";
+    const PeerSetup ps = m.peer_setup();
+    if (ps.found)
+        c << "peer_setup_spike," << who << ",0," << ps.after << ",,,"
+          << strf("%.4f,,,,,%.4f", ps.steady * 1e6, ps.excess * 1e6) << ",,\n";
+}
+
+}  // namespace
+
 std::string write_csv(const Measured& m) {
     std::ostringstream c;
     c << "kind,class,rank_a,rank_b,bytes,instructions,passes,samples,value_us,median_all_us,"
@@ -481,6 +507,7 @@ std::string write_csv(const Measured& m) {
                 c << kind << "," << who << "," << static_cast<unsigned long long>(o.bytes) << ",,"
                   << times(*st) << ",,\n";
     }
+    write_peer_setup_csv(c, m);
     if (m.io.measured && m.io.error.empty()) {
         const IoMeasured& io = m.io;
         const std::tuple<const char*, const Stats*, std::uint64_t> rows[] = {
@@ -580,6 +607,7 @@ int main_from(int argc, char** argv) {
             pairs[static_cast<std::size_t>(c)] = m.classes[static_cast<std::size_t>(c)].pair;
         std::printf("measurements of %s, read from %s\n", m.date.c_str(), opt.from.c_str());
         print_placement(m, pairs);
+        print_peer_setup(m, m.overhead_class);
         for (int c = 0; c < kClasses; ++c)
             if (pairs[static_cast<std::size_t>(c)].present)
                 print_class(c, m.classes[static_cast<std::size_t>(c)]);
