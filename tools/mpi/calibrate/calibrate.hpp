@@ -259,8 +259,9 @@ struct LocalRates {
 constexpr int kSetupRoundTrips = 64;
 constexpr int kTagSetup = 21;
 // What the round trips show (peer_setup_of): `steady` the median of round trips 33..64;
-// the set-up is the first round trip i >= 2 (the very first is cold) whose excess over
-// steady is > max(kSetupSpikeFactor x steady, kSetupSpikeFloor): after = i (the i-th
+// the set-up is a round trip i >= 2 (the very first is cold) whose excess over steady is
+// > max(kSetupSpikeFactor x steady, kSetupSpikeFloor), of several the one after which the
+// round trips drop most (a disturbance of the machine changes nothing): after = i (the i-th
 // message each way), time = the excess of round trips i..i+3 (each at least 0) / 2 (both
 // directions set up in the same round trip). found == false: no such spike.
 constexpr double kSetupSpikeFactor = 5, kSetupSpikeFloor = 2e-6;

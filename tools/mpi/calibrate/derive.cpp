@@ -358,16 +358,37 @@ PeerSetup peer_setup_of(const std::vector<double>& round_trips) {
     std::sort(tail.begin(), tail.end());
     p.steady = median_sorted(tail);
     const double threshold = std::max(kSetupSpikeFactor * p.steady, kSetupSpikeFloor);
-    for (std::size_t i = 1; i < round_trips.size(); ++i) {  // round trip i + 1 (1-based)
-        if (!(round_trips[i] - p.steady > threshold)) continue;
-        p.found = true;
-        p.after = static_cast<int>(i) + 1;
-        p.excess = round_trips[i] - p.steady;
-        for (std::size_t k = i; k < std::min(i + 4, round_trips.size()); ++k)
-            p.spread += std::max(0.0, round_trips[k] - p.steady);
-        p.time = p.spread / 2;
-        break;
+    // Every round trip over the threshold is a candidate (round trip i + 1, 1-based; the
+    // very first, cold, never is). A spike from other work on the machine looks the same, so
+    // when there are several, the set-up is the one after which the round trip changes most:
+    // the median of up to 8 round trips before it less the median of up to 8 after the two
+    // it spans (Open MPI's fast box makes every later message cheaper; a disturbance
+    // changes nothing), the earliest on a tie. Round trips over the threshold in a row are one
+    // spike, starting at the first.
+    const std::size_t n = round_trips.size();
+    auto median_of = [&](std::size_t from, std::size_t to) {  // [from, to), clamped
+        to = std::min(to, n);
+        if (from >= to) return 0.0;
+        std::vector<double> v(round_trips.begin() + static_cast<std::ptrdiff_t>(from),
+                              round_trips.begin() + static_cast<std::ptrdiff_t>(to));
+        std::sort(v.begin(), v.end());
+        return median_sorted(v);
+    };
+    std::size_t best = 0;
+    double best_drop = 0;
+    auto over = [&](std::size_t i) { return round_trips[i] - p.steady > threshold; };
+    for (std::size_t i = 1; i < n; ++i) {
+        if (!over(i) || (i > 1 && over(i - 1))) continue;  // a spike starts here
+        const double drop = median_of(i > 9 ? i - 8 : 1, i) - median_of(i + 2, i + 10);
+        if (best == 0 || drop > best_drop) best = i, best_drop = drop;
     }
+    if (best == 0) return p;
+    p.found = true;
+    p.after = static_cast<int>(best) + 1;
+    p.excess = round_trips[best] - p.steady;
+    for (std::size_t k = best; k < std::min(best + 4, n); ++k)
+        p.spread += std::max(0.0, round_trips[k] - p.steady);
+    p.time = p.spread / 2;
     return p;
 }
 
