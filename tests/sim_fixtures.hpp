@@ -5,12 +5,33 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "collectives/program.hpp"
 #include "run/model.hpp"
 #include "run/simulation.hpp"
+#include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
 
 namespace clustersim::testing {
+
+// Bad input, each (input, wanted) of `bad`: `load(input)` throws an InputError of one line
+// that names `where` (the file, or file:line) and contains `wanted`.
+inline void expect_input_errors(const std::vector<std::pair<std::string, std::string>>& bad,
+                                const std::string& where,
+                                const std::function<void(const std::string&)>& load) {
+    for (const auto& [input, wanted] : bad) {
+        try {
+            load(input);
+            ADD_FAILURE() << "accepted: " << input;
+        } catch (const InputError& e) {
+            const std::string msg = e.what();
+            EXPECT_NE(msg.find(where), std::string::npos) << msg;
+            EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+            EXPECT_NE(msg.find(wanted), std::string::npos) << msg << "\n  wanted: " << wanted;
+        }
+    }
+}
 
 // A program given as one list of operations per rank.
 class ScriptProgram final : public mpi::Program {
