@@ -424,6 +424,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // config_.peer_setup_after: counts a message from `src` to `dst` and returns when it
     // may be handed to the network (now, or when the pair's connection set-up ends).
     Time peer_ready(std::int32_t src, std::int32_t dst);
+    // The lazy peer set-up a curve-timed collective of `comm` waits for (curve_peer_setup).
+    Time curve_peer_setup(std::uint32_t comm);
     // Hands message m to the network at `when` (now: at once; later: a kSetupKind event).
     void hand_over(std::uint32_t m, Time when);
     // progress_in_mpi: the rank enters MPI (or ends): its deferred clear-to-sends go.

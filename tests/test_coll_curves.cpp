@@ -210,5 +210,39 @@ TEST(CollectiveCurves, BadCurvesAreOneLineNamingTheFileAndAttribute) {
     expect_model_error("", "'curves': 'maybe' is not valid", R"(curves="maybe")");
 }
 
+// A curve-timed collective sends no messages, but counts one each way between its members
+// toward the lazy peer set-up (<mpi-overhead><peer-setup>): with after = 3 and 2 us, the
+// third 5 us barrier of two ranks lasts 5 + 2 x 2 us (both directions set up, one after the
+// other), every other one 5 us; fewer than three barriers cost what they cost without it.
+TEST(CollectiveCurves, ACurveTimedCallCountsTowardThePeerSetUp) {
+    auto model = [](bool setup) {
+        return run::parse_model(
+            fmt::format(
+                R"(<cluster name="one">
+  <network granularity="message" eager-threshold="1TiB"/>
+  <collectives reduce-instructions-per-byte="0"><collective-curve operation="barrier" ranks="2" scope="intra-node"><point size="0B" time="5us"/></collective-curve></collectives>
+  {}
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="4" speed="1G"/>
+    <memory-node name="mem0"/><cable from="s0" to="mem0" latency="1us" bandwidth="1GB/s"/></node-type>
+  <node name="n0" type="n"/>
+</cluster>
+)",
+                setup ? R"(<mpi-overhead><peer-setup after="3" time="2us"/></mpi-overhead>)" : ""),
+            "one.xml");
+    };
+    for (const int k : {2, 3, 5}) {
+        std::vector<std::vector<Op>> ops(2);
+        for (auto& r : ops)
+            for (int i = 0; i < k; ++i) r.push_back(coll(CollOp::Barrier, 0));
+        for (const bool setup : {false, true}) {
+            const auto m = model(setup);
+            const auto res = run_ops(m, one_node(m, 2), ops);
+            const Time want = Time::us(5 * k + (setup && k >= 3 ? 4 : 0));
+            for (int r = 0; r < 2; ++r)
+                EXPECT_EQ(res.ranks[r].finish, want) << "k " << k << " setup " << setup;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace clustersim
