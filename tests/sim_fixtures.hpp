@@ -66,6 +66,33 @@ inline mpi::Op recv(int peer, std::uint64_t bytes, int tag = 0) {
     op.tag = tag;
     return op;
 }
+
+// k round trips of `bytes` between ranks 0 and 1: rank 0 sends then receives, rank 1
+// receives then sends back.
+inline std::vector<std::vector<mpi::Op>> pingpong_script(int k, std::uint64_t bytes) {
+    std::vector<mpi::Op> a, b;
+    for (int i = 0; i < k; ++i) {
+        a.push_back(send(1, bytes));
+        a.push_back(recv(1, bytes));
+        b.push_back(recv(0, bytes));
+        b.push_back(send(0, bytes));
+    }
+    return {a, b};
+}
+
+// A one-node model whose <comm-model model="simple"> holds `inner` (a test of that element's
+// children).
+inline std::string comm_model_xml(const std::string& inner) {
+    return R"(<cluster name="x">
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/></node-type>
+  <node name="n0" type="n"/>
+  <comm-model model="simple" intra-latency="1us" intra-bandwidth="1GB/s">
+    )" + inner +
+           R"(
+  </comm-model>
+</cluster>
+)";
+}
 inline mpi::Op isend(int peer, std::uint64_t bytes, std::uint32_t handle, int tag = 0) {
     mpi::Op op = send(peer, bytes, tag);
     op.kind = mpi::OpKind::Isend;

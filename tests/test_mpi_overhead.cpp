@@ -40,13 +40,9 @@ const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "sim
 Time pingpong(const std::string& model, const std::string& overhead, int k, std::uint64_t bytes) {
     auto t = pair(overhead);
     mpi::choose_network(t, model);
-    std::vector<mpi::Op> a, b;
-    for (int i = 0; i < k; ++i) {
-        a.push_back(send(1, bytes));
-        a.push_back(recv(1, bytes));
-        b.push_back(recv(0, bytes));
-        b.push_back(send(0, bytes));
-    }
+    const auto script = pingpong_script(k, bytes);
+    const std::vector<mpi::Op>& a = script[0];
+    const std::vector<mpi::Op>& b = script[1];
     ScriptProgram prog({a, b});
     const auto res = mpi::simulate(t, one_rank_per_node(t.topology, 2), prog);
     EXPECT_EQ(res.ranks[0].bytes_sent, res.ranks[1].bytes_received);
@@ -295,13 +291,9 @@ TEST(SendGap, BackToBackSendsTakeNTimesTheGap) {
 TEST(SendGap, PingPongUnchangedUnlessTheGapExceedsTheRoundTrip) {
     const int k = 5;
     const std::uint64_t bytes = 1000;
-    std::vector<mpi::Op> a, b;
-    for (int i = 0; i < k; ++i) {
-        a.push_back(send(1, bytes));
-        a.push_back(recv(1, bytes));
-        b.push_back(recv(0, bytes));
-        b.push_back(send(0, bytes));
-    }
+    const auto script = pingpong_script(k, bytes);
+    const std::vector<mpi::Op>& a = script[0];
+    const std::vector<mpi::Op>& b = script[1];
     for (const std::string& model : kModels) {
         SCOPED_TRACE(model);
         const Time base = run_pair(model, "", a, b).ranks[0].finish;

@@ -69,13 +69,9 @@ Time one_way(const std::string& model, const std::string& overhead, int k, std::
 }
 
 Time pingpong(const std::string& model, const std::string& overhead, int k, std::uint64_t bytes) {
-    std::vector<mpi::Op> a, b;
-    for (int i = 0; i < k; ++i) {
-        a.push_back(send(1, bytes));
-        a.push_back(recv(1, bytes));
-        b.push_back(recv(0, bytes));
-        b.push_back(send(0, bytes));
-    }
+    const auto script = pingpong_script(k, bytes);
+    const std::vector<mpi::Op>& a = script[0];
+    const std::vector<mpi::Op>& b = script[1];
     return run(model, overhead, a, b);
 }
 

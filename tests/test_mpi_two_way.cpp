@@ -90,15 +90,7 @@ TEST(TwoWay, BadElementsNameTheirLine) {
         {R"(<point-to-point scope="intra-node" direction="both"/>)", "without <point>"},
     };
     testing::expect_input_errors(bad, "bad.xml:", [](const std::string& inner) {
-        const std::string xml = R"(<cluster name="x">
-  <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/></node-type>
-  <node name="n0" type="n"/>
-  <comm-model model="simple" intra-latency="1us" intra-bandwidth="1GB/s">
-    )" + inner + R"(
-  </comm-model>
-</cluster>
-)";
-        (void)run::parse_model(xml, "bad.xml");
+        (void)run::parse_model(testing::comm_model_xml(inner), "bad.xml");
     });
 }
 
