@@ -122,6 +122,25 @@ double rel(double got, double want) {
     return std::abs(got - want) / std::abs(want);
 }
 
+// A saved time beyond 1e6 s is no measurement (the fuzzer's: an I/O close of 7.1e11 s, which
+// overflowed the model's picoseconds when written): one error naming the file and the field.
+TEST(CalibrateJson, ATimeBeyondAMillionSecondsIsABadFile) {
+    cal::Measured m = synthetic();
+    m.barrier_measured = true;
+    m.barrier = stat(7.1e11);
+    try {
+        (void)cal::measured_from_json(cal::measured_to_json(m), "huge.json");
+        ADD_FAILURE() << "accepted a barrier of 7.1e11 s";
+    } catch (const cal::BadMeasured& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("huge.json"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("barrier.value"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("at most 1e6 s"), std::string::npos) << msg;
+    }
+    m.barrier = stat(22.5e-6);
+    EXPECT_NO_THROW((void)cal::measured_from_json(cal::measured_to_json(m), "ok.json"));
+}
+
 }  // namespace
 
 TEST(CalibrateDerive, LadderFromLatencyAndBandwidthGivesThemBack) {

@@ -139,6 +139,21 @@ Stats read_stats(const Reader& r) {
                  r.number("samples"), r.number("passes")};
 }
 
+// A measured time in seconds: its figures at most kMaxSeconds (a finite one beyond that is no
+// measurement of this tool's, and would overflow the model's picoseconds when written).
+constexpr double kMaxSeconds = 1e6;
+Stats read_time(const Reader& r) {
+    const Stats s = read_stats(r);
+    const std::pair<const char*, double> figures[] = {
+        {"value", s.value}, {"median_all", s.median_all},
+        {"min", s.min},     {"p10", s.p10},
+        {"p90", s.p90},     {"max", s.max}};
+    for (const auto& [key, v] : figures)
+        if (std::isfinite(v) && std::abs(v) > kMaxSeconds)
+            r.fail(r.at_path(key), "expected a time of at most 1e6 s");
+    return s;
+}
+
 Pair read_pair(const Reader& r, int world) {
     Pair p;
     p.present = r.boolean("present");
@@ -187,7 +202,7 @@ void read_coll_curves(const Reader& r, Measured& m) {
             const std::uint64_t bytes = p.u64("bytes");
             if (!c.points.empty() && bytes <= c.points.back().first)
                 p.fail(p.at_path("bytes"), "expected sizes in increasing order");
-            const Stats s = read_stats(p.obj("time"));
+            const Stats s = read_time(p.obj("time"));
             if (!(s.value >= 0) || !std::isfinite(s.value))
                 p.fail(p.at_path("time") + ".value", "expected a finite time >= 0");
             c.points.emplace_back(bytes, s);
@@ -391,24 +406,24 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
         const Reader& x = classes[c];
         ClassResult& cr = m.classes[c];
         cr.pair = read_pair(x.obj("pair"), m.world);
-        cr.latency = read_stats(x.obj("latency"));
+        cr.latency = read_time(x.obj("latency"));
         // Version 3: a class has a "stream" at every size or at none.
         std::size_t streams = 0;
         const std::vector<Reader> sizes = x.arr("sizes");
         for (const Reader& s : sizes) {
             SizeResult sr;
             sr.bytes = s.u64("bytes");
-            sr.pingpong = read_stats(s.obj("pingpong"));
-            sr.sendrecv = read_stats(s.obj("sendrecv"));
+            sr.pingpong = read_time(s.obj("pingpong"));
+            sr.sendrecv = read_time(s.obj("sendrecv"));
             if (s.raw().contains("concurrent")) {
-                sr.concurrent = read_stats(s.obj("concurrent"));
+                sr.concurrent = read_time(s.obj("concurrent"));
                 if (!(sr.concurrent.samples > 0) || !(sr.concurrent.value > 0) ||
                     !std::isfinite(sr.concurrent.value))
                     s.fail(s.at_path("concurrent"),
                            "expected a finite time > 0 from at least one sample");
             }
             if (version >= 3 && s.raw().contains("stream")) {
-                sr.stream = read_stats(s.obj("stream"));
+                sr.stream = read_time(s.obj("stream"));
                 if (!(sr.stream.value >= 0) || !std::isfinite(sr.stream.value))
                     s.fail(s.at_path("stream"), "expected a finite time >= 0 as its value");
                 ++streams;
@@ -438,20 +453,20 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
         io.fs = x.str("fs");
         io.size = x.u64("size");
         io.transfer = x.u64("transfer");
-        io.open = read_stats(x.obj("open"));
-        io.write_cached = read_stats(x.obj("write_cached"));
-        io.close = read_stats(x.obj("close"));
-        io.write_small = read_stats(x.obj("write_small"));
-        io.sync_small = read_stats(x.obj("sync_small"));
-        io.synced_small = read_stats(x.obj("synced_small"));
-        io.write_synced = read_stats(x.obj("write_synced"));
-        io.sync = read_stats(x.obj("sync"));
-        io.synced = read_stats(x.obj("synced"));
-        io.small_write = read_stats(x.obj("small_write"));
+        io.open = read_time(x.obj("open"));
+        io.write_cached = read_time(x.obj("write_cached"));
+        io.close = read_time(x.obj("close"));
+        io.write_small = read_time(x.obj("write_small"));
+        io.sync_small = read_time(x.obj("sync_small"));
+        io.synced_small = read_time(x.obj("synced_small"));
+        io.write_synced = read_time(x.obj("write_synced"));
+        io.sync = read_time(x.obj("sync"));
+        io.synced = read_time(x.obj("synced"));
+        io.small_write = read_time(x.obj("small_write"));
         io.world = x.integer("world", 0, m.world);
-        io.open_world = read_stats(x.obj("open_world"));
-        io.close_world = read_stats(x.obj("close_world"));
-        io.late_close = read_stats(x.obj("late_close"));
+        io.open_world = read_time(x.obj("open_world"));
+        io.close_world = read_time(x.obj("close_world"));
+        io.late_close = read_time(x.obj("late_close"));
         const Reader d = x.obj("dirty");
         io.dirty.mem_total = d.u64("mem_total");
         io.dirty.dirtyable = d.u64("dirtyable");
@@ -475,9 +490,9 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
     for (const Reader& x : r.arr("overheads")) {
         OverheadResult o;
         o.bytes = x.u64("bytes");
-        o.send = read_stats(x.obj("send"));
-        o.post = read_stats(x.obj("post"));
-        o.recv = read_stats(x.obj("recv"));
+        o.send = read_time(x.obj("send"));
+        o.post = read_time(x.obj("post"));
+        o.recv = read_time(x.obj("recv"));
         if (!m.overheads.empty() && o.bytes <= m.overheads.back().bytes)
             x.fail(x.at_path("bytes"), "expected sizes in increasing order");
         m.overheads.push_back(o);
@@ -487,7 +502,7 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
     // Version 1 files, saved before the barrier was measured, have no "barrier": none in the
     // model.
     if (version >= 2 && r.raw().contains("barrier")) {
-        m.barrier = read_stats(r.obj("barrier"));
+        m.barrier = read_time(r.obj("barrier"));
         if (!(m.barrier.value >= 0) || !std::isfinite(m.barrier.value))
             r.fail("barrier.value", "expected a finite time >= 0");
         m.barrier_measured = true;
