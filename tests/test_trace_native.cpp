@@ -249,6 +249,51 @@ TEST(TraceNative, TraceProgramKeepsTheCurrentRecord) {
     EXPECT_EQ(program.consumed(), recs.size());
 }
 
+// A trace of more than 2 MiB is replayed from TraceProgram's copy on huge pages
+// (HugeBuffer): every rank hands out exactly the records of its own stream, current() and
+// record_number() name them, and the timed records' start deltas come out right across
+// the copy.
+TEST(TraceNative, TraceProgramReplaysALargeTraceFromItsCopy) {
+    Trace t;
+    t.resize(3);
+    std::vector<Record> recs;
+    for (std::int64_t seed = 2; seed < 6; ++seed)
+        for (const Record& kind : every_kind()) recs.push_back(all_fields(kind, seed));
+    t.add_counts({1, 2, 3});
+    t.add_counts({1});
+    t.add_counts({4, 5});
+    t.intern("f");
+    std::size_t per_rank = 0;
+    while (t.stream(0).size() + t.stream(1).size() <= HugeBuffer::kPage) {
+        for (std::uint32_t r = 0; r < 2; ++r) t.append(r, recs[per_rank % recs.size()]);
+        ++per_rank;
+    }
+    TraceProgram program(t, {1'000'000'000, 1'000'000'000, 1'000'000'000});
+    mpi::Op op;
+    EXPECT_FALSE(program.next(2, op));  // an empty rank between the copies
+    for (std::uint32_t r = 0; r < 2; ++r) {
+        Trace::Cursor c = t.cursor(r);
+        for (std::size_t i = 0; i < per_rank; ++i) {
+            mpi::Op want;
+            Time compute_time;
+            ASSERT_TRUE(c.next(want, compute_time));
+            ASSERT_TRUE(program.next(static_cast<std::int32_t>(r), op)) << "record " << i;
+            ASSERT_EQ(op.kind, want.kind) << "rank " << r << " record " << i;
+            ASSERT_EQ(op.bytes, want.bytes) << "rank " << r << " record " << i;
+            ASSERT_EQ(op.peer, want.peer) << "rank " << r << " record " << i;
+            ASSERT_EQ(op.offset, want.offset) << "rank " << r << " record " << i;
+            if (i % 997 == 0) {
+                ASSERT_EQ(program.current(static_cast<std::int32_t>(r)), recs[i % recs.size()]);
+                ASSERT_EQ(program.record_number(static_cast<std::int32_t>(r)), i + 1);
+            }
+        }
+        EXPECT_FALSE(program.next(static_cast<std::int32_t>(r), op));
+        EXPECT_EQ(program.current(static_cast<std::int32_t>(r)),
+                  recs[(per_rank - 1) % recs.size()]);
+    }
+    EXPECT_EQ(program.consumed(), 2 * per_rank);
+}
+
 TEST(TraceNative, EncodingIsCompact) {
     Trace t;
     t.resize(1);

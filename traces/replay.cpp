@@ -1,5 +1,7 @@
 #include "traces/replay.hpp"
 
+#include <cstring>
+
 #include "simulator/time.hpp"
 
 namespace clustersim::traces {
@@ -9,8 +11,21 @@ TraceProgram::TraceProgram(const Trace& trace, std::vector<std::uint64_t> core_s
     : trace_(trace),
       core_speed_(std::move(core_speed)),
       traced_speed_(traced_speed != 0 ? traced_speed : trace.traced_speed) {
+    std::uint64_t bytes = 0;
+    for (std::uint32_t r = 0; r < trace.ranks(); ++r) bytes += trace.stream(r).size();
     cursors_.reserve(trace.ranks());
-    for (std::uint32_t r = 0; r < trace.ranks(); ++r) cursors_.push_back(trace.cursor(r));
+    if (bytes >= kArenaBytes) {
+        arena_ = HugeBuffer(bytes);
+        std::uint8_t* at = arena_.data();
+        for (std::uint32_t r = 0; r < trace.ranks(); ++r) {
+            const std::vector<std::uint8_t>& s = trace.stream(r);
+            if (!s.empty()) std::memcpy(at, s.data(), s.size());
+            cursors_.push_back(trace.cursor(r, at));
+            at += s.size();
+        }
+    } else {
+        for (std::uint32_t r = 0; r < trace.ranks(); ++r) cursors_.push_back(trace.cursor(r));
+    }
     previous_.resize(trace.ranks());
 }
 
@@ -34,8 +49,11 @@ std::uint64_t TraceProgram::instructions(std::int32_t rank, const Record& r) con
 }
 
 const Record& TraceProgram::current(std::int32_t rank) const {
-    Trace::Cursor c = previous_[static_cast<std::size_t>(rank)];
-    if (!c.next(current_)) current_ = Record{};  // nothing handed out yet
+    const auto r = static_cast<std::size_t>(rank);
+    Trace::Cursor c = cursors_[r];
+    c.seek(previous_[r].position, previous_[r].time_base);
+    if (c.position() == cursors_[r].position() || !c.next(current_))
+        current_ = Record{};  // nothing handed out yet
     return current_;
 }
 
@@ -45,16 +63,17 @@ std::uint64_t TraceProgram::record_number(std::int32_t rank) const {
     Trace::Cursor c = trace_.cursor(static_cast<std::uint32_t>(rank));
     Record record;
     std::uint64_t n = 0;
-    while (c.position() < previous_[r].position() && c.next(record)) ++n;
+    while (c.position() < previous_[r].position && c.next(record)) ++n;
     return n + 1;
 }
 
 bool TraceProgram::next(std::int32_t rank, mpi::Op& op) {
     const auto r = static_cast<std::size_t>(rank);
     if (r >= cursors_.size()) return false;
-    const Trace::Cursor before = cursors_[r];
+    Trace::Cursor& c = cursors_[r];
+    const Mark before{c.position(), c.time_base()};
     Time compute_time;
-    if (!cursors_[r].next(op, compute_time)) return false;
+    if (!c.next(op, compute_time)) return false;
     previous_[r] = before;
     ++consumed_;
     if (compute_time.ps() > 0) {  // as instructions(): a traced duration wins

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/program.hpp"
+#include "simulator/huge_buffer.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
@@ -39,11 +40,20 @@ class TraceProgram final : public mpi::Program {
     const Trace& trace_;
     std::vector<std::uint64_t> core_speed_;
     std::uint64_t traced_speed_;
+    // All ranks' bytes back to back on huge pages, when the trace is large enough
+    // (kArenaBytes): a replay reads the ranks' streams in turn, and a separate 4 KiB page per
+    // rank is a TLB miss at nearly every turn. Smaller traces are read where they are.
+    static constexpr std::uint64_t kArenaBytes = HugeBuffer::kPage;
+    HugeBuffer arena_;
     std::vector<Trace::Cursor> cursors_;
-    // Per rank, the cursor as it was before the record last handed out: next() decodes
+    // Per rank, where its cursor was before the record last handed out: next() decodes
     // straight into the mpi::Op, and current() decodes that record again when asked, which
     // keeps a Record per event off the replay path.
-    std::vector<Trace::Cursor> previous_;
+    struct Mark {
+        std::uint64_t position = 0;
+        std::int64_t time_base = 0;
+    };
+    std::vector<Mark> previous_;
     mutable Record current_;
     std::uint64_t consumed_ = 0;
 };

@@ -605,8 +605,8 @@ std::int32_t Trace::add_counts(std::vector<std::uint64_t> counts) {
 }
 
 bool Trace::Cursor::next(Record& out) {
-    if (bytes_ == nullptr || pos_ >= bytes_->size()) return false;
-    const std::uint8_t* data = bytes_->data();
+    if (pos_ >= size_) return false;
+    const std::uint8_t* data = data_;
     FastInput in{data + pos_};
     RecordOut sink{out};
     decode(in, sink, last_);
@@ -615,8 +615,8 @@ bool Trace::Cursor::next(Record& out) {
 }
 
 bool Trace::Cursor::next(mpi::Op& op, Time& compute_time) {
-    if (bytes_ == nullptr || pos_ >= bytes_->size()) return false;
-    const std::uint8_t* data = bytes_->data();
+    if (pos_ >= size_) return false;
+    const std::uint8_t* data = data_;
     FastInput in{data + pos_};
     OpOut sink{op, compute_time, *trace_};
     decode(in, sink, last_);

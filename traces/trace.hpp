@@ -97,17 +97,34 @@ class Trace {
         // at the end of the rank's records (op is left alone).
         bool next(mpi::Op& op, Time& compute_time);
         std::uint64_t position() const { return pos_; }  // bytes consumed
+        // What position() and the timed records' delta base are, to come back to them
+        // with seek() (a replay keeps the place before each record it hands out).
+        std::int64_t time_base() const { return last_; }
+        void seek(std::uint64_t position, std::int64_t time_base) {
+            pos_ = position;
+            last_ = time_base;
+        }
+        // Starts loading the next record's first bytes into the cache; changes nothing.
+        void prefetch() const { __builtin_prefetch(data_ + pos_); }
 
       private:
         friend class Trace;
-        Cursor(const Trace* trace, const std::vector<std::uint8_t>* bytes)
-            : trace_(trace), bytes_(bytes) {}
-        const Trace* trace_ = nullptr;  // count lists and strings, for next(mpi::Op&)
-        const std::vector<std::uint8_t>* bytes_ = nullptr;
+        Cursor(const Trace* trace, const std::uint8_t* data, std::uint64_t size)
+            : trace_(trace), data_(data), size_(size) {}
+        const Trace* trace_ = nullptr;        // count lists and strings, for next(mpi::Op&)
+        const std::uint8_t* data_ = nullptr;  // the rank's bytes (raw: no vector to load)
+        std::uint64_t size_ = 0;
         std::uint64_t pos_ = 0;
         std::int64_t last_ = 0;  // end (ps) of the previous timed record: start deltas
     };
-    Cursor cursor(std::uint32_t rank) const { return Cursor(this, &streams_[rank]); }
+    Cursor cursor(std::uint32_t rank) const {
+        return Cursor(this, streams_[rank].data(), streams_[rank].size());
+    }
+    // A cursor over `copy`, a copy of stream(rank)'s bytes elsewhere (traces::TraceProgram
+    // keeps all ranks' bytes in one buffer of huge pages); it decodes what cursor(rank) does.
+    Cursor cursor(std::uint32_t rank, const std::uint8_t* copy) const {
+        return Cursor(this, copy, streams_[rank].size());
+    }
 
     // The encoded bytes of one rank (binary format I/O).
     const std::vector<std::uint8_t>& stream(std::uint32_t rank) const { return streams_[rank]; }
