@@ -146,10 +146,6 @@ void FluidNetwork::widen(std::size_t hops) {
     stride_ = hops;
 }
 
-std::uint32_t FluidNetwork::record(std::uint64_t cookie) {
-    return pending_.acquire(cookie);
-}
-
 void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                         bool notify_injected) {
     const std::uint32_t ri = route_for(src, dst);
@@ -162,8 +158,8 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     ++stats_.messages_sent;
     stats_.bytes_sent += bytes;
     if (bytes == 0) {
-        if (notify_injected) engine_.schedule(engine_.now(), id_, kInjected, record(cookie));
-        engine_.schedule(engine_.now() + route.latency, id_, kDeliver, record(cookie));
+        if (notify_injected) engine_.schedule(engine_.now(), id_, kInjected, cookie);
+        engine_.schedule(engine_.now() + route.latency, id_, kDeliver, cookie);
         return;
     }
     ++stats_.packets;
@@ -534,8 +530,7 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
                 const std::uint64_t cookie = fl.cookie;
                 const bool notify = fl.notify_injected;
                 stats_.bytes_delivered += fl.bytes;
-                engine_.schedule(engine_.now() + routes_[fl.route].latency, id_, kDeliver,
-                                 record(cookie));
+                engine_.schedule(engine_.now() + routes_[fl.route].latency, id_, kDeliver, cookie);
                 if (notify) client_.message_injected(cookie);
             }
             for (const std::uint32_t f : due_) flows_.release(f);
@@ -550,15 +545,13 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
             break;
         }
         case kDeliver: {
-            const std::uint64_t cookie = pending_[static_cast<std::uint32_t>(ev.data)];
-            pending_.release(static_cast<std::uint32_t>(ev.data));
+            const std::uint64_t cookie = ev.data;
             ++stats_.messages_delivered;
             client_.message_delivered(cookie);
             break;
         }
         case kInjected: {
-            const std::uint64_t cookie = pending_[static_cast<std::uint32_t>(ev.data)];
-            pending_.release(static_cast<std::uint32_t>(ev.data));
+            const std::uint64_t cookie = ev.data;
             client_.message_injected(cookie);
             break;
         }

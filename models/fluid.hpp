@@ -161,7 +161,6 @@ class FluidNetwork final : public Component, public Transport {
     // Takes a finished flow off its resources; adds the saturated ones it leaves to `seeds`.
     void remove(std::uint32_t flow, std::vector<std::uint32_t>& seeds);
     void arm();  // keeps one engine event at the earliest completion
-    std::uint32_t record(std::uint64_t cookie);  // a pending notification
 
     Engine& engine_;
     const topo::Topology& topo_;
@@ -210,7 +209,6 @@ class FluidNetwork final : public Component, public Transport {
     topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
     std::uint64_t next_order_ = 0;
-    Pool<std::uint64_t> pending_;  // cookies of scheduled notifications
     // The pending completions in (time, start order): a run kept in that order, into which
     // a completion goes when it is not earlier than the run's last (flows started one after
     // another with one duration: O(1) each), and a binary min-heap for the others; the
