@@ -789,7 +789,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     return user_req;
 }
 
-void Runtime::post_ready(std::uint32_t ri, std::uint8_t s) {
+void Runtime::post_more(std::uint32_t ri, std::uint8_t s) {
     for (;;) {
         CollRun& run = runs_[ri];
         StepSlot& slot = run.slots[s];

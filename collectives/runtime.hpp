@@ -491,9 +491,19 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     std::uint32_t start_comm_create(std::int32_t rank, const Op& op);
     // Posts what the run's steps allow, generates the next, completes steps and the call.
     void pump(std::uint32_t run);
-    // Posts slot s's transfers, in order, while their dependencies are complete.
-    void post_ready(std::uint32_t run, std::uint8_t s);
-    void generate(CollRun& run, StepSlot& slot);  // the run's next step into slot
+    // Posts slot s's transfers, in order, while their dependencies are complete. Inline:
+    // most calls find every transfer of the slot posted already, or (the step after the
+    // older one) its next transfer waiting for the whole older step, and return at once,
+    // without the posting loop's register saves.
+    void post_ready(std::uint32_t run, std::uint8_t s) {
+        const CollRun& r = runs_[run];
+        const StepSlot& slot = r.slots[s];
+        if (slot.posted == slot.count) return;
+        if (s != r.front && slot.at(slot.posted).after() == kAfterStep) return;
+        post_more(run, s);
+    }
+    void post_more(std::uint32_t run, std::uint8_t s);  // post_ready's loop
+    void generate(CollRun& run, StepSlot& slot);        // the run's next step into slot
     void transfer_done(std::uint32_t run, std::uint32_t transfer);
     void arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::Entry entry,
                        bool creates_comm, const Op* timed = nullptr,

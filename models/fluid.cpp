@@ -17,23 +17,54 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
       rng_(seed),
       valiant_(topology) {
     id_ = engine_.add(*this);
-    resources_.resize(topo_.num_edges());
-    for (EdgeId e = 0; e < topo_.num_edges(); ++e)
-        resources_[e].capacity = static_cast<double>(topo_.edge(e).bandwidth.bytes_per_s);
-    relay_resource_.assign(topo_.num_vertices(), kNil);
-    local_resource_.assign(topo_.num_vertices(), kNil);
-    for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
+    const std::size_t edges = topo_.num_edges(), vertices = topo_.num_vertices();
+    // The old layout's indices: links by edge id, then per vertex its relay and local rate.
+    relay_resource_.assign(vertices, kNil);
+    local_resource_.assign(vertices, kNil);
+    std::uint32_t extra = static_cast<std::uint32_t>(edges);
+    for (VertexId v = 0; v < vertices; ++v) {
         const auto& p = topo_.vertex(v);
         if (p.kind == topo::VertexKind::Socket) continue;
-        if (!p.relay.infinite()) {
-            relay_resource_[v] = static_cast<std::uint32_t>(resources_.size());
-            resources_.emplace_back();
-            resources_.back().capacity = static_cast<double>(p.relay.bytes_per_s);
+        if (!p.relay.infinite()) relay_resource_[v] = extra++;
+        if (p.kind == topo::VertexKind::MemoryNode && !p.local.infinite())
+            local_resource_[v] = extra++;
+    }
+    // The layout by locality (see resources_): each link's home vertex, then per vertex in
+    // id order its relay, its local rate and the links it is home to (in edge id order).
+    auto out_degree = [&](VertexId v) {
+        const auto [first, last] = topo_.out_edge_range(v);
+        return last - first;
+    };
+    std::vector<std::uint32_t> home_count(vertices + 1, 0);
+    std::vector<VertexId> home(edges);
+    for (EdgeId e = 0; e < edges; ++e) {
+        const VertexId a = topo_.source_of(e), b = topo_.target_of(e);
+        home[e] = out_degree(b) < out_degree(a) ? b : a;
+        ++home_count[home[e] + 1];
+    }
+    for (std::size_t v = 0; v < vertices; ++v) home_count[v + 1] += home_count[v];
+    std::vector<EdgeId> by_home(edges);
+    for (EdgeId e = 0; e < edges; ++e) by_home[home_count[home[e]]++] = e;  // stable
+    resources_.resize(extra);
+    order_.resize(extra);
+    marks_.assign(extra, 0);
+    edge_resource_.assign(edges, kNil);
+    std::uint32_t next = 0;
+    std::size_t h = 0;
+    for (VertexId v = 0; v < vertices; ++v) {
+        for (std::uint32_t* res : {&relay_resource_[v], &local_resource_[v]}) {
+            if (*res == kNil) continue;
+            order_[next] = *res;
+            resources_[next].capacity =
+                static_cast<double>(res == &relay_resource_[v] ? topo_.vertex(v).relay.bytes_per_s
+                                                               : topo_.vertex(v).local.bytes_per_s);
+            *res = next++;
         }
-        if (p.kind == topo::VertexKind::MemoryNode && !p.local.infinite()) {
-            local_resource_[v] = static_cast<std::uint32_t>(resources_.size());
-            resources_.emplace_back();
-            resources_.back().capacity = static_cast<double>(p.local.bytes_per_s);
+        for (; h < edges && home[by_home[h]] == v; ++h) {
+            const EdgeId e = by_home[h];
+            order_[next] = static_cast<std::uint32_t>(e);
+            resources_[next].capacity = static_cast<double>(topo_.edge(e).bandwidth.bytes_per_s);
+            edge_resource_[e] = next++;
         }
     }
 }
@@ -76,7 +107,7 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     r.latency = path.latency;
     r.first_resource = route_resources_.size();
     for (std::size_t i = 0; i < path.edges.size(); ++i) {
-        route_resources_.push_back(path.edges[i]);
+        route_resources_.push_back(edge_resource_[path.edges[i]]);
         if (i == 0) continue;
         const topo::RouteRelay relay = routes_service_.relay(path, i);
         if (relay.local)
@@ -115,10 +146,6 @@ void FluidNetwork::widen(std::size_t hops) {
     stride_ = hops;
 }
 
-std::uint32_t FluidNetwork::record(std::uint64_t cookie) {
-    return pending_.acquire(cookie);
-}
-
 void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                         bool notify_injected) {
     const std::uint32_t ri = route_for(src, dst);
@@ -131,8 +158,8 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     ++stats_.messages_sent;
     stats_.bytes_sent += bytes;
     if (bytes == 0) {
-        if (notify_injected) engine_.schedule(engine_.now(), id_, kInjected, record(cookie));
-        engine_.schedule(engine_.now() + route.latency, id_, kDeliver, record(cookie));
+        if (notify_injected) engine_.schedule(engine_.now(), id_, kInjected, cookie);
+        engine_.schedule(engine_.now() + route.latency, id_, kDeliver, cookie);
         return;
     }
     ++stats_.packets;
@@ -152,14 +179,24 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
     std::uint32_t* slot = slots_.data() + static_cast<std::size_t>(f) * stride_;
     bool shares = false;
     shared_hops_.clear();
+    Resource* const rs = resources_.data();
     for (std::uint32_t h = 0; h < n; ++h) {
-        Resource& res = resources_[hops[h]];
-        slot[h] = static_cast<std::uint32_t>(res.flows.size());
-        res.flows.push_back(Member{f, h});
-        if (res.flows.size() > 1) shared_hops_.push_back(h);
+        Resource& res = rs[hops[h]];
+        // Read once: the stores to slot and left below could otherwise alias them.
+        const std::uint32_t count = res.count;
+        const double capacity = res.capacity, load = res.load;
+        slot[h] = count;
+        if (count == 0) {  // alone on it (the usual case)
+            res.first = Member{f, h};
+            res.count = 1;
+        } else {
+            push_member(res, Member{f, h});
+            shared_hops_.push_back(h);
+        }
         shares = shares || res.tight();
-        left[h] = std::max(0.0, res.capacity - std::max(0.0, res.load - own));
-        if (h == 0 || left[h] < rate) rate = left[h];
+        const double l = std::max(0.0, capacity - std::max(0.0, load - own));
+        left[h] = l;
+        if (h == 0 || l < rate) rate = l;
     }
     // Alone unless a resource it uses is saturated: then solved at once; else with the other
     // flows starting at this instant, in one kStart event.
@@ -204,11 +241,16 @@ bool FluidNetwork::start_alone(std::uint32_t f, const double* left, const double
     const double delta = rate - fl.rate;
     for (std::uint32_t r : hops) resources_[r].load += delta;
     fl.rate = rate;
+    Time at = Time::max();
     if (fl.rate > 0) {
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        push_completion(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
+        at = now + rounded_ps(ps);
+        push_completion(Completion{at, fl.order, f, ++fl.version});
     }
-    arm();
+    // arm() would change nothing when an event is armed and the new completion is not
+    // earlier: every public entry leaves the earliest completion current and armed
+    // (armed_at_ is Time::max() only while kNextDone runs or nothing is pending).
+    if (armed_at_ == Time::max() || at < armed_at_) arm();
     stats_.packet_hops += 1;
     return true;
 }
@@ -225,8 +267,8 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         comp_flows_.clear();
         stack_.clear();
         for (std::uint32_t r : expand_) {
-            if (resources_[r].mark != epoch_) {
-                resources_[r].mark = epoch_;
+            if (marks_[r] != epoch_) {
+                marks_[r] = epoch_;
                 stack_.push_back(r);
             }
         }
@@ -236,23 +278,23 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             flow_mark_[first] = epoch_;
             comp_flows_.push_back(first);
             for (std::uint32_t r : resources_of(routes_[flows_[first].route])) {
-                if (resources_[r].mark == epoch_ || !resources_[r].tight()) continue;
-                resources_[r].mark = epoch_;
+                if (marks_[r] == epoch_ || !resources_[r].tight()) continue;
+                marks_[r] = epoch_;
                 stack_.push_back(r);
             }
         }
         while (!stack_.empty()) {
             const std::uint32_t r = stack_.back();
             stack_.pop_back();
-            const MemberList& list = resources_[r].flows;
-            for (std::size_t k = 0; k < list.size(); ++k) {
-                const std::uint32_t f = list[k].flow;
+            const Resource& list = resources_[r];
+            for (std::size_t k = 0; k < list.count; ++k) {
+                const std::uint32_t f = member(list, k).flow;
                 if (flow_mark_[f] == epoch_) continue;
                 flow_mark_[f] = epoch_;
                 comp_flows_.push_back(f);
                 for (std::uint32_t r2 : resources_of(routes_[flows_[f].route])) {
-                    if (resources_[r2].mark == epoch_ || !resources_[r2].tight()) continue;
-                    resources_[r2].mark = epoch_;
+                    if (marks_[r2] == epoch_ || !resources_[r2].tight()) continue;
+                    marks_[r2] = epoch_;
                     stack_.push_back(r2);
                 }
             }
@@ -270,7 +312,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             bool grew = false;
             for (std::uint32_t r : hops) {
                 const Resource& res = resources_[r];
-                if (res.mark == epoch_ || res.flows.size() < 2) continue;
+                if (marks_[r] == epoch_ || res.count < 2) continue;
                 const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
                 if (rate < left * (1 - 1e-9)) continue;
                 expand_.push_back(r);
@@ -296,7 +338,9 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
                 comp_resources_.push_back(r);
             }
         }
-        std::sort(comp_resources_.begin(), comp_resources_.end());
+        // In the old layout's order (order_), so the solver's local indices are unchanged.
+        std::sort(comp_resources_.begin(), comp_resources_.end(),
+                  [&](std::uint32_t x, std::uint32_t y) { return order_[x] < order_[y]; });
         comp_capacity_.resize(comp_resources_.size());
         comp_member_rate_.assign(comp_resources_.size(), 0.0);
         comp_resource_flows_.resize(comp_resources_.size());
@@ -326,9 +370,10 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
             const std::uint32_t r = comp_resources_[i];
             double others = resources_[r].load;
-            if (comp_resource_flows_[i].size() == resources_[r].flows.size()) {
-                const MemberList& list = resources_[r].flows;
-                for (std::size_t k = 0; k < list.size(); ++k) others -= flows_[list[k].flow].rate;
+            if (comp_resource_flows_[i].size() == resources_[r].count) {
+                const Resource& list = resources_[r];
+                for (std::size_t k = 0; k < list.count; ++k)
+                    others -= flows_[member(list, k).flow].rate;
             } else {
                 others -= comp_member_rate_[i];
             }
@@ -341,11 +386,11 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         bool grew = false;
         for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
             const std::uint32_t r = comp_resources_[i];
-            if (resources_[r].mark == epoch_) continue;  // already expanded through
+            if (marks_[r] == epoch_) continue;  // already expanded through
             double used = 0;
             for (std::uint32_t f : comp_resource_flows_[i]) used += comp_rates_[f];
             if (used < comp_capacity_[i] * (1 - 1e-9)) continue;
-            if (comp_resource_flows_[i].size() < resources_[r].flows.size()) {
+            if (comp_resource_flows_[i].size() < resources_[r].count) {
                 expand_.push_back(r);  // a flow outside shares it
                 grew = true;
             }
@@ -440,19 +485,23 @@ void FluidNetwork::remove(std::uint32_t f, std::vector<std::uint32_t>& seeds) {
     // its rate leaves them: one pass when no resource is crossed twice).
     if (!route.distinct)
         for (std::uint32_t r : hops)
-            if (resources_[r].tight() && resources_[r].flows.size() > 1) seeds.push_back(r);
+            if (resources_[r].tight() && resources_[r].count > 1) seeds.push_back(r);
     const std::uint32_t* slot = slots_.data() + static_cast<std::size_t>(f) * stride_;
     for (std::uint32_t h = 0; h < hops.size(); ++h) {
         const std::uint32_t r = hops[h];
         Resource& res = resources_[r];
-        auto& list = res.flows;
-        if (route.distinct && res.tight() && list.size() > 1) seeds.push_back(r);
+        const std::uint32_t count = res.count;
+        if (route.distinct && count > 1 && res.tight()) seeds.push_back(r);
         res.load = std::max(0.0, res.load - fl.rate);
+        if (count == 1) {  // it was alone there: its own slot 0 is the whole list
+            res.count = 0;
+            continue;
+        }
         const std::uint32_t at = slot[h];
-        const Member last = list.back();
-        list[at] = last;  // the last member takes its place, as a swap-remove does
+        const Member last = member(res, res.count - 1);
+        member(res, at) = last;  // the last member takes its place, as a swap-remove does
         slots_[static_cast<std::size_t>(last.flow) * stride_ + last.hop] = at;
-        list.pop_back();
+        pop_member(res);
     }
     route.bytes += fl.bytes;
 }
@@ -481,8 +530,7 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
                 const std::uint64_t cookie = fl.cookie;
                 const bool notify = fl.notify_injected;
                 stats_.bytes_delivered += fl.bytes;
-                engine_.schedule(engine_.now() + routes_[fl.route].latency, id_, kDeliver,
-                                 record(cookie));
+                engine_.schedule(engine_.now() + routes_[fl.route].latency, id_, kDeliver, cookie);
                 if (notify) client_.message_injected(cookie);
             }
             for (const std::uint32_t f : due_) flows_.release(f);
@@ -497,15 +545,13 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
             break;
         }
         case kDeliver: {
-            const std::uint64_t cookie = pending_[static_cast<std::uint32_t>(ev.data)];
-            pending_.release(static_cast<std::uint32_t>(ev.data));
+            const std::uint64_t cookie = ev.data;
             ++stats_.messages_delivered;
             client_.message_delivered(cookie);
             break;
         }
         case kInjected: {
-            const std::uint64_t cookie = pending_[static_cast<std::uint32_t>(ev.data)];
-            pending_.release(static_cast<std::uint32_t>(ev.data));
+            const std::uint64_t cookie = ev.data;
             client_.message_injected(cookie);
             break;
         }

@@ -86,7 +86,7 @@ class FluidNetwork final : public Component, public Transport {
         std::uint64_t bytes = 0;  // delivered by its finished flows (edge_bytes())
         bool distinct = true;     // no resource twice (a Valiant detour may cross one twice)
     };
-    struct Flow {
+    struct alignas(64) Flow {  // one cache line
         std::uint64_t cookie;
         std::uint64_t bytes;
         double remaining;  // bytes
@@ -104,40 +104,44 @@ class FluidNetwork final : public Component, public Transport {
         std::uint32_t flow;
         std::uint32_t hop;
     };
-    // The flows on a resource, in a list with swap-removal: the first member is kept inline
-    // (most resources carry one flow at a time), the others in a vector.
-    class MemberList {
-      public:
-        std::size_t size() const { return size_; }
-        Member& operator[](std::size_t i) { return i == 0 ? first_ : more_[i - 1]; }
-        const Member& operator[](std::size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
-        void push_back(const Member& m) {
-            if (size_ == 0)
-                first_ = m;
-            else
-                more_.push_back(m);
-            ++size_;
-        }
-        const Member& back() const { return (*this)[size_ - 1]; }
-        void pop_back() {
-            if (size_ > 1) more_.pop_back();
-            --size_;
-        }
-
-      private:
-        std::vector<Member> more_;
-        Member first_{};
-        std::uint32_t size_ = 0;
-    };
-    // One cache line: what a flow's start and end read and write of each resource it
-    // crosses (capacity, load, its slot in the member list) when it is the only flow there.
-    struct alignas(64) Resource {
+    // Half a cache line (two per line): what a flow's start and end read and write of each
+    // resource it crosses (capacity, load, its slot in the member list) when it is the only
+    // flow there. The flows on a resource form a list with swap-removal: the first member is
+    // kept inline (most resources carry one flow at a time), the others in a spill vector
+    // (spill_[more], given to the resource when it first carries two flows, kept after).
+    // resolve()'s mark is in marks_, outside the hot line.
+    struct alignas(32) Resource {
         double capacity = 0;
         double load = 0;  // sum of the rates of its flows
-        std::uint32_t mark = 0;
-        MemberList flows;  // active flows using it
+        Member first{};
+        std::uint32_t count = 0;    // active flows using it
+        std::uint32_t more = kNil;  // its spill vector, kNil before it first has two flows
         bool tight() const { return load >= capacity * (1 - 1e-9); }
     };
+    static_assert(sizeof(Resource) == 32, "two resources per cache line");
+    std::vector<std::vector<Member>> spill_;
+    Member& member(Resource& res, std::size_t i) {
+        return i == 0 ? res.first : spill_[res.more][i - 1];
+    }
+    const Member& member(const Resource& res, std::size_t i) const {
+        return i == 0 ? res.first : spill_[res.more][i - 1];
+    }
+    void push_member(Resource& res, const Member& m) {
+        if (res.count == 0) {
+            res.first = m;
+        } else {
+            if (res.more == kNil) {
+                res.more = static_cast<std::uint32_t>(spill_.size());
+                spill_.emplace_back();
+            }
+            spill_[res.more].push_back(m);
+        }
+        ++res.count;
+    }
+    void pop_member(Resource& res) {
+        if (res.count > 1) spill_[res.more].pop_back();
+        --res.count;
+    }
 
     std::uint32_t route_for(VertexId src, VertexId dst);
     // Re-solves the rates the change at these resources can affect: the flows reached
@@ -157,7 +161,6 @@ class FluidNetwork final : public Component, public Transport {
     // Takes a finished flow off its resources; adds the saturated ones it leaves to `seeds`.
     void remove(std::uint32_t flow, std::vector<std::uint32_t>& seeds);
     void arm();  // keeps one engine event at the earliest completion
-    std::uint32_t record(std::uint64_t cookie);  // a pending notification
 
     Engine& engine_;
     const topo::Topology& topo_;
@@ -167,7 +170,17 @@ class FluidNetwork final : public Component, public Transport {
     ComponentId id_;
     Rng rng_;
 
-    std::vector<Resource> resources_;  // links (by edge id), then relays, then local rates
+    // Links, relays (a vertex's finite relay rate) and local rates (a memory node's), laid
+    // out by locality rather than by kind (issue 25): each vertex in id order is followed by
+    // its relay and local rate and by the links it is the home of, the endpoint with the
+    // fewer out-edges (a NIC, not the switch it hangs off), so the resources of one node of
+    // a star or a fat tree share a few cache lines. order_[r] is the resource's index in
+    // the old layout (links by edge id, then relays and local rates by vertex), which
+    // resolve() sorts a component's resources by, so the solver sees them in the same order.
+    std::vector<Resource> resources_;
+    std::vector<std::uint32_t> edge_resource_;   // per edge id
+    std::vector<std::uint32_t> order_;           // per resource
+    std::vector<std::uint32_t> marks_;           // per resource: resolve()'s epoch mark
     std::vector<std::uint32_t> relay_resource_;  // per vertex, kNil if unlimited
     std::vector<std::uint32_t> local_resource_;  // per memory node with a local rate, else kNil
     std::vector<Route> routes_;
@@ -196,7 +209,6 @@ class FluidNetwork final : public Component, public Transport {
     topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
     std::uint64_t next_order_ = 0;
-    Pool<std::uint64_t> pending_;  // cookies of scheduled notifications
     // The pending completions in (time, start order): a run kept in that order, into which
     // a completion goes when it is not earlier than the run's last (flows started one after
     // another with one duration: O(1) each), and a binary min-heap for the others; the

@@ -62,9 +62,13 @@ class RingAllgather final : public Algorithm {
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {
         const std::int32_t p = a.size, r = a.rank;
         if (static_cast<std::int64_t>(k) >= p - 1) return false;
-        const std::int32_t out = mod(std::int64_t{r} - k, p), in = mod(std::int64_t{r} - k - 1, p);
-        s.send(mod(r + 1, p), a.block(out), a.displ(out));
-        s.recv(mod(r - 1, p), a.block(in), a.displ(in));
+        // 0 <= r < p and 0 <= k < p - 1, so r - k and r - k - 1 lie in (-p, p): one
+        // conditional add replaces the modulo (no division per step; same values as mod()).
+        const auto wrap = [p](std::int32_t x) { return x < 0 ? x + p : x; };
+        const auto kk = static_cast<std::int32_t>(k);
+        const std::int32_t out = wrap(r - kk), in = wrap(r - kk - 1);
+        s.send(r + 1 == p ? 0 : r + 1, a.block(out), a.displ(out));
+        s.recv(r == 0 ? p - 1 : r - 1, a.block(in), a.displ(in));
         return true;
     }
 };
