@@ -4,11 +4,11 @@
 //
 //   bench_bcast N [SIZE=100MiB] [ALGORITHM=binary_tree] [GRANULARITY=100KiB] [packet|analytical]
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "bench/bench_args.hpp"
 #include "bench/cpu_time.hpp"
 #include "collectives/apps.hpp"
 #include "run/model.hpp"
@@ -21,8 +21,11 @@
 
 using namespace clustersim;
 
-int main(int argc, char** argv) {
-    const auto n = static_cast<std::uint32_t>(argc > 1 ? std::atoi(argv[1]) : 1024);
+namespace {
+
+int bench_main(int argc, char** argv) {
+    const auto n = static_cast<std::uint32_t>(
+        bench::count_arg(argc, argv, 1, "RANKS", 1024, 1, bench::kMaxRanks));
     const std::string size = argc > 2 ? argv[2] : "100MiB";
     const std::string algorithm = argc > 3 ? argv[3] : "binary_tree";
     const std::string gran = argc > 4 ? argv[4] : "100KiB";
@@ -61,4 +64,10 @@ int main(int argc, char** argv) {
     fmt::print("  total wall       {:.3f} s\n", std::chrono::duration<double>(t2 - t0).count());
     fmt::print("  peak memory      {}\n", format_size(peak_memory_bytes()));
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return bench::guarded_main("bench_bcast", [&] { return bench_main(argc, argv); });
 }

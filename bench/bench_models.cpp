@@ -5,11 +5,11 @@
 //   APP: an --app spec (allgather uses the ring algorithm, bcast the binary tree)
 //   MODEL: packet | cut-through | fluid
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "bench/bench_args.hpp"
 #include "collectives/apps.hpp"
 #include "run/model.hpp"
 #include "run/simulation.hpp"
@@ -20,8 +20,11 @@
 
 using namespace clustersim;
 
-int main(int argc, char** argv) {
-    const auto n = static_cast<std::uint32_t>(argc > 1 ? std::atoi(argv[1]) : 1024);
+namespace {
+
+int bench_main(int argc, char** argv) {
+    const auto n = static_cast<std::uint32_t>(
+        bench::count_arg(argc, argv, 1, "RANKS", 1024, 1, bench::kMaxRanks));
     const std::string app_spec = argc > 2 ? argv[2] : "allgather:size=10KiB";
     const std::string model = argc > 3 ? argv[3] : "fluid";
 
@@ -50,4 +53,10 @@ int main(int argc, char** argv) {
         n, app_spec, model, format_time(res.simulated), res.simulated.ps(), res.events,
         std::chrono::duration<double>(t1 - t0).count(), format_size(peak_memory_bytes()));
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return bench::guarded_main("bench_models", [&] { return bench_main(argc, argv); });
 }

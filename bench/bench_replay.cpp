@@ -10,12 +10,12 @@
 // (packet: hop-by-hop packets; analytical: the analytical NIC, one event per packet; fluid:
 // max-min flows; any other --network value, e.g. simple or bus_only:buses=4: that model)
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "bench/bench_args.hpp"
 #include "bench/cpu_time.hpp"
 #include "run/model.hpp"
 #include "run/simulation.hpp"
@@ -30,9 +30,13 @@
 
 using namespace clustersim;
 
-int main(int argc, char** argv) {
-    const auto n = static_cast<std::uint32_t>(argc > 1 ? std::atoi(argv[1]) : 1024);
-    const auto events = static_cast<std::uint64_t>(argc > 2 ? std::atoll(argv[2]) : 10000);
+namespace {
+
+int bench_main(int argc, char** argv) {
+    const auto n = static_cast<std::uint32_t>(
+        bench::count_arg(argc, argv, 1, "RANKS", 1024, 1, bench::kMaxRanks));
+    const std::uint64_t events =
+        bench::count_arg(argc, argv, 2, "EVENTS", 10000, 1, std::uint64_t{1} << 32);
     const std::string network = argc > 3 ? argv[3] : "packet";
     const std::uint64_t message = parse_size(argc > 4 ? argv[4] : "1KiB");
     const std::string format = argc > 5 ? argv[5] : "native";
@@ -149,4 +153,10 @@ int main(int argc, char** argv) {
         std::filesystem::remove_all(tmp / "clustersim_bench_replay");
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return bench::guarded_main("bench_replay", [&] { return bench_main(argc, argv); });
 }

@@ -5,10 +5,10 @@
 //   bench_star_build N
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
+#include "bench/bench_args.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"
@@ -17,8 +17,11 @@
 
 using namespace clustersim;
 
-int main(int argc, char** argv) {
-    const std::uint32_t n = argc > 1 ? static_cast<std::uint32_t>(std::atoi(argv[1])) : 65536;
+namespace {
+
+int bench_main(int argc, char** argv) {
+    const auto n = static_cast<std::uint32_t>(
+        bench::count_arg(argc, argv, 1, "N", 65536, 1, bench::kMaxRanks));
     topo::GenerateOptions o;
     o.kind = "star";
     o.nodes = n;
@@ -40,4 +43,10 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(t2 - t0).count(), format_size(peak_memory_bytes()),
         format_size(before), path.size());
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return bench::guarded_main("bench_star_build", [&] { return bench_main(argc, argv); });
 }
