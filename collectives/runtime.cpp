@@ -572,11 +572,20 @@ void Runtime::message_delivered(std::uint64_t cookie) {
         case MsgKind::Rts:
             envelope_arrived(m);
             break;
-        case MsgKind::Cts:
+        case MsgKind::Cts: {
             msg.kind = MsgKind::Data;
-            network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
-                                  msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst);
+            const std::uint64_t buffer =
+                config_.buffer_footprint ? landing_buffer(msg.recv_req) : 0;
+            if (buffer > msg.bytes)
+                network_.send_within(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                                     msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst,
+                                     buffer + config_.envelope_bytes);
+            else
+                network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                                      msg.bytes + config_.envelope_bytes, m, true, msg.src,
+                                      msg.dst);
             break;
+        }
         case MsgKind::Data: {
             msg.recv_done = true;
             const std::uint32_t req = msg.recv_req;
@@ -936,6 +945,36 @@ std::uint64_t Runtime::own_block_copy(const CollArgs& a) const {
         case CollOp::Alltoallv:
         case CollOp::Alltoallw:
             return a.block(a.rank, a.rank);
+        default:
+            return 0;
+    }
+}
+
+// The receive buffer a collective's message lands in (RuntimeConfig::buffer_footprint), by
+// the receiving rank's call: a bcast's, reduce's or allreduce's buffer; a gather's root the
+// whole gathered buffer; an allgather's every rank the whole; an alltoall's the size blocks it
+// receives; a scatter's receiver its block. 0 (the message's own size): a receive
+// of the program's own, and the other operations.
+std::uint64_t Runtime::landing_buffer(std::uint32_t recv_req) const {
+    const std::uint32_t owner = requests_[recv_req].owner;
+    if (owner == kNil) return 0;
+    const CollArgs& a = runs_[owner].args;
+    switch (a.op) {
+        case CollOp::Bcast:
+        case CollOp::Reduce:
+        case CollOp::Allreduce:
+            return a.bytes;
+        case CollOp::Gather:
+        case CollOp::Gatherv:
+            return a.rank == a.root ? data_space(a) : a.block(a.rank);
+        case CollOp::Scatter:
+        case CollOp::Scatterv:
+            return a.block(a.rank);
+        case CollOp::Allgather:
+        case CollOp::Allgatherv:
+            return data_space(a);
+        case CollOp::Alltoall:
+            return a.bytes * static_cast<std::uint64_t>(a.size);
         default:
             return 0;
     }
