@@ -545,8 +545,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // `bytes` of reduced data; copying its own block of `bytes`.
     void start_reduce_work(std::int32_t rank, std::uint64_t bytes, std::uint64_t cookie);
     std::uint64_t own_block_copy(const CollArgs& args) const;
-    // The receive buffer the message of receive `recv_req` lands in (buffer_footprint).
+    // The receive buffer the message of receive `recv_req` lands in (buffer_footprint); that
+    // of a rank's call (its own block's copy lands there too).
     std::uint64_t landing_buffer(std::uint32_t recv_req) const;
+    static std::uint64_t landing_buffer(const CollArgs& args);
     bool has_copy_rate() const {
         return !config_.copy_curve.empty() || !config_.copy_bandwidth.infinite();
     }
