@@ -4,7 +4,8 @@
 // buffer it lands in (comm::FittedCurve::time_within). Closed forms in the simple model
 // (intra-node latency L = 1 us, rendezvous messages: a segment of s bytes costs its transfer
 // time T more than the same schedule with a transfer time T0): a segment of a 100 MiB bcast
-// costs seg / B(100 MiB); a gather root's block costs block / B(the gathered buffer); a
+// costs seg / B(100 MiB); a gather root's block costs block / B(the gathered buffer), and
+// its copy of its own block block / the copy rate of that buffer; a
 // scatter's block, the program's own messages and segments whose own size is the slower
 // one are unchanged; off by default.
 #include <gtest/gtest.h>
@@ -22,11 +23,13 @@ using namespace testing;
 
 // One node, one socket, two cores; the simple model (L = 1 us) with the intra-node curve
 // `points`; every message above 1 KiB is rendezvous; `footprint` the attribute's value
-// ("" for none).
-run::Model machine(const std::string& points, const std::string& footprint) {
+// ("" for none); `copy_rate` the <copy-rate> points ("" for none).
+run::Model machine(const std::string& points, const std::string& footprint,
+                   const std::string& copy_rate = "") {
     const std::string attr =
         footprint.empty() ? "" : fmt::format(R"( buffer-footprint="{}")", footprint);
-    const std::string xml = fmt::format(R"(<cluster name="footprint">
+    const std::string xml = fmt::format(
+        R"(<cluster name="footprint">
   <network granularity="message" eager-threshold="1KiB"/>
   <node-type name="n" memory="1GiB">
     <socket name="s0" cores="2" speed="1G"/>
@@ -37,10 +40,10 @@ run::Model machine(const std::string& points, const std::string& footprint) {
   <comm-model model="simple" intra-latency="1us" intra-bandwidth="1GB/s" collectives="messages">
     <point-to-point scope="intra-node">{}</point-to-point>
   </comm-model>
-  <collectives reduce-instructions-per-byte="0"{}/>
+  <collectives reduce-instructions-per-byte="0"{}>{}</collectives>
 </cluster>
 )",
-                                        points, attr);
+        points, attr, copy_rate.empty() ? "" : "<copy-rate>" + copy_rate + "</copy-rate>");
     return run::parse_model(xml, "footprint.xml");
 }
 
@@ -134,6 +137,25 @@ TEST(BufferFootprint, AGatherRootsBlockMovesAtTheGatheredBuffersBandwidth) {
     // The schedule is otherwise the same: one rendezvous message, 3 L + T.
     EXPECT_EQ(off.ranks[0].finish, Time::us(3) + Time::ns(131'072));
     EXPECT_EQ(on.ranks[0].finish, Time::us(3) + Time::ns(262'144));
+}
+
+TEST(BufferFootprint, AGatherRootsOwnBlockIsCopiedAtTheGatheredBuffersRate) {
+    // The root copies its own 512 KiB block into its 1 MiB buffer first: at the copy-rate
+    // curve's 2 GB/s of 1 MiB (262.144 us) instead of its 4 GB/s of 512 KiB (131.072 us);
+    // then rank 1's block, whose request waited, costs 2 L + block / B.
+    const auto call = std::vector<std::vector<mpi::Op>>(
+        2, std::vector<mpi::Op>{collective(mpi::CollOp::Gather, 512 * 1024)});
+    const std::vector<std::string> linear{"gather=linear"};
+    const auto off = run_script(machine(kHalf, "", kHalf), call, linear);
+    const auto on = run_script(machine(kHalf, "yes", kHalf), call, linear);
+    EXPECT_EQ(off.ranks[0].finish, Time::ns(131'072) + Time::us(2) + Time::ns(131'072));
+    EXPECT_EQ(on.ranks[0].finish, Time::ns(262'144) + Time::us(2) + Time::ns(262'144));
+    // A scatter's root copies into a receive buffer of its block's size: unchanged.
+    const auto scatter = std::vector<std::vector<mpi::Op>>(
+        2, std::vector<mpi::Op>{collective(mpi::CollOp::Scatter, 512 * 1024)});
+    const std::vector<std::string> scatter_linear{"scatter=linear"};
+    EXPECT_EQ(last_finish(run_script(machine(kHalf, "yes", kHalf), scatter, scatter_linear)),
+              last_finish(run_script(machine(kHalf, "", kHalf), scatter, scatter_linear)));
 }
 
 TEST(BufferFootprint, AScattersBlockLandsInABufferOfItsOwnSize) {
