@@ -33,9 +33,18 @@ class MpiReader {
 };
 
 void MpiReader::read_collectives(pugi::xml_node n) {
-    x_.check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
-                            "profile", "comm-create", "buffer-copies", "barrier", "curves"});
+    x_.check_attributes(
+        n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth", "profile",
+            "comm-create", "buffer-copies", "barrier", "curves", "buffer-footprint"});
     MpiSettings& m = mpi_;
+    if (const auto v = x_.optional(n, "buffer-footprint")) {
+        if (*v == "yes")
+            m.buffer_footprint = true;
+        else if (*v != "no")
+            x_.fail(n, fmt::format("<collectives> attribute 'buffer-footprint': '{}' is not "
+                                   "valid; expected yes or no",
+                                   *v));
+    }
     if (const auto v = x_.optional(n, "buffer-copies")) {
         if (*v == "yes")
             m.buffer_copies = true;

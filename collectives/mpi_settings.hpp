@@ -72,6 +72,10 @@ struct MpiSettings {
     // MPI 4.1's: an allreduce's send buffer into its receive buffer or a temporary,
     // recursive doubling's result back) cost their bytes at the copy rate. Off by default.
     bool buffer_copies = false;
+    // <collectives buffer-footprint="yes">: a collective's rendezvous transfer is priced at
+    // the lower of the point-to-point curve's bandwidths at its size and at the size of the
+    // receive buffer it lands in (RuntimeConfig::buffer_footprint). Off by default.
+    bool buffer_footprint = false;
     // <mpi-overhead>: per-message software costs. `send` (o_s) before a message leaves,
     // `recv` (o_r) after it has arrived and before its receive completes, `post` when a
     // receive is posted; all zero unless the model says otherwise.

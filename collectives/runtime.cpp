@@ -572,11 +572,20 @@ void Runtime::message_delivered(std::uint64_t cookie) {
         case MsgKind::Rts:
             envelope_arrived(m);
             break;
-        case MsgKind::Cts:
+        case MsgKind::Cts: {
             msg.kind = MsgKind::Data;
-            network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
-                                  msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst);
+            const std::uint64_t buffer =
+                config_.buffer_footprint ? landing_buffer(msg.recv_req) : 0;
+            if (buffer > msg.bytes)
+                network_.send_within(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                                     msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst,
+                                     buffer + config_.envelope_bytes);
+            else
+                network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                                      msg.bytes + config_.envelope_bytes, m, true, msg.src,
+                                      msg.dst);
             break;
+        }
         case MsgKind::Data: {
             msg.recv_done = true;
             const std::uint32_t req = msg.recv_req;
@@ -779,9 +788,17 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     // algorithm's own copy, then the algorithm's steps.
     if (has_copy_rate()) {
         std::uint64_t copy = own_block_copy(args);
-        if (config_.buffer_copies) copy += choice.algorithm->buffer_copies(args).before;
-        if (copy > 0) {
-            cpus_.start_time(ranks_[rank].core, copy_time(copy), kCollCookie | run);
+        const std::uint64_t before =
+            config_.buffer_copies ? choice.algorithm->buffer_copies(args).before : 0;
+        if (copy + before > 0) {
+            // With buffer_footprint the own block lands in the receive buffer as well.
+            const Time t =
+                config_.buffer_footprint && !config_.copy_curve.empty()
+                    ? (copy > 0 ? config_.copy_curve.time_within(copy, landing_buffer(args))
+                                : Time::zero()) +
+                          (before > 0 ? copy_time(before) : Time::zero())
+                    : copy_time(copy + before);
+            cpus_.start_time(ranks_[rank].core, t, kCollCookie | run);
             return user_req;
         }
     }
@@ -936,6 +953,38 @@ std::uint64_t Runtime::own_block_copy(const CollArgs& a) const {
         case CollOp::Alltoallv:
         case CollOp::Alltoallw:
             return a.block(a.rank, a.rank);
+        default:
+            return 0;
+    }
+}
+
+// The receive buffer a collective's message, or a rank's copy of its own block, lands in
+// (RuntimeConfig::buffer_footprint), by the receiving rank's call: a bcast's, reduce's or
+// allreduce's buffer; a gather's root the whole gathered buffer; an allgather's every rank the
+// whole; an alltoall's the size blocks it receives; a scatter's receiver its block. 0 (the
+// message's own size): a receive of the program's own, and the other operations.
+std::uint64_t Runtime::landing_buffer(std::uint32_t recv_req) const {
+    const std::uint32_t owner = requests_[recv_req].owner;
+    return owner == kNil ? 0 : landing_buffer(runs_[owner].args);
+}
+
+std::uint64_t Runtime::landing_buffer(const CollArgs& a) {
+    switch (a.op) {
+        case CollOp::Bcast:
+        case CollOp::Reduce:
+        case CollOp::Allreduce:
+            return a.bytes;
+        case CollOp::Gather:
+        case CollOp::Gatherv:
+            return a.rank == a.root ? data_space(a) : a.block(a.rank);
+        case CollOp::Scatter:
+        case CollOp::Scatterv:
+            return a.block(a.rank);
+        case CollOp::Allgather:
+        case CollOp::Allgatherv:
+            return data_space(a);
+        case CollOp::Alltoall:
+            return a.bytes * static_cast<std::uint64_t>(a.size);
         default:
             return 0;
     }

@@ -125,6 +125,14 @@ struct RuntimeConfig {
     // copy curve or copy_bandwidth) on the rank's core, before the first step and after the
     // last. Off, or without a copy rate: no cost and no event.
     bool buffer_copies = false;
+    // <collectives buffer-footprint="yes"> (issue 23): a rendezvous message of a collective's
+    // schedule is handed to the network with the size of the receive buffer it lands in
+    // (Runtime::landing_buffer), and the analytic models price it at the lower of their
+    // curve's bandwidths at its size and at that buffer's (net::Transport::send_within): a
+    // segment of a 100 MiB bcast moves at the 100 MiB bandwidth, as the real library's
+    // segments walk through the whole user buffer, not at that of a cache-resident
+    // segment-sized ping-pong. Off: every message at its own size.
+    bool buffer_footprint = false;
     // Per-message software costs (LogGP's o; OverheadSpec), each run on the rank's core
     // (so jitter and other work on the core stretch it), one at a time per rank in the order
     // they arise: `send` (o_s) before a message is handed to the network (Send, Isend,
@@ -547,6 +555,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // `bytes` of reduced data; copying its own block of `bytes`.
     void start_reduce_work(std::int32_t rank, std::uint64_t bytes, std::uint64_t cookie);
     std::uint64_t own_block_copy(const CollArgs& args) const;
+    // The receive buffer the message of receive `recv_req` lands in (buffer_footprint); that
+    // of a rank's call (its own block's copy lands there too).
+    std::uint64_t landing_buffer(std::uint32_t recv_req) const;
+    static std::uint64_t landing_buffer(const CollArgs& args);
     bool has_copy_rate() const {
         return !config_.copy_curve.empty() || !config_.copy_bandwidth.infinite();
     }

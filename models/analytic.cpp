@@ -169,10 +169,17 @@ void AnalyticNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std:
 void AnalyticNetwork::send_between(VertexId src, VertexId dst, std::uint64_t bytes,
                                    std::uint64_t cookie, bool notify_injected,
                                    std::int32_t src_rank, std::int32_t dst_rank) {
+    send_within(src, dst, bytes, cookie, notify_injected, src_rank, dst_rank, 0);
+}
+
+void AnalyticNetwork::send_within(VertexId src, VertexId dst, std::uint64_t bytes,
+                                  std::uint64_t cookie, bool notify_injected, std::int32_t src_rank,
+                                  std::int32_t dst_rank, std::uint64_t buffer) {
     ++stats_.messages_sent;
     stats_.bytes_sent += bytes;
     ++stats_.packets;
-    const comm::Message m = message(src, dst, bytes);
+    comm::Message m = message(src, dst, bytes);
+    m.buffer = buffer;
     const comm::Plan plan = model_->plan(m, resources_);
     // Two-way and concurrent pricing: only messages with payload between two ranks, of a
     // kind of pair that has a two-way or a concurrency curve.
@@ -181,7 +188,7 @@ void AnalyticNetwork::send_between(VertexId src, VertexId dst, std::uint64_t byt
         two_way_ && between ? two_way_of(m.src_node, m.dst_node) : nullptr;
     const comm::FittedCurve* shared =
         concurrent_ && between ? concurrent_of(m.src_node, m.dst_node) : nullptr;
-    const Time slowest = two ? max(plan.transfer, two->time(bytes)) : plan.transfer;
+    const Time slowest = two ? max(plan.transfer, two->time_within(bytes, buffer)) : plan.transfer;
     if (engine_.now() + slowest + plan.latency == Time::max()) [[unlikely]]
         throw HorizonError(fmt::format(
             "simulated time passes the horizon: a message of {} from '{}' to '{}' at simulated "
@@ -233,8 +240,10 @@ void AnalyticNetwork::start(std::uint32_t f, const comm::Plan& plan) {
     const comm::FittedCurve* two = two_way_of(flight.msg.src_node, flight.msg.dst_node);
     const comm::FittedCurve* shared = concurrent_of(flight.msg.src_node, flight.msg.dst_node);
     flight.one = plan.transfer;
-    flight.two = two ? max(plan.transfer, two->time(flight.msg.bytes)) : plan.transfer;
-    flight.shared = shared ? shared->time(flight.msg.bytes) : Time::zero();
+    flight.two = two ? max(plan.transfer, two->time_within(flight.msg.bytes, flight.msg.buffer))
+                     : plan.transfer;
+    flight.shared =
+        shared ? shared->time_within(flight.msg.bytes, flight.msg.buffer) : Time::zero();
     flight.since = engine_.now();
     flight.done = 0;
     track(f);

@@ -96,6 +96,11 @@ class AnalyticNetwork final : public Component, public Transport {
     // the top of this file); otherwise as send().
     void send_between(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                       bool notify_injected, std::int32_t src_rank, std::int32_t dst_rank) override;
+    // With a measured curve: priced at the lower of its bandwidths at `bytes` and at `buffer`
+    // (the two-way and concurrency curves too); otherwise as send_between().
+    void send_within(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+                     bool notify_injected, std::int32_t src_rank, std::int32_t dst_rank,
+                     std::uint64_t buffer) override;
     const NetworkStats& stats() const override { return stats_; }
     // No edges are crossed in these models: all zero.
     std::vector<std::uint64_t> edge_bytes() const override;

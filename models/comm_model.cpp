@@ -120,6 +120,14 @@ Time FittedCurve::time(std::uint64_t bytes) const {
     return rounded_ps(seconds * 1e12);
 }
 
+Time FittedCurve::time_within(std::uint64_t bytes, std::uint64_t buffer) const {
+    if (buffer <= bytes) return time(bytes);
+    const std::uint64_t size = std::max(bytes, points_.front().first);
+    const double b =
+        std::min(bandwidth(static_cast<double>(size)), bandwidth(static_cast<double>(buffer)));
+    return rounded_ps(static_cast<double>(size) / b * 1e12);
+}
+
 // ---- the interface's shared parts ---------------------------------------------------------
 
 const CollectiveRule* CommModel::rule(std::string_view operation) const {
@@ -137,7 +145,7 @@ FittedCurve FittedCurve::from(const std::vector<std::pair<std::uint64_t, Bandwid
 }
 
 Time Message::transfer() const {
-    if (curve != nullptr && bytes > 0) return curve->time(bytes);
+    if (curve != nullptr && bytes > 0) return curve->time_within(bytes, buffer);
     return transfer_time(bytes, cost.bandwidth);
 }
 

@@ -69,6 +69,12 @@ class FittedCurve {
     bool empty() const { return x_.empty(); }
     double bandwidth(double bytes) const;  // bytes/s
     Time time(std::uint64_t bytes) const;  // bytes / bandwidth(bytes), with the rules above
+    // A transfer of `bytes` that lands in a buffer of `buffer` bytes (a segment or block of a
+    // collective's buffer): bytes / min(bandwidth(bytes), bandwidth(buffer)). The curve's
+    // rise at small sizes is the message's own fixed cost, which a segment pays alone; its
+    // fall at large sizes is the cache working set, which is the whole buffer's. `buffer`
+    // at most `bytes`: time(bytes).
+    Time time_within(std::uint64_t bytes, std::uint64_t buffer) const;
 
   private:
     std::vector<double> x_, y_, m_;  // log size, log bandwidth, slopes at the points
@@ -121,7 +127,11 @@ struct Message {
     // The measured transfer curve for this kind of pair (<point-to-point>), or null: then
     // the transfer is bytes / cost.bandwidth.
     const FittedCurve* curve = nullptr;
-    // Uncontended transfer time: bytes / curve(bytes), else bytes / cost.bandwidth.
+    // The buffer the message lands in (a collective's receive buffer, of which it is a
+    // segment or block), 0: the message itself; priced by FittedCurve::time_within.
+    std::uint64_t buffer = 0;
+    // Uncontended transfer time: bytes / curve(bytes) (time_within with `buffer`), else
+    // bytes / cost.bandwidth.
     Time transfer() const;
 };
 

@@ -69,6 +69,18 @@ class Transport {
         (void)src_rank, (void)dst_rank;
         send(src, dst, bytes, cookie, notify_injected);
     }
+    // The same, for a message that lands in a buffer of `buffer` bytes of which it is a
+    // segment or block (a collective's receive buffer; <collectives buffer-footprint="yes">):
+    // models that price by a measured size curve (the analytic models' <point-to-point>)
+    // price it at the lower of the curve's bandwidths at its size and at the buffer's
+    // (comm::FittedCurve::time_within). The default ignores the buffer: the graph models'
+    // links have no size curve.
+    virtual void send_within(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
+                             bool notify_injected, std::int32_t src_rank, std::int32_t dst_rank,
+                             std::uint64_t buffer) {
+        (void)buffer;
+        send_between(src, dst, bytes, cookie, notify_injected, src_rank, dst_rank);
+    }
     virtual const NetworkStats& stats() const = 0;
     // Payload bytes that crossed each one-way edge, indexed by edge id.
     virtual std::vector<std::uint64_t> edge_bytes() const = 0;

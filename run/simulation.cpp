@@ -34,6 +34,7 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.reduce_curve = comm::FittedCurve::from(mpi.reduce_curve);
     c.copy_curve = comm::FittedCurve::from(mpi.copy_curve);
     c.buffer_copies = mpi.buffer_copies;
+    c.buffer_footprint = mpi.buffer_footprint;
     c.send_overhead = mpi.send_overhead;
     c.recv_overhead = mpi.recv_overhead;
     c.post_overhead = mpi.post_overhead;

@@ -278,6 +278,20 @@ TEST(CalibrateWrite, BarrierIsTheMeasuredCallLessItsRoundsOfExchange) {
     EXPECT_EQ(run::parse_model(none, "synthetic.xml").mpi.barrier_cost, clustersim::Time::zero());
 }
 
+// Issue 23: the curves are ping-pongs of one buffer of the message's size, so a written
+// model prices a collective's segments and blocks at the buffer they land in, whatever the
+// library.
+TEST(CalibrateWrite, CollectiveTransfersArePricedAtTheirBuffer) {
+    cal::Measured m = synthetic();
+    for (const char* library : {"Open MPI v4.1.4", "MPICH Version: 4.0", ""}) {
+        SCOPED_TRACE(library);
+        m.mpi_library = library;
+        const std::string xml = cal::write_model(m, cal::derive(m, false), "synthetic", false);
+        EXPECT_TRUE(run::parse_model(xml, "synthetic.xml").mpi.buffer_footprint);
+        EXPECT_NE(xml.find("buffer-footprint=\"yes\""), std::string::npos);
+    }
+}
+
 // The MPI library that ran (MPI_Get_library_version): Open MPI 4.1.x gets its collectives'
 // decision profile (a name collectives/ knows) and buffer copies, said in the comment; any
 // other library nothing.
@@ -384,8 +398,8 @@ TEST(CalibrateJson, NonFiniteFiguresSurvive) {
 // (tests/data/calibrate/): --from rewrites its model and CSV byte for byte (model.xml
 // regenerated with --from when calibrate moved onto the model writer, and again when it
 // began to write <collectives profile="openmpi-4.1" buffer-copies="yes"> for the Open MPI
-// 4.1.4 this run used; the model as first written is model-hand-written.xml, checked below
-// to load to the same values).
+// 4.1.4 this run used, and when it began to write buffer-footprint="yes"; the model as first
+// written is model-hand-written.xml, checked below to load to the same values).
 TEST(CalibrateFrom, RewritesARealCalibrationByteForByte) {
     const std::string dir = ::testing::TempDir();
     const std::string xml = dir + "calibrate_from.xml", csv = dir + "calibrate_from.csv";

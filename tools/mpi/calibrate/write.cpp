@@ -264,7 +264,11 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
       << "     latency). The curves with direction=\"both\" carry the measured MPI_Sendrecv the\n"
       << "     same way: the transfer of one direction while the ranks send and receive at once,\n"
       << "     s / (t2(s) - k L - o(s)), never faster than one way. collectives=\"messages\":\n"
-      << "     collectives run their algorithms as point-to-point messages through the curves.\n"
+      << "     collectives run their algorithms as point-to-point messages through the curves;\n"
+      << "     <collectives buffer-footprint=\"yes\">: a collective's rendezvous segment or block\n"
+      << "     moves at the lower of the curve's bandwidths at its size and at the size of the\n"
+      << "     receive buffer it lands in (the ping-pong reuses one buffer of the message's size,\n"
+      << "     cache-resident below the cache's size; a segment walks through the whole buffer).\n"
       << "     Measured (size, one-way time, transfer bandwidth, sendrecv per call / one-way):\n";
     for (const auto& [c, scope] : curve_classes(d)) {
         const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
@@ -403,6 +407,9 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     topo::XmlElement& collectives = cluster.add_collectives();
     // The library that ran: its collectives' decision rules and buffer copies.
     if (!profile.empty()) collectives.text("profile", profile).text("buffer-copies", "yes");
+    // A collective's segments and blocks priced at the buffer they land in (issue 23: the
+    // curves above are ping-pongs of one buffer of the message's size).
+    collectives.text("buffer-footprint", "yes");
     if (!m.local.copy.empty() && !m.local.reduce.empty()) {
         collectives.bandwidth("reduce-bandwidth", model_bandwidth_of(m.local.reduce.back().second))
             .bandwidth("copy-bandwidth", model_bandwidth_of(m.local.copy.back().second));
