@@ -33,6 +33,9 @@ enum class MsgKind : std::uint8_t {
     ReadRequest,   // client -> server
     ReadData,      // server -> client, one chunk
     Exchange,      // two-phase: rank <-> aggregator
+    WriteReady,    // server -> client: the response to a write request (handshake="yes")
+    MetaRequest,   // client -> metadata server: one of an open's round trips
+    MetaReply,     // metadata server -> client
 };
 
 struct Msg {
@@ -53,7 +56,8 @@ struct ServerRequest {
     std::uint32_t file;
     bool write;
     std::uint32_t chunks_left;    // write: chunks not yet safe
-    std::vector<Extent> extents;  // read: the object extents to read
+    std::vector<Extent> extents;  // read: the object extents to read; write with the
+                                  // handshake: the data waiting for the server's response
 };
 
 // One chunk inside a server.
@@ -110,6 +114,15 @@ struct Gathering {
         std::uint32_t handle = 0;  // the rank's file handle
     };
     std::vector<Entry> entries;
+};
+
+// An open whose ranks have all entered, waiting for its metadata round trips
+// (open-requests): `rank` (the communicator's first) talks to `server`.
+struct PendingOpen {
+    Gathering g;
+    std::int32_t rank = 0;
+    std::uint32_t server = 0;
+    std::uint32_t left = 0;  // round trips still to start
 };
 
 // Which collective I/O algorithm an operation uses for a size.
@@ -253,6 +266,11 @@ class FileSystem final : public mpi::IoService, public Component {
                 std::uint64_t bytes);
     void gathered(Gathering g);
     void check_syncs();
+    // An open's metadata round trip: the request from the first rank to the server.
+    void meta_request(std::uint32_t pending);
+    void finish_open(const Gathering& g);
+    // The rank whose forwarder a client-server message passes through.
+    std::int32_t client_rank(const Msg& msg) const;
     // Two-phase.
     void start_two_phase(Gathering& g);
     void next_cycle(std::uint32_t run, std::uint32_t agg);
@@ -287,6 +305,7 @@ class FileSystem final : public mpi::IoService, public Component {
     Pool<ServerRequest> sreqs_;
     Pool<ServerChunk> chunks_;
     Pool<ClientOp> cops_;
+    Pool<PendingOpen> opens_pending_;
     Pool<TwoPhase> runs_;
     std::vector<std::uint64_t> done_bytes_;  // per rank: bytes of the operation finishing
     std::vector<std::string> waiting_;       // per rank: what it waits for (describe)
@@ -489,13 +508,18 @@ void FileSystem::start_client_op(std::int32_t rank, std::uint32_t file, bool wri
             for (const Extent& e : ext)
                 chunks += static_cast<std::uint32_t>((e.bytes + spec_.granularity - 1) /
                                                      spec_.granularity);
-        const std::uint32_t sq = sreqs_.acquire(
-            ServerRequest{cop, s, file, write, chunks, write ? std::vector<Extent>{} : ext});
+        // PVFS2's handshake: a share above the small-I/O size waits for the server's
+        // response before its data flows (the server keeps it in the request meanwhile).
+        std::uint64_t share = 0;
+        for (const Extent& e : ext) share += e.bytes;
+        const bool wait = write && spec_.handshake && share > spec_.small_io;
+        const std::uint32_t sq = sreqs_.acquire(ServerRequest{
+            cop, s, file, write, chunks, write && !wait ? std::vector<Extent>{} : ext});
         const std::uint32_t req =
             msgs_.acquire(Msg{write ? MsgKind::WriteRequest : MsgKind::ReadRequest, false,
                               topo::kNoVertex, sq, 0, 0, 0, spec_.request_bytes});
         send(client, servers_[s].vertex, req, via);
-        if (!write) continue;
+        if (!write || wait) continue;
         for (const Extent& e : ext)
             for (std::uint64_t off = 0; off < e.bytes; off += spec_.granularity) {
                 const std::uint64_t n = std::min(spec_.granularity, e.bytes - off);
@@ -538,14 +562,62 @@ void FileSystem::message_delivered(std::uint64_t cookie) {
         msg.via_forwarder = false;
         // Only client-server messages (never two-phase exchanges) use forwarders: the leg
         // ended at the forwarder of the request's client.
-        const topo::VertexId at = forwarder_of(cops_[sreqs_[msg.sreq].cop].rank);
+        const topo::VertexId at = forwarder_of(client_rank(msg));
         network_.send(at, msg.final_dst, msg.bytes, mpi::kIoCookie | m, false);
         return;
     }
     switch (msg.kind) {
-        case MsgKind::WriteRequest:
-            msgs_.release(m);  // the data follows on its own
+        case MsgKind::WriteRequest: {
+            const ServerRequest& q = sreqs_[msg.sreq];
+            if (q.extents.empty()) {
+                msgs_.release(m);  // the data follows on its own
+                return;
+            }
+            // handshake: respond; the client sends the data when the response arrives
+            const std::int32_t rank = cops_[q.cop].rank;
+            msg.kind = MsgKind::WriteReady;
+            msg.bytes = spec_.request_bytes;
+            send(servers_[q.server].vertex, ranks_[static_cast<std::size_t>(rank)].vertex, m,
+                 forwarder_of(rank));
             return;
+        }
+        case MsgKind::WriteReady: {
+            const std::uint32_t sq = msg.sreq;
+            msgs_.release(m);
+            const std::vector<Extent> ext = std::move(sreqs_[sq].extents);
+            sreqs_[sq].extents.clear();
+            const std::int32_t rank = cops_[sreqs_[sq].cop].rank;
+            const topo::VertexId client = ranks_[static_cast<std::size_t>(rank)].vertex;
+            const topo::VertexId server = servers_[sreqs_[sq].server].vertex;
+            for (const Extent& e : ext)
+                for (std::uint64_t off = 0; off < e.bytes; off += spec_.granularity) {
+                    const std::uint64_t n = std::min(spec_.granularity, e.bytes - off);
+                    const std::uint32_t d = msgs_.acquire(Msg{
+                        MsgKind::WriteData, false, topo::kNoVertex, sq, 0, 0, e.offset + off, n});
+                    send(client, server, d, forwarder_of(rank));
+                }
+            return;
+        }
+        case MsgKind::MetaRequest: {
+            const PendingOpen& o = opens_pending_[msg.cycle];
+            msg.kind = MsgKind::MetaReply;
+            send(servers_[o.server].vertex, ranks_[static_cast<std::size_t>(o.rank)].vertex, m,
+                 forwarder_of(o.rank));
+            return;
+        }
+        case MsgKind::MetaReply: {
+            const std::uint32_t pending = msg.cycle;
+            msgs_.release(m);
+            if (opens_pending_[pending].left > 0) {
+                meta_request(pending);
+                return;
+            }
+            const Gathering g = std::move(opens_pending_[pending].g);
+            opens_pending_[pending].g = Gathering{};
+            opens_pending_.release(pending);
+            finish_open(g);
+            return;
+        }
         case MsgKind::WriteData: {
             const ServerRequest& q = sreqs_[msg.sreq];
             Server& sv = servers_[q.server];
@@ -767,16 +839,47 @@ void FileSystem::arrive(std::int32_t rank, const Op& op, Handle& h, std::vector<
     gathered(std::move(done));
 }
 
+std::int32_t FileSystem::client_rank(const Msg& msg) const {
+    if (msg.kind == MsgKind::MetaRequest || msg.kind == MsgKind::MetaReply)
+        return opens_pending_[msg.cycle].rank;
+    return cops_[sreqs_[msg.sreq].cop].rank;
+}
+
+void FileSystem::meta_request(std::uint32_t pending) {
+    PendingOpen& o = opens_pending_[pending];
+    --o.left;
+    const std::uint32_t m = msgs_.acquire(Msg{MsgKind::MetaRequest, false, topo::kNoVertex, kNil,
+                                              pending, 0, 0, spec_.request_bytes});
+    send(ranks_[static_cast<std::size_t>(o.rank)].vertex, servers_[o.server].vertex, m,
+         forwarder_of(o.rank));
+}
+
+void FileSystem::finish_open(const Gathering& g) {
+    for (const auto& e : g.entries) finish_rank(e.rank, 0, open_cost(g.entries.size()));
+    report_.files = files_.size();
+}
+
 void FileSystem::gathered(Gathering g) {
     // The ranks still in the call waited for the last one to enter (those that went ahead
     // with independent I/O did not).
     for (const auto& e : g.entries)
         if (e.bytes != UINT64_MAX) host_.io_all_arrived(e.rank);
     switch (g.kind) {
-        case OpKind::FileOpen:
-            for (const auto& e : g.entries) finish_rank(e.rank, 0, open_cost(g.entries.size()));
-            report_.files = files_.size();
+        case OpKind::FileOpen: {
+            if (spec_.open_requests == 0) {
+                finish_open(g);
+                return;
+            }
+            // The metadata server: the server of the file's first stripe.
+            std::vector<Piece> first;
+            files_[g.file].layout.map(Extent{0, 1}, first);
+            const std::int32_t rank = groups_[g.group].members.front();
+            const std::uint32_t server = first.empty() ? 0 : first.front().server;
+            const std::uint32_t pending = opens_pending_.acquire(
+                PendingOpen{std::move(g), rank, server, spec_.open_requests});
+            meta_request(pending);
             return;
+        }
         case OpKind::FileClose:
             for (const auto& e : g.entries) finish_rank(e.rank, 0, close_cost(g.entries.size()));
             return;
