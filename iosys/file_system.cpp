@@ -36,6 +36,7 @@ enum class MsgKind : std::uint8_t {
     WriteReady,    // server -> client: the response to a write request (handshake="yes")
     MetaRequest,   // client -> metadata server: one of an open's round trips
     MetaReply,     // metadata server -> client
+    OpenTree,      // rank -> rank: ROMIO's broadcast and allreduce inside an open
 };
 
 struct Msg {
@@ -123,6 +124,11 @@ struct PendingOpen {
     std::int32_t rank = 0;
     std::uint32_t server = 0;
     std::uint32_t left = 0;  // round trips still to start
+    // open-collectives: phase 0 the broadcast of the handle, 1 the reduce of the result to
+    // the first rank, 2 its broadcast back; binomial trees over the member indices.
+    std::uint32_t phase = 0;
+    std::uint32_t received = 0;           // broadcast phases: members reached so far
+    std::vector<std::uint32_t> children;  // reduce: children not yet heard from, per member
 };
 
 // Which collective I/O algorithm an operation uses for a size.
@@ -269,6 +275,12 @@ class FileSystem final : public mpi::IoService, public Component {
     // An open's metadata round trip: the request from the first rank to the server.
     void meta_request(std::uint32_t pending);
     void finish_open(const Gathering& g);
+    // After the metadata round trips: ROMIO's collectives of the open (open-collectives),
+    // then the open's end.
+    void start_open_tree(std::uint32_t pending);
+    void open_tree_send(std::uint32_t pending, std::uint32_t from, std::uint32_t to);
+    void open_tree_arrived(std::uint32_t pending, std::uint32_t member);
+    void complete_open(std::uint32_t pending);
     // The rank whose forwarder a client-server message passes through.
     std::int32_t client_rank(const Msg& msg) const;
     // Two-phase.
@@ -612,10 +624,13 @@ void FileSystem::message_delivered(std::uint64_t cookie) {
                 meta_request(pending);
                 return;
             }
-            const Gathering g = std::move(opens_pending_[pending].g);
-            opens_pending_[pending].g = Gathering{};
-            opens_pending_.release(pending);
-            finish_open(g);
+            start_open_tree(pending);
+            return;
+        }
+        case MsgKind::OpenTree: {
+            const std::uint32_t pending = msg.cycle, member = msg.agg;
+            msgs_.release(m);
+            open_tree_arrived(pending, member);
             return;
         }
         case MsgKind::WriteData: {
@@ -854,6 +869,80 @@ void FileSystem::meta_request(std::uint32_t pending) {
          forwarder_of(o.rank));
 }
 
+// Binomial trees over member indices 0..P-1 rooted at 0 (MPICH's short broadcast and
+// reduce): member i's children are i + 2^k for every 2^k > i with i + 2^k < P; its parent
+// is i less its highest power of two.
+namespace {
+std::uint32_t tree_parent(std::uint32_t i) {
+    std::uint32_t p = 1;
+    while (p * 2 <= i) p *= 2;
+    return i - p;
+}
+template <typename F>
+void for_tree_children(std::uint32_t i, std::uint32_t n, F f) {
+    std::uint32_t k = 1;
+    while (k <= i) k *= 2;
+    for (; i + k < n; k *= 2) f(i + k);
+}
+}  // namespace
+
+void FileSystem::start_open_tree(std::uint32_t pending) {
+    PendingOpen& o = opens_pending_[pending];
+    const auto n = static_cast<std::uint32_t>(groups_[o.g.group].members.size());
+    if (!spec_.open_collectives || n < 2) {
+        complete_open(pending);
+        return;
+    }
+    o.phase = 0;
+    o.received = 0;
+    for_tree_children(0, n, [&](std::uint32_t c) { open_tree_send(pending, 0, c); });
+}
+
+void FileSystem::open_tree_send(std::uint32_t pending, std::uint32_t from, std::uint32_t to) {
+    const auto& members = groups_[opens_pending_[pending].g.group].members;
+    const std::uint32_t m = msgs_.acquire(
+        Msg{MsgKind::OpenTree, false, topo::kNoVertex, kNil, pending, to, 0, spec_.request_bytes});
+    send(ranks_[static_cast<std::size_t>(members[from])].vertex,
+         ranks_[static_cast<std::size_t>(members[to])].vertex, m, topo::kNoVertex);
+}
+
+void FileSystem::open_tree_arrived(std::uint32_t pending, std::uint32_t member) {
+    PendingOpen& o = opens_pending_[pending];
+    const auto n = static_cast<std::uint32_t>(groups_[o.g.group].members.size());
+    if (o.phase == 1) {  // reduce: a child's result reached `member`
+        if (--o.children[member] > 0) return;
+        if (member != 0) {
+            open_tree_send(pending, member, tree_parent(member));
+            return;
+        }
+        o.phase = 2;  // the first rank has the result: broadcast it back
+        o.received = 0;
+        for_tree_children(0, n, [&](std::uint32_t c) { open_tree_send(pending, 0, c); });
+        return;
+    }
+    // a broadcast reached `member`: pass it on
+    for_tree_children(member, n, [&](std::uint32_t c) { open_tree_send(pending, member, c); });
+    if (++o.received < n - 1) return;
+    if (o.phase == 2) {
+        complete_open(pending);
+        return;
+    }
+    // every member has the handle: reduce the result to the first rank, leaves first
+    o.phase = 1;
+    o.children.assign(n, 0);
+    for (std::uint32_t i = 1; i < n; ++i) ++o.children[tree_parent(i)];
+    for (std::uint32_t i = 1; i < n; ++i)
+        if (o.children[i] == 0) open_tree_send(pending, i, tree_parent(i));
+}
+
+void FileSystem::complete_open(std::uint32_t pending) {
+    const Gathering g = std::move(opens_pending_[pending].g);
+    opens_pending_[pending].g = Gathering{};
+    opens_pending_[pending].children.clear();
+    opens_pending_.release(pending);
+    finish_open(g);
+}
+
 void FileSystem::finish_open(const Gathering& g) {
     for (const auto& e : g.entries) finish_rank(e.rank, 0, open_cost(g.entries.size()));
     report_.files = files_.size();
@@ -866,7 +955,7 @@ void FileSystem::gathered(Gathering g) {
         if (e.bytes != UINT64_MAX) host_.io_all_arrived(e.rank);
     switch (g.kind) {
         case OpKind::FileOpen: {
-            if (spec_.open_requests == 0) {
+            if (spec_.open_requests == 0 && (!spec_.open_collectives || g.entries.size() < 2)) {
                 finish_open(g);
                 return;
             }
@@ -876,8 +965,11 @@ void FileSystem::gathered(Gathering g) {
             const std::int32_t rank = groups_[g.group].members.front();
             const std::uint32_t server = first.empty() ? 0 : first.front().server;
             const std::uint32_t pending = opens_pending_.acquire(
-                PendingOpen{std::move(g), rank, server, spec_.open_requests});
-            meta_request(pending);
+                PendingOpen{std::move(g), rank, server, spec_.open_requests, 0, 0, {}});
+            if (spec_.open_requests > 0)
+                meta_request(pending);
+            else
+                start_open_tree(pending);
             return;
         }
         case OpKind::FileClose:

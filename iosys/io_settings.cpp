@@ -200,10 +200,10 @@ void IoReader::read_io_forwarder(pugi::xml_node n) {
 }
 
 void IoReader::read_file_system(pugi::xml_node n) {
-    x_.check_attributes(
-        n, {"distribution", "stripe", "servers", "open", "close", "sync", "request-size",
-            "granularity", "cb-buffer", "cb-nodes", "open-per-rank", "close-per-rank",
-            "collective-close", "request-overhead", "handshake", "small-io", "open-requests"});
+    x_.check_attributes(n, {"distribution", "stripe", "servers", "open", "close", "sync",
+                            "request-size", "granularity", "cb-buffer", "cb-nodes", "open-per-rank",
+                            "close-per-rank", "collective-close", "request-overhead", "handshake",
+                            "small-io", "open-requests", "open-collectives"});
     x_.check_empty(n);
     FileSystemSpec& f = io_.fs;
     f.present = true;
@@ -237,6 +237,14 @@ void IoReader::read_file_system(pugi::xml_node n) {
         else if (*v != "no")
             x_.fail(n, fmt::format("<file-system> attribute 'handshake': '{}' is not valid; "
                                    "expected yes or no",
+                                   *v));
+    }
+    if (const auto v = x_.optional(n, "open-collectives")) {
+        if (*v == "yes")
+            f.open_collectives = true;
+        else if (*v != "no")
+            x_.fail(n, fmt::format("<file-system> attribute 'open-collectives': '{}' is not "
+                                   "valid; expected yes or no",
                                    *v));
     }
     if (const auto v = x_.optional(n, "small-io"))

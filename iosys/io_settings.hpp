@@ -64,6 +64,11 @@ struct FileSystemSpec {
     // communicator's first rank makes to the file's metadata server (the server of its
     // first stripe) once every rank has entered the open (ROMIO's ad_pvfs2_open: rank 0
     // looks the file up, then broadcasts the handle), before the open cost.
+    // open_collectives: then ROMIO's collectives of the open run as messages of
+    // request_bytes between the ranks: the broadcast of the handle from the first rank
+    // (ad_pvfs2_open.c) and the allreduce of the result (ad_open.c), as a reduce to the first
+    // rank and a broadcast back, each over a binomial tree (MPICH's short-message trees).
+    bool open_collectives = false;
     bool handshake = false;
     std::uint64_t small_io = 0;
     std::uint32_t open_requests = 0;

@@ -191,6 +191,32 @@ TEST(IoFs, OpenRequestsCostRoundTripsToTheMetadataServer) {
     }
 }
 
+// open-collectives="yes": ROMIO's broadcast of the handle and allreduce of the result, as
+// binomial trees of 256-byte messages between the ranks (rank to rank: the same 6 links).
+// 2 ranks: broadcast, reduce, broadcast = 3 one-way trips. 4 ranks: the broadcast reaches
+// rank 3 through rank 1 (2 trips), the reduce comes back the same way (2), the broadcast
+// again (2): 6 trips; the root's second message of each broadcast leaves 256 ns after its
+// first and is not on the longest path. The metadata round trips come first.
+TEST(IoFs, OpenCollectivesCostTheirTreesOneWayTrips) {
+    const auto model = [](const std::string& extra) {
+        return io_model(5, "1GB/s",
+                        R"(<io-server node="n4"><disk model="simple" rate="1GB/s"/></io-server>
+        <file-system open="10us" open-collectives="yes" )" +
+                            extra + "/>");
+    };
+    for (const auto& [ranks, requests, trips] :
+         {std::tuple{1, 0, 0}, std::tuple{2, 0, 3}, std::tuple{4, 0, 6}, std::tuple{4, 1, 8}}) {
+        std::vector<std::vector<mpi::Op>> script(static_cast<std::size_t>(ranks));
+        for (auto& ops : script) ops = {file_open(0, &kFile), file_op(OpKind::FileClose)};
+        ScriptProgram prog(script);
+        const auto t = model(fmt::format(R"(open-requests="{}")", requests));
+        const auto res = simulate_io(t, ranks_on(t, ranks), prog);
+        EXPECT_EQ(res.simulated, Time::us(10) + trips * kControlOneWay)
+            << ranks << " ranks, " << requests << " metadata round trips";
+        for (const auto& r : res.ranks) EXPECT_EQ(r.finish, res.simulated);
+    }
+}
+
 // handshake="yes": a write share above small-io waits for the server's response before its
 // data leaves; one at or below it goes with the request as before. One rank, one server,
 // write-behind (acknowledged on arrival): the data of a 128 KiB write starts one round trip
@@ -222,7 +248,7 @@ TEST(IoFs, BadMetadataAttributesNameTheLine) {
     for (const std::string bad :
          {R"(collective-close="maybe")", R"(open-per-rank="3")", R"(request-overhead="-1us")",
           R"(handshake="sometimes")", R"(small-io="-1KiB")", R"(open-requests="1001")",
-          R"(open-requests="two")"}) {
+          R"(open-requests="two")", R"(open-collectives="1")"}) {
         try {
             (void)io_model(2, "1GB/s",
                            R"(<io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>
