@@ -33,6 +33,10 @@ enum class MsgKind : std::uint8_t {
     ReadRequest,   // client -> server
     ReadData,      // server -> client, one chunk
     Exchange,      // two-phase: rank <-> aggregator
+    WriteReady,    // server -> client: the response to a write request (handshake="yes")
+    MetaRequest,   // client -> metadata server: one of an open's round trips
+    MetaReply,     // metadata server -> client
+    OpenTree,      // rank -> rank: ROMIO's broadcast and allreduce inside an open
 };
 
 struct Msg {
@@ -53,7 +57,8 @@ struct ServerRequest {
     std::uint32_t file;
     bool write;
     std::uint32_t chunks_left;    // write: chunks not yet safe
-    std::vector<Extent> extents;  // read: the object extents to read
+    std::vector<Extent> extents;  // read: the object extents to read; write with the
+                                  // handshake: the data waiting for the server's response
 };
 
 // One chunk inside a server.
@@ -110,6 +115,20 @@ struct Gathering {
         std::uint32_t handle = 0;  // the rank's file handle
     };
     std::vector<Entry> entries;
+};
+
+// An open whose ranks have all entered, waiting for its metadata round trips
+// (open-requests): `rank` (the communicator's first) talks to `server`.
+struct PendingOpen {
+    Gathering g;
+    std::int32_t rank = 0;
+    std::uint32_t server = 0;
+    std::uint32_t left = 0;  // round trips still to start
+    // open-collectives: phase 0 the broadcast of the handle, 1 the reduce of the result to
+    // the first rank, 2 its broadcast back; binomial trees over the member indices.
+    std::uint32_t phase = 0;
+    std::uint32_t received = 0;           // broadcast phases: members reached so far
+    std::vector<std::uint32_t> children;  // reduce: children not yet heard from, per member
 };
 
 // Which collective I/O algorithm an operation uses for a size.
@@ -253,6 +272,17 @@ class FileSystem final : public mpi::IoService, public Component {
                 std::uint64_t bytes);
     void gathered(Gathering g);
     void check_syncs();
+    // An open's metadata round trip: the request from the first rank to the server.
+    void meta_request(std::uint32_t pending);
+    void finish_open(const Gathering& g);
+    // After the metadata round trips: ROMIO's collectives of the open (open-collectives),
+    // then the open's end.
+    void start_open_tree(std::uint32_t pending);
+    void open_tree_send(std::uint32_t pending, std::uint32_t from, std::uint32_t to);
+    void open_tree_arrived(std::uint32_t pending, std::uint32_t member);
+    void complete_open(std::uint32_t pending);
+    // The rank whose forwarder a client-server message passes through.
+    std::int32_t client_rank(const Msg& msg) const;
     // Two-phase.
     void start_two_phase(Gathering& g);
     void next_cycle(std::uint32_t run, std::uint32_t agg);
@@ -287,6 +317,7 @@ class FileSystem final : public mpi::IoService, public Component {
     Pool<ServerRequest> sreqs_;
     Pool<ServerChunk> chunks_;
     Pool<ClientOp> cops_;
+    Pool<PendingOpen> opens_pending_;
     Pool<TwoPhase> runs_;
     std::vector<std::uint64_t> done_bytes_;  // per rank: bytes of the operation finishing
     std::vector<std::string> waiting_;       // per rank: what it waits for (describe)
@@ -489,13 +520,18 @@ void FileSystem::start_client_op(std::int32_t rank, std::uint32_t file, bool wri
             for (const Extent& e : ext)
                 chunks += static_cast<std::uint32_t>((e.bytes + spec_.granularity - 1) /
                                                      spec_.granularity);
-        const std::uint32_t sq = sreqs_.acquire(
-            ServerRequest{cop, s, file, write, chunks, write ? std::vector<Extent>{} : ext});
+        // PVFS2's handshake: a share above the small-I/O size waits for the server's
+        // response before its data flows (the server keeps it in the request meanwhile).
+        std::uint64_t share = 0;
+        for (const Extent& e : ext) share += e.bytes;
+        const bool wait = write && spec_.handshake && share > spec_.small_io;
+        const std::uint32_t sq = sreqs_.acquire(ServerRequest{
+            cop, s, file, write, chunks, write && !wait ? std::vector<Extent>{} : ext});
         const std::uint32_t req =
             msgs_.acquire(Msg{write ? MsgKind::WriteRequest : MsgKind::ReadRequest, false,
                               topo::kNoVertex, sq, 0, 0, 0, spec_.request_bytes});
         send(client, servers_[s].vertex, req, via);
-        if (!write) continue;
+        if (!write || wait) continue;
         for (const Extent& e : ext)
             for (std::uint64_t off = 0; off < e.bytes; off += spec_.granularity) {
                 const std::uint64_t n = std::min(spec_.granularity, e.bytes - off);
@@ -538,14 +574,65 @@ void FileSystem::message_delivered(std::uint64_t cookie) {
         msg.via_forwarder = false;
         // Only client-server messages (never two-phase exchanges) use forwarders: the leg
         // ended at the forwarder of the request's client.
-        const topo::VertexId at = forwarder_of(cops_[sreqs_[msg.sreq].cop].rank);
+        const topo::VertexId at = forwarder_of(client_rank(msg));
         network_.send(at, msg.final_dst, msg.bytes, mpi::kIoCookie | m, false);
         return;
     }
     switch (msg.kind) {
-        case MsgKind::WriteRequest:
-            msgs_.release(m);  // the data follows on its own
+        case MsgKind::WriteRequest: {
+            const ServerRequest& q = sreqs_[msg.sreq];
+            if (q.extents.empty()) {
+                msgs_.release(m);  // the data follows on its own
+                return;
+            }
+            // handshake: respond; the client sends the data when the response arrives
+            const std::int32_t rank = cops_[q.cop].rank;
+            msg.kind = MsgKind::WriteReady;
+            msg.bytes = spec_.request_bytes;
+            send(servers_[q.server].vertex, ranks_[static_cast<std::size_t>(rank)].vertex, m,
+                 forwarder_of(rank));
             return;
+        }
+        case MsgKind::WriteReady: {
+            const std::uint32_t sq = msg.sreq;
+            msgs_.release(m);
+            const std::vector<Extent> ext = std::move(sreqs_[sq].extents);
+            sreqs_[sq].extents.clear();
+            const std::int32_t rank = cops_[sreqs_[sq].cop].rank;
+            const topo::VertexId client = ranks_[static_cast<std::size_t>(rank)].vertex;
+            const topo::VertexId server = servers_[sreqs_[sq].server].vertex;
+            for (const Extent& e : ext)
+                for (std::uint64_t off = 0; off < e.bytes; off += spec_.granularity) {
+                    const std::uint64_t n = std::min(spec_.granularity, e.bytes - off);
+                    const std::uint32_t d = msgs_.acquire(Msg{
+                        MsgKind::WriteData, false, topo::kNoVertex, sq, 0, 0, e.offset + off, n});
+                    send(client, server, d, forwarder_of(rank));
+                }
+            return;
+        }
+        case MsgKind::MetaRequest: {
+            const PendingOpen& o = opens_pending_[msg.cycle];
+            msg.kind = MsgKind::MetaReply;
+            send(servers_[o.server].vertex, ranks_[static_cast<std::size_t>(o.rank)].vertex, m,
+                 forwarder_of(o.rank));
+            return;
+        }
+        case MsgKind::MetaReply: {
+            const std::uint32_t pending = msg.cycle;
+            msgs_.release(m);
+            if (opens_pending_[pending].left > 0) {
+                meta_request(pending);
+                return;
+            }
+            start_open_tree(pending);
+            return;
+        }
+        case MsgKind::OpenTree: {
+            const std::uint32_t pending = msg.cycle, member = msg.agg;
+            msgs_.release(m);
+            open_tree_arrived(pending, member);
+            return;
+        }
         case MsgKind::WriteData: {
             const ServerRequest& q = sreqs_[msg.sreq];
             Server& sv = servers_[q.server];
@@ -767,16 +854,124 @@ void FileSystem::arrive(std::int32_t rank, const Op& op, Handle& h, std::vector<
     gathered(std::move(done));
 }
 
+std::int32_t FileSystem::client_rank(const Msg& msg) const {
+    if (msg.kind == MsgKind::MetaRequest || msg.kind == MsgKind::MetaReply)
+        return opens_pending_[msg.cycle].rank;
+    return cops_[sreqs_[msg.sreq].cop].rank;
+}
+
+void FileSystem::meta_request(std::uint32_t pending) {
+    PendingOpen& o = opens_pending_[pending];
+    --o.left;
+    const std::uint32_t m = msgs_.acquire(Msg{MsgKind::MetaRequest, false, topo::kNoVertex, kNil,
+                                              pending, 0, 0, spec_.request_bytes});
+    send(ranks_[static_cast<std::size_t>(o.rank)].vertex, servers_[o.server].vertex, m,
+         forwarder_of(o.rank));
+}
+
+// Binomial trees over member indices 0..P-1 rooted at 0 (MPICH's short broadcast and
+// reduce): member i's children are i + 2^k for every 2^k > i with i + 2^k < P; its parent
+// is i less its highest power of two.
+namespace {
+std::uint32_t tree_parent(std::uint32_t i) {
+    std::uint32_t p = 1;
+    while (p * 2 <= i) p *= 2;
+    return i - p;
+}
+template <typename F>
+void for_tree_children(std::uint32_t i, std::uint32_t n, F f) {
+    std::uint32_t k = 1;
+    while (k <= i) k *= 2;
+    for (; i + k < n; k *= 2) f(i + k);
+}
+}  // namespace
+
+void FileSystem::start_open_tree(std::uint32_t pending) {
+    PendingOpen& o = opens_pending_[pending];
+    const auto n = static_cast<std::uint32_t>(groups_[o.g.group].members.size());
+    if (!spec_.open_collectives || n < 2) {
+        complete_open(pending);
+        return;
+    }
+    o.phase = 0;
+    o.received = 0;
+    for_tree_children(0, n, [&](std::uint32_t c) { open_tree_send(pending, 0, c); });
+}
+
+void FileSystem::open_tree_send(std::uint32_t pending, std::uint32_t from, std::uint32_t to) {
+    const auto& members = groups_[opens_pending_[pending].g.group].members;
+    const std::uint32_t m = msgs_.acquire(
+        Msg{MsgKind::OpenTree, false, topo::kNoVertex, kNil, pending, to, 0, spec_.request_bytes});
+    send(ranks_[static_cast<std::size_t>(members[from])].vertex,
+         ranks_[static_cast<std::size_t>(members[to])].vertex, m, topo::kNoVertex);
+}
+
+void FileSystem::open_tree_arrived(std::uint32_t pending, std::uint32_t member) {
+    PendingOpen& o = opens_pending_[pending];
+    const auto n = static_cast<std::uint32_t>(groups_[o.g.group].members.size());
+    if (o.phase == 1) {  // reduce: a child's result reached `member`
+        if (--o.children[member] > 0) return;
+        if (member != 0) {
+            open_tree_send(pending, member, tree_parent(member));
+            return;
+        }
+        o.phase = 2;  // the first rank has the result: broadcast it back
+        o.received = 0;
+        for_tree_children(0, n, [&](std::uint32_t c) { open_tree_send(pending, 0, c); });
+        return;
+    }
+    // a broadcast reached `member`: pass it on
+    for_tree_children(member, n, [&](std::uint32_t c) { open_tree_send(pending, member, c); });
+    if (++o.received < n - 1) return;
+    if (o.phase == 2) {
+        complete_open(pending);
+        return;
+    }
+    // every member has the handle: reduce the result to the first rank, leaves first
+    o.phase = 1;
+    o.children.assign(n, 0);
+    for (std::uint32_t i = 1; i < n; ++i) ++o.children[tree_parent(i)];
+    for (std::uint32_t i = 1; i < n; ++i)
+        if (o.children[i] == 0) open_tree_send(pending, i, tree_parent(i));
+}
+
+void FileSystem::complete_open(std::uint32_t pending) {
+    const Gathering g = std::move(opens_pending_[pending].g);
+    opens_pending_[pending].g = Gathering{};
+    opens_pending_[pending].children.clear();
+    opens_pending_.release(pending);
+    finish_open(g);
+}
+
+void FileSystem::finish_open(const Gathering& g) {
+    for (const auto& e : g.entries) finish_rank(e.rank, 0, open_cost(g.entries.size()));
+    report_.files = files_.size();
+}
+
 void FileSystem::gathered(Gathering g) {
     // The ranks still in the call waited for the last one to enter (those that went ahead
     // with independent I/O did not).
     for (const auto& e : g.entries)
         if (e.bytes != UINT64_MAX) host_.io_all_arrived(e.rank);
     switch (g.kind) {
-        case OpKind::FileOpen:
-            for (const auto& e : g.entries) finish_rank(e.rank, 0, open_cost(g.entries.size()));
-            report_.files = files_.size();
+        case OpKind::FileOpen: {
+            if (spec_.open_requests == 0 && (!spec_.open_collectives || g.entries.size() < 2)) {
+                finish_open(g);
+                return;
+            }
+            // The metadata server: the server of the file's first stripe.
+            std::vector<Piece> first;
+            files_[g.file].layout.map(Extent{0, 1}, first);
+            const std::int32_t rank = groups_[g.group].members.front();
+            const std::uint32_t server = first.empty() ? 0 : first.front().server;
+            const std::uint32_t pending = opens_pending_.acquire(
+                PendingOpen{std::move(g), rank, server, spec_.open_requests, 0, 0, {}});
+            if (spec_.open_requests > 0)
+                meta_request(pending);
+            else
+                start_open_tree(pending);
             return;
+        }
         case OpKind::FileClose:
             for (const auto& e : g.entries) finish_rank(e.rank, 0, close_cost(g.entries.size()));
             return;

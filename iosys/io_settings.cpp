@@ -202,7 +202,8 @@ void IoReader::read_io_forwarder(pugi::xml_node n) {
 void IoReader::read_file_system(pugi::xml_node n) {
     x_.check_attributes(n, {"distribution", "stripe", "servers", "open", "close", "sync",
                             "request-size", "granularity", "cb-buffer", "cb-nodes", "open-per-rank",
-                            "close-per-rank", "collective-close", "request-overhead"});
+                            "close-per-rank", "collective-close", "request-overhead", "handshake",
+                            "small-io", "open-requests", "open-collectives"});
     x_.check_empty(n);
     FileSystemSpec& f = io_.fs;
     f.present = true;
@@ -229,6 +230,32 @@ void IoReader::read_file_system(pugi::xml_node n) {
             x_.fail(n, fmt::format("<file-system> attribute 'collective-close': '{}' is not valid; "
                                    "expected yes or no",
                                    *v));
+    }
+    if (const auto v = x_.optional(n, "handshake")) {
+        if (*v == "yes")
+            f.handshake = true;
+        else if (*v != "no")
+            x_.fail(n, fmt::format("<file-system> attribute 'handshake': '{}' is not valid; "
+                                   "expected yes or no",
+                                   *v));
+    }
+    if (const auto v = x_.optional(n, "open-collectives")) {
+        if (*v == "yes")
+            f.open_collectives = true;
+        else if (*v != "no")
+            x_.fail(n, fmt::format("<file-system> attribute 'open-collectives': '{}' is not "
+                                   "valid; expected yes or no",
+                                   *v));
+    }
+    if (const auto v = x_.optional(n, "small-io"))
+        f.small_io = x_.with_unit(n, "small-io", *v, parse_size);
+    if (const auto v = x_.optional(n, "open-requests")) {
+        const std::uint64_t c = x_.with_unit(n, "open-requests", *v, parse_count);
+        if (c > 1000)
+            x_.fail(n, fmt::format("<file-system> attribute 'open-requests': {} round trips per "
+                                   "open; at most 1000",
+                                   c));
+        f.open_requests = static_cast<std::uint32_t>(c);
     }
     if (const auto v = x_.optional(n, "request-size"))
         f.request_bytes = x_.with_unit(n, "request-size", *v, parse_size);

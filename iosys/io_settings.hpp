@@ -55,7 +55,23 @@ struct FileSystemSpec {
     Time close_per_rank = Time::zero();
     bool close_collective = false;
     Time request_overhead = Time::zero();
-    std::uint64_t request_bytes = 256;           // size of a request or acknowledgement message
+    std::uint64_t request_bytes = 256;  // size of a request or acknowledgement message
+    // The PVFS2 request path (issue 23 part 4; off unless the model says so). handshake: a
+    // write's data to a server waits for the server's response to the request (PVFS2's
+    // sys-io state machine: request, response, flow, completion ack), except a share of at
+    // most small_io bytes, which travels with the request as PVFS2's small I/O does
+    // (PINT_SMALL_IO_MAXSIZE, 16 KiB). open_requests: request/response round trips the
+    // communicator's first rank makes to the file's metadata server (the server of its
+    // first stripe) once every rank has entered the open (ROMIO's ad_pvfs2_open: rank 0
+    // looks the file up, then broadcasts the handle), before the open cost.
+    // open_collectives: then ROMIO's collectives of the open run as messages of
+    // request_bytes between the ranks: the broadcast of the handle from the first rank
+    // (ad_pvfs2_open.c) and the allreduce of the result (ad_open.c), as a reduce to the first
+    // rank and a broadcast back, each over a binomial tree (MPICH's short-message trees).
+    bool open_collectives = false;
+    bool handshake = false;
+    std::uint64_t small_io = 0;
+    std::uint32_t open_requests = 0;
     std::uint64_t granularity = 1024 * 1024;     // a server handles data in chunks of this size
     std::uint64_t cb_buffer = 16 * 1024 * 1024;  // two-phase collective buffer per aggregator
     std::int32_t cb_nodes = 0;  // two-phase aggregators; 0 = one per node of the communicator

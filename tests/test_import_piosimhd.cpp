@@ -153,6 +153,29 @@ TEST(ImportPiosimhd, PvsClusterModel) {
     EXPECT_NE(r.placement_map.find(expect), std::string::npos) << r.placement_map;
 }
 
+// --file-system pvfs2: the same model plus PVFS2's request path on its <file-system>
+// (handshake, 16 KiB small I/O, one metadata round trip per open); without it, none.
+TEST(ImportPiosimhd, Pvfs2AddsItsRequestPathAndNothingElse) {
+    SKIP_WITHOUT_EXTERNAL();
+    const ImportResult plain = import_piosimhd(kPvs);
+    const ImportResult r = import_piosimhd(kPvs, PiosimhdOptions{true});
+    EXPECT_EQ(testing::rewritten(r.xml), r.xml);
+    const run::Model a = run::parse_model(plain.xml, "pvs.xml");
+    const run::Model b = run::parse_model(r.xml, "pvs-pvfs2.xml");
+    EXPECT_FALSE(a.io.fs.handshake);
+    EXPECT_EQ(a.io.fs.small_io, 0u);
+    EXPECT_EQ(a.io.fs.open_requests, 0u);
+    EXPECT_TRUE(b.io.fs.handshake);
+    EXPECT_EQ(b.io.fs.small_io, 16u * 1024);
+    EXPECT_EQ(b.io.fs.open_requests, 1u);
+    EXPECT_TRUE(b.io.fs.open_collectives);
+    EXPECT_FALSE(a.io.fs.open_collectives);
+    EXPECT_EQ(b.io.fs.granularity, a.io.fs.granularity);
+    EXPECT_EQ(b.io.servers.size(), a.io.servers.size());
+    EXPECT_EQ(b.topology.nodes.size(), a.topology.nodes.size());
+    EXPECT_EQ(r.unmapped, plain.unmapped);
+}
+
 TEST(ImportPiosimhd, PlacementMapIsAcceptedByTheRunOption) {
     SKIP_WITHOUT_EXTERNAL();
     const ImportResult r = import_piosimhd(kPvs);

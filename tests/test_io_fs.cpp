@@ -158,9 +158,97 @@ TEST(IoFs, RequestOverheadPerServerRequest) {
     }
 }
 
+// The PVFS2 request path (issue 23 part 4). A 256-byte control message from a rank (n0's
+// socket) to a server (n1's) crosses 6 links of 1 us and 1 GB/s (s0-mem0, mem0-nic,
+// nic-switch and back), store and forward: one way 6 (1 us + 256 ns).
+constexpr Time kControlOneWay = 6 * (Time::us(1) + Time::ns(256));
+
+// open-requests="N": once all ranks have entered, the first rank makes N request/response
+// round trips to the metadata server before the open's cost: N round trips more, exactly.
+TEST(IoFs, OpenRequestsCostRoundTripsToTheMetadataServer) {
+    const auto model = [](const std::string& extra) {
+        return io_model(3, "1GB/s",
+                        R"(<io-server node="n2"><disk model="simple" rate="1GB/s"/></io-server>
+        <file-system open="10us" )" +
+                            extra + "/>");
+    };
+    for (const int ranks : {1, 2}) {
+        std::vector<std::vector<mpi::Op>> script(static_cast<std::size_t>(ranks));
+        for (auto& ops : script) ops = {file_open(0, &kFile), file_op(OpKind::FileClose)};
+        ScriptProgram a(script);
+        const auto t0 = model("");
+        const auto plain = simulate_io(t0, ranks_on(t0, ranks), a);
+        EXPECT_EQ(plain.simulated, Time::us(10)) << ranks;
+        for (const std::uint32_t n : {1u, 3u}) {
+            ScriptProgram b(script);
+            const auto t = model(fmt::format(R"(open-requests="{}")", n));
+            const auto res = simulate_io(t, ranks_on(t, ranks), b);
+            EXPECT_EQ(res.simulated - plain.simulated,
+                      static_cast<std::int64_t>(2 * n) * kControlOneWay)
+                << ranks << " ranks, " << n << " round trips";
+            for (const auto& r : res.ranks) EXPECT_EQ(r.finish, res.simulated);
+        }
+    }
+}
+
+// open-collectives="yes": ROMIO's broadcast of the handle and allreduce of the result, as
+// binomial trees of 256-byte messages between the ranks (rank to rank: the same 6 links).
+// 2 ranks: broadcast, reduce, broadcast = 3 one-way trips. 4 ranks: the broadcast reaches
+// rank 3 through rank 1 (2 trips), the reduce comes back the same way (2), the broadcast
+// again (2): 6 trips; the root's second message of each broadcast leaves 256 ns after its
+// first and is not on the longest path. The metadata round trips come first.
+TEST(IoFs, OpenCollectivesCostTheirTreesOneWayTrips) {
+    const auto model = [](const std::string& extra) {
+        return io_model(5, "1GB/s",
+                        R"(<io-server node="n4"><disk model="simple" rate="1GB/s"/></io-server>
+        <file-system open="10us" open-collectives="yes" )" +
+                            extra + "/>");
+    };
+    for (const auto& [ranks, requests, trips] :
+         {std::tuple{1, 0, 0}, std::tuple{2, 0, 3}, std::tuple{4, 0, 6}, std::tuple{4, 1, 8}}) {
+        std::vector<std::vector<mpi::Op>> script(static_cast<std::size_t>(ranks));
+        for (auto& ops : script) ops = {file_open(0, &kFile), file_op(OpKind::FileClose)};
+        ScriptProgram prog(script);
+        const auto t = model(fmt::format(R"(open-requests="{}")", requests));
+        const auto res = simulate_io(t, ranks_on(t, ranks), prog);
+        EXPECT_EQ(res.simulated, Time::us(10) + trips * kControlOneWay)
+            << ranks << " ranks, " << requests << " metadata round trips";
+        for (const auto& r : res.ranks) EXPECT_EQ(r.finish, res.simulated);
+    }
+}
+
+// handshake="yes": a write share above small-io waits for the server's response before its
+// data leaves; one at or below it goes with the request as before. One rank, one server,
+// write-behind (acknowledged on arrival): the data of a 128 KiB write starts one round trip
+// later instead of behind the 256-byte request on the first link, so it ends exactly
+// 2 one-way trips less 256 ns later; a 4 KiB write (small I/O) costs the same.
+TEST(IoFs, HandshakeDelaysTheDataByTheRequestsRoundTrip) {
+    const auto model = [](const std::string& extra) {
+        return io_model(2, "1GB/s",
+                        R"(<io-server node="n1"><cache model="write_behind" memory="1GiB"/>
+        <disk model="simple" rate="1GB/s"/></io-server>
+        <file-system small-io="16KiB" )" +
+                            extra + "/>");
+    };
+    for (const std::uint64_t bytes : {4 * KiB, 16 * KiB, 128 * KiB, 3 * MiB}) {
+        ScriptProgram a({sequential_write(bytes, bytes)});
+        const auto t0 = model("");
+        const auto plain = simulate_io(t0, ranks_on(t0, 1), a);
+        ScriptProgram b({sequential_write(bytes, bytes)});
+        const auto t1 = model(R"(handshake="yes")");
+        const auto shaken = simulate_io(t1, ranks_on(t1, 1), b);
+        const Time want = bytes > 16 * KiB ? 2 * kControlOneWay - Time::ns(256) : Time::zero();
+        EXPECT_EQ(shaken.simulated - plain.simulated, want) << bytes;
+        EXPECT_EQ(shaken.ranks[0].io_bytes_written, bytes);
+        EXPECT_EQ(shaken.io.servers[0].bytes_written, bytes);
+    }
+}
+
 TEST(IoFs, BadMetadataAttributesNameTheLine) {
     for (const std::string bad :
-         {R"(collective-close="maybe")", R"(open-per-rank="3")", R"(request-overhead="-1us")"}) {
+         {R"(collective-close="maybe")", R"(open-per-rank="3")", R"(request-overhead="-1us")",
+          R"(handshake="sometimes")", R"(small-io="-1KiB")", R"(open-requests="1001")",
+          R"(open-requests="two")", R"(open-collectives="1")"}) {
         try {
             (void)io_model(2, "1GB/s",
                            R"(<io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>

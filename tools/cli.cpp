@@ -600,6 +600,9 @@ int main(int argc, char** argv) {
     import->add_option("--placement-out", im.placement_out,
                        "also write the source's process placement as a map file "
                        "(for run --placement map:FILE)");
+    import->add_option("--file-system", im.file_system,
+                       "piosimhd: pvfs2 = the servers run PVFS2: add its request handshake, "
+                       "small I/O and the open's metadata lookup (traces/README.md)");
 
     CompareFlags cf;
     auto* compare = app.add_subcommand(

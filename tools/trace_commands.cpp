@@ -230,8 +230,12 @@ int cmd_trace_merge(const MergeFlags& f) {
 
 int cmd_import(const ImportFlags& f) {
     traces::ImportResult r;
+    if (!f.file_system.empty() && (f.kind != "piosimhd" || f.file_system != "pvfs2"))
+        throw InputError(
+            "--file-system", 0,
+            fmt::format("'{}': only 'import piosimhd' takes it, and only 'pvfs2'", f.file_system));
     if (f.kind == "piosimhd")
-        r = traces::import_piosimhd(f.input);
+        r = traces::import_piosimhd(f.input, traces::PiosimhdOptions{f.file_system == "pvfs2"});
     else if (f.kind == "simgrid")
         r = traces::import_simgrid(f.input);
     else

@@ -31,6 +31,7 @@ int cmd_convert(const ConvertFlags& f);
 
 struct ImportFlags {
     std::string kind, input, placement_out;
+    std::string file_system;  // piosimhd: "pvfs2" adds PVFS2's request path
 };
 int cmd_import(const ImportFlags& f);
 

@@ -16,9 +16,21 @@ struct ImportResult {
     std::string placement_map;
 };
 
+// What the import adds that a PIOsimHD model does not say.
+struct PiosimhdOptions {
+    // The servers run PVFS2 (`--file-system pvfs2`): the <file-system> gets PVFS2's request
+    // path with its documented defaults (traces/README.md): handshake="yes" (sys-io: request,
+    // response, flow, completion ack), small-io="16KiB" (PINT_SMALL_IO_MAXSIZE),
+    // open-requests="1" (ROMIO's ad_pvfs2_open: rank 0's PVFS_sys_lookup) and
+    // open-collectives="yes" (ROMIO's MPI_Bcast of the handle in ad_pvfs2_open.c and
+    // MPI_Allreduce of the result in ad_open.c). PIOsimHD models none of it (paper, 3.3:
+    // "Metadata operations are not considered").
+    bool pvfs2 = false;
+};
+
 // PIOsimHD's model XML (Project/Templates/ComponentList...: nodes, CPUs, NICs, switches,
 // connections, servers with cache layers and disks).
-ImportResult import_piosimhd(const std::string& path);
+ImportResult import_piosimhd(const std::string& path, const PiosimhdOptions& options = {});
 // A SimGrid platform (hosts, links, routes, <cluster> incl. fat-tree, torus, dragonfly).
 // The most hosts an import takes (all <cluster>s together): every host name is kept to keep
 // names unique, so 2^24 hosts took more than a gigabyte and minutes (docs/limits.md).

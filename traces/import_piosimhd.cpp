@@ -36,6 +36,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// PVFS2's small I/O: a write of at most this many bytes travels inside its request
+// (PINT_SMALL_IO_MAXSIZE, src/proto/pvfs2-req-proto.h).
+constexpr std::uint64_t kPvfs2SmallIo = 16 * 1024;
+
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
@@ -79,7 +83,8 @@ struct Param {
 
 class Importer {
   public:
-    explicit Importer(std::string path) : file_(std::move(path)), path_(file_.path()) {}
+    Importer(std::string path, PiosimhdOptions options)
+        : file_(std::move(path)), path_(file_.path()), options_(options) {}
 
     ImportResult run();
 
@@ -212,6 +217,7 @@ class Importer {
 
     XmlFile file_;  // the model, with line numbers
     std::string path_;
+    PiosimhdOptions options_;
     std::map<std::pair<std::string, std::string>, pugi::xml_node> templates_;  // (kind, name)
 
     struct Unmapped {
@@ -639,6 +645,13 @@ ImportResult Importer::run() {
         fmt::format("Imported from the PIOsimHD model {} by clustersim import "
                     "piosimhd. PIOsimHD's K, M, G are 1024-based.",
                     fs::path(path_).filename().string()));
+    if (options_.pvfs2 && !servers_.empty())
+        doc.add_comment(
+            "Import option file-system pvfs2: PVFS2's request path with its documented defaults "
+            "(handshake: request, response, flow, completion ack; small-io 16KiB = "
+            "PINT_SMALL_IO_MAXSIZE; open-requests 1 = ROMIO ad_pvfs2_open's lookup; "
+            "open-collectives = ROMIO's broadcast of the handle and allreduce in the open); "
+            "PIOsimHD models none of it.");
     topo::XmlElement& cluster = doc.cluster();
     topo::XmlElement& network = cluster.add_network().text("routing", routing);
     if (granularity_) network.size("granularity", *granularity_);
@@ -666,6 +679,11 @@ ImportResult Importer::run() {
     if (!servers_.empty()) {
         topo::XmlElement& fs_element = cluster.add_file_system();
         if (io_granularity_ != 0) fs_element.size("granularity", io_granularity_);
+        if (options_.pvfs2)
+            fs_element.text("handshake", "yes")
+                .size("small-io", kPvfs2SmallIo)
+                .count("open-requests", 1)
+                .text("open-collectives", "yes");
     } else if (io_granularity_ != 0) {
         unmapped(io_granularity_at_, "<IOGranularity>", "the model has no I/O servers");
     }
@@ -726,8 +744,8 @@ ImportResult Importer::run() {
 
 }  // namespace
 
-ImportResult import_piosimhd(const std::string& path) {
-    Importer im(path);
+ImportResult import_piosimhd(const std::string& path, const PiosimhdOptions& options) {
+    Importer im(path, options);
     return im.run();
 }
 

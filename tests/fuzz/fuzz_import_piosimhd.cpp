@@ -1,10 +1,15 @@
-// `clustersim import piosimhd` (traces/import_piosimhd.cpp): the input as the XML file.
+// `clustersim import piosimhd` (traces/import_piosimhd.cpp): the input as the XML file,
+// imported plain and with `--file-system pvfs2`.
 #include "fuzz_common.hpp"
 #include "traces/import.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string path =
         clustersim::fuzz::write_input("input.xml", {reinterpret_cast<const char*>(data), size});
-    clustersim::fuzz::expect_clean([&] { (void)clustersim::traces::import_piosimhd(path); });
+    for (const bool pvfs2 : {false, true})
+        clustersim::fuzz::expect_clean([&] {
+            (void)clustersim::traces::import_piosimhd(path,
+                                                      clustersim::traces::PiosimhdOptions{pvfs2});
+        });
     return 0;
 }
