@@ -241,9 +241,13 @@ constexpr std::uint64_t kStreamGroup = 8;
 // its own block) and of MPI_Reduce_local on doubles with MPI_SUM (what a reduction step
 // does with a received vector), at each of kLocalSizes (in cache and beyond it: the rates
 // differ by several times). Each the median of kLocalRuns timed runs after one warm-up run
-// (small sizes repeat within a run to last at least about 100 us).
-constexpr std::array<std::uint64_t, 5> kLocalSizes{16ull << 10, 128ull << 10, 1ull << 20,
-                                                   8ull << 20, 64ull << 20};
+// (small sizes repeat within a run to last at least about 100 us). Every power of 2 from
+// 16 KiB to 64 MiB, like the ping-pong's grid: the cache cliff lies between two of them (on
+// the 2-core VM between 512 KiB at 45-48 GB/s and 1 MiB at 3-30 GB/s), and a grid at
+// powers of 8 interpolated 32 GB/s for a scatter root's 512 KiB copy.
+constexpr std::array<std::uint64_t, 13> kLocalSizes{
+    16ull << 10, 32ull << 10, 64ull << 10, 128ull << 10, 256ull << 10, 512ull << 10, 1ull << 20,
+    2ull << 20,  4ull << 20,  8ull << 20,  16ull << 20,  32ull << 20,  64ull << 20};
 constexpr int kLocalRuns = 5;
 // MPI_Barrier: runs of calls timed together, the time per call of each run one sample.
 constexpr int kBarrierRuns = 31, kBarrierCalls = 64;
