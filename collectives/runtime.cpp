@@ -288,7 +288,24 @@ Time Runtime::peer_ready(std::int32_t src, std::int32_t dst) {
 }
 
 // A send of a buffer the rank has just written (config_.fresh_send): it computed, since its
-// previous MPI call, at least as long as writing the bytes takes at the write rate.
+// previous call that sent in bulk, at least as long as writing the bytes takes at the write
+// rate.
+// A call whose data leaves by the receivers' single copy (above the eager threshold: a send,
+// a sendrecv's send, a collective): the copy leaves the lines it read clean, so the compute
+// before it no longer makes a later send fresh. Posting a receive, waiting, small messages
+// (the sender copies them itself) and I/O leave a written buffer dirty in the cache.
+bool Runtime::sends_in_bulk(const Op& op) const {
+    switch (op.kind) {
+        case OpKind::Send:
+        case OpKind::Isend:
+        case OpKind::Sendrecv:
+        case OpKind::Collective:
+            return op.bytes > config_.eager_threshold;
+        default:
+            return false;
+    }
+}
+
 Time Runtime::fresh_delay(std::int32_t rank, std::uint64_t bytes) const {
     if (config_.fresh_send.zero() || bytes == 0) return Time::zero();
     const Time computed = ranks_[rank].computed_before;
@@ -1398,7 +1415,7 @@ void Runtime::advance(std::int32_t rank) {
             if (r.computing && r.op.kind != OpKind::Compute) enter_mpi(rank);
             if (!config_.fresh_send.zero() && r.op.kind != OpKind::Compute) {
                 r.computed_before = r.computed;
-                r.computed = Time::zero();
+                if (sends_in_bulk(r.op)) r.computed = Time::zero();
             }
         }
         const Op& op = r.op;

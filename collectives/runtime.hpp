@@ -150,8 +150,9 @@ struct RuntimeConfig {
     // Fresh send buffers (<mpi-overhead><fresh-send>; Open MPI's single-copy transport pulls a
     // buffer the sender has just written out of the sender's cache, slower): a Send, Isend or
     // Sendrecv's send of s bytes whose rank computed at least s / fresh_write_rate (the
-    // Compute operations of its program since its previous MPI call, as they ran) is handed
-    // to the network fresh_send.at(s) later. zero(): none, and no bookkeeping.
+    // Compute operations of its program, as they ran, since its previous call that sent
+    // above the eager threshold: sends_in_bulk) is handed to the network fresh_send.at(s)
+    // later. zero(): none, and no bookkeeping.
     OverheadSpec fresh_send;
     Bandwidth fresh_write_rate = kInfiniteBandwidth;
     // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
@@ -421,8 +422,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         // messages whose clear-to-send waits for its next MPI call.
         bool computing = false;
         std::vector<std::uint32_t> deferred_cts;
-        // config_.fresh_send: the rank's compute time since its last MPI call began, and, for
-        // the current MPI call, the compute time between it and the one before.
+        // config_.fresh_send: the rank's compute time since its last call that sent in bulk
+        // (sends_in_bulk), and that time as the current MPI call began.
         Time computed, computed_before;
     };
 
@@ -439,6 +440,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // config_.fresh_send: how much later the current operation's send of `bytes` is handed
     // to the network (zero unless its rank computed long enough to have written them).
     Time fresh_delay(std::int32_t rank, std::uint64_t bytes) const;
+    // config_.fresh_send: `op` sends above the eager threshold (its compute window ends).
+    bool sends_in_bulk(const Op& op) const;
     // Hands message m to the network at `when` (now: at once; later: a kSetupKind event).
     void hand_over(std::uint32_t m, Time when);
     // progress_in_mpi: the rank enters MPI (or ends): its deferred clear-to-sends go.

@@ -1,10 +1,11 @@
 // Fresh send buffers (issue 23): <mpi-overhead><fresh-send write-rate="W"> with a size -> time
 // curve F hands a Send, Isend or Sendrecv's send of s bytes to the network F(s) later when
-// its rank computed, since its previous MPI call, at least s / W (long enough to have
-// written the buffer: Open MPI's single-copy pull of lines dirty in the sender's cache is
-// slower). Closed forms in every network model: a fresh one-way send costs exactly F(s)
-// more; an untouched one (no compute before it, or too little, or compute before an earlier
-// MPI call) costs what it costs without the element.
+// its rank computed at least s / W (long enough to have written the buffer) since its
+// previous call that sent above the eager threshold (Open MPI's single-copy pull of lines
+// dirty in the sender's cache is slower; the pull leaves them clean). Closed forms in every
+// network model: a fresh one-way send costs exactly F(s) more; an untouched one (no compute
+// before it, too little, or compute before an earlier bulk send) costs what it costs
+// without the element.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -93,30 +94,37 @@ TEST(FreshSend, AFreshSendCostsExactlyTheCurvesTimeMore) {
     }
 }
 
-// Untouched: no compute before the send, or compute only before an earlier MPI call (an
-// Irecv), costs what it costs without the element; compute between the Irecv and the Send
-// (LAMMPS's halo: post, pack, send) makes it fresh.
-TEST(FreshSend, OnlyComputeSinceThePreviousMpiCallMakesItFresh) {
-    const std::uint64_t bytes = 17 * 1024;
+// The window: compute since the rank's previous call that sent above the eager threshold
+// (64 KiB here; its data leaves by the receiver's copy, which leaves the lines clean). No
+// compute: untouched. Posting a receive, or a small send, in between keeps the window open
+// (LAMMPS's halo: pack, post, send; its exchange: pack, a 4-byte Sendrecv of the count,
+// post, send); a rendezvous send in between closes it.
+TEST(FreshSend, OnlyComputeSinceThePreviousBulkSendMakesItFresh) {
+    const std::uint64_t bytes = 17 * 1024, bulk = 128 * 1024;
     for (const auto& model : kModels) {
         SCOPED_TRACE(model);
         EXPECT_EQ(one_way(model, kFresh, {}, bytes), one_way(model, "", {}, bytes));
-        // rank 1 posts a receive from rank 0 that rank 0 satisfies after its own receive.
-        const auto script = [&](bool pack_after_post) {
-            std::vector<mpi::Op> a = {recv(1, bytes), send(1, 8)};
-            std::vector<mpi::Op> b;
-            if (!pack_after_post) b.push_back(compute(100'000));
-            b.push_back(irecv(0, 8, 0));
-            if (pack_after_post) b.push_back(compute(100'000));
+        // Rank 1: 100 us of compute, then `between`, then the 17 KiB send to rank 0; rank 0
+        // sends the 8 bytes rank 1's Irecv takes at once, receives what `between` sends it,
+        // then the send.
+        const auto check = [&](const std::vector<mpi::Op>& between_b,
+                               const std::vector<mpi::Op>& between_a, bool fresh) {
+            std::vector<mpi::Op> a = {send(1, 8)}, b = {compute(100'000)};
+            a.insert(a.end(), between_a.begin(), between_a.end());
+            a.push_back(recv(1, bytes));
+            b.insert(b.end(), between_b.begin(), between_b.end());
             b.push_back(send(0, bytes));
             b.push_back(wait(0));
-            return std::pair{a, b};
-        };
-        for (const bool after : {false, true}) {
-            const auto [a, b] = script(after);
             const Time with = run(model, kFresh, a, b), without = run(model, "", a, b);
-            EXPECT_EQ(with, after ? without + Time::us(4) : without) << after;
-        }
+            EXPECT_EQ(with, fresh ? without + Time::us(4) : without);
+        };
+        check({irecv(0, 8, 0)}, {}, true);
+        // (2 us of compute after the small send, less than 17 KiB / W: its message has left
+        // the network before the 17 KiB one starts, in every model)
+        check({send(0, 8), compute(2'000), irecv(0, 8, 0)}, {recv(1, 8)}, true);
+        check({send(0, bulk), irecv(0, 8, 0)}, {recv(1, bulk)}, false);
+        // (1 ms: the bulk message has left every link before the send starts)
+        check({send(0, bulk), compute(1'000'000), irecv(0, 8, 0)}, {recv(1, bulk)}, true);
     }
 }
 

@@ -166,10 +166,10 @@ void print_fresh_sends(const Measured& m) {
                     static_cast<unsigned long long>(f.bytes), f.untouched.value * 1e6,
                     f.fresh.value * 1e6, (f.fresh.value - f.untouched.value) * 1e6,
                     f.write.value * 1e6);
-    std::printf("  write rate (fastest) %.1f MB/s; <fresh-send> %s\n", m.fresh_write_rate() / 1e6,
-                m.fresh_class == m.overhead_class
-                    ? "written when some size costs more written"
-                    : "not written: not the per-message costs' class");
+    std::printf(
+        "  write rate (fastest) %.1f MB/s; <mpi-overhead><fresh-send> is written when this is "
+        "the per-message costs' pair and some size costs more written\n",
+        m.fresh_write_rate() / 1e6);
     std::fflush(stdout);
 }
 
