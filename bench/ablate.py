@@ -17,6 +17,7 @@ def variants(root):
     comm = root.find("comm-model")
     coll = root.find("collectives")
     ovh = root.find("mpi-overhead")
+    fs = root.find("file-system")
     out = []
 
     def p2p(direction):
@@ -46,9 +47,10 @@ def variants(root):
                         e.remove(p)
         out.append(("no-dense-grid", "the dense size grid (curve points at powers of 4 only)", coarse))
     if ovh is not None:
-        out.append(("no-mpi-overhead", "<mpi-overhead> (o_s, o_r, post, gap, peer setup)",
+        out.append(("no-mpi-overhead", "<mpi-overhead> (o_s, o_r, post, gap, peer setup, fresh sends)",
                     lambda r: r.remove(r.find("mpi-overhead"))))
-        for child, name in (("gap", "no-gap"), ("peer-setup", "no-peer-setup")):
+        for child, name in (("gap", "no-gap"), ("peer-setup", "no-peer-setup"),
+                            ("fresh-send", "no-fresh-send")):
             if ovh.find(child) is not None:
                 out.append((name, f"<mpi-overhead><{child}>",
                             lambda r, c=child: r.find("mpi-overhead").remove(r.find("mpi-overhead").find(c))))
@@ -69,6 +71,9 @@ def variants(root):
         if coll.get("barrier") is not None:
             out.append(("no-barrier-cost", "<collectives barrier>",
                         lambda r: r.find("collectives").attrib.pop("barrier")))
+    if fs is not None and fs.get("first-open") is not None:
+        out.append(("no-first-open", "<file-system first-open>",
+                    lambda r: r.find("file-system").attrib.pop("first-open")))
     return out
 
 

@@ -13,8 +13,8 @@ namespace clustersim::mpi {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kOverheadChildren{"send", "recv", "post", "gap",
-                                                            "peer-setup"};
+constexpr std::array<std::string_view, 6> kOverheadChildren{"send", "recv",       "post",
+                                                            "gap",  "peer-setup", "fresh-send"};
 
 // Reads <collectives> and <mpi-overhead> into `mpi_`.
 class MpiReader {
@@ -24,9 +24,10 @@ class MpiReader {
     void read_mpi_overhead(pugi::xml_node n);
 
   private:
-    OverheadSpec read_overhead(pugi::xml_node n) const;
+    OverheadSpec read_overhead(pugi::xml_node n, std::string_view extra = {}) const;
     CollectiveCurveSpec read_collective_curve(pugi::xml_node n) const;
     void read_peer_setup(pugi::xml_node n);
+    void read_fresh_send(pugi::xml_node n);
 
     const topo::PartContext& x_;
     MpiSettings& mpi_;
@@ -141,7 +142,7 @@ void MpiReader::read_collectives(pugi::xml_node n) {
 // <mpi-overhead>: the MPI library's per-message software costs (LogGP's o), each child at
 // most once: <send> (o_s), <recv> (o_r), <post> (posting a receive), <gap> (LogGP's g: a
 // send completes no earlier than this after its message left), <peer-setup> (the lazy set-up
-// of a connection to a peer).
+// of a connection to a peer), <fresh-send> (a send of a buffer its rank has just written).
 void MpiReader::read_mpi_overhead(pugi::xml_node n) {
     MpiSettings& m = mpi_;
     if (m.overhead_line != 0)
@@ -150,16 +151,17 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
                                m.overhead_line));
     m.overhead_line = x_.line_of(n);
     x_.check_attributes(n, {});
-    std::array<int, 5> seen{};
+    std::array<int, 6> seen{};
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element || !topo::has_name(kOverheadChildren, c.name()))
             x_.fail(c, fmt::format("unexpected content in <mpi-overhead>; expected only {}",
                                    topo::join_names(kOverheadChildren)));
-        const std::size_t which = std::strcmp(c.name(), "send") == 0   ? 0
-                                  : std::strcmp(c.name(), "recv") == 0 ? 1
-                                  : std::strcmp(c.name(), "post") == 0 ? 2
-                                  : std::strcmp(c.name(), "gap") == 0  ? 3
-                                                                       : 4;
+        const std::size_t which = std::strcmp(c.name(), "send") == 0         ? 0
+                                  : std::strcmp(c.name(), "recv") == 0       ? 1
+                                  : std::strcmp(c.name(), "post") == 0       ? 2
+                                  : std::strcmp(c.name(), "gap") == 0        ? 3
+                                  : std::strcmp(c.name(), "peer-setup") == 0 ? 4
+                                                                             : 5;
         if (seen[which] != 0)
             x_.fail(c, fmt::format("second <{}> in <mpi-overhead> (the first is on line {}); "
                                    "expected at most one",
@@ -167,6 +169,10 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
         seen[which] = x_.line_of(c);
         if (which == 4) {
             read_peer_setup(c);
+            continue;
+        }
+        if (which == 5) {
+            read_fresh_send(c);
             continue;
         }
         OverheadSpec o = read_overhead(c);
@@ -194,10 +200,21 @@ void MpiReader::read_peer_setup(pugi::xml_node n) {
     mpi_.peer_setup_time = t;
 }
 
+// <fresh-send write-rate="20GB/s"> with the extra time of a fresh send as <send>'s (a
+// constant plus size / bandwidth, or points): write-rate required, finite.
+void MpiReader::read_fresh_send(pugi::xml_node n) {
+    mpi_.fresh_write_rate = x_.finite_bandwidth(n, "write-rate", x_.required(n, "write-rate"));
+    mpi_.fresh_send = read_overhead(n, "write-rate");
+}
+
 // <send time="…" [bandwidth="…"]/> (a constant plus size / bandwidth) or
-// <send><point size="…" time="…"/>…</send> (interpolated; sizes strictly rising).
-OverheadSpec MpiReader::read_overhead(pugi::xml_node n) const {
-    x_.check_attributes(n, {"time", "bandwidth"});
+// <send><point size="…" time="…"/>…</send> (interpolated; sizes strictly rising). `extra`:
+// one more attribute the element may carry (read by the caller).
+OverheadSpec MpiReader::read_overhead(pugi::xml_node n, std::string_view extra) const {
+    if (extra.empty())
+        x_.check_attributes(n, {"time", "bandwidth"});
+    else
+        x_.check_attributes(n, std::vector<std::string_view>{"time", "bandwidth", extra});
     OverheadSpec o;
     const bool has_points = static_cast<bool>(n.child("point"));
     if (has_points) {
@@ -343,6 +360,12 @@ std::string describe_overheads(const MpiSettings& mpi) {
         out += fmt::format("{}peer setup {} before a rank's message {} to each peer",
                            out.empty() ? "" : "; ", format_time(mpi.peer_setup_time),
                            mpi.peer_setup_after);
+    if (!mpi.fresh_send.zero())
+        out += fmt::format(
+            "{}a send of a buffer written in the compute before it (at most {}) "
+            "leaves {} (at {}) later",
+            out.empty() ? "" : "; ", format_bandwidth(mpi.fresh_write_rate),
+            format_time(mpi.fresh_send.at(64 * 1024)), format_size(64 * 1024));
     return out;
 }
 

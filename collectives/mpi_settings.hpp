@@ -88,6 +88,12 @@ struct MpiSettings {
     // `peer_setup_time` first (RuntimeConfig::peer_setup_after). 0: no such cost.
     std::uint32_t peer_setup_after = 0;
     Time peer_setup_time;
+    // <mpi-overhead><fresh-send write-rate="…"> with a size → time curve: a send whose buffer
+    // its rank has just written (Open MPI's single-copy pull of lines dirty in the sender's
+    // cache) is handed to the network `fresh_send.at(bytes)` later (RuntimeConfig::fresh_send).
+    // zero(): no such cost.
+    OverheadSpec fresh_send;
+    Bandwidth fresh_write_rate = kInfiniteBandwidth;
     int overhead_line = 0;  // the <mpi-overhead> element's line (0: none)
     // <collectives comm-create="14us">: communicator creation (comm_dup, comm_split) is
     // modelled: an allreduce of 8 bytes over the parent communicator (the new context id's

@@ -189,7 +189,7 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::CpuModel& cpus,
     comms_.push_back(std::move(world));
     timed_collectives_ = network_.times_collectives();
     if (timed_collectives_ || !config_.send_gap.zero() || !config_.collective_curves.empty() ||
-        config_.peer_setup_after != 0) {
+        config_.peer_setup_after != 0 || !config_.fresh_send.zero()) {
         timer_.rt = this;
         timer_id_ = engine_.add(timer_);
     }
@@ -236,7 +236,7 @@ std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
 
 std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner,
-                                 std::uint32_t transfer) {
+                                 std::uint32_t transfer, Time delay) {
     const std::uint32_t req = requests_.acquire(Request{.is_send = true,
                                                         .rank = rank,
                                                         .peer = dst,
@@ -253,7 +253,8 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
         msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
                           seq, req, kNil, false, false, engine_.now(), slot});
     requests_[req].msg = m;
-    const Time when = config_.peer_setup_after != 0 ? peer_ready(rank, dst) : engine_.now();
+    const Time when =
+        (config_.peer_setup_after != 0 ? peer_ready(rank, dst) : engine_.now()) + delay;
     if (!config_.send_gap.zero()) {
         if (send_floor_.size() <= req) send_floor_.resize(std::size_t{req} + 1, Time::zero());
         send_floor_[req] = when + config_.send_gap.at(bytes);
@@ -284,6 +285,33 @@ Time Runtime::peer_ready(std::int32_t src, std::int32_t dst) {
     if (p.messages < config_.peer_setup_after && ++p.messages == config_.peer_setup_after)
         p.ready = now + config_.peer_setup_time;  // this message sets the connection up first
     return p.ready > now ? p.ready : now;
+}
+
+// A send of a buffer the rank has just written (config_.fresh_send): it computed, since its
+// previous call that sent in bulk, at least as long as writing the bytes takes at the write
+// rate.
+// A call whose data leaves by the receivers' single copy (above the eager threshold: a send,
+// a sendrecv's send, a collective): the copy leaves the lines it read clean, so the compute
+// before it no longer makes a later send fresh. Posting a receive, waiting, small messages
+// (the sender copies them itself) and I/O leave a written buffer dirty in the cache.
+bool Runtime::sends_in_bulk(const Op& op) const {
+    switch (op.kind) {
+        case OpKind::Send:
+        case OpKind::Isend:
+        case OpKind::Sendrecv:
+        case OpKind::Collective:
+            return op.bytes > config_.eager_threshold;
+        default:
+            return false;
+    }
+}
+
+Time Runtime::fresh_delay(std::int32_t rank, std::uint64_t bytes) const {
+    if (config_.fresh_send.zero() || bytes == 0) return Time::zero();
+    const Time computed = ranks_[rank].computed_before;
+    if (computed == Time::zero() || computed < transfer_time(bytes, config_.fresh_write_rate))
+        return Time::zero();
+    return config_.fresh_send.at(bytes);
 }
 
 // A collective timed by its measured curve sends no messages, but the library it stands for
@@ -663,6 +691,9 @@ void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
         pump(run);
     } else {
         results_[cookie].jitter += jitter;
+        Rank& r = ranks_[cookie];
+        if (!config_.fresh_send.zero() && r.op.kind == OpKind::Compute)
+            r.computed += engine_.now() - r.op_start;
         finish_op(static_cast<std::int32_t>(cookie));
     }
 }
@@ -1431,6 +1462,10 @@ void Runtime::advance(std::int32_t rank) {
             }
             r.op_start = engine_.now();
             if (r.computing && r.op.kind != OpKind::Compute) enter_mpi(rank);
+            if (!config_.fresh_send.zero() && r.op.kind != OpKind::Compute) {
+                r.computed_before = r.computed;
+                if (sends_in_bulk(r.op)) r.computed = Time::zero();
+            }
         }
         const Op& op = r.op;
         // The posting cost of a point-to-point call (o_s, the post cost) on the rank's core:
@@ -1474,8 +1509,9 @@ void Runtime::advance(std::int32_t rank) {
             case OpKind::Send: {
                 if (pay(config_.send_overhead, op.bytes, none, 0)) return;
                 const std::uint32_t comm = comm_of(rank, op.comm);
-                r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
-                                          p2p_context(comm), op.bytes);
+                r.blocking[0] =
+                    post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
+                              p2p_context(comm), op.bytes, kNil, 0, fresh_delay(rank, op.bytes));
                 r.waiting = wait_for(r.blocking[0]);
                 return;
             }
@@ -1491,8 +1527,9 @@ void Runtime::advance(std::int32_t rank) {
             case OpKind::Sendrecv: {
                 if (pay(config_.send_overhead, op.bytes, config_.post_overhead, op.bytes2)) return;
                 const std::uint32_t comm = comm_of(rank, op.comm);
-                r.blocking[0] = post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
-                                          p2p_context(comm), op.bytes);
+                r.blocking[0] =
+                    post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
+                              p2p_context(comm), op.bytes, kNil, 0, fresh_delay(rank, op.bytes));
                 r.blocking[1] = post_recv(rank, world_peer(rank, comm, op.peer2, true), op.tag2,
                                           p2p_context(comm), op.bytes2);
                 r.waiting = wait_for(r.blocking[0]) + wait_for(r.blocking[1]);
@@ -1503,7 +1540,8 @@ void Runtime::advance(std::int32_t rank) {
                 if (pay(config_.send_overhead, op.bytes, none, 0)) return;
                 const std::uint32_t comm = comm_of(rank, op.comm);
                 set_handle(post_send(rank, world_peer(rank, comm, op.peer, false), op.tag,
-                                     p2p_context(comm), op.bytes));
+                                     p2p_context(comm), op.bytes, kNil, 0,
+                                     fresh_delay(rank, op.bytes)));
                 count_nonblocking(op.bytes);
                 continue;
             }

@@ -155,6 +155,14 @@ struct RuntimeConfig {
     // 0: none, no counter and no event.
     std::uint32_t peer_setup_after = 0;
     Time peer_setup_time;
+    // Fresh send buffers (<mpi-overhead><fresh-send>; Open MPI's single-copy transport pulls a
+    // buffer the sender has just written out of the sender's cache, slower): a Send, Isend or
+    // Sendrecv's send of s bytes whose rank computed at least s / fresh_write_rate (the
+    // Compute operations of its program, as they ran, since its previous call that sent
+    // above the eager threshold: sends_in_bulk) is handed to the network fresh_send.at(s)
+    // later. zero(): none, and no bookkeeping.
+    OverheadSpec fresh_send;
+    Bandwidth fresh_write_rate = kInfiniteBandwidth;
     // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;
@@ -422,6 +430,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         // messages whose clear-to-send waits for its next MPI call.
         bool computing = false;
         std::vector<std::uint32_t> deferred_cts;
+        // config_.fresh_send: the rank's compute time since its last call that sent in bulk
+        // (sends_in_bulk), and that time as the current MPI call began.
+        Time computed, computed_before;
     };
 
     void advance(std::int32_t rank);
@@ -434,6 +445,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     Time peer_ready(std::int32_t src, std::int32_t dst);
     // The lazy peer set-up a curve-timed collective of `comm` waits for (curve_peer_setup).
     Time curve_peer_setup(std::uint32_t comm);
+    // config_.fresh_send: how much later the current operation's send of `bytes` is handed
+    // to the network (zero unless its rank computed long enough to have written them).
+    Time fresh_delay(std::int32_t rank, std::uint64_t bytes) const;
+    // config_.fresh_send: `op` sends above the eager threshold (its compute window ends).
+    bool sends_in_bulk(const Op& op) const;
     // Hands message m to the network at `when` (now: at once; later: a kSetupKind event).
     void hand_over(std::uint32_t m, Time when);
     // progress_in_mpi: the rank enters MPI (or ends): its deferred clear-to-sends go.
@@ -477,10 +493,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     [[noreturn]] void bad_comm(std::int32_t rank, std::int32_t handle) const;
     [[noreturn]] void bad_peer(std::int32_t rank, std::uint32_t comm, std::int32_t peer) const;
     // `owner`: the collective run the request belongs to (kNil: the program's own), and
-    // `transfer` its step slot and transfer index (transfer_done).
+    // `transfer` its step slot and transfer index (transfer_done); `delay`: handed to the
+    // network this much later (fresh_delay).
     std::uint32_t post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
                             std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil,
-                            std::uint32_t transfer = 0);
+                            std::uint32_t transfer = 0, Time delay = Time::zero());
     std::uint32_t post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
                             std::int32_t context, std::uint64_t bytes, std::uint32_t owner = kNil,
                             std::uint32_t transfer = 0);

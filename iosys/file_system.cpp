@@ -259,6 +259,16 @@ class FileSystem final : public mpi::IoService, public Component {
     Time open_cost(std::size_t ranks) const {
         return spec_.open + static_cast<std::int64_t>(ranks - 1) * spec_.open_per_rank;
     }
+    // spec_.first_open if this is `rank`'s first MPI_File_open (counted), else zero.
+    Time first_open(std::int32_t rank) {
+        if (spec_.first_open == Time::zero()) return Time::zero();
+        if (opened_.size() <= static_cast<std::size_t>(rank))
+            opened_.resize(static_cast<std::size_t>(rank) + 1, false);
+        if (opened_[static_cast<std::size_t>(rank)]) return Time::zero();
+        opened_[static_cast<std::size_t>(rank)] = true;
+        return spec_.first_open;
+    }
+    std::vector<bool> opened_;  // by rank: has opened a file (spec_.first_open only)
     Time close_cost(std::size_t ranks) const {
         return spec_.close + static_cast<std::int64_t>(ranks - 1) * spec_.close_per_rank;
     }
@@ -944,7 +954,8 @@ void FileSystem::complete_open(std::uint32_t pending) {
 }
 
 void FileSystem::finish_open(const Gathering& g) {
-    for (const auto& e : g.entries) finish_rank(e.rank, 0, open_cost(g.entries.size()));
+    for (const auto& e : g.entries)
+        finish_rank(e.rank, 0, open_cost(g.entries.size()) + first_open(e.rank));
     report_.files = files_.size();
 }
 

@@ -203,7 +203,7 @@ void IoReader::read_file_system(pugi::xml_node n) {
     x_.check_attributes(n, {"distribution", "stripe", "servers", "open", "close", "sync",
                             "request-size", "granularity", "cb-buffer", "cb-nodes", "open-per-rank",
                             "close-per-rank", "collective-close", "request-overhead", "handshake",
-                            "small-io", "open-requests", "open-collectives"});
+                            "small-io", "open-requests", "open-collectives", "first-open"});
     x_.check_empty(n);
     FileSystemSpec& f = io_.fs;
     f.present = true;
@@ -223,6 +223,11 @@ void IoReader::read_file_system(pugi::xml_node n) {
         f.close_per_rank = x_.with_unit(n, "close-per-rank", *v, parse_time);
     if (const auto v = x_.optional(n, "request-overhead"))
         f.request_overhead = x_.with_unit(n, "request-overhead", *v, parse_time);
+    if (const auto v = x_.optional(n, "first-open")) {
+        f.first_open = x_.with_unit(n, "first-open", *v, parse_time);
+        if (f.first_open < Time::zero())
+            x_.fail(n, "<file-system> attribute 'first-open': a negative time");
+    }
     if (const auto v = x_.optional(n, "collective-close")) {
         if (*v == "yes")
             f.close_collective = true;

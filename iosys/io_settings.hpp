@@ -55,6 +55,9 @@ struct FileSystemSpec {
     Time close_per_rank = Time::zero();
     bool close_collective = false;
     Time request_overhead = Time::zero();
+    // Issue 23: a process's first MPI_File_open costs this much more on that rank (the MPI
+    // library loads and sets up its I/O components once: Open MPI 4.1's OMPIO, 1.3-5 ms).
+    Time first_open = Time::zero();
     std::uint64_t request_bytes = 256;  // size of a request or acknowledgement message
     // The PVFS2 request path (issue 23 part 4; off unless the model says so). handshake: a
     // write's data to a server waits for the server's response to the request (PVFS2's

@@ -41,6 +41,8 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.send_gap = mpi.send_gap;
     c.peer_setup_after = mpi.peer_setup_after;
     c.peer_setup_time = mpi.peer_setup_time;
+    c.fresh_send = mpi.fresh_send;
+    c.fresh_write_rate = mpi.fresh_write_rate;
     c.comm_create_modelled = mpi.comm_create_modelled;
     c.comm_create_local = mpi.comm_create_local;
     c.barrier_cost = mpi.barrier_cost;

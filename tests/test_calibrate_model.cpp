@@ -768,3 +768,71 @@ TEST(CalibrateWrite, PeerSetupIsTheSpikeOfTheFirstRoundTrips) {
             << e.what();
     }
 }
+
+// Fresh send buffers: per size the written buffer's one-way time less the untouched one's
+// (at least 0), at the fastest write rate seen (4 KiB in 0.2 us: 20,480 MB/s), written as
+// <mpi-overhead><fresh-send>, in the CSV, through JSON; nothing when no size costs more, or
+// when measured on another class than the per-message costs', or not measured (an older file).
+TEST(CalibrateWrite, FreshSendIsTheWrittenBuffersExtraOneWayTime) {
+    cal::Measured m = synthetic();
+    m.overhead_class = cal::kIntraSocket;
+    m.overheads = {{8, stat(100e-9), stat(20e-9), stat(50e-9)}};
+    m.fresh_class = cal::kIntraSocket;
+    m.fresh = {{2048, stat(1.5e-6), stat(1.45e-6), stat(0.2e-6)},
+               {4096, stat(1.3e-6), stat(1.8e-6), stat(0.2e-6)},
+               {65536, stat(3.5e-6), stat(8.5e-6), stat(4e-6)}};
+    const auto extra = m.fresh_extra();
+    ASSERT_EQ(extra.size(), 3u);
+    EXPECT_EQ(extra[0].second, 0.0);  // faster written: no extra
+    EXPECT_NEAR(extra[1].second, 0.5e-6, 1e-15);
+    EXPECT_NEAR(extra[2].second, 5e-6, 1e-15);
+    EXPECT_DOUBLE_EQ(m.fresh_write_rate(), 4096 / 0.2e-6);
+    const std::string xml = cal::write_model(m, cal::derive(m, false), "synthetic", false);
+    EXPECT_NE(xml.find("<fresh-send write-rate=\"20480MB/s\">"), std::string::npos) << xml;
+    const run::Model model = run::parse_model(xml, "synthetic.xml");
+    EXPECT_EQ(model.mpi.fresh_write_rate.bytes_per_s, 20'480'000'000u);
+    EXPECT_EQ(model.mpi.fresh_send.at(2048), clustersim::Time::zero());
+    EXPECT_EQ(model.mpi.fresh_send.at(4096), clustersim::Time::ns(500));
+    EXPECT_EQ(model.mpi.fresh_send.at(65536), clustersim::Time::us(5));
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    const std::string csv = cal::write_csv(m);
+    EXPECT_NE(csv.find("fresh_written,intra-socket,0,1,4096,,1,10,1.8000,"), std::string::npos)
+        << csv;
+    EXPECT_NE(csv.find("fresh_write,intra-socket,0,1,65536,,1,10,4.0000,"), std::string::npos)
+        << csv;
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    ASSERT_EQ(back.fresh.size(), 3u);
+    EXPECT_EQ(back.fresh_class, cal::kIntraSocket);
+    EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+    // No size costs more written: no element.
+    cal::Measured same = m;
+    for (cal::FreshResult& f : same.fresh) f.fresh = f.untouched;
+    EXPECT_EQ(
+        cal::write_model(same, cal::derive(same, false), "synthetic", false).find("fresh-send"),
+        std::string::npos);
+    // Another class than the per-message costs': not written.
+    cal::Measured other = m;
+    other.fresh_class = cal::kInterNode;
+    EXPECT_EQ(
+        cal::write_model(other, cal::derive(other, false), "synthetic", false).find("fresh-send"),
+        std::string::npos);
+    // Not measured (a file saved before it): nothing, and the file reads.
+    nlohmann::json old = nlohmann::json::parse(cal::measured_to_json(m));
+    old.erase("fresh_send");
+    const cal::Measured before = cal::measured_from_json(old.dump(), "old.json");
+    EXPECT_TRUE(before.fresh.empty());
+    EXPECT_TRUE(
+        run::parse_model(cal::write_model(before, cal::derive(before, false), "synthetic", false),
+                         "synthetic.xml")
+            .mpi.fresh_send.zero());
+    // A bad one: one line naming the file and the field.
+    nlohmann::json bad = nlohmann::json::parse(cal::measured_to_json(m));
+    bad["fresh_send"]["sizes"][1]["bytes"] = 1024;
+    try {
+        (void)cal::measured_from_json(bad.dump(), "bad.json");
+        ADD_FAILURE() << "accepted sizes out of order";
+    } catch (const cal::BadMeasured& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("bad.json: field 'fresh_send.sizes[1].bytes'", 0), 0u)
+            << e.what();
+    }
+}

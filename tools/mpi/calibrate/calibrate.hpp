@@ -196,6 +196,21 @@ struct Stats {
 
 Stats summarize(const Samples& s);
 
+// A fresh send buffer (issue 23): Open MPI's shared-memory transport moves a message above
+// its eager limit by the receiver's single copy (CMA), and a buffer the sender has just
+// written is pulled out of the sender's cache, slower. Per size, between the ranks of one
+// class: the one-way time (an s-byte MPI_Send answered by a zero-byte one, both timed on
+// the sender) of an untouched buffer and of one the sender wrote (a store loop) right
+// before, alternated, and the time of that store loop; each call after a zero-byte
+// handshake, so only the send is timed (measure_fresh_sends).
+struct FreshResult {
+    std::uint64_t bytes = 0;
+    Stats untouched, fresh, write;  // s
+};
+// Sizes measured: those of the run from kFreshMin to kFreshMax bytes (beyond a few MiB the
+// buffer leaves the cache, written or not).
+constexpr std::uint64_t kFreshMin = 1024, kFreshMax = 4 * 1024 * 1024;
+
 struct SizeResult {
     std::uint64_t bytes = 0;
     Stats pingpong;  // one-way time, s
@@ -411,6 +426,28 @@ struct Measured {
     int setup_class = -1;
     PeerSetup peer_setup() const { return peer_setup_of(setup_round_trips); }
 
+    // Fresh send buffers (FreshResult; measure_fresh_sends): on the pair of class
+    // `fresh_class` (-1: not measured; an older --save-measured file), per size.
+    std::vector<FreshResult> fresh;
+    int fresh_class = -1;
+    // The model's <fresh-send> curve: per size, the fresh one-way time less the untouched
+    // one (medians), at least 0; empty: not measured.
+    std::vector<std::pair<std::uint64_t, double>> fresh_extra() const {
+        std::vector<std::pair<std::uint64_t, double>> x;
+        for (const FreshResult& f : fresh)
+            x.emplace_back(f.bytes, std::max(0.0, f.fresh.value - f.untouched.value));
+        return x;
+    }
+    // Its write rate: the fastest the sender wrote a buffer (bytes / write time, the largest
+    // over the sizes), so no compute shorter than the write of s bytes at it counts as one
+    // that wrote them. 0: not measured.
+    double fresh_write_rate() const {
+        double r = 0;
+        for (const FreshResult& f : fresh)
+            if (f.write.value > 0) r = std::max(r, static_cast<double>(f.bytes) / f.write.value);
+        return r;
+    }
+
     double speed(std::size_t rank) const {  // instructions/s, the median over its passes
         const double t = cpu[rank].value;
         return t > 0 ? static_cast<double>(cpu_instructions) / t : 0;
@@ -557,5 +594,14 @@ std::string coll_curves_csv(const Measured& m);
 std::vector<std::string> coll_curves_report(const Measured& m);
 // Every rank: measures the curves into `m` (rank 0's copy).
 void measure_coll_curves(const Settings& s, int rank, int world, Measured& m);
+// Fresh send buffers (FreshResult) between ranks a and b of class `cls`, every other rank
+// waiting; rank 0 keeps the figures in m.fresh (measure_fresh.cpp).
+void measure_fresh_sends(const Settings& s, int rank, int a, int b, int cls, Measured& m);
+// measure.cpp's helpers for the measurements of other files: rank `from`'s summary of `s` on
+// rank 0 (every rank calls it), and a barrier that polls and sleeps (ranks outside a
+// measured pair do not take a core from it).
+Stats stats_on_root(int rank, int from, const Samples& s);
+void wait_quietly();
+void print_fresh_sends(const Measured& m);
 
 }  // namespace clustersim::calibrate

@@ -778,6 +778,14 @@ std::string now_utc() {
 
 }  // namespace
 
+// For the measurements in other files (calibrate.hpp).
+Stats stats_on_root(int rank, int from, const Samples& s) {
+    return to_root(rank, from, s);
+}
+void wait_quietly() {
+    quiet_barrier();
+}
+
 int run(int rank, int world, const Options& opt) {
     const Settings s = resolve(opt);
     // The very first messages between ranks 0 and 1 (before the outputs' check, placement
@@ -1045,6 +1053,12 @@ int run(int rank, int world, const Options& opt) {
     }
     // The real library's collective curves (measure_collectives.cpp).
     measure_coll_curves(s, rank, world, m);
+    // Fresh send buffers (measure_fresh.cpp), on the pair the per-message costs come from.
+    if (ov_class >= 0) {
+        const Pair& p = pairs[static_cast<std::size_t>(ov_class)];
+        measure_fresh_sends(s, rank, p.a, p.b, ov_class, m);
+        if (rank == 0) print_fresh_sends(m);
+    }
 
     // To rank 0: the CPU figures of every rank, each class's statistics, its eager threshold.
     m.cpu_instructions = s.cpu_steps * kInstructionsPerStep;

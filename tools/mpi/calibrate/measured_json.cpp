@@ -28,7 +28,9 @@ constexpr const char* kFormat = "clustersim-calibrate measurements";
 // (issue 23, optional in every version) is the group of kConcurrent messages; files without
 // it read as not measured. "peer_setup" (issue 23, optional in every version: the class of
 // ranks 0 and 1 and their kSetupRoundTrips round trips) is the lazy peer set-up; files
-// without it read as not measured.
+// without it read as not measured. "fresh_send" (issue 23, optional in every version: the
+// class measured and per size the untouched, written and write Stats) is the fresh send
+// buffers' measurement (FreshResult); files without it read as not measured.
 constexpr int kVersion = 3;
 
 json num(double v) {
@@ -211,6 +213,34 @@ void read_coll_curves(const Reader& r, Measured& m) {
     }
 }
 
+// Fresh send buffers (FreshResult) as JSON, and back.
+json fresh_json(const Measured& m) {
+    json sizes = json::array();
+    for (const FreshResult& f : m.fresh)
+        sizes.push_back({{"bytes", f.bytes},
+                         {"untouched", stats(f.untouched)},
+                         {"fresh", stats(f.fresh)},
+                         {"write", stats(f.write)}});
+    return {{"class", m.fresh_class}, {"sizes", sizes}};
+}
+
+void read_fresh(const Reader& r, Measured& m) {
+    const Reader f = r.obj("fresh_send");
+    m.fresh_class = f.integer("class", 0, kClasses - 1);
+    if (!m.classes[static_cast<std::size_t>(m.fresh_class)].pair.present)
+        f.fail(f.at_path("class"), "expected a measured class");
+    for (const Reader& x : f.arr("sizes")) {
+        FreshResult one;
+        one.bytes = x.u64("bytes");
+        one.untouched = read_time(x.obj("untouched"));
+        one.fresh = read_time(x.obj("fresh"));
+        one.write = read_time(x.obj("write"));
+        if (!m.fresh.empty() && one.bytes <= m.fresh.back().bytes)
+            x.fail(x.at_path("bytes"), "expected sizes in increasing order");
+        m.fresh.push_back(one);
+    }
+}
+
 }  // namespace
 
 std::string measured_to_json(const Measured& m) {
@@ -317,6 +347,7 @@ std::string measured_to_json(const Measured& m) {
         for (const double t : m.setup_round_trips) rtt.push_back(num(t));
         j["peer_setup"] = {{"class", m.setup_class}, {"round_trips", rtt}};
     }
+    if (!m.fresh.empty()) j["fresh_send"] = fresh_json(m);
     return j.dump(1) + "\n";
 }
 
@@ -508,6 +539,7 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
         m.barrier_measured = true;
     }
     if (r.raw().contains("collective_curves")) read_coll_curves(r, m);
+    if (r.raw().contains("fresh_send")) read_fresh(r, m);
     if (r.raw().contains("peer_setup")) {
         const Reader p = r.obj("peer_setup");
         m.setup_class = p.integer("class", 0, kClasses - 1);

@@ -155,6 +155,24 @@ void print_peer_setup(const Measured& m, int cost_class) {
     std::fflush(stdout);
 }
 
+void print_fresh_sends(const Measured& m) {
+    if (m.fresh.empty()) return;
+    std::printf(
+        "\nfresh send buffers (%s pair; one-way time of an untouched send buffer and of one the "
+        "sender wrote just before, alternated; medians):\n",
+        class_name(m.fresh_class));
+    for (const FreshResult& f : m.fresh)
+        std::printf("  %8llu B: untouched %9.3f us, written %9.3f us (+%.3f us), write %9.3f us\n",
+                    static_cast<unsigned long long>(f.bytes), f.untouched.value * 1e6,
+                    f.fresh.value * 1e6, (f.fresh.value - f.untouched.value) * 1e6,
+                    f.write.value * 1e6);
+    std::printf(
+        "  write rate (fastest) %.1f MB/s; <mpi-overhead><fresh-send> is written when this is "
+        "the per-message costs' pair and some size costs more written\n",
+        m.fresh_write_rate() / 1e6);
+    std::fflush(stdout);
+}
+
 void print_summary(const Measured& m, const Derived& d) {
     std::printf(
         "\ncommunicator creation (rank 0, median of 31 calls): MPI_Comm_dup %.2f us, 8-byte "

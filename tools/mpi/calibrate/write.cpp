@@ -122,6 +122,20 @@ void write_concurrent_csv(std::ostringstream& c, const ClassResult& r, const std
     }
 }
 
+// <mpi-overhead><fresh-send write-rate="…"> with a point per size measured (the written
+// buffer's one-way time less the untouched one's), when measured on the pair of the class
+// the per-message costs come from and some size costs more written.
+void write_fresh_send(topo::XmlElement& overhead, const Measured& m) {
+    const std::vector<std::pair<std::uint64_t, double>> extra = m.fresh_extra();
+    const bool costs = std::any_of(extra.begin(), extra.end(), [](const auto& p) {
+        return model_time_of(p.second) > Time::zero();
+    });
+    if (!costs || m.fresh_class != m.overhead_class || !(m.fresh_write_rate() > 0)) return;
+    topo::XmlElement& f = overhead.add("fresh-send");
+    f.bandwidth("write-rate", model_bandwidth_of(m.fresh_write_rate()));
+    for (const auto& [bytes, x] : extra) f.add_point(bytes, model_time_of(x));
+}
+
 }  // namespace
 
 std::string library_profile(const std::string& mpi_library) {
@@ -399,6 +413,9 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             overhead.add("peer-setup")
                 .count("after", static_cast<std::uint64_t>(ps.after))
                 .time("time", model_time_of(ps.time));
+        // Fresh send buffers (Measured::fresh_extra), when measured on that pair and some
+        // size costs more written than untouched.
+        write_fresh_send(overhead, m);
     }
     // Collectives' local work at the measured rates (rank 0, memcpy and MPI_Reduce_local of
     // doubles): the attributes the largest size's rates, the curves (--local-curves) every
@@ -453,6 +470,28 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
 }
 
 namespace {
+
+// Fresh send buffers as CSV rows: per size, "fresh_untouched", "fresh_written" (the one-way
+// times) and "fresh_write" (the sender's store loop), each a row of its Stats; bandwidth the
+// size over the time.
+void write_fresh_csv(std::ostringstream& c, const Measured& m) {
+    if (m.fresh.empty()) return;
+    const Pair& p = m.classes[static_cast<std::size_t>(m.fresh_class)].pair;
+    const std::string who = strf("%s,%d,%d", class_name(m.fresh_class), p.a, p.b);
+    for (const FreshResult& f : m.fresh)
+        for (const auto& [kind, st] :
+             {std::pair<const char*, const Stats*>{"fresh_untouched", &f.untouched},
+              {"fresh_written", &f.fresh},
+              {"fresh_write", &f.write}}) {
+            c << kind << "," << who << "," << static_cast<unsigned long long>(f.bytes) << ",,"
+              << strf("%.0f,%.0f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", st->passes, st->samples,
+                      st->value * 1e6, st->median_all * 1e6, st->min * 1e6, st->p10 * 1e6,
+                      st->p90 * 1e6, st->max * 1e6)
+              << ",";
+            if (st->value > 0) c << strf("%.3f", static_cast<double>(f.bytes) / st->value / 1e6);
+            c << ",\n";
+        }
+}
 
 // The lazy peer set-up's round trips as CSV rows (kind "peer_setup", one per round trip:
 // the instructions column is its 1-based index, value_us its time; then one row
@@ -515,6 +554,7 @@ std::string write_csv(const Measured& m) {
                   << times(*st) << ",,\n";
     }
     write_peer_setup_csv(c, m);
+    write_fresh_csv(c, m);
     if (m.io.measured && m.io.error.empty()) {
         const IoMeasured& io = m.io;
         const std::tuple<const char*, const Stats*, std::uint64_t> rows[] = {

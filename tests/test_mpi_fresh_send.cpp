@@ -1,0 +1,187 @@
+// Fresh send buffers (issue 23): <mpi-overhead><fresh-send write-rate="W"> with a size -> time
+// curve F hands a Send, Isend or Sendrecv's send of s bytes to the network F(s) later when
+// its rank computed at least s / W (long enough to have written the buffer) since its
+// previous call that sent above the eager threshold (Open MPI's single-copy pull of lines
+// dirty in the sender's cache is slower; the pull leaves them clean). Closed forms in every
+// network model: a fresh one-way send costs exactly F(s) more; an untouched one (no compute
+// before it, too little, or compute before an earlier bulk send) costs what it costs
+// without the element.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "coll_fixtures.hpp"
+#include "simulator/error.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/summary.hpp"
+
+namespace clustersim {
+namespace {
+
+using namespace testing;
+
+// Two nodes on a switch: 1 GB/s, 1 us links, whole messages, eager up to 64 KiB, cores of
+// 1 G instructions/s (an instruction is 1 ns); `overhead` is the <mpi-overhead> element.
+run::Model pair(const std::string& overhead) {
+    std::string xml = fmt::format(R"(<cluster name="fresh">
+  <network granularity="message" eager-threshold="64KiB"/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/></node-type>
+  <nodes prefix="n" count="2" type="n"/>
+  <switch name="sw"/>
+{}
+  <cable from="n0.s0" to="sw" latency="1us" bandwidth="1GB/s"/>
+  <cable from="n1.s0" to="sw" latency="1us" bandwidth="1GB/s"/>
+</cluster>
+)",
+                                  overhead);
+    return run::parse_model(xml, "fresh.xml");
+}
+
+const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "simple",
+                                          "contention:collectives=messages"};
+
+// F: 0 at 1 KiB, 8 us at 33 KiB (linear between: 4 us at 17 KiB), 8 us beyond; W = 1 GB/s.
+const std::string kFresh = R"(<mpi-overhead><fresh-send write-rate="1GB/s">
+    <point size="1KiB" time="0us"/><point size="33KiB" time="8us"/>
+  </fresh-send></mpi-overhead>)";
+
+Time run(const std::string& model, const std::string& overhead, std::vector<mpi::Op> a,
+         std::vector<mpi::Op> b) {
+    auto t = pair(overhead);
+    mpi::choose_network(t, model);
+    ScriptProgram prog({std::move(a), std::move(b)});
+    const auto res = mpi::simulate(t, one_rank_per_node(t.topology, 2), prog);
+    EXPECT_EQ(res.ranks[0].bytes_sent, res.ranks[1].bytes_received);
+    EXPECT_EQ(res.ranks[1].bytes_sent, res.ranks[0].bytes_received);
+    return res.simulated;
+}
+
+// Rank 1 runs `before` then sends `bytes` to rank 0 with a blocking Send.
+Time one_way(const std::string& model, const std::string& overhead, std::vector<mpi::Op> before,
+             std::uint64_t bytes) {
+    std::vector<mpi::Op> b = std::move(before);
+    b.push_back(send(0, bytes));
+    return run(model, overhead, {recv(1, bytes)}, b);
+}
+
+TEST(FreshSend, ReadFromTheModelAndShownBySummary) {
+    const auto t = pair(kFresh);
+    EXPECT_EQ(t.mpi.fresh_write_rate.bytes_per_s, 1'000'000'000u);
+    ASSERT_EQ(t.mpi.fresh_send.points.size(), 2u);
+    EXPECT_EQ(t.mpi.fresh_send.at(17 * 1024), Time::us(4));
+    EXPECT_EQ(t.mpi.fresh_send.at(1024 * 1024), Time::us(8));
+    const std::string text = mpi::describe_overheads(t.mpi);
+    EXPECT_NE(text.find("a send of a buffer written in the compute before it (at most 1 GB/s) "
+                        "leaves 8 us (at 64 KiB) later"),
+              std::string::npos)
+        << text;
+    topo::Router router(t.topology);
+    const std::string summary = topo::format_summary(run::summarize(t, router));
+    EXPECT_NE(summary.find("a send of a buffer written"), std::string::npos) << summary;
+    EXPECT_TRUE(pair("").mpi.fresh_send.zero());
+}
+
+// A fresh send of s bytes (rank computed s / W before it) costs exactly F(s) more, eager
+// (17 KiB: 4 us) and rendezvous (128 KiB: 8 us) alike, in every network model.
+TEST(FreshSend, AFreshSendCostsExactlyTheCurvesTimeMore) {
+    for (const auto& model : kModels) {
+        for (const auto& [bytes, extra] : {std::pair{std::uint64_t{17 * 1024}, Time::us(4)},
+                                           std::pair{std::uint64_t{128 * 1024}, Time::us(8)}}) {
+            SCOPED_TRACE(fmt::format("{} {} B", model, bytes));
+            const std::vector<mpi::Op> work = {compute(bytes)};  // s ns = s / (1 GB/s)
+            EXPECT_EQ(one_way(model, kFresh, work, bytes), one_way(model, "", work, bytes) + extra);
+        }
+    }
+}
+
+// The window: compute since the rank's previous call that sent above the eager threshold
+// (64 KiB here; its data leaves by the receiver's copy, which leaves the lines clean). No
+// compute: untouched. Posting a receive, or a small send, in between keeps the window open
+// (LAMMPS's halo: pack, post, send; its exchange: pack, a 4-byte Sendrecv of the count,
+// post, send); a rendezvous send in between closes it.
+TEST(FreshSend, OnlyComputeSinceThePreviousBulkSendMakesItFresh) {
+    const std::uint64_t bytes = 17 * 1024, bulk = 128 * 1024;
+    for (const auto& model : kModels) {
+        SCOPED_TRACE(model);
+        EXPECT_EQ(one_way(model, kFresh, {}, bytes), one_way(model, "", {}, bytes));
+        // Rank 1: 100 us of compute, then `between`, then the 17 KiB send to rank 0; rank 0
+        // sends the 8 bytes rank 1's Irecv takes at once, receives what `between` sends it,
+        // then the send.
+        const auto check = [&](const std::vector<mpi::Op>& between_b,
+                               const std::vector<mpi::Op>& between_a, bool fresh) {
+            std::vector<mpi::Op> a = {send(1, 8)}, b = {compute(100'000)};
+            a.insert(a.end(), between_a.begin(), between_a.end());
+            a.push_back(recv(1, bytes));
+            b.insert(b.end(), between_b.begin(), between_b.end());
+            b.push_back(send(0, bytes));
+            b.push_back(wait(0));
+            const Time with = run(model, kFresh, a, b), without = run(model, "", a, b);
+            EXPECT_EQ(with, fresh ? without + Time::us(4) : without);
+        };
+        check({irecv(0, 8, 0)}, {}, true);
+        // (2 us of compute after the small send, less than 17 KiB / W: its message has left
+        // the network before the 17 KiB one starts, in every model)
+        check({send(0, 8), compute(2'000), irecv(0, 8, 0)}, {recv(1, 8)}, true);
+        check({send(0, bulk), irecv(0, 8, 0)}, {recv(1, bulk)}, false);
+        // (1 ms: the bulk message has left every link before the send starts)
+        check({send(0, bulk), compute(1'000'000), irecv(0, 8, 0)}, {recv(1, bulk)}, true);
+    }
+}
+
+// The rule's boundary: s / W = 17,408 ns for 17 KiB at 1 GB/s, so 17,407 instructions of
+// compute (1 ns each) leave the send untouched and 17,408 make it fresh; two computes in a
+// row count together.
+TEST(FreshSend, TheComputeMustLastAtLeastTheWriteOfTheBuffer) {
+    const std::uint64_t bytes = 17 * 1024;
+    for (const auto& model : kModels) {
+        SCOPED_TRACE(model);
+        const std::vector<mpi::Op> short_work = {compute(bytes - 1)};
+        EXPECT_EQ(one_way(model, kFresh, short_work, bytes), one_way(model, "", short_work, bytes));
+        const std::vector<mpi::Op> work = {compute(bytes)};
+        EXPECT_EQ(one_way(model, kFresh, work, bytes),
+                  one_way(model, "", work, bytes) + Time::us(4));
+        const std::vector<mpi::Op> split = {compute(bytes / 2), compute(bytes / 2)};
+        EXPECT_EQ(one_way(model, kFresh, split, bytes),
+                  one_way(model, "", split, bytes) + Time::us(4));
+    }
+}
+
+// Isend and Sendrecv's send are priced like Send; the receive side is not (a Sendrecv's
+// receive of rank 0 sees only rank 1's later message).
+TEST(FreshSend, IsendAndSendrecvAreFreshToo) {
+    const std::uint64_t bytes = 17 * 1024;
+    for (const auto& model : kModels) {
+        SCOPED_TRACE(model);
+        const std::vector<mpi::Op> a = {recv(1, bytes)};
+        const std::vector<mpi::Op> b = {compute(bytes), isend(0, bytes, 0), wait(0)};
+        EXPECT_EQ(run(model, kFresh, a, b), run(model, "", a, b) + Time::us(4));
+        mpi::Op sr = send(0, bytes);
+        sr.kind = mpi::OpKind::Sendrecv;
+        sr.peer2 = 0;
+        sr.bytes2 = 0;
+        const std::vector<mpi::Op> c = {recv(1, bytes), send(1, 0)};
+        const std::vector<mpi::Op> d = {compute(bytes), sr};
+        EXPECT_EQ(run(model, kFresh, c, d), run(model, "", c, d) + Time::us(4));
+    }
+}
+
+TEST(FreshSend, BadElementsAreOneErrorNamingTheLine) {
+    for (const std::string& bad :
+         {std::string(R"(<mpi-overhead><fresh-send><point size="1KiB" time="1us"/>)"
+                      R"(</fresh-send></mpi-overhead>)"),
+          std::string(R"(<mpi-overhead><fresh-send write-rate="fast" time="1us"/></mpi-overhead>)"),
+          std::string(R"(<mpi-overhead><fresh-send write-rate="1GB/s" time="1us" x="1"/>)"
+                      R"(</mpi-overhead>)")}) {
+        SCOPED_TRACE(bad);
+        try {
+            pair(bad);
+            ADD_FAILURE() << "accepted";
+        } catch (const std::exception& e) {
+            EXPECT_NE(std::string(e.what()).find("fresh.xml:"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("fresh-send"), std::string::npos) << e.what();
+        }
+    }
+}
+
+}  // namespace
+}  // namespace clustersim

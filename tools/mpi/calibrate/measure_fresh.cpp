@@ -1,0 +1,97 @@
+// MEASURE of fresh send buffers (issue 23; calibrate.hpp, FreshResult): ranks a and b of one
+// class alternate an untouched and a just-written send buffer, size by size, pass by pass;
+// rank 0 keeps the figures.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "tools/mpi/calibrate/calibrate.hpp"
+
+namespace clustersim::calibrate {
+
+namespace {
+
+constexpr int kTagFresh = 22, kTagFreshReady = 23, kTagFreshAck = 24;
+
+// The sender's store loop: every 8-byte word written (as an application packs a halo), the
+// value changing each call so no pass finds the lines as the last left them.
+void write_buffer(std::vector<double>& buf, std::uint64_t bytes, std::uint64_t k) {
+    const std::size_t words = bytes / 8;
+    for (std::size_t i = 0; i < words; ++i) buf[i] = static_cast<double>(i + k);
+}
+
+}  // namespace
+
+void measure_fresh_sends(const Settings& s, int rank, int a, int b, int cls, Measured& m) {
+    std::vector<std::uint64_t> sizes;
+    for (const std::uint64_t bytes : s.sizes)
+        if (bytes >= kFreshMin && bytes <= kFreshMax) sizes.push_back(bytes);
+    if (sizes.empty()) return;
+    wait_quietly();
+    // Per size: untouched, fresh and write samples of every pass (rank a's).
+    std::vector<Samples> untouched(sizes.size()), fresh(sizes.size()), write(sizes.size());
+    if (rank == a || rank == b) {
+        const std::uint64_t largest = sizes.back();
+        std::vector<double> buf(largest / 8 + 1, 1.0), back(largest / 8 + 1, 0.0);
+        char* const data = reinterpret_cast<char*>(buf.data());
+        char* const in = reinterpret_cast<char*>(back.data());
+        const int peer = rank == a ? b : a;
+        std::uint64_t stamp = 0;
+        for (std::uint64_t pass = 0; pass < s.passes; ++pass)
+            for (std::size_t i = 0; i < sizes.size(); ++i) {
+                const std::uint64_t bytes = sizes[i];
+                const int count = static_cast<int>(bytes);
+                const std::uint64_t reps = s.reps(bytes), warm = Settings::warmup(reps);
+                std::vector<double> u, f, w;
+                for (std::uint64_t k = 0; k < warm + reps; ++k)
+                    for (const bool written : {false, true}) {
+                        if (rank == b) {
+                            MPI_Send(data, 0, MPI_BYTE, peer, kTagFreshReady, MPI_COMM_WORLD);
+                            MPI_Recv(in, count, MPI_BYTE, peer, kTagFresh, MPI_COMM_WORLD,
+                                     MPI_STATUS_IGNORE);
+                            MPI_Send(data, 0, MPI_BYTE, peer, kTagFreshAck, MPI_COMM_WORLD);
+                            continue;
+                        }
+                        double t_write = 0;
+                        if (written) {
+                            const double t0 = MPI_Wtime();
+                            write_buffer(buf, bytes, ++stamp);
+                            t_write = MPI_Wtime() - t0;
+                        }
+                        // The receiver is in MPI_Recv before the timed send starts.
+                        MPI_Recv(in, 0, MPI_BYTE, peer, kTagFreshReady, MPI_COMM_WORLD,
+                                 MPI_STATUS_IGNORE);
+                        const double t0 = MPI_Wtime();
+                        MPI_Send(data, count, MPI_BYTE, peer, kTagFresh, MPI_COMM_WORLD);
+                        MPI_Recv(in, 0, MPI_BYTE, peer, kTagFreshAck, MPI_COMM_WORLD,
+                                 MPI_STATUS_IGNORE);
+                        const double t = MPI_Wtime() - t0;
+                        if (k < warm) continue;
+                        (written ? f : u).push_back(t);
+                        if (written) w.push_back(t_write);
+                    }
+                if (rank == a) {
+                    add_pass(untouched[i], u);
+                    add_pass(fresh[i], f);
+                    add_pass(write[i], w);
+                }
+            }
+    }
+    wait_quietly();
+    std::vector<FreshResult> results;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        FreshResult r;
+        r.bytes = sizes[i];
+        r.untouched = stats_on_root(rank, a, untouched[i]);
+        r.fresh = stats_on_root(rank, a, fresh[i]);
+        r.write = stats_on_root(rank, a, write[i]);
+        results.push_back(r);
+    }
+    if (rank != 0) return;
+    m.fresh = std::move(results);
+    m.fresh_class = cls;
+}
+
+}  // namespace clustersim::calibrate
