@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "collectives/program.hpp"
@@ -93,6 +94,24 @@ inline std::string comm_model_xml(const std::string& inner) {
 </cluster>
 )";
 }
+// Two nodes n0, n1 on a switch: 1 GB/s, 1 us links, whole messages, eager up to 64 KiB,
+// two cores of 1 G instructions/s per node (an instruction is 1 ns); `inner` goes into the
+// cluster (an <mpi-overhead> element, or "" for none). The per-message overhead tests' model.
+inline run::Model two_nodes_on_a_switch(const std::string& name, const std::string& inner) {
+    const std::string xml = fmt::format(R"(<cluster name="{}">
+  <network granularity="message" eager-threshold="64KiB"/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/></node-type>
+  <nodes prefix="n" count="2" type="n"/>
+  <switch name="sw"/>
+{}
+  <cable from="n0.s0" to="sw" latency="1us" bandwidth="1GB/s"/>
+  <cable from="n1.s0" to="sw" latency="1us" bandwidth="1GB/s"/>
+</cluster>
+)",
+                                        name, inner);
+    return run::parse_model(xml, name + ".xml");
+}
+
 inline mpi::Op isend(int peer, std::uint64_t bytes, std::uint32_t handle, int tag = 0) {
     mpi::Op op = send(peer, bytes, tag);
     op.kind = mpi::OpKind::Isend;

@@ -20,21 +20,9 @@ namespace {
 
 using namespace testing;
 
-// Two nodes on a switch: 1 GB/s, 1 us links, whole messages, eager up to 64 KiB, cores of
-// 1 G instructions/s (an instruction is 1 ns); `overhead` is the <mpi-overhead> element.
+// two_nodes_on_a_switch (sim_fixtures.hpp) with `overhead`: <mpi-overhead>, or "" for none.
 run::Model pair(const std::string& overhead) {
-    std::string xml = fmt::format(R"(<cluster name="fresh">
-  <network granularity="message" eager-threshold="64KiB"/>
-  <node-type name="n" memory="1GiB"><socket name="s0" cores="2" speed="1G"/></node-type>
-  <nodes prefix="n" count="2" type="n"/>
-  <switch name="sw"/>
-{}
-  <cable from="n0.s0" to="sw" latency="1us" bandwidth="1GB/s"/>
-  <cable from="n1.s0" to="sw" latency="1us" bandwidth="1GB/s"/>
-</cluster>
-)",
-                                  overhead);
-    return run::parse_model(xml, "fresh.xml");
+    return two_nodes_on_a_switch("fresh", overhead);
 }
 
 const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "simple",
