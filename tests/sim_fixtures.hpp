@@ -94,6 +94,11 @@ inline std::string comm_model_xml(const std::string& inner) {
 </cluster>
 )";
 }
+// The network models a per-message overhead test runs in: the graph models and two analytic
+// ones (contention with its collectives as messages).
+inline const std::vector<std::string> kOverheadModels = {"packet", "cut-through", "fluid", "simple",
+                                                         "contention:collectives=messages"};
+
 // Two nodes n0, n1 on a switch: 1 GB/s, 1 us links, whole messages, eager up to 64 KiB,
 // two cores of 1 G instructions/s per node (an instruction is 1 ns); `inner` goes into the
 // cluster (an <mpi-overhead> element, or "" for none). The per-message overhead tests' model.

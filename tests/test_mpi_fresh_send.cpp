@@ -25,9 +25,6 @@ run::Model pair(const std::string& overhead) {
     return two_nodes_on_a_switch("fresh", overhead);
 }
 
-const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "simple",
-                                          "contention:collectives=messages"};
-
 // F: 0 at 1 KiB, 8 us at 33 KiB (linear between: 4 us at 17 KiB), 8 us beyond; W = 1 GB/s.
 const std::string kFresh = R"(<mpi-overhead><fresh-send write-rate="1GB/s">
     <point size="1KiB" time="0us"/><point size="33KiB" time="8us"/>
@@ -72,7 +69,7 @@ TEST(FreshSend, ReadFromTheModelAndShownBySummary) {
 // A fresh send of s bytes (rank computed s / W before it) costs exactly F(s) more, eager
 // (17 KiB: 4 us) and rendezvous (128 KiB: 8 us) alike, in every network model.
 TEST(FreshSend, AFreshSendCostsExactlyTheCurvesTimeMore) {
-    for (const auto& model : kModels) {
+    for (const auto& model : kOverheadModels) {
         for (const auto& [bytes, extra] : {std::pair{std::uint64_t{17 * 1024}, Time::us(4)},
                                            std::pair{std::uint64_t{128 * 1024}, Time::us(8)}}) {
             SCOPED_TRACE(fmt::format("{} {} B", model, bytes));
@@ -89,7 +86,7 @@ TEST(FreshSend, AFreshSendCostsExactlyTheCurvesTimeMore) {
 // post, send); a rendezvous send in between closes it.
 TEST(FreshSend, OnlyComputeSinceThePreviousBulkSendMakesItFresh) {
     const std::uint64_t bytes = 17 * 1024, bulk = 128 * 1024;
-    for (const auto& model : kModels) {
+    for (const auto& model : kOverheadModels) {
         SCOPED_TRACE(model);
         EXPECT_EQ(one_way(model, kFresh, {}, bytes), one_way(model, "", {}, bytes));
         // Rank 1: 100 us of compute, then `between`, then the 17 KiB send to rank 0; rank 0
@@ -121,7 +118,7 @@ TEST(FreshSend, OnlyComputeSinceThePreviousBulkSendMakesItFresh) {
 // row count together.
 TEST(FreshSend, TheComputeMustLastAtLeastTheWriteOfTheBuffer) {
     const std::uint64_t bytes = 17 * 1024;
-    for (const auto& model : kModels) {
+    for (const auto& model : kOverheadModels) {
         SCOPED_TRACE(model);
         const std::vector<mpi::Op> short_work = {compute(bytes - 1)};
         EXPECT_EQ(one_way(model, kFresh, short_work, bytes), one_way(model, "", short_work, bytes));
@@ -138,7 +135,7 @@ TEST(FreshSend, TheComputeMustLastAtLeastTheWriteOfTheBuffer) {
 // receive of rank 0 sees only rank 1's later message).
 TEST(FreshSend, IsendAndSendrecvAreFreshToo) {
     const std::uint64_t bytes = 17 * 1024;
-    for (const auto& model : kModels) {
+    for (const auto& model : kOverheadModels) {
         SCOPED_TRACE(model);
         const std::vector<mpi::Op> a = {recv(1, bytes)};
         const std::vector<mpi::Op> b = {compute(bytes), isend(0, bytes, 0), wait(0)};

@@ -23,9 +23,6 @@ run::Model pair(const std::string& overhead) {
     return two_nodes_on_a_switch("setup", overhead);
 }
 
-const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "simple",
-                                          "contention:collectives=messages"};
-
 std::string setup(int after, const std::string& time, const std::string& more = "") {
     return fmt::format(R"(<mpi-overhead>{}<peer-setup after="{}" time="{}"/></mpi-overhead>)", more,
                        after, time);
@@ -85,7 +82,7 @@ TEST(PeerSetup, ReadFromTheModelAndShownBySummary) {
 // exactly `time` more for eager sends (one direction used), 2 `time` for rendezvous ones.
 TEST(PeerSetup, OneWaySendsCostTheSetUpOnceTheyReachTheThreshold) {
     const Time setup_time = Time::ns(7300);
-    for (const auto& model : kModels) {
+    for (const auto& model : kOverheadModels) {
         for (const std::uint64_t bytes :
              {std::uint64_t{0}, std::uint64_t{1024}, std::uint64_t{256 * 1024}}) {
             SCOPED_TRACE(fmt::format("{} {} B", model, bytes));
@@ -109,7 +106,7 @@ TEST(PeerSetup, OneWaySendsCostTheSetUpOnceTheyReachTheThreshold) {
 // receiver's 4th clear-to-send), so 2T; the 3rd does not.
 TEST(PeerSetup, RendezvousCountsRequestsAndClearsToSend) {
     const Time setup_time = Time::us(3);
-    for (const auto& model : kModels) {
+    for (const auto& model : kOverheadModels) {
         SCOPED_TRACE(model);
         const std::uint64_t bytes = 256 * 1024;
         EXPECT_EQ(one_way(model, setup(4, "3us"), 3, bytes), one_way(model, "", 3, bytes));
@@ -121,7 +118,7 @@ TEST(PeerSetup, RendezvousCountsRequestsAndClearsToSend) {
 // A ping-pong of K >= after round trips: both directions set up, 2T more; K < after: none.
 TEST(PeerSetup, PingPongCostsTwiceTheSetUpInEveryModel) {
     const Time setup_time = Time::us(10);
-    for (const auto& model : kModels) {
+    for (const auto& model : kOverheadModels) {
         for (const std::uint64_t bytes : {std::uint64_t{8}, std::uint64_t{256 * 1024}}) {
             SCOPED_TRACE(fmt::format("{} {} B", model, bytes));
             // Rendezvous: two counted messages per direction and round trip.
@@ -141,7 +138,7 @@ TEST(PeerSetup, PingPongCostsTwiceTheSetUpInEveryModel) {
 // With o_s and a gap, the set-up adds on top: the gap counts from the deferred hand-over.
 TEST(PeerSetup, AddsToTheOtherOverheads) {
     const std::string costs = R"(<send time="200ns"/><gap time="3us"/>)";
-    for (const auto& model : kModels) {
+    for (const auto& model : kOverheadModels) {
         SCOPED_TRACE(model);
         const Time base = one_way(model, setup(1000, "5us", costs), 8, 1024);
         EXPECT_EQ(one_way(model, setup(2, "5us", costs), 8, 1024), base + Time::us(5));
@@ -152,7 +149,7 @@ TEST(PeerSetup, AddsToTheOtherOverheads) {
 // back, the first sets up, all arrive after it; the time is the same as one blocking send
 // per message shifted by T.
 TEST(PeerSetup, MessagesDuringTheSetUpWaitForIt) {
-    for (const auto& model : kModels) {
+    for (const auto& model : kOverheadModels) {
         SCOPED_TRACE(model);
         auto burst = [&](const std::string& overhead) {
             std::vector<mpi::Op> a, b;
