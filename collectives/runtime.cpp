@@ -822,13 +822,13 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
         const std::uint64_t before =
             config_.buffer_copies ? choice.algorithm->buffer_copies(args).before : 0;
         if (copy + before > 0) {
-            // With buffer_footprint the own block lands in the receive buffer as well.
-            const Time t =
-                config_.buffer_footprint && !config_.copy_curve.empty()
-                    ? (copy > 0 ? config_.copy_curve.time_within(copy, landing_buffer(args))
-                                : Time::zero()) +
-                          (before > 0 ? copy_time(before) : Time::zero())
-                    : copy_time(copy + before);
+            Time t;
+            if (config_.buffer_footprint && !config_.copy_curve.empty() && copy > 0)
+                // The own block lands in the receive buffer as well.
+                t = config_.copy_curve.time_within(copy, landing_buffer(args)) +
+                    (before > 0 ? copy_time(before) : Time::zero());
+            else
+                t = copy_time(copy + before);
             cpus_.start_time(ranks_[rank].core, t, kCollCookie | run);
             return user_req;
         }
@@ -1074,31 +1074,23 @@ std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
 const CollectiveCurve* Runtime::curve_for(std::uint32_t comm, const Op& op) {
     if (op.nonblocking || op.counts != nullptr) return nullptr;
     const auto& members = comms_[comm].members;
-    const CollectiveCurveRule* match = nullptr;
-    for (const CollectiveCurveRule& r : config_.collective_curves)
-        if (r.op == op.coll && r.ranks == members.size()) {
-            match = &r;
-            break;
+    for (const CollectiveCurveRule& r : config_.collective_curves) {
+        if (r.op != op.coll || r.ranks != members.size()) continue;
+        // The members' placement, once per communicator: bit 2 all on one node, bit 4 each on
+        // a node of its own (bit 1: known).
+        if (comm_placement_.size() <= comm) comm_placement_.resize(comm + 1, 0);
+        std::uint8_t& placement = comm_placement_[comm];
+        if (placement == 0) {
+            std::vector<std::uint32_t> nodes;
+            nodes.reserve(members.size());
+            for (const std::int32_t m : members) nodes.push_back(ranks_[m].where.node);
+            std::sort(nodes.begin(), nodes.end());
+            placement = static_cast<std::uint8_t>(
+                1 | (nodes.front() == nodes.back() ? 2 : 0) |
+                (std::adjacent_find(nodes.begin(), nodes.end()) == nodes.end() ? 4 : 0));
         }
-    if (match == nullptr) return nullptr;
-    // The members' placement, once per communicator: all on one node, or each on a node of
-    // its own (else neither).
-    if (comm_placement_.size() <= comm) comm_placement_.resize(comm + 1, 0);
-    if (comm_placement_[comm] == 0) {
-        std::vector<std::uint32_t> nodes;
-        nodes.reserve(members.size());
-        for (const std::int32_t m : members) nodes.push_back(ranks_[m].where.node);
-        std::sort(nodes.begin(), nodes.end());
-        comm_placement_[comm] = static_cast<std::uint8_t>(
-            1 | (nodes.front() == nodes.back() ? 2 : 0) |
-            (std::adjacent_find(nodes.begin(), nodes.end()) == nodes.end() ? 4 : 0));
+        if ((placement & (r.scope == CurveScope::IntraNode ? 2 : 4)) != 0) return r.curve.get();
     }
-    const bool one_node = (comm_placement_[comm] & 2) != 0;
-    const bool own_nodes = (comm_placement_[comm] & 4) != 0;
-    for (const CollectiveCurveRule& r : config_.collective_curves)
-        if (r.op == op.coll && r.ranks == members.size() &&
-            (r.scope == CurveScope::IntraNode ? one_node : own_nodes))
-            return r.curve.get();
     return nullptr;
 }
 
