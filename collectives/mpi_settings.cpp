@@ -38,22 +38,8 @@ void MpiReader::read_collectives(pugi::xml_node n) {
         n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth", "profile",
             "comm-create", "buffer-copies", "barrier", "curves", "buffer-footprint"});
     MpiSettings& m = mpi_;
-    if (const auto v = x_.optional(n, "buffer-footprint")) {
-        if (*v == "yes")
-            m.buffer_footprint = true;
-        else if (*v != "no")
-            x_.fail(n, fmt::format("<collectives> attribute 'buffer-footprint': '{}' is not "
-                                   "valid; expected yes or no",
-                                   *v));
-    }
-    if (const auto v = x_.optional(n, "buffer-copies")) {
-        if (*v == "yes")
-            m.buffer_copies = true;
-        else if (*v != "no")
-            x_.fail(n, fmt::format("<collectives> attribute 'buffer-copies': '{}' is not valid; "
-                                   "expected yes or no",
-                                   *v));
-    }
+    if (const auto v = x_.yes_no(n, "buffer-footprint")) m.buffer_footprint = *v;
+    if (const auto v = x_.yes_no(n, "buffer-copies")) m.buffer_copies = *v;
     if (const auto v = x_.optional(n, "profile")) {
         m.profile = *v;
         m.profile_line = x_.line_of(n);

@@ -228,30 +228,9 @@ void IoReader::read_file_system(pugi::xml_node n) {
         if (f.first_open < Time::zero())
             x_.fail(n, "<file-system> attribute 'first-open': a negative time");
     }
-    if (const auto v = x_.optional(n, "collective-close")) {
-        if (*v == "yes")
-            f.close_collective = true;
-        else if (*v != "no")
-            x_.fail(n, fmt::format("<file-system> attribute 'collective-close': '{}' is not valid; "
-                                   "expected yes or no",
-                                   *v));
-    }
-    if (const auto v = x_.optional(n, "handshake")) {
-        if (*v == "yes")
-            f.handshake = true;
-        else if (*v != "no")
-            x_.fail(n, fmt::format("<file-system> attribute 'handshake': '{}' is not valid; "
-                                   "expected yes or no",
-                                   *v));
-    }
-    if (const auto v = x_.optional(n, "open-collectives")) {
-        if (*v == "yes")
-            f.open_collectives = true;
-        else if (*v != "no")
-            x_.fail(n, fmt::format("<file-system> attribute 'open-collectives': '{}' is not "
-                                   "valid; expected yes or no",
-                                   *v));
-    }
+    if (const auto v = x_.yes_no(n, "collective-close")) f.close_collective = *v;
+    if (const auto v = x_.yes_no(n, "handshake")) f.handshake = *v;
+    if (const auto v = x_.yes_no(n, "open-collectives")) f.open_collectives = *v;
     if (const auto v = x_.optional(n, "small-io"))
         f.small_io = x_.with_unit(n, "small-io", *v, parse_size);
     if (const auto v = x_.optional(n, "open-requests")) {

@@ -78,6 +78,16 @@ void ElementReader::check_empty(pugi::xml_node n) const {
     }
 }
 
+std::optional<bool> ElementReader::yes_no(pugi::xml_node n, const char* name) const {
+    const std::optional<std::string_view> v = optional(n, name);
+    if (!v) return std::nullopt;
+    if (*v == "yes") return true;
+    if (*v != "no")
+        fail(n, fmt::format("<{}> attribute '{}': '{}' is not valid; expected yes or no", n.name(),
+                            name, *v));
+    return false;
+}
+
 std::string_view ElementReader::required(pugi::xml_node n, const char* name) const {
     const pugi::xml_attribute a = n.attribute(name);
     if (!a) fail(n, fmt::format("{} is missing required attribute '{}'", tag(n), name));

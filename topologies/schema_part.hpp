@@ -83,6 +83,9 @@ class ElementReader {
         return std::string_view(a.value());
     }
     std::string_view required(pugi::xml_node n, const char* name) const;
+    // "yes" (true) or "no" (false); absent: nullopt; anything else is one line naming the
+    // element and the attribute.
+    std::optional<bool> yes_no(pugi::xml_node n, const char* name) const;
     // A name: non-empty, without '.', ',' or white space ('.' separates node and vertex).
     std::string name_attr(pugi::xml_node n, const char* attr) const {
         return checked_name(n, attr, required(n, attr));
