@@ -659,5 +659,25 @@ TEST(IoFs, SameRunTwiceIsIdentical) {
     EXPECT_EQ(a.io.servers[1].track_seeks, b.io.servers[1].track_seeks);
 }
 
+// The yes/no attributes of <file-system> (ElementReader::yes_no): "yes" and "no" set and clear
+// them; anything else is one line naming the file, the line and the attribute.
+TEST(IoFs, YesNoAttributesTakeYesOrNoOnly) {
+    const auto model = [](const std::string& attrs) {
+        return io_model(2, "1GB/s", "<file-system " + attrs + R"(/>
+        <io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>)");
+    };
+    const auto on = model(R"(collective-close="yes" handshake="yes" open-collectives="yes")");
+    EXPECT_TRUE(on.io.fs.close_collective && on.io.fs.handshake && on.io.fs.open_collectives);
+    const auto off = model(R"(collective-close="no" handshake="no" open-collectives="no")");
+    EXPECT_FALSE(off.io.fs.close_collective || off.io.fs.handshake || off.io.fs.open_collectives);
+    std::vector<std::pair<std::string, std::string>> bad;
+    for (const char* attr : {"collective-close", "handshake", "open-collectives"})
+        bad.emplace_back(fmt::format(R"({}="on")", attr),
+                         fmt::format("<file-system> attribute '{}': 'on' is not valid; expected "
+                                     "yes or no",
+                                     attr));
+    expect_input_errors(bad, "io-test.xml:11", [&](const std::string& a) { (void)model(a); });
+}
+
 }  // namespace
 }  // namespace clustersim::testing
