@@ -176,6 +176,73 @@ TEST(ImportPiosimhd, Pvfs2AddsItsRequestPathAndNothingElse) {
     EXPECT_EQ(r.unmapped, plain.unmapped);
 }
 
+// --file-system pvfs2: Trove writes each received flow buffer into the page cache, a copy at
+// the server node's InternalDataTransferSpeed: the PVS model's write_behind servers get
+// copy-rate 1000 MiB/s (its 1000M); without the option, no copy-rate.
+TEST(ImportPiosimhd, Pvfs2CopiesEachFlowBufferAtTheNodesInternalSpeed) {
+    SKIP_WITHOUT_EXTERNAL();
+    const run::Model a = run::parse_model(import_piosimhd(kPvs).xml, "pvs.xml");
+    const run::Model b =
+        run::parse_model(import_piosimhd(kPvs, PiosimhdOptions{true}).xml, "pvs-pvfs2.xml");
+    ASSERT_EQ(b.io.servers.size(), 5u);
+    for (std::size_t i = 0; i < b.io.servers.size(); ++i) {
+        EXPECT_EQ(b.io.servers[i].cache.model, "write_behind");
+        EXPECT_EQ(b.io.servers[i].cache.params,
+                  (std::vector<std::pair<std::string, std::string>>{{"copy-rate", "1000MiB/s"}}));
+        EXPECT_EQ(a.io.servers[i].cache.model, "write_behind");
+        EXPECT_TRUE(a.io.servers[i].cache.params.empty());
+    }
+}
+
+// The copy-rate is the server's own node's speed; a node without InternalDataTransferSpeed
+// (unlimited internal links) and a write-through cache layer get none.
+TEST(ImportPiosimhd, Pvfs2CopyRateIsTheServerNodesSpeedOnlyForWriteBehind) {
+    const auto model = [](const std::string& internal, const std::string& cache) {
+        return R"(<Project><ComponentList><NodeList>
+<Node implementation="x.Node.Node" name="c" id="1"><CPUs>1</CPUs><InstructionsPerSecond>1000</InstructionsPerSecond>
+<InternalDataTransferSpeed>700M</InternalDataTransferSpeed>
+<NICS><NIC implementation="x.NIC.NIC" id="2"><CONNECTION><Connection implementation="x.Connection.Connection" to="11"><Latency>1ms</Latency><Bandwidth>10M</Bandwidth></Connection></CONNECTION></NIC></NICS>
+</Node>
+<Node implementation="x.Node.Node" name="s" id="3"><CPUs>1</CPUs><InstructionsPerSecond>1000</InstructionsPerSecond>
+)" + internal + R"(
+<NICS><NIC implementation="x.NIC.NIC" id="4"><CONNECTION><Connection implementation="x.Connection.Connection" to="12"><Latency>1ms</Latency><Bandwidth>10M</Bandwidth></Connection></CONNECTION></NIC></NICS>
+<HOSTEDCOMPONENTS><Server implementation="x.Server.Server" name="srv">
+<IOSUBSYSTEM><IOSubsystem implementation="x.IOSubsystem.RefinedDiskModel"><TrackToTrackSeekTime>1ms</TrackToTrackSeekTime>
+<AverageSeekTime>10ms</AverageSeekTime><RPM>7200</RPM><SequentialTransferRate>50M</SequentialTransferRate>
+<PositionDifferenceConsideredToBeClose>5M</PositionDifferenceConsideredToBeClose></IOSubsystem></IOSUBSYSTEM>
+<CACHESTRATEGY><ServerCacheLayer implementation="x.ServerCacheLayer.)" +
+               cache + R"("/></CACHESTRATEGY>
+</Server></HOSTEDCOMPONENTS>
+</Node></NodeList>
+<SwitchList><Switch implementation="x.Switch.SimpleSwitch" name="sw"><TotalBandwidth>100M</TotalBandwidth><PORTS>
+<Port implementation="x.Port.Port" id="11"><CONNECTION><Connection implementation="x.Connection.Connection" to="2"><Latency>1ms</Latency><Bandwidth>10M</Bandwidth></Connection></CONNECTION></Port>
+<Port implementation="x.Port.Port" id="12"><CONNECTION><Connection implementation="x.Connection.Connection" to="4"><Latency>1ms</Latency><Bandwidth>10M</Bandwidth></Connection></CONNECTION></Port>
+</PORTS></Switch></SwitchList></ComponentList></Project>
+)";
+    };
+    const fs::path p = fs::temp_directory_path() / "clustersim-pvfs2-copy-rate.xml";
+    const auto server_cache = [&](const std::string& internal, const std::string& cache) {
+        std::ofstream(p) << model(internal, cache);
+        const ImportResult r = import_piosimhd(p.string(), PiosimhdOptions{true});
+        const run::Model m = run::parse_model(r.xml, "imported.xml");
+        EXPECT_EQ(m.io.servers.size(), 1u) << r.xml;
+        return m.io.servers.empty() ? io::ComponentSpec{} : m.io.servers[0].cache;
+    };
+    using Params = std::vector<std::pair<std::string, std::string>>;
+    const io::ComponentSpec fast = server_cache(
+        "<InternalDataTransferSpeed>400M</InternalDataTransferSpeed>", "AggregationCache");
+    EXPECT_EQ(fast.model, "write_behind");
+    EXPECT_EQ(fast.params, (Params{{"copy-rate", "400MiB/s"}}));  // the server's, not 700M
+    const io::ComponentSpec unlimited = server_cache("", "AggregationCache");
+    EXPECT_EQ(unlimited.model, "write_behind");
+    EXPECT_TRUE(unlimited.params.empty());
+    const io::ComponentSpec through =
+        server_cache("<InternalDataTransferSpeed>400M</InternalDataTransferSpeed>", "NoCache");
+    EXPECT_EQ(through.model, "none");
+    EXPECT_TRUE(through.params.empty());
+    fs::remove(p);
+}
+
 TEST(ImportPiosimhd, PlacementMapIsAcceptedByTheRunOption) {
     SKIP_WITHOUT_EXTERNAL();
     const ImportResult r = import_piosimhd(kPvs);

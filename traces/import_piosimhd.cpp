@@ -39,6 +39,11 @@ namespace fs = std::filesystem;
 // PVFS2's small I/O: a write of at most this many bytes travels inside its request
 // (PINT_SMALL_IO_MAXSIZE, src/proto/pvfs2-req-proto.h).
 constexpr std::uint64_t kPvfs2SmallIo = 16 * 1024;
+// PVFS2's flow (flowproto-multiqueue, src/io/flow/flowproto-bmi-trove/): a server receives a
+// write's data into a flow buffer (BUFFER_SIZE 256 KiB) and, once the buffer has arrived
+// whole (bmi_recv_callback_fn), writes it with trove_bstream_write_list: with TroveSyncData
+// off that is a pwrite into the page cache, a memory copy. The import prices it at the node's
+// InternalDataTransferSpeed (the write_behind layer's copy-rate).
 
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -211,7 +216,8 @@ class Importer {
     std::map<std::string, std::uint64_t> next_suffix_;
     void connection(pugi::xml_node owner, const std::string& owner_id, const std::string& vertex);
     void node(pugi::xml_node n);
-    void server(pugi::xml_node s, const std::string& node_name);
+    // internal: the node's InternalDataTransferSpeed in bytes/s (0: none given)
+    void server(pugi::xml_node s, const std::string& node_name, std::uint64_t internal);
     void switch_(pugi::xml_node s);
     void settings(pugi::xml_node g);
 
@@ -346,7 +352,7 @@ void Importer::node(pugi::xml_node n) {
                      "clustersim runs at most one I/O server per node");
             continue;
         }
-        server(servers[i], name);
+        server(servers[i], name, t.internal);
     }
     for (pugi::xml_node c : components(n, "ClientProcess")) {
         const auto rank = c.attribute("rank");
@@ -359,7 +365,7 @@ void Importer::node(pugi::xml_node n) {
     }
 }
 
-void Importer::server(pugi::xml_node s, const std::string& node_name) {
+void Importer::server(pugi::xml_node s, const std::string& node_name, std::uint64_t internal) {
     const auto disks = components(s, "IOSubsystem");
     if (disks.empty()) {
         unmapped(s, fmt::format("<Server> on node {}", node_name),
@@ -426,6 +432,10 @@ void Importer::server(pugi::xml_node s, const std::string& node_name) {
                      "no clustersim cache layer matches it; 'none' is used");
         } else {
             cache.text("model", it->second);
+            // --file-system pvfs2: Trove's write of each received flow buffer is a copy
+            // into the page cache at the node's memory speed (see the constants above).
+            if (options_.pvfs2 && it->second == "write_behind" && internal != 0)
+                cache.bandwidth("copy-rate", Bandwidth{internal});
             if (cclass == "ServerDirectedIO")
                 unmapped(c, "cache layer ServerDirectedIO",
                          "mapped to 'reorder', the clustersim layer that sorts and merges "
@@ -650,8 +660,9 @@ ImportResult Importer::run() {
             "Import option file-system pvfs2: PVFS2's request path with its documented defaults "
             "(handshake: request, response, flow, completion ack; small-io 16KiB = "
             "PINT_SMALL_IO_MAXSIZE; open-requests 1 = ROMIO ad_pvfs2_open's lookup; "
-            "open-collectives = ROMIO's broadcast of the handle and allreduce in the open); "
-            "PIOsimHD models none of it.");
+            "open-collectives = ROMIO's broadcast of the handle and allreduce in the open; "
+            "write_behind copy-rate = the node's InternalDataTransferSpeed: Trove's write of "
+            "each received flow buffer into the page cache); PIOsimHD models none of it.");
     topo::XmlElement& cluster = doc.cluster();
     topo::XmlElement& network = cluster.add_network().text("routing", routing);
     if (granularity_) network.size("granularity", *granularity_);
