@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Validation against real runs on this machine (issue 7; results in docs/validation.md).
 #
-#   bash bench/validate.sh [suite|replay|ablation|jacobi|overhead|apps|all]      (default: all)
+#   bash bench/validate.sh [suite|replay|ablation|jacobi|overhead|apps|tracer-setup|all]
+#                                                                              (default: all)
 #
 # suite:    every clustersim-bench phase (PIOsimHD §5.3's set, 10 KiB .. 100 MiB) recorded
 #           with the tracer, one mpirun per phase and RUNS runs of each, merged, replayed on
@@ -28,6 +29,16 @@
 #           (`clustersim compare`, APPS/NAMEI/cmp/compare.csv); per app it prints the median
 #           over the recordings of total runtime, per-rank MPI + I/O time and every call,
 #           with the spread of the error.
+# tracer-setup: what the tracer adds to Open MPI's lazy peer set-up: `clustersim-calibrate
+#           --peer-setup-only` SETUP_RUNS times without and SETUP_RUNS times with the tracer,
+#           alternating; prints each run's total (both directions), the medians, and
+#           TRACER_SETUP = (traced - untraced) / 2, per direction (docs/validation.md, "Small
+#           messages under traffic").
+#
+# With TRACER_SETUP=DURATION (e.g. 5.2us; what tracer-setup printed), replay, ablation and
+# apps compare the recordings with MODEL's copy whose <peer-setup time> carries the tracer's
+# extra set-up as well (bench/tracer_model.py, OUT/tracer-model.xml): the recordings were
+# made under the tracer, the model describes the machine without it.
 #
 # Environment: BUILD (build folder, default build), MODEL (default the calibrated model of
 # this machine), RANKS (default 2), RUNS (default 5), WARMUP (untimed calls before each
@@ -53,6 +64,38 @@ tracer=$(realpath $build/tools/mpi/libclustersim-trace.so)
 report=$build/bench/validation_report
 mpirun="mpirun --allow-run-as-root --oversubscribe -np $ranks"
 mkdir -p "$out"
+
+# TRACER_SETUP: the recordings are compared with MODEL plus the tracer's extra set-up.
+with_tracer_setup() {
+  [ -n "${TRACER_SETUP:-}" ] || return 0
+  python3 bench/tracer_model.py "$model" "$out/tracer-model.xml" "$TRACER_SETUP" >&2 || exit 2
+  model=$out/tracer-model.xml
+}
+
+# tracer-setup: the tracer's extra peer set-up, measured (see the header).
+tracer_setup() {
+  local cal=$build/tools/mpi/clustersim-calibrate n=${SETUP_RUNS:-5} plain=() traced=() i side v
+  for ((i = 0; i < n; i++)); do
+    local order="plain traced"
+    [ $((i % 2)) -eq 0 ] || order="traced plain"
+    for side in $order; do
+      if [ "$side" = plain ]; then
+        v=$($mpirun "$cal" --peer-setup-only | sed -n 's/^peer set-up: total \([0-9.]*\) us.*/\1/p')
+        plain+=("${v:-0}")
+      else
+        rm -rf "$out/setup-ranks"
+        v=$($mpirun -x LD_PRELOAD="$tracer" -x CLUSTERSIM_TRACE_DIR="$out/setup-ranks" "$cal" \
+          --peer-setup-only | sed -n 's/^peer set-up: total \([0-9.]*\) us.*/\1/p')
+        traced+=("${v:-0}")
+      fi
+    done
+  done
+  local p t
+  p=$(printf '%s\n' "${plain[@]}" | median)
+  t=$(printf '%s\n' "${traced[@]}" | median)
+  echo "peer set-up, both directions (us): without the tracer ${plain[*]} (median $p); with it ${traced[*]} (median $t); load $(cut -d' ' -f1-3 /proc/loadavg)"
+  awk -v p="$p" -v t="$t" 'BEGIN { d = (t - p) / 2; if (d < 0) d = 0; printf "TRACER_SETUP=%.3fus\n", d }'
+}
 
 bytes_of() {  # 10KiB -> 10240
   local v=${1%%[KMG]iB} u=${1##*[0-9]}
@@ -250,11 +293,12 @@ apps() {
 
 case $what in
   suite) suite ;;
-  replay) replay ;;
-  ablation) ablation ;;
+  replay) with_tracer_setup; replay ;;
+  ablation) with_tracer_setup; ablation ;;
   jacobi) jacobi_run ;;
   overhead) overhead ;;
-  apps) apps ;;
+  apps) with_tracer_setup; apps ;;
+  tracer-setup) tracer_setup ;;
   all) suite; jacobi_run; overhead ;;
-  *) echo "usage: bench/validate.sh [suite|replay|ablation|jacobi|overhead|apps|all]" >&2; exit 2 ;;
+  *) echo "usage: bench/validate.sh [suite|replay|ablation|jacobi|overhead|apps|tracer-setup|all]" >&2; exit 2 ;;
 esac

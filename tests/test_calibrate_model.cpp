@@ -682,6 +682,81 @@ TEST(CalibrateWrite, ConcurrentCurveIsTheGroupsSharedBandwidth) {
 // message each way) of 11, 11 and 4 us over a steady 1 us: after = 17, time = (11 + 11 + 4 +
 // 0) / 2 = 13 us, written into <mpi-overhead>, in the CSV, through JSON; the very first
 // (cold) round trip never counts; no spike (or one below max(5 x steady, 2 us)): no element.
+// The set-up's total (setup_total_of, `--peer-setup-only`): with one spike it is twice the
+// model's per-direction time; when the two directions set up in different round trips (a
+// message one rank sent before, such as the tracer's start-up broadcast) it sums both spikes
+// and the three round trips after the later one; a disturbance beyond kSetupWindow round
+// trips is not part of it.
+TEST(CalibrateWrite, SetupTotalSumsTheSpikesOfBothDirections) {
+    std::vector<double> one(cal::kSetupRoundTrips, 1e-6);
+    one[0] = 80e-6;
+    one[16] = 12e-6;
+    one[17] = 12e-6;
+    one[18] = 5e-6;
+    const cal::SetupTotal t1 = cal::setup_total_of(one);
+    ASSERT_TRUE(t1.found);
+    EXPECT_EQ(t1.first, 17);
+    EXPECT_EQ(t1.last, 18);
+    EXPECT_EQ(t1.spikes, 2);
+    EXPECT_DOUBLE_EQ(t1.steady, 1e-6);
+    EXPECT_NEAR(t1.total, 26e-6, 1e-15);
+    EXPECT_NEAR(t1.total, 2 * cal::peer_setup_of(one).time, 1e-15);
+    // Apart: 0.45 us steady, 1.1 us before the fast boxes; spikes at round trips 14 and 18
+    // (1-based), 2.5 us at 19 (under the threshold of 2.25 us over steady); a disturbance at
+    // round trip 40, beyond the window.
+    std::vector<double> apart(cal::kSetupRoundTrips, 0.45e-6);
+    for (int i = 1; i < 17; ++i) apart[static_cast<std::size_t>(i)] = 1.1e-6;
+    apart[0] = 23e-6;
+    apart[13] = 10.5e-6;
+    apart[17] = 12.0e-6;
+    apart[18] = 2.5e-6;
+    apart[39] = 30e-6;
+    const cal::SetupTotal t2 = cal::setup_total_of(apart);
+    ASSERT_TRUE(t2.found);
+    EXPECT_EQ(t2.first, 14);
+    EXPECT_EQ(t2.last, 18);
+    EXPECT_EQ(t2.spikes, 2);
+    EXPECT_DOUBLE_EQ(t2.steady, 0.45e-6);
+    // Round trips 14..21: 10.05 + 3 x 0.65 + 11.55 + 2.05 + 0 + 0 us.
+    EXPECT_NEAR(t2.total, (10.05 + 3 * 0.65 + 11.55 + 2.05) * 1e-6, 1e-15);
+    // The model's rule takes the spike after which the round trips drop most (18), one
+    // direction's: half of the total is not what it writes.
+    EXPECT_EQ(cal::peer_setup_of(apart).after, 18);
+    EXPECT_NEAR(2 * cal::peer_setup_of(apart).time, (11.55 + 2.05) * 1e-6, 1e-15);
+    // None: no set-up seen.
+    std::vector<double> flat(cal::kSetupRoundTrips, 1e-6);
+    EXPECT_FALSE(cal::setup_total_of(flat).found);
+    EXPECT_FALSE(cal::setup_total_of({}).found);
+}
+
+// --peer-setup-only measures the set-up alone: a switch, with no other flag.
+TEST(CalibrateOptions, PeerSetupOnlyTakesNoOtherFlag) {
+    auto parse = [](std::vector<std::string> args) {
+        args.insert(args.begin(), "clustersim-calibrate");
+        std::vector<char*> argv;
+        for (std::string& a : args) argv.push_back(a.data());
+        return cal::parse_options(static_cast<int>(argv.size()), argv.data());
+    };
+    EXPECT_TRUE(parse({"--peer-setup-only"}).peer_setup_only);
+    EXPECT_FALSE(parse({"--quick"}).peer_setup_only);
+    auto error = [&](std::vector<std::string> args) {
+        try {
+            parse(std::move(args));
+        } catch (const cal::UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error({"--peer-setup-only", "--quick"}),
+              "--peer-setup-only: cannot be combined with --quick (it measures the set-up alone "
+              "and writes nothing)");
+    EXPECT_EQ(error({"--out", "m.xml", "--peer-setup-only"}),
+              "--peer-setup-only: cannot be combined with --out (it measures the set-up alone "
+              "and writes nothing)");
+    EXPECT_EQ(error({"--peer-setup-only=1"}),
+              "--peer-setup-only: expected no value (it is a switch)");
+}
+
 TEST(CalibrateWrite, PeerSetupIsTheSpikeOfTheFirstRoundTrips) {
     cal::Measured m = synthetic();
     m.overhead_class = cal::kIntraSocket;

@@ -158,5 +158,20 @@ TEST(RealMpiPrograms, CalibrationRefusesABadFlagWithOneLine) {
     EXPECT_NE(r.err.find("--max-size"), std::string::npos) << r.err;
 }
 
+// --peer-setup-only: the 64 round trips and one line on the set-up (its total over the round
+// trips of the spikes, or none seen), nothing written; the round trips are not checked (real
+// timings), their count and the line's form are (the flags it refuses:
+// CalibrateOptions.PeerSetupOnlyTakesNoOtherFlag).
+TEST(RealMpiPrograms, CalibrationMeasuresThePeerSetUpAlone) {
+    const Result r = mpi(2, std::string(CLUSTERSIM_MPI_CALIBRATE) + " --peer-setup-only");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::regex trips(
+        R"(peer set-up round trips \(ranks 0 and 1, zero bytes, us\):(( [0-9.]+){64})\n)");
+    EXPECT_TRUE(std::regex_search(r.out, trips)) << r.out;
+    const std::regex total(
+        R"(\npeer set-up: (total [0-9.]+ us \(both directions\) over round trips [0-9]+\.\.[0-9]+, [0-9]+ of them over the threshold; steady round trip [0-9.]+ us|none seen .*)\n)");
+    EXPECT_TRUE(std::regex_search(r.out, total)) << r.out;
+}
+
 }  // namespace
 }  // namespace clustersim::testing

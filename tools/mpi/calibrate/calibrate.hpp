@@ -99,6 +99,9 @@ struct Options {
     std::string command;          // as given, for the model's header
     std::string save_measured;    // --save-measured: the raw measurements (JSON) go there
     std::string from;             // --from: derive and write from these, measure nothing
+
+    // --peer-setup-only: measure the set-up's round trips, print them, nothing else.
+    bool peer_setup_only = false;
 };
 
 // What a run does, after --quick and the flags. Repeat counts are per pass.
@@ -293,6 +296,25 @@ struct PeerSetup {
     double spread = 0;  // s, the excess of round trips after..after+3 (= 2 time)
 };
 PeerSetup peer_setup_of(const std::vector<double>& round_trips);
+
+// The whole set-up cost the round trips show, also when the two directions set up in
+// different round trips (each rank counts its own sends: a message one rank sent before the
+// ping-pongs, such as the tracer's start-up broadcast, moves its direction's set-up one round
+// trip earlier). The spike peer_setup_of finds, and every round trip over its threshold up to
+// kSetupWindow round trips before or after it: `first`..`last` (1-based) the earliest and the
+// latest of them, `total` the excess over steady of round trips first..last + 3 (each at
+// least 0), both directions; `spikes` counts the round trips over the threshold. With one
+// spike, total = 2 x PeerSetup::time. found == false: no set-up seen. `clustersim-calibrate
+// --peer-setup-only` prints it; `bench/validate.sh tracer-setup` compares it with and without the
+// tracer.
+constexpr int kSetupWindow = 8;
+struct SetupTotal {
+    bool found = false;
+    int first = 0, last = 0, spikes = 0;
+    double steady = 0;  // s, a round trip
+    double total = 0;   // s, both directions
+};
+SetupTotal setup_total_of(const std::vector<double>& round_trips);
 
 // What the kernel lets be dirty before writers wait (Linux: mm/page-writeback.c). Dirtyable
 // memory is free memory plus the file pages (what the page cache may grow into); the
@@ -540,6 +562,7 @@ void print_overheads(const Measured& m);
 // `cost_class`: the class the per-message costs come from (Measured::overhead_class; run()
 // prints this before they are measured).
 void print_peer_setup(const Measured& m, int cost_class);
+void print_setup_total(const std::vector<double>& round_trips);
 void print_summary(const Measured& m, const Derived& d);
 
 // ---- the run's files (write.cpp) -------------------------------------------------------------

@@ -392,4 +392,27 @@ PeerSetup peer_setup_of(const std::vector<double>& round_trips) {
     return p;
 }
 
+SetupTotal setup_total_of(const std::vector<double>& round_trips) {
+    SetupTotal t;
+    const PeerSetup p = peer_setup_of(round_trips);  // the set-up's spike, as the model's
+    if (!p.found) return t;
+    t.found = true;
+    t.steady = p.steady;
+    const double threshold = std::max(kSetupSpikeFactor * p.steady, kSetupSpikeFloor);
+    const std::size_t n = round_trips.size(), at = static_cast<std::size_t>(p.after) - 1;
+    const std::size_t window = static_cast<std::size_t>(kSetupWindow);
+    std::size_t first = at, last = at;
+    for (std::size_t i = at > window ? at - window : 1; i < std::min(n, at + window + 1); ++i) {
+        if (round_trips[i] - p.steady <= threshold) continue;
+        first = std::min(first, i);
+        last = std::max(last, i);
+        ++t.spikes;
+    }
+    t.first = static_cast<int>(first) + 1;
+    t.last = static_cast<int>(last) + 1;
+    for (std::size_t k = first; k < std::min(last + 4, n); ++k)
+        t.total += std::max(0.0, round_trips[k] - p.steady);
+    return t;
+}
+
 }  // namespace clustersim::calibrate

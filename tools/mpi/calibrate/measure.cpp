@@ -791,6 +791,10 @@ int run(int rank, int world, const Options& opt) {
     // The very first messages between ranks 0 and 1 (before the outputs' check, placement
     // and every other measurement): the lazy peer set-up's ping-pongs.
     const std::vector<double> setup_rtt = setup_round_trips(rank);
+    if (opt.peer_setup_only) {
+        if (rank == 0) print_setup_total(setup_rtt);
+        return 0;
+    }
 
     // Outputs are opened up front, so a bad path fails before the measurements.
     Outputs out;

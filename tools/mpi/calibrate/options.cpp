@@ -72,6 +72,7 @@ const char* kUsage =
     "           [--bandwidth largest|fit] [--io-dir DIR] [--io-size SIZE] [--local-curves]\n"
     "           [--name NAME]\n"
     "           [--out MODEL.xml] [--csv FILE.csv] [--save-measured FILE.json]\n"
+    "       mpirun -np 2 clustersim-calibrate --peer-setup-only\n"
     "       clustersim-calibrate --from FILE.json [--bandwidth largest|fit] [--local-curves]\n"
     "           [--name NAME] [--out MODEL.xml] [--csv FILE.csv]\n"
     "\n"
@@ -112,6 +113,10 @@ const char* kUsage =
     "  --save-measured FILE  write the raw measurements there (JSON), for --from\n"
     "  --from FILE       measure nothing (and start no MPI): derive the model and write\n"
     "                    --out and --csv from measurements saved with --save-measured\n"
+    "  --peer-setup-only measure the lazy peer set-up alone (ranks 0 and 1, 64 zero-byte\n"
+    "                    round trips, the first messages they exchange), print its round\n"
+    "                    trips and total cost, write nothing (bench/validate.sh tracer-setup\n"
+    "                    runs it with and without the tracer)\n"
     "  --help            print this text\n"
     "\n"
     "Sizes carry a unit: B, KB, MB, GB (powers of 1000) or KiB, MiB, GiB (powers of 1024).\n";
@@ -139,6 +144,11 @@ Options parse_options(int argc, char** argv) {
             (name == "--help" ? o.help : name == "--quick" ? o.quick : o.local_curves) = true;
             continue;
         }
+        if (name == "--peer-setup-only") {
+            if (inline_value) throw UsageError(name + ": expected no value (it is a switch)");
+            o.peer_setup_only = true;
+            continue;
+        }
         const std::set<std::string> with_value{
             "--max-size",    "--sizes",     "--passes",        "--repeats", "--min-repeats",
             "--cpu-repeats", "--bandwidth", "--out",           "--csv",     "--name",
@@ -148,7 +158,8 @@ Options parse_options(int argc, char** argv) {
                 name +
                 ": unknown flag; expected one of --quick, --max-size, --sizes, "
                 "--passes, --repeats, --min-repeats, --cpu-repeats, --bandwidth, --io-dir, "
-                "--io-size, --local-curves, --name, --out, --csv, --save-measured, --from, --help");
+                "--io-size, --local-curves, --name, --out, --csv, --save-measured, --from, "
+                "--peer-setup-only, --help");
         std::string value;
         if (inline_value) {
             value = *inline_value;
@@ -231,6 +242,11 @@ Options parse_options(int argc, char** argv) {
         throw UsageError(
             "--sizes: cannot be combined with --max-size (--sizes lists every "
             "size)");
+    if (o.peer_setup_only)
+        for (const std::string& other : seen)
+            if (other != "--peer-setup-only")
+                throw UsageError("--peer-setup-only: cannot be combined with " + other +
+                                 " (it measures the set-up alone and writes nothing)");
     if (!o.from.empty())
         for (const char* measuring :
              {"--quick", "--max-size", "--sizes", "--passes", "--repeats", "--min-repeats",

@@ -126,6 +126,24 @@ void print_concurrent(const char* scope, const std::vector<CurvePoint>& curve) {
 
 }  // namespace
 
+// --peer-setup-only's report: every round trip, then the set-up's total (setup_total_of).
+void print_setup_total(const std::vector<double>& round_trips) {
+    std::printf("peer set-up round trips (ranks 0 and 1, zero bytes, us):");
+    for (const double rt : round_trips) std::printf(" %.3f", rt * 1e6);
+    const SetupTotal t = setup_total_of(round_trips);
+    if (!t.found) {
+        std::printf(
+            "\npeer set-up: none seen (no round trip from the 2nd exceeds steady by more "
+            "than max(%.0f x steady, %.0f us))\n",
+            kSetupSpikeFactor, kSetupSpikeFloor * 1e6);
+        return;
+    }
+    std::printf(
+        "\npeer set-up: total %.3f us (both directions) over round trips %d..%d, %d of them over "
+        "the threshold; steady round trip %.3f us\n",
+        t.total * 1e6, t.first, std::min(t.last + 3, kSetupRoundTrips), t.spikes, t.steady * 1e6);
+}
+
 void print_peer_setup(const Measured& m, int cost_class) {
     if (m.setup_round_trips.empty()) return;
     const PeerSetup ps = m.peer_setup();
