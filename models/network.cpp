@@ -77,9 +77,9 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     LastStream& last = last_stream_[src];
     if (last.dst == dst) return last.index;
     const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
-    if (auto it = stream_index_.find(key); it != stream_index_.end()) {
-        last = LastStream{dst, it->second};
-        return it->second;
+    if (const std::uint32_t found = stream_index_.find(key); found != SlotMap::kAbsent) {
+        last = LastStream{dst, found};
+        return found;
     }
 
     Stream s{};
@@ -128,13 +128,12 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     }
     streams_.push_back(s);
     const auto index = static_cast<std::uint32_t>(streams_.size() - 1);
-    stream_index_.emplace(key, index);
+    stream_index_.insert(key, index);
     last_stream_[src] = LastStream{dst, index};
     return index;
 }
 
-EdgeId Network::next_edge(const Packet& p) {
-    if (p.path_len != 0) return paths_[p.path_first + p.hop];
+EdgeId Network::next_edge_routed(const Packet& p) {
     if (p.via != topo::kNoVertex) {  // Valiant: first to the intermediate router
         const EdgeId e = router_.next_hop(p.at, p.via);
         if (e == topo::kNoEdge)
@@ -227,7 +226,7 @@ void Network::refill(std::uint32_t si) {
     }
 }
 
-Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
+inline Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
     Link& link = links_[e];
     start = max(earliest, link.busy_until);
     Time relay_time;
@@ -247,17 +246,20 @@ Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
     link.busy_until = end;
     link.bytes += p.bytes;
     ++stats_.packet_hops;
-    if (activity_ != nullptr) {
-        std::uint32_t& last = last_activity_[e];
-        if (last != UINT32_MAX && (*activity_)[last].end == start) {
-            (*activity_)[last].end = end;
-            (*activity_)[last].bytes += p.bytes;
-        } else {
-            last = static_cast<std::uint32_t>(activity_->size());
-            activity_->push_back(Activity{e, start, end, p.bytes});
-        }
-    }
+    if (activity_ != nullptr) [[unlikely]]
+        record_activity(e, start, end, p.bytes);
     return end;
+}
+
+void Network::record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes) {
+    std::uint32_t& last = last_activity_[e];
+    if (last != UINT32_MAX && (*activity_)[last].end == start) {
+        (*activity_)[last].end = end;
+        (*activity_)[last].bytes += bytes;
+    } else {
+        last = static_cast<std::uint32_t>(activity_->size());
+        activity_->push_back(Activity{e, start, end, bytes});
+    }
 }
 
 bool Network::record_links(std::vector<Activity>* out) {

@@ -24,7 +24,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "models/slot_map.hpp"
@@ -150,7 +149,10 @@ class Network final : public Component, public Transport, private topo::NicPort 
     void deliver_at(std::uint32_t pkt, Time left, Time arrives) override;
     EdgeId first_hop(VertexId src, VertexId dst);
     // The edge packet p takes next (from p.at, after p.hop links).
-    EdgeId next_edge(const Packet& p);
+    EdgeId next_edge(const Packet& p) {
+        return p.path_len != 0 ? paths_[p.path_first + p.hop] : next_edge_routed(p);
+    }
+    EdgeId next_edge_routed(const Packet& p);  // no fixed route: ask the router
     void enqueue(EdgeId e, std::uint32_t pkt);
     void start_next(EdgeId e);
     void send_on(EdgeId e, std::uint32_t pkt);  // transmit now and schedule what follows
@@ -158,6 +160,7 @@ class Network final : public Component, public Transport, private topo::NicPort 
     // transmission starts at `start` (returned through it) and its last byte has left at
     // the returned time, which is never before the packet's tail has arrived (cut-through).
     Time transmit(EdgeId e, const Packet& p, Time earliest, Time& start);
+    void record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes);  // record_links
     // A kArrive event's data: the packet, and the edge it takes next when its route is fixed
     // (kNoEdge: decided on arrival, or none: it has arrived), so prefetch() can name it.
     static std::uint64_t arrive_data(std::uint32_t pkt, EdgeId next) {
@@ -195,8 +198,8 @@ class Network final : public Component, public Transport, private topo::NicPort 
     Pool<Packet> packets_;
     Pool<Message> messages_;
     std::vector<Stream> streams_;
-    std::unordered_map<std::uint64_t, std::uint32_t> stream_index_;
-    struct LastStream {  // the last destination a source vertex sent to, and its stream
+    SlotMap stream_index_;  // (src << 32 | dst) -> stream: no division, no node per entry
+    struct LastStream {     // the last destination a source vertex sent to, and its stream
         VertexId dst = topo::kNoVertex;
         std::uint32_t index = 0;
     };
