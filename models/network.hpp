@@ -115,23 +115,33 @@ class Network final : public Component, public Transport, private topo::NicPort 
         std::uint32_t head, tail;
         std::uint32_t next_active;
     };
-    // Everything one hop needs, in one cache line (64-byte aligned, so never two): the packet
-    // model touches a random link per event, so state, properties and counters of a link,
-    // and the relay rate of its source vertex, live together.
-    struct alignas(64) Link {
-        Time busy_until;
+    // What a link shares with links of the same make: its latency and bandwidth, its source
+    // vertex's relay rate and its target's forwarding rule. A generated model has a handful
+    // of these (a star: six), so they stay in the L1 cache and a Link is half a line.
+    struct LinkKind {
         Time latency;
         Bandwidth bandwidth;
-        Bandwidth relay_rate;     // the source vertex's relay bandwidth (infinite = none)
-        std::uint64_t bytes = 0;  // payload bytes that crossed it
-        VertexId source = 0, target = 0;
-        std::uint32_t active_head = kNil, active_tail = kNil;  // round-robin ring of queues
-        bool wake_pending = false;
+        Bandwidth relay_rate;       // the source vertex's relay bandwidth (infinite = none)
         bool relayed = false;       // the source vertex has a finite relay (or local) rate
         bool memory_local = false;  // the source is a memory node with a finite local rate
         std::uint8_t forward = 0;   // the target's forwarding rule: an index into forward_
+        bool operator==(const LinkKind&) const = default;
     };
-    static_assert(sizeof(Link) == 64, "a link is one cache line");
+    // A link's own state, 32 bytes (32-byte aligned: two to a line, never across two): every
+    // packet hop touches a random link, so the smaller its state, the more of the model's
+    // links the cache holds (issue 25; one 64-byte line with the kind's fields inline
+    // before). The queues waiting for it form a ring kept by its tail alone (the head is the
+    // tail's next_active).
+    struct alignas(32) Link {
+        Time busy_until;
+        std::uint64_t bytes = 0;  // payload bytes that crossed it
+        VertexId source = 0, target = 0;
+        std::uint32_t active_tail = kNil;  // round-robin ring of queues (circular)
+        std::uint32_t kind : 31 = 0;       // index into kinds_
+        std::uint32_t wake_pending : 1 = 0;
+    };
+    static_assert(sizeof(Link) == 32, "a link is half a cache line");
+    const LinkKind& kind_of(const Link& l) const { return kinds_[l.kind]; }
     // The shared part of a vertex's relay: when it is free, and (memory node) its
     // neighbour-to-neighbour rate. 16 bytes, so four vertices of a node share a line.
     struct Relay {
@@ -182,14 +192,15 @@ class Network final : public Component, public Transport, private topo::NicPort 
     std::vector<const topo::NicBehaviour*> node_nic_;
     const topo::NicBehaviour* default_nic_ = nullptr;
     std::vector<Link> links_;
-    std::vector<topo::ForwardRule> forward_;  // by forwarding id (Link::forward)
-    // When `link`'s target may forward a packet that started on it at `start` and whose tail
-    // arrives at `tail`. The two built-ins (fixed ids) are inlined: an indirect call per
+    std::vector<LinkKind> kinds_;             // by Link::kind
+    std::vector<topo::ForwardRule> forward_;  // by forwarding id (LinkKind::forward)
+    // When the target of a link of kind `k` may forward a packet that started on it at `start` and
+    // whose tail arrives at `tail`. The two built-ins (fixed ids) are inlined: an indirect call per
     // packet hop cost 3-4 % of bench_bcast's CPU time; other models go through their rule.
-    Time forward_at(const Link& link, Time start, Time tail) const {
-        if (link.forward == topo::kStoreAndForward) return tail;
-        if (link.forward == topo::kCutThrough) return start + link.latency;
-        return forward_[link.forward](start, link.latency, tail);
+    Time forward_at(const LinkKind& k, Time start, Time tail) const {
+        if (k.forward == topo::kStoreAndForward) return tail;
+        if (k.forward == topo::kCutThrough) return start + k.latency;
+        return forward_[k.forward](start, k.latency, tail);
     }
     std::vector<Relay> relays_;
     std::vector<EdgeId> paths_;  // the streams' routes, back to back
