@@ -108,9 +108,11 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
         const auto& node = topo_.nodes[static_cast<std::size_t>(vp.node)];
         s.granularity = node.granularity;
         s.nic = node_nic_[static_cast<std::size_t>(vp.node)];
+        s.inject = inject_of(node.nic_model);
     } else {
         s.granularity = topo_.settings.granularity;
         s.nic = default_nic_;
+        s.inject = inject_of(topo_.settings.nic_model);
     }
     // The route (topologies/route_service.hpp), to keep the path and size the window.
     routes_.route(src, dst, route_);
@@ -240,7 +242,12 @@ void Network::refill(std::uint32_t si) {
         np.last = last;
         const std::uint32_t pi = packets_.acquire(np);
         ++stats_.packets;
-        s.nic->inject(*this, pi);
+        if (s.inject == kInjectHopByHop)
+            hop_by_hop(pi);
+        else if (s.inject == kInjectReserve)
+            reserve_route(pi);
+        else
+            s.nic->inject(*this, pi);
     }
 }
 

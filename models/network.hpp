@@ -62,6 +62,15 @@ class Network final : public Component, public Transport, private topo::NicPort 
     std::vector<std::uint32_t> last_activity_;   // per edge: its latest interval in activity_
     enum Kind : std::uint32_t { kArrive = 0, kLinkFree = 1, kDeliver = 2, kInjected = 3 };
     static constexpr std::uint32_t kNil = UINT32_MAX;
+    // Stream::inject. The built-in NIC models (topologies/nic_models.cpp) do nothing but call
+    // hop_by_hop or reserve_route, so their streams call it without the two indirect calls
+    // (the behaviour's inject, then the port's); any other model goes through its inject().
+    enum Inject : std::uint8_t { kInjectVirtual = 0, kInjectHopByHop = 1, kInjectReserve = 2 };
+    static Inject inject_of(topo::NicModel id) {
+        return id == topo::NicModel::Packet       ? kInjectHopByHop
+               : id == topo::NicModel::Analytical ? kInjectReserve
+                                                  : kInjectVirtual;
+    }
 
     struct Message {
         std::uint64_t cookie;
@@ -106,6 +115,9 @@ class Network final : public Component, public Transport, private topo::NicPort 
         // instead of routing records. path_len 0: decide hop by hop (round-robin routing).
         std::uint32_t path_first = 0;
         std::uint16_t path_len = 0;
+        // How its packets enter the network: its NIC model's own inject() (kInjectVirtual),
+        // or the built-in packet or analytical NIC's one call, made directly.
+        std::uint8_t inject = kInjectVirtual;
         const topo::NicBehaviour* nic;  // its source node's NIC model (or the network's)
         std::uint64_t bottleneck = 0;   // narrowest rate on the first-choice path, bytes/s
     };
