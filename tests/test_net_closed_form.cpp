@@ -157,7 +157,7 @@ TEST(FairSharing, TwoStreamsFromOneSenderGetHalfEach) {
 // C3 B4 C4), then C alone (C5 C6; the window of 4 brings them in time). Last packets leave
 // at 2P, 9P and 12P; each then needs 1 us to the switch, P on the receiver's own link and
 // 1 us: 3P + 2 us, 10P + 2 us, 13P + 2 us, to the picosecond. Served first come, first
-// served, B would end at 6P + 2 us instead.
+// served, B's last packet would leave at 6P and B would end at 7P + 2 us instead.
 TEST(FairSharing, StreamsOfOneLinkAreServedRoundRobinOnePacketEach) {
     const auto t = topo::parse_model(model(2, "packet", "100KiB", 2), "round-robin.xml");
     const std::uint64_t packet = 100 << 10;
