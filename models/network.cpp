@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -36,16 +37,29 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         relays_[v] = Relay{Time::zero(), p.local};
     }
     links_.resize(topo_.num_edges());
+    // Links of the same make share one LinkKind; the map only lives while the model is built.
+    struct KindHash {
+        std::size_t operator()(const LinkKind& k) const {
+            std::uint64_t h = static_cast<std::uint64_t>(k.latency.ps());
+            for (const std::uint64_t v :
+                 {k.bandwidth.bytes_per_s, k.relay_rate.bytes_per_s,
+                  std::uint64_t{k.forward} << 2 | std::uint64_t{k.relayed} << 1 | k.memory_local})
+                h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+            return static_cast<std::size_t>(h ^ (h >> 29));
+        }
+    };
+    std::unordered_map<LinkKind, std::uint32_t, KindHash> kind_index;
     for (EdgeId e = 0; e < topo_.num_edges(); ++e) {
         Link& l = links_[e];
-        l.latency = topo_.edge(e).latency;
-        l.bandwidth = topo_.edge(e).bandwidth;
+        LinkKind k;
+        k.latency = topo_.edge(e).latency;
+        k.bandwidth = topo_.edge(e).bandwidth;
         l.source = topo_.source_of(e);
         l.target = topo_.target_of(e);
         const auto& sp = topo_.vertex(l.source);
-        l.relay_rate = sp.relay;
-        l.memory_local = sp.kind == topo::VertexKind::MemoryNode && !sp.local.infinite();
-        l.relayed = !sp.relay.infinite() || l.memory_local;
+        k.relay_rate = sp.relay;
+        k.memory_local = sp.kind == topo::VertexKind::MemoryNode && !sp.local.infinite();
+        k.relayed = !sp.relay.infinite() || k.memory_local;
         const auto& tp = topo_.vertex(l.target);
         // Sockets and unset non-switches store and forward; unset switches follow <network>.
         topo::Forwarding f = tp.forwarding;
@@ -58,7 +72,11 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         const auto slot = static_cast<std::size_t>(f);
         if (forward_.size() <= slot) forward_.resize(slot + 1);
         if (forward_[slot].at == nullptr) forward_[slot] = topo::forwarding_models().made(f);
-        l.forward = static_cast<std::uint8_t>(slot);
+        k.forward = static_cast<std::uint8_t>(slot);
+        const auto [it, added] =
+            kind_index.try_emplace(k, static_cast<std::uint32_t>(kinds_.size()));
+        if (added) kinds_.push_back(k);
+        l.kind = it->second & 0x7fffffffU;  // at most one kind per edge: fits 31 bits
     }
 }
 
@@ -77,9 +95,9 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     LastStream& last = last_stream_[src];
     if (last.dst == dst) return last.index;
     const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
-    if (auto it = stream_index_.find(key); it != stream_index_.end()) {
-        last = LastStream{dst, it->second};
-        return it->second;
+    if (const std::uint32_t found = stream_index_.find(key); found != SlotMap::kAbsent) {
+        last = LastStream{dst, found};
+        return found;
     }
 
     Stream s{};
@@ -90,9 +108,11 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
         const auto& node = topo_.nodes[static_cast<std::size_t>(vp.node)];
         s.granularity = node.granularity;
         s.nic = node_nic_[static_cast<std::size_t>(vp.node)];
+        s.inject = inject_of(node.nic_model);
     } else {
         s.granularity = topo_.settings.granularity;
         s.nic = default_nic_;
+        s.inject = inject_of(topo_.settings.nic_model);
     }
     // The route (topologies/route_service.hpp), to keep the path and size the window.
     routes_.route(src, dst, route_);
@@ -128,13 +148,12 @@ std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
     }
     streams_.push_back(s);
     const auto index = static_cast<std::uint32_t>(streams_.size() - 1);
-    stream_index_.emplace(key, index);
+    stream_index_.insert(key, index);
     last_stream_[src] = LastStream{dst, index};
     return index;
 }
 
-EdgeId Network::next_edge(const Packet& p) {
-    if (p.path_len != 0) return paths_[p.path_first + p.hop];
+EdgeId Network::next_edge_routed(const Packet& p) {
     if (p.via != topo::kNoVertex) {  // Valiant: first to the intermediate router
         const EdgeId e = router_.next_hop(p.at, p.via);
         if (e == topo::kNoEdge)
@@ -223,41 +242,49 @@ void Network::refill(std::uint32_t si) {
         np.last = last;
         const std::uint32_t pi = packets_.acquire(np);
         ++stats_.packets;
-        s.nic->inject(*this, pi);
+        if (s.inject == kInjectHopByHop)
+            hop_by_hop(pi);
+        else if (s.inject == kInjectReserve)
+            reserve_route(pi);
+        else
+            s.nic->inject(*this, pi);
     }
 }
 
-Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
+inline Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
     Link& link = links_[e];
+    const LinkKind& k = kind_of(link);
     start = max(earliest, link.busy_until);
     Time relay_time;
-    if (link.relayed &&
-        p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay is used
+    if (k.relayed && p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay
         Relay& r = relays_[link.source];
-        Bandwidth rate = link.relay_rate;
-        if (link.memory_local && p.prev == p.src && link.target == p.dst) rate = r.local;
+        Bandwidth rate = k.relay_rate;
+        if (k.memory_local && p.prev == p.src && link.target == p.dst) rate = r.local;
         if (!rate.infinite()) {
             start = max(start, r.free_at);
             relay_time = transfer_time(p.bytes, rate);
             r.free_at = start + relay_time;
         }
     }
-    const Time wire = transfer_time(p.bytes, link.bandwidth);
+    const Time wire = transfer_time(p.bytes, k.bandwidth);
     const Time end = max(start + max(wire, relay_time), p.tail_at);
     link.busy_until = end;
     link.bytes += p.bytes;
     ++stats_.packet_hops;
-    if (activity_ != nullptr) {
-        std::uint32_t& last = last_activity_[e];
-        if (last != UINT32_MAX && (*activity_)[last].end == start) {
-            (*activity_)[last].end = end;
-            (*activity_)[last].bytes += p.bytes;
-        } else {
-            last = static_cast<std::uint32_t>(activity_->size());
-            activity_->push_back(Activity{e, start, end, p.bytes});
-        }
-    }
+    if (activity_ != nullptr) [[unlikely]]
+        record_activity(e, start, end, p.bytes);
     return end;
+}
+
+void Network::record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes) {
+    std::uint32_t& last = last_activity_[e];
+    if (last != UINT32_MAX && (*activity_)[last].end == start) {
+        (*activity_)[last].end = end;
+        (*activity_)[last].bytes += bytes;
+    } else {
+        last = static_cast<std::uint32_t>(activity_->size());
+        activity_->push_back(Activity{e, start, end, bytes});
+    }
 }
 
 bool Network::record_links(std::vector<Activity>* out) {
@@ -294,9 +321,10 @@ void Network::reserve_route(std::uint32_t pi) {
         if (p.hop == 0 && p.last && messages_[p.message].notify_injected)
             engine_.schedule(end, id_, kInjected, p.message);
         const Link& link = links_[e];
-        p.tail_at = end + link.latency;
+        const LinkKind& k = kind_of(link);
+        p.tail_at = end + k.latency;
         // When the next vertex may forward it: its head (cut-through), the whole packet, ...
-        t = forward_at(link, start, p.tail_at);
+        t = forward_at(k, start, p.tail_at);
         p.prev = link.source;
         p.at = link.target;
         ++p.hop;
@@ -308,7 +336,7 @@ void Network::reserve_route(std::uint32_t pi) {
 
 void Network::enqueue(EdgeId e, std::uint32_t pi) {
     Link& link = links_[e];
-    if (link.active_head == kNil && !link.wake_pending && link.busy_until <= engine_.now()) {
+    if (link.active_tail == kNil && !link.wake_pending && link.busy_until <= engine_.now()) {
         send_on(e, pi);  // idle link, nobody waiting: no queue needed
         return;
     }
@@ -318,13 +346,15 @@ void Network::enqueue(EdgeId e, std::uint32_t pi) {
         qi = link.active_tail;  // common case: the stream that queued last queues again
     } else {
         qi = queue_index_.find(key);
-        if (qi == SlotMap::kAbsent) {
+        if (qi == SlotMap::kAbsent) {  // a new queue joins the ring at its end
             qi = queues_.acquire(Queue{key, kNil, kNil, kNil});
             queue_index_.insert(key, qi);
-            if (link.active_tail == kNil)
-                link.active_head = qi;
-            else
+            if (link.active_tail == kNil) {
+                queues_[qi].next_active = qi;
+            } else {
+                queues_[qi].next_active = queues_[link.active_tail].next_active;
                 queues_[link.active_tail].next_active = qi;
+            }
             link.active_tail = qi;
         }
     }
@@ -347,21 +377,20 @@ void Network::enqueue(EdgeId e, std::uint32_t pi) {
 
 void Network::start_next(EdgeId e) {
     Link& link = links_[e];
-    const std::uint32_t qi = link.active_head;
+    const std::uint32_t qi = queues_[link.active_tail].next_active;  // the ring's head
     Queue& q = queues_[qi];
     const std::uint32_t pi = q.head;
     q.head = packets_[pi].next;
-    link.active_head = q.next_active;
-    if (link.active_head == kNil) link.active_tail = kNil;
     if (q.head != kNil) {
-        // More packets of this stream here: back to the end of the round.
-        q.next_active = kNil;
-        if (link.active_tail == kNil)
-            link.active_head = qi;
-        else
-            queues_[link.active_tail].next_active = qi;
+        // More packets of this stream here: back to the end of the round (the ring turns by
+        // one: the head becomes the tail).
         link.active_tail = qi;
     } else {
+        // Out of the ring.
+        if (link.active_tail == qi)
+            link.active_tail = kNil;
+        else
+            queues_[link.active_tail].next_active = q.next_active;
         q.tail = kNil;
         queue_index_.erase(q.key);
         queues_.release(qi);
@@ -376,19 +405,20 @@ void Network::send_on(EdgeId e, std::uint32_t pi) {
     const Time end = transmit(e, p, engine_.now(), start);
     const bool from_source = p.prev == topo::kNoVertex;
     Link& link = links_[e];
+    const LinkKind& k = kind_of(link);
     p.prev = link.source;
     p.at = link.target;
     ++p.hop;
     if (p.at == p.via) p.via = topo::kNoVertex;
-    p.tail_at = end + link.latency;
+    p.tail_at = end + k.latency;
     if (from_source && p.last && messages_[p.message].notify_injected)
         engine_.schedule(end, id_, kInjected, p.message);
     // Cut-through: the packet is handled at the next vertex when its head arrives. A fixed
     // route names the next edge now (the same entry arrive() would read).
     const EdgeId next =
         p.path_len != 0 && p.at != p.dst ? paths_[p.path_first + p.hop] : topo::kNoEdge;
-    engine_.schedule(forward_at(link, start, p.tail_at), id_, kArrive, arrive_data(pi, next));
-    if (link.active_head != kNil) {
+    engine_.schedule(forward_at(k, start, p.tail_at), id_, kArrive, arrive_data(pi, next));
+    if (link.active_tail != kNil) {
         link.wake_pending = true;
         engine_.schedule(end, id_, kLinkFree, e);
     }
@@ -411,7 +441,7 @@ void Network::prefetch(const Event& ev, bool far) const {
             if (far) {
                 __builtin_prefetch(&packets_[pi], 1);
                 if (e != topo::kNoEdge) __builtin_prefetch(&links_[e], 1);
-            } else if (e != topo::kNoEdge && links_[e].relayed) {
+            } else if (e != topo::kNoEdge && kind_of(links_[e]).relayed) {
                 __builtin_prefetch(&relays_[links_[e].source], 1);
             }
             break;
@@ -457,7 +487,7 @@ void Network::handle(Engine& engine, const Event& ev) {
             const auto e = static_cast<EdgeId>(ev.data);
             Link& link = links_[e];
             link.wake_pending = false;
-            if (link.active_head == kNil) break;
+            if (link.active_tail == kNil) break;
             if (link.busy_until > engine.now()) {  // reserved meanwhile by analytical traffic
                 link.wake_pending = true;
                 engine.schedule(link.busy_until, id_, kLinkFree, e);

@@ -24,7 +24,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "models/slot_map.hpp"
@@ -63,6 +62,15 @@ class Network final : public Component, public Transport, private topo::NicPort 
     std::vector<std::uint32_t> last_activity_;   // per edge: its latest interval in activity_
     enum Kind : std::uint32_t { kArrive = 0, kLinkFree = 1, kDeliver = 2, kInjected = 3 };
     static constexpr std::uint32_t kNil = UINT32_MAX;
+    // Stream::inject. The built-in NIC models (topologies/nic_models.cpp) do nothing but call
+    // hop_by_hop or reserve_route, so their streams call it without the two indirect calls
+    // (the behaviour's inject, then the port's); any other model goes through its inject().
+    enum Inject : std::uint8_t { kInjectVirtual = 0, kInjectHopByHop = 1, kInjectReserve = 2 };
+    static Inject inject_of(topo::NicModel id) {
+        return id == topo::NicModel::Packet       ? kInjectHopByHop
+               : id == topo::NicModel::Analytical ? kInjectReserve
+                                                  : kInjectVirtual;
+    }
 
     struct Message {
         std::uint64_t cookie;
@@ -107,6 +115,9 @@ class Network final : public Component, public Transport, private topo::NicPort 
         // instead of routing records. path_len 0: decide hop by hop (round-robin routing).
         std::uint32_t path_first = 0;
         std::uint16_t path_len = 0;
+        // How its packets enter the network: its NIC model's own inject() (kInjectVirtual),
+        // or the built-in packet or analytical NIC's one call, made directly.
+        std::uint8_t inject = kInjectVirtual;
         const topo::NicBehaviour* nic;  // its source node's NIC model (or the network's)
         std::uint64_t bottleneck = 0;   // narrowest rate on the first-choice path, bytes/s
     };
@@ -116,23 +127,33 @@ class Network final : public Component, public Transport, private topo::NicPort 
         std::uint32_t head, tail;
         std::uint32_t next_active;
     };
-    // Everything one hop needs, in one cache line (64-byte aligned, so never two): the packet
-    // model touches a random link per event, so state, properties and counters of a link,
-    // and the relay rate of its source vertex, live together.
-    struct alignas(64) Link {
-        Time busy_until;
+    // What a link shares with links of the same make: its latency and bandwidth, its source
+    // vertex's relay rate and its target's forwarding rule. A generated model has a handful
+    // of these (a star: six), so they stay in the L1 cache and a Link is half a line.
+    struct LinkKind {
         Time latency;
         Bandwidth bandwidth;
-        Bandwidth relay_rate;     // the source vertex's relay bandwidth (infinite = none)
-        std::uint64_t bytes = 0;  // payload bytes that crossed it
-        VertexId source = 0, target = 0;
-        std::uint32_t active_head = kNil, active_tail = kNil;  // round-robin ring of queues
-        bool wake_pending = false;
+        Bandwidth relay_rate;       // the source vertex's relay bandwidth (infinite = none)
         bool relayed = false;       // the source vertex has a finite relay (or local) rate
         bool memory_local = false;  // the source is a memory node with a finite local rate
         std::uint8_t forward = 0;   // the target's forwarding rule: an index into forward_
+        bool operator==(const LinkKind&) const = default;
     };
-    static_assert(sizeof(Link) == 64, "a link is one cache line");
+    // A link's own state, 32 bytes (32-byte aligned: two to a line, never across two): every
+    // packet hop touches a random link, so the smaller its state, the more of the model's
+    // links the cache holds (issue 25; one 64-byte line with the kind's fields inline
+    // before). The queues waiting for it form a ring kept by its tail alone (the head is the
+    // tail's next_active).
+    struct alignas(32) Link {
+        Time busy_until;
+        std::uint64_t bytes = 0;  // payload bytes that crossed it
+        VertexId source = 0, target = 0;
+        std::uint32_t active_tail = kNil;  // round-robin ring of queues (circular)
+        std::uint32_t kind : 31 = 0;       // index into kinds_
+        std::uint32_t wake_pending : 1 = 0;
+    };
+    static_assert(sizeof(Link) == 32, "a link is half a cache line");
+    const LinkKind& kind_of(const Link& l) const { return kinds_[l.kind]; }
     // The shared part of a vertex's relay: when it is free, and (memory node) its
     // neighbour-to-neighbour rate. 16 bytes, so four vertices of a node share a line.
     struct Relay {
@@ -150,7 +171,10 @@ class Network final : public Component, public Transport, private topo::NicPort 
     void deliver_at(std::uint32_t pkt, Time left, Time arrives) override;
     EdgeId first_hop(VertexId src, VertexId dst);
     // The edge packet p takes next (from p.at, after p.hop links).
-    EdgeId next_edge(const Packet& p);
+    EdgeId next_edge(const Packet& p) {
+        return p.path_len != 0 ? paths_[p.path_first + p.hop] : next_edge_routed(p);
+    }
+    EdgeId next_edge_routed(const Packet& p);  // no fixed route: ask the router
     void enqueue(EdgeId e, std::uint32_t pkt);
     void start_next(EdgeId e);
     void send_on(EdgeId e, std::uint32_t pkt);  // transmit now and schedule what follows
@@ -158,6 +182,7 @@ class Network final : public Component, public Transport, private topo::NicPort 
     // transmission starts at `start` (returned through it) and its last byte has left at
     // the returned time, which is never before the packet's tail has arrived (cut-through).
     Time transmit(EdgeId e, const Packet& p, Time earliest, Time& start);
+    void record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes);  // record_links
     // A kArrive event's data: the packet, and the edge it takes next when its route is fixed
     // (kNoEdge: decided on arrival, or none: it has arrived), so prefetch() can name it.
     static std::uint64_t arrive_data(std::uint32_t pkt, EdgeId next) {
@@ -179,14 +204,15 @@ class Network final : public Component, public Transport, private topo::NicPort 
     std::vector<const topo::NicBehaviour*> node_nic_;
     const topo::NicBehaviour* default_nic_ = nullptr;
     std::vector<Link> links_;
-    std::vector<topo::ForwardRule> forward_;  // by forwarding id (Link::forward)
-    // When `link`'s target may forward a packet that started on it at `start` and whose tail
-    // arrives at `tail`. The two built-ins (fixed ids) are inlined: an indirect call per
+    std::vector<LinkKind> kinds_;             // by Link::kind
+    std::vector<topo::ForwardRule> forward_;  // by forwarding id (LinkKind::forward)
+    // When the target of a link of kind `k` may forward a packet that started on it at `start` and
+    // whose tail arrives at `tail`. The two built-ins (fixed ids) are inlined: an indirect call per
     // packet hop cost 3-4 % of bench_bcast's CPU time; other models go through their rule.
-    Time forward_at(const Link& link, Time start, Time tail) const {
-        if (link.forward == topo::kStoreAndForward) return tail;
-        if (link.forward == topo::kCutThrough) return start + link.latency;
-        return forward_[link.forward](start, link.latency, tail);
+    Time forward_at(const LinkKind& k, Time start, Time tail) const {
+        if (k.forward == topo::kStoreAndForward) return tail;
+        if (k.forward == topo::kCutThrough) return start + k.latency;
+        return forward_[k.forward](start, k.latency, tail);
     }
     std::vector<Relay> relays_;
     std::vector<EdgeId> paths_;  // the streams' routes, back to back
@@ -195,8 +221,8 @@ class Network final : public Component, public Transport, private topo::NicPort 
     Pool<Packet> packets_;
     Pool<Message> messages_;
     std::vector<Stream> streams_;
-    std::unordered_map<std::uint64_t, std::uint32_t> stream_index_;
-    struct LastStream {  // the last destination a source vertex sent to, and its stream
+    SlotMap stream_index_;  // (src << 32 | dst) -> stream: no division, no node per entry
+    struct LastStream {     // the last destination a source vertex sent to, and its stream
         VertexId dst = topo::kNoVertex;
         std::uint32_t index = 0;
     };

@@ -11,9 +11,7 @@ namespace clustersim {
 
 Time EventQueue::next_time() const {
     if (head_ < buckets_[0].size()) return buckets_[0][head_].time;
-    Time t = Time::max();
-    for (const Event& e : buckets_[std::countr_zero(used_ & ~std::uint64_t{1})]) t = min(t, e.time);
-    return t;
+    return Time::ps(static_cast<std::int64_t>(least_[std::countr_zero(used_ & ~std::uint64_t{1})]));
 }
 
 void EventQueue::refill() {
@@ -21,9 +19,8 @@ void EventQueue::refill() {
     head_ = 0;
     const auto b = static_cast<unsigned>(std::countr_zero(used_ & ~std::uint64_t{1}));
     std::vector<Event>& from = buckets_[b];
-    std::uint64_t least = UINT64_MAX;
-    for (const Event& e : from) least = std::min(least, static_cast<std::uint64_t>(e.time.ps()));
-    last_ = least;
+    last_ = least_[b];
+    least_[b] = UINT64_MAX;
     // Every event of `from` shares its bits from b - 1 up with the new last_, so it lands in
     // a lower bucket: `from` is not appended to while it is read.
     for (const Event& e : from) place(e);

@@ -1,10 +1,11 @@
 // The sequential discrete-event engine.
 //
-// Events are small values (32 bytes) kept by value in a radix heap (EventQueue below) and
-// popped in (time, insertion sequence) order: two runs with the same input pop events in
-// the same order. An event names its target component by a dense id and carries a kind and
-// one 64-bit payload; the engine dispatches with one virtual call, so the hot path
-// allocates nothing (the queue's storage grows to the peak number of pending events and is
+// Events are small values (24 bytes) kept by value in a radix heap (EventQueue below) and
+// popped in (time, insertion) order: two runs with the same input pop events in the same
+// order. The insertion order is the queue's own (first in, first out among equal times), so
+// an event carries no sequence number. An event names its target component by a dense id and
+// carries a kind and one 64-bit payload; the engine dispatches with one virtual call, so the hot
+// path allocates nothing (the queue's storage grows to the peak number of pending events and is
 // then reused).
 #pragma once
 
@@ -23,12 +24,13 @@ using ComponentId = std::uint32_t;
 
 struct Event {
     Time time;
-    std::uint64_t seq = 0;
     ComponentId component = 0;
     std::uint32_t kind = 0;
     std::uint64_t data = 0;
 };
-static_assert(sizeof(Event) == 32, "events stay small");
+// 24 bytes (32 with the sequence number it no longer carries, issue 25): an event is moved
+// about four times through the radix heap's buckets, so its size is memory traffic.
+static_assert(sizeof(Event) == 24, "events stay small");
 
 class Engine;
 
@@ -77,14 +79,24 @@ class EventQueue {
   private:
     // Times are never negative, so they differ from last_ in bits 0..62 at most: 64 buckets.
     void place(const Event& e) {
-        const auto b =
-            static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(e.time.ps()) ^ last_));
+        const auto t = static_cast<std::uint64_t>(e.time.ps());
+        const auto b = static_cast<unsigned>(std::bit_width(t ^ last_));
         buckets_[b].push_back(e);
         used_ |= std::uint64_t{1} << b;
+        if (t < least_[b]) least_[b] = t;
     }
     void refill();  // bucket 0 is used up and the queue is not empty
 
     std::array<std::vector<Event>, 64> buckets_;
+    // Per bucket, the earliest time (ps) of its events (UINT64_MAX when empty; bucket 0's is
+    // not used): kept on every place(), so refill() reads the bucket it spreads once, not
+    // twice (issue 25: a third fewer passes over the events a refill moves).
+    std::array<std::uint64_t, 64> least_ = filled_least();
+    static constexpr std::array<std::uint64_t, 64> filled_least() {
+        std::array<std::uint64_t, 64> a{};
+        a.fill(UINT64_MAX);
+        return a;
+    }
     std::size_t head_ = 0;    // events of bucket 0 already popped
     std::uint64_t last_ = 0;  // time (ps) of the last event popped
     std::uint64_t used_ = 0;  // bit b set: bucket b is not empty (bit 0 is not kept up)
@@ -137,7 +149,7 @@ class Engine {
             beyond_horizon(target);
         assert(at >= now_ && "event scheduled in the past");
         assert(target < components_.size() && "unknown component");
-        queue_.push(Event{at, next_seq_++, target, kind, data});
+        queue_.push(Event{at, target, kind, data});
     }
     void schedule_in(Time delay, ComponentId target, std::uint32_t kind, std::uint64_t data = 0) {
         schedule(now_ + delay, target, kind, data);
@@ -160,7 +172,6 @@ class Engine {
     std::vector<Component*> components_;
     std::vector<bool> prefetching_;
     Time now_ = Time::zero();
-    std::uint64_t next_seq_ = 0;
     std::uint64_t processed_ = 0;
     bool stopped_ = false;
 };

@@ -150,6 +150,30 @@ TEST(FairSharing, TwoStreamsFromOneSenderGetHalfEach) {
     }
 }
 
+// The exact round-robin order of one link's queued streams (models/network.hpp keeps the
+// ring of queues by its tail alone): rank 0 sends 2, 4 and 6 packets of P = 102.4 us to
+// ranks 1, 2 and 3 at once, so three streams share its link. The first packet finds the
+// link idle; then the link serves A2, and B and C alternate one packet each (B1 C1 B2 C2 B3
+// C3 B4 C4), then C alone (C5 C6; the window of 4 brings them in time). Last packets leave
+// at 2P, 9P and 12P; each then needs 1 us to the switch, P on the receiver's own link and
+// 1 us: 3P + 2 us, 10P + 2 us, 13P + 2 us, to the picosecond. Served first come, first
+// served, B's last packet would leave at 6P and B would end at 7P + 2 us instead.
+TEST(FairSharing, StreamsOfOneLinkAreServedRoundRobinOnePacketEach) {
+    const auto t = topo::parse_model(model(2, "packet", "100KiB", 2), "round-robin.xml");
+    const std::uint64_t packet = 100 << 10;
+    ScriptProgram prog({{testing::isend(1, 2 * packet, 0), testing::isend(2, 4 * packet, 1),
+                         testing::isend(3, 6 * packet, 2), testing::waitall(0, 3)},
+                        {recv(0, 2 * packet)},
+                        {recv(0, 4 * packet)},
+                        {recv(0, 6 * packet)}});
+    const auto res = mpi::simulate(t, one_rank_per_node(t, 4), prog);
+    const std::int64_t p = 102'400'000;  // ps: 102,400 B at 1 GB/s
+    const std::int64_t hops = 2 * kLatencyPs + p;
+    EXPECT_EQ(res.ranks[1].finish, Time::ps(2 * p + hops));
+    EXPECT_EQ(res.ranks[2].finish, Time::ps(9 * p + hops));
+    EXPECT_EQ(res.ranks[3].finish, Time::ps(12 * p + hops));
+}
+
 // A switch whose relay bandwidth is below the links' caps both streams through it.
 TEST(Relay, SwitchRelayBandwidthIsShared) {
     std::string xml = model(2, "packet", "100KiB", 2);
