@@ -253,8 +253,10 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
         msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
                           seq, req, kNil, false, false, engine_.now(), slot});
     requests_[req].msg = m;
-    const Time when =
-        (config_.peer_setup_after != 0 ? peer_ready(rank, dst) : engine_.now()) + delay;
+    // Rendezvous: the receiver's pull (after the clear-to-send) is what a fresh buffer slows.
+    if (!eager) msgs_[m].pull = delay;
+    const Time when = (config_.peer_setup_after != 0 ? peer_ready(rank, dst) : engine_.now()) +
+                      (eager ? delay : Time::zero());
     if (!config_.send_gap.zero()) {
         if (send_floor_.size() <= req) send_floor_.resize(std::size_t{req} + 1, Time::zero());
         send_floor_[req] = when + config_.send_gap.at(bytes);
@@ -268,6 +270,10 @@ void Runtime::transmit(std::uint32_t m) {
     if (msg.kind == MsgKind::Cts) {
         network_.send_between(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m,
                               false, msg.dst, msg.src);
+        return;
+    }
+    if (msg.kind == MsgKind::Data) {
+        send_data(m);
         return;
     }
     // Rendezvous control messages carry no payload bytes.
@@ -311,7 +317,15 @@ Time Runtime::fresh_delay(std::int32_t rank, std::uint64_t bytes) const {
     const Time computed = ranks_[rank].computed_before;
     if (computed == Time::zero() || computed < transfer_time(bytes, config_.fresh_write_rate))
         return Time::zero();
-    return config_.fresh_send.at(bytes);
+    return config_.fresh_send.at(bytes) + cold_delay(rank, bytes);
+}
+
+// A fresh send after compute long enough to have replaced the core's cache
+// (config_.cold_send): the pull misses at both ends.
+Time Runtime::cold_delay(std::int32_t rank, std::uint64_t bytes) const {
+    if (config_.cold_send.zero() || ranks_[rank].computed_before < config_.cold_after)
+        return Time::zero();
+    return config_.cold_send.at(bytes);
 }
 
 // A collective timed by its measured curve sends no messages, but the library it stands for
@@ -600,20 +614,13 @@ void Runtime::message_delivered(std::uint64_t cookie) {
         case MsgKind::Rts:
             envelope_arrived(m);
             break;
-        case MsgKind::Cts: {
+        case MsgKind::Cts:
             msg.kind = MsgKind::Data;
-            const std::uint64_t buffer =
-                config_.buffer_footprint ? landing_buffer(msg.recv_req) : 0;
-            if (buffer > msg.bytes)
-                network_.send_within(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
-                                     msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst,
-                                     buffer + config_.envelope_bytes);
+            if (msg.pull > Time::zero())
+                hand_over(m, engine_.now() + msg.pull);
             else
-                network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
-                                      msg.bytes + config_.envelope_bytes, m, true, msg.src,
-                                      msg.dst);
+                send_data(m);
             break;
-        }
         case MsgKind::Data: {
             msg.recv_done = true;
             const std::uint32_t req = msg.recv_req;
@@ -622,6 +629,18 @@ void Runtime::message_delivered(std::uint64_t cookie) {
             break;
         }
     }
+}
+
+void Runtime::send_data(std::uint32_t m) {
+    const Msg& msg = msgs_[m];
+    const std::uint64_t buffer = config_.buffer_footprint ? landing_buffer(msg.recv_req) : 0;
+    if (buffer > msg.bytes)
+        network_.send_within(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                             msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst,
+                             buffer + config_.envelope_bytes);
+    else
+        network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                              msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst);
 }
 
 void Runtime::io_done(std::int32_t rank, std::uint64_t bytes) {

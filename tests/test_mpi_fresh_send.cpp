@@ -150,6 +150,37 @@ TEST(FreshSend, IsendAndSendrecvAreFreshToo) {
     }
 }
 
+// Above the eager threshold the extra slows the receiver's pull, after the clear-to-send,
+// with progress in MPI (Open MPI's single-copy pull runs in the receiver's MPI calls). Rank
+// 1 posts its Irecv, computes 300 us longer than rank 0 (LAMMPS's halo: Irecv, pack, Send,
+// Wait, one rank late), then waits: rank 0's Send waits for it and then for the slower pull,
+// so it lasts exactly F longer, and so does rank 1's Wait. Handing the request-to-send over
+// F later instead would hide F in rank 1's lateness: in LAMMPS's two-way exchange that put
+// F into the early rank's Wait.
+TEST(FreshSend, TheRendezvousPullPaysItAfterTheClearToSend) {
+    const std::uint64_t bytes = 128 * 1024;
+    const int send_kind = static_cast<int>(mpi::OpKind::Send);
+    const int wait_kind = static_cast<int>(mpi::OpKind::Wait);
+    for (const auto& model : kOverheadModels) {
+        SCOPED_TRACE(model);
+        const auto late_receiver = [&](const std::string& overhead) {
+            auto t = pair(overhead);
+            t.topology.settings.progress_in_mpi = true;
+            mpi::choose_network(t, model);
+            ScriptProgram prog({{compute(bytes), send(1, bytes)},
+                                {irecv(0, bytes, 0), compute(bytes + 300'000), wait(0)}});
+            return mpi::simulate(t, one_rank_per_node(t.topology, 2), prog);
+        };
+        const auto with = late_receiver(kFresh), without = late_receiver("");
+        EXPECT_EQ(with.simulated, without.simulated + Time::us(8));
+        EXPECT_EQ(with.ranks[0].ops[send_kind].time,
+                  without.ranks[0].ops[send_kind].time + Time::us(8));
+        EXPECT_EQ(with.ranks[1].ops[wait_kind].time,
+                  without.ranks[1].ops[wait_kind].time + Time::us(8));
+        EXPECT_GE(without.ranks[0].ops[send_kind].time, Time::us(300));  // it waited for rank 1
+    }
+}
+
 TEST(FreshSend, BadElementsAreOneErrorNamingTheLine) {
     for (const std::string& bad :
          {std::string(R"(<mpi-overhead><fresh-send><point size="1KiB" time="1us"/>)"
