@@ -836,3 +836,68 @@ TEST(CalibrateWrite, FreshSendIsTheWrittenBuffersExtraOneWayTime) {
             << e.what();
     }
 }
+
+// Cold fresh sends: per size the cold one-way time less the fresh one (at least 0), and
+// `after` the eviction's time over kColdEvictCaches (4 caches in 400 us: 100 us), written as
+// <mpi-overhead><cold-send> beside <fresh-send>, in the CSV, through JSON; nothing without a
+// <fresh-send>, when no size costs more, on another class, or not measured (an older file).
+TEST(CalibrateWrite, ColdSendIsTheEvictedBuffersExtraOverTheFreshOne) {
+    cal::Measured m = synthetic();
+    m.overhead_class = cal::kIntraSocket;
+    m.overheads = {{8, stat(100e-9), stat(20e-9), stat(50e-9)}};
+    m.fresh_class = cal::kIntraSocket;
+    m.fresh = {{4096, stat(1.3e-6), stat(1.8e-6), stat(0.2e-6)},
+               {65536, stat(3.5e-6), stat(8.5e-6), stat(4e-6)}};
+    m.cold_class = cal::kIntraSocket;
+    m.cold_cache_bytes = 2 * 1024 * 1024;
+    m.cold_evict = stat(400e-6);
+    m.cold = {{4096, stat(1.8e-6), stat(1.7e-6)}, {65536, stat(8.5e-6), stat(14.5e-6)}};
+    const auto extra = m.cold_extra();
+    ASSERT_EQ(extra.size(), 2u);
+    EXPECT_EQ(extra[0].second, 0.0);  // faster cold: no extra
+    EXPECT_NEAR(extra[1].second, 6e-6, 1e-15);
+    EXPECT_DOUBLE_EQ(m.cold_after(), 100e-6);
+    const std::string xml = cal::write_model(m, cal::derive(m, false), "synthetic", false);
+    EXPECT_NE(xml.find("<cold-send after=\"100us\">"), std::string::npos) << xml;
+    const run::Model model = run::parse_model(xml, "synthetic.xml");
+    EXPECT_EQ(model.mpi.cold_after, clustersim::Time::us(100));
+    EXPECT_EQ(model.mpi.cold_send.at(4096), clustersim::Time::zero());
+    EXPECT_EQ(model.mpi.cold_send.at(65536), clustersim::Time::us(6));
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    const std::string csv = cal::write_csv(m);
+    EXPECT_NE(csv.find("cold_cold,intra-socket,0,1,65536,,1,10,14.5000,"), std::string::npos)
+        << csv;
+    EXPECT_NE(csv.find("cold_evict,intra-socket,0,1,8388608,,1,10,400.0000,"), std::string::npos)
+        << csv;
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    ASSERT_EQ(back.cold.size(), 2u);
+    EXPECT_EQ(back.cold_cache_bytes, m.cold_cache_bytes);
+    EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+    const auto absent = [](const cal::Measured& x) {
+        return cal::write_model(x, cal::derive(x, false), "synthetic", false).find("cold-send") ==
+               std::string::npos;
+    };
+    cal::Measured no_fresh = m;
+    no_fresh.fresh.clear();
+    EXPECT_TRUE(absent(no_fresh));
+    cal::Measured same = m;
+    for (cal::ColdResult& c : same.cold) c.cold = c.fresh;
+    EXPECT_TRUE(absent(same));
+    cal::Measured other = m;
+    other.cold_class = cal::kInterNode;
+    EXPECT_TRUE(absent(other));
+    nlohmann::json old = nlohmann::json::parse(cal::measured_to_json(m));
+    old.erase("cold_send");
+    const cal::Measured before = cal::measured_from_json(old.dump(), "old.json");
+    EXPECT_TRUE(before.cold.empty());
+    EXPECT_TRUE(absent(before));
+    nlohmann::json bad = nlohmann::json::parse(cal::measured_to_json(m));
+    bad["cold_send"]["evict"]["value"] = 0;
+    try {
+        (void)cal::measured_from_json(bad.dump(), "bad.json");
+        ADD_FAILURE() << "accepted an eviction of no time";
+    } catch (const cal::BadMeasured& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("bad.json: field 'cold_send.evict.value'", 0), 0u)
+            << e.what();
+    }
+}

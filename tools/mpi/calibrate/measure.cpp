@@ -1058,6 +1058,8 @@ int run(int rank, int world, const Options& opt) {
         const Pair& p = pairs[static_cast<std::size_t>(ov_class)];
         measure_fresh_sends(s, rank, p.a, p.b, ov_class, m);
         if (rank == 0) print_fresh_sends(m);
+        measure_cold_sends(s, rank, p.a, p.b, ov_class, m);
+        if (rank == 0) print_cold_sends(m);
     }
 
     // To rank 0: the CPU figures of every rank, each class's statistics, its eager threshold.
