@@ -74,6 +74,9 @@ def variants(root):
                     for e in c.findall(tag):
                         c.remove(e)
             out.append(("no-rate-curves", "the <copy-rate>/<reduce-rate> curves (64 MiB rates only)", rates))
+        if coll.get("first-topology") is not None:
+            out.append(("no-first-topology", "<collectives first-topology>",
+                        lambda r: r.find("collectives").attrib.pop("first-topology")))
         if coll.get("barrier") is not None:
             out.append(("no-barrier-cost", "<collectives barrier>",
                         lambda r: r.find("collectives").attrib.pop("barrier")))

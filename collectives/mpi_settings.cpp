@@ -35,9 +35,9 @@ class MpiReader {
 };
 
 void MpiReader::read_collectives(pugi::xml_node n) {
-    x_.check_attributes(
-        n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth", "profile",
-            "comm-create", "buffer-copies", "barrier", "curves", "buffer-footprint"});
+    x_.check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
+                            "profile", "comm-create", "buffer-copies", "barrier", "curves",
+                            "buffer-footprint", "first-topology"});
     MpiSettings& m = mpi_;
     if (const auto v = x_.yes_no(n, "buffer-footprint")) m.buffer_footprint = *v;
     if (const auto v = x_.yes_no(n, "buffer-copies")) m.buffer_copies = *v;
@@ -56,6 +56,13 @@ void MpiReader::read_collectives(pugi::xml_node n) {
         m.comm_create_modelled = true;
         m.comm_create_local = x_.with_unit(n, "comm-create", *v, parse_time);
         if (m.comm_create_local < Time::zero()) x_.fail(n, "comm-create: a negative time");
+    }
+    if (const auto v = x_.optional(n, "first-topology")) {
+        if (!m.comm_create_modelled)
+            x_.fail(n,
+                    "<collectives> attribute 'first-topology' adds to communicator creation: "
+                    "it needs comm-create");
+        m.first_topology = x_.with_unit(n, "first-topology", *v, parse_time);
     }
     if (const auto v = x_.optional(n, "barrier")) {
         m.barrier_cost = x_.with_unit(n, "barrier", *v, parse_time);

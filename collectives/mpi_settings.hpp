@@ -108,6 +108,10 @@ struct MpiSettings {
     // synchronises, at no cost.
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives first-topology="300us">: a rank's first communicator with a topology
+    // (MPI_Cart_create, MPI_Dist_graph_create*) costs this more on its core (Open MPI loads
+    // its topo framework then). Needs comm-create. Zero (absent): nothing.
+    Time first_topology;
     // <collectives barrier="0.9us">: what the library spends in MPI_Barrier beyond the
     // messages of its algorithm (Open MPI's flag round trips in shared memory), charged on
     // each member's core after the algorithm's last step. Zero (absent): nothing.

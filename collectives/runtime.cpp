@@ -1417,6 +1417,19 @@ namespace {
 constexpr std::uint64_t kCommAgreementBytes = 8;  // a context id, as MPI libraries agree on one
 }
 
+// config_.first_topology if the rank's current operation is its first creation of a
+// communicator with a topology (counted), else zero.
+Time Runtime::first_topology(std::int32_t rank) {
+    Rank& r = ranks_[rank];
+    const OpKind k = r.op.kind;
+    if (config_.first_topology == Time::zero() || r.made_topology ||
+        (k != OpKind::CartCreate && k != OpKind::DistGraphCreate &&
+         k != OpKind::DistGraphCreateAdjacent))
+        return Time::zero();
+    r.made_topology = true;
+    return config_.first_topology;
+}
+
 bool Runtime::comm_create_step(std::int32_t rank) {
     Rank& r = ranks_[rank];
     auto block_on = [&](std::uint32_t req) {
@@ -1438,14 +1451,15 @@ bool Runtime::comm_create_step(std::int32_t rank) {
                 if (block_on(r.blocking[1])) return false;
                 break;
             }
-            case 1:
+            case 1: {
                 r.comm_stage = 2;
-                if (config_.comm_create_local > Time::zero()) {
-                    cpus_.start_time(r.core, config_.comm_create_local,
-                                     static_cast<std::uint64_t>(rank));
+                const Time local = config_.comm_create_local + first_topology(rank);
+                if (local > Time::zero()) {
+                    cpus_.start_time(r.core, local, static_cast<std::uint64_t>(rank));
                     return false;
                 }
                 break;
+            }
             case 2:
                 r.comm_stage = 3;
                 if (r.op.kind == OpKind::CommFree) break;  // nothing to create

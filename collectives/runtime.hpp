@@ -176,6 +176,9 @@ struct RuntimeConfig {
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives first-topology>: a rank's first Cart_create / Dist_graph_create* adds
+    // this to comm_create_local (comm_create_step).
+    Time first_topology;
     // <collectives barrier>: every barrier run as messages costs this on each member's core
     // after its algorithm's last step (the library's own work beyond the messages). Zero:
     // no cost and no event.
@@ -439,6 +442,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         // progress_in_mpi: the rank is in a Compute (outside MPI), and the rendezvous
         // messages whose clear-to-send waits for its next MPI call.
         bool computing = false;
+        bool made_topology = false;  // config_.first_topology: paid
         std::vector<std::uint32_t> deferred_cts;
         // config_.fresh_send: the rank's compute time since its last call that sent in bulk
         // (sends_in_bulk), and that time as the current MPI call began.
@@ -475,6 +479,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // on the rank's core, then the synchronisation that creates it. True when done (the
     // rank's op can be recorded); false while a stage is under way (finish_op calls again).
     bool comm_create_step(std::int32_t rank);
+    // config_.first_topology when the rank's current operation is its first communicator
+    // with a topology (then counted), else zero.
+    Time first_topology(std::int32_t rank);
     void record(std::int32_t rank);  // statistics and request release for the rank's current op
     void observe(std::int32_t rank, int kind, Time wait, std::uint64_t bytes, std::int32_t peer);
     // Bytes a rank passes to a collective call (v-variants: from the counts).

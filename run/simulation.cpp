@@ -47,6 +47,7 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.cold_after = mpi.cold_after;
     c.comm_create_modelled = mpi.comm_create_modelled;
     c.comm_create_local = mpi.comm_create_local;
+    c.first_topology = mpi.first_topology;
     c.barrier_cost = mpi.barrier_cost;
     if (mpi.collective_curves_on)
         for (const CollectiveCurveSpec& spec : mpi.collective_curves) {

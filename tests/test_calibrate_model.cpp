@@ -901,3 +901,55 @@ TEST(CalibrateWrite, ColdSendIsTheEvictedBuffersExtraOverTheFreshOne) {
             << e.what();
     }
 }
+
+// A process's first uses: <collectives first-topology> = the first MPI_Cart_create less the
+// second (400 - 20 us), <file-system first-open> = the first open less the second (2 ms -
+// 300 us), through JSON; nothing when the first is no slower, or not measured (an older
+// file).
+TEST(CalibrateWrite, FirstUsesAreTheFirstCallLessTheSecond) {
+    cal::Measured m = synthetic();
+    m.first_use.measured = true;
+    m.first_use.cart_first = 400e-6;
+    m.first_use.cart_second = 20e-6;
+    m.first_use.open_first = 2e-3;
+    m.first_use.open_second = 300e-6;
+    m.io.measured = true;  // a <file-system> to carry first-open
+    m.io.size = 64 << 20;
+    m.io.transfer = 1 << 20;
+    m.io.open = m.io.close = stat(100e-6);
+    m.io.write_cached = stat(10e-3);
+    m.io.synced_small = m.io.sync_small = stat(1e-3);
+    m.io.synced = m.io.sync = stat(40e-3);
+    const std::string xml = cal::write_model(m, cal::derive(m, false), "synthetic", false);
+    EXPECT_NE(xml.find("first-topology=\"380us\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("first-open=\"1700us\""), std::string::npos) << xml;
+    const run::Model model = run::parse_model(xml, "synthetic.xml");
+    EXPECT_EQ(model.mpi.first_topology, clustersim::Time::us(380));
+    EXPECT_EQ(model.io.fs.first_open, clustersim::Time::us(1700));
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    EXPECT_TRUE(back.first_use.measured);
+    EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+    cal::Measured slower_later = m;
+    slower_later.first_use.cart_second = 500e-6;
+    slower_later.first_use.open_second = 3e-3;
+    const std::string none =
+        cal::write_model(slower_later, cal::derive(slower_later, false), "synthetic", false);
+    EXPECT_EQ(none.find("first-topology"), std::string::npos);
+    EXPECT_EQ(none.find("first-open"), std::string::npos);
+    nlohmann::json old = nlohmann::json::parse(cal::measured_to_json(m));
+    old.erase("first_use");
+    const cal::Measured before = cal::measured_from_json(old.dump(), "old.json");
+    EXPECT_FALSE(before.first_use.measured);
+    EXPECT_EQ(
+        cal::write_model(before, cal::derive(before, false), "synthetic", false).find("first-"),
+        std::string::npos);
+    nlohmann::json bad = nlohmann::json::parse(cal::measured_to_json(m));
+    bad["first_use"]["open_first"] = -1;
+    try {
+        (void)cal::measured_from_json(bad.dump(), "bad.json");
+        ADD_FAILURE() << "accepted a negative time";
+    } catch (const cal::BadMeasured& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("bad.json: field 'first_use.open_first'", 0), 0u)
+            << e.what();
+    }
+}

@@ -791,6 +791,9 @@ int run(int rank, int world, const Options& opt) {
     // The very first messages between ranks 0 and 1 (before the outputs' check, placement
     // and every other measurement): the lazy peer set-up's ping-pongs.
     const std::vector<double> setup_rtt = setup_round_trips(rank);
+    // A process's first uses (measure_first.cpp), before any other MPI-IO call.
+    Measured first;
+    measure_first_uses(s, rank, first);
 
     // Outputs are opened up front, so a bad path fails before the measurements.
     Outputs out;
@@ -813,6 +816,8 @@ int run(int rank, int world, const Options& opt) {
     if (failed != 0) throw UsageError(open_error);
 
     Measured m;
+    m.first_use = first.first_use;
+    if (rank == 0) print_first_uses(m);
     m.world = world;
     m.passes = static_cast<int>(s.passes);
     m.command = strf("mpirun -np %d ", world) + opt.command;

@@ -33,7 +33,9 @@ constexpr const char* kFormat = "clustersim-calibrate measurements";
 // buffers' measurement (FreshResult); files without it read as not measured. "cold_send"
 // (issue 23, optional in every version: the class measured, the core's cache bytes, the
 // eviction's Stats and per size the fresh and cold Stats) is the cold fresh sends'
-// measurement (ColdResult); files without it read as not measured.
+// measurement (ColdResult); files without it read as not measured. "first_use" (issue 23,
+// optional in every version: four times in seconds) is FirstUse; files without it read as
+// not measured.
 constexpr int kVersion = 3;
 
 json num(double v) {
@@ -384,6 +386,11 @@ std::string measured_to_json(const Measured& m) {
     }
     if (!m.fresh.empty()) j["fresh_send"] = fresh_json(m);
     if (!m.cold.empty()) j["cold_send"] = cold_json(m);
+    if (m.first_use.measured)
+        j["first_use"] = {{"cart_first", num(m.first_use.cart_first)},
+                          {"cart_second", num(m.first_use.cart_second)},
+                          {"open_first", num(m.first_use.open_first)},
+                          {"open_second", num(m.first_use.open_second)}};
     return j.dump(1) + "\n";
 }
 
@@ -577,6 +584,19 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
     if (r.raw().contains("collective_curves")) read_coll_curves(r, m);
     if (r.raw().contains("fresh_send")) read_fresh(r, m);
     if (r.raw().contains("cold_send")) read_cold(r, m);
+    if (r.raw().contains("first_use")) {
+        const Reader f = r.obj("first_use");
+        FirstUse& u = m.first_use;
+        for (const auto& [key, v] : {std::pair<const char*, double*>{"cart_first", &u.cart_first},
+                                     {"cart_second", &u.cart_second},
+                                     {"open_first", &u.open_first},
+                                     {"open_second", &u.open_second}}) {
+            *v = f.number(key);
+            if (!(*v >= 0) || !std::isfinite(*v))
+                f.fail(f.at_path(key), "expected a finite time >= 0");
+        }
+        u.measured = true;
+    }
     if (r.raw().contains("peer_setup")) {
         const Reader p = r.obj("peer_setup");
         m.setup_class = p.integer("class", 0, kClasses - 1);

@@ -155,6 +155,19 @@ void print_peer_setup(const Measured& m, int cost_class) {
     std::fflush(stdout);
 }
 
+void print_first_uses(const Measured& m) {
+    const FirstUse& f = m.first_use;
+    if (!f.measured) return;
+    std::printf(
+        "\nfirst uses (rank 0, once per run, before any other MPI-IO call):\n"
+        "  MPI_Cart_create: first %.3f us, second %.3f us: <collectives first-topology> %.3f us\n"
+        "  MPI_File_open on MPI_COMM_WORLD of a new file: first %.3f us, second %.3f us: "
+        "<file-system first-open> %.3f us\n",
+        f.cart_first * 1e6, f.cart_second * 1e6, f.topology() * 1e6, f.open_first * 1e6,
+        f.open_second * 1e6, f.open() * 1e6);
+    std::fflush(stdout);
+}
+
 void print_cold_sends(const Measured& m) {
     if (m.cold.empty()) return;
     std::printf(

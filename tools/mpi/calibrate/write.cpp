@@ -456,6 +456,9 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             }
     }
     collectives.time("comm-create", model_time_of(m.comm_create_local()));
+    // A process's first communicator with a topology (Measured::first_use).
+    if (m.first_use.measured && model_time_of(m.first_use.topology()) > Time::zero())
+        collectives.time("first-topology", model_time_of(m.first_use.topology()));
     // The barrier's own cost beyond its messages (Measured::barrier_local).
     if (m.barrier_measured) collectives.time("barrier", model_time_of(m.barrier_local()));
     add_collective_curves(m, collectives);  // the real library's curves (coll_curves.cpp)
@@ -480,6 +483,9 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             fs.time("open-per-rank", model_time_of(d.io_open_per_rank))
                 .time("close-per-rank", model_time_of(d.io_close_per_rank))
                 .text("collective-close", d.io_close_collective ? "yes" : "no");
+        // A process's first MPI_File_open (Measured::first_use).
+        if (m.first_use.measured && model_time_of(m.first_use.open()) > Time::zero())
+            fs.time("first-open", model_time_of(m.first_use.open()));
     }
     return doc.str();
 }
