@@ -348,6 +348,8 @@ Time Runtime::curve_peer_setup(std::uint32_t comm) {
     return extra;
 }
 
+// Also the data of a rendezvous message whose pull is slower (Msg::pull): it goes as a
+// kSetupKind event too, and transmit sends it as data.
 void Runtime::hand_over(std::uint32_t m, Time when) {
     if (when > engine_.now())
         engine_.schedule(when, timer_id_, kSetupKind, m);

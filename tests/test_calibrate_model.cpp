@@ -926,6 +926,7 @@ TEST(CalibrateWrite, FirstUsesAreTheFirstCallLessTheSecond) {
     const run::Model model = run::parse_model(xml, "synthetic.xml");
     EXPECT_EQ(model.mpi.first_topology, clustersim::Time::us(380));
     EXPECT_EQ(model.io.fs.first_open, clustersim::Time::us(1700));
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
     const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
     EXPECT_TRUE(back.first_use.measured);
     EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
