@@ -47,13 +47,19 @@ def variants(root):
                         e.remove(p)
         out.append(("no-dense-grid", "the dense size grid (curve points at powers of 4 only)", coarse))
     if ovh is not None:
-        out.append(("no-mpi-overhead", "<mpi-overhead> (o_s, o_r, post, gap, peer setup, fresh sends)",
+        out.append(("no-mpi-overhead", "<mpi-overhead> (o_s, o_r, post, gap, peer setup, fresh and cold sends)",
                     lambda r: r.remove(r.find("mpi-overhead"))))
-        for child, name in (("gap", "no-gap"), ("peer-setup", "no-peer-setup"),
-                            ("fresh-send", "no-fresh-send")):
-            if ovh.find(child) is not None:
-                out.append((name, f"<mpi-overhead><{child}>",
-                            lambda r, c=child: r.find("mpi-overhead").remove(r.find("mpi-overhead").find(c))))
+        # <cold-send> adds to <fresh-send>: switching the fresh sends off takes it too.
+        for children, name in ((("gap",), "no-gap"), (("peer-setup",), "no-peer-setup"),
+                               (("fresh-send", "cold-send"), "no-fresh-send"),
+                               (("cold-send",), "no-cold-send")):
+            if ovh.find(children[0]) is not None:
+                def drop(r, cs=children):
+                    o = r.find("mpi-overhead")
+                    for c in cs:
+                        if o.find(c) is not None:
+                            o.remove(o.find(c))
+                out.append((name, f"<mpi-overhead><{children[0]}>", drop))
     if coll is not None:
         if coll.find("collective-curve") is not None:
             out.append(("no-collective-curves", "the measured collective curves (curves=\"off\")",
@@ -68,6 +74,9 @@ def variants(root):
                     for e in c.findall(tag):
                         c.remove(e)
             out.append(("no-rate-curves", "the <copy-rate>/<reduce-rate> curves (64 MiB rates only)", rates))
+        if coll.get("first-topology") is not None:
+            out.append(("no-first-topology", "<collectives first-topology>",
+                        lambda r: r.find("collectives").attrib.pop("first-topology")))
         if coll.get("barrier") is not None:
             out.append(("no-barrier-cost", "<collectives barrier>",
                         lambda r: r.find("collectives").attrib.pop("barrier")))

@@ -13,8 +13,8 @@ namespace clustersim::mpi {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kOverheadChildren{"send", "recv",       "post",
-                                                            "gap",  "peer-setup", "fresh-send"};
+constexpr std::array<std::string_view, 7> kOverheadChildren{
+    "send", "recv", "post", "gap", "peer-setup", "fresh-send", "cold-send"};
 
 // Reads <collectives> and <mpi-overhead> into `mpi_`.
 class MpiReader {
@@ -28,15 +28,16 @@ class MpiReader {
     CollectiveCurveSpec read_collective_curve(pugi::xml_node n) const;
     void read_peer_setup(pugi::xml_node n);
     void read_fresh_send(pugi::xml_node n);
+    void read_cold_send(pugi::xml_node n);
 
     const topo::PartContext& x_;
     MpiSettings& mpi_;
 };
 
 void MpiReader::read_collectives(pugi::xml_node n) {
-    x_.check_attributes(
-        n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth", "profile",
-            "comm-create", "buffer-copies", "barrier", "curves", "buffer-footprint"});
+    x_.check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
+                            "profile", "comm-create", "buffer-copies", "barrier", "curves",
+                            "buffer-footprint", "first-topology"});
     MpiSettings& m = mpi_;
     if (const auto v = x_.yes_no(n, "buffer-footprint")) m.buffer_footprint = *v;
     if (const auto v = x_.yes_no(n, "buffer-copies")) m.buffer_copies = *v;
@@ -55,6 +56,13 @@ void MpiReader::read_collectives(pugi::xml_node n) {
         m.comm_create_modelled = true;
         m.comm_create_local = x_.with_unit(n, "comm-create", *v, parse_time);
         if (m.comm_create_local < Time::zero()) x_.fail(n, "comm-create: a negative time");
+    }
+    if (const auto v = x_.optional(n, "first-topology")) {
+        if (!m.comm_create_modelled)
+            x_.fail(n,
+                    "<collectives> attribute 'first-topology' adds to communicator creation: "
+                    "it needs comm-create");
+        m.first_topology = x_.with_unit(n, "first-topology", *v, parse_time);
     }
     if (const auto v = x_.optional(n, "barrier")) {
         m.barrier_cost = x_.with_unit(n, "barrier", *v, parse_time);
@@ -128,7 +136,8 @@ void MpiReader::read_collectives(pugi::xml_node n) {
 // <mpi-overhead>: the MPI library's per-message software costs (LogGP's o), each child at
 // most once: <send> (o_s), <recv> (o_r), <post> (posting a receive), <gap> (LogGP's g: a
 // send completes no earlier than this after its message left), <peer-setup> (the lazy set-up
-// of a connection to a peer), <fresh-send> (a send of a buffer its rank has just written).
+// of a connection to a peer), <fresh-send> (a send of a buffer its rank has just written),
+// <cold-send> (a fresh send after compute long enough to have replaced the cache).
 void MpiReader::read_mpi_overhead(pugi::xml_node n) {
     MpiSettings& m = mpi_;
     if (m.overhead_line != 0)
@@ -137,7 +146,7 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
                                m.overhead_line));
     m.overhead_line = x_.line_of(n);
     x_.check_attributes(n, {});
-    std::array<int, 6> seen{};
+    std::array<int, 7> seen{};
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element || !topo::has_name(kOverheadChildren, c.name()))
             x_.fail(c, fmt::format("unexpected content in <mpi-overhead>; expected only {}",
@@ -147,7 +156,8 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
                                   : std::strcmp(c.name(), "post") == 0       ? 2
                                   : std::strcmp(c.name(), "gap") == 0        ? 3
                                   : std::strcmp(c.name(), "peer-setup") == 0 ? 4
-                                                                             : 5;
+                                  : std::strcmp(c.name(), "fresh-send") == 0 ? 5
+                                                                             : 6;
         if (seen[which] != 0)
             x_.fail(c, fmt::format("second <{}> in <mpi-overhead> (the first is on line {}); "
                                    "expected at most one",
@@ -161,12 +171,20 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
             read_fresh_send(c);
             continue;
         }
+        if (which == 6) {
+            read_cold_send(c);
+            continue;
+        }
         OverheadSpec o = read_overhead(c);
         (which == 0   ? m.send_overhead
          : which == 1 ? m.recv_overhead
          : which == 2 ? m.post_overhead
                       : m.send_gap) = std::move(o);
     }
+    if (seen[6] != 0 && seen[5] == 0)
+        x_.fail(n.child("cold-send"),
+                "<cold-send> prices a fresh send colder: it needs <fresh-send> in the same "
+                "<mpi-overhead>");
 }
 
 // <peer-setup after="16" time="10us"/>: both attributes required; after a whole number
@@ -191,6 +209,13 @@ void MpiReader::read_peer_setup(pugi::xml_node n) {
 void MpiReader::read_fresh_send(pugi::xml_node n) {
     mpi_.fresh_write_rate = x_.finite_bandwidth(n, "write-rate", x_.required(n, "write-rate"));
     mpi_.fresh_send = read_overhead(n, "write-rate");
+}
+
+// <cold-send after="100us"> with the extra time of a cold fresh send as <send>'s (a constant
+// plus size / bandwidth, or points): after required, a duration with its unit (no sign).
+void MpiReader::read_cold_send(pugi::xml_node n) {
+    mpi_.cold_after = x_.time_attr(n, "after");
+    mpi_.cold_send = read_overhead(n, "after");
 }
 
 // <send time="…" [bandwidth="…"]/> (a constant plus size / bandwidth) or
@@ -352,6 +377,10 @@ std::string describe_overheads(const MpiSettings& mpi) {
             "leaves {} (at {}) later",
             out.empty() ? "" : "; ", format_bandwidth(mpi.fresh_write_rate),
             format_time(mpi.fresh_send.at(64 * 1024)), format_size(64 * 1024));
+    if (!mpi.cold_send.zero())
+        out += fmt::format("; one after at least {} of compute leaves {} (at {}) later still",
+                           format_time(mpi.cold_after), format_time(mpi.cold_send.at(64 * 1024)),
+                           format_size(64 * 1024));
     return out;
 }
 

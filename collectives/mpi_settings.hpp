@@ -94,6 +94,13 @@ struct MpiSettings {
     // zero(): no such cost.
     OverheadSpec fresh_send;
     Bandwidth fresh_write_rate = kInfiniteBandwidth;
+    // <mpi-overhead><cold-send after="…"> with a size → time curve: a fresh send whose rank
+    // computed at least `cold_after` since its previous bulk send (long enough to have
+    // replaced its core's cache: both copies' other ends miss it) costs `cold_send.at(bytes)`
+    // more than a fresh one (RuntimeConfig::cold_send). zero(): no such cost. Needs
+    // <fresh-send>.
+    OverheadSpec cold_send;
+    Time cold_after;
     int overhead_line = 0;  // the <mpi-overhead> element's line (0: none)
     // <collectives comm-create="14us">: communicator creation (comm_dup, comm_split) is
     // modelled: an allreduce of 8 bytes over the parent communicator (the new context id's
@@ -101,6 +108,10 @@ struct MpiSettings {
     // synchronises, at no cost.
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives first-topology="300us">: a rank's first communicator with a topology
+    // (MPI_Cart_create, MPI_Dist_graph_create*) costs this more on its core (Open MPI loads
+    // its topo framework then). Needs comm-create. Zero (absent): nothing.
+    Time first_topology;
     // <collectives barrier="0.9us">: what the library spends in MPI_Barrier beyond the
     // messages of its algorithm (Open MPI's flag round trips in shared memory), charged on
     // each member's core after the algorithm's last step. Zero (absent): nothing.

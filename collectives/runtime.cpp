@@ -253,8 +253,10 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
         msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
                           seq, req, kNil, false, false, engine_.now(), slot});
     requests_[req].msg = m;
-    const Time when =
-        (config_.peer_setup_after != 0 ? peer_ready(rank, dst) : engine_.now()) + delay;
+    // Rendezvous: the receiver's pull (after the clear-to-send) is what a fresh buffer slows.
+    if (!eager) msgs_[m].pull = delay;
+    const Time when = (config_.peer_setup_after != 0 ? peer_ready(rank, dst) : engine_.now()) +
+                      (eager ? delay : Time::zero());
     if (!config_.send_gap.zero()) {
         if (send_floor_.size() <= req) send_floor_.resize(std::size_t{req} + 1, Time::zero());
         send_floor_[req] = when + config_.send_gap.at(bytes);
@@ -268,6 +270,10 @@ void Runtime::transmit(std::uint32_t m) {
     if (msg.kind == MsgKind::Cts) {
         network_.send_between(ranks_[msg.dst].where.vertex, ranks_[msg.src].where.vertex, 0, m,
                               false, msg.dst, msg.src);
+        return;
+    }
+    if (msg.kind == MsgKind::Data) {
+        send_data(m);
         return;
     }
     // Rendezvous control messages carry no payload bytes.
@@ -311,7 +317,15 @@ Time Runtime::fresh_delay(std::int32_t rank, std::uint64_t bytes) const {
     const Time computed = ranks_[rank].computed_before;
     if (computed == Time::zero() || computed < transfer_time(bytes, config_.fresh_write_rate))
         return Time::zero();
-    return config_.fresh_send.at(bytes);
+    return config_.fresh_send.at(bytes) + cold_delay(rank, bytes);
+}
+
+// A fresh send after compute long enough to have replaced the core's cache
+// (config_.cold_send): the pull misses at both ends.
+Time Runtime::cold_delay(std::int32_t rank, std::uint64_t bytes) const {
+    if (config_.cold_send.zero() || ranks_[rank].computed_before < config_.cold_after)
+        return Time::zero();
+    return config_.cold_send.at(bytes);
 }
 
 // A collective timed by its measured curve sends no messages, but the library it stands for
@@ -334,6 +348,8 @@ Time Runtime::curve_peer_setup(std::uint32_t comm) {
     return extra;
 }
 
+// Also the data of a rendezvous message whose pull is slower (Msg::pull): it goes as a
+// kSetupKind event too, and transmit sends it as data.
 void Runtime::hand_over(std::uint32_t m, Time when) {
     if (when > engine_.now())
         engine_.schedule(when, timer_id_, kSetupKind, m);
@@ -600,20 +616,13 @@ void Runtime::message_delivered(std::uint64_t cookie) {
         case MsgKind::Rts:
             envelope_arrived(m);
             break;
-        case MsgKind::Cts: {
+        case MsgKind::Cts:
             msg.kind = MsgKind::Data;
-            const std::uint64_t buffer =
-                config_.buffer_footprint ? landing_buffer(msg.recv_req) : 0;
-            if (buffer > msg.bytes)
-                network_.send_within(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
-                                     msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst,
-                                     buffer + config_.envelope_bytes);
+            if (msg.pull > Time::zero())
+                hand_over(m, engine_.now() + msg.pull);
             else
-                network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
-                                      msg.bytes + config_.envelope_bytes, m, true, msg.src,
-                                      msg.dst);
+                send_data(m);
             break;
-        }
         case MsgKind::Data: {
             msg.recv_done = true;
             const std::uint32_t req = msg.recv_req;
@@ -622,6 +631,18 @@ void Runtime::message_delivered(std::uint64_t cookie) {
             break;
         }
     }
+}
+
+void Runtime::send_data(std::uint32_t m) {
+    const Msg& msg = msgs_[m];
+    const std::uint64_t buffer = config_.buffer_footprint ? landing_buffer(msg.recv_req) : 0;
+    if (buffer > msg.bytes)
+        network_.send_within(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                             msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst,
+                             buffer + config_.envelope_bytes);
+    else
+        network_.send_between(ranks_[msg.src].where.vertex, ranks_[msg.dst].where.vertex,
+                              msg.bytes + config_.envelope_bytes, m, true, msg.src, msg.dst);
 }
 
 void Runtime::io_done(std::int32_t rank, std::uint64_t bytes) {
@@ -1398,6 +1419,19 @@ namespace {
 constexpr std::uint64_t kCommAgreementBytes = 8;  // a context id, as MPI libraries agree on one
 }
 
+// config_.first_topology if the rank's current operation is its first creation of a
+// communicator with a topology (counted), else zero.
+Time Runtime::first_topology(std::int32_t rank) {
+    Rank& r = ranks_[rank];
+    const OpKind k = r.op.kind;
+    if (config_.first_topology == Time::zero() || r.made_topology ||
+        (k != OpKind::CartCreate && k != OpKind::DistGraphCreate &&
+         k != OpKind::DistGraphCreateAdjacent))
+        return Time::zero();
+    r.made_topology = true;
+    return config_.first_topology;
+}
+
 bool Runtime::comm_create_step(std::int32_t rank) {
     Rank& r = ranks_[rank];
     auto block_on = [&](std::uint32_t req) {
@@ -1419,14 +1453,15 @@ bool Runtime::comm_create_step(std::int32_t rank) {
                 if (block_on(r.blocking[1])) return false;
                 break;
             }
-            case 1:
+            case 1: {
                 r.comm_stage = 2;
-                if (config_.comm_create_local > Time::zero()) {
-                    cpus_.start_time(r.core, config_.comm_create_local,
-                                     static_cast<std::uint64_t>(rank));
+                const Time local = config_.comm_create_local + first_topology(rank);
+                if (local > Time::zero()) {
+                    cpus_.start_time(r.core, local, static_cast<std::uint64_t>(rank));
                     return false;
                 }
                 break;
+            }
             case 2:
                 r.comm_stage = 3;
                 if (r.op.kind == OpKind::CommFree) break;  // nothing to create

@@ -163,10 +163,22 @@ struct RuntimeConfig {
     // later. zero(): none, and no bookkeeping.
     OverheadSpec fresh_send;
     Bandwidth fresh_write_rate = kInfiniteBandwidth;
+    // Cold fresh sends (<mpi-overhead><cold-send after="…">): a fresh send whose rank computed
+    // at least cold_after since its previous bulk send costs cold_send.at(s) more (added to
+    // fresh_send's). zero(): none.
+    OverheadSpec cold_send;
+    Time cold_after;
+    // Above the eager threshold the fresh (and cold) extra delays the data after the
+    // clear-to-send (the receiver's pull is slower), not the request-to-send: a rank that
+    // waits in its send for a late peer pays it once the peer is there, as both ranks'
+    // pulls of a two-way exchange do at once. An eager message is handed over that later.
     // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives first-topology>: a rank's first Cart_create / Dist_graph_create* adds
+    // this to comm_create_local (comm_create_step).
+    Time first_topology;
     // <collectives barrier>: every barrier run as messages costs this on each member's core
     // after its algorithm's last step (the library's own work beyond the messages). Zero:
     // no cost and no event.
@@ -233,6 +245,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t prev = kNil;  // ... and the one before it
         std::uint32_t pair_next = kNil, pair_prev = kNil;  // ... in its pair's queue
         bool cancelled = false;  // withdrawn by MPI_Cancel: dropped when it arrives
+        Time pull{};             // rendezvous: the data goes this long after the clear-to-send
     };
     // One cache line each (64 bytes, aligned): a request is touched when posted, matched
     // and completed, far apart in time.
@@ -429,6 +442,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         // progress_in_mpi: the rank is in a Compute (outside MPI), and the rendezvous
         // messages whose clear-to-send waits for its next MPI call.
         bool computing = false;
+        bool made_topology = false;  // config_.first_topology: paid
         std::vector<std::uint32_t> deferred_cts;
         // config_.fresh_send: the rank's compute time since its last call that sent in bulk
         // (sends_in_bulk), and that time as the current MPI call began.
@@ -438,8 +452,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void advance(std::int32_t rank);
     // Clear message m (a matched request-to-send) to send: the clear-to-send goes now.
     void send_cts(std::uint32_t m);
-    // Hands message m (Eager, Rts or Cts) to the network now.
+    // Hands message m (Eager, Rts, Cts, or Data after its pull delay) to the network now.
     void transmit(std::uint32_t m);
+    // The data of rendezvous message m (its clear-to-send has arrived) to the network now.
+    void send_data(std::uint32_t m);
+    // config_.cold_send: the cold extra of a fresh send of `bytes` by `rank`.
+    Time cold_delay(std::int32_t rank, std::uint64_t bytes) const;
     // config_.peer_setup_after: counts a message from `src` to `dst` and returns when it
     // may be handed to the network (now, or when the pair's connection set-up ends).
     Time peer_ready(std::int32_t src, std::int32_t dst);
@@ -461,6 +479,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // on the rank's core, then the synchronisation that creates it. True when done (the
     // rank's op can be recorded); false while a stage is under way (finish_op calls again).
     bool comm_create_step(std::int32_t rank);
+    // config_.first_topology when the rank's current operation is its first communicator
+    // with a topology (then counted), else zero.
+    Time first_topology(std::int32_t rank);
     void record(std::int32_t rank);  // statistics and request release for the rank's current op
     void observe(std::int32_t rank, int kind, Time wait, std::uint64_t bytes, std::int32_t peer);
     // Bytes a rank passes to a collective call (v-variants: from the counts).

@@ -43,8 +43,11 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.peer_setup_time = mpi.peer_setup_time;
     c.fresh_send = mpi.fresh_send;
     c.fresh_write_rate = mpi.fresh_write_rate;
+    c.cold_send = mpi.cold_send;
+    c.cold_after = mpi.cold_after;
     c.comm_create_modelled = mpi.comm_create_modelled;
     c.comm_create_local = mpi.comm_create_local;
+    c.first_topology = mpi.first_topology;
     c.barrier_cost = mpi.barrier_cost;
     if (mpi.collective_curves_on)
         for (const CollectiveCurveSpec& spec : mpi.collective_curves) {

@@ -911,3 +911,121 @@ TEST(CalibrateWrite, FreshSendIsTheWrittenBuffersExtraOneWayTime) {
             << e.what();
     }
 }
+
+// Cold fresh sends: per size the cold one-way time less the fresh one (at least 0), and
+// `after` the eviction's time over kColdEvictCaches (4 caches in 400 us: 100 us), written as
+// <mpi-overhead><cold-send> beside <fresh-send>, in the CSV, through JSON; nothing without a
+// <fresh-send>, when no size costs more, on another class, or not measured (an older file).
+TEST(CalibrateWrite, ColdSendIsTheEvictedBuffersExtraOverTheFreshOne) {
+    cal::Measured m = synthetic();
+    m.overhead_class = cal::kIntraSocket;
+    m.overheads = {{8, stat(100e-9), stat(20e-9), stat(50e-9)}};
+    m.fresh_class = cal::kIntraSocket;
+    m.fresh = {{4096, stat(1.3e-6), stat(1.8e-6), stat(0.2e-6)},
+               {65536, stat(3.5e-6), stat(8.5e-6), stat(4e-6)}};
+    m.cold_class = cal::kIntraSocket;
+    m.cold_cache_bytes = 2 * 1024 * 1024;
+    m.cold_evict = stat(400e-6);
+    m.cold = {{4096, stat(1.8e-6), stat(1.7e-6)}, {65536, stat(8.5e-6), stat(14.5e-6)}};
+    const auto extra = m.cold_extra();
+    ASSERT_EQ(extra.size(), 2u);
+    EXPECT_EQ(extra[0].second, 0.0);  // faster cold: no extra
+    EXPECT_NEAR(extra[1].second, 6e-6, 1e-15);
+    EXPECT_DOUBLE_EQ(m.cold_after(), 100e-6);
+    const std::string xml = cal::write_model(m, cal::derive(m, false), "synthetic", false);
+    EXPECT_NE(xml.find("<cold-send after=\"100us\">"), std::string::npos) << xml;
+    const run::Model model = run::parse_model(xml, "synthetic.xml");
+    EXPECT_EQ(model.mpi.cold_after, clustersim::Time::us(100));
+    EXPECT_EQ(model.mpi.cold_send.at(4096), clustersim::Time::zero());
+    EXPECT_EQ(model.mpi.cold_send.at(65536), clustersim::Time::us(6));
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    const std::string csv = cal::write_csv(m);
+    EXPECT_NE(csv.find("cold_cold,intra-socket,0,1,65536,,1,10,14.5000,"), std::string::npos)
+        << csv;
+    EXPECT_NE(csv.find("cold_evict,intra-socket,0,1,8388608,,1,10,400.0000,"), std::string::npos)
+        << csv;
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    ASSERT_EQ(back.cold.size(), 2u);
+    EXPECT_EQ(back.cold_cache_bytes, m.cold_cache_bytes);
+    EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+    const auto absent = [](const cal::Measured& x) {
+        return cal::write_model(x, cal::derive(x, false), "synthetic", false).find("cold-send") ==
+               std::string::npos;
+    };
+    cal::Measured no_fresh = m;
+    no_fresh.fresh.clear();
+    EXPECT_TRUE(absent(no_fresh));
+    cal::Measured same = m;
+    for (cal::ColdResult& c : same.cold) c.cold = c.fresh;
+    EXPECT_TRUE(absent(same));
+    cal::Measured other = m;
+    other.cold_class = cal::kInterNode;
+    EXPECT_TRUE(absent(other));
+    nlohmann::json old = nlohmann::json::parse(cal::measured_to_json(m));
+    old.erase("cold_send");
+    const cal::Measured before = cal::measured_from_json(old.dump(), "old.json");
+    EXPECT_TRUE(before.cold.empty());
+    EXPECT_TRUE(absent(before));
+    nlohmann::json bad = nlohmann::json::parse(cal::measured_to_json(m));
+    bad["cold_send"]["evict"]["value"] = 0;
+    try {
+        (void)cal::measured_from_json(bad.dump(), "bad.json");
+        ADD_FAILURE() << "accepted an eviction of no time";
+    } catch (const cal::BadMeasured& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("bad.json: field 'cold_send.evict.value'", 0), 0u)
+            << e.what();
+    }
+}
+
+// A process's first uses: <collectives first-topology> = the first MPI_Cart_create less the
+// second (400 - 20 us), <file-system first-open> = the first open less the second (2 ms -
+// 300 us), through JSON; nothing when the first is no slower, or not measured (an older
+// file).
+TEST(CalibrateWrite, FirstUsesAreTheFirstCallLessTheSecond) {
+    cal::Measured m = synthetic();
+    m.first_use.measured = true;
+    m.first_use.cart_first = 400e-6;
+    m.first_use.cart_second = 20e-6;
+    m.first_use.open_first = 2e-3;
+    m.first_use.open_second = 300e-6;
+    m.io.measured = true;  // a <file-system> to carry first-open
+    m.io.size = 64 << 20;
+    m.io.transfer = 1 << 20;
+    m.io.open = m.io.close = stat(100e-6);
+    m.io.write_cached = stat(10e-3);
+    m.io.synced_small = m.io.sync_small = stat(1e-3);
+    m.io.synced = m.io.sync = stat(40e-3);
+    const std::string xml = cal::write_model(m, cal::derive(m, false), "synthetic", false);
+    EXPECT_NE(xml.find("first-topology=\"380us\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("first-open=\"1700us\""), std::string::npos) << xml;
+    const run::Model model = run::parse_model(xml, "synthetic.xml");
+    EXPECT_EQ(model.mpi.first_topology, clustersim::Time::us(380));
+    EXPECT_EQ(model.io.fs.first_open, clustersim::Time::us(1700));
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    EXPECT_TRUE(back.first_use.measured);
+    EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+    cal::Measured slower_later = m;
+    slower_later.first_use.cart_second = 500e-6;
+    slower_later.first_use.open_second = 3e-3;
+    const std::string none =
+        cal::write_model(slower_later, cal::derive(slower_later, false), "synthetic", false);
+    EXPECT_EQ(none.find("first-topology"), std::string::npos);
+    EXPECT_EQ(none.find("first-open"), std::string::npos);
+    nlohmann::json old = nlohmann::json::parse(cal::measured_to_json(m));
+    old.erase("first_use");
+    const cal::Measured before = cal::measured_from_json(old.dump(), "old.json");
+    EXPECT_FALSE(before.first_use.measured);
+    EXPECT_EQ(
+        cal::write_model(before, cal::derive(before, false), "synthetic", false).find("first-"),
+        std::string::npos);
+    nlohmann::json bad = nlohmann::json::parse(cal::measured_to_json(m));
+    bad["first_use"]["open_first"] = -1;
+    try {
+        (void)cal::measured_from_json(bad.dump(), "bad.json");
+        ADD_FAILURE() << "accepted a negative time";
+    } catch (const cal::BadMeasured& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("bad.json: field 'first_use.open_first'", 0), 0u)
+            << e.what();
+    }
+}

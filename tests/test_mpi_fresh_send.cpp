@@ -150,6 +150,108 @@ TEST(FreshSend, IsendAndSendrecvAreFreshToo) {
     }
 }
 
+// Above the eager threshold the extra slows the receiver's pull, after the clear-to-send,
+// with progress in MPI (Open MPI's single-copy pull runs in the receiver's MPI calls). Rank
+// 1 posts its Irecv, computes 300 us longer than rank 0 (LAMMPS's halo: Irecv, pack, Send,
+// Wait, one rank late), then waits: rank 0's Send waits for it and then for the slower pull,
+// so it lasts exactly F longer, and so does rank 1's Wait. Handing the request-to-send over
+// F later instead would hide F in rank 1's lateness: in LAMMPS's two-way exchange that put
+// F into the early rank's Wait.
+TEST(FreshSend, TheRendezvousPullPaysItAfterTheClearToSend) {
+    const std::uint64_t bytes = 128 * 1024;
+    const int send_kind = static_cast<int>(mpi::OpKind::Send);
+    const int wait_kind = static_cast<int>(mpi::OpKind::Wait);
+    for (const auto& model : kOverheadModels) {
+        SCOPED_TRACE(model);
+        const auto late_receiver = [&](const std::string& overhead) {
+            auto t = pair(overhead);
+            t.topology.settings.progress_in_mpi = true;
+            mpi::choose_network(t, model);
+            ScriptProgram prog({{compute(bytes), send(1, bytes)},
+                                {irecv(0, bytes, 0), compute(bytes + 300'000), wait(0)}});
+            return mpi::simulate(t, one_rank_per_node(t.topology, 2), prog);
+        };
+        const auto with = late_receiver(kFresh), without = late_receiver("");
+        EXPECT_EQ(with.simulated, without.simulated + Time::us(8));
+        EXPECT_EQ(with.ranks[0].ops[send_kind].time,
+                  without.ranks[0].ops[send_kind].time + Time::us(8));
+        EXPECT_EQ(with.ranks[1].ops[wait_kind].time,
+                  without.ranks[1].ops[wait_kind].time + Time::us(8));
+        EXPECT_GE(without.ranks[0].ops[send_kind].time, Time::us(300));  // it waited for rank 1
+    }
+}
+
+// <cold-send after="50us">: 2 us at 1 KiB, 6 us from 33 KiB (4 us at 17 KiB), on kFresh.
+const std::string kCold = R"(<mpi-overhead><fresh-send write-rate="1GB/s">
+    <point size="1KiB" time="0us"/><point size="33KiB" time="8us"/>
+  </fresh-send><cold-send after="50us">
+    <point size="1KiB" time="2us"/><point size="33KiB" time="6us"/>
+  </cold-send></mpi-overhead>)";
+
+TEST(ColdSend, ReadFromTheModelAndShownBySummary) {
+    const auto t = pair(kCold);
+    EXPECT_EQ(t.mpi.cold_after, Time::us(50));
+    EXPECT_EQ(t.mpi.cold_send.at(17 * 1024), Time::us(4));
+    const std::string text = mpi::describe_overheads(t.mpi);
+    EXPECT_NE(text.find("one after at least 50 us of compute leaves 6 us (at 64 KiB) later still"),
+              std::string::npos)
+        << text;
+    EXPECT_TRUE(pair(kFresh).mpi.cold_send.zero());
+}
+
+// A fresh send after at least `after` of compute costs F(s) + C(s) more, eager (17 KiB: 4 + 4
+// us) and rendezvous (128 KiB: 8 + 6 us), in every network model, two computes in a row
+// counting together; after less compute (but enough to be fresh) F(s) only, and untouched
+// nothing. The boundary (17 KiB): 49,999 ns of compute is fresh only, 50,000 ns cold.
+TEST(ColdSend, AColdSendCostsTheFreshAndTheColdCurvesTimeMore) {
+    for (const auto& model : kOverheadModels) {
+        for (const auto& [bytes, fresh, cold] :
+             {std::tuple{std::uint64_t{17 * 1024}, Time::us(4), Time::us(4)},
+              std::tuple{std::uint64_t{128 * 1024}, Time::us(8), Time::us(6)}}) {
+            SCOPED_TRACE(fmt::format("{} {} B", model, bytes));
+            const std::uint64_t just_fresh = std::max<std::uint64_t>(bytes, 49'999);
+            for (const auto& [work, extra] :
+                 {std::pair{std::vector<mpi::Op>{compute(just_fresh)}, fresh},
+                  std::pair{std::vector<mpi::Op>{compute(200'000)}, fresh + cold},
+                  std::pair{
+                      std::vector<mpi::Op>{compute(std::max<std::uint64_t>(bytes, 50'000) / 2),
+                                           compute(std::max<std::uint64_t>(bytes, 50'000) / 2)},
+                      fresh + cold},
+                  std::pair{std::vector<mpi::Op>{}, Time::zero()}}) {
+                if (just_fresh >= 50'000 && extra == fresh) continue;
+                EXPECT_EQ(one_way(model, kCold, work, bytes),
+                          one_way(model, "", work, bytes) + extra);
+            }
+        }
+    }
+}
+
+TEST(ColdSend, BadElementsAreOneErrorNamingTheLine) {
+    for (const auto& [bad, what] :
+         {std::pair{std::string(R"(<mpi-overhead><fresh-send write-rate="1GB/s" time="1us"/>)"
+                                R"(<cold-send time="1us"/></mpi-overhead>)"),
+                    "after"},
+          std::pair{std::string(R"(<mpi-overhead><fresh-send write-rate="1GB/s" time="1us"/>)"
+                                R"(<cold-send after="-1us" time="1us"/></mpi-overhead>)"),
+                    "without a sign"},
+          std::pair{std::string(R"(<mpi-overhead><cold-send after="1us" time="1us"/>)"
+                                R"(</mpi-overhead>)"),
+                    "needs <fresh-send>"},
+          std::pair{std::string(R"(<mpi-overhead><fresh-send write-rate="1GB/s" time="1us"/>)"
+                                R"(<cold-send after="1us" time="1us"/><cold-send after="1us" )"
+                                R"(time="1us"/></mpi-overhead>)"),
+                    "second <cold-send>"}}) {
+        SCOPED_TRACE(bad);
+        try {
+            pair(bad);
+            ADD_FAILURE() << "accepted";
+        } catch (const std::exception& e) {
+            EXPECT_NE(std::string(e.what()).find("fresh.xml:"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(FreshSend, BadElementsAreOneErrorNamingTheLine) {
     for (const std::string& bad :
          {std::string(R"(<mpi-overhead><fresh-send><point size="1KiB" time="1us"/>)"

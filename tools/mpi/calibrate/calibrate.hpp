@@ -214,6 +214,37 @@ struct FreshResult {
 // buffer leaves the cache, written or not).
 constexpr std::uint64_t kFreshMin = 1024, kFreshMax = 4 * 1024 * 1024;
 
+// A process's first uses (issue 23): Open MPI loads its topology framework at the first
+// communicator with a topology and OMPIO's frameworks at the first MPI_File_open, so
+// LAMMPS's first MPI_Cart_create and MPI_File_open cost 0.3-1.6 and 1.4-2.6 ms, the later
+// ones tens of microseconds. Measured first in the run (after the peer set-up's messages,
+// before any other MPI-IO call), once per run: a 1-D periodic MPI_Cart_create of
+// MPI_COMM_WORLD twice, then an MPI_File_open of a new file on MPI_COMM_WORLD twice
+// (LAMMPS's dump's mode: create, append, write only), each after a barrier; rank 0's times
+// (measure_first_uses).
+struct FirstUse {
+    bool measured = false;
+    double cart_first = 0, cart_second = 0, open_first = 0, open_second = 0;  // s
+    // The model's <collectives first-topology> and <file-system first-open>: the first
+    // less the second, at least 0.
+    double topology() const { return std::max(0.0, cart_first - cart_second); }
+    double open() const { return std::max(0.0, open_first - open_second); }
+};
+
+// A cold fresh send (issue 23): the same one-way send of a just-written buffer, but after
+// both ranks wrote kColdEvictCaches times their core's cache (a long compute, as LAMMPS's
+// force loop before its halo's reverse exchange): the pull then misses in both caches.
+// Per size up to the cache's, alternated with a fresh send without that write
+// (measure_cold_sends).
+struct ColdResult {
+    std::uint64_t bytes = 0;
+    Stats fresh, cold;  // s
+};
+constexpr std::uint64_t kColdEvictCaches = 4;
+// Timed sends per size and pass of each kind (each cold one follows an eviction of a few
+// MiB: the count keeps the measurement near a second).
+constexpr std::uint64_t kColdReps = 8;
+
 struct SizeResult {
     std::uint64_t bytes = 0;
     Stats pingpong;  // one-way time, s
@@ -470,6 +501,30 @@ struct Measured {
         return r;
     }
 
+    // A process's first uses (FirstUse; not measured in an older --save-measured file).
+    FirstUse first_use;
+    // Cold fresh sends (ColdResult; measure_cold_sends): on the pair of class `cold_class`
+    // (-1: not measured; an older --save-measured file), per size; the core's cache size
+    // (sysconf's level 2, or 2 MiB when it reports none), and the time both ranks' write of
+    // kColdEvictCaches such caches took (rank a's).
+    std::vector<ColdResult> cold;
+    int cold_class = -1;
+    std::uint64_t cold_cache_bytes = 0;
+    Stats cold_evict;
+    // The model's <cold-send> curve: per size, the cold one-way time less the fresh one
+    // (medians), at least 0; empty: not measured.
+    std::vector<std::pair<std::uint64_t, double>> cold_extra() const {
+        std::vector<std::pair<std::uint64_t, double>> x;
+        for (const ColdResult& c : cold)
+            x.emplace_back(c.bytes, std::max(0.0, c.cold.value - c.fresh.value));
+        return x;
+    }
+    // Its `after`: the compute that can have written one cache's worth, the eviction's
+    // time over kColdEvictCaches. 0: not measured.
+    double cold_after() const {
+        return cold.empty() ? 0.0 : cold_evict.value / static_cast<double>(kColdEvictCaches);
+    }
+
     double speed(std::size_t rank) const {  // instructions/s, the median over its passes
         const double t = cpu[rank].value;
         return t > 0 ? static_cast<double>(cpu_instructions) / t : 0;
@@ -620,11 +675,19 @@ void measure_coll_curves(const Settings& s, int rank, int world, Measured& m);
 // Fresh send buffers (FreshResult) between ranks a and b of class `cls`, every other rank
 // waiting; rank 0 keeps the figures in m.fresh (measure_fresh.cpp).
 void measure_fresh_sends(const Settings& s, int rank, int a, int b, int cls, Measured& m);
+// Every rank, before any other MPI-IO call: a process's first uses (FirstUse) into
+// m.first_use on rank 0; nothing when the open fails (--io-dir is checked after it).
+void measure_first_uses(const Settings& s, int rank, Measured& m);
+void print_first_uses(const Measured& m);
+// Cold fresh sends (ColdResult) between ranks a and b of class `cls`, every other rank
+// waiting; rank 0 keeps the figures in m.cold (measure_fresh.cpp).
+void measure_cold_sends(const Settings& s, int rank, int a, int b, int cls, Measured& m);
 // measure.cpp's helpers for the measurements of other files: rank `from`'s summary of `s` on
 // rank 0 (every rank calls it), and a barrier that polls and sleeps (ranks outside a
 // measured pair do not take a core from it).
 Stats stats_on_root(int rank, int from, const Samples& s);
 void wait_quietly();
 void print_fresh_sends(const Measured& m);
+void print_cold_sends(const Measured& m);
 
 }  // namespace clustersim::calibrate

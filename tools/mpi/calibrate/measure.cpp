@@ -795,6 +795,9 @@ int run(int rank, int world, const Options& opt) {
         if (rank == 0) print_setup_total(setup_rtt);
         return 0;
     }
+    // A process's first uses (measure_first.cpp), before any other MPI-IO call.
+    Measured first;
+    measure_first_uses(s, rank, first);
 
     // Outputs are opened up front, so a bad path fails before the measurements.
     Outputs out;
@@ -817,6 +820,8 @@ int run(int rank, int world, const Options& opt) {
     if (failed != 0) throw UsageError(open_error);
 
     Measured m;
+    m.first_use = first.first_use;
+    if (rank == 0) print_first_uses(m);
     m.world = world;
     m.passes = static_cast<int>(s.passes);
     m.command = strf("mpirun -np %d ", world) + opt.command;
@@ -1062,6 +1067,8 @@ int run(int rank, int world, const Options& opt) {
         const Pair& p = pairs[static_cast<std::size_t>(ov_class)];
         measure_fresh_sends(s, rank, p.a, p.b, ov_class, m);
         if (rank == 0) print_fresh_sends(m);
+        measure_cold_sends(s, rank, p.a, p.b, ov_class, m);
+        if (rank == 0) print_cold_sends(m);
     }
 
     // To rank 0: the CPU figures of every rank, each class's statistics, its eager threshold.

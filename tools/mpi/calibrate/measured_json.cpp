@@ -30,7 +30,12 @@ constexpr const char* kFormat = "clustersim-calibrate measurements";
 // ranks 0 and 1 and their kSetupRoundTrips round trips) is the lazy peer set-up; files
 // without it read as not measured. "fresh_send" (issue 23, optional in every version: the
 // class measured and per size the untouched, written and write Stats) is the fresh send
-// buffers' measurement (FreshResult); files without it read as not measured.
+// buffers' measurement (FreshResult); files without it read as not measured. "cold_send"
+// (issue 23, optional in every version: the class measured, the core's cache bytes, the
+// eviction's Stats and per size the fresh and cold Stats) is the cold fresh sends'
+// measurement (ColdResult); files without it read as not measured. "first_use" (issue 23,
+// optional in every version: four times in seconds) is FirstUse; files without it read as
+// not measured.
 constexpr int kVersion = 3;
 
 json num(double v) {
@@ -241,6 +246,38 @@ void read_fresh(const Reader& r, Measured& m) {
     }
 }
 
+// Cold fresh sends (ColdResult) as JSON, and back.
+json cold_json(const Measured& m) {
+    json sizes = json::array();
+    for (const ColdResult& c : m.cold)
+        sizes.push_back({{"bytes", c.bytes}, {"fresh", stats(c.fresh)}, {"cold", stats(c.cold)}});
+    return {{"class", m.cold_class},
+            {"cache_bytes", m.cold_cache_bytes},
+            {"evict", stats(m.cold_evict)},
+            {"sizes", sizes}};
+}
+
+void read_cold(const Reader& r, Measured& m) {
+    const Reader c = r.obj("cold_send");
+    m.cold_class = c.integer("class", 0, kClasses - 1);
+    if (!m.classes[static_cast<std::size_t>(m.cold_class)].pair.present)
+        c.fail(c.at_path("class"), "expected a measured class");
+    m.cold_cache_bytes = c.u64("cache_bytes");
+    if (m.cold_cache_bytes == 0) c.fail(c.at_path("cache_bytes"), "expected a size > 0");
+    m.cold_evict = read_time(c.obj("evict"));
+    if (!(m.cold_evict.value > 0) || !std::isfinite(m.cold_evict.value))
+        c.fail(c.at_path("evict") + ".value", "expected a finite time > 0");
+    for (const Reader& x : c.arr("sizes")) {
+        ColdResult one;
+        one.bytes = x.u64("bytes");
+        one.fresh = read_time(x.obj("fresh"));
+        one.cold = read_time(x.obj("cold"));
+        if (!m.cold.empty() && one.bytes <= m.cold.back().bytes)
+            x.fail(x.at_path("bytes"), "expected sizes in increasing order");
+        m.cold.push_back(one);
+    }
+}
+
 }  // namespace
 
 std::string measured_to_json(const Measured& m) {
@@ -348,6 +385,12 @@ std::string measured_to_json(const Measured& m) {
         j["peer_setup"] = {{"class", m.setup_class}, {"round_trips", rtt}};
     }
     if (!m.fresh.empty()) j["fresh_send"] = fresh_json(m);
+    if (!m.cold.empty()) j["cold_send"] = cold_json(m);
+    if (m.first_use.measured)
+        j["first_use"] = {{"cart_first", num(m.first_use.cart_first)},
+                          {"cart_second", num(m.first_use.cart_second)},
+                          {"open_first", num(m.first_use.open_first)},
+                          {"open_second", num(m.first_use.open_second)}};
     return j.dump(1) + "\n";
 }
 
@@ -540,6 +583,20 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
     }
     if (r.raw().contains("collective_curves")) read_coll_curves(r, m);
     if (r.raw().contains("fresh_send")) read_fresh(r, m);
+    if (r.raw().contains("cold_send")) read_cold(r, m);
+    if (r.raw().contains("first_use")) {
+        const Reader f = r.obj("first_use");
+        FirstUse& u = m.first_use;
+        for (const auto& [key, v] : {std::pair<const char*, double*>{"cart_first", &u.cart_first},
+                                     {"cart_second", &u.cart_second},
+                                     {"open_first", &u.open_first},
+                                     {"open_second", &u.open_second}}) {
+            *v = f.number(key);
+            if (!(*v >= 0) || !std::isfinite(*v))
+                f.fail(f.at_path(key), "expected a finite time >= 0");
+        }
+        u.measured = true;
+    }
     if (r.raw().contains("peer_setup")) {
         const Reader p = r.obj("peer_setup");
         m.setup_class = p.integer("class", 0, kClasses - 1);

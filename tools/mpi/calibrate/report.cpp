@@ -173,6 +173,40 @@ void print_peer_setup(const Measured& m, int cost_class) {
     std::fflush(stdout);
 }
 
+void print_first_uses(const Measured& m) {
+    const FirstUse& f = m.first_use;
+    if (!f.measured) return;
+    std::printf(
+        "\nfirst uses (rank 0, once per run, before any other MPI-IO call):\n"
+        "  MPI_Cart_create: first %.3f us, second %.3f us: <collectives first-topology> %.3f us\n"
+        "  MPI_File_open on MPI_COMM_WORLD of a new file: first %.3f us, second %.3f us: "
+        "<file-system first-open> %.3f us\n",
+        f.cart_first * 1e6, f.cart_second * 1e6, f.topology() * 1e6, f.open_first * 1e6,
+        f.open_second * 1e6, f.open() * 1e6);
+    std::fflush(stdout);
+}
+
+void print_cold_sends(const Measured& m) {
+    if (m.cold.empty()) return;
+    std::printf(
+        "\ncold fresh sends (%s pair; one-way time of a just-written send buffer, and of one "
+        "written after both ranks wrote %llu x their core's %llu KiB cache, alternated; "
+        "medians):\n",
+        class_name(m.cold_class), static_cast<unsigned long long>(kColdEvictCaches),
+        static_cast<unsigned long long>(m.cold_cache_bytes / 1024));
+    for (const ColdResult& c : m.cold)
+        std::printf("  %8llu B: fresh %9.3f us, cold %9.3f us (+%.3f us)\n",
+                    static_cast<unsigned long long>(c.bytes), c.fresh.value * 1e6,
+                    c.cold.value * 1e6, (c.cold.value - c.fresh.value) * 1e6);
+    std::printf(
+        "  eviction %.3f us (p10-p90 %.3f-%.3f us): after = one cache's worth, %.3f us; "
+        "<mpi-overhead><cold-send> is written with <fresh-send> when some size costs more "
+        "cold\n",
+        m.cold_evict.value * 1e6, m.cold_evict.p10 * 1e6, m.cold_evict.p90 * 1e6,
+        m.cold_after() * 1e6);
+    std::fflush(stdout);
+}
+
 void print_fresh_sends(const Measured& m) {
     if (m.fresh.empty()) return;
     std::printf(

@@ -122,6 +122,20 @@ void write_concurrent_csv(std::ostringstream& c, const ClassResult& r, const std
     }
 }
 
+// <mpi-overhead><cold-send after="…"> with a point per size measured (the cold one-way time
+// less the fresh one), beside the <fresh-send> it adds to, when measured on the same pair
+// and some size costs more cold.
+void write_cold_send(topo::XmlElement& overhead, const Measured& m) {
+    const std::vector<std::pair<std::uint64_t, double>> extra = m.cold_extra();
+    const bool costs = std::any_of(extra.begin(), extra.end(), [](const auto& p) {
+        return model_time_of(p.second) > Time::zero();
+    });
+    if (!costs || m.cold_class != m.overhead_class || !(m.cold_after() > 0)) return;
+    topo::XmlElement& c = overhead.add("cold-send");
+    c.time("after", model_time_of(m.cold_after()));
+    for (const auto& [bytes, x] : extra) c.add_point(bytes, model_time_of(x));
+}
+
 // <mpi-overhead><fresh-send write-rate="…"> with a point per size measured (the written
 // buffer's one-way time less the untouched one's), when measured on the pair of the class
 // the per-message costs come from and some size costs more written.
@@ -134,6 +148,7 @@ void write_fresh_send(topo::XmlElement& overhead, const Measured& m) {
     topo::XmlElement& f = overhead.add("fresh-send");
     f.bandwidth("write-rate", model_bandwidth_of(m.fresh_write_rate()));
     for (const auto& [bytes, x] : extra) f.add_point(bytes, model_time_of(x));
+    write_cold_send(overhead, m);
 }
 
 }  // namespace
@@ -441,6 +456,9 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             }
     }
     collectives.time("comm-create", model_time_of(m.comm_create_local()));
+    // A process's first communicator with a topology (Measured::first_use).
+    if (m.first_use.measured && model_time_of(m.first_use.topology()) > Time::zero())
+        collectives.time("first-topology", model_time_of(m.first_use.topology()));
     // The barrier's own cost beyond its messages (Measured::barrier_local).
     if (m.barrier_measured) collectives.time("barrier", model_time_of(m.barrier_local()));
     add_collective_curves(m, collectives);  // the real library's curves (coll_curves.cpp)
@@ -465,6 +483,9 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             fs.time("open-per-rank", model_time_of(d.io_open_per_rank))
                 .time("close-per-rank", model_time_of(d.io_close_per_rank))
                 .text("collective-close", d.io_close_collective ? "yes" : "no");
+        // A process's first MPI_File_open (Measured::first_use).
+        if (m.first_use.measured && model_time_of(m.first_use.open()) > Time::zero())
+            fs.time("first-open", model_time_of(m.first_use.open()));
     }
     return doc.str();
 }
@@ -474,6 +495,27 @@ namespace {
 // Fresh send buffers as CSV rows: per size, "fresh_untouched", "fresh_written" (the one-way
 // times) and "fresh_write" (the sender's store loop), each a row of its Stats; bandwidth the
 // size over the time.
+// Cold fresh sends as CSV rows: per size, "cold_fresh" and "cold_cold" (the one-way times),
+// and one "cold_evict" row (both ranks' write of kColdEvictCaches caches; size its bytes).
+void write_cold_csv(std::ostringstream& c, const Measured& m) {
+    if (m.cold.empty()) return;
+    const Pair& p = m.classes[static_cast<std::size_t>(m.cold_class)].pair;
+    const std::string who = strf("%s,%d,%d", class_name(m.cold_class), p.a, p.b);
+    const auto row = [&](const char* kind, std::uint64_t bytes, const Stats& st) {
+        c << kind << "," << who << "," << static_cast<unsigned long long>(bytes) << ",,"
+          << strf("%.0f,%.0f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f", st.passes, st.samples, st.value * 1e6,
+                  st.median_all * 1e6, st.min * 1e6, st.p10 * 1e6, st.p90 * 1e6, st.max * 1e6)
+          << ",";
+        if (st.value > 0) c << strf("%.3f", static_cast<double>(bytes) / st.value / 1e6);
+        c << ",\n";
+    };
+    for (const ColdResult& x : m.cold) {
+        row("cold_fresh", x.bytes, x.fresh);
+        row("cold_cold", x.bytes, x.cold);
+    }
+    row("cold_evict", kColdEvictCaches * m.cold_cache_bytes, m.cold_evict);
+}
+
 void write_fresh_csv(std::ostringstream& c, const Measured& m) {
     if (m.fresh.empty()) return;
     const Pair& p = m.classes[static_cast<std::size_t>(m.fresh_class)].pair;
@@ -555,6 +597,7 @@ std::string write_csv(const Measured& m) {
     }
     write_peer_setup_csv(c, m);
     write_fresh_csv(c, m);
+    write_cold_csv(c, m);
     if (m.io.measured && m.io.error.empty()) {
         const IoMeasured& io = m.io;
         const std::tuple<const char*, const Stats*, std::uint64_t> rows[] = {
