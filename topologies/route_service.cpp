@@ -11,11 +11,9 @@ RouteService::RouteService(const Topology& topology, const Router& router)
 
 void RouteService::append(VertexId a, VertexId b, Route& out) const {
     if (a == b) return;
-    const std::vector<EdgeId> part = router_.path(a, b);
-    if (part.empty())
+    if (!router_.append_path(a, b, out.edges))
         throw std::runtime_error(
             fmt::format("no route from '{}' to '{}'", topo_.vertex(a).name, topo_.vertex(b).name));
-    out.edges.insert(out.edges.end(), part.begin(), part.end());
 }
 
 void RouteService::route(VertexId src, VertexId dst, Route& out, VertexId via) const {

@@ -363,6 +363,21 @@ EdgeId Router::peek_hop(VertexId v, VertexId dst) const {
     return c.empty() ? kNoEdge : c[0];
 }
 
+EdgeId Router::first_candidate(VertexId v, VertexId dst) const {
+    const EdgeId* first = nullptr;
+    std::uint32_t count = 0;
+    if (tree_hop(v, dst, first, count)) return count == 0 ? kNoEdge : first[0];
+    const auto& dist = table(info_[dst].anchor);
+    const std::uint32_t dv = dist[core_index_[v]];
+    if (dv == kUnreached || dv == 0) return kNoEdge;
+    auto [lo, hi] = topo_.out_edge_range(v);
+    for (EdgeId e = lo; e < hi; ++e) {
+        const std::uint32_t cw = core_index_[topo_.target_of(e)];
+        if (cw != kUnreached && dist[cw] + 1 == dv) return e;
+    }
+    return kNoEdge;
+}
+
 std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
     if (!fabric_nics_.empty()) {
         std::vector<EdgeId> p;
@@ -371,18 +386,36 @@ std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
     return graph_path(from, to);
 }
 
+bool Router::append_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const {
+    if (!fabric_nics_.empty()) {
+        std::vector<EdgeId> p;
+        if (fabric_path(from, to, p)) {
+            out.insert(out.end(), p.begin(), p.end());
+            return !p.empty();
+        }
+    }
+    return append_graph_path(from, to, out);
+}
+
 std::vector<EdgeId> Router::graph_path(VertexId from, VertexId to) const {
     std::vector<EdgeId> p;
+    append_graph_path(from, to, p);
+    return p;
+}
+
+bool Router::append_graph_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const {
+    const std::size_t start = out.size();
     VertexId v = from;
     while (v != to) {
-        std::vector<EdgeId> c;
-        candidates(v, to, c);
-        const EdgeId e = c.empty() ? kNoEdge : c[0];
-        if (e == kNoEdge || p.size() > topo_.num_vertices()) return {};
-        p.push_back(e);
+        const EdgeId e = first_candidate(v, to);
+        if (e == kNoEdge || out.size() - start > topo_.num_vertices()) {
+            out.resize(start);
+            return false;
+        }
+        out.push_back(e);
         v = topo_.target_of(e);
     }
-    return p;
+    return out.size() > start;
 }
 
 bool Router::reachable(VertexId from, VertexId to) const {
