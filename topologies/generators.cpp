@@ -73,7 +73,10 @@ VertexId ModelBuilder::find(std::string_view name) const {
     return it == vertices_.end() ? kNoVertex : it->second;
 }
 
-void ModelBuilder::reserve(const NodeTemplate& /*type*/, std::uint64_t nodes) {
+void ModelBuilder::reserve(const NodeTemplate& type, std::uint64_t nodes) {
+    // The nodes' own vertices and edges, and a cable (two edges) per node to the fabric: a
+    // star's exact count, a lower bound for the others.
+    b_.reserve(nodes * type.vertices.size(), nodes * (type.edges.size() + 2));
     nodes_.reserve(nodes_.size() + nodes);
     node_vertices_.reserve(node_vertices_.size() + nodes);
     b_.nodes().reserve(b_.nodes().size() + nodes);
