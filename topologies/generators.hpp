@@ -72,7 +72,8 @@ struct NodeTemplate {
     mutable std::size_t indexed_ = 0;                               // vertices indexed so far
 };
 
-// A TopologyBuilder with unique names: every vertex and node name is indexed once.
+// A TopologyBuilder with unique names: every node name and top-level vertex name is indexed
+// once; a node's vertices are found through their node (see NodeVertices).
 class ModelBuilder {
   public:
     explicit ModelBuilder(TopologyBuilder& builder) : b_(builder) {}
