@@ -99,7 +99,7 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     // The route (topologies/route_service.hpp): a resource per link, and one per relay
     // that limits it (a memory node's local rate between two of its neighbours).
     topo::Route& path = route_scratch_;
-    routes_service_.route(src, dst, path, via);
+    routes_service_.route_path(src, dst, path, via);
     Route r;
     r.first_edge = route_edges_.size();
     r.edge_count = static_cast<std::uint32_t>(path.edges.size());
@@ -109,11 +109,14 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     for (std::size_t i = 0; i < path.edges.size(); ++i) {
         route_resources_.push_back(edge_resource_[path.edges[i]]);
         if (i == 0) continue;
-        const topo::RouteRelay relay = routes_service_.relay(path, i);
-        if (relay.local)
-            route_resources_.push_back(local_resource_[relay.vertex]);
-        else if (relay_resource_[relay.vertex] != kNil)
-            route_resources_.push_back(relay_resource_[relay.vertex]);
+        // The relay before hop i (RouteService::relay, from this model's own tables): a
+        // memory node with a local rate moves a neighbours' route at that rate, any other
+        // vertex with a finite relay rate at its relay rate.
+        const VertexId v = topo_.source_of(path.edges[i]);
+        if (path.neighbours && local_resource_[v] != kNil)
+            route_resources_.push_back(local_resource_[v]);
+        else if (relay_resource_[v] != kNil)
+            route_resources_.push_back(relay_resource_[v]);
     }
     r.resource_count = static_cast<std::uint32_t>(route_resources_.size() - r.first_resource);
     const auto hops = resources_of(r);

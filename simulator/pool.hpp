@@ -22,6 +22,10 @@ class Pool {
         return static_cast<std::uint32_t>(items_.size() - 1);
     }
     void release(std::uint32_t i) { free_.push_back(i); }
+    // Room for n items without moving them: address space only until they are acquired
+    // (the pages are touched by acquire), so a pool sized from the rank count at start
+    // neither copies its items on growth nor holds twice their size while it does.
+    void reserve(std::size_t n) { items_.reserve(n); }
     T& operator[](std::uint32_t i) { return items_[i]; }
     const T& operator[](std::uint32_t i) const { return items_[i]; }
     std::size_t capacity() const { return items_.size(); }

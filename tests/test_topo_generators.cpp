@@ -312,5 +312,52 @@ TEST(TopoGenerators, GenerateRejectsBadOptions) {
     EXPECT_THROW(generate_model_xml(o), InputError);
 }
 
+// ---- ModelBuilder's names -----------------------------------------------------------------
+
+// A node's vertices are found through the node's name (their own names are not hashed); a
+// name used twice is refused whichever came first, a top-level vertex or a node's.
+TEST(TopoGenerators, ModelBuilderFindsNodeVerticesAndRefusesEveryDuplicateName) {
+    TopologyBuilder tb;
+    ModelBuilder mb(tb);
+    NodeTemplate type;
+    type.name = "t";
+    type.vertices = {TemplateVertex{.name = "s0", .kind = VertexKind::Socket, .cores = 1},
+                     TemplateVertex{.name = "nic", .kind = VertexKind::Nic}};
+    type.nic = 1;
+    const VertexId sw = mb.add_vertex(VertexProps{.name = "sw", .kind = VertexKind::Switch});
+    mb.reserve(type, 3);
+    for (int i = 0; i < 3; ++i) mb.add_node(type, fmt::format("n{}", i), 7);
+    EXPECT_EQ(mb.find("sw"), sw);
+    EXPECT_EQ(mb.find("n0.s0"), 1u);
+    EXPECT_EQ(mb.find("n2.nic"), 6u);
+    EXPECT_EQ(tb.vertex(mb.find("n1.nic")).name, "n1.nic");
+    EXPECT_EQ(mb.find("n3.nic"), kNoVertex);  // no such node
+    EXPECT_EQ(mb.find("n1.mem"), kNoVertex);  // no such vertex in the node
+    EXPECT_EQ(mb.find("n1"), kNoVertex);      // a node is not a vertex
+    EXPECT_EQ(mb.find("sw.nic"), kNoVertex);  // nor is a top-level vertex a node
+    EXPECT_EQ(mb.find("n1.nic.x"), kNoVertex);
+    auto refused = [&](auto&& add, const std::string& what) {
+        try {
+            add();
+            ADD_FAILURE() << what << " was accepted";
+        } catch (const ModelError& e) {
+            EXPECT_THAT(e.what(), HasSubstr(what));
+        }
+    };
+    refused([&] { mb.add_vertex(VertexProps{.name = "sw", .line = 9}); },
+            "vertex name 'sw' is already used");
+    // Names read from a model contain no '.', but this API takes any: a dotted top-level
+    // name meets the node vertices of the same name, before or after the node.
+    refused([&] { mb.add_vertex(VertexProps{.name = "n1.nic"}); },
+            "vertex name 'n1.nic' is already used");
+    const VertexId dotted = mb.add_vertex(VertexProps{.name = "n5.s0", .line = 3});
+    EXPECT_EQ(mb.find("n5.s0"), dotted);
+    refused([&] { mb.add_node(type, "n5", 8); }, "vertex name 'n5.s0' is already used (line 3)");
+    refused([&] { mb.add_node(type, "n2", 8); }, "node name 'n2' is already used (line 7)");
+    EXPECT_EQ(mb.find("n5.nic"), kNoVertex);  // the refused node left nothing to find
+    mb.add_node(type, "n6", 8);
+    EXPECT_EQ(tb.vertex(mb.find("n6.nic")).name, "n6.nic");
+}
+
 }  // namespace
 }  // namespace clustersim::topo

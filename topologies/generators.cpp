@@ -42,23 +42,43 @@ std::string where(int line) {
 
 VertexId ModelBuilder::add_vertex(VertexProps props) {
     const auto next = static_cast<VertexId>(b_.num_vertices());
+    const bool dotted = props.name.find('.') != std::string::npos;
+    if (const VertexId v = dotted ? find_in_node(props.name) : kNoVertex; v != kNoVertex) {
+        throw ModelError(fmt::format("vertex name '{}' is already used{}", props.name,
+                                     where(b_.vertex(v).line)));
+    }
     auto [it, inserted] = vertices_.try_emplace(props.name, next);
     if (!inserted) {
         throw ModelError(fmt::format("vertex name '{}' is already used{}", props.name,
                                      where(b_.vertex(it->second).line)));
     }
+    dotted_ += dotted;
     return b_.add_vertex(std::move(props));
 }
 
+VertexId ModelBuilder::find_in_node(std::string_view name) const {
+    const auto dot = name.rfind('.');
+    if (dot == std::string_view::npos) return kNoVertex;
+    const auto it = nodes_.find(name.substr(0, dot));
+    if (it == nodes_.end()) return kNoVertex;
+    const NodeVertices& nv = node_vertices_[it->second];
+    for (VertexId v = nv.first; v < nv.first + nv.count; ++v)
+        if (b_.vertex(v).name == name) return v;
+    return kNoVertex;
+}
+
 VertexId ModelBuilder::find(std::string_view name) const {
-    // std::string key: one allocation per lookup, only for top-level cables.
-    auto it = vertices_.find(std::string(name));
+    if (const VertexId v = find_in_node(name); v != kNoVertex) return v;
+    auto it = vertices_.find(name);
     return it == vertices_.end() ? kNoVertex : it->second;
 }
 
 void ModelBuilder::reserve(const NodeTemplate& type, std::uint64_t nodes) {
-    vertices_.reserve(vertices_.size() + nodes * type.vertices.size() + 16);
+    // The nodes' own vertices and edges, and a cable (two edges) per node to the fabric: a
+    // star's exact count, a lower bound for the others.
+    b_.reserve(nodes * type.vertices.size(), nodes * (type.edges.size() + 2));
     nodes_.reserve(nodes_.size() + nodes);
+    node_vertices_.reserve(node_vertices_.size() + nodes);
     b_.nodes().reserve(b_.nodes().size() + nodes);
 }
 
@@ -98,7 +118,15 @@ std::uint32_t ModelBuilder::add_node(const NodeTemplate& type, const std::string
         if (tv.kind == VertexKind::Socket)
             p.socket = static_cast<std::int32_t>(info.sockets.size());
         p.line = tv.line;
-        const VertexId v = add_vertex(std::move(p));
+        // Unique by construction (see NodeVertices) unless a dotted top-level name was added.
+        if (dotted_ != 0) {
+            if (const auto top = vertices_.find(full); top != vertices_.end()) {
+                nodes_.erase(it);
+                throw ModelError(fmt::format("vertex name '{}' is already used{}", full,
+                                             where(b_.vertex(top->second).line)));
+            }
+        }
+        const VertexId v = b_.add_vertex(std::move(p));
         if (tv.kind == VertexKind::Socket)
             info.sockets.push_back(SocketInfo{v, tv.cores, tv.speed});
     }
@@ -106,6 +134,8 @@ std::uint32_t ModelBuilder::add_node(const NodeTemplate& type, const std::string
     for (const TemplateEdge& e : type.edges)
         b_.add_edge(first + e.from, first + e.to, e.latency, e.bandwidth, e.line);
     nodes.push_back(std::move(info));
+    node_vertices_.push_back(
+        NodeVertices{first, static_cast<std::uint32_t>(b_.num_vertices() - first)});
     return index;
 }
 

@@ -72,7 +72,8 @@ struct NodeTemplate {
     mutable std::size_t indexed_ = 0;                               // vertices indexed so far
 };
 
-// A TopologyBuilder with unique names: every vertex and node name is indexed once.
+// A TopologyBuilder with unique names: every node name and top-level vertex name is indexed
+// once; a node's vertices are found through their node (see NodeVertices).
 class ModelBuilder {
   public:
     explicit ModelBuilder(TopologyBuilder& builder) : b_(builder) {}
@@ -90,9 +91,31 @@ class ModelBuilder {
     void reserve(const NodeTemplate& type, std::uint64_t nodes);
 
   private:
+    // Names are looked up without building a std::string key.
+    struct NameHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const {
+            return std::hash<std::string_view>{}(s);
+        }
+    };
+    using NameMap = std::unordered_map<std::string, std::uint32_t, NameHash, std::equal_to<>>;
+    // A node's vertices are the contiguous ids [first, first + count): "<node>.<local>" is
+    // found through the node's name and a scan of its few vertices, so the names of node
+    // vertices are not hashed (issue 25: hashing them was a tenth of building a 262,144-node
+    // star). They cannot collide with one another: node names are unique and a template's
+    // local names are; names read from a model contain no '.', so a node vertex's name
+    // (which does) cannot collide with a top-level vertex's either. Only a top-level name
+    // with a '.' given through this API is checked against node vertices (dotted_).
+    struct NodeVertices {
+        VertexId first = 0;
+        std::uint32_t count = 0;
+    };
+    VertexId find_in_node(std::string_view name) const;  // "<node>.<local>", else kNoVertex
     TopologyBuilder& b_;
-    std::unordered_map<std::string, VertexId> vertices_;
-    std::unordered_map<std::string, std::uint32_t> nodes_;
+    NameMap vertices_;                         // top-level vertices
+    NameMap nodes_;                            // node name -> index
+    std::vector<NodeVertices> node_vertices_;  // per node
+    std::size_t dotted_ = 0;                   // top-level names with a '.'
 };
 
 // Parameters shared by the generators: nodes are "<prefix>0" .. "<prefix>N-1".

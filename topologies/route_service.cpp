@@ -11,14 +11,12 @@ RouteService::RouteService(const Topology& topology, const Router& router)
 
 void RouteService::append(VertexId a, VertexId b, Route& out) const {
     if (a == b) return;
-    const std::vector<EdgeId> part = router_.path(a, b);
-    if (part.empty())
+    if (!router_.append_path(a, b, out.edges))
         throw std::runtime_error(
             fmt::format("no route from '{}' to '{}'", topo_.vertex(a).name, topo_.vertex(b).name));
-    out.edges.insert(out.edges.end(), part.begin(), part.end());
 }
 
-void RouteService::route(VertexId src, VertexId dst, Route& out, VertexId via) const {
+void RouteService::route_path(VertexId src, VertexId dst, Route& out, VertexId via) const {
     out.src = src;
     out.dst = dst;
     out.edges.clear();
@@ -38,15 +36,19 @@ void RouteService::route(VertexId src, VertexId dst, Route& out, VertexId via) c
     out.neighbours = out.edges.size() == 2 && topo_.source_of(out.edges[0]) == src &&
                      topo_.target_of(out.edges[1]) == dst;
     out.latency = Time::zero();
+    for (const EdgeId e : out.edges) out.latency += topo_.edge(e).latency;
+    out.bottleneck = Bandwidth{};
+}
+
+void RouteService::route(VertexId src, VertexId dst, Route& out, VertexId via) const {
+    route_path(src, dst, out, via);
     std::uint64_t narrowest = 0;  // bytes/s, 0 = none finite yet
     auto narrow = [&](Bandwidth b) {
         if (!b.infinite() && (narrowest == 0 || b.bytes_per_s < narrowest))
             narrowest = b.bytes_per_s;
     };
     for (std::size_t i = 0; i < out.edges.size(); ++i) {
-        const EdgeProps& e = topo_.edge(out.edges[i]);
-        out.latency += e.latency;
-        narrow(e.bandwidth);
+        narrow(topo_.edge(out.edges[i]).bandwidth);
         if (i > 0) narrow(relay(out, i).rate);
     }
     out.bottleneck = Bandwidth{narrowest};

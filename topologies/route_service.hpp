@@ -52,6 +52,11 @@ class RouteService {
         route(src, dst, r, via);
         return r;
     }
+    // The same route without its bottleneck (left infinite): path, neighbours and latency
+    // only, for a model that takes the rates from its own tables (the fluid model's
+    // resources): the bottleneck reads every relay vertex's properties, a cache miss per hop
+    // on a large graph.
+    void route_path(VertexId src, VertexId dst, Route& out, VertexId via = kNoVertex) const;
     // The relay before edge i of `r` (i >= 1).
     RouteRelay relay(const Route& r, std::size_t i) const;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <span>
 
 namespace clustersim::topo {
 
@@ -13,11 +14,26 @@ Router::Router(const Topology& topology) : topo_(topology) {
     rotation_.assign(n, 0);
 
     // Undirected neighbour sets; a neighbour counts for peeling only if edges go both ways.
-    std::vector<std::vector<VertexId>> nbrs(n);
+    // One array for all vertices (CSR: nbr_first_ per vertex, nbr_count its distinct
+    // neighbours after sorting), not a vector per vertex: a 262,144-node star has 786,433
+    // vertices, and their small vectors were a tenth of the router's construction.
+    std::vector<std::size_t> nbr_first(n + 1, 0);
     for (EdgeId e = 0; e < topo_.num_edges(); ++e) {
         const VertexId a = topo_.source_of(e), b = topo_.target_of(e);
-        if (a != b) nbrs[a].push_back(b), nbrs[b].push_back(a);
+        if (a != b) ++nbr_first[a + 1], ++nbr_first[b + 1];
     }
+    for (std::size_t v = 0; v < n; ++v) nbr_first[v + 1] += nbr_first[v];
+    std::vector<VertexId> nbr(nbr_first[n]);
+    std::vector<std::uint32_t> nbr_count(n, 0);
+    for (EdgeId e = 0; e < topo_.num_edges(); ++e) {  // edge order within each vertex's list
+        const VertexId a = topo_.source_of(e), b = topo_.target_of(e);
+        if (a == b) continue;
+        nbr[nbr_first[a] + nbr_count[a]++] = b;
+        nbr[nbr_first[b] + nbr_count[b]++] = a;
+    }
+    auto nbrs = [&](VertexId v) {
+        return std::span<const VertexId>(nbr.data() + nbr_first[v], nbr_count[v]);
+    };
     // Edges both ways between leaf v and p, looking only at v's own (few) edges: p may be
     // a hub switch with tens of thousands of them.
     auto linked_both_ways = [&](VertexId v, VertexId p) {
@@ -28,12 +44,13 @@ Router::Router(const Topology& topology) : topo_(topology) {
             in = boost::source(*it, topo_.graph) == p;
         return out && in;
     };
-    for (auto& list : nbrs) {
-        std::sort(list.begin(), list.end());
-        list.erase(std::unique(list.begin(), list.end()), list.end());
+    for (VertexId v = 0; v < n; ++v) {
+        const auto first = nbr.begin() + static_cast<std::ptrdiff_t>(nbr_first[v]);
+        const auto last = first + nbr_count[v];
+        std::sort(first, last);
+        nbr_count[v] = static_cast<std::uint32_t>(std::unique(first, last) - first);
     }
-    std::vector<std::uint32_t> degree(n);
-    for (VertexId v = 0; v < n; ++v) degree[v] = static_cast<std::uint32_t>(nbrs[v].size());
+    std::vector<std::uint32_t> degree = nbr_count;
     std::vector<bool> removed(n, false);
     std::deque<VertexId> queue;
     for (VertexId v = 0; v < n; ++v)
@@ -43,7 +60,7 @@ Router::Router(const Topology& topology) : topo_(topology) {
         queue.pop_front();
         if (removed[v] || degree[v] != 1) continue;
         VertexId p = kNoVertex;
-        for (VertexId w : nbrs[v])
+        for (VertexId w : nbrs(v))
             if (!removed[w]) p = w;
         if (p == kNoVertex || !linked_both_ways(v, p)) continue;  // one-way: keep in core
         // Never peel the last vertex of a component: it becomes the root.
@@ -85,9 +102,17 @@ Router::Router(const Topology& topology) : topo_(topology) {
     }
 
     // Euler tour of each tree from its core anchor (iterative: trees can be deep in chains).
-    std::vector<std::vector<VertexId>> children(n);
+    // Children by parent, in id order (CSR, like the neighbours).
+    std::vector<std::size_t> child_first(n + 1, 0);
     for (VertexId v = 0; v < n; ++v)
-        if (parent_[v] != kNoVertex) children[parent_[v]].push_back(v);
+        if (parent_[v] != kNoVertex) ++child_first[parent_[v] + 1];
+    for (std::size_t v = 0; v < n; ++v) child_first[v + 1] += child_first[v];
+    std::vector<VertexId> child(child_first[n]);
+    {
+        std::vector<std::size_t> fill(child_first.begin(), child_first.end() - 1);
+        for (VertexId v = 0; v < n; ++v)
+            if (parent_[v] != kNoVertex) child[fill[parent_[v]]++] = v;
+    }
     std::uint32_t clock = 0;
     std::vector<std::pair<VertexId, std::size_t>> stack;
     for (VertexId root : core_vertices_) {
@@ -96,8 +121,8 @@ Router::Router(const Topology& topology) : topo_(topology) {
         tin_[root] = clock++;
         while (!stack.empty()) {
             auto& [v, i] = stack.back();
-            if (i < children[v].size()) {
-                const VertexId c = children[v][i++];
+            if (i < child_first[v + 1] - child_first[v]) {
+                const VertexId c = child[child_first[v] + i++];
                 anchor_[c] = anchor_[v];
                 tin_[c] = clock++;
                 stack.emplace_back(c, 0);
@@ -363,6 +388,21 @@ EdgeId Router::peek_hop(VertexId v, VertexId dst) const {
     return c.empty() ? kNoEdge : c[0];
 }
 
+EdgeId Router::first_candidate(VertexId v, VertexId dst) const {
+    const EdgeId* first = nullptr;
+    std::uint32_t count = 0;
+    if (tree_hop(v, dst, first, count)) return count == 0 ? kNoEdge : first[0];
+    const auto& dist = table(info_[dst].anchor);
+    const std::uint32_t dv = dist[core_index_[v]];
+    if (dv == kUnreached || dv == 0) return kNoEdge;
+    auto [lo, hi] = topo_.out_edge_range(v);
+    for (EdgeId e = lo; e < hi; ++e) {
+        const std::uint32_t cw = core_index_[topo_.target_of(e)];
+        if (cw != kUnreached && dist[cw] + 1 == dv) return e;
+    }
+    return kNoEdge;
+}
+
 std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
     if (!fabric_nics_.empty()) {
         std::vector<EdgeId> p;
@@ -371,18 +411,36 @@ std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
     return graph_path(from, to);
 }
 
+bool Router::append_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const {
+    if (!fabric_nics_.empty()) {
+        std::vector<EdgeId> p;
+        if (fabric_path(from, to, p)) {
+            out.insert(out.end(), p.begin(), p.end());
+            return !p.empty();
+        }
+    }
+    return append_graph_path(from, to, out);
+}
+
 std::vector<EdgeId> Router::graph_path(VertexId from, VertexId to) const {
     std::vector<EdgeId> p;
+    append_graph_path(from, to, p);
+    return p;
+}
+
+bool Router::append_graph_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const {
+    const std::size_t start = out.size();
     VertexId v = from;
     while (v != to) {
-        std::vector<EdgeId> c;
-        candidates(v, to, c);
-        const EdgeId e = c.empty() ? kNoEdge : c[0];
-        if (e == kNoEdge || p.size() > topo_.num_vertices()) return {};
-        p.push_back(e);
+        const EdgeId e = first_candidate(v, to);
+        if (e == kNoEdge || out.size() - start > topo_.num_vertices()) {
+            out.resize(start);
+            return false;
+        }
+        out.push_back(e);
         v = topo_.target_of(e);
     }
-    return p;
+    return out.size() > start;
 }
 
 bool Router::reachable(VertexId from, VertexId to) const {

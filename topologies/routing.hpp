@@ -37,6 +37,10 @@ class Router {
     // which depends on the source as well: next_hop/peek_hop then answer the first edge of
     // path(v, dst), and the models keep whole paths (fixed_path).
     std::vector<EdgeId> path(VertexId from, VertexId to) const;
+    // The same path appended to `out` (from != to); false, with `out` as it was, if there is
+    // none. No allocation beyond `out`'s growth: the route service calls this for every new
+    // source-destination pair (a binomial bcast meets a new pair with every message).
+    bool append_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const;
     bool reachable(VertexId from, VertexId to) const;
 
     std::size_t core_size() const { return core_vertices_.size(); }
@@ -46,6 +50,10 @@ class Router {
   private:
     static constexpr std::uint32_t kUnreached = UINT32_MAX;
     std::vector<EdgeId> graph_path(VertexId from, VertexId to) const;
+    // graph_path appended to `out`: false (out as it was) if unreachable.
+    bool append_graph_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const;
+    // The first of candidates(v, dst), without filling a vector; kNoEdge if none.
+    EdgeId first_candidate(VertexId v, VertexId dst) const;
     // SimGrid's cluster-zone routes (topologies/README.md, Routing): true and `out` filled if
     // `from` and `to` are in nodes of one routed fabric (different NICs).
     bool fabric_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const;

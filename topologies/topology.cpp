@@ -62,6 +62,11 @@ VertexId Topology::find_vertex(const std::string& name) const {
     return kNoVertex;
 }
 
+void TopologyBuilder::reserve(std::size_t vertices, std::size_t edges) {
+    vertices_.reserve(vertices_.size() + vertices);
+    edges_.reserve(edges_.size() + edges);
+}
+
 VertexId TopologyBuilder::add_vertex(VertexProps props) {
     vertices_.push_back(std::move(props));
     return static_cast<VertexId>(vertices_.size() - 1);
@@ -73,18 +78,23 @@ void TopologyBuilder::add_edge(VertexId from, VertexId to, Time latency, Bandwid
 }
 
 Topology TopologyBuilder::build(std::string name, std::string source) && {
-    // CSR needs edges sorted by source; a stable sort keeps the declaration order of a
-    // vertex's out-edges, which fixes the tie-breaking order of shortest-path routing.
-    std::stable_sort(edges_.begin(), edges_.end(),
-                     [](const PendingEdge& a, const PendingEdge& b) { return a.from < b.from; });
-    std::vector<std::pair<VertexId, VertexId>> ends;
-    std::vector<EdgeProps> props;
-    ends.reserve(edges_.size());
-    props.reserve(edges_.size());
+    // CSR needs edges sorted by source, in declaration order among a vertex's out-edges
+    // (that order fixes the tie-breaking order of shortest-path routing): a counting sort by
+    // source, straight into the arrays the graph is built from (no sort buffer), and the
+    // pending list freed before the graph allocates its own.
+    const std::size_t n = vertices_.size();
+    std::vector<std::size_t> slot(n + 1, 0);
+    for (const auto& e : edges_) ++slot[e.from + 1];
+    for (std::size_t v = 0; v < n; ++v) slot[v + 1] += slot[v];
+    std::vector<std::pair<VertexId, VertexId>> ends(edges_.size());
+    std::vector<EdgeProps> props(edges_.size());
     for (const auto& e : edges_) {
-        ends.emplace_back(e.from, e.to);
-        props.push_back(e.props);
+        const std::size_t i = slot[e.from]++;
+        ends[i] = {e.from, e.to};
+        props[i] = e.props;
     }
+    std::vector<PendingEdge>().swap(edges_);
+    std::vector<std::size_t>().swap(slot);
     Topology t;
     t.name = std::move(name);
     t.source = std::move(source);
@@ -119,7 +129,6 @@ Topology TopologyBuilder::build(std::string name, std::string source) && {
         if (boost::out_degree(static_cast<VertexId>(v), t.graph) == 0)
             t.row_start_[v] = t.row_start_[v + 1];
     t.nodes = std::move(nodes_);
-    edges_.clear();
     vertices_.clear();
     return t;
 }

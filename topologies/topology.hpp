@@ -174,6 +174,9 @@ struct Topology {
 class TopologyBuilder {
   public:
     VertexId add_vertex(VertexProps props);
+    // Room for this many more vertices and one-way edges (a generator's nodes): no doubling
+    // copies of the pending lists while they grow.
+    void reserve(std::size_t vertices, std::size_t edges);
     void add_edge(VertexId from, VertexId to, Time latency, Bandwidth bandwidth, int line = 0);
     void add_cable(VertexId a, VertexId b, Time latency, Bandwidth bandwidth, int line = 0) {
         add_edge(a, b, latency, bandwidth, line);
