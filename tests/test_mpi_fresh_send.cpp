@@ -25,6 +25,18 @@ run::Model pair(const std::string& overhead) {
     return two_nodes_on_a_switch("fresh", overhead);
 }
 
+// A bad <mpi-overhead> is refused by one error naming fresh.xml's line and `what`.
+void expect_refused(const std::string& bad, const std::string& what) {
+    SCOPED_TRACE(bad);
+    try {
+        pair(bad);
+        ADD_FAILURE() << "accepted";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("fresh.xml:"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+}
+
 // F: 0 at 1 KiB, 8 us at 33 KiB (linear between: 4 us at 17 KiB), 8 us beyond; W = 1 GB/s.
 const std::string kFresh = R"(<mpi-overhead><fresh-send write-rate="1GB/s">
     <point size="1KiB" time="0us"/><point size="33KiB" time="8us"/>
@@ -241,14 +253,7 @@ TEST(ColdSend, BadElementsAreOneErrorNamingTheLine) {
                                 R"(<cold-send after="1us" time="1us"/><cold-send after="1us" )"
                                 R"(time="1us"/></mpi-overhead>)"),
                     "second <cold-send>"}}) {
-        SCOPED_TRACE(bad);
-        try {
-            pair(bad);
-            ADD_FAILURE() << "accepted";
-        } catch (const std::exception& e) {
-            EXPECT_NE(std::string(e.what()).find("fresh.xml:"), std::string::npos) << e.what();
-            EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
-        }
+        expect_refused(bad, what);
     }
 }
 
@@ -259,14 +264,7 @@ TEST(FreshSend, BadElementsAreOneErrorNamingTheLine) {
           std::string(R"(<mpi-overhead><fresh-send write-rate="fast" time="1us"/></mpi-overhead>)"),
           std::string(R"(<mpi-overhead><fresh-send write-rate="1GB/s" time="1us" x="1"/>)"
                       R"(</mpi-overhead>)")}) {
-        SCOPED_TRACE(bad);
-        try {
-            pair(bad);
-            ADD_FAILURE() << "accepted";
-        } catch (const std::exception& e) {
-            EXPECT_NE(std::string(e.what()).find("fresh.xml:"), std::string::npos) << e.what();
-            EXPECT_NE(std::string(e.what()).find("fresh-send"), std::string::npos) << e.what();
-        }
+        expect_refused(bad, "fresh-send");
     }
 }
 

@@ -31,6 +31,24 @@ void write_buffer(std::vector<double>& buf, std::uint64_t bytes, std::uint64_t k
     for (std::size_t i = 0; i < words; ++i) buf[i] = static_cast<double>(i + k);
 }
 
+// The receiver's side of one timed send: it says it is ready, takes the message in MPI_Recv
+// and acknowledges it.
+void receive_timed(char* data, char* in, int count, int peer) {
+    MPI_Send(data, 0, MPI_BYTE, peer, kTagFreshReady, MPI_COMM_WORLD);
+    MPI_Recv(in, count, MPI_BYTE, peer, kTagFresh, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(data, 0, MPI_BYTE, peer, kTagFreshAck, MPI_COMM_WORLD);
+}
+
+// The sender's side: once the receiver is in MPI_Recv, the send of `count` bytes until its
+// acknowledgement, in seconds.
+double send_timed(char* data, char* in, int count, int peer) {
+    MPI_Recv(in, 0, MPI_BYTE, peer, kTagFreshReady, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    const double t0 = MPI_Wtime();
+    MPI_Send(data, count, MPI_BYTE, peer, kTagFresh, MPI_COMM_WORLD);
+    MPI_Recv(in, 0, MPI_BYTE, peer, kTagFreshAck, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return MPI_Wtime() - t0;
+}
+
 }  // namespace
 
 void measure_fresh_sends(const Settings& s, int rank, int a, int b, int cls, Measured& m) {
@@ -57,10 +75,7 @@ void measure_fresh_sends(const Settings& s, int rank, int a, int b, int cls, Mea
                 for (std::uint64_t k = 0; k < warm + reps; ++k)
                     for (const bool written : {false, true}) {
                         if (rank == b) {
-                            MPI_Send(data, 0, MPI_BYTE, peer, kTagFreshReady, MPI_COMM_WORLD);
-                            MPI_Recv(in, count, MPI_BYTE, peer, kTagFresh, MPI_COMM_WORLD,
-                                     MPI_STATUS_IGNORE);
-                            MPI_Send(data, 0, MPI_BYTE, peer, kTagFreshAck, MPI_COMM_WORLD);
+                            receive_timed(data, in, count, peer);
                             continue;
                         }
                         double t_write = 0;
@@ -69,14 +84,7 @@ void measure_fresh_sends(const Settings& s, int rank, int a, int b, int cls, Mea
                             write_buffer(buf, bytes, ++stamp);
                             t_write = MPI_Wtime() - t0;
                         }
-                        // The receiver is in MPI_Recv before the timed send starts.
-                        MPI_Recv(in, 0, MPI_BYTE, peer, kTagFreshReady, MPI_COMM_WORLD,
-                                 MPI_STATUS_IGNORE);
-                        const double t0 = MPI_Wtime();
-                        MPI_Send(data, count, MPI_BYTE, peer, kTagFresh, MPI_COMM_WORLD);
-                        MPI_Recv(in, 0, MPI_BYTE, peer, kTagFreshAck, MPI_COMM_WORLD,
-                                 MPI_STATUS_IGNORE);
-                        const double t = MPI_Wtime() - t0;
+                        const double t = send_timed(data, in, count, peer);
                         if (k < warm) continue;
                         (written ? f : u).push_back(t);
                         if (written) w.push_back(t_write);
@@ -141,20 +149,11 @@ void measure_cold_sends(const Settings& s, int rank, int a, int b, int cls, Meas
                             if (k > 0) e.push_back(MPI_Wtime() - t0);
                         }
                         if (rank == b) {
-                            MPI_Send(data, 0, MPI_BYTE, peer, kTagFreshReady, MPI_COMM_WORLD);
-                            MPI_Recv(in, count, MPI_BYTE, peer, kTagFresh, MPI_COMM_WORLD,
-                                     MPI_STATUS_IGNORE);
-                            MPI_Send(data, 0, MPI_BYTE, peer, kTagFreshAck, MPI_COMM_WORLD);
+                            receive_timed(data, in, count, peer);
                             continue;
                         }
                         write_buffer(buf, bytes, stamp);
-                        MPI_Recv(in, 0, MPI_BYTE, peer, kTagFreshReady, MPI_COMM_WORLD,
-                                 MPI_STATUS_IGNORE);
-                        const double t0 = MPI_Wtime();
-                        MPI_Send(data, count, MPI_BYTE, peer, kTagFresh, MPI_COMM_WORLD);
-                        MPI_Recv(in, 0, MPI_BYTE, peer, kTagFreshAck, MPI_COMM_WORLD,
-                                 MPI_STATUS_IGNORE);
-                        const double t = MPI_Wtime() - t0;
+                        const double t = send_timed(data, in, count, peer);
                         if (k > 0) (evicted ? c : f).push_back(t);  // the first: warm-up
                     }
                 if (rank == a) {
