@@ -51,9 +51,15 @@ cal::Measured with_curves() {
 TEST(CalibrateCurves, SizesAreTheGridsWholeDoublesForReductions) {
     const std::vector<std::uint64_t> grid{0, 1, 4, 16, 20, 1024};
     EXPECT_EQ(cal::coll_curve_sizes("barrier", grid), std::vector<std::uint64_t>{0});
-    EXPECT_EQ(cal::coll_curve_sizes("bcast", grid), grid);
-    EXPECT_EQ(cal::coll_curve_sizes("reduce", grid), (std::vector<std::uint64_t>{0, 16, 1024}));
-    EXPECT_EQ(cal::coll_curve_sizes("allreduce", grid), (std::vector<std::uint64_t>{0, 16, 1024}));
+    // And one point at twice the grid's largest size.
+    EXPECT_EQ(cal::coll_curve_sizes("bcast", grid),
+              (std::vector<std::uint64_t>{0, 1, 4, 16, 20, 1024, 2048}));
+    EXPECT_EQ(cal::coll_curve_sizes("reduce", grid),
+              (std::vector<std::uint64_t>{0, 16, 1024, 2048}));
+    EXPECT_EQ(cal::coll_curve_sizes("allreduce", grid),
+              (std::vector<std::uint64_t>{0, 16, 1024, 2048}));
+    EXPECT_EQ(cal::coll_curve_sizes("reduce", std::vector<std::uint64_t>{0, 20}),
+              (std::vector<std::uint64_t>{0, 16, 40}));
 }
 
 // The medians are the model's points, for the run's communicator size, in the placement the

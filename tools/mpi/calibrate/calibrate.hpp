@@ -660,8 +660,9 @@ Measured measured_from_json(std::string_view text, const std::string& file);
 // The placement the curves were measured in: "intra-node" (every rank on one host),
 // "inter-node" (every rank on a host of its own), "" (mixed: no curve in the model).
 std::string coll_curve_scope(const Measured& m);
-// The sizes each operation is measured at: the grid's for bcast, rounded down to whole
-// doubles (duplicates dropped) for the reductions, 0 alone for the barrier.
+// The sizes each operation is measured at: the grid's and twice the grid's largest for
+// bcast, the same rounded down to whole doubles (duplicates dropped) for the reductions, 0
+// alone for the barrier.
 std::vector<std::uint64_t> coll_curve_sizes(const char* operation,
                                             const std::vector<std::uint64_t>& grid);
 // The model's <collective-curve> elements, children of `collectives` (none without a scope).

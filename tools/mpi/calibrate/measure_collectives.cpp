@@ -26,14 +26,15 @@ void call(const std::string& op, std::uint64_t bytes, std::vector<double>& send,
 }  // namespace
 
 void measure_coll_curves(const Settings& s, int rank, int /*world*/, Measured& m) {
-    const std::uint64_t largest = s.sizes.empty() ? 0 : s.sizes.back();
-    std::vector<double> send(largest / 8 + 1, 1.0), recv(largest / 8 + 1, 0.0);
     std::vector<std::vector<std::uint64_t>> sizes;
     std::vector<std::vector<Samples>> samples;
+    std::uint64_t largest = 0;
     for (const char* op : kCurveOps) {
         sizes.push_back(coll_curve_sizes(op, s.sizes));
         samples.emplace_back(sizes.back().size());
+        largest = std::max(largest, sizes.back().back());
     }
+    std::vector<double> send(largest / 8 + 1, 1.0), recv(largest / 8 + 1, 0.0);
     // Passes outermost, so that a drift of the machine's speed meets every operation alike.
     for (std::uint64_t pass = 0; pass < s.passes; ++pass)
         for (std::size_t o = 0; o < kCurveOps.size(); ++o) {
