@@ -159,8 +159,11 @@ struct RuntimeConfig {
     // buffer the sender has just written out of the sender's cache, slower): a Send, Isend or
     // Sendrecv's send of s bytes whose rank computed at least s / fresh_write_rate (the
     // Compute operations of its program, as they ran, since its previous call that sent
-    // above the eager threshold: sends_in_bulk) is handed to the network fresh_send.at(s)
-    // later. zero(): none, and no bookkeeping.
+    // above the eager threshold: sends_in_bulk) costs fresh_send.at(s) more. Above the eager
+    // threshold that extra delays the data after the clear-to-send (the receiver's pull is
+    // slower), not the request-to-send: a rank that waits in its send for a late peer pays it
+    // once the peer is there, as both ranks' pulls of a two-way exchange do at once. An eager
+    // message is handed to the network that much later. zero(): none, and no bookkeeping.
     OverheadSpec fresh_send;
     Bandwidth fresh_write_rate = kInfiniteBandwidth;
     // Cold fresh sends (<mpi-overhead><cold-send after="…">): a fresh send whose rank computed
@@ -168,10 +171,6 @@ struct RuntimeConfig {
     // fresh_send's). zero(): none.
     OverheadSpec cold_send;
     Time cold_after;
-    // Above the eager threshold the fresh (and cold) extra delays the data after the
-    // clear-to-send (the receiver's pull is slower), not the request-to-send: a rank that
-    // waits in its send for a late peer pays it once the peer is there, as both ranks'
-    // pulls of a two-way exchange do at once. An eager message is handed over that later.
     // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;

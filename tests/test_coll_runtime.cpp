@@ -258,6 +258,8 @@ TEST(Communicators, OnlyTheFirstTopologyCommunicatorCostsFirstTopology) {
     expect_error([&] { comm_star(R"(first-topology="300us")"); }, "needs comm-create");
     expect_error([&] { comm_star(R"(comm-create="20us" first-topology="300")"); },
                  "first-topology");
+    expect_error([&] { comm_star(R"(comm-create="20us" first-topology="-300us")"); },
+                 "without a sign");
 }
 
 // <collectives barrier="3us"> (issue 23): every barrier costs 3 us on each member's core
