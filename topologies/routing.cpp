@@ -404,11 +404,9 @@ EdgeId Router::first_candidate(VertexId v, VertexId dst) const {
 }
 
 std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
-    if (!fabric_nics_.empty()) {
-        std::vector<EdgeId> p;
-        if (fabric_path(from, to, p)) return p;
-    }
-    return graph_path(from, to);
+    std::vector<EdgeId> p;
+    append_path(from, to, p);
+    return p;
 }
 
 bool Router::append_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const {
