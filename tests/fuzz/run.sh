@@ -5,6 +5,8 @@
 # Builds build-fuzz (clang, -DCLUSTERSIM_FUZZ=ON) if needed, makes the seed corpora from the
 # repository's examples and ../shared/external into build-fuzz/corpus/HARNESS (the corpus
 # then grows there across runs), and writes findings to build-fuzz/findings/HARNESS/.
+# FUZZ_BUILD=DIR uses another build folder configured with -DCLUSTERSIM_FUZZ=ON instead (CI:
+# its sanitizer build, which compiles the harnesses with the tests).
 # Prints the executions of each harness. See tests/fuzz/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,10 +16,14 @@ harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_model_xml fuzz_native_text fuzz_native_binary
   fuzz_simgrid_ti fuzz_import_simgrid fuzz_import_piosimhd fuzz_hdtrace fuzz_jitter fuzz_units
   fuzz_merge fuzz_dumpi fuzz_otf2 fuzz_calibrate_json)
-build=build-fuzz
+build=${FUZZ_BUILD:-build-fuzz}
 shared=../shared/external
 jobs=$(nproc)
 
+if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CLUSTERSIM_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  echo "tests/fuzz/run.sh: $build is not configured with -DCLUSTERSIM_FUZZ=ON" >&2
+  exit 2
+fi
 if [ ! -f "$build/build.ninja" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCLUSTERSIM_FUZZ=ON \
     -DCLUSTERSIM_BUILD_TESTS=OFF -DCLUSTERSIM_BUILD_BENCH=OFF -DCLUSTERSIM_MPI=OFF >/dev/null
