@@ -154,7 +154,8 @@ TEST(ImportPiosimhd, PvsClusterModel) {
 }
 
 // --file-system pvfs2: the same model plus PVFS2's request path on its <file-system>
-// (handshake, 16 KiB small I/O, one metadata round trip per open); without it, none.
+// (handshake, 16 KiB small I/O, one metadata round trip per open, BMI's TCP connect); without
+// it, none.
 TEST(ImportPiosimhd, Pvfs2AddsItsRequestPathAndNothingElse) {
     SKIP_WITHOUT_EXTERNAL();
     const ImportResult plain = import_piosimhd(kPvs);
@@ -170,6 +171,9 @@ TEST(ImportPiosimhd, Pvfs2AddsItsRequestPathAndNothingElse) {
     EXPECT_EQ(b.io.fs.open_requests, 1u);
     EXPECT_TRUE(b.io.fs.open_collectives);
     EXPECT_FALSE(a.io.fs.open_collectives);
+    EXPECT_EQ(b.io.fs.connect_round_trips, 1u);
+    EXPECT_EQ(a.io.fs.connect_round_trips, 0u);
+    EXPECT_EQ(b.mpi.connect_round_trips, 0u);
     EXPECT_EQ(b.io.fs.granularity, a.io.fs.granularity);
     EXPECT_EQ(b.io.servers.size(), a.io.servers.size());
     EXPECT_EQ(b.topology.nodes.size(), a.topology.nodes.size());

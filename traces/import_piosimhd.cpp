@@ -661,6 +661,8 @@ ImportResult Importer::run() {
             "(handshake: request, response, flow, completion ack; small-io 16KiB = "
             "PINT_SMALL_IO_MAXSIZE; open-requests 1 = ROMIO ad_pvfs2_open's lookup; "
             "open-collectives = ROMIO's broadcast of the handle and allreduce in the open; "
+            "connect-round-trips 1 = BMI's TCP connect (SYN, SYN-ACK) on a client's first "
+            "message to a server; "
             "write_behind copy-rate = the node's InternalDataTransferSpeed: Trove's write of "
             "each received flow buffer into the page cache); PIOsimHD models none of it.");
     if (options_.mpi_sock)
@@ -700,7 +702,8 @@ ImportResult Importer::run() {
             fs_element.text("handshake", "yes")
                 .size("small-io", kPvfs2SmallIo)
                 .count("open-requests", 1)
-                .text("open-collectives", "yes");
+                .text("open-collectives", "yes")
+                .count("connect-round-trips", 1);
     } else if (io_granularity_ != 0) {
         unmapped(io_granularity_at_, "<IOGranularity>", "the model has no I/O servers");
     }
