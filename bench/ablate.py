@@ -47,12 +47,12 @@ def variants(root):
                         e.remove(p)
         out.append(("no-dense-grid", "the dense size grid (curve points at powers of 4 only)", coarse))
     if ovh is not None:
-        out.append(("no-mpi-overhead", "<mpi-overhead> (o_s, o_r, post, gap, peer setup, fresh and cold sends)",
+        out.append(("no-mpi-overhead", "<mpi-overhead> (o_s, o_r, post, gap, peer setup, fresh and cold sends, connection set-up)",
                     lambda r: r.remove(r.find("mpi-overhead"))))
         # <cold-send> adds to <fresh-send>: switching the fresh sends off takes it too.
         for children, name in ((("gap",), "no-gap"), (("peer-setup",), "no-peer-setup"),
                                (("fresh-send", "cold-send"), "no-fresh-send"),
-                               (("cold-send",), "no-cold-send")):
+                               (("cold-send",), "no-cold-send"), (("connect",), "no-connect")):
             if ovh.find(children[0]) is not None:
                 def drop(r, cs=children):
                     o = r.find("mpi-overhead")

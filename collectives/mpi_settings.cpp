@@ -13,8 +13,8 @@ namespace clustersim::mpi {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kOverheadChildren{
-    "send", "recv", "post", "gap", "peer-setup", "fresh-send", "cold-send"};
+constexpr std::array<std::string_view, 8> kOverheadChildren{
+    "send", "recv", "post", "gap", "peer-setup", "fresh-send", "cold-send", "connect"};
 
 // Reads <collectives> and <mpi-overhead> into `mpi_`.
 class MpiReader {
@@ -27,6 +27,7 @@ class MpiReader {
     OverheadSpec read_overhead(pugi::xml_node n, std::string_view extra = {}) const;
     CollectiveCurveSpec read_collective_curve(pugi::xml_node n) const;
     void read_peer_setup(pugi::xml_node n);
+    void read_connect(pugi::xml_node n);
     void read_fresh_send(pugi::xml_node n);
     void read_cold_send(pugi::xml_node n);
 
@@ -146,7 +147,7 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
                                m.overhead_line));
     m.overhead_line = x_.line_of(n);
     x_.check_attributes(n, {});
-    std::array<int, 7> seen{};
+    std::array<int, 8> seen{};
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element || !topo::has_name(kOverheadChildren, c.name()))
             x_.fail(c, fmt::format("unexpected content in <mpi-overhead>; expected only {}",
@@ -157,7 +158,8 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
                                   : std::strcmp(c.name(), "gap") == 0        ? 3
                                   : std::strcmp(c.name(), "peer-setup") == 0 ? 4
                                   : std::strcmp(c.name(), "fresh-send") == 0 ? 5
-                                                                             : 6;
+                                  : std::strcmp(c.name(), "cold-send") == 0  ? 6
+                                                                             : 7;
         if (seen[which] != 0)
             x_.fail(c, fmt::format("second <{}> in <mpi-overhead> (the first is on line {}); "
                                    "expected at most one",
@@ -173,6 +175,10 @@ void MpiReader::read_mpi_overhead(pugi::xml_node n) {
         }
         if (which == 6) {
             read_cold_send(c);
+            continue;
+        }
+        if (which == 7) {
+            read_connect(c);
             continue;
         }
         OverheadSpec o = read_overhead(c);
@@ -202,6 +208,19 @@ void MpiReader::read_peer_setup(pugi::xml_node n) {
     if (t < Time::zero()) x_.fail(n, "<peer-setup> attribute 'time': a negative time");
     mpi_.peer_setup_after = static_cast<std::uint32_t>(count);
     mpi_.peer_setup_time = t;
+}
+
+// <connect round-trips="2"/>: round-trips required, a whole number >= 1.
+void MpiReader::read_connect(pugi::xml_node n) {
+    x_.check_attributes(n, {"round-trips"});
+    x_.check_empty(n);
+    const std::string_view trips = x_.required(n, "round-trips");
+    const std::uint64_t count = x_.with_unit(n, "round-trips", trips, parse_count);
+    if (count < 1 || count > 64)
+        x_.fail(n, fmt::format("<connect> attribute 'round-trips': '{}' is not valid; expected "
+                               "a whole number from 1 to 64",
+                               trips));
+    mpi_.connect_round_trips = static_cast<std::uint32_t>(count);
 }
 
 // <fresh-send write-rate="20GB/s"> with the extra time of a fresh send as <send>'s (a
@@ -371,6 +390,12 @@ std::string describe_overheads(const MpiSettings& mpi) {
         out += fmt::format("{}peer setup {} before a rank's message {} to each peer",
                            out.empty() ? "" : "; ", format_time(mpi.peer_setup_time),
                            mpi.peer_setup_after);
+    if (mpi.connect_round_trips != 0)
+        out += fmt::format(
+            "{}a connection between two ranks costs {} round trip{} on its first "
+            "message",
+            out.empty() ? "" : "; ", mpi.connect_round_trips,
+            mpi.connect_round_trips == 1 ? "" : "s");
     if (!mpi.fresh_send.zero())
         out += fmt::format(
             "{}a send of a buffer written in the compute before it (at most {}) "

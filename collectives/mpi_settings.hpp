@@ -88,6 +88,11 @@ struct MpiSettings {
     // `peer_setup_time` first (RuntimeConfig::peer_setup_after). 0: no such cost.
     std::uint32_t peer_setup_after = 0;
     Time peer_setup_time;
+    // <mpi-overhead><connect round-trips="N"/>: a connection-oriented transport (MPICH2's
+    // ch3:sock over TCP) connects two ranks on their first message in either direction:
+    // N round trips of empty messages through the network first (RuntimeConfig::
+    // connect_round_trips). 0: no such cost.
+    std::uint32_t connect_round_trips = 0;
     // <mpi-overhead><fresh-send write-rate="…"> with a size → time curve: a send whose buffer
     // its rank has just written (Open MPI's single-copy pull of lines dirty in the sender's
     // cache) is handed to the network `fresh_send.at(bytes)` later (RuntimeConfig::fresh_send).

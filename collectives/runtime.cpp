@@ -195,7 +195,8 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::CpuModel& cpus,
     comms_.push_back(std::move(world));
     timed_collectives_ = network_.times_collectives();
     if (timed_collectives_ || !config_.send_gap.zero() || !config_.collective_curves.empty() ||
-        config_.peer_setup_after != 0 || !config_.fresh_send.zero()) {
+        config_.peer_setup_after != 0 || !config_.fresh_send.zero() ||
+        config_.connect_round_trips != 0) {
         timer_.rt = this;
         timer_id_ = engine_.add(timer_);
     }
@@ -267,8 +268,42 @@ std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32
         if (send_floor_.size() <= req) send_floor_.resize(std::size_t{req} + 1, Time::zero());
         send_floor_[req] = when + config_.send_gap.at(bytes);
     }
+    if (config_.connect_round_trips != 0 && !connected(m, when - engine_.now())) return req;
     hand_over(m, when);
     return req;
+}
+
+bool Runtime::connected(std::uint32_t m, Time delay) {
+    const Msg& msg = msgs_[m];
+    if (msg.src == msg.dst) return true;
+    const auto lo = static_cast<std::uint32_t>(std::min(msg.src, msg.dst));
+    const auto hi = static_cast<std::uint32_t>(std::max(msg.src, msg.dst));
+    Connection& c = connections_[(static_cast<std::uint64_t>(lo) << 32) | hi];
+    if (c.ready) return true;
+    if (c.waiting.empty()) {  // the pair's first message: its sender connects
+        const std::uint32_t h =
+            msgs_.acquire(Msg{MsgKind::Connect, msg.src, msg.dst, 0, 0, 0,
+                              std::uint64_t{2} * config_.connect_round_trips - 1, kNil, kNil, true,
+                              true, engine_.now(), msg.pair});
+        c.waiting.emplace_back(m, delay);
+        transmit(h);
+        return false;
+    }
+    c.waiting.emplace_back(m, delay);
+    return false;
+}
+
+void Runtime::connection_ready(std::uint32_t m) {
+    const Msg& msg = msgs_[m];
+    const auto lo = static_cast<std::uint32_t>(std::min(msg.src, msg.dst));
+    const auto hi = static_cast<std::uint32_t>(std::max(msg.src, msg.dst));
+    Connection& c = connections_[(static_cast<std::uint64_t>(lo) << 32) | hi];
+    msgs_.release(m);
+    c.ready = true;
+    std::vector<std::pair<std::uint32_t, Time>> waiting;
+    waiting.swap(c.waiting);
+    const Time now = engine_.now();
+    for (const auto& [w, delay] : waiting) hand_over(w, now + delay);
 }
 
 void Runtime::transmit(std::uint32_t m) {
@@ -636,6 +671,15 @@ void Runtime::message_delivered(std::uint64_t cookie) {
             complete(req);
             break;
         }
+        case MsgKind::Connect:
+            if (msg.seq == 0) {
+                connection_ready(m);
+            } else {  // the other end answers
+                --msg.seq;
+                std::swap(msg.src, msg.dst);
+                transmit(m);
+            }
+            break;
     }
 }
 

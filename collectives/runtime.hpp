@@ -155,6 +155,15 @@ struct RuntimeConfig {
     // 0: none, no counter and no event.
     std::uint32_t peer_setup_after = 0;
     Time peer_setup_time;
+    // Connection set-up over a connection-oriented transport (<mpi-overhead><connect>;
+    // MPICH2's ch3:sock: TCP's SYN and SYN-ACK, then the channel's open request and open
+    // response): the first message a rank hands to the network for a peer it has no
+    // connection with, in either direction (an eager message or a rendezvous request-to-
+    // send), first sends connect_round_trips round trips of empty messages to that peer
+    // through the network; it, and every message between the two handed over before the
+    // last reply arrives, goes when that reply has arrived (in order). A send's gap counts
+    // from the hand-over it would have had without the set-up. 0: none, no state.
+    std::uint32_t connect_round_trips = 0;
     // Fresh send buffers (<mpi-overhead><fresh-send>; Open MPI's single-copy transport pulls a
     // buffer the sender has just written out of the sender's cache, slower): a Send, Isend or
     // Sendrecv's send of s bytes whose rank computed at least s / fresh_write_rate (the
@@ -229,7 +238,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     static constexpr std::uint64_t kCollCookie = 1ULL
                                                  << 63;  // CPU cookie of a collective's reduction
     static constexpr std::uint64_t kOverheadCookie = 1ULL << 62;  // a per-message software cost
-    enum class MsgKind : std::uint8_t { Eager, Rts, Cts, Data };
+    // Connect: an empty message of a connection set-up (config_.connect_round_trips); its
+    // `seq` counts the one-way trips still to go after it.
+    enum class MsgKind : std::uint8_t { Eager, Rts, Cts, Data, Connect };
     struct Msg {
         MsgKind kind;
         std::int32_t src, dst, tag,
@@ -460,6 +471,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // config_.peer_setup_after: counts a message from `src` to `dst` and returns when it
     // may be handed to the network (now, or when the pair's connection set-up ends).
     Time peer_ready(std::int32_t src, std::int32_t dst);
+    // config_.connect_round_trips: true when message m's pair of ranks is connected (m may
+    // go); otherwise m waits for the connection, `delay` after it (and the set-up starts if
+    // m is the pair's first message).
+    bool connected(std::uint32_t m, Time delay);
+    // The last trip of a connection set-up (message m) has arrived: its waiting messages go.
+    void connection_ready(std::uint32_t m);
     // The lazy peer set-up a curve-timed collective of `comm` waits for (curve_peer_setup).
     Time curve_peer_setup(std::uint32_t comm);
     // config_.fresh_send: how much later the current operation's send of `bytes` is handed
@@ -649,6 +666,14 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Time ready;
     };
     std::unordered_map<std::uint64_t, PeerSetup> peer_setup_;
+    // config_.connect_round_trips only (empty otherwise): per unordered pair of ranks
+    // (low << 32 | high) that has had a message, whether it is connected and the messages
+    // waiting for its set-up (message, delay after it) in hand-over order.
+    struct Connection {
+        bool ready = false;
+        std::vector<std::pair<std::uint32_t, Time>> waiting;
+    };
+    std::unordered_map<std::uint64_t, Connection> connections_;
     std::map<std::pair<std::uint32_t, std::uint32_t>, GlobalSync> syncs_;  // (comm, call sequence)
     // Analytic network models time each collective call as a whole (Transport::
     // times_collectives): the members of calls waiting for their completion time.

@@ -37,6 +37,9 @@ enum class MsgKind : std::uint8_t {
     MetaRequest,   // client -> metadata server: one of an open's round trips
     MetaReply,     // metadata server -> client
     OpenTree,      // rank -> rank: ROMIO's broadcast and allreduce inside an open
+    Connect,       // client <-> server, empty: a trip of a connection's set-up
+                   // (connect-round-trips; sreq: the client rank, cycle: the server, agg:
+                   // the trips still to go after it, local: 1 toward the server)
 };
 
 struct Msg {
@@ -277,6 +280,12 @@ class FileSystem final : public mpi::IoService, public Component {
                          std::vector<Extent> extents, std::uint32_t owner, std::uint32_t agg);
     void client_op_done(std::uint32_t cop);
     void send(topo::VertexId from, topo::VertexId to, std::uint32_t msg, topo::VertexId via);
+    // A message from client `rank` to server `s` (a request, its data, an open's lookup):
+    // sent now, or, with connect-round-trips, once the pair's connection is set up (the
+    // first such message starts the set-up; the others wait behind it, in order).
+    void client_send(std::int32_t rank, std::uint32_t s, std::uint32_t msg);
+    // A trip of a connection's set-up (message m) has arrived.
+    void connect_trip(std::uint32_t m);
     topo::VertexId forwarder_of(std::int32_t rank) const { return forwarder_[rank]; }
     void arrive(std::int32_t rank, const Op& op, Handle& h, std::vector<Extent> extents,
                 std::uint64_t bytes);
@@ -328,6 +337,13 @@ class FileSystem final : public mpi::IoService, public Component {
     Pool<ServerChunk> chunks_;
     Pool<ClientOp> cops_;
     Pool<PendingOpen> opens_pending_;
+    // spec_.connect_round_trips only (empty otherwise): per (client rank << 32 | server),
+    // whether the connection is up and the messages waiting for it.
+    struct Connection {
+        bool ready = false;
+        std::vector<std::uint32_t> waiting;
+    };
+    std::unordered_map<std::uint64_t, Connection> connections_;
     Pool<TwoPhase> runs_;
     std::vector<std::uint64_t> done_bytes_;  // per rank: bytes of the operation finishing
     std::vector<std::string> waiting_;       // per rank: what it waits for (describe)
@@ -492,6 +508,49 @@ void FileSystem::send(topo::VertexId from, topo::VertexId to, std::uint32_t m, t
     network_.send(from, to, msg.bytes, mpi::kIoCookie | m, false);
 }
 
+void FileSystem::client_send(std::int32_t rank, std::uint32_t s, std::uint32_t m) {
+    const topo::VertexId client = ranks_[static_cast<std::size_t>(rank)].vertex;
+    if (spec_.connect_round_trips == 0) {
+        send(client, servers_[s].vertex, m, forwarder_of(rank));
+        return;
+    }
+    Connection& c =
+        connections_[(static_cast<std::uint64_t>(static_cast<std::uint32_t>(rank)) << 32) | s];
+    if (c.ready) {
+        send(client, servers_[s].vertex, m, forwarder_of(rank));
+        return;
+    }
+    c.waiting.push_back(m);
+    if (c.waiting.size() > 1) return;  // the set-up is under way
+    const std::uint32_t h = msgs_.acquire(Msg{MsgKind::Connect, false, topo::kNoVertex,
+                                              static_cast<std::uint32_t>(rank), s,
+                                              2 * spec_.connect_round_trips - 1, 1, 0});
+    send(client, servers_[s].vertex, h, forwarder_of(rank));
+}
+
+void FileSystem::connect_trip(std::uint32_t m) {
+    Msg& msg = msgs_[m];
+    const auto rank = static_cast<std::int32_t>(msg.sreq);
+    const std::uint32_t s = msg.cycle;
+    const topo::VertexId client = ranks_[static_cast<std::size_t>(rank)].vertex;
+    if (msg.agg > 0) {  // the other end answers
+        --msg.agg;
+        msg.local ^= 1;
+        if (msg.local == 1)
+            send(client, servers_[s].vertex, m, forwarder_of(rank));
+        else
+            send(servers_[s].vertex, client, m, forwarder_of(rank));
+        return;
+    }
+    msgs_.release(m);
+    Connection& c =
+        connections_[(static_cast<std::uint64_t>(static_cast<std::uint32_t>(rank)) << 32) | s];
+    c.ready = true;
+    std::vector<std::uint32_t> waiting;
+    waiting.swap(c.waiting);
+    for (const std::uint32_t w : waiting) send(client, servers_[s].vertex, w, forwarder_of(rank));
+}
+
 // ---- independent operations ------------------------------------------------------------
 
 void FileSystem::start_client_op(std::int32_t rank, std::uint32_t file, bool write,
@@ -517,8 +576,6 @@ void FileSystem::start_client_op(std::int32_t rank, std::uint32_t file, bool wri
         else
             v.push_back(Extent{p.local, p.bytes});
     }
-    const topo::VertexId client = ranks_[static_cast<std::size_t>(rank)].vertex;
-    const topo::VertexId via = forwarder_of(rank);
     std::uint32_t servers_used = 0;
     for (std::uint32_t s = 0; s < servers_.size(); ++s) {
         auto& ext = per_server[s];
@@ -540,14 +597,14 @@ void FileSystem::start_client_op(std::int32_t rank, std::uint32_t file, bool wri
         const std::uint32_t req =
             msgs_.acquire(Msg{write ? MsgKind::WriteRequest : MsgKind::ReadRequest, false,
                               topo::kNoVertex, sq, 0, 0, 0, spec_.request_bytes});
-        send(client, servers_[s].vertex, req, via);
+        client_send(rank, s, req);
         if (!write || wait) continue;
         for (const Extent& e : ext)
             for (std::uint64_t off = 0; off < e.bytes; off += spec_.granularity) {
                 const std::uint64_t n = std::min(spec_.granularity, e.bytes - off);
                 const std::uint32_t m = msgs_.acquire(
                     Msg{MsgKind::WriteData, false, topo::kNoVertex, sq, 0, 0, e.offset + off, n});
-                send(client, servers_[s].vertex, m, via);
+                client_send(rank, s, m);
             }
     }
     cops_[cop].acks_left = servers_used;
@@ -620,6 +677,9 @@ void FileSystem::message_delivered(std::uint64_t cookie) {
                 }
             return;
         }
+        case MsgKind::Connect:
+            connect_trip(m);
+            return;
         case MsgKind::MetaRequest: {
             const PendingOpen& o = opens_pending_[msg.cycle];
             msg.kind = MsgKind::MetaReply;
@@ -867,6 +927,7 @@ void FileSystem::arrive(std::int32_t rank, const Op& op, Handle& h, std::vector<
 std::int32_t FileSystem::client_rank(const Msg& msg) const {
     if (msg.kind == MsgKind::MetaRequest || msg.kind == MsgKind::MetaReply)
         return opens_pending_[msg.cycle].rank;
+    if (msg.kind == MsgKind::Connect) return static_cast<std::int32_t>(msg.sreq);
     return cops_[sreqs_[msg.sreq].cop].rank;
 }
 
@@ -875,8 +936,7 @@ void FileSystem::meta_request(std::uint32_t pending) {
     --o.left;
     const std::uint32_t m = msgs_.acquire(Msg{MsgKind::MetaRequest, false, topo::kNoVertex, kNil,
                                               pending, 0, 0, spec_.request_bytes});
-    send(ranks_[static_cast<std::size_t>(o.rank)].vertex, servers_[o.server].vertex, m,
-         forwarder_of(o.rank));
+    client_send(o.rank, o.server, m);
 }
 
 // Binomial trees over member indices 0..P-1 rooted at 0 (MPICH's short broadcast and

@@ -200,10 +200,26 @@ void IoReader::read_io_forwarder(pugi::xml_node n) {
 }
 
 void IoReader::read_file_system(pugi::xml_node n) {
-    x_.check_attributes(n, {"distribution", "stripe", "servers", "open", "close", "sync",
-                            "request-size", "granularity", "cb-buffer", "cb-nodes", "open-per-rank",
-                            "close-per-rank", "collective-close", "request-overhead", "handshake",
-                            "small-io", "open-requests", "open-collectives", "first-open"});
+    x_.check_attributes(n, {"distribution",
+                            "stripe",
+                            "servers",
+                            "open",
+                            "close",
+                            "sync",
+                            "request-size",
+                            "granularity",
+                            "cb-buffer",
+                            "cb-nodes",
+                            "open-per-rank",
+                            "close-per-rank",
+                            "collective-close",
+                            "request-overhead",
+                            "handshake",
+                            "small-io",
+                            "open-requests",
+                            "open-collectives",
+                            "first-open",
+                            "connect-round-trips"});
     x_.check_empty(n);
     FileSystemSpec& f = io_.fs;
     f.present = true;
@@ -240,6 +256,14 @@ void IoReader::read_file_system(pugi::xml_node n) {
                                    "open; at most 1000",
                                    c));
         f.open_requests = static_cast<std::uint32_t>(c);
+    }
+    if (const auto v = x_.optional(n, "connect-round-trips")) {
+        const std::uint64_t c = x_.with_unit(n, "connect-round-trips", *v, parse_count);
+        if (c < 1 || c > 64)
+            x_.fail(n, fmt::format("<file-system> attribute 'connect-round-trips': '{}' is not "
+                                   "valid; expected a whole number from 1 to 64",
+                                   *v));
+        f.connect_round_trips = static_cast<std::uint32_t>(c);
     }
     if (const auto v = x_.optional(n, "request-size"))
         f.request_bytes = x_.with_unit(n, "request-size", *v, parse_size);

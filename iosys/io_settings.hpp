@@ -75,6 +75,9 @@ struct FileSystemSpec {
     bool handshake = false;
     std::uint64_t small_io = 0;
     std::uint32_t open_requests = 0;
+    // connect_round_trips: a client connects to a server on its first message to it (PVFS2's
+    // BMI over TCP: SYN / SYN-ACK, 1): that many round trips of empty messages first; 0: none.
+    std::uint32_t connect_round_trips = 0;
     std::uint64_t granularity = 1024 * 1024;     // a server handles data in chunks of this size
     std::uint64_t cb_buffer = 16 * 1024 * 1024;  // two-phase collective buffer per aggregator
     std::int32_t cb_nodes = 0;  // two-phase aggregators; 0 = one per node of the communicator

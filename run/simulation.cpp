@@ -41,6 +41,7 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.send_gap = mpi.send_gap;
     c.peer_setup_after = mpi.peer_setup_after;
     c.peer_setup_time = mpi.peer_setup_time;
+    c.connect_round_trips = mpi.connect_round_trips;
     c.fresh_send = mpi.fresh_send;
     c.fresh_write_rate = mpi.fresh_write_rate;
     c.cold_send = mpi.cold_send;

@@ -154,11 +154,12 @@ TEST(ImportPiosimhd, PvsClusterModel) {
 }
 
 // --file-system pvfs2: the same model plus PVFS2's request path on its <file-system>
-// (handshake, 16 KiB small I/O, one metadata round trip per open); without it, none.
+// (handshake, 16 KiB small I/O, one metadata round trip per open, BMI's TCP connect); without
+// it, none.
 TEST(ImportPiosimhd, Pvfs2AddsItsRequestPathAndNothingElse) {
     SKIP_WITHOUT_EXTERNAL();
     const ImportResult plain = import_piosimhd(kPvs);
-    const ImportResult r = import_piosimhd(kPvs, PiosimhdOptions{true});
+    const ImportResult r = import_piosimhd(kPvs, PiosimhdOptions{.pvfs2 = true});
     EXPECT_EQ(testing::rewritten(r.xml), r.xml);
     const run::Model a = run::parse_model(plain.xml, "pvs.xml");
     const run::Model b = run::parse_model(r.xml, "pvs-pvfs2.xml");
@@ -170,8 +171,28 @@ TEST(ImportPiosimhd, Pvfs2AddsItsRequestPathAndNothingElse) {
     EXPECT_EQ(b.io.fs.open_requests, 1u);
     EXPECT_TRUE(b.io.fs.open_collectives);
     EXPECT_FALSE(a.io.fs.open_collectives);
+    EXPECT_EQ(b.io.fs.connect_round_trips, 1u);
+    EXPECT_EQ(a.io.fs.connect_round_trips, 0u);
+    EXPECT_EQ(b.mpi.connect_round_trips, 0u);
     EXPECT_EQ(b.io.fs.granularity, a.io.fs.granularity);
     EXPECT_EQ(b.io.servers.size(), a.io.servers.size());
+    EXPECT_EQ(b.topology.nodes.size(), a.topology.nodes.size());
+    EXPECT_EQ(r.unmapped, plain.unmapped);
+}
+
+// --mpi-channel sock: MPICH2's ch3:sock connects each pair of ranks on its first message
+// (TCP's SYN / SYN-ACK, the channel's open request / response): <connect round-trips="2"/>;
+// without it, none; nothing else of the model changes.
+TEST(ImportPiosimhd, MpiChannelSockConnectsEachPairInTwoRoundTrips) {
+    SKIP_WITHOUT_EXTERNAL();
+    const ImportResult plain = import_piosimhd(kPvs);
+    const ImportResult r = import_piosimhd(kPvs, PiosimhdOptions{.mpi_sock = true});
+    EXPECT_EQ(testing::rewritten(r.xml), r.xml);
+    const run::Model a = run::parse_model(plain.xml, "pvs.xml");
+    const run::Model b = run::parse_model(r.xml, "pvs-sock.xml");
+    EXPECT_EQ(a.mpi.connect_round_trips, 0u);
+    EXPECT_EQ(b.mpi.connect_round_trips, 2u);
+    EXPECT_EQ(b.io.fs.handshake, a.io.fs.handshake);
     EXPECT_EQ(b.topology.nodes.size(), a.topology.nodes.size());
     EXPECT_EQ(r.unmapped, plain.unmapped);
 }
@@ -182,8 +203,8 @@ TEST(ImportPiosimhd, Pvfs2AddsItsRequestPathAndNothingElse) {
 TEST(ImportPiosimhd, Pvfs2CopiesEachFlowBufferAtTheNodesInternalSpeed) {
     SKIP_WITHOUT_EXTERNAL();
     const run::Model a = run::parse_model(import_piosimhd(kPvs).xml, "pvs.xml");
-    const run::Model b =
-        run::parse_model(import_piosimhd(kPvs, PiosimhdOptions{true}).xml, "pvs-pvfs2.xml");
+    const run::Model b = run::parse_model(import_piosimhd(kPvs, PiosimhdOptions{.pvfs2 = true}).xml,
+                                          "pvs-pvfs2.xml");
     ASSERT_EQ(b.io.servers.size(), 5u);
     for (std::size_t i = 0; i < b.io.servers.size(); ++i) {
         EXPECT_EQ(b.io.servers[i].cache.model, "write_behind");
@@ -223,7 +244,7 @@ TEST(ImportPiosimhd, Pvfs2CopyRateIsTheServerNodesSpeedOnlyForWriteBehind) {
     const fs::path p = fs::temp_directory_path() / "clustersim-pvfs2-copy-rate.xml";
     const auto server_cache = [&](const std::string& internal, const std::string& cache) {
         std::ofstream(p) << model(internal, cache);
-        const ImportResult r = import_piosimhd(p.string(), PiosimhdOptions{true});
+        const ImportResult r = import_piosimhd(p.string(), PiosimhdOptions{.pvfs2 = true});
         const run::Model m = run::parse_model(r.xml, "imported.xml");
         EXPECT_EQ(m.io.servers.size(), 1u) << r.xml;
         return m.io.servers.empty() ? io::ComponentSpec{} : m.io.servers[0].cache;

@@ -244,11 +244,50 @@ TEST(IoFs, HandshakeDelaysTheDataByTheRequestsRoundTrip) {
     }
 }
 
+// connect-round-trips="N": a client connects to a server on its first message to it (PVFS2's
+// BMI over TCP). An empty message from n0's socket to n1's crosses the same 6 links of 1 us:
+// 6 us one way. One write (small I/O or not, with or without the handshake) ends exactly
+// 2·N·6 us later; a second write to the same server pays nothing more; an open's lookup
+// (open-requests) is a first message too.
+TEST(IoFs, ConnectRoundTripsDelayAClientsFirstMessageToAServer) {
+    constexpr Time kEmptyOneWay = 6 * Time::us(1);
+    const auto model = [](const std::string& extra) {
+        return io_model(2, "1GB/s",
+                        R"(<io-server node="n1"><cache model="write_behind" memory="1GiB"/>
+        <disk model="simple" rate="1GB/s"/></io-server>
+        <file-system small-io="16KiB" open="10us" )" +
+                            extra + "/>");
+    };
+    for (const std::string shake : {"", R"(handshake="yes" )"})
+        for (const std::uint64_t bytes : {4 * KiB, 128 * KiB})
+            for (const int writes : {1, 2})
+                for (const std::uint32_t n : {1u, 2u}) {
+                    const auto ops = sequential_write(bytes * writes, bytes);
+                    ScriptProgram a({ops});
+                    const auto t0 = model(shake);
+                    const auto plain = simulate_io(t0, ranks_on(t0, 1), a);
+                    ScriptProgram b({ops});
+                    const auto t1 = model(shake + fmt::format(R"(connect-round-trips="{}")", n));
+                    const auto res = simulate_io(t1, ranks_on(t1, 1), b);
+                    EXPECT_EQ(res.simulated - plain.simulated,
+                              static_cast<std::int64_t>(2 * n) * kEmptyOneWay)
+                        << shake << bytes << " B, " << writes << " writes, " << n;
+                    EXPECT_EQ(res.io.servers[0].bytes_written, bytes * writes);
+                }
+    std::vector<std::vector<mpi::Op>> script = {{file_open(0, &kFile), file_op(OpKind::FileClose)}};
+    ScriptProgram a(script), b(script);
+    const auto t0 = model(R"(open-requests="1")");
+    const auto t1 = model(R"(open-requests="1" connect-round-trips="1")");
+    EXPECT_EQ(simulate_io(t1, ranks_on(t1, 1), b).simulated,
+              simulate_io(t0, ranks_on(t0, 1), a).simulated + 2 * kEmptyOneWay);
+}
+
 TEST(IoFs, BadMetadataAttributesNameTheLine) {
     for (const std::string bad :
          {R"(collective-close="maybe")", R"(open-per-rank="3")", R"(request-overhead="-1us")",
           R"(handshake="sometimes")", R"(small-io="-1KiB")", R"(open-requests="1001")",
-          R"(open-requests="two")", R"(open-collectives="1")"}) {
+          R"(open-requests="two")", R"(open-collectives="1")", R"(connect-round-trips="0")",
+          R"(connect-round-trips="65")", R"(connect-round-trips="yes")"}) {
         try {
             (void)io_model(2, "1GB/s",
                            R"(<io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>

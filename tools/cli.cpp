@@ -603,6 +603,9 @@ int main(int argc, char** argv) {
     import->add_option("--file-system", im.file_system,
                        "piosimhd: pvfs2 = the servers run PVFS2: add its request handshake, "
                        "small I/O and the open's metadata lookup (traces/README.md)");
+    import->add_option("--mpi-channel", im.mpi_channel,
+                       "piosimhd: sock = the ranks ran MPICH2's ch3:sock (TCP): each pair of "
+                       "ranks connects on its first message, 2 round trips (traces/README.md)");
 
     CompareFlags cf;
     auto* compare = app.add_subcommand(

@@ -234,8 +234,14 @@ int cmd_import(const ImportFlags& f) {
         throw InputError(
             "--file-system", 0,
             fmt::format("'{}': only 'import piosimhd' takes it, and only 'pvfs2'", f.file_system));
+    if (!f.mpi_channel.empty() && (f.kind != "piosimhd" || f.mpi_channel != "sock"))
+        throw InputError(
+            "--mpi-channel", 0,
+            fmt::format("'{}': only 'import piosimhd' takes it, and only 'sock'", f.mpi_channel));
     if (f.kind == "piosimhd")
-        r = traces::import_piosimhd(f.input, traces::PiosimhdOptions{f.file_system == "pvfs2"});
+        r = traces::import_piosimhd(f.input,
+                                    traces::PiosimhdOptions{.pvfs2 = f.file_system == "pvfs2",
+                                                            .mpi_sock = f.mpi_channel == "sock"});
     else if (f.kind == "simgrid")
         r = traces::import_simgrid(f.input);
     else

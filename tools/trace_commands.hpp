@@ -32,6 +32,7 @@ int cmd_convert(const ConvertFlags& f);
 struct ImportFlags {
     std::string kind, input, placement_out;
     std::string file_system;  // piosimhd: "pvfs2" adds PVFS2's request path
+    std::string mpi_channel;  // piosimhd: "sock" adds MPICH2 ch3:sock's connection set-up
 };
 int cmd_import(const ImportFlags& f);
 

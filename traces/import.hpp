@@ -23,9 +23,16 @@ struct PiosimhdOptions {
     // response, flow, completion ack), small-io="16KiB" (PINT_SMALL_IO_MAXSIZE),
     // open-requests="1" (ROMIO's ad_pvfs2_open: rank 0's PVFS_sys_lookup) and
     // open-collectives="yes" (ROMIO's MPI_Bcast of the handle in ad_pvfs2_open.c and
-    // MPI_Allreduce of the result in ad_open.c). PIOsimHD models none of it (paper, 3.3:
-    // "Metadata operations are not considered").
+    // MPI_Allreduce of the result in ad_open.c) and connect-round-trips="1" (BMI's tcp method
+    // connects a client to a server on its first message: SYN, SYN-ACK). PIOsimHD models
+    // none of it (paper, 3.3: "Metadata operations are not considered").
     bool pvfs2 = false;
+    // The MPI library ran MPICH2's ch3:sock channel (`--mpi-channel sock`; MPICH2 1.0.x's
+    // default, the library of PIOsimHD's and HDTrace's recordings): ranks talk over TCP
+    // sockets, each pair connected on its first message by TCP's SYN / SYN-ACK and the
+    // channel's open request / open response (ch3u_connect_sock.c). The model gets
+    // <mpi-overhead><connect round-trips="2"/>. PIOsimHD models no connection set-up.
+    bool mpi_sock = false;
 };
 
 // PIOsimHD's model XML (Project/Templates/ComponentList...: nodes, CPUs, NICs, switches,

@@ -661,8 +661,15 @@ ImportResult Importer::run() {
             "(handshake: request, response, flow, completion ack; small-io 16KiB = "
             "PINT_SMALL_IO_MAXSIZE; open-requests 1 = ROMIO ad_pvfs2_open's lookup; "
             "open-collectives = ROMIO's broadcast of the handle and allreduce in the open; "
+            "connect-round-trips 1 = BMI's TCP connect (SYN, SYN-ACK) on a client's first "
+            "message to a server; "
             "write_behind copy-rate = the node's InternalDataTransferSpeed: Trove's write of "
             "each received flow buffer into the page cache); PIOsimHD models none of it.");
+    if (options_.mpi_sock)
+        doc.add_comment(
+            "Import option mpi-channel sock: MPICH2's ch3:sock channel connects two ranks on "
+            "their first message (TCP's SYN and SYN-ACK, then the channel's open request and "
+            "open response): 2 round trips through the network first.");
     topo::XmlElement& cluster = doc.cluster();
     topo::XmlElement& network = cluster.add_network().text("routing", routing);
     if (granularity_) network.size("granularity", *granularity_);
@@ -672,6 +679,7 @@ ImportResult Importer::run() {
         for (const auto& [operation, name] : algorithms_)
             collectives.add_algorithm(operation, name);
     }
+    if (options_.mpi_sock) cluster.add("mpi-overhead").add("connect").count("round-trips", 2);
     for (const NodeType& t : types_) {
         const Bandwidth in{t.internal == 0 ? 1'000'000'000'000ULL : t.internal};
         topo::XmlElement& type = cluster.add_node_type(t.name, t.memory);
@@ -694,7 +702,8 @@ ImportResult Importer::run() {
             fs_element.text("handshake", "yes")
                 .size("small-io", kPvfs2SmallIo)
                 .count("open-requests", 1)
-                .text("open-collectives", "yes");
+                .text("open-collectives", "yes")
+                .count("connect-round-trips", 1);
     } else if (io_granularity_ != 0) {
         unmapped(io_granularity_at_, "<IOGranularity>", "the model has no I/O servers");
     }
