@@ -14,6 +14,9 @@
 # Each run's wall time and CPU time (user + system, /usr/bin/time) are printed, then per
 # size the median, min and max of each and the ratio of the medians. On a shared machine
 # the CPU time is the steadier figure: the wall time includes waiting for a core.
+# clustersim's CPU time is the one bench_models prints ("process cpu": clock_gettime of the
+# whole process, in nanoseconds): /usr/bin/time counts in 10 ms steps, 6 % of a 0.16 s run.
+# A bench_models that does not print it (an older BASE_BENCH) is timed by /usr/bin/time.
 set -euo pipefail
 build=${1:-build}
 repeats=${2:-3}
@@ -58,8 +61,10 @@ timed() {
 stats() {  # numbers on stdin -> "median (min-max)"
   sort -g | awk '{ v[NR] = $1 } END {
     m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%.3f s (%.3f-%.3f s)", m, v[1], v[NR] }'
+    printf "%.4f s (%.4f-%.4f s)", m, v[1], v[NR] }'
 }
+# bench_models' own process CPU time from $work/out, or the given fallback.
+own_cpu() { { grep -o 'process cpu [0-9.]* s' "$work/out" || true; } | awk -v f="$1" '{ v = $3 } END { print (v == "") ? f : v }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 for n in "${sizes[@]}"; do
@@ -72,15 +77,17 @@ for n in "${sizes[@]}"; do
     for who in "${order[@]}"; do
       if [ "$who" = bs ]; then
         read -r wall cpu < <(timed "$BASE_BENCH" "$n" "allgather:size=$msg" fluid)
+        cpu=$(own_cpu "$cpu")
         sim=$(grep -o 'simulated *[0-9.]* [a-z]*' "$work/out" | sed 's/simulated *//')
         echo "$wall" >> "$work/bs_wall"; echo "$cpu" >> "$work/bs_cpu"
-        printf '  round %d  BASE_BENCH fluid  %6d ranks  simulated %-12s wall %7.3f s  cpu %7.3f s\n' \
+        printf '  round %d  BASE_BENCH fluid  %6d ranks  simulated %-12s wall %7.3f s  cpu %7.4f s\n' \
           "$round" "$n" "$sim" "$wall" "$cpu"
       elif [ "$who" = cs ]; then
         read -r wall cpu < <(timed "$bench_models" "$n" "allgather:size=$msg" fluid)
+        cpu=$(own_cpu "$cpu")
         sim=$(grep -o 'simulated *[0-9.]* [a-z]*' "$work/out" | sed 's/simulated *//')
         echo "$wall" >> "$work/cs_wall"; echo "$cpu" >> "$work/cs_cpu"
-        printf '  round %d  clustersim fluid  %6d ranks  simulated %-12s wall %7.3f s  cpu %7.3f s\n' \
+        printf '  round %d  clustersim fluid  %6d ranks  simulated %-12s wall %7.3f s  cpu %7.4f s\n' \
           "$round" "$n" "$sim" "$wall" "$cpu"
       else
         read -r wall cpu < <(timed "$sg" "$n" "$msg_bytes" --cfg=network/model:CM02 \

@@ -244,21 +244,35 @@ std::uint32_t Runtime::next_seq(std::int32_t rank, std::int32_t handle) {
 std::uint32_t Runtime::post_send(std::int32_t rank, std::int32_t dst, std::int32_t tag,
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner,
                                  std::uint32_t transfer, Time delay) {
-    const std::uint32_t req = requests_.acquire(Request{.is_send = true,
-                                                        .rank = rank,
-                                                        .peer = dst,
-                                                        .tag = tag,
-                                                        .context = context,
-                                                        .owner = owner,
-                                                        .transfer = transfer,
-                                                        .bytes = bytes,
-                                                        .ready = engine_.now()});
+    const std::uint32_t req = requests_.acquire_made([&] {
+        return Request{.is_send = true,
+                       .rank = rank,
+                       .peer = dst,
+                       .tag = tag,
+                       .context = context,
+                       .owner = owner,
+                       .transfer = transfer,
+                       .bytes = bytes,
+                       .ready = engine_.now()};
+    });
     const std::uint32_t slot = pair_slot(rank, dst);
     const std::uint64_t seq = pairs_[slot].next_send++;
     const bool eager = bytes <= config_.eager_threshold;
-    const std::uint32_t m =
-        msgs_.acquire(Msg{eager ? MsgKind::Eager : MsgKind::Rts, rank, dst, tag, context, bytes,
-                          seq, req, kNil, false, false, engine_.now(), slot});
+    const std::uint32_t m = msgs_.acquire_made([&] {
+        return Msg{eager ? MsgKind::Eager : MsgKind::Rts,
+                   rank,
+                   dst,
+                   tag,
+                   context,
+                   bytes,
+                   seq,
+                   req,
+                   kNil,
+                   false,
+                   false,
+                   engine_.now(),
+                   slot};
+    });
     requests_[req].msg = m;
     // Rendezvous: the receiver's pull (after the clear-to-send) is what a fresh buffer slows.
     if (!eager) msgs_[m].pull = delay;
@@ -401,15 +415,16 @@ void Runtime::hand_over(std::uint32_t m, Time when) {
 std::uint32_t Runtime::post_recv(std::int32_t rank, std::int32_t src, std::int32_t tag,
                                  std::int32_t context, std::uint64_t bytes, std::uint32_t owner,
                                  std::uint32_t transfer) {
-    const std::uint32_t req =
-        requests_.acquire(Request{.charge_recv = !config_.recv_overhead.zero(),
-                                  .rank = rank,
-                                  .peer = src,
-                                  .tag = tag,
-                                  .context = context,
-                                  .owner = owner,
-                                  .transfer = transfer,
-                                  .bytes = bytes});
+    const std::uint32_t req = requests_.acquire_made([&] {
+        return Request{.charge_recv = !config_.recv_overhead.zero(),
+                       .rank = rank,
+                       .peer = src,
+                       .tag = tag,
+                       .context = context,
+                       .owner = owner,
+                       .transfer = transfer,
+                       .bytes = bytes};
+    });
     Rank& r = ranks_[rank];
     requests_[req].order = r.posts++;
     if (src == kAnySource) {  // the earliest arrived match from anyone
@@ -827,8 +842,8 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     ranks_[rank].op_comm = comm;
     ranks_[rank].op_seq = seq;
     ranks_[rank].op_algorithm = nullptr;
-    const std::uint32_t user_req =
-        requests_.acquire(Request{.rank = rank, .context = coll_context(comm)});
+    const std::uint32_t user_req = requests_.acquire_made(
+        [&] { return Request{.rank = rank, .context = coll_context(comm)}; });
     if (const CollectiveCurve* curve =
             config_.collective_curves.empty() || selection_.forced(op.coll, op.bytes)
                 ? nullptr
@@ -1097,8 +1112,8 @@ std::uint32_t Runtime::start_comm_create(std::int32_t rank, const Op& op) {
     const auto seq = next_seq(rank, op.comm);
     ranks_[rank].op_comm = comm;
     ranks_[rank].op_seq = seq;
-    const std::uint32_t req =
-        requests_.acquire(Request{.rank = rank, .context = coll_context(comm)});
+    const std::uint32_t req = requests_.acquire_made(
+        [&] { return Request{.rank = rank, .context = coll_context(comm)}; });
     const bool split = op.kind == OpKind::CommSplit;
     const std::int32_t comm_rank = comms_[comm].comm_rank(rank);
     std::int32_t color = split ? op.color : 0;

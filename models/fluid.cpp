@@ -166,9 +166,18 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
         return;
     }
     ++stats_.packets;
-    const std::uint32_t f =
-        flows_.acquire(Flow{cookie, bytes, static_cast<double>(bytes), 0.0, engine_.now(), ri, 0,
-                            next_order_++, notify_injected, true});
+    const std::uint32_t f = flows_.acquire_made([&] {
+        return Flow{.cookie = cookie,
+                    .bytes = bytes,
+                    .remaining = static_cast<double>(bytes),
+                    .rate = 0.0,
+                    .updated = engine_.now(),
+                    .route = ri,
+                    .version = 0,
+                    .order = next_order_++,
+                    .notify_injected = notify_injected,
+                    .active = true};
+    });
     if (slots_.size() < flows_.capacity() * stride_) slots_.resize(flows_.capacity() * stride_);
     // One pass over the route: register the flow on each resource, see whether one is
     // saturated, and (for start_alone) what each leaves besides the flow's own rate (0 yet)
@@ -248,7 +257,7 @@ bool FluidNetwork::start_alone(std::uint32_t f, const double* left, const double
     if (fl.rate > 0) {
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
         at = now + rounded_ps(ps);
-        push_completion(Completion{at, fl.order, f, ++fl.version});
+        push_completion(at, fl.order, f, ++fl.version);
     }
     // arm() would change nothing when an event is armed and the new completion is not
     // earlier: every public entry leaves the earliest completion current and armed
@@ -412,13 +421,15 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         fl.rate = comp_rates_[i];
         if (fl.rate <= 0) continue;  // cannot happen with positive capacities
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
-        push_completion(Completion{now + rounded_ps(ps), fl.order, f, ++fl.version});
+        push_completion(now + rounded_ps(ps), fl.order, f, ++fl.version);
     }
     arm();
     stats_.packet_hops += comp_flows_.size();
 }
 
-void FluidNetwork::push_completion(const Completion& c) {
+void FluidNetwork::push_completion(Time at, std::uint64_t order, std::uint32_t flow,
+                                   std::uint32_t version) {
+    const Completion c{at, order, flow, version};
     // In time order behind the run's last entry (flows started one after another with the
     // same duration, the usual case): appended to the run. Otherwise into the heap.
     if (run_head_ == run_.size()) {
@@ -428,11 +439,13 @@ void FluidNetwork::push_completion(const Completion& c) {
         run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_head_));
         run_head_ = 0;
     }
+    // Made in place from the fields (emplace_back), not copied from `c`: a copy's wide loads
+    // of the fields just stored stall on store forwarding.
     if (run_.empty() || !Later{}(run_.back(), c)) {
-        run_.push_back(c);
+        run_.emplace_back(at, order, flow, version);
         return;
     }
-    heap_.push_back(c);
+    heap_.emplace_back(at, order, flow, version);
     std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 

@@ -218,7 +218,7 @@ class FluidNetwork final : public Component, public Transport {
     std::vector<Completion> run_;  // from run_head_ on, in order
     std::size_t run_head_ = 0;
     std::vector<Completion> heap_;  // std::push_heap with Later
-    void push_completion(const Completion& c);
+    void push_completion(Time at, std::uint64_t order, std::uint32_t flow, std::uint32_t version);
     bool top_in_run() const;
     const Completion* first_completion() const;  // nullptr when none
     void pop_completion();

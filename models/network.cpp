@@ -197,8 +197,9 @@ void Network::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_
     if (bytes > streams_[si].bottleneck) [[unlikely]]  // at least a second: may pass the horizon
         refuse_past_horizon(engine_.now(), bytes, streams_[si].bottleneck, topo_.vertex(src).name,
                             topo_.vertex(dst).name);
-    const std::uint32_t mi = messages_.acquire(
-        Message{cookie, bytes, 0, 0, si, kNil, 0, notify_injected, notify_injected, false});
+    const std::uint32_t mi = messages_.acquire_made([&] {
+        return Message{cookie, bytes, 0, 0, si, kNil, 0, notify_injected, notify_injected, false};
+    });
     Stream& s = streams_[si];
     if (s.tail == kNil)
         s.head = mi;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace clustersim {
@@ -19,6 +21,23 @@ class Pool {
             return i;
         }
         items_.push_back(value);
+        return static_cast<std::uint32_t>(items_.size() - 1);
+    }
+    // acquire(make()), with the value made in its slot: `make` returns a T (a prvalue, so it
+    // is built where it goes). acquire(T{...}) writes the T into a temporary field by field
+    // and then copies it with wide loads, which stall on the narrow stores just made (the
+    // store buffer cannot forward them): in the fluid model's 1,024-rank ring allgather
+    // those copies (requests, messages, flows) took about an eighth of the samples.
+    template <typename Make>
+    std::uint32_t acquire_made(Make&& make) {
+        static_assert(std::is_trivially_destructible_v<T>, "made over a released value");
+        if (!free_.empty()) {
+            const std::uint32_t i = free_.back();
+            free_.pop_back();
+            ::new (static_cast<void*>(std::addressof(items_[i]))) T(make());
+            return i;
+        }
+        items_.push_back(make());
         return static_cast<std::uint32_t>(items_.size() - 1);
     }
     void release(std::uint32_t i) { free_.push_back(i); }

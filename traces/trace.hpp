@@ -104,7 +104,8 @@ class Trace {
             pos_ = position;
             last_ = time_base;
         }
-        // Starts loading the next record's first bytes into the cache; changes nothing.
+        // Starts loading the next record's first bytes into the cache; changes nothing
+        // (TraceProgram::next calls it for the rank after the one it decoded for).
         void prefetch() const { __builtin_prefetch(data_ + pos_); }
 
       private:
