@@ -78,6 +78,7 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         if (added) kinds_.push_back(k);
         l.kind = it->second & 0x7fffffffU;  // at most one kind per edge: fits 31 bits
     }
+    kind_times_.assign(kinds_.size(), KindTimes{});
 }
 
 EdgeId Network::first_hop(VertexId src, VertexId dst) {
@@ -88,12 +89,9 @@ EdgeId Network::first_hop(VertexId src, VertexId dst) {
     return lo < hi ? lo : topo::kNoEdge;
 }
 
-std::uint32_t Network::stream_for(VertexId src, VertexId dst) {
-    // Most traces send from a socket to a few neighbours over and over: the last stream of
-    // each source spares the hash lookup.
+std::uint32_t Network::stream_miss(VertexId src, VertexId dst) {
     if (last_stream_.size() <= src) last_stream_.resize(topo_.num_vertices());
     LastStream& last = last_stream_[src];
-    if (last.dst == dst) return last.index;
     const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
     if (const std::uint32_t found = stream_index_.find(key); found != SlotMap::kAbsent) {
         last = LastStream{dst, found};
@@ -252,22 +250,27 @@ void Network::refill(std::uint32_t si) {
     }
 }
 
-inline Time Network::transmit(EdgeId e, const Packet& p, Time earliest, Time& start) {
+[[gnu::always_inline]] inline Time Network::transmit(EdgeId e, const Packet& p, Time earliest,
+                                                     Time& start) {
     Link& link = links_[e];
     const LinkKind& k = kind_of(link);
     start = max(earliest, link.busy_until);
     Time relay_time;
     if (k.relayed && p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay
         Relay& r = relays_[link.source];
-        Bandwidth rate = k.relay_rate;
-        if (k.memory_local && p.prev == p.src && link.target == p.dst) rate = r.local;
-        if (!rate.infinite()) {
+        if (k.memory_local && p.prev == p.src && link.target == p.dst) {
+            if (!r.local.infinite()) {
+                start = max(start, r.free_at);
+                relay_time = transfer_time(p.bytes, r.local);
+                r.free_at = start + relay_time;
+            }
+        } else if (!k.relay_rate.infinite()) {
             start = max(start, r.free_at);
-            relay_time = transfer_time(p.bytes, rate);
+            relay_time = this->relay_time(link.kind, p.bytes);
             r.free_at = start + relay_time;
         }
     }
-    const Time wire = transfer_time(p.bytes, k.bandwidth);
+    const Time wire = wire_time(link.kind, p.bytes);
     const Time end = max(start + max(wire, relay_time), p.tail_at);
     link.busy_until = end;
     link.bytes += p.bytes;

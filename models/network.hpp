@@ -154,6 +154,30 @@ class Network final : public Component, public Transport, private topo::NicPort 
     };
     static_assert(sizeof(Link) == 32, "a link is half a cache line");
     const LinkKind& kind_of(const Link& l) const { return kinds_[l.kind]; }
+    // The last packet size each kind's wire and relay times were computed for, and those
+    // times: a packet's size is its stream's granularity (or a whole small message), so the
+    // next hop on a link of the same kind almost always has the same size, and the memo spares
+    // transfer_time's 64-bit division per hop (two on a relayed hop). Exactly the same times.
+    struct KindTimes {
+        std::uint64_t wire_bytes = 0, relay_bytes = 0;
+        Time wire, relay;  // zero bytes take no time: the initial entries are exact
+    };
+    Time wire_time(std::uint32_t kind, std::uint64_t bytes) {
+        KindTimes& m = kind_times_[kind];
+        if (m.wire_bytes != bytes) {
+            m.wire_bytes = bytes;
+            m.wire = transfer_time(bytes, kinds_[kind].bandwidth);
+        }
+        return m.wire;
+    }
+    Time relay_time(std::uint32_t kind, std::uint64_t bytes) {
+        KindTimes& m = kind_times_[kind];
+        if (m.relay_bytes != bytes) {
+            m.relay_bytes = bytes;
+            m.relay = transfer_time(bytes, kinds_[kind].relay_rate);
+        }
+        return m.relay;
+    }
     // The shared part of a vertex's relay: when it is free, and (memory node) its
     // neighbour-to-neighbour rate. 16 bytes, so four vertices of a node share a line.
     struct Relay {
@@ -161,7 +185,15 @@ class Network final : public Component, public Transport, private topo::NicPort 
         Bandwidth local;
     };
 
-    std::uint32_t stream_for(VertexId src, VertexId dst);
+    // Most traces send from a socket to a few neighbours over and over: the last stream of
+    // each source spares the hash look-up, and that check is inlined into send (the look-up
+    // and a new stream's set-up are stream_miss, out of line).
+    std::uint32_t stream_for(VertexId src, VertexId dst) {
+        if (src < last_stream_.size() && last_stream_[src].dst == dst) [[likely]]
+            return last_stream_[src].index;
+        return stream_miss(src, dst);
+    }
+    [[gnu::noinline]] std::uint32_t stream_miss(VertexId src, VertexId dst);
     void refill(std::uint32_t stream);
     // topo::NicPort: what a NIC model does with packet `pkt`.
     Time now() const override { return engine_.now(); }
@@ -205,6 +237,7 @@ class Network final : public Component, public Transport, private topo::NicPort 
     const topo::NicBehaviour* default_nic_ = nullptr;
     std::vector<Link> links_;
     std::vector<LinkKind> kinds_;             // by Link::kind
+    std::vector<KindTimes> kind_times_;       // by Link::kind: wire_time, relay_time
     std::vector<topo::ForwardRule> forward_;  // by forwarding id (LinkKind::forward)
     // When the target of a link of kind `k` may forward a packet that started on it at `start` and
     // whose tail arrives at `tail`. The two built-ins (fixed ids) are inlined: an indirect call per

@@ -188,6 +188,24 @@ TEST(Relay, SwitchRelayBandwidthIsShared) {
     EXPECT_NEAR(res.simulated.seconds(), want, want * 0.01);
 }
 
+// Messages of different sizes, one after another, over the same two links and the same
+// switch relay (500 MB/s): each is priced at its own size, whatever size crossed a link of
+// that kind before (the network keeps each kind's last wire and relay time). A message of s
+// bytes takes 1 us + s / 1 GB/s to the switch, then 1 us + s / 500 MB/s (the relay is the
+// slower): 1,000 B 5 us, 3,000 B 11 us, so the third message is received at exactly 21 us.
+TEST(Relay, EachPacketIsTimedAtItsOwnSizeOnLinksOfOneKind) {
+    for (const char* nic : {"packet", "analytical"}) {
+        std::string xml = model(2, nic, "100KiB");
+        xml.replace(xml.find("<switch name=\"sw\"/>"), 19,
+                    "<switch name=\"sw\" bandwidth=\"500MB/s\"/>");
+        const auto t = topo::parse_model(xml, "sizes.xml");
+        ScriptProgram prog({{send(1, 1000), recv(1, 3000), send(1, 1000)},
+                            {recv(0, 1000), send(0, 3000), recv(0, 1000)}});
+        const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);
+        EXPECT_EQ(res.ranks[1].finish, Time::us(21)) << nic;
+    }
+}
+
 TEST(Invariants, BytesSentEqualBytesReceivedAndRunsAreDeterministic) {
     const auto t = topo::parse_model(model(2, "packet", "4KiB", 3), "det.xml");
     auto run = [&] {
