@@ -666,7 +666,7 @@ IoPass io_pass(const Settings& s, const std::vector<char>& buffer) {
 // of that, the library's close synchronizes (OMPIO's does, ROMIO's does not). Seconds;
 // `error` set when an MPI-IO call failed (on any rank: the result is agreed).
 struct IoWorld {
-    std::vector<double> open, close, late_close;
+    std::vector<double> open, close, late_close, sync_apart;
     std::string error;
 };
 
@@ -705,6 +705,45 @@ IoWorld io_world(const Settings& s, int rank) {
             w.close.push_back(t3 - t2);
         }
     }
+    // Concurrent syncs of one file: every rank writes its block, then all sync at once; each
+    // pass's figure is the spread of the ranks' sync times per rank beyond the first.
+    int world = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    if (rank == 0) MPI_File_delete(path.c_str(), MPI_INFO_NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File fh = MPI_FILE_NULL;
+    int rc = MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                           MPI_INFO_NULL, &fh);
+    int ok = rc == MPI_SUCCESS ? 1 : 0, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all == 0) {
+        if (rc == MPI_SUCCESS) MPI_File_close(&fh);
+        w.error = "MPI_File_open on MPI_COMM_WORLD failed (concurrent syncs)";
+        return w;
+    }
+    std::vector<char> block(kSyncApartBytes, 'x');
+    std::vector<double> times(static_cast<std::size_t>(world));
+    for (int pass = 0; pass < kSyncApartPasses && ok != 0; ++pass) {
+        const auto at = static_cast<MPI_Offset>(
+            (static_cast<std::uint64_t>(pass) * static_cast<std::uint64_t>(world) +
+             static_cast<std::uint64_t>(rank)) *
+            kSyncApartBytes);
+        rc = MPI_File_write_at(fh, at, block.data(), static_cast<int>(block.size()), MPI_BYTE,
+                               MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        if (rc == MPI_SUCCESS) rc = MPI_File_sync(fh);
+        double t = MPI_Wtime() - t0;
+        ok = rc == MPI_SUCCESS ? 1 : 0;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Gather(&t, 1, MPI_DOUBLE, times.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (rank == 0 && ok != 0 && world > 1) {
+            const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+            w.sync_apart.push_back((*hi - *lo) / (world - 1));
+        }
+    }
+    MPI_File_close(&fh);
+    if (ok == 0) w.sync_apart.clear();  // a failed write or sync: not measured
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) MPI_File_delete(path.c_str(), MPI_INFO_NULL);
     return w;
@@ -1007,6 +1046,7 @@ int run(int rank, int world, const Options& opt) {
                 m.io.open_world = stats(w.open);
                 m.io.close_world = stats(w.close);
                 m.io.late_close = stats(w.late_close);
+                if (!w.sync_apart.empty()) m.io.sync_apart = stats(w.sync_apart);
             }
         }
     }
