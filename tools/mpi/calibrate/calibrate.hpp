@@ -380,8 +380,9 @@ struct IoMeasured {
     // The collective open and close on MPI_COMM_WORLD (IoWorld), rank 0's medians.
     int world = 0;
     Stats open_world, close_world, late_close;
-    // Issue 23: per pass, (the longest rank's sync - the shortest's) / (world - 1), rank 0's
-    // median over the passes (io_world); not measured (value 0) in files saved before it.
+    // Issue 23: per pass, (the end of the last rank to enter the sync - the end of the first)
+    // / (world - 1), at least 0, rank 0's median over the passes (io_world; ranks on one host
+    // only: one clock); not measured (value 0) in files saved before it.
     Stats sync_apart;
     DirtyLimits dirty;
 };

@@ -705,10 +705,27 @@ IoWorld io_world(const Settings& s, int rank) {
             w.close.push_back(t3 - t2);
         }
     }
-    // Concurrent syncs of one file: every rank writes its block, then all sync at once; each
-    // pass's figure is the spread of the ranks' sync times per rank beyond the first.
+    // Concurrent syncs of one file: every rank writes its block, then all sync at once. A
+    // pass's figure is (the end of the last rank to enter the sync - the end of the first to
+    // enter) / (world - 1), on MPI_Wtime: the model's k-th rank to enter ends k sync-apart
+    // after the first, however late it entered. It needs one clock, so it is measured only
+    // when every rank runs on one host (the same processor name).
     int world = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &world);
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    MPI_Get_processor_name(name, &length);
+    std::vector<char> names(static_cast<std::size_t>(world) * MPI_MAX_PROCESSOR_NAME);
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
+               MPI_CHAR, 0, MPI_COMM_WORLD);
+    int one_host = 1;
+    if (rank == 0)
+        for (int r = 1; r < world; ++r)
+            if (std::strncmp(names.data(), names.data() + r * MPI_MAX_PROCESSOR_NAME,
+                             MPI_MAX_PROCESSOR_NAME) != 0)
+                one_host = 0;
+    MPI_Bcast(&one_host, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (world < 2 || one_host == 0) return w;
     if (rank == 0) MPI_File_delete(path.c_str(), MPI_INFO_NULL);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_File fh = MPI_FILE_NULL;
@@ -722,7 +739,7 @@ IoWorld io_world(const Settings& s, int rank) {
         return w;
     }
     std::vector<char> block(kSyncApartBytes, 'x');
-    std::vector<double> times(static_cast<std::size_t>(world));
+    std::vector<double> times(2 * static_cast<std::size_t>(world));
     for (int pass = 0; pass < kSyncApartPasses && ok != 0; ++pass) {
         const auto at = static_cast<MPI_Offset>(
             (static_cast<std::uint64_t>(pass) * static_cast<std::uint64_t>(world) +
@@ -731,15 +748,21 @@ IoWorld io_world(const Settings& s, int rank) {
         rc = MPI_File_write_at(fh, at, block.data(), static_cast<int>(block.size()), MPI_BYTE,
                                MPI_STATUS_IGNORE);
         MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = MPI_Wtime();
+        double t[2] = {MPI_Wtime(), 0};
         if (rc == MPI_SUCCESS) rc = MPI_File_sync(fh);
-        double t = MPI_Wtime() - t0;
+        t[1] = MPI_Wtime();
         ok = rc == MPI_SUCCESS ? 1 : 0;
         MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Gather(&t, 1, MPI_DOUBLE, times.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-        if (rank == 0 && ok != 0 && world > 1) {
-            const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
-            w.sync_apart.push_back((*hi - *lo) / (world - 1));
+        MPI_Gather(t, 2, MPI_DOUBLE, times.data(), 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (rank == 0 && ok != 0) {
+            std::size_t first = 0, last = 0;  // by entry
+            for (std::size_t r = 1; r < static_cast<std::size_t>(world); ++r) {
+                if (times[2 * r] < times[2 * first]) first = r;
+                if (times[2 * r] >= times[2 * last]) last = r;
+            }
+            // A pass where the first to enter ended last counts as no apart (the model has none).
+            w.sync_apart.push_back(
+                std::max(0.0, (times[2 * last + 1] - times[2 * first + 1]) / (world - 1)));
         }
     }
     MPI_File_close(&fh);

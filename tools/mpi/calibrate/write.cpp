@@ -94,8 +94,8 @@ std::vector<std::string> io_report(const Measured& m, const Derived& d) {
     if (io.world > 1 && io.sync_apart.value > 0)
         lines.push_back(
             strf("concurrent syncs: each rank writes %s at its own offset of one file, then all "
-                 "MPI_File_sync at once (%d passes): the longest sync less the shortest, per rank "
-                 "beyond the first, median %s (p10-p90 %s - %s): sync-apart",
+                 "MPI_File_sync at once (%d passes): the end of the last to enter less the end of "
+                 "the first, per rank beyond the first, median %s (p10-p90 %s - %s): sync-apart",
                  size_text(kSyncApartBytes).c_str(), kSyncApartPasses,
                  time_text(io.sync_apart.value).c_str(), time_text(io.sync_apart.p10).c_str(),
                  time_text(io.sync_apart.p90).c_str()));
