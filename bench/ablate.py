@@ -83,6 +83,9 @@ def variants(root):
     if fs is not None and fs.get("first-open") is not None:
         out.append(("no-first-open", "<file-system first-open>",
                     lambda r: r.find("file-system").attrib.pop("first-open")))
+    if fs is not None and fs.get("sync-apart") is not None:
+        out.append(("no-sync-apart", "<file-system sync-apart>",
+                    lambda r: r.find("file-system").attrib.pop("sync-apart")))
     return out
 
 

@@ -1073,7 +1073,12 @@ void FileSystem::check_syncs() {
             ++i;
             continue;
         }
-        for (const auto& e : syncs_[i].entries) finish_rank(e.rank, 0, spec_.sync);
+        // The entries are in the order the ranks entered: the k-th ends k sync-apart later.
+        Time delay = spec_.sync;
+        for (const auto& e : syncs_[i].entries) {
+            finish_rank(e.rank, 0, delay);
+            delay += spec_.sync_apart;
+        }
         syncs_.erase(syncs_.begin() + static_cast<std::ptrdiff_t>(i));
     }
 }

@@ -219,7 +219,8 @@ void IoReader::read_file_system(pugi::xml_node n) {
                             "open-requests",
                             "open-collectives",
                             "first-open",
-                            "connect-round-trips"});
+                            "connect-round-trips",
+                            "sync-apart"});
     x_.check_empty(n);
     FileSystemSpec& f = io_.fs;
     f.present = true;
@@ -233,6 +234,11 @@ void IoReader::read_file_system(pugi::xml_node n) {
     if (const auto v = x_.optional(n, "open")) f.open = x_.with_unit(n, "open", *v, parse_time);
     if (const auto v = x_.optional(n, "close")) f.close = x_.with_unit(n, "close", *v, parse_time);
     if (const auto v = x_.optional(n, "sync")) f.sync = x_.with_unit(n, "sync", *v, parse_time);
+    if (const auto v = x_.optional(n, "sync-apart")) {
+        f.sync_apart = x_.with_unit(n, "sync-apart", *v, parse_time);
+        if (f.sync_apart < Time::zero())
+            x_.fail(n, "<file-system> attribute 'sync-apart': a negative time");
+    }
     if (const auto v = x_.optional(n, "open-per-rank"))
         f.open_per_rank = x_.with_unit(n, "open-per-rank", *v, parse_time);
     if (const auto v = x_.optional(n, "close-per-rank"))

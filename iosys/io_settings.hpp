@@ -48,6 +48,12 @@ struct FileSystemSpec {
     Time open = Time::zero();           // metadata cost of MPI_File_open
     Time close = Time::zero();          // of MPI_File_close
     Time sync = Time::zero();           // of MPI_File_sync, after the dirty data is on disk
+    // Issue 23: the ranks' syncs of one file end one after another, this much apart, in the
+    // order the ranks entered (the k-th to enter, from 0, pays sync + k sync_apart). Calibrate
+    // measures it from P ranks' concurrent MPI_File_syncs of one file: the end of the last to
+    // enter less the end of the first (Linux's fsyncs of one file by two processes ended
+    // 0.2-0.3 ms apart in LAMMPS's dumps).
+    Time sync_apart = Time::zero();
     // Issue 23: metadata that grows with the communicator (open and close of a file by P
     // ranks cost open + (P - 1) open_per_rank, close + (P - 1) close_per_rank), a close that
     // synchronizes like the open (OMPIO's), and a client cost per request to a server.

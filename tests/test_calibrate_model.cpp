@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -975,6 +976,64 @@ TEST(CalibrateWrite, ColdSendIsTheEvictedBuffersExtraOverTheFreshOne) {
         EXPECT_EQ(std::string(e.what()).rfind("bad.json: field 'cold_send.evict.value'", 0), 0u)
             << e.what();
     }
+}
+
+// The page cache's rate (copy-rate) is the file's size over the faster of the unsynced and
+// the synced file's writes: both put the same bytes into the page cache before any sync.
+TEST(CalibrateWrite, PageCacheRateIsTheFasterOfTheTwoLargeFilesWrites) {
+    cal::Measured m = synthetic();
+    m.io.measured = true;
+    m.io.size = 64 << 20;
+    m.io.transfer = 1 << 20;
+    m.io.open = m.io.close = stat(100e-6);
+    m.io.synced_small = m.io.sync_small = stat(1e-3);
+    m.io.synced = m.io.sync = stat(40e-3);
+    const double size = static_cast<double>(m.io.size);
+    for (const auto& [cached, synced, faster] :
+         {std::tuple{100e-3, 10e-3, 10e-3}, std::tuple{10e-3, 100e-3, 10e-3},
+          std::tuple{20e-3, 0.0, 20e-3}}) {
+        m.io.write_cached = stat(cached);
+        m.io.write_synced = stat(synced);
+        EXPECT_DOUBLE_EQ(cal::derive(m, false).io_cache_rate, size / faster)
+            << cached << " " << synced;
+    }
+}
+
+// Concurrent syncs: <file-system sync-apart> is the measured spread of the ranks' concurrent
+// MPI_File_syncs (its median over the passes), through JSON; none when it was not measured
+// (an older file, or one rank) or is zero.
+TEST(CalibrateWrite, SyncApartIsTheMeasuredSpreadOfConcurrentSyncs) {
+    cal::Measured m = synthetic();
+    m.io.measured = true;
+    m.io.size = 64 << 20;
+    m.io.transfer = 1 << 20;
+    m.io.open = m.io.close = stat(100e-6);
+    m.io.write_cached = stat(10e-3);
+    m.io.synced_small = m.io.sync_small = stat(1e-3);
+    m.io.synced = m.io.sync = stat(40e-3);
+    m.io.world = 2;
+    m.io.open_world = stat(150e-6);
+    m.io.close_world = stat(120e-6);
+    m.io.late_close = stat(10e-6);
+    m.io.sync_apart = stat(250e-6);
+    const std::string xml = cal::write_model(m, cal::derive(m, false), "synthetic", false);
+    EXPECT_NE(xml.find("sync-apart=\"250us\""), std::string::npos) << xml;
+    EXPECT_EQ(run::parse_model(xml, "synthetic.xml").io.fs.sync_apart, clustersim::Time::us(250));
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    EXPECT_EQ(back.io.sync_apart.value, 250e-6);
+    EXPECT_EQ(cal::write_model(back, cal::derive(back, false), "synthetic", false), xml);
+    nlohmann::json old = nlohmann::json::parse(cal::measured_to_json(m));
+    old["io"].erase("sync_apart");
+    const cal::Measured before = cal::measured_from_json(old.dump(), "old.json");
+    EXPECT_EQ(before.io.sync_apart.value, 0);
+    EXPECT_EQ(
+        cal::write_model(before, cal::derive(before, false), "synthetic", false).find("sync-apart"),
+        std::string::npos);
+    cal::Measured alone = m;
+    alone.io.world = 1;
+    EXPECT_EQ(
+        cal::write_model(alone, cal::derive(alone, false), "synthetic", false).find("sync-apart"),
+        std::string::npos);
 }
 
 // A process's first uses: <collectives first-topology> = the first MPI_Cart_create less the

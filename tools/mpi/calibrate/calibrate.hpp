@@ -49,7 +49,12 @@ constexpr std::array<std::uint64_t, 3> kOverheadSizes{8, 256, 1024};
 constexpr int kBurst = 16;
 constexpr double kLateClose = 2e-3;  // s: the other ranks' delay before a close (io_world)
 constexpr int kWorldOpens = 15;      // collective opens and closes per test (io_world)
-constexpr double kSettle = 50e-6;    // s: the receiver's wait before it takes a burst in
+// Concurrent syncs (io_world): each rank writes kSyncApartBytes at its own offset of one file
+// opened on MPI_COMM_WORLD, then every rank calls MPI_File_sync at once, kSyncApartPasses times
+// (the file grows by world x kSyncApartBytes per pass, as an application's dumps append).
+constexpr std::uint64_t kSyncApartBytes = 256 * 1024;
+constexpr int kSyncApartPasses = 11;
+constexpr double kSettle = 50e-6;  // s: the receiver's wait before it takes a burst in
 
 // A bad flag or file: one line on stderr (from rank 0), exit kUsageExit.
 class UsageError : public std::runtime_error {
@@ -375,6 +380,10 @@ struct IoMeasured {
     // The collective open and close on MPI_COMM_WORLD (IoWorld), rank 0's medians.
     int world = 0;
     Stats open_world, close_world, late_close;
+    // Issue 23: per pass, (the end of the last rank to enter the sync - the end of the first)
+    // / (world - 1), at least 0, rank 0's median over the passes (io_world; ranks on one host
+    // only: one clock); not measured (value 0) in files saved before it.
+    Stats sync_apart;
     DirtyLimits dirty;
 };
 
@@ -573,6 +582,7 @@ struct Derived {
     // collective open and close, whether the close synchronizes.
     double io_request_overhead = 0, io_open_per_rank = 0, io_close_per_rank = 0;
     bool io_close_collective = false;
+    double io_sync_apart = 0;      // <file-system sync-apart>: io.sync_apart's median
     double io_writeback_rate = 0;  // (size - transfer) / (sync - small sync), for the report
     double io_open = 0, io_close = 0;
     std::uint64_t io_memory = 0;

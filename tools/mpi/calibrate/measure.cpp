@@ -666,7 +666,7 @@ IoPass io_pass(const Settings& s, const std::vector<char>& buffer) {
 // of that, the library's close synchronizes (OMPIO's does, ROMIO's does not). Seconds;
 // `error` set when an MPI-IO call failed (on any rank: the result is agreed).
 struct IoWorld {
-    std::vector<double> open, close, late_close;
+    std::vector<double> open, close, late_close, sync_apart;
     std::string error;
 };
 
@@ -705,6 +705,68 @@ IoWorld io_world(const Settings& s, int rank) {
             w.close.push_back(t3 - t2);
         }
     }
+    // Concurrent syncs of one file: every rank writes its block, then all sync at once. A
+    // pass's figure is (the end of the last rank to enter the sync - the end of the first to
+    // enter) / (world - 1), on MPI_Wtime: the model's k-th rank to enter ends k sync-apart
+    // after the first, however late it entered. It needs one clock, so it is measured only
+    // when every rank runs on one host (the same processor name).
+    int world = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    MPI_Get_processor_name(name, &length);
+    std::vector<char> names(static_cast<std::size_t>(world) * MPI_MAX_PROCESSOR_NAME);
+    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME,
+               MPI_CHAR, 0, MPI_COMM_WORLD);
+    int one_host = 1;
+    if (rank == 0)
+        for (int r = 1; r < world; ++r)
+            if (std::strncmp(names.data(), names.data() + r * MPI_MAX_PROCESSOR_NAME,
+                             MPI_MAX_PROCESSOR_NAME) != 0)
+                one_host = 0;
+    MPI_Bcast(&one_host, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (world < 2 || one_host == 0) return w;
+    if (rank == 0) MPI_File_delete(path.c_str(), MPI_INFO_NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File fh = MPI_FILE_NULL;
+    int rc = MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
+                           MPI_INFO_NULL, &fh);
+    int ok = rc == MPI_SUCCESS ? 1 : 0, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all == 0) {
+        if (rc == MPI_SUCCESS) MPI_File_close(&fh);
+        w.error = "MPI_File_open on MPI_COMM_WORLD failed (concurrent syncs)";
+        return w;
+    }
+    std::vector<char> block(kSyncApartBytes, 'x');
+    std::vector<double> times(2 * static_cast<std::size_t>(world));
+    for (int pass = 0; pass < kSyncApartPasses && ok != 0; ++pass) {
+        const auto at = static_cast<MPI_Offset>(
+            (static_cast<std::uint64_t>(pass) * static_cast<std::uint64_t>(world) +
+             static_cast<std::uint64_t>(rank)) *
+            kSyncApartBytes);
+        rc = MPI_File_write_at(fh, at, block.data(), static_cast<int>(block.size()), MPI_BYTE,
+                               MPI_STATUS_IGNORE);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t[2] = {MPI_Wtime(), 0};
+        if (rc == MPI_SUCCESS) rc = MPI_File_sync(fh);
+        t[1] = MPI_Wtime();
+        ok = rc == MPI_SUCCESS ? 1 : 0;
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Gather(t, 2, MPI_DOUBLE, times.data(), 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+        if (rank == 0 && ok != 0) {
+            std::size_t first = 0, last = 0;  // by entry
+            for (std::size_t r = 1; r < static_cast<std::size_t>(world); ++r) {
+                if (times[2 * r] < times[2 * first]) first = r;
+                if (times[2 * r] >= times[2 * last]) last = r;
+            }
+            // A pass where the first to enter ended last counts as no apart (the model has none).
+            w.sync_apart.push_back(
+                std::max(0.0, (times[2 * last + 1] - times[2 * first + 1]) / (world - 1)));
+        }
+    }
+    MPI_File_close(&fh);
+    if (ok == 0) w.sync_apart.clear();  // a failed write or sync: not measured
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) MPI_File_delete(path.c_str(), MPI_INFO_NULL);
     return w;
@@ -1007,6 +1069,7 @@ int run(int rank, int world, const Options& opt) {
                 m.io.open_world = stats(w.open);
                 m.io.close_world = stats(w.close);
                 m.io.late_close = stats(w.late_close);
+                if (!w.sync_apart.empty()) m.io.sync_apart = stats(w.sync_apart);
             }
         }
     }

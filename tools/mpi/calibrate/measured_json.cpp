@@ -35,7 +35,8 @@ constexpr const char* kFormat = "clustersim-calibrate measurements";
 // eviction's Stats and per size the fresh and cold Stats) is the cold fresh sends'
 // measurement (ColdResult); files without it read as not measured. "first_use" (issue 23,
 // optional in every version: four times in seconds) is FirstUse; files without it read as
-// not measured.
+// not measured. The I/O's "sync_apart" (issue 23, optional in every version: Stats in
+// seconds) is IoMeasured::sync_apart; files without it read as not measured.
 constexpr int kVersion = 3;
 
 json num(double v) {
@@ -358,6 +359,7 @@ std::string measured_to_json(const Measured& m) {
                {"open_world", stats(io.open_world)},
                {"close_world", stats(io.close_world)},
                {"late_close", stats(io.late_close)},
+               {"sync_apart", stats(io.sync_apart)},
                {"dirty",
                 {{"mem_total", io.dirty.mem_total},
                  {"dirtyable", io.dirty.dirtyable},
@@ -541,6 +543,7 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
         io.open_world = read_time(x.obj("open_world"));
         io.close_world = read_time(x.obj("close_world"));
         io.late_close = read_time(x.obj("late_close"));
+        if (x.raw().contains("sync_apart")) io.sync_apart = read_time(x.obj("sync_apart"));
         const Reader d = x.obj("dirty");
         io.dirty.mem_total = d.u64("mem_total");
         io.dirty.dirtyable = d.u64("dirtyable");
