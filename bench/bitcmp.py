@@ -2,7 +2,8 @@
 """Compares two bench/bitcmp.sh output folders: every simulated result must be identical.
 
 Fields that measure the simulator rather than the simulation (wall time, CPU time, memory,
-rates per wall second) are dropped before comparing. Prints each differing file and the
+rates per wall second) are dropped before comparing, and each folder's own path is read as
+OUT, so two folders of any names compare. Prints each differing file and the
 first differing field; exit 0 when all are identical, 1 otherwise.
     python3 bench/bitcmp.py OUT_A OUT_B
 """
@@ -23,7 +24,8 @@ def clean(value):
 
 
 def load(path):
-    text = path.read_text(errors="replace")
+    # The runs of a folder name files in it (imported models): the folder is not a result.
+    text = path.read_text(errors="replace").replace(str(path.parent), "OUT")
     if path.suffix == ".json" and text.strip():
         try:
             return clean(json.loads(text))
