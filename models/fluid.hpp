@@ -55,6 +55,10 @@ class FluidNetwork final : public Component, public Transport {
     // the earliest completion. (An engine event per flow per rate change would pile up
     // superseded events: O(p^2) memory when p flows share one link.)
     struct Completion {
+        // A constructor, not an aggregate: emplace_back builds it in place from its fields
+        // (clang 14 has no parenthesised aggregate initialisation).
+        Completion(Time at_, std::uint64_t order_, std::uint32_t flow_, std::uint32_t version_)
+            : at(at_), order(order_), flow(flow_), version(version_) {}
         Time at;
         std::uint64_t order;  // start order breaks ties deterministically
         std::uint32_t flow;
