@@ -68,6 +68,18 @@ inline mpi::SimulationResult run_collective(int p, const CollCall& c,
     return mpi::simulate(t, one_rank_per_node(t, static_cast<std::size_t>(p)), prog, o);
 }
 
+// Runs script `a` on rank 0 and `b` on rank 1 of the two-node model `t` (rank i on node i)
+// under the network model `network`; each rank's bytes sent must be the other's received.
+inline Time run_two_ranks(run::Model t, const std::string& network, std::vector<mpi::Op> a,
+                          std::vector<mpi::Op> b) {
+    mpi::choose_network(t, network);
+    ScriptProgram prog({std::move(a), std::move(b)});
+    const auto res = mpi::simulate(t, one_rank_per_node(t.topology, 2), prog);
+    EXPECT_EQ(res.ranks[0].bytes_sent, res.ranks[1].bytes_received);
+    EXPECT_EQ(res.ranks[1].bytes_sent, res.ranks[0].bytes_received);
+    return res.simulated;
+}
+
 inline int ceil_log2(int p) {
     int k = 0;
     while ((1 << k) < p) ++k;

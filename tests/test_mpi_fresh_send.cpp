@@ -44,13 +44,7 @@ const std::string kFresh = R"(<mpi-overhead><fresh-send write-rate="1GB/s">
 
 Time run(const std::string& model, const std::string& overhead, std::vector<mpi::Op> a,
          std::vector<mpi::Op> b) {
-    auto t = pair(overhead);
-    mpi::choose_network(t, model);
-    ScriptProgram prog({std::move(a), std::move(b)});
-    const auto res = mpi::simulate(t, one_rank_per_node(t.topology, 2), prog);
-    EXPECT_EQ(res.ranks[0].bytes_sent, res.ranks[1].bytes_received);
-    EXPECT_EQ(res.ranks[1].bytes_sent, res.ranks[0].bytes_received);
-    return res.simulated;
+    return run_two_ranks(pair(overhead), model, std::move(a), std::move(b));
 }
 
 // Rank 1 runs `before` then sends `bytes` to rank 0 with a blocking Send.
