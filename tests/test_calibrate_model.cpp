@@ -978,16 +978,25 @@ TEST(CalibrateWrite, ColdSendIsTheEvictedBuffersExtraOverTheFreshOne) {
     }
 }
 
-// The page cache's rate (copy-rate) is the file's size over the faster of the unsynced and
-// the synced file's writes: both put the same bytes into the page cache before any sync.
-TEST(CalibrateWrite, PageCacheRateIsTheFasterOfTheTwoLargeFilesWrites) {
-    cal::Measured m = synthetic();
+// One rank's I/O measurements of a 64 MiB file in 1 MiB writes: open and close 100 us, the
+// unsynced file's writes 10 ms, a small synced file 1 ms, the large one's sync 40 ms.
+namespace {
+void with_io(cal::Measured& m) {
     m.io.measured = true;
     m.io.size = 64 << 20;
     m.io.transfer = 1 << 20;
     m.io.open = m.io.close = stat(100e-6);
+    m.io.write_cached = stat(10e-3);
     m.io.synced_small = m.io.sync_small = stat(1e-3);
     m.io.synced = m.io.sync = stat(40e-3);
+}
+}  // namespace
+
+// The page cache's rate (copy-rate) is the file's size over the faster of the unsynced and
+// the synced file's writes: both put the same bytes into the page cache before any sync.
+TEST(CalibrateWrite, PageCacheRateIsTheFasterOfTheTwoLargeFilesWrites) {
+    cal::Measured m = synthetic();
+    with_io(m);
     const double size = static_cast<double>(m.io.size);
     for (const auto& [cached, synced, faster] :
          {std::tuple{100e-3, 10e-3, 10e-3}, std::tuple{10e-3, 100e-3, 10e-3},
@@ -1004,13 +1013,7 @@ TEST(CalibrateWrite, PageCacheRateIsTheFasterOfTheTwoLargeFilesWrites) {
 // (an older file, or one rank) or is zero.
 TEST(CalibrateWrite, SyncApartIsTheMeasuredSpreadOfConcurrentSyncs) {
     cal::Measured m = synthetic();
-    m.io.measured = true;
-    m.io.size = 64 << 20;
-    m.io.transfer = 1 << 20;
-    m.io.open = m.io.close = stat(100e-6);
-    m.io.write_cached = stat(10e-3);
-    m.io.synced_small = m.io.sync_small = stat(1e-3);
-    m.io.synced = m.io.sync = stat(40e-3);
+    with_io(m);
     m.io.world = 2;
     m.io.open_world = stat(150e-6);
     m.io.close_world = stat(120e-6);
@@ -1047,13 +1050,7 @@ TEST(CalibrateWrite, FirstUsesAreTheFirstCallLessTheSecond) {
     m.first_use.cart_second = 20e-6;
     m.first_use.open_first = 2e-3;
     m.first_use.open_second = 300e-6;
-    m.io.measured = true;  // a <file-system> to carry first-open
-    m.io.size = 64 << 20;
-    m.io.transfer = 1 << 20;
-    m.io.open = m.io.close = stat(100e-6);
-    m.io.write_cached = stat(10e-3);
-    m.io.synced_small = m.io.sync_small = stat(1e-3);
-    m.io.synced = m.io.sync = stat(40e-3);
+    with_io(m);  // a <file-system> to carry first-open
     const std::string xml = cal::write_model(m, cal::derive(m, false), "synthetic", false);
     EXPECT_NE(xml.find("first-topology=\"380us\""), std::string::npos) << xml;
     EXPECT_NE(xml.find("first-open=\"1700us\""), std::string::npos) << xml;
