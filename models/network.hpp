@@ -164,19 +164,20 @@ class Network final : public Component, public Transport, private topo::NicPort 
     };
     Time wire_time(std::uint32_t kind, std::uint64_t bytes) {
         KindTimes& m = kind_times_[kind];
-        if (m.wire_bytes != bytes) {
-            m.wire_bytes = bytes;
-            m.wire = transfer_time(bytes, kinds_[kind].bandwidth);
-        }
-        return m.wire;
+        return remembered(m.wire_bytes, m.wire, bytes, kinds_[kind].bandwidth);
     }
     Time relay_time(std::uint32_t kind, std::uint64_t bytes) {
         KindTimes& m = kind_times_[kind];
-        if (m.relay_bytes != bytes) {
-            m.relay_bytes = bytes;
-            m.relay = transfer_time(bytes, kinds_[kind].relay_rate);
+        return remembered(m.relay_bytes, m.relay, bytes, kinds_[kind].relay_rate);
+    }
+    // transfer_time(bytes, rate), computed only when `bytes` is not the size last asked.
+    static Time remembered(std::uint64_t& last_bytes, Time& last, std::uint64_t bytes,
+                           Bandwidth rate) {
+        if (last_bytes != bytes) {
+            last_bytes = bytes;
+            last = transfer_time(bytes, rate);
         }
-        return m.relay;
+        return last;
     }
     // The shared part of a vertex's relay: when it is free, and (memory node) its
     // neighbour-to-neighbour rate. 16 bytes, so four vertices of a node share a line.
