@@ -24,7 +24,8 @@ std::string connect(int trips) {
 
 Time run(const std::string& model, const std::string& overhead, std::vector<mpi::Op> a,
          std::vector<mpi::Op> b) {
-    return run_two_ranks(two_nodes_on_a_switch("connect", overhead), model, std::move(a), std::move(b));
+    return run_two_ranks(two_nodes_on_a_switch("connect", overhead), model, std::move(a),
+                         std::move(b));
 }
 
 // One blocking send of `bytes` from rank 1 to rank 0.
