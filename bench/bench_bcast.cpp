@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "bench/bench_args.hpp"
-#include "bench/cpu_time.hpp"
 #include "collectives/apps.hpp"
 #include "run/model.hpp"
 #include "run/simulation.hpp"
@@ -46,10 +45,10 @@ int bench_main(int argc, char** argv) {
     auto app = apps.create("bcast:size=" + size, n);
     mpi::SimulationOptions options;
     options.algorithm_overrides = {"bcast=" + algorithm};
-    const double cpu0 = bench::cpu_seconds();
+    const double cpu0 = process_cpu_seconds();
     const auto res = mpi::simulate(t_model, mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin),
                                    *app, options);
-    const double sim_cpu = bench::cpu_seconds() - cpu0;
+    const double sim_cpu = process_cpu_seconds() - cpu0;
     const auto t2 = std::chrono::steady_clock::now();
 
     fmt::print("bcast {} by {} on a star of {} nodes, {} granularity, {} NIC\n", size, algorithm, n,

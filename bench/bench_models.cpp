@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "bench/bench_args.hpp"
-#include "bench/cpu_time.hpp"
 #include "collectives/apps.hpp"
 #include "run/model.hpp"
 #include "run/simulation.hpp"
@@ -49,7 +48,7 @@ int bench_main(int argc, char** argv) {
     const auto t1 = std::chrono::steady_clock::now();
     // The process's CPU time from its start (clock_gettime, nanoseconds): what a run costs,
     // start-up and model build included, without /usr/bin/time's 10 ms steps.
-    const double cpu = bench::cpu_seconds();
+    const double cpu = process_cpu_seconds();
     fmt::print(
         "{:>6} ranks  {:<24} {:<12} simulated {:>10} ({} ps)  events {:>11}  wall {:>7.3f} s  "
         "process cpu {:.4f} s  peak memory {}\n",

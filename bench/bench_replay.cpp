@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 
 #include "bench/bench_args.hpp"
-#include "bench/cpu_time.hpp"
 #include "run/model.hpp"
 #include "run/simulation.hpp"
 #include "simulator/memory.hpp"
@@ -115,11 +114,11 @@ int bench_main(int argc, char** argv) {
     const auto placement = mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin);
     // The program is made inside the timed part: a large trace is copied onto huge pages
     // there (traces/replay.hpp), which is part of what a replay costs.
-    const double cpu0 = bench::cpu_seconds();
+    const double cpu0 = process_cpu_seconds();
     traces::TraceProgram program(loaded,
                                  std::vector<std::uint64_t>(n, t.nodes[0].sockets[0].speed));
     const auto res = mpi::simulate(t_model, placement, program);
-    const double sim_cpu = bench::cpu_seconds() - cpu0;
+    const double sim_cpu = process_cpu_seconds() - cpu0;
     const auto t3 = std::chrono::steady_clock::now();
     const double read_s = std::chrono::duration<double>(t2 - t1).count();
     const double replay_s = read_s + res.wall_seconds;

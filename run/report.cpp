@@ -115,6 +115,7 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
     j["simulated_time_ps"] = res.simulated.ps();
     j["events"] = res.events;
     j["wall_time_s"] = res.wall_seconds;
+    j["cpu_time_s"] = res.cpu_seconds;
     j["model_load_s"] = rep.model_load_s;
     j["events_per_s"] = eps;
     j["peak_memory_bytes"] = rep.peak_memory_bytes;

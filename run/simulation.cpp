@@ -12,6 +12,7 @@
 #include "models/noise_gen.hpp"
 #include "run/network_models.hpp"
 #include "simulator/error.hpp"
+#include "simulator/memory.hpp"
 #include "simulator/params.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
@@ -365,6 +366,7 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
     if (options.link_activity != nullptr) network.record_links(options.link_activity);
 
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = process_cpu_seconds();
     runtime.start();
     if (options.progress) {
         while (engine.pending() > 0) {
@@ -375,6 +377,7 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
         engine.run();
     }
     const auto t1 = std::chrono::steady_clock::now();
+    const double cpu1 = process_cpu_seconds();
 
     if (!runtime.all_finished()) {
         const auto blocked = runtime.blocked_ranks();
@@ -391,6 +394,7 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
     SimulationResult res;
     res.events = engine.events_processed();
     res.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
+    res.cpu_seconds = cpu1 - cpu0;
     res.ranks = runtime.results();
     res.algorithms = runtime.algorithm_calls();
     for (const auto& r : res.ranks) res.simulated = max(res.simulated, r.finish);

@@ -24,6 +24,7 @@ struct SimulationResult {
     Time simulated;            // when the last rank finished
     std::uint64_t events = 0;  // engine events processed
     double wall_seconds = 0;   // wall-clock time of the event loop
+    double cpu_seconds = 0;    // CPU time of the process during the event loop (user + system)
     std::vector<RankResult> ranks;
     std::vector<RankLocation> placement;
     net::NetworkStats network;

@@ -43,14 +43,14 @@ TEST(Cli, JsonHasTheDocumentedFieldsAndRunsAreDeterministic) {
     auto ja = nlohmann::json::parse(a.out);
     auto jb = nlohmann::json::parse(b.out);
     for (const char* key :
-         {"simulated_time_s", "events", "wall_time_s", "ranks", "peak_memory_bytes"})
+         {"simulated_time_s", "events", "wall_time_s", "cpu_time_s", "ranks", "peak_memory_bytes"})
         EXPECT_TRUE(ja.contains(key)) << key;
     EXPECT_EQ(ja["ranks"], 2);
     EXPECT_GT(ja["events"].get<std::uint64_t>(), 0u);
     EXPECT_EQ(ja["network"]["bytes_sent"], ja["network"]["bytes_delivered"]);
     for (auto* j : {&ja, &jb})
         for (const char* volatile_key :
-             {"wall_time_s", "events_per_s", "peak_memory_bytes", "model_load_s"})
+             {"wall_time_s", "cpu_time_s", "events_per_s", "peak_memory_bytes", "model_load_s"})
             j->erase(volatile_key);
     EXPECT_EQ(ja, jb);
 }
