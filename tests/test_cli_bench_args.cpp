@@ -28,6 +28,8 @@ TEST(BenchArgs, EveryBadArgumentIsOneLineAndExitTwo) {
         {CLUSTERSIM_BENCH_REPLAY, "4 x", "bench_replay", "EVENTS (argument 2)"},
         {CLUSTERSIM_BENCH_REPLAY, "4 10 packet 1KiB xml", "bench_replay", "FORMAT"},
         {CLUSTERSIM_BENCH_STAR_BUILD, "1.5", "bench_star_build", "N (argument 1)"},
+        {CLUSTERSIM_BENCH_QUEUE, "abc", "bench_queue", "PENDING (argument 1)"},
+        {CLUSTERSIM_BENCH_QUEUE, "10 0", "bench_queue", "HOLDS (argument 2): must be 1 to"},
     };
     for (const BadCall& c : calls) {
         SCOPED_TRACE(c.program + " " + c.args);
