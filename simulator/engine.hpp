@@ -17,8 +17,10 @@
 #include <vector>
 
 #include "simulator/event.hpp"
-#include "simulator/ladder_queue.hpp"
 #include "simulator/time.hpp"
+#ifdef CLUSTERSIM_LADDER_QUEUE
+#include "simulator/ladder_queue.hpp"
+#endif
 
 namespace clustersim {
 

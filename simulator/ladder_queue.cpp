@@ -17,7 +17,6 @@ void LadderQueue::push(const Event& e) {
         Rung& r = rungs_[i];
         if (t >= r.unused_start()) {
             r.buckets[(t - r.start) / r.width].push_back(e);
-            ++r.count;
             return;
         }
     }
@@ -29,9 +28,9 @@ void LadderQueue::push(const Event& e) {
     if (bottom_.size() - head_ > kBottomMax && active_ < kMaxRungs &&
         bottom_[head_].time != bottom_.back().time) {
         // Too many insertions: the bottom becomes the finest rung (it is sorted, so its events
-        // keep their order), and the next refill takes its first bucket back. (Events of one
-        // time are appended at its end, no insertion: they stay.)
-        // It must take every later push below the next rung up (or the top).
+        // keep their order), covering every later push below the next rung up (or the top);
+        // the next refill takes its first bucket back. A bottom of one time stays: its pushes
+        // are appends.
         const std::uint64_t limit = active_ > 0 ? rungs_[active_ - 1].unused_start() : top_start_;
         scratch_.assign(bottom_.begin() + static_cast<std::ptrdiff_t>(head_), bottom_.end());
         bottom_.clear();
@@ -49,7 +48,6 @@ void LadderQueue::add_rung(const std::vector<Event>& events, std::uint64_t lo, s
     r.start = lo;
     r.width = span / n + 1;  // n buckets of this width cover the span
     r.used = 0;
-    r.count = events.size();
     r.buckets_in_use = static_cast<std::size_t>(span / r.width + 1);
     if (r.buckets.size() < r.buckets_in_use) r.buckets.resize(r.buckets_in_use);
     for (const Event& e : events) r.buckets[(ps(e) - r.start) / r.width].push_back(e);
@@ -75,7 +73,6 @@ void LadderQueue::refill() {
             continue;
         }
         std::vector<Event>& b = r.buckets[r.used++];
-        r.count -= b.size();
         std::uint64_t lo = UINT64_MAX, hi = 0;
         for (const Event& e : b) {
             lo = std::min(lo, ps(e));

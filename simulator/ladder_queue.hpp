@@ -63,7 +63,6 @@ class LadderQueue {
         std::uint64_t start = 0;  // time (ps) of bucket 0
         std::uint64_t width = 1;  // ps per bucket
         std::size_t used = 0;     // buckets before this one are used up
-        std::size_t count = 0;    // events in the rung
         std::vector<std::vector<Event>> buckets;
         std::size_t buckets_in_use = 0;  // buckets[0, buckets_in_use) belong to this rung
         // The earliest time the rung's unused buckets may hold.
