@@ -15,6 +15,7 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
       routes_service_(topology, router),
       client_(client),
       rng_(seed),
+      router_(router),
       valiant_(topology) {
     id_ = engine_.add(*this);
     const std::size_t edges = topo_.num_edges(), vertices = topo_.num_vertices();
@@ -67,6 +68,33 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
             edge_resource_[e] = next++;
         }
     }
+    // The tree records (tree_route), in vertex order; a vertex's depth from its parent's,
+    // walked up and memoised (kNil: not yet known).
+    if (!router.tree_routes()) return;
+    tree_.resize(vertices);
+    for (VertexId v = 0; v < vertices; ++v) {
+        const topo::Router::TreeLink link = router.tree_link(v);
+        TreeStep& t = tree_[v];
+        t.parent = link.parent;
+        t.depth = link.parent == topo::kNoVertex ? 0 : kNil;
+        t.up = link.up;
+        t.down = link.down;
+        if (link.up != topo::kNoEdge) {
+            t.up_resource = edge_resource_[link.up];
+            t.up_latency = topo_.edge(link.up).latency;
+        }
+        if (link.down != topo::kNoEdge) {
+            t.down_resource = edge_resource_[link.down];
+            t.down_latency = topo_.edge(link.down).latency;
+        }
+        t.relay = relay_resource_[v];
+    }
+    std::vector<VertexId> chain;
+    for (VertexId v = 0; v < vertices; ++v) {
+        for (VertexId w = v; tree_[w].depth == kNil; w = tree_[w].parent) chain.push_back(w);
+        for (; !chain.empty(); chain.pop_back())
+            tree_[chain.back()].depth = tree_[tree_[chain.back()].parent].depth + 1;
+    }
 }
 
 std::vector<std::uint64_t> FluidNetwork::edge_bytes() const {
@@ -96,28 +124,30 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
         key |= 1ULL << 63;  // Valiant keys apart from minimal ones
         if (auto it = route_index_.find(key); it != route_index_.end()) return it->second;
     }
-    // The route (topologies/route_service.hpp): a resource per link, and one per relay
-    // that limits it (a memory node's local rate between two of its neighbours).
-    topo::Route& path = route_scratch_;
-    routes_service_.route_path(src, dst, path, via);
     Route r;
     r.first_edge = route_edges_.size();
-    r.edge_count = static_cast<std::uint32_t>(path.edges.size());
-    route_edges_.insert(route_edges_.end(), path.edges.begin(), path.edges.end());
-    r.latency = path.latency;
     r.first_resource = route_resources_.size();
-    for (std::size_t i = 0; i < path.edges.size(); ++i) {
-        route_resources_.push_back(edge_resource_[path.edges[i]]);
-        if (i == 0) continue;
-        // The relay before hop i (RouteService::relay, from this model's own tables): a
-        // memory node with a local rate moves a neighbours' route at that rate, any other
-        // vertex with a finite relay rate at its relay rate.
-        const VertexId v = topo_.source_of(path.edges[i]);
-        if (path.neighbours && local_resource_[v] != kNil)
-            route_resources_.push_back(local_resource_[v]);
-        else if (relay_resource_[v] != kNil)
-            route_resources_.push_back(relay_resource_[v]);
+    if (via != topo::kNoVertex || !tree_route(src, dst, r.latency)) {
+        // The route (topologies/route_service.hpp): a resource per link, and one per relay
+        // that limits it (a memory node's local rate between two of its neighbours).
+        topo::Route& path = route_scratch_;
+        routes_service_.route_path(src, dst, path, via);
+        route_edges_.insert(route_edges_.end(), path.edges.begin(), path.edges.end());
+        r.latency = path.latency;
+        for (std::size_t i = 0; i < path.edges.size(); ++i) {
+            route_resources_.push_back(edge_resource_[path.edges[i]]);
+            if (i == 0) continue;
+            // The relay before hop i (RouteService::relay, from this model's own tables): a
+            // memory node with a local rate moves a neighbours' route at that rate, any
+            // other vertex with a finite relay rate at its relay rate.
+            const VertexId v = topo_.source_of(path.edges[i]);
+            if (path.neighbours && local_resource_[v] != kNil)
+                route_resources_.push_back(local_resource_[v]);
+            else if (relay_resource_[v] != kNil)
+                route_resources_.push_back(relay_resource_[v]);
+        }
     }
+    r.edge_count = static_cast<std::uint32_t>(route_edges_.size() - r.first_edge);
     r.resource_count = static_cast<std::uint32_t>(route_resources_.size() - r.first_resource);
     const auto hops = resources_of(r);
     r.distinct = true;
@@ -136,6 +166,55 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
         route_index_.emplace(key, index);
     if (via == topo::kNoVertex) last_route_[src] = LastRoute{dst, index};
     return index;
+}
+
+bool FluidNetwork::tree_route(VertexId src, VertexId dst, Time& latency) {
+    if (tree_.empty() || src == dst) return false;
+    // Up from both ends to one depth, then together to the lowest common ancestor, or to
+    // the two anchors when the ends hang in different trees.
+    tree_up_.clear();
+    tree_down_.clear();
+    VertexId a = src, b = dst;
+    for (; tree_[a].depth > tree_[b].depth; a = tree_[a].parent) tree_up_.push_back(a);
+    for (; tree_[b].depth > tree_[a].depth; b = tree_[b].parent) tree_down_.push_back(b);
+    for (; a != b && tree_[a].depth > 0; a = tree_[a].parent, b = tree_[b].parent) {
+        tree_up_.push_back(a);
+        tree_down_.push_back(b);
+    }
+    core_scratch_.clear();
+    if (a != b && !router_.append_path(a, b, core_scratch_)) return false;  // the service says why
+    const std::size_t edges = tree_up_.size() + core_scratch_.size() + tree_down_.size();
+    // Two edges: maybe two neighbours of a memory node (its local rate); the service decides.
+    if (edges == 2) return false;
+    for (VertexId v : tree_up_)
+        if (tree_[v].up == topo::kNoEdge) return false;
+    for (VertexId v : tree_down_)
+        if (tree_[v].down == topo::kNoEdge) return false;
+    // The hops in path order: each edge's resource, preceded (after the first) by the relay
+    // resource of the vertex it leaves, if that vertex has one (route_for's other branch).
+    Time total = Time::zero();
+    bool first = true;
+    auto hop = [&](EdgeId e, std::uint32_t resource, std::uint32_t relay, Time edge_latency) {
+        if (!first && relay != kNil) route_resources_.push_back(relay);
+        first = false;
+        route_edges_.push_back(e);
+        route_resources_.push_back(resource);
+        total += edge_latency;
+    };
+    for (VertexId v : tree_up_) {
+        const TreeStep& t = tree_[v];
+        hop(t.up, t.up_resource, t.relay, t.up_latency);
+    }
+    for (EdgeId e : core_scratch_) {
+        const VertexId from = topo_.source_of(e);
+        hop(e, edge_resource_[e], relay_resource_[from], topo_.edge(e).latency);
+    }
+    for (auto it = tree_down_.rbegin(); it != tree_down_.rend(); ++it) {
+        const TreeStep& t = tree_[*it];
+        hop(t.down, t.down_resource, tree_[t.parent].relay, t.down_latency);
+    }
+    latency = total;
+    return true;
 }
 
 void FluidNetwork::widen(std::size_t hops) {

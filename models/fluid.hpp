@@ -148,6 +148,12 @@ class FluidNetwork final : public Component, public Transport {
     }
 
     std::uint32_t route_for(VertexId src, VertexId dst);
+    // A new route's edges and resources appended to route_edges_ and route_resources_ from
+    // the two endpoints' tree records (tree_): false, nothing appended, where the route is
+    // not made of tree halves and a core path (no tree records, src == dst, a hop without an
+    // edge, a two-edge route, which may take a memory node's local rate) and route_for asks
+    // the route service instead. Same edges, resources and latency as the route service's.
+    bool tree_route(VertexId src, VertexId dst, Time& latency);
     // Re-solves the rates the change at these resources can affect: the flows reached
     // through saturated resources (a resource with slack constrains none of its flows).
     // `seeds`: resources whose flows must be re-solved; `firsts`: flows that must be (new
@@ -210,6 +216,25 @@ class FluidNetwork final : public Component, public Transport {
         std::uint32_t index = 0;
     };
     std::vector<LastRoute> last_route_;  // by source vertex; sized at the first send
+    // Per vertex, what a route through it reads of the router, the topology and the
+    // resource tables, in one record (issue 25): a binomial bcast meets a new pair with every
+    // message, and building its route from the router's, the edges' and the resources'
+    // tables cost about 25 cache misses on the receiver's node at 65,536 ranks; the records
+    // of a node's vertices are adjacent. Built with the network (a pass in vertex order),
+    // empty when the router's paths are not tree halves (routed fabrics) or Valiant routing
+    // chooses detours.
+    struct TreeStep {
+        VertexId parent = topo::kNoVertex;  // kNoVertex: a core vertex (its anchor)
+        std::uint32_t depth = 0;            // edges below its anchor
+        EdgeId up = topo::kNoEdge, down = topo::kNoEdge;  // to and from its parent
+        std::uint32_t up_resource = kNil, down_resource = kNil;  // those edges' resources
+        std::uint32_t relay = kNil;  // relay_resource_ of the vertex
+        Time up_latency, down_latency;
+    };
+    std::vector<TreeStep> tree_;
+    const topo::Router& router_;
+    std::vector<VertexId> tree_up_, tree_down_;  // tree_route()'s scratch
+    std::vector<EdgeId> core_scratch_;
     topo::ValiantChooser valiant_;
     Pool<Flow> flows_;
     std::uint64_t next_order_ = 0;

@@ -43,6 +43,26 @@ class Router {
     bool append_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const;
     bool reachable(VertexId from, VertexId to) const;
 
+    // The tree a vertex hangs in (the header's peeling), for a model that builds routes from
+    // per-vertex halves (the fluid model): its parent (kNoVertex for a core vertex), its
+    // anchor, and the first-choice edges from it up to its parent and from its parent down
+    // to it (kNoEdge when there is none that way). While tree_routes() holds, the first-
+    // choice path between two vertices of one tree climbs from the source to their lowest
+    // common ancestor and descends to the destination; between trees it climbs to the
+    // source's anchor, follows append_path(anchor, anchor) and descends from the
+    // destination's anchor.
+    struct TreeLink {
+        VertexId parent = kNoVertex, anchor = kNoVertex;
+        EdgeId up = kNoEdge, down = kNoEdge;
+    };
+    TreeLink tree_link(VertexId v) const {
+        const VertexInfo& i = info_[v];
+        return TreeLink{i.parent, i.anchor, i.up_count ? up_edges_[i.up_first] : kNoEdge,
+                        i.down_count ? down_edges_[i.down_first] : kNoEdge};
+    }
+    // False when some paths follow a routed fabric's rule instead (fabric_path).
+    bool tree_routes() const { return fabric_nics_.empty(); }
+
     std::size_t core_size() const { return core_vertices_.size(); }
     std::size_t tables_built() const { return tables_built_; }
     const Topology& topology() const { return topo_; }
