@@ -127,7 +127,8 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     Route r;
     r.first_edge = route_edges_.size();
     r.first_resource = route_resources_.size();
-    if (via != topo::kNoVertex || !tree_route(src, dst, r.latency)) {
+    const bool tree = via == topo::kNoVertex && tree_route(src, dst, r.latency);
+    if (!tree) {
         // The route (topologies/route_service.hpp): a resource per link, and one per relay
         // that limits it (a memory node's local rate between two of its neighbours).
         topo::Route& path = route_scratch_;
@@ -154,7 +155,8 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     for (std::uint32_t res : hops)
         if (r.narrowest == 0 || resources_[res].capacity < r.narrowest)
             r.narrowest = resources_[res].capacity;
-    for (std::size_t i = 0; i < hops.size(); ++i)
+    // A tree route crosses no vertex twice, so no link or relay twice either.
+    for (std::size_t i = 0; i < hops.size() && !tree; ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (hops[i] == hops[j]) r.distinct = false;
     widen(hops.size());
@@ -192,13 +194,18 @@ bool FluidNetwork::tree_route(VertexId src, VertexId dst, Time& latency) {
         if (tree_[v].down == topo::kNoEdge) return false;
     // The hops in path order: each edge's resource, preceded (after the first) by the relay
     // resource of the vertex it leaves, if that vertex has one (route_for's other branch).
+    // Written in place (at most 2 edges - 1 resources), the unused tail cut after.
+    const std::size_t first_edge = route_edges_.size(), first_resource = route_resources_.size();
+    route_edges_.resize(first_edge + edges);
+    route_resources_.resize(first_resource + 2 * edges - 1);
+    EdgeId* edge_out = route_edges_.data() + first_edge;
+    std::uint32_t* const resources_begin = route_resources_.data() + first_resource;
+    std::uint32_t* resource_out = resources_begin;
     Time total = Time::zero();
-    bool first = true;
     auto hop = [&](EdgeId e, std::uint32_t resource, std::uint32_t relay, Time edge_latency) {
-        if (!first && relay != kNil) route_resources_.push_back(relay);
-        first = false;
-        route_edges_.push_back(e);
-        route_resources_.push_back(resource);
+        if (resource_out != resources_begin && relay != kNil) *resource_out++ = relay;
+        *edge_out++ = e;
+        *resource_out++ = resource;
         total += edge_latency;
     };
     for (VertexId v : tree_up_) {
@@ -213,6 +220,7 @@ bool FluidNetwork::tree_route(VertexId src, VertexId dst, Time& latency) {
         const TreeStep& t = tree_[*it];
         hop(t.down, t.down_resource, tree_[t.parent].relay, t.down_latency);
     }
+    route_resources_.resize(first_resource + static_cast<std::size_t>(resource_out - resources_begin));
     latency = total;
     return true;
 }
