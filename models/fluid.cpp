@@ -152,9 +152,6 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
     r.resource_count = static_cast<std::uint32_t>(route_resources_.size() - r.first_resource);
     const auto hops = resources_of(r);
     r.distinct = true;
-    for (std::uint32_t res : hops)
-        if (r.narrowest == 0 || resources_[res].capacity < r.narrowest)
-            r.narrowest = resources_[res].capacity;
     // A tree route crosses no vertex twice, so no link or relay twice either.
     for (std::size_t i = 0; i < hops.size() && !tree; ++i)
         for (std::size_t j = 0; j < i; ++j)
@@ -239,12 +236,24 @@ void FluidNetwork::widen(std::size_t hops) {
 void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                         bool notify_injected) {
     const std::uint32_t ri = route_for(src, dst);
-    const Route& route = routes_[ri];
-    const double narrowest = route.narrowest;
-    if (narrowest > 0 && static_cast<double>(bytes) > narrowest)  // at least a second
-        refuse_past_horizon(engine_.now(), bytes,
-                            static_cast<std::uint64_t>(std::max(1.0, std::floor(narrowest))),
-                            topo_.vertex(src).name, topo_.vertex(dst).name);
+    Route& route = routes_[ri];
+    if (bytes > 0) {
+        // The narrowest capacity, at the route's first message with bytes: a rendezvous
+        // envelope (0 B) makes the route first, and reading its resources then, long before
+        // the data's flow registers on them, was a cache miss per resource line at scale.
+        if (route.narrowest < 0) {
+            double narrowest = 0;
+            for (std::uint32_t res : resources_of(route))
+                if (narrowest == 0 || resources_[res].capacity < narrowest)
+                    narrowest = resources_[res].capacity;
+            route.narrowest = narrowest;
+        }
+        const double narrowest = route.narrowest;
+        if (narrowest > 0 && static_cast<double>(bytes) > narrowest)  // at least a second
+            refuse_past_horizon(engine_.now(), bytes,
+                                static_cast<std::uint64_t>(std::max(1.0, std::floor(narrowest))),
+                                topo_.vertex(src).name, topo_.vertex(dst).name);
+    }
     ++stats_.messages_sent;
     stats_.bytes_sent += bytes;
     if (bytes == 0) {

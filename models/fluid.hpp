@@ -86,7 +86,9 @@ class FluidNetwork final : public Component, public Transport {
         std::size_t first_edge = 0, first_resource = 0;
         std::uint32_t edge_count = 0, resource_count = 0;
         Time latency;
-        double narrowest = 0;     // the smallest capacity of its resources (they never change)
+        // The smallest capacity of its resources (they never change; 0: none finite), -1
+        // until the route's first message with bytes computes it (send()).
+        double narrowest = -1;
         std::uint64_t bytes = 0;  // delivered by its finished flows (edge_bytes())
         bool distinct = true;     // no resource twice (a Valiant detour may cross one twice)
     };
