@@ -217,7 +217,8 @@ bool FluidNetwork::tree_route(VertexId src, VertexId dst, Time& latency) {
         const TreeStep& t = tree_[*it];
         hop(t.down, t.down_resource, tree_[t.parent].relay, t.down_latency);
     }
-    route_resources_.resize(first_resource + static_cast<std::size_t>(resource_out - resources_begin));
+    route_resources_.resize(first_resource +
+                            static_cast<std::size_t>(resource_out - resources_begin));
     latency = total;
     return true;
 }

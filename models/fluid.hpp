@@ -223,14 +223,14 @@ class FluidNetwork final : public Component, public Transport {
     // message, and building its route from the router's, the edges' and the resources'
     // tables cost about 25 cache misses on the receiver's node at 65,536 ranks; the records
     // of a node's vertices are adjacent. Built with the network (a pass in vertex order),
-    // empty when the router's paths are not tree halves (routed fabrics) or Valiant routing
-    // chooses detours.
+    // empty when the router's paths are not tree halves (routed fabrics); a Valiant detour's
+    // route is the route service's.
     struct TreeStep {
-        VertexId parent = topo::kNoVertex;  // kNoVertex: a core vertex (its anchor)
-        std::uint32_t depth = 0;            // edges below its anchor
+        VertexId parent = topo::kNoVertex;                // kNoVertex: a core vertex (its anchor)
+        std::uint32_t depth = 0;                          // edges below its anchor
         EdgeId up = topo::kNoEdge, down = topo::kNoEdge;  // to and from its parent
         std::uint32_t up_resource = kNil, down_resource = kNil;  // those edges' resources
-        std::uint32_t relay = kNil;  // relay_resource_ of the vertex
+        std::uint32_t relay = kNil;                              // relay_resource_ of the vertex
         Time up_latency, down_latency;
     };
     std::vector<TreeStep> tree_;

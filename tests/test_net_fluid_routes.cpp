@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "models/fluid.hpp"
 #include "run/model.hpp"
 #include "simulator/engine.hpp"
@@ -34,29 +36,22 @@ struct Arrivals final : NetworkClient {
 // destination's memory node and NIC, the anchor switches of both trees, and a switch in the
 // middle of the core (four switches in a ring: a node on sw1 reaches one on sw3 through sw2
 // or sw4). Links are fast, so a relay left out of a route, or one too many, changes the rate.
-constexpr const char* kRelays = R"(<cluster name="relays">
+// One node type: a socket, a memory node relaying at `mem` and a NIC relaying at `nic`.
+std::string node_type(const char* name, const char* mem, const char* nic) {
+    return fmt::format(R"(<node-type name="{}" memory="1GiB">
+    <socket name="s0" cores="1" speed="1G"/>
+    <memory-node name="mem0" bandwidth="{}"/>
+    <nic name="nic" bandwidth="{}"/>
+    <cable from="s0" to="mem0" latency="100ns" bandwidth="10GB/s"/>
+    <cable from="nic" to="mem0" latency="200ns" bandwidth="10GB/s"/>
+  </node-type>)",
+                       name, mem, nic);
+}
+const std::string kRelays = R"(<cluster name="relays">
   <network granularity="100KiB" routing="shortest-path" nic="packet" eager-threshold="64KiB"/>
-  <node-type name="fast" memory="1GiB">
-    <socket name="s0" cores="1" speed="1G"/>
-    <memory-node name="mem0" bandwidth="9GB/s"/>
-    <nic name="nic" bandwidth="8GB/s"/>
-    <cable from="s0" to="mem0" latency="100ns" bandwidth="10GB/s"/>
-    <cable from="nic" to="mem0" latency="200ns" bandwidth="10GB/s"/>
-  </node-type>
-  <node-type name="slowmem" memory="1GiB">
-    <socket name="s0" cores="1" speed="1G"/>
-    <memory-node name="mem0" bandwidth="0.3GB/s"/>
-    <nic name="nic" bandwidth="8GB/s"/>
-    <cable from="s0" to="mem0" latency="100ns" bandwidth="10GB/s"/>
-    <cable from="nic" to="mem0" latency="200ns" bandwidth="10GB/s"/>
-  </node-type>
-  <node-type name="slownic" memory="1GiB">
-    <socket name="s0" cores="1" speed="1G"/>
-    <memory-node name="mem0" bandwidth="9GB/s"/>
-    <nic name="nic" bandwidth="0.4GB/s"/>
-    <cable from="s0" to="mem0" latency="100ns" bandwidth="10GB/s"/>
-    <cable from="nic" to="mem0" latency="200ns" bandwidth="10GB/s"/>
-  </node-type>
+)" + node_type("fast", "9GB/s", "8GB/s") +
+                            node_type("slowmem", "0.3GB/s", "8GB/s") +
+                            node_type("slownic", "9GB/s", "0.4GB/s") + R"(
   <nodes prefix="a" count="3" type="fast"/>
   <nodes prefix="b" count="2" type="slowmem"/>
   <nodes prefix="c" count="2" type="slownic"/>
@@ -81,12 +76,11 @@ TEST(FluidRoutes, EveryExamplePairTakesTheRouteServicesRoute) {
     for (const char* name :
          {"relays", "figure1-westmere-10.xml", "fat-tree-16.xml", "torus-4x4.xml",
           "dragonfly-72.xml", "star-16.xml", "two-nodes.xml", "figure5-io-8.xml"}) {
-        const topo::Topology t =
-            std::string(name) == "relays"
-                ? topo::parse_model(kRelays, "relays.xml")
-                : run::load_model(std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/" +
-                                  name)
-                      .topology;
+        const topo::Topology t = std::string(name) == "relays"
+                                     ? topo::parse_model(kRelays, "relays.xml")
+                                     : run::load_model(std::string(CLUSTERSIM_SOURCE_DIR) +
+                                                       "/topologies/examples/" + name)
+                                           .topology;
         topo::Router router(t);
         const topo::RouteService service(t, router);
         Engine engine;
