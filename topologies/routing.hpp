@@ -44,20 +44,20 @@ class Router {
     bool reachable(VertexId from, VertexId to) const;
 
     // The tree a vertex hangs in (the header's peeling), for a model that builds routes from
-    // per-vertex halves (the fluid model): its parent (kNoVertex for a core vertex), its
-    // anchor, and the first-choice edges from it up to its parent and from its parent down
+    // per-vertex halves (the fluid model): its parent (kNoVertex for a core vertex, an
+    // anchor) and the first-choice edges from it up to its parent and from its parent down
     // to it (kNoEdge when there is none that way). While tree_routes() holds, the first-
     // choice path between two vertices of one tree climbs from the source to their lowest
     // common ancestor and descends to the destination; between trees it climbs to the
     // source's anchor, follows append_path(anchor, anchor) and descends from the
     // destination's anchor.
     struct TreeLink {
-        VertexId parent = kNoVertex, anchor = kNoVertex;
+        VertexId parent = kNoVertex;
         EdgeId up = kNoEdge, down = kNoEdge;
     };
     TreeLink tree_link(VertexId v) const {
         const VertexInfo& i = info_[v];
-        return TreeLink{i.parent, i.anchor, i.up_count ? up_edges_[i.up_first] : kNoEdge,
+        return TreeLink{i.parent, i.up_count ? up_edges_[i.up_first] : kNoEdge,
                         i.down_count ? down_edges_[i.down_first] : kNoEdge};
     }
     // False when some paths follow a routed fabric's rule instead (fabric_path).
