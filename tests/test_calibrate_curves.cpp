@@ -15,7 +15,7 @@
 #include "run/model.hpp"
 #include "tools/mpi/calibrate/calibrate.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace cal = clustersim::calibrate;
 using clustersim::Time;
@@ -135,4 +135,4 @@ TEST(CalibrateCurves, SavedMeasurementKeepsThemAndOldFilesHaveNone) {
               "time >= 0");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

@@ -31,7 +31,7 @@ namespace topo = clustersim::topo;
 namespace run = clustersim::run;
 namespace comm = clustersim::comm;
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 const std::string kData = std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/calibrate/";
 
@@ -141,8 +141,6 @@ TEST(CalibrateJson, ATimeBeyondAMillionSecondsIsABadFile) {
     m.barrier = stat(22.5e-6);
     EXPECT_NO_THROW((void)cal::measured_from_json(cal::measured_to_json(m), "ok.json"));
 }
-
-}  // namespace
 
 TEST(CalibrateDerive, LadderFromLatencyAndBandwidthGivesThemBack) {
     const cal::Measured m = synthetic();
@@ -980,7 +978,6 @@ TEST(CalibrateWrite, ColdSendIsTheEvictedBuffersExtraOverTheFreshOne) {
 
 // One rank's I/O measurements of a 64 MiB file in 1 MiB writes: open and close 100 us, the
 // unsynced file's writes 10 ms, a small synced file 1 ms, the large one's sync 40 ms.
-namespace {
 void with_io(cal::Measured& m) {
     m.io.measured = true;
     m.io.size = 64 << 20;
@@ -990,7 +987,6 @@ void with_io(cal::Measured& m) {
     m.io.synced_small = m.io.sync_small = stat(1e-3);
     m.io.synced = m.io.sync = stat(40e-3);
 }
-}  // namespace
 
 // The page cache's rate (copy-rate) is the file's size over the faster of the unsynced and
 // the synced file's writes: both put the same bytes into the page cache before any sync.
@@ -1085,3 +1081,4 @@ TEST(CalibrateWrite, FirstUsesAreTheFirstCallLessTheSecond) {
             << e.what();
     }
 }
+}  // namespace CLUSTERSIM_TEST_FILE

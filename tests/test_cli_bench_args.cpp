@@ -10,7 +10,7 @@
 #include "cli_fixtures.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 struct BadCall {
     std::string binary, args, program, names;  // `names`: what the one line must name
@@ -52,5 +52,5 @@ TEST(BenchArgs, AGoodCallRuns) {
     EXPECT_NE(r.out.find("simulated"), std::string::npos) << r.out;
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

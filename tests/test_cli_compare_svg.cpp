@@ -10,7 +10,7 @@
 
 #include "cli_fixtures.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim::testing;
 namespace fs = std::filesystem;
@@ -120,4 +120,4 @@ TEST(CliCompareSvg, EveryBadWindowIsOneLineNamingTheFlag) {
     EXPECT_FALSE(fs::exists(out + "/compare_timeline.svg"));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

@@ -14,7 +14,7 @@
 
 #include "cli_fixtures.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim::testing;
 namespace fs = std::filesystem;
@@ -228,4 +228,4 @@ TEST(FirstHour, LargeTimesHaveNoExponent) {
     EXPECT_NE(r.out.find("20,000 s"), std::string::npos) << r.out;
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

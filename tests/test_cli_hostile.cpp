@@ -16,7 +16,7 @@
 #include "traces/trace.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 std::string hostile(const std::string& name) {
     return std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/bad/hostile/" + name;
@@ -453,5 +453,5 @@ TEST(HostileDefaults, PiosimhdImportRefusesWhatValidateWouldRefuse) {
                    "per node");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

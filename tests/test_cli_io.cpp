@@ -9,7 +9,7 @@
 #include "cli_fixtures.hpp"
 #include "timeline_check.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim::testing;
 
@@ -115,10 +115,6 @@ TEST(CliIo, BadInputs) {
                      "aggregation, reorder");
 }
 
-}  // namespace
-
-namespace {
-
 TEST(CliIo, HardwareTimelineHasDiskAndLinkTracks) {
     const std::string dir = temp_path("hw");
     const Result r = run("run " + example("figure5-io-8.xml") +
@@ -142,5 +138,4 @@ TEST(CliIo, HardwareTimelineHasDiskAndLinkTracks) {
                          " --ranks 8 --app io:size=16MiB --timeline-detail hardware",
                      "'hardware' needs --out");
 }
-
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

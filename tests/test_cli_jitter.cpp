@@ -10,7 +10,7 @@
 
 #include "cli_fixtures.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim::testing;
 using json = nlohmann::json;
@@ -293,4 +293,4 @@ TEST(CliJitter, JitterTraceGenerateConvertInfo) {
                      "--to:");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

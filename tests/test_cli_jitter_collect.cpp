@@ -21,7 +21,7 @@
 #include "traces/jitter_io.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
@@ -146,5 +146,5 @@ TEST(JitterCollect, BadFlagsAreOneLineAndExitCode2) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

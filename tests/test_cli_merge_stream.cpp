@@ -20,7 +20,7 @@
 #include "traces/trace.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 namespace rf = traces::rankfile;
@@ -220,5 +220,5 @@ TEST(MergeStream, FiveMillionRecordsMergeAndReplayUnderAMemoryLimit) {
     EXPECT_EQ(last, "]}");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

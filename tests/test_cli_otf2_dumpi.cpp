@@ -12,7 +12,7 @@
 #include "cli_fixtures.hpp"
 #include "trace_fixtures.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim::testing;
 namespace fs = std::filesystem;
@@ -133,4 +133,4 @@ TEST(CliOtf2Dumpi, BrokenArchivesAreOneLineWithExitCode2) {
                      "testtrace-0002.bin");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

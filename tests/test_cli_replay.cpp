@@ -16,7 +16,7 @@
 #include "traces/recorder.hpp"
 #include "traces/trace.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim::testing;
 namespace fs = std::filesystem;
@@ -231,4 +231,4 @@ TEST(CliReplay, ConvertRoundTripsAndReportsTheSizeRatio) {
     EXPECT_EQ(sx, sy);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

@@ -16,7 +16,7 @@
 
 #include "cli_fixtures.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim::testing;
 
@@ -253,8 +253,6 @@ TEST(Cli, EveryNetworkModelRunsTheSameApp) {
     }
 }
 
-}  // namespace
-
 TEST(Cli, AnalyticModelExampleValidatesAndBracketsThePacketModel) {
     const Result v = run("validate " + example("psins-16.xml"));
     ASSERT_EQ(v.code, 0) << v.err;
@@ -291,3 +289,4 @@ TEST(Cli, AnalyticModelExampleValidatesAndBracketsThePacketModel) {
     EXPECT_EQ(own["network"]["model"], "bus_only") << "the model's own <comm-model>";
     EXPECT_GT(j["network"]["messages_waited"].get<int>(), 0);
 }
+}  // namespace CLUSTERSIM_TEST_FILE

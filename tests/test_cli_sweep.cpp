@@ -19,7 +19,7 @@
 #include "run/engine.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -429,5 +429,5 @@ TEST(CliSweepBadInput, OneLineNamingTheFileLineOrFlag) {
     EXPECT_EQ(records(p.out).size(), 1u);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

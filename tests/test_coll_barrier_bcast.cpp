@@ -7,7 +7,7 @@
 #include "coll_fixtures.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 using mpi::CollOp;
@@ -323,5 +323,5 @@ TEST(Bcast, ScatterAllgatherMovesSubtreesThenAllButOneBlock) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

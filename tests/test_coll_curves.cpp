@@ -11,7 +11,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 using mpi::CollOp;
@@ -244,5 +244,5 @@ TEST(CollectiveCurves, ACurveTimedCallCountsTowardThePeerSetUp) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -23,7 +23,7 @@
 #include "coll_fixtures.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 using mpi::CollOp;
@@ -743,5 +743,5 @@ TEST(ReduceScatter, RecursiveHalvingFoldsOtherCounts) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -12,7 +12,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 run::Model star2_children(const std::string& attrs, const std::string& children) {
     std::string xml = R"(<cluster name="star2">
@@ -225,5 +225,5 @@ TEST(CollLocalWork, BadRatesAreOneLineErrors) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

@@ -17,7 +17,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 using mpi::CollOp;
@@ -214,5 +214,5 @@ TEST(Neighbor, BadTopologiesAreInputErrors) {
                  InputError);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -12,7 +12,7 @@
 #include "run/model.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 using mpi::CollOp;
@@ -327,11 +327,11 @@ TEST(NewAllgather, NeighborExchangeTakesHalfPSteps) {
         4 * T(1e4), "p=5 (ring)");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 using mpi::CollOp;
@@ -379,5 +379,5 @@ TEST(NewAlltoall, LinearSyncGoesInBatchesOfFour) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

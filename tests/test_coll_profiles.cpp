@@ -12,7 +12,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using mpi::CollOp;
 using mpi::profile_choice;
@@ -179,5 +179,5 @@ TEST(Profiles, UnknownProfileIsAnInputError) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

@@ -11,7 +11,7 @@
 #include "coll_fixtures.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 using mpi::CollOp;
@@ -313,5 +313,5 @@ TEST(Allreduce, RingSendsAllButTwoBlocks) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

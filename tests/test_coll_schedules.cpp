@@ -36,7 +36,7 @@
 #include "collectives/collective.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using mpi::CollArgs;
 using mpi::CollOp;
@@ -948,5 +948,5 @@ TEST(Schedules, EveryOperationHasAlgorithms) {
             << mpi::to_string(static_cast<CollOp>(i));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

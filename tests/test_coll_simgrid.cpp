@@ -10,7 +10,7 @@
 #include "collectives/selection.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using mpi::CollOp;
 using mpi::profile_choice;
@@ -208,5 +208,5 @@ TEST(SimgridProfile, NoReductionWorkWhateverTheModelPricesItBy) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

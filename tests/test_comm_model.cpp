@@ -16,7 +16,7 @@
 using namespace clustersim;
 using namespace clustersim::testing;
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 constexpr std::uint64_t kMiB = 1 << 20;
 
@@ -69,8 +69,6 @@ topo::Topology one_node() {
 std::vector<mpi::RankLocation> both_cores(const topo::Topology& t) {
     return {{0, 0, 0, t.nodes[0].sockets[0].vertex}, {0, 0, 1, t.nodes[0].sockets[0].vertex}};
 }
-
-}  // namespace
 
 // ---- simple ---------------------------------------------------------------------------------
 
@@ -214,7 +212,6 @@ TEST(CommSimple, CollectivesAsMessagesRunTheirAlgorithm) {
 
 // ---- resource contention -------------------------------------------------------------------
 
-namespace {
 // Ranks 2i send m bytes to 2i + 1 at time 0, for i < pairs.
 std::vector<std::vector<mpi::Op>> pairs_script(int pairs, std::uint64_t m) {
     std::vector<std::vector<mpi::Op>> s;
@@ -224,7 +221,6 @@ std::vector<std::vector<mpi::Op>> pairs_script(int pairs, std::uint64_t m) {
     }
     return s;
 }
-}  // namespace
 
 TEST(CommContention, OneBusSerialisesTwoMessages) {
     const auto t = star(4, "bus_only:buses=1,latency=5us,bandwidth=1GB/s");
@@ -509,3 +505,4 @@ TEST(CommBadInput, CollectiveRuleWithUnknownOperation) {
                   "collective; expected e.g. barrier, bcast, allreduce, alltoall");
     }
 }
+}  // namespace CLUSTERSIM_TEST_FILE

@@ -15,19 +15,17 @@
 #include "run/model.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
+#include "trace_fixtures.hpp"
 #include "traces/import.hpp"
 
 namespace clustersim::traces {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
 const std::string kExternal = std::string(CLUSTERSIM_SHARED_DIR) + "/external";
 const std::string kPvs = kExternal + "/hdtrace-partdiff-mpi-io/pvs-cluster-model.xml";
 const std::string kJacobi = kExternal + "/piosimhd-models/Jacobi-10C-model.xml";
-
-#define SKIP_WITHOUT_EXTERNAL() \
-    if (!fs::exists(kExternal)) GTEST_SKIP() << "no " << kExternal << " in this tree"
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
 
@@ -57,7 +55,7 @@ TEST(ImportPiosimhd, ImportedModelsAreTheModelWritersRendering) {
     SKIP_WITHOUT_EXTERNAL();
     for (const std::string& path : {kPvs, kJacobi}) {
         const ImportResult r = import_piosimhd(path);
-        EXPECT_EQ(testing::rewritten(r.xml), r.xml) << path;
+        EXPECT_EQ(clustersim::testing::rewritten(r.xml), r.xml) << path;
         EXPECT_NE(r.xml.find("<!-- Imported from the PIOsimHD model "), std::string::npos);
     }
 }
@@ -160,7 +158,7 @@ TEST(ImportPiosimhd, Pvfs2AddsItsRequestPathAndNothingElse) {
     SKIP_WITHOUT_EXTERNAL();
     const ImportResult plain = import_piosimhd(kPvs);
     const ImportResult r = import_piosimhd(kPvs, PiosimhdOptions{.pvfs2 = true});
-    EXPECT_EQ(testing::rewritten(r.xml), r.xml);
+    EXPECT_EQ(clustersim::testing::rewritten(r.xml), r.xml);
     const run::Model a = run::parse_model(plain.xml, "pvs.xml");
     const run::Model b = run::parse_model(r.xml, "pvs-pvfs2.xml");
     EXPECT_FALSE(a.io.fs.handshake);
@@ -187,7 +185,7 @@ TEST(ImportPiosimhd, MpiChannelSockConnectsEachPairInTwoRoundTrips) {
     SKIP_WITHOUT_EXTERNAL();
     const ImportResult plain = import_piosimhd(kPvs);
     const ImportResult r = import_piosimhd(kPvs, PiosimhdOptions{.mpi_sock = true});
-    EXPECT_EQ(testing::rewritten(r.xml), r.xml);
+    EXPECT_EQ(clustersim::testing::rewritten(r.xml), r.xml);
     const run::Model a = run::parse_model(plain.xml, "pvs.xml");
     const run::Model b = run::parse_model(r.xml, "pvs-sock.xml");
     EXPECT_EQ(a.mpi.connect_round_trips, 0u);
@@ -360,5 +358,5 @@ TEST(ImportPiosimhd, BadValueNamesFileAndLine) {
                  InputError);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::traces

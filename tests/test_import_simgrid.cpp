@@ -17,19 +17,17 @@
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
 #include "topologies/routing.hpp"
+#include "trace_fixtures.hpp"
 #include "traces/import.hpp"
 
 namespace clustersim::traces {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
 const std::string kExternal = std::string(CLUSTERSIM_SHARED_DIR) + "/external";
 const std::string kDir = kExternal + "/simgrid-platforms";
-
-#define SKIP_WITHOUT_EXTERNAL() \
-    if (!fs::exists(kExternal)) GTEST_SKIP() << "no " << kExternal << " in this tree"
 
 struct Imported {
     ImportResult result;
@@ -145,7 +143,7 @@ TEST(ImportSimgrid, EveryImportedModelIsTheModelWritersRendering) {
         const std::string name = entry.path().filename().string();
         if (entry.path().extension() != ".xml" || name == "cluster_multi.xml") continue;
         const Imported i = import(name);
-        const std::string again = testing::rewritten(i.result.xml);
+        const std::string again = clustersim::testing::rewritten(i.result.xml);
         EXPECT_EQ(again, i.result.xml) << name;
         const topo::Topology t = topo::parse_model(again, name);
         ASSERT_EQ(t.num_edges(), i.topo.num_edges()) << name;
@@ -579,5 +577,5 @@ TEST(ImportSimgrid, BadInputsNameFileAndLine) {
     EXPECT_THROW(import_simgrid("/nonexistent/platform.xml"), InputError);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::traces

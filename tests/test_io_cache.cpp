@@ -18,7 +18,7 @@
 #include "simulator/units.hpp"
 
 namespace clustersim::io {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -725,5 +725,5 @@ TEST(IoCache, UnknownModelAndParameters) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::io

@@ -12,7 +12,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim::io {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -194,5 +194,5 @@ TEST(IoDisk, BadValues) {
                 HasSubstr("model.xml:7: <disk model=\"hdd\">: parameter 'rpm' must be"));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::io

@@ -10,7 +10,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using mpi::OpKind;
 const std::string kFile = "data.bin", kOther = "other.bin";
@@ -58,5 +58,5 @@ TEST(IoFirstOpen, ANegativeOrUnitlessTimeIsOneErrorNamingTheAttribute) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

@@ -9,7 +9,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using mpi::OpKind;
 constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
@@ -718,5 +718,5 @@ TEST(IoFs, YesNoAttributesTakeYesOrNoOnly) {
     expect_input_errors(bad, "io-test.xml:11", [&](const std::string& a) { (void)model(a); });
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

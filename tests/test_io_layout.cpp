@@ -5,7 +5,7 @@
 #include "iosys/layout.hpp"
 
 namespace clustersim::io {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 TEST(IoLayout, ContiguousViewIsOneExtentAfterTheDisplacement) {
     std::vector<Extent> out;
@@ -79,5 +79,5 @@ TEST(IoLayout, ObjectSizesAddUpToTheFileAndMatchTheMapping) {
         }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::io

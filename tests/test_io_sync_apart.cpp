@@ -9,7 +9,7 @@
 #include "sim_fixtures.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using mpi::OpKind;
 const std::string kFile = "data.bin";
@@ -60,5 +60,5 @@ TEST(IoSyncApart, ANegativeOrUnitlessTimeIsOneErrorNamingTheAttribute) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

@@ -10,7 +10,7 @@
 #include "simulator/error.hpp"
 #include "traces/distributions.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using clustersim::InputError;
 using clustersim::traces::parse_distributions;
@@ -175,4 +175,4 @@ TEST(JitterDistributions, MissingFile) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

@@ -11,7 +11,7 @@
 #include "models/noise_gen.hpp"
 
 namespace clustersim::jitter {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -214,5 +214,5 @@ TEST(JitterGen, SpecErrorsNameThePartKeyOrValue) {
                  std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::jitter

@@ -24,7 +24,7 @@
 #include "traces/jitter_io.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -549,5 +549,5 @@ TEST(JitterAgreement, PerCoreElementOverridesTheTypeWideOne) {
     EXPECT_LE(res.ranks[1].jitter, Time::us(600));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

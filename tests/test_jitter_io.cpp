@@ -14,7 +14,7 @@
 #include "traces/jitter_io.hpp"
 
 namespace clustersim::traces {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -271,5 +271,5 @@ TEST(JitterExamples, ShippedTracesParseAndHaveAFrequency) {
     EXPECT_GE(count, 3);  // this-machine.core0, this-machine.core1, periodic-daemon
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::traces

@@ -15,7 +15,7 @@
 using namespace clustersim;
 using namespace clustersim::jitter;
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 ProcessDistribution bins(std::vector<double> lower, std::vector<double> upper,
                          std::vector<double> count, std::uint32_t process = 0,
@@ -59,8 +59,6 @@ std::vector<ProcessDistribution> three() {
     return {bins({1.0}, {2.0}, {1.0}, 0), bins({1.0, 1.5}, {1.5, 3.0}, {9.0, 1.0}, 1),
             bins({1.2}, {1.2}, {4.0}, 2)};
 }
-
-}  // namespace
 
 TEST(JitterMax, HistogramQuantileAndCdfByHand) {
     // Bins [0,1) ×1 and [1,2) ×3: total 4, mean (0.5·1 + 1.5·3)/4 = 1.25.
@@ -239,8 +237,6 @@ TEST(JitterMax, BadInputs) {
     EXPECT_THROW(sample_max({bins({1.0, 0.0}, {2.0, 1.0}, {1.0, 1.0})}, c), std::invalid_argument);
 }
 
-namespace {
-
 // 64 nodes × 8 processes; each process measured 20,000 iterations of w = 300 µs plus
 // exponential noise (mean 5 µs), binned in 2 µs bins. On node `slow` (if any) every
 // iteration takes 30 % longer.
@@ -261,8 +257,6 @@ std::vector<ProcessDistribution> sdsc(int slow) {
     return out;
 }
 
-}  // namespace
-
 TEST(JitterMax, AnomalousNodeLikeSdsc) {
     const auto dists = sdsc(11);  // processes 88 … 95 on node ds111
     const std::vector<double> p99 = p99_per_process(dists);
@@ -280,3 +274,4 @@ TEST(JitterMax, AnomalousNodeLikeSdsc) {
     // Homogeneous nodes: none.
     EXPECT_TRUE(anomalous_nodes(sdsc(-1)).empty());
 }
+}  // namespace CLUSTERSIM_TEST_FILE

@@ -13,7 +13,7 @@
 using namespace clustersim;
 using namespace clustersim::jitter;
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 JitterTrace make_trace(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& tuples,
                        const std::string& name = "test") {
@@ -97,8 +97,6 @@ BarrierSpec tree(std::uint64_t send, std::uint64_t recv, std::uint64_t net, std:
     b.cores_per_node = cores_per_node;
     return b;
 }
-
-}  // namespace
 
 TEST(JitterPredict, Figure2And3TwoTasksIdealBarrier) {
     const JitterTrace trace = figure2();
@@ -544,3 +542,4 @@ TEST(JitterPredict, NoiselessPhaseMatchesAQuietRun) {
         EXPECT_GE(p.noiseless_phase, c.work);
     }
 }
+}  // namespace CLUSTERSIM_TEST_FILE

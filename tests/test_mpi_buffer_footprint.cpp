@@ -17,7 +17,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 
@@ -198,5 +198,5 @@ TEST(BufferFootprint, BadValueIsOneLineNamingTheLine) {
         "footprint.xml:12", [](const std::string& v) { (void)machine(kCliff, v); });
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

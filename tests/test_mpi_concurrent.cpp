@@ -14,7 +14,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 
@@ -219,5 +219,5 @@ TEST(Concurrent, Deterministic) {
     EXPECT_EQ(x.ranks[1].finish, y.ranks[1].finish);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

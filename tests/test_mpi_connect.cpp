@@ -14,7 +14,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 
@@ -107,5 +107,5 @@ TEST(Connect, BadValuesAreOneLineNamingFileAndLine) {
     });
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -16,7 +16,7 @@
 #include "topologies/summary.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 
@@ -262,5 +262,5 @@ TEST(FreshSend, BadElementsAreOneErrorNamingTheLine) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -13,7 +13,7 @@
 #include "topologies/summary.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 
@@ -343,5 +343,5 @@ TEST(Overhead, DeterministicAndFreeByDefault) {
     EXPECT_GT(a.events, none.events);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -10,7 +10,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 using mpi::kAnySource;
@@ -303,5 +303,5 @@ TEST(Cancel, OfARequestNeverStartedIsAnInputError) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

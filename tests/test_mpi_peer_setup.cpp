@@ -14,7 +14,7 @@
 #include "topologies/summary.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 
@@ -175,5 +175,5 @@ TEST(PeerSetup, BadValuesAreOneLineNamingFileAndLine) {
                                  [](const std::string& xml) { (void)pair(xml); });
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -13,7 +13,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace testing;
 
@@ -173,5 +173,5 @@ TEST(TwoWay, FollowsTheCurveBetweenItsPoints) {
     EXPECT_EQ(exchanges(fast, 1, 1000).simulated, Time::us(1) + Time::us(1));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -10,7 +10,7 @@
 #include "simulator/units.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using testing::one_rank_per_node;
 using testing::recv;
@@ -236,11 +236,11 @@ TEST(Invariants, BytesSentEqualBytesReceivedAndRunsAreDeterministic) {
         EXPECT_EQ(a.ranks[r].finish, b.ranks[r].finish);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 // A two-level fat tree with two spines: node 0 and node 2 hang off different leaves, so
 // there are two equal-cost paths. Shortest-path routing always takes the first spine;
@@ -287,11 +287,11 @@ TEST(Routing, RoundRobinSpreadsPacketsOverEqualCostPaths) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 // PIOsimHD's memory node: ranks on one socket exchange at the memory node's local rate
 // (8 GB/s here), ranks on the two sockets of one node go through both memory nodes at
@@ -324,5 +324,5 @@ TEST(MemoryNode, LocalThroughputForRanksOfOneSocket) {
     EXPECT_NEAR(other.simulated.seconds(), m / 10e9 + m / 2e9 + m / 10e9 + m / 2e9 + 400e-9, 1e-9);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -22,7 +22,7 @@
 #include "topologies/routing.hpp"
 
 namespace clustersim::net {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 struct Arrivals final : NetworkClient {
     explicit Arrivals(Engine& engine) : engine_(engine) {}
@@ -130,5 +130,5 @@ TEST(FluidRoutes, EveryExamplePairTakesTheRouteServicesRoute) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::net

@@ -14,7 +14,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using testing::recv;
 using testing::ScriptProgram;
@@ -221,11 +221,11 @@ TEST(NetworkChoice, UnknownModelIsAnInputError) {
     EXPECT_EQ(t.topology.settings.model, topo::NetworkModel::Fluid);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 // Valiant routing on the shipped dragonfly: one message between two groups. Minimal routing
 // uses the one global cable joining them; Valiant sends its packets through random third
@@ -275,11 +275,11 @@ TEST(Valiant, SpreadsPacketsOverGlobalCablesInBothModels) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 // The form: one store-and-forward vertex (a switch at the sender's side), then
 // cut-through switches: k * latency + size / bandwidth + one packet time.
@@ -313,11 +313,11 @@ TEST(CutThrough, OneStoreAndForwardHopAddsOnePacketTime) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 // p - 1 flows into one receiver share its link: every completion changes every other
 // rate. The fluid model still spends O(p) engine events (one armed completion event plus a
@@ -339,11 +339,11 @@ TEST(Fluid, ManyIntoOneCostsLinearlyManyEvents) {
     EXPECT_LE(res.events, static_cast<std::uint64_t>(3 * p));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 // p - 1 equal flows that start at one instant into one receiver share its link equally and
 // end at one instant: all senders finish at the same picosecond, (p - 1) m / B after the
@@ -373,11 +373,11 @@ TEST(Fluid, EqualFlowsIntoOneReceiverEndAtOneInstant) {
     EXPECT_LE(res.network.packet_hops, static_cast<std::uint64_t>(2 * p));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 // A flow's superseded completion entries may outlive it; the flow's slot is then reused by
 // a new flow whose version counter starts again. An entry must match the flow it was made
@@ -403,5 +403,5 @@ TEST(Fluid, ASupersededEntryNeverCompletesTheFlowThatReusesItsSlot) {
     EXPECT_NEAR(res.ranks[1].finish.seconds(), 28.8e-3, 0.05e-3);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

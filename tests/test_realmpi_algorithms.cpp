@@ -25,7 +25,7 @@
 #include "cli_fixtures.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -210,5 +210,5 @@ TEST_F(RealMpiAlgorithms, BcastOrderingMatchesOpenMpi) {
     EXPECT_GE(check_orderings("bcast 8 MiB", algs), 1);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

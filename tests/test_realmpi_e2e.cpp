@@ -21,7 +21,7 @@
 #include "traces/trace.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -222,5 +222,5 @@ TEST_F(RealMpi, MergeRefusesATruncatedRankFileAndFilesOfTwoRuns) {
                      "rank files of two different runs");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

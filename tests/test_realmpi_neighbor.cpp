@@ -17,7 +17,7 @@
 #include "traces/trace.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -108,5 +108,5 @@ TEST(RealMpiNeighbor, TracedMergedAndReplayed) {
     fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

@@ -23,7 +23,7 @@
 #include "traces/trace.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -169,5 +169,5 @@ TEST_F(Polling, ReplayCompletesTheScanSynchronisesAndCompareStaysInBounds) {
     EXPECT_LE(total_sim, 1.5 * total_rec) << cmp.out;
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

@@ -15,7 +15,7 @@
 #include "cli_fixtures.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -173,5 +173,5 @@ TEST(RealMpiPrograms, CalibrationMeasuresThePeerSetUpAlone) {
     EXPECT_TRUE(std::regex_search(r.out, total)) << r.out;
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

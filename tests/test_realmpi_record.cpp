@@ -8,7 +8,7 @@
 
 #include "cli_fixtures.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim::testing;
 namespace fs = std::filesystem;
@@ -52,4 +52,4 @@ TEST(RealMpiRecord, AFailingProgramIsReportedAndNothingIsMerged) {
     fs::remove_all(dir);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

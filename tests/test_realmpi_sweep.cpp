@@ -14,7 +14,7 @@
 #include "run/engine.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -99,5 +99,5 @@ TEST(RealMpiSweep, ABadSweepFileIsOneErrorAndEveryRankEnds) {
     fs::remove_all(temp_path("out"));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

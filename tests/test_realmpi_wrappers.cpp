@@ -10,7 +10,7 @@
 #include "cli_fixtures.hpp"
 
 namespace clustersim::testing {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 Result generate(const std::string& table, const std::string& out) {
     return run_shell(std::string(CLUSTERSIM_GEN_WRAPPERS) + " " + table + " " + out);
@@ -89,5 +89,5 @@ TEST(RealMpiWrappers, AMalformedTableIsOneLineWithItsPlace) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing

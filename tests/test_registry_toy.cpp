@@ -26,7 +26,7 @@
 #include "topologies/forwarding.hpp"
 #include "topologies/nic_models.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim;
 
@@ -590,10 +590,6 @@ TEST(RegistryToy, ToyParametersAreCheckedAgainstTheRegistry) {
                  std::logic_error);
 }
 
-}  // namespace
-
-namespace {
-
 // The run layer's error mapping: an error of one rank's operation (collectives/rank_error.hpp)
 // names the trace and the record, counted from 1 among that rank's records. every-kind.trace's
 // rank 1 uses communicator 2 in its third record; after a 2-rank pingpong it is world rank 3.
@@ -610,5 +606,4 @@ TEST(RunLayer, RankErrorNamesTheTraceAndRecord) {
               std::string::npos)
         << r.err;
 }
-
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

@@ -14,7 +14,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim::sweep {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 const std::string kModel = std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/star-16.xml";
 
@@ -193,5 +193,5 @@ TEST(SweepBadInput, EveryMistakeNamesTheLine) {
                  3, "300000 points; at most 200,000");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::sweep

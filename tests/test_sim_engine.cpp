@@ -7,7 +7,7 @@
 #include "simulator/engine.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 struct Recorder final : Component {
     std::vector<std::pair<std::int64_t, std::uint64_t>> seen;
@@ -191,5 +191,5 @@ TEST(Time, ExactTransferTimes) {
     EXPECT_EQ(t, Time::ms(1));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -14,7 +14,7 @@
 #include "simulator/ladder_queue.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 // An event whose data numbers its push: the order of equal times is checkable.
 Event numbered(std::int64_t ps, std::uint64_t n) {
@@ -142,5 +142,5 @@ TYPED_TEST(EventQueueContract, PeekNamesTheComingEventsOfTheCurrentTime) {
     this->expect_order();
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -12,7 +12,7 @@
 #include "simulator/units.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 
@@ -94,5 +94,5 @@ TEST(Horizon, EngineRefusesAnEventAtTheHorizonNamingTheComponent) {
     EXPECT_EQ(e2.pending(), 1u);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -9,7 +9,7 @@
 #include "simulator/huge_buffer.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 TEST(SimHugeBuffer, IsZeroFilledAlignedAndKeepsItsBytes) {
     const std::size_t n = HugeBuffer::kPage + 12345;  // two huge pages, the second partly
@@ -40,5 +40,5 @@ TEST(SimHugeBuffer, EmptyMapsNothing) {
     EXPECT_EQ(d.data(), nullptr);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

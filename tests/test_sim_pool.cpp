@@ -8,7 +8,7 @@
 #include "simulator/pool.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 struct Item {
     std::uint64_t a = 7;
@@ -49,5 +49,5 @@ TEST(SimPool, AcquireMadeReusesTheLastReleasedSlotAndWritesEveryField) {
     EXPECT_EQ(copied[3].b, made[3].b);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

@@ -11,7 +11,7 @@
 #include "simulator/error.hpp"
 
 namespace clustersim::topo {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -438,5 +438,5 @@ INSTANTIATE_TEST_SUITE_P(
                 4, "<point> has unknown attribute 'ranks'", "valid attributes: size, bandwidth"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::topo

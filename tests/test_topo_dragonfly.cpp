@@ -18,7 +18,7 @@
 #include "topologies/routing.hpp"
 
 namespace clustersim::topo {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -458,5 +458,5 @@ TEST(TopoDragonfly, GenerateRejectsBadOptions) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::topo

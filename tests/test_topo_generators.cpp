@@ -13,7 +13,7 @@
 #include "topologies/summary.hpp"
 
 namespace clustersim::topo {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -359,5 +359,5 @@ TEST(TopoGenerators, ModelBuilderFindsNodeVerticesAndRefusesEveryDuplicateName) 
     EXPECT_EQ(tb.vertex(mb.find("n6.nic")).name, "n6.nic");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::topo

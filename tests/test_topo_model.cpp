@@ -14,7 +14,7 @@
 #include "topologies/summary.hpp"
 
 namespace clustersim::topo {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
@@ -563,5 +563,5 @@ TEST(TopoModel, DuplicateAttribute) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::topo

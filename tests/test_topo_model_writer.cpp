@@ -17,7 +17,7 @@
 #include "topologies/model_xml.hpp"
 
 namespace clustersim::topo {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -395,5 +395,5 @@ TEST(ModelWriter, GeneratedFileIsTheWritersRendering) {
     EXPECT_EQ(std::count(xml.begin(), xml.end(), '\n'), 19);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::topo

@@ -14,7 +14,7 @@
 #include "topologies/routing.hpp"
 
 namespace clustersim::topo {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 Topology example(const std::string& name) {
     // The whole model: examples carry other folders' elements (<collectives>, <jitter>, ...).
@@ -132,5 +132,5 @@ TEST(TopoRouteService, UnreachablePairsAreNamed) {
     EXPECT_EQ(message(v, v), "socket 'lonely' has no link");
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::topo

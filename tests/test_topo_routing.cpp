@@ -12,7 +12,7 @@
 #include "topologies/summary.hpp"
 
 namespace clustersim::topo {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -222,5 +222,5 @@ TEST(TopoSummary, OneWayChainUsesTheCondensation) {
     EXPECT_FALSE(r.reachable(t.nodes[97].sockets[0].vertex, t.nodes[3].sockets[0].vertex));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::topo

@@ -17,7 +17,7 @@
 #include "topologies/routing.hpp"
 
 namespace clustersim::topo {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -347,5 +347,5 @@ TEST(SimgridRouting, GeneratedModelsTakeTheRoutingNames) {
     EXPECT_EQ(parse_model(generate_model_xml(o), "ft.xml").settings.routing, Routing::DModK);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::topo

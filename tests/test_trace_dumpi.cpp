@@ -15,7 +15,7 @@
 #include "traces/reader.hpp"
 #include "traces/trace.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim;
 using namespace clustersim::traces;
@@ -536,4 +536,4 @@ TEST(Dumpi, DetectedByTheMetaFile) {
     EXPECT_THROW((void)load_trace(dir + "/lonely-0000.bin", "auto", {}, report), InputError);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

@@ -15,7 +15,7 @@
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -454,5 +454,5 @@ TEST_F(HdtraceSmall, UnknownCommunicatorIsAnError) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::traces

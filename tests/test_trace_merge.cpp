@@ -18,7 +18,7 @@
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace rf = rankfile;
 namespace fs = std::filesystem;
@@ -487,5 +487,5 @@ TEST_F(Merge, UnknownKindAndBytesAfterTheTrailer) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::traces

@@ -16,7 +16,7 @@
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
@@ -742,7 +742,6 @@ TEST(TraceNative, BinaryIsMuchSmallerThanText) {
     expect_same(t, read_text(text));
 }
 
-}  // namespace
 TEST(TraceNativeBad, BinaryRecordsMustReferToTheirTables) {
     // A record naming string 5 and count list 3 of a trace that has neither: the binary
     // reader rejects it in the same pass that decodes the records.
@@ -768,4 +767,5 @@ TEST(TraceNativeBad, BinaryRecordsMustReferToTheirTables) {
               bin + ": rank 0 record 0: counts 3 is not in the count lists (0 lists)");
 }
 
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::traces

@@ -17,7 +17,7 @@
 #include "traces/timeline.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 
@@ -160,5 +160,5 @@ TEST(OpSpill, UnwritableScratchFileIsAnInputError) {
     EXPECT_THROW(traces::OpSpill("/proc/no/such/dir/spill"), InputError);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

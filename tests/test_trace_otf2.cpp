@@ -19,7 +19,7 @@
 #include "traces/reader.hpp"
 #include "traces/trace.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using namespace clustersim;
 using namespace clustersim::traces;
@@ -549,4 +549,4 @@ TEST(Otf2Writer, Otf2PrintReadsTheWrittenArchive) {
     EXPECT_NE(text.find("LOCATION "), std::string::npos) << text;
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

@@ -20,9 +20,9 @@
 #include "traces/timeline.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
-using namespace testing;
+using namespace ::testing;
 using mpi::OpKind;
 using traces::RunLog;
 
@@ -487,5 +487,5 @@ TEST(TraceSvg, LineChart) {
     expect_svg(traces::svg_line_chart("none", "x", "y", {}, true));
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

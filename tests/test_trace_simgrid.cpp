@@ -16,7 +16,7 @@
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace fs = std::filesystem;
 using mpi::CollOp;
@@ -524,5 +524,5 @@ TEST(SimgridTi, HandlesAreReusedAfterWaits) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::traces

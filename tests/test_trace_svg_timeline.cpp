@@ -16,7 +16,7 @@
 #include "traces/run_log.hpp"
 #include "traces/svg.hpp"
 
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 namespace traces = clustersim::traces;
 namespace mpi = clustersim::mpi;
@@ -274,4 +274,4 @@ TEST(SvgTimeline, ManyRanksAreCappedAndTextIsEscaped) {
     EXPECT_NE(svg.find("l&apos;1"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE

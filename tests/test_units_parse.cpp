@@ -6,7 +6,7 @@
 #include "simulator/units.hpp"
 
 namespace clustersim {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 using ::testing::HasSubstr;
 
@@ -137,5 +137,5 @@ TEST(UnitsParse, ManyFractionDigitsAreDroppedNotDividedByZero) {
     EXPECT_THROW(parse_time(std::string(40, '9') + "s"), UnitError);  // integer part: refused
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim

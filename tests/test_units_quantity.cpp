@@ -12,7 +12,7 @@
 #include "simulator/units.hpp"
 
 namespace clustersim::quantity {
-namespace {
+namespace CLUSTERSIM_TEST_FILE {
 
 TEST(UnitsQuantity, SplitsNumberAndUnit) {
     Decimal d;
@@ -95,5 +95,5 @@ TEST(UnitsQuantity, AgreesWithTheSimulatorsParsers) {
     }
 }
 
-}  // namespace
+}  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::quantity
