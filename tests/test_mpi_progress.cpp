@@ -36,7 +36,7 @@ const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "sim
                                           "contention:collectives=messages"};
 
 mpi::SimulationResult run(const std::string& model, const std::string& progress,
-                   const std::vector<mpi::Op>& a, const std::vector<mpi::Op>& b) {
+                          const std::vector<mpi::Op>& a, const std::vector<mpi::Op>& b) {
     auto t = pair(progress);
     mpi::choose_network(t, model);
     ScriptProgram prog({a, b});
