@@ -100,7 +100,7 @@ TEST(ImportSimgrid, EveryPlatformParsesWithHandCountedNodes) {
         {"cluster_crossbar.xml", 65536},  // radical 0-65535
         {"cluster_dragonfly.xml", 120},   // 0-119 = 3 groups x 4 chassis x 5 routers x 2
         {"cluster_fat_tree.xml", 16},     // 0-15 = 4 x 4
-        {"cluster_multi.xml", 0},         // refused: energy properties (wattage_per_state)
+        {"cluster_multi.xml", 24},        // 3 clusters of 8 (energy properties: unmapped)
         {"cluster_torus.xml", 12},        // 0-11 = 3 x 2 x 2
         {"hosts_with_disks.xml", 3},      // bob, alice, carl
         {"small_platform.xml", 7},        // Tremblay .. Boivin
@@ -141,7 +141,7 @@ TEST(ImportSimgrid, EveryImportedModelIsTheModelWritersRendering) {
     std::size_t checked = 0;
     for (const auto& entry : fs::directory_iterator(kDir)) {
         const std::string name = entry.path().filename().string();
-        if (entry.path().extension() != ".xml" || name == "cluster_multi.xml") continue;
+        if (entry.path().extension() != ".xml") continue;
         const Imported i = import(name);
         const std::string again = clustersim::testing::rewritten(i.result.xml);
         EXPECT_EQ(again, i.result.xml) << name;
@@ -153,7 +153,7 @@ TEST(ImportSimgrid, EveryImportedModelIsTheModelWritersRendering) {
         }
         ++checked;
     }
-    EXPECT_EQ(checked, 7u);
+    EXPECT_EQ(checked, 8u);
 }
 
 TEST(ImportSimgrid, SmallPlatformHostsLinksAndRoutes) {
@@ -217,25 +217,13 @@ TEST(ImportSimgrid, FlatClustersBecomeStarsWithBackbone) {
 
 TEST(ImportSimgrid, MultiClusterJoinsClustersThroughTheBackboneLink) {
     SKIP_WITHOUT_EXTERNAL();
-    // Refused as it is (energy properties), imported without them.
-    try {
-        import("cluster_multi.xml");
-        ADD_FAILURE() << "no error";
-    } catch (const InputError& e) {
-        EXPECT_EQ(e.line(), 27);
-        EXPECT_THAT(e.what(), HasSubstr("property 'wattage_per_state' of cluster 'simple': energy "
-                                        "has no meaning in clustersim"));
-    }
-    std::string text;
-    {
-        std::ifstream in(kDir + "/cluster_multi.xml");
-        for (std::string line; std::getline(in, line);)
-            if (line.find("wattage") == std::string::npos) text += line + "\n";
-    }
-    const TempFile stripped(text);
-    Imported m;
-    m.result = import_simgrid(stripped.path());
-    m.topo = topo::parse_model(m.result.xml, "multi.xml");
+    // Its energy properties are unmapped lines, each naming its line: SimGrid's energy
+    // plugin accounts for energy and changes no time.
+    const Imported m = import("cluster_multi.xml");
+    EXPECT_TRUE(has_line(m.result.unmapped,
+                         "cluster_multi.xml:27: property 'wattage_per_state' of cluster 'simple' "
+                         "not mapped: energy is not simulated"))
+        << joined(m.result.unmapped);
     const auto& t = m.topo;
     ASSERT_EQ(t.nodes.size(), 24u);
     // Three clusters with prefix "node-": the later ones are renamed after their ids.
@@ -351,6 +339,57 @@ void expect_refused(const std::string& text, int line, const std::string& what) 
     }
 }
 
+// SimGrid starts a host in its `pstate` (sg_platf_new_host_seal), so that state's speed is
+// the core's; the other states' speeds and the energy properties (SimGrid's energy plugins
+// account for energy and change no time) are unmapped lines naming their lines; a pstate past
+// the list (SimGrid's CpuImpl::set_pstate asserts) or not a number is refused at its line.
+TEST(ImportSimgrid, AHostRunsAtItsInitialPowerStatesSpeed) {
+    const TempFile f(R"(<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="100Mf, 50Mf,20Mf" pstate="1">
+      <prop id="wattage_per_state" value="90.0:90.0:150.0, 90.0:90.0:110.0, 80:80:80"/>
+      <prop id="wattage_off" value="10"/>
+    </host>
+    <host id="b" speed="100Mf,50Mf"/>
+    <host id="c" speed="20Mf" pstate="0"/>
+    <link id="l" bandwidth="1GBps" latency="1us"/>
+    <route src="a" dst="b"><link_ctn id="l"/></route>
+  </zone>
+</platform>)");
+    const ImportResult r = import_simgrid(f.path());
+    const topo::Topology t = topo::parse_model(r.xml, "pstate.xml");
+    ASSERT_EQ(t.nodes.size(), 3u);
+    EXPECT_EQ(t.nodes[0].sockets.at(0).speed, 50'000'000u);   // a: pstate 1
+    EXPECT_EQ(t.nodes[1].sockets.at(0).speed, 100'000'000u);  // b: pstate 0 by default
+    EXPECT_EQ(t.nodes[2].sockets.at(0).speed, 20'000'000u);
+    EXPECT_TRUE(has_line(r.unmapped,
+                         ":3: host 'a' speeds of the other power states ('100Mf, "
+                         "50Mf,20Mf') not mapped"))
+        << joined(r.unmapped);
+    EXPECT_TRUE(has_line(r.unmapped, "power state 1's, the initial one, is used"));
+    EXPECT_TRUE(has_line(r.unmapped,
+                         ":4: property 'wattage_per_state' of host 'a' not mapped: "
+                         "energy is not simulated"));
+    EXPECT_TRUE(has_line(r.unmapped,
+                         ":5: property 'wattage_off' of host 'a' not mapped: "
+                         "energy is not simulated"));
+    EXPECT_FALSE(has_line(r.unmapped, "host 'c' speeds"));  // one speed: nothing unmapped
+    EXPECT_FALSE(has_line(r.unmapped, "attribute 'pstate'"));
+
+    expect_refused(R"(<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="100Mf,50Mf" pstate="2"/>
+  </zone>
+</platform>)",
+                   3, "host 'a' attribute 'pstate': power state 2 of 2 speeds");
+    expect_refused(R"(<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="100Mf" pstate="-1"/>
+  </zone>
+</platform>)",
+                   3, "host 'a' attribute 'pstate': '-1' is not a power state number");
+}
+
 TEST(ImportSimgrid, RefusesWhatSimGridRefuses) {
     // bogus_two_hosts_asymetric: two symmetrical routes between one pair.
     expect_refused(R"(<platform version="4.1">
@@ -420,14 +459,6 @@ TEST(ImportSimgrid, RefusesWhatHasNoMeaningHere) {
   <zone id="z" routing="Full"><host id="a" speed="1Gf"/></zone>
 </platform>)",
                    2, "ns-3");
-    expect_refused(R"(<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="a" speed="100Mf,50Mf">
-      <prop id="wattage_per_state" value="90.0:90.0:150.0, 90.0:90.0:110.0"/>
-    </host>
-  </zone>
-</platform>)",
-                   4, "energy has no meaning");
     // Profiles (time-varying rates): refused at the attribute or element.
     expect_refused(R"(<platform version="4.1">
   <zone id="z" routing="Full">

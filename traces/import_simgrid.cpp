@@ -2,7 +2,8 @@
 // routes, zones, <cluster> incl. FAT_TREE, TORUS and DRAGONFLY) as clustersim model XML. The
 // mapping is documented in docs/simgrid.md and traces/README.md (SimGrid platforms); in short:
 //
-//   host          -> a node (one socket: `core` cores at `speed` flops/s = instructions/s)
+//   host          -> a node (one socket: `core` cores at `speed` flops/s = instructions/s, the
+//                    speed of its initial power state `pstate`)
 //   link          -> a switch vertex "l_<id>" (relay = bandwidth for SHARED links) joined by
 //                    cables to the elements next to it in some route; a cable between X and Y
 //                    has latency lat(X)/2 + lat(Y)/2 and bandwidth min(bw(X), bw(Y)), so a
@@ -12,11 +13,12 @@
 //   loopback      -> each node's socket <-> memory-node cable (same-socket messages)
 //
 // Whatever has no equivalent but leaves the simulation's meaning intact (disks, properties,
-// bypass routes, ...) is listed in ImportResult::unmapped as "<file>:<line>: <what> not
-// mapped: <why>"; what SimGrid refuses, and what has no meaning here (Wifi, ns-3, energy,
-// profiles), is an InputError at its line.
+// energy, the other power states' speeds, bypass routes, ...) is listed in
+// ImportResult::unmapped as "<file>:<line>: <what> not mapped: <why>"; what SimGrid refuses,
+// and what has no meaning here (Wifi, ns-3, profiles), is an InputError at its line.
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -203,7 +205,10 @@ class Importer {
     }
 
     // ---- SimGrid quantities --------------------------------------------------------------
-    std::uint64_t speed(pugi::xml_node n, const char* attr, const std::string& what);
+    // The speed of power state `pstate` (a <host>'s initial pstate; 0 elsewhere) of the
+    // attribute's comma-separated list, one speed per power state.
+    std::uint64_t speed(pugi::xml_node n, const char* attr, const std::string& what,
+                        std::size_t pstate = 0);
     std::uint64_t bandwidth(pugi::xml_node n, const char* attr, std::string_view text);
     Time latency(pugi::xml_node n, const char* attr, std::string_view text);
     Policy policy(pugi::xml_node n, const char* attr, Policy fallback);
@@ -241,8 +246,6 @@ class Importer {
     // state_file, availability_file, <trace>/<trace_connect>, <profile>): the engine has no
     // time-varying rates, so the platform is refused at the attribute.
     void refuse_profiles(pugi::xml_node n, const std::string& what);
-    // Energy (wattage_per_state, wattage_off, wattage_range properties; pstates): refused.
-    void refuse_energy(pugi::xml_node n, const std::string& what);
 
     // ---- routes --------------------------------------------------------------------------
     void connect_routes();
@@ -329,16 +332,24 @@ bool prefix_factor(std::string_view p, long double& f) {
     return false;
 }
 
-std::uint64_t Importer::speed(pugi::xml_node n, const char* attr, const std::string& what) {
+std::uint64_t Importer::speed(pugi::xml_node n, const char* attr, const std::string& what,
+                              std::size_t pstate) {
     // SimGrid 3 platforms call it `power` (flops/s without a unit).
-    std::string text = !n.attribute(attr) && n.attribute("power")
-                           ? std::string(n.attribute("power").value())
-                           : required(n, attr);
-    if (const std::size_t comma = text.find(','); comma != std::string::npos) {
-        unmapped(n, fmt::format("{} speeds after the first ('{}')", what, text),
-                 "one speed per core (no power states); the first is used");
-        text.resize(comma);
-    }
+    const std::string list = !n.attribute(attr) && n.attribute("power")
+                                 ? std::string(n.attribute("power").value())
+                                 : required(n, attr);
+    std::vector<std::string> states;
+    split_on(list, ',', states);
+    if (pstate >= states.size())
+        fail(n, fmt::format("{} attribute 'pstate': power state {} of {} speeds ('{}'); SimGrid "
+                            "refuses a pstate past the list",
+                            what, pstate, states.size(), list));
+    const std::string& text = states[pstate];  // number_and_unit skips blanks around it
+    if (states.size() > 1)
+        unmapped(n, fmt::format("{} speeds of the other power states ('{}')", what, list),
+                 fmt::format("the engine keeps one speed per core (no power-state changes); "
+                             "power state {}'s, the initial one, is used",
+                             pstate));
     long double v = 0;
     std::string unit;
     long double f = 0;
@@ -460,20 +471,17 @@ void Importer::refuse_profiles(pugi::xml_node n, const std::string& what) {
     }
 }
 
-void Importer::refuse_energy(pugi::xml_node n, const std::string& what) {
-    for (pugi::xml_node p = n.child("prop"); p; p = p.next_sibling("prop")) {
-        const std::string_view id = p.attribute("id").value();
-        if (id.starts_with("wattage") || id == "watt_per_state" || id == "watt_off")
-            fail(p, fmt::format("property '{}' of {}: energy has no meaning in clustersim; the "
-                                "platform is not imported",
-                                id, what));
-    }
-}
-
 void Importer::props(pugi::xml_node n, const std::string& owner) {
     for (pugi::xml_node p = n.child("prop"); p; p = p.next_sibling("prop")) {
-        unmapped(p, fmt::format("property '{}' of {}", p.attribute("id").value(), owner),
-                 "properties have no meaning in clustersim");
+        const std::string_view id = p.attribute("id").value();
+        // SimGrid's energy plugins (host, link, CO2 emission) account for what was simulated
+        // and change no time, so a platform that carries their figures is imported as timed.
+        const bool energy = id.starts_with("wattage") || id == "watt_per_state" ||
+                            id == "watt_off" || id == "carbon_intensity";
+        unmapped(p, fmt::format("property '{}' of {}", id, owner),
+                 energy ? "energy is not simulated (SimGrid's energy plugins only account "
+                          "for it: the times are the same without it)"
+                        : "properties have no meaning in clustersim");
     }
 }
 
@@ -592,9 +600,18 @@ void Importer::host(pugi::xml_node n) {
     h.line = line_of(n);
     const std::string what = fmt::format("host '{}'", h.id);
     refuse_profiles(n, what);
-    refuse_energy(n, what);
-    extra_attributes(n, what, {"id", "speed", "power", "core", "coordinates"});
-    h.speed = speed(n, "speed", what);
+    extra_attributes(n, what, {"id", "speed", "power", "core", "coordinates", "pstate"});
+    // SimGrid starts a host in its `pstate` (sg_platf_new_host_seal): that state's speed.
+    std::size_t pstate = 0;
+    if (const pugi::xml_attribute a = n.attribute("pstate")) {
+        const std::string_view v = a.value();
+        const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), pstate);
+        if (v.empty() || ec != std::errc() || end != v.data() + v.size())
+            fail(n, fmt::format("{} attribute 'pstate': '{}' is not a power state number (0, "
+                                "1, ...)",
+                                what, v));
+    }
+    h.speed = speed(n, "speed", what, pstate);
     h.cores = cores(n);
     if (n.attribute("coordinates") && current_cluster_zone_ >= 0 &&
         cluster_zones_[static_cast<std::size_t>(current_cluster_zone_)].vivaldi)
@@ -970,7 +987,6 @@ void Importer::cluster(pugi::xml_node n) {
         {"id", "prefix", "suffix", "radical", "speed", "power", "core", "bw", "lat",
          "sharing_policy", "topology", "topo_parameters", "bb_bw", "bb_lat", "bb_sharing_policy",
          "loopback_bw", "loopback_lat", "limiter_link", "router_id"});
-    refuse_energy(n, what);
     const std::string prefix = n.attribute("prefix").value();
     const std::string suffix = n.attribute("suffix").value();
     bool ok = false, too_many = false;
