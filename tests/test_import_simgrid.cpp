@@ -339,6 +339,16 @@ void expect_refused(const std::string& text, int line, const std::string& what) 
     }
 }
 
+// A platform of one Full zone holding one host `a` with `attributes`, on line 3.
+std::string one_host(const std::string& attributes) {
+    return R"(<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" )" +
+           attributes + R"(/>
+  </zone>
+</platform>)";
+}
+
 // SimGrid starts a host in its `pstate` (sg_platf_new_host_seal), so that state's speed is
 // the core's; the other states' speeds and the energy properties (SimGrid's energy plugins
 // account for energy and change no time) are unmapped lines naming their lines; a pstate past
@@ -376,18 +386,10 @@ TEST(ImportSimgrid, AHostRunsAtItsInitialPowerStatesSpeed) {
     EXPECT_FALSE(has_line(r.unmapped, "host 'c' speeds"));  // one speed: nothing unmapped
     EXPECT_FALSE(has_line(r.unmapped, "attribute 'pstate'"));
 
-    expect_refused(R"(<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="a" speed="100Mf,50Mf" pstate="2"/>
-  </zone>
-</platform>)",
-                   3, "host 'a' attribute 'pstate': power state 2 of 2 speeds");
-    expect_refused(R"(<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="a" speed="100Mf" pstate="-1"/>
-  </zone>
-</platform>)",
-                   3, "host 'a' attribute 'pstate': '-1' is not a power state number");
+    expect_refused(one_host(R"(speed="100Mf,50Mf" pstate="2")"), 3,
+                   "host 'a' attribute 'pstate': power state 2 of 2 speeds");
+    expect_refused(one_host(R"(speed="100Mf" pstate="-1")"), 3,
+                   "host 'a' attribute 'pstate': '-1' is not a power state number");
 }
 
 TEST(ImportSimgrid, RefusesWhatSimGridRefuses) {
@@ -467,12 +469,7 @@ TEST(ImportSimgrid, RefusesWhatHasNoMeaningHere) {
   </zone>
 </platform>)",
                    4, "attribute 'bandwidth_file': time-varying rates");
-    expect_refused(R"(<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="a" speed="1Gf" speed_file="s.txt"/>
-  </zone>
-</platform>)",
-                   3, "attribute 'speed_file'");
+    expect_refused(one_host(R"(speed="1Gf" speed_file="s.txt")"), 3, "attribute 'speed_file'");
     expect_refused(R"(<platform version="4.1">
   <trace id="t" periodicity="1">0 1
 </trace>
