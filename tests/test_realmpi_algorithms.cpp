@@ -41,9 +41,8 @@ Result mpirun(const std::string& args) {
     return run_shell(std::string(CLUSTERSIM_MPIEXEC) + kMpirunFlags + " -np 2 " + args);
 }
 
-// The calibrated model of this machine, measured once for the tests below (--quick, per-
-// message costs included).
-// The calibration, once per program (temp_path needs a running test). Under ctest each test is
+// The calibrated model of this machine for the tests below (--quick, per-message costs
+// included), measured once per program (temp_path needs a running test). Under ctest each test is
 // a process of its own: there CLUSTERSIM_REALMPI_CALIBRATION names a file that the
 // calibration test (a ctest fixture set-up, tests/realmpi_fixtures.cmake) writes and the
 // ordering test then reads instead of calibrating again (about 20 s of one core under the
