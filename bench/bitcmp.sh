@@ -3,7 +3,8 @@
 # with BUILD's clustersim and writes one `run --json --per-rank` output per run to OUT.
 # Run it on a base build and on a changed build, then `python3 bench/bitcmp.py OUT_A OUT_B`
 # lists every output whose simulated results differ (wall time, CPU time and memory are
-# ignored). The set: every example model x 5 networks x 7 built-in apps, the repository's
+# ignored). The set: every example model x 5 networks x 7 built-in apps, the same apps and the
+# repository's traces on a generated star with the analytical NIC, the repository's
 # and ../shared/external's traces on 3 networks, the I/O traces (partdiff on the imported PIOsimHD model), 16-rank
 # collectives under Open MPI's rules, and SimGrid platform imports with a 32-rank trace.
 #   bash bench/bitcmp.sh BUILD OUT
@@ -53,6 +54,16 @@ for m in star-16 fat-tree-16 dragonfly-72 torus-4x4 psins-16; do
         --ranks 16 --mpi openmpi-4.1
     done
   done
+done
+# The analytical NIC (no example model has it): a generated 16-node star, every app, and
+# the repository's traces.
+"$cs" generate star --nodes 16 --nic analytical >"$out/star-16-analytical.xml"
+for a in "${apps[@]}"; do
+  one "star-16-analytical.${a%%:*}" "$out/star-16-analytical.xml" --app "$a" --ranks 16
+done
+for t in tests/data/traces/*.trace; do
+  one "star-16-analytical.trace.$(basename "$t" .trace)" "$out/star-16-analytical.xml" \
+    --app "trace:$t" --oversubscribe --skip-unknown
 done
 # I/O: the repository's partdiff trace on the I/O models; HDTrace's partdiff on the imported
 # PIOsimHD model (plain and PVFS2); SimGrid platforms imported and a ring trace on each.

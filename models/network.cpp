@@ -81,6 +81,33 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
     kind_times_.assign(kinds_.size(), KindTimes{});
 }
 
+std::vector<Network::Busy>& Network::calendar(std::vector<std::uint32_t>& index, std::uint32_t at,
+                                              Time busy_until) {
+    std::uint32_t& i = index[at];
+    if (i == kNil) {
+        i = static_cast<std::uint32_t>(calendars_.size());
+        calendars_.emplace_back();
+    }
+    std::vector<Busy>& cal = calendars_[i];
+    // Intervals are disjoint and sorted, so by end as well: those over by now lead.
+    const Time now = engine_.now();
+    std::size_t over = 0;
+    while (over < cal.size() && cal[over].to <= now) ++over;
+    if (over != 0) cal.erase(cal.begin(), cal.begin() + static_cast<std::ptrdiff_t>(over));
+    // Packets sent hop by hop (a node with the packet NIC) start after every reservation
+    // and keep only busy_until: what they took since the last reservation's end is booked
+    // as one interval (with any gaps between them: conservative).
+    const Time booked = cal.empty() ? now : max(now, cal.back().to);
+    if (busy_until > booked) cal.push_back(Busy{booked, busy_until});
+    return cal;
+}
+
+void Network::book(std::vector<Busy>& cal, Time from, Time to) {
+    auto at = cal.end();
+    while (at != cal.begin() && (at - 1)->from > from) --at;
+    cal.insert(at, Busy{from, to});
+}
+
 EdgeId Network::first_hop(VertexId src, VertexId dst) {
     if (src != dst) return router_.next_hop(src, dst);
     // Two processes on one socket: out to the socket's first neighbour (its memory node)
@@ -280,6 +307,74 @@ void Network::refill(std::uint32_t si) {
     return end;
 }
 
+Time Network::reserve(EdgeId e, const Packet& p, Time earliest, Time& start) {
+    Link& link = links_[e];
+    const LinkKind& k = kind_of(link);
+    // The relay the hop takes (as in transmit): none for the injecting hop.
+    bool relayed = false;
+    Time relay_time;
+    if (k.relayed && p.prev != topo::kNoVertex) {
+        const Relay& r = relays_[link.source];
+        if (k.memory_local && p.prev == p.src && link.target == p.dst) {
+            if (!r.local.infinite()) {
+                relayed = true;
+                relay_time = transfer_time(p.bytes, r.local);
+            }
+        } else if (!k.relay_rate.infinite()) {
+            relayed = true;
+            relay_time = this->relay_time(link.kind, p.bytes);
+        }
+    }
+    const Time busy = max(wire_time(link.kind, p.bytes), relay_time);
+    if (link_calendar_.empty()) {  // the first reservation
+        link_calendar_.assign(links_.size(), kNil);
+        relay_calendar_.assign(relays_.size(), kNil);
+    }
+    // Both calendars exist before either is referenced (a new one may move calendars_).
+    if (relayed) calendar(relay_calendar_, link.source, relays_[link.source].free_at);
+    std::vector<Busy>& on_link = calendar(link_calendar_, e, link.busy_until);
+    std::vector<Busy>* on_relay = relayed ? &calendars_[relay_calendar_[link.source]] : nullptr;
+    // The first s >= earliest at which [s, max(s + busy, tail)) is free on the link and
+    // [s, s + relay_time) on the relay. An empty reservation still may not start inside a
+    // busy interval (a packet waits for the link as it does hop by hop): it is tested as
+    // [s, s + 1 ps).
+    const Time one = Time::ps(1);
+    Time s = earliest;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (const Busy& b : on_link) {
+            const Time until = max(max(s + busy, p.tail_at), s + one);
+            if (b.from >= until) break;
+            if (b.to > s) s = b.to, moved = true;
+        }
+        if (on_relay != nullptr) {
+            for (const Busy& b : *on_relay) {
+                if (b.from >= max(s + relay_time, s + one)) break;
+                if (b.to > s) s = b.to, moved = true;
+            }
+        }
+    }
+    start = s;
+    const Time end = max(s + busy, p.tail_at);
+    // Booked, and busy_until and free_at raised, only where the hop takes time: a zero-byte
+    // packet occupies nothing (raising busy_until to its start would book a phantom interval
+    // up to it at the next reservation, calendar()).
+    if (end > s) {
+        book(on_link, s, end);
+        link.busy_until = max(link.busy_until, end);
+    }
+    if (relayed && relay_time > Time::zero()) {
+        book(*on_relay, s, s + relay_time);
+        Relay& r = relays_[link.source];
+        r.free_at = max(r.free_at, s + relay_time);
+    }
+    link.bytes += p.bytes;
+    ++stats_.packet_hops;
+    if (activity_ != nullptr) [[unlikely]]
+        record_activity(e, start, end, p.bytes);
+    return end;
+}
+
 void Network::record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes) {
     std::uint32_t& last = last_activity_[e];
     if (last != UINT32_MAX && (*activity_)[last].end == start) {
@@ -321,7 +416,7 @@ void Network::reserve_route(std::uint32_t pi) {
     for (;;) {
         const EdgeId e = next_edge(p);
         Time start;
-        const Time end = transmit(e, p, t, start);
+        const Time end = reserve(e, p, t, start);
         if (p.hop == 0 && p.last && messages_[p.message].notify_injected)
             engine_.schedule(end, id_, kInjected, p.message);
         const Link& link = links_[e];

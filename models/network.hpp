@@ -215,6 +215,32 @@ class Network final : public Component, public Transport, private topo::NicPort 
     // transmission starts at `start` (returned through it) and its last byte has left at
     // the returned time, which is never before the packet's tail has arrived (cut-through).
     Time transmit(EdgeId e, const Packet& p, Time earliest, Time& start);
+    // The analytical NIC's hop: like transmit, but the packet takes the first idle gap from
+    // `earliest` on, on the link and on its source's relay, even before a reservation made
+    // earlier for a later time (the calendars below).
+    [[gnu::noinline]] Time reserve(EdgeId e, const Packet& p, Time earliest, Time& start);
+
+    // The busy intervals to come of each link and relay, for the analytical NIC (reserve),
+    // which reserves a packet's whole route when it is injected: without them a reservation
+    // could only start after the latest one made before it, so the packet that two ranks
+    // exchanging at once send each other waited at its receiver's memory node for the one
+    // the receiver itself sent, which crosses it later (a simultaneous exchange took twice
+    // the one-way time). Sorted, disjoint, half open; intervals over by now are dropped when
+    // the calendar is next read. Made at the first reservation (a network whose NICs are
+    // all `packet` has none, and its hop-by-hop path does not read them); a reservation also
+    // raises busy_until and free_at, so a packet sent hop by hop still starts after every
+    // reservation, as before.
+    struct Busy {
+        Time from, to;
+    };
+    std::vector<std::uint32_t> link_calendar_;   // per edge: index into calendars_, or kNil
+    std::vector<std::uint32_t> relay_calendar_;  // per vertex: index into calendars_, or kNil
+    std::vector<std::vector<Busy>> calendars_;
+    // The calendar of link or relay `at` (made if new), pruned to now; `busy_until` is the
+    // resource's busy_until or free_at, which hop-by-hop packets keep.
+    std::vector<Busy>& calendar(std::vector<std::uint32_t>& index, std::uint32_t at,
+                                Time busy_until);
+    void book(std::vector<Busy>& cal, Time from, Time to);  // adds [from, to) (non-empty)
     void record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes);  // record_links
     // A kArrive event's data: the packet, and the edge it takes next when its route is fixed
     // (kNoEdge: decided on arrival, or none: it has arrived), so prefetch() can name it.
