@@ -81,31 +81,64 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
     kind_times_.assign(kinds_.size(), KindTimes{});
 }
 
-std::vector<Network::Busy>& Network::calendar(std::vector<std::uint32_t>& index, std::uint32_t at,
-                                              Time busy_until) {
+Network::Calendar& Network::calendar(std::vector<std::uint32_t>& index, std::uint32_t at,
+                                     Time busy_until) {
     std::uint32_t& i = index[at];
     if (i == kNil) {
         i = static_cast<std::uint32_t>(calendars_.size());
         calendars_.emplace_back();
     }
-    std::vector<Busy>& cal = calendars_[i];
-    // Intervals are disjoint and sorted, so by end as well: those over by now lead.
+    Calendar& cal = calendars_[i];
+    std::vector<Busy>& v = cal.busy;
+    // Intervals are disjoint and sorted, so by end as well: those over by now lead. The head
+    // passes them (each once); they are dropped when nothing is left, or once they are most
+    // of the vector.
     const Time now = engine_.now();
-    std::size_t over = 0;
-    while (over < cal.size() && cal[over].to <= now) ++over;
-    if (over != 0) cal.erase(cal.begin(), cal.begin() + static_cast<std::ptrdiff_t>(over));
+    while (cal.head < v.size() && v[cal.head].to <= now) ++cal.head;
+    if (cal.head == v.size()) {
+        v.clear();
+        cal.head = 0;
+    } else if (cal.head >= 16 && cal.head * 2 >= v.size()) {
+        v.erase(v.begin(), v.begin() + cal.head);
+        cal.head = 0;
+    }
     // Packets sent hop by hop (a node with the packet NIC) start after every reservation
     // and keep only busy_until: what they took since the last reservation's end is booked
     // as one interval (with any gaps between them: conservative).
-    const Time booked = cal.empty() ? now : max(now, cal.back().to);
-    if (busy_until > booked) cal.push_back(Busy{booked, busy_until});
+    const Time booked = v.empty() ? now : max(now, v.back().to);
+    if (busy_until > booked) book(cal, booked, busy_until);
     return cal;
 }
 
-void Network::book(std::vector<Busy>& cal, Time from, Time to) {
-    auto at = cal.end();
-    while (at != cal.begin() && (at - 1)->from > from) --at;
-    cal.insert(at, Busy{from, to});
+std::size_t Network::first_after(const Calendar& cal, Time t) {
+    // Short calendars (the usual: a few packets ahead) by a scan, long ones (a relay that many
+    // senders' packets cross, with gaps between them) by binary search.
+    const std::vector<Busy>& v = cal.busy;
+    std::size_t k = cal.head;
+    if (v.size() - k > 8)
+        return static_cast<std::size_t>(
+            std::partition_point(v.begin() + static_cast<std::ptrdiff_t>(k), v.end(),
+                                 [t](const Busy& b) { return b.to <= t; }) -
+            v.begin());
+    while (k < v.size() && v[k].to <= t) ++k;
+    return k;
+}
+
+void Network::book(Calendar& cal, Time from, Time to) {
+    // Where it goes (usually the end), merged with a neighbour it touches: back-to-back
+    // reservations (many senders into one link) stay one interval, so the scans stay short.
+    std::vector<Busy>& v = cal.busy;
+    std::size_t at = v.size();
+    while (at > cal.head && v[at - 1].from > from) --at;
+    const bool joins_next = at < v.size() && v[at].from == to;
+    if (at > cal.head && v[at - 1].to == from) {
+        v[at - 1].to = joins_next ? v[at].to : to;
+        if (joins_next) v.erase(v.begin() + static_cast<std::ptrdiff_t>(at));
+    } else if (joins_next) {
+        v[at].from = from;
+    } else {
+        v.insert(v.begin() + static_cast<std::ptrdiff_t>(at), Busy{from, to});
+    }
 }
 
 EdgeId Network::first_hop(VertexId src, VertexId dst) {
@@ -332,25 +365,27 @@ Time Network::reserve(EdgeId e, const Packet& p, Time earliest, Time& start) {
     }
     // Both calendars exist before either is referenced (a new one may move calendars_).
     if (relayed) calendar(relay_calendar_, link.source, relays_[link.source].free_at);
-    std::vector<Busy>& on_link = calendar(link_calendar_, e, link.busy_until);
-    std::vector<Busy>* on_relay = relayed ? &calendars_[relay_calendar_[link.source]] : nullptr;
+    Calendar& on_link = calendar(link_calendar_, e, link.busy_until);
+    Calendar* on_relay = relayed ? &calendars_[relay_calendar_[link.source]] : nullptr;
     // The first s >= earliest at which [s, max(s + busy, tail)) is free on the link and
     // [s, s + relay_time) on the relay. An empty reservation still may not start inside a
     // busy interval (a packet waits for the link as it does hop by hop): it is tested as
-    // [s, s + 1 ps).
+    // [s, s + 1 ps). Each interval met that is still busy at s and starts before the hop
+    // would end moves the hop to its end, where the next one may start.
     const Time one = Time::ps(1);
     Time s = earliest;
     for (bool moved = true; moved;) {
         moved = false;
-        for (const Busy& b : on_link) {
-            const Time until = max(max(s + busy, p.tail_at), s + one);
-            if (b.from >= until) break;
-            if (b.to > s) s = b.to, moved = true;
+        for (std::size_t k = first_after(on_link, s); k < on_link.busy.size(); ++k) {
+            const Busy& b = on_link.busy[k];
+            if (b.from >= max(max(s + busy, p.tail_at), s + one)) break;
+            s = b.to, moved = true;
         }
         if (on_relay != nullptr) {
-            for (const Busy& b : *on_relay) {
+            for (std::size_t k = first_after(*on_relay, s); k < on_relay->busy.size(); ++k) {
+                const Busy& b = on_relay->busy[k];
                 if (b.from >= max(s + relay_time, s + one)) break;
-                if (b.to > s) s = b.to, moved = true;
+                s = b.to, moved = true;
             }
         }
     }

@@ -235,12 +235,17 @@ class Network final : public Component, public Transport, private topo::NicPort 
     };
     std::vector<std::uint32_t> link_calendar_;   // per edge: index into calendars_, or kNil
     std::vector<std::uint32_t> relay_calendar_;  // per vertex: index into calendars_, or kNil
-    std::vector<std::vector<Busy>> calendars_;
-    // The calendar of link or relay `at` (made if new), pruned to now; `busy_until` is the
-    // resource's busy_until or free_at, which hop-by-hop packets keep.
-    std::vector<Busy>& calendar(std::vector<std::uint32_t>& index, std::uint32_t at,
-                                Time busy_until);
-    void book(std::vector<Busy>& cal, Time from, Time to);  // adds [from, to) (non-empty)
+    struct Calendar {
+        std::vector<Busy> busy;
+        std::size_t head = 0;  // busy[head] is the first interval not over by now
+    };
+    std::vector<Calendar> calendars_;
+    // The calendar of link or relay `at` (made if new), its head moved to now; `busy_until`
+    // is the resource's busy_until or free_at, which hop-by-hop packets keep.
+    Calendar& calendar(std::vector<std::uint32_t>& index, std::uint32_t at, Time busy_until);
+    void book(Calendar& cal, Time from, Time to);  // adds [from, to) (non-empty)
+    // The index of the first interval from the head on that ends after t.
+    static std::size_t first_after(const Calendar& cal, Time t);
     void record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes);  // record_links
     // A kArrive event's data: the packet, and the edge it takes next when its route is fixed
     // (kNoEdge: decided on arrival, or none: it has arrived), so prefetch() can name it.

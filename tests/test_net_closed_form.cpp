@@ -215,7 +215,7 @@ TEST(Relay, EachPacketIsTimedAtItsOwnSizeOnLinksOfOneKind) {
 // at its memory node for the one the rank itself sent, reserved first but crossing later,
 // and the exchange took 8.235 us for 1 KiB and 2.269 ms for 1 MiB (one way 4.243 us and
 // 940.7 us).
-std::string star_with_memory_nodes(const std::string& nic) {
+std::string star_with_memory_nodes(const std::string& nic, int nodes = 2) {
     return fmt::format(R"(<cluster name="duplex">
   <network granularity="100KiB" routing="shortest-path" nic="{}" eager-threshold="64KiB"/>
   <node-type name="node" memory="16GiB">
@@ -225,10 +225,10 @@ std::string star_with_memory_nodes(const std::string& nic) {
     <cable from="s0" to="mem0" latency="100ns" bandwidth="20GB/s"/>
     <cable from="nic" to="mem0" latency="100ns" bandwidth="20GB/s"/>
   </node-type>
-  <star type="node" nodes="2" prefix="n" switch="sw" link-latency="1us" link-bandwidth="1250MB/s"/>
+  <star type="node" nodes="{}" prefix="n" switch="sw" link-latency="1us" link-bandwidth="1250MB/s"/>
 </cluster>
 )",
-                       nic);
+                       nic, nodes);
 }
 
 TEST(Duplex, AnExchangeAtOnceTakesTheOneWayTimeWithEitherNic) {
@@ -251,6 +251,36 @@ TEST(Duplex, AnExchangeAtOnceTakesTheOneWayTimeWithEitherNic) {
             EXPECT_EQ(res.ranks[0].bytes_received, size);
             EXPECT_EQ(res.ranks[1].bytes_received, size);
         }
+    }
+}
+
+// Many into one: 63 ranks send to rank 0 at once, eager (32 KiB) and by rendezvous (1 MiB).
+// The receiver's link and memory node take the packets back to back, the relay's turns
+// leaving gaps between them: the analytical NIC's calendars keep the back-to-back ones as
+// one interval and find the first interval still busy by binary search, and it ends at the
+// packet NIC's time to the picosecond.
+TEST(Duplex, ManyIntoOneEndsAtThePacketNicsTime) {
+    const int n = 64;
+    for (const std::uint64_t size : {std::uint64_t{32} << 10, std::uint64_t{1} << 20}) {
+        std::vector<std::vector<mpi::Op>> script(n);
+        for (int r = 1; r < n; ++r) {
+            script[0].push_back(testing::irecv(r, size, static_cast<std::uint32_t>(r - 1)));
+            script[r].push_back(send(0, size));
+        }
+        script[0].push_back(testing::waitall(0, n - 1));
+        Time at[2];
+        for (int i = 0; i < 2; ++i) {
+            const auto t = topo::parse_model(
+                star_with_memory_nodes(i == 0 ? "packet" : "analytical", n), "many.xml");
+            ScriptProgram prog(script);
+            const auto res = mpi::simulate(t, one_rank_per_node(t, n), prog);
+            at[i] = res.simulated;
+            EXPECT_EQ(res.ranks[0].bytes_received, size * (n - 1));
+            EXPECT_EQ(res.network.bytes_delivered, res.network.bytes_sent);
+        }
+        // At least the receiver's link's time for all of it.
+        EXPECT_GT(at[0].seconds(), static_cast<double>(size * (n - 1)) / 1.25e9) << size;
+        EXPECT_EQ(at[1], at[0]) << size;
     }
 }
 
