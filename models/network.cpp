@@ -376,14 +376,14 @@ Time Network::reserve(EdgeId e, const Packet& p, Time earliest, Time& start) {
     Time s = earliest;
     for (bool moved = true; moved;) {
         moved = false;
-        for (std::size_t k = first_after(on_link, s); k < on_link.busy.size(); ++k) {
-            const Busy& b = on_link.busy[k];
+        for (std::size_t i = first_after(on_link, s); i < on_link.busy.size(); ++i) {
+            const Busy& b = on_link.busy[i];
             if (b.from >= max(max(s + busy, p.tail_at), s + one)) break;
             s = b.to, moved = true;
         }
         if (on_relay != nullptr) {
-            for (std::size_t k = first_after(*on_relay, s); k < on_relay->busy.size(); ++k) {
-                const Busy& b = on_relay->busy[k];
+            for (std::size_t i = first_after(*on_relay, s); i < on_relay->busy.size(); ++i) {
+                const Busy& b = on_relay->busy[i];
                 if (b.from >= max(s + relay_time, s + one)) break;
                 s = b.to, moved = true;
             }
