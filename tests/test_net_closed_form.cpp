@@ -8,6 +8,7 @@
 
 #include "sim_fixtures.hpp"
 #include "simulator/units.hpp"
+#include "topologies/generators.hpp"
 
 namespace clustersim {
 namespace CLUSTERSIM_TEST_FILE {
@@ -215,20 +216,14 @@ TEST(Relay, EachPacketIsTimedAtItsOwnSizeOnLinksOfOneKind) {
 // at its memory node for the one the rank itself sent, reserved first but crossing later,
 // and the exchange took 8.235 us for 1 KiB and 2.269 ms for 1 MiB (one way 4.243 us and
 // 940.7 us).
+// `clustersim generate star`'s model: per node a socket, a memory node (20 GB/s) and a NIC,
+// 1 us and 1,250 MB/s to the switch.
 std::string star_with_memory_nodes(const std::string& nic, int nodes = 2) {
-    return fmt::format(R"(<cluster name="duplex">
-  <network granularity="100KiB" routing="shortest-path" nic="{}" eager-threshold="64KiB"/>
-  <node-type name="node" memory="16GiB">
-    <socket name="s0" cores="1" speed="2G"/>
-    <memory-node name="mem0" bandwidth="20GB/s" local-bandwidth="20GB/s"/>
-    <nic name="nic"/>
-    <cable from="s0" to="mem0" latency="100ns" bandwidth="20GB/s"/>
-    <cable from="nic" to="mem0" latency="100ns" bandwidth="20GB/s"/>
-  </node-type>
-  <star type="node" nodes="{}" prefix="n" switch="sw" link-latency="1us" link-bandwidth="1250MB/s"/>
-</cluster>
-)",
-                       nic, nodes);
+    topo::GenerateOptions o;
+    o.kind = "star";
+    o.nodes = static_cast<std::uint32_t>(nodes);
+    o.nic = nic == "analytical" ? topo::NicModel::Analytical : topo::NicModel::Packet;
+    return topo::generate_model_xml(o);
 }
 
 TEST(Duplex, AnExchangeAtOnceTakesTheOneWayTimeWithEitherNic) {
