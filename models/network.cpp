@@ -316,19 +316,9 @@ void Network::refill(std::uint32_t si) {
     const LinkKind& k = kind_of(link);
     start = max(earliest, link.busy_until);
     Time relay_time;
-    if (k.relayed && p.prev != topo::kNoVertex) {  // relayed, not injected: the vertex's relay
-        Relay& r = relays_[link.source];
-        if (k.memory_local && p.prev == p.src && link.target == p.dst) {
-            if (!r.local.infinite()) {
-                start = max(start, r.free_at);
-                relay_time = transfer_time(p.bytes, r.local);
-                r.free_at = start + relay_time;
-            }
-        } else if (!k.relay_rate.infinite()) {
-            start = max(start, r.free_at);
-            relay_time = this->relay_time(link.kind, p.bytes);
-            r.free_at = start + relay_time;
-        }
+    if (Relay* r = hop_relay(link, k, p, relay_time)) {
+        start = max(start, r->free_at);
+        r->free_at = start + relay_time;
     }
     const Time wire = wire_time(link.kind, p.bytes);
     const Time end = max(start + max(wire, relay_time), p.tail_at);
@@ -343,28 +333,16 @@ void Network::refill(std::uint32_t si) {
 Time Network::reserve(EdgeId e, const Packet& p, Time earliest, Time& start) {
     Link& link = links_[e];
     const LinkKind& k = kind_of(link);
-    // The relay the hop takes (as in transmit): none for the injecting hop.
-    bool relayed = false;
     Time relay_time;
-    if (k.relayed && p.prev != topo::kNoVertex) {
-        const Relay& r = relays_[link.source];
-        if (k.memory_local && p.prev == p.src && link.target == p.dst) {
-            if (!r.local.infinite()) {
-                relayed = true;
-                relay_time = transfer_time(p.bytes, r.local);
-            }
-        } else if (!k.relay_rate.infinite()) {
-            relayed = true;
-            relay_time = this->relay_time(link.kind, p.bytes);
-        }
-    }
+    Relay* const relay = hop_relay(link, k, p, relay_time);
+    const bool relayed = relay != nullptr;
     const Time busy = max(wire_time(link.kind, p.bytes), relay_time);
     if (link_calendar_.empty()) {  // the first reservation
         link_calendar_.assign(links_.size(), kNil);
         relay_calendar_.assign(relays_.size(), kNil);
     }
     // Both calendars exist before either is referenced (a new one may move calendars_).
-    if (relayed) calendar(relay_calendar_, link.source, relays_[link.source].free_at);
+    if (relayed) calendar(relay_calendar_, link.source, relay->free_at);
     Calendar& on_link = calendar(link_calendar_, e, link.busy_until);
     Calendar* on_relay = relayed ? &calendars_[relay_calendar_[link.source]] : nullptr;
     // The first s >= earliest at which [s, max(s + busy, tail)) is free on the link and
@@ -400,8 +378,7 @@ Time Network::reserve(EdgeId e, const Packet& p, Time earliest, Time& start) {
     }
     if (relayed && relay_time > Time::zero()) {
         book(*on_relay, s, s + relay_time);
-        Relay& r = relays_[link.source];
-        r.free_at = max(r.free_at, s + relay_time);
+        relay->free_at = max(relay->free_at, s + relay_time);
     }
     link.bytes += p.bytes;
     ++stats_.packet_hops;

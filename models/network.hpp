@@ -215,6 +215,22 @@ class Network final : public Component, public Transport, private topo::NicPort 
     // transmission starts at `start` (returned through it) and its last byte has left at
     // the returned time, which is never before the packet's tail has arrived (cut-through).
     Time transmit(EdgeId e, const Packet& p, Time earliest, Time& start);
+    // The relay packet p's hop on `link` (of kind k) takes, its time in `time`: the source
+    // vertex's relay, or a memory node's local rate between its two neighbours; nullptr for
+    // the injecting hop or an unlimited rate (transmit and reserve).
+    [[gnu::always_inline]] Relay* hop_relay(const Link& link, const LinkKind& k, const Packet& p,
+                                            Time& time) {
+        if (!k.relayed || p.prev == topo::kNoVertex) return nullptr;
+        Relay& r = relays_[link.source];
+        if (k.memory_local && p.prev == p.src && link.target == p.dst) {
+            if (r.local.infinite()) return nullptr;
+            time = transfer_time(p.bytes, r.local);
+            return &r;
+        }
+        if (k.relay_rate.infinite()) return nullptr;
+        time = relay_time(link.kind, p.bytes);
+        return &r;
+    }
     // The analytical NIC's hop: like transmit, but the packet takes the first idle gap from
     // `earliest` on, on the link and on its source's relay, even before a reservation made
     // earlier for a later time (the calendars below).
