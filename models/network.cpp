@@ -141,6 +141,16 @@ void Network::book(Calendar& cal, Time from, Time to) {
     }
 }
 
+void Network::book_after_slow(std::vector<std::uint32_t>& index, std::uint32_t at, Time busy_until,
+                              Time from, Time to) {
+    Calendar& cal = calendar(index, at, busy_until);
+    std::vector<Busy>& v = cal.busy;
+    if (v.size() > cal.head && v.back().to == from)
+        v.back().to = to;
+    else
+        v.push_back(Busy{from, to});
+}
+
 EdgeId Network::first_hop(VertexId src, VertexId dst) {
     if (src != dst) return router_.next_hop(src, dst);
     // Two processes on one socket: out to the socket's first neighbour (its memory node)
@@ -337,6 +347,35 @@ Time Network::reserve(EdgeId e, const Packet& p, Time earliest, Time& start) {
     Relay* const relay = hop_relay(link, k, p, relay_time);
     const bool relayed = relay != nullptr;
     const Time busy = max(wire_time(link.kind, p.bytes), relay_time);
+    // Where the hop is free from `earliest` on (the usual case: every interval booked ends
+    // by busy_until and free_at), it starts at `earliest`, after everything booked, and is
+    // appended: what reserve_search would find, without the search.
+    if (earliest >= link.busy_until && (!relayed || earliest >= relay->free_at) &&
+        !link_calendar_.empty()) [[likely]] {
+        start = earliest;
+        const Time end = max(earliest + busy, p.tail_at);
+        if (end > earliest) {
+            book_after(link_calendar_, e, link.busy_until, earliest, end);
+            link.busy_until = end;
+        }
+        if (relayed && relay_time > Time::zero()) {
+            book_after(relay_calendar_, link.source, relay->free_at, earliest,
+                       earliest + relay_time);
+            relay->free_at = earliest + relay_time;
+        }
+        link.bytes += p.bytes;
+        ++stats_.packet_hops;
+        if (activity_ != nullptr) [[unlikely]]
+            record_activity(e, start, end, p.bytes);
+        return end;
+    }
+    return reserve_search(e, p, earliest, start, relay, relay_time, busy);
+}
+
+Time Network::reserve_search(EdgeId e, const Packet& p, Time earliest, Time& start, Relay* relay,
+                             Time relay_time, Time busy) {
+    Link& link = links_[e];
+    const bool relayed = relay != nullptr;
     if (link_calendar_.empty()) {  // the first reservation
         link_calendar_.assign(links_.size(), kNil);
         relay_calendar_.assign(relays_.size(), kNil);

@@ -234,7 +234,11 @@ class Network final : public Component, public Transport, private topo::NicPort 
     // The analytical NIC's hop: like transmit, but the packet takes the first idle gap from
     // `earliest` on, on the link and on its source's relay, even before a reservation made
     // earlier for a later time (the calendars below).
-    [[gnu::noinline]] Time reserve(EdgeId e, const Packet& p, Time earliest, Time& start);
+    // The usual hop (free from `earliest` on) here, the search for a gap in reserve_search.
+    [[gnu::always_inline]] inline Time reserve(EdgeId e, const Packet& p, Time earliest,
+                                               Time& start);
+    [[gnu::noinline]] Time reserve_search(EdgeId e, const Packet& p, Time earliest, Time& start,
+                                          Relay* relay, Time relay_time, Time busy);
 
     // The busy intervals to come of each link and relay, for the analytical NIC (reserve),
     // which reserves a packet's whole route when it is injected: without them a reservation
@@ -260,6 +264,28 @@ class Network final : public Component, public Transport, private topo::NicPort 
     // is the resource's busy_until or free_at, which hop-by-hop packets keep.
     Calendar& calendar(std::vector<std::uint32_t>& index, std::uint32_t at, Time busy_until);
     void book(Calendar& cal, Time from, Time to);  // adds [from, to) (non-empty)
+    // calendar() and book() for an interval that starts at or after the end of every one
+    // booked (and of busy_until). The usual case: the calendar exists and all of it is over
+    // by now (its last interval ends last; busy_until, which hop-by-hop packets keep, too),
+    // so [from, to) replaces it. Otherwise calendar() and book() at the end, merged with an
+    // interval that touches it (book_after_slow).
+    [[gnu::always_inline]] void book_after(std::vector<std::uint32_t>& index, std::uint32_t at,
+                                           Time busy_until, Time from, Time to) {
+        if (const std::uint32_t i = index[at]; i != kNil) {
+            Calendar& cal = calendars_[i];
+            std::vector<Busy>& v = cal.busy;
+            const Time now = engine_.now();
+            if (!v.empty() && v.back().to <= now && busy_until <= now) [[likely]] {
+                cal.head = 0;
+                v.front() = Busy{from, to};
+                v.erase(v.begin() + 1, v.end());
+                return;
+            }
+        }
+        book_after_slow(index, at, busy_until, from, to);
+    }
+    [[gnu::noinline]] void book_after_slow(std::vector<std::uint32_t>& index, std::uint32_t at,
+                                           Time busy_until, Time from, Time to);
     // The index of the first interval from the head on that ends after t.
     static std::size_t first_after(const Calendar& cal, Time t);
     void record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes);  // record_links
