@@ -47,11 +47,14 @@ std::uint64_t Engine::run(Time until, std::uint64_t max_events) {
         assert(ev.time >= now_ && "time went backwards");
         now_ = ev.time;
         ++processed_;
-        if (const Event* far = queue_.peek(kPrefetchAhead - 1);
-            far != nullptr && prefetching_[far->component])
-            components_[far->component]->prefetch(*far, true);
-        if (const Event* near = queue_.peek(0); near != nullptr && prefetching_[near->component])
-            components_[near->component]->prefetch(*near, false);
+        if (any_prefetching_) {
+            if (const Event* far = queue_.peek(kPrefetchAhead - 1);
+                far != nullptr && prefetching_[far->component] != 0)
+                components_[far->component]->prefetch(*far, true);
+            if (const Event* near = queue_.peek(0);
+                near != nullptr && prefetching_[near->component] != 0)
+                components_[near->component]->prefetch(*near, false);
+        }
         components_[ev.component]->handle(*this, ev);
     }
     return processed_ - start;

@@ -124,7 +124,7 @@ class Engine {
 
     ComponentId add(Component& component) {
         components_.push_back(&component);
-        prefetching_.push_back(false);
+        prefetching_.push_back(0);
         return static_cast<ComponentId>(components_.size() - 1);
     }
     // The same, for a component whose prefetch() is worth calling: when a large model's
@@ -133,7 +133,8 @@ class Engine {
     // while earlier events run. Results do not change.
     ComponentId add_prefetching(Component& component) {
         const ComponentId id = add(component);
-        prefetching_[id] = true;
+        prefetching_[id] = 1;
+        any_prefetching_ = true;
         return id;
     }
     // How many events ahead prefetch(event, far = true) is called.
@@ -170,7 +171,8 @@ class Engine {
 
     EngineQueue queue_;
     std::vector<Component*> components_;
-    std::vector<bool> prefetching_;
+    std::vector<std::uint8_t> prefetching_;  // per component: 1 if added with add_prefetching
+    bool any_prefetching_ = false;           // run() looks ahead only then (two peeks per event)
     Time now_ = Time::zero();
     std::uint64_t processed_ = 0;
     bool stopped_ = false;
