@@ -503,11 +503,16 @@ void Network::reserve_route(std::uint32_t pi) {
 }
 
 void Network::enqueue(EdgeId e, std::uint32_t pi) {
-    Link& link = links_[e];
+    const Link& link = links_[e];
     if (link.active_tail == kNil && !link.wake_pending && link.busy_until <= engine_.now()) {
         send_on(e, pi);  // idle link, nobody waiting: no queue needed
         return;
     }
+    enqueue_waiting(e, pi);
+}
+
+void Network::enqueue_waiting(EdgeId e, std::uint32_t pi) {
+    Link& link = links_[e];
     const std::uint64_t key = (static_cast<std::uint64_t>(e) << 32) | packets_[pi].stream;
     std::uint32_t qi;
     if (link.active_tail != kNil && queues_[link.active_tail].key == key) {

@@ -208,9 +208,13 @@ class Network final : public Component, public Transport, private topo::NicPort 
         return p.path_len != 0 ? paths_[p.path_first + p.hop] : next_edge_routed(p);
     }
     EdgeId next_edge_routed(const Packet& p);  // no fixed route: ask the router
-    void enqueue(EdgeId e, std::uint32_t pkt);
+    // A packet at the link's source: sent at once on an idle link with nobody waiting (the
+    // usual hop, inlined into arrive), else queued (enqueue_waiting).
+    [[gnu::always_inline]] inline void enqueue(EdgeId e, std::uint32_t pkt);
+    [[gnu::noinline]] void enqueue_waiting(EdgeId e, std::uint32_t pkt);
     void start_next(EdgeId e);
-    void send_on(EdgeId e, std::uint32_t pkt);  // transmit now and schedule what follows
+    // Transmit now and schedule what follows.
+    [[gnu::always_inline]] inline void send_on(EdgeId e, std::uint32_t pkt);
     // Occupies link e (and its source's relay) with packet p from `earliest` on: the
     // transmission starts at `start` (returned through it) and its last byte has left at
     // the returned time, which is never before the packet's tail has arrived (cut-through).
@@ -294,7 +298,7 @@ class Network final : public Component, public Transport, private topo::NicPort 
     static std::uint64_t arrive_data(std::uint32_t pkt, EdgeId next) {
         return pkt | (static_cast<std::uint64_t>(next) << 32);
     }
-    void arrive(std::uint32_t pkt, EdgeId next);
+    [[gnu::always_inline]] inline void arrive(std::uint32_t pkt, EdgeId next);
     void deliver(std::uint32_t pkt);
 
     Engine& engine_;
