@@ -145,7 +145,8 @@ class Engine {
     // Scheduling in the past is a programming error (assertion in debug builds). An event at
     // Time::max(), where saturated times land (simulator/time.hpp), is past the horizon: the
     // run stops with a HorizonError naming `target`.
-    void schedule(Time at, ComponentId target, std::uint32_t kind, std::uint64_t data = 0) {
+    [[gnu::always_inline]] void schedule(Time at, ComponentId target, std::uint32_t kind,
+                                         std::uint64_t data = 0) {
         if (at == Time::max()) [[unlikely]]
             beyond_horizon(target);
         assert(at >= now_ && "event scheduled in the past");
