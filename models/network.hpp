@@ -237,8 +237,8 @@ class Network final : public Component, public Transport, private topo::NicPort 
     }
     // The analytical NIC's hop: like transmit, but the packet takes the first idle gap from
     // `earliest` on, on the link and on its source's relay, even before a reservation made
-    // earlier for a later time (the calendars below).
-    // The usual hop (free from `earliest` on) here, the search for a gap in reserve_search.
+    // earlier for a later time (the calendars below). The usual hop, free from `earliest` on,
+    // is booked inline; the search for a gap is reserve_search.
     [[gnu::always_inline]] inline Time reserve(EdgeId e, const Packet& p, Time earliest,
                                                Time& start);
     [[gnu::noinline]] Time reserve_search(EdgeId e, const Packet& p, Time earliest, Time& start,
