@@ -5,23 +5,12 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "simulator/error.hpp"
+#include "simulator/memory.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::net {
-
-namespace {
-
-// The core's second-level cache: sysconf's (per core on the machines measured so far), or
-// 1 MiB where the C library reports none.
-std::uint64_t core_cache_bytes() {
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return l2 > 0 ? static_cast<std::uint64_t>(l2) : std::uint64_t{1} << 20;
-}
-
-}  // namespace
 
 Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& router,
                  NetworkClient& client, std::uint64_t seed)
@@ -38,7 +27,8 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
     // 1,024-node star's replay ran faster without them, a 16,384-node bcast slower).
     const std::uint64_t state = std::uint64_t{topo_.num_edges()} * sizeof(Link) +
                                 std::uint64_t{topo_.num_vertices()} * sizeof(Relay);
-    id_ = state > core_cache_bytes() ? engine_.add_prefetching(*this) : engine_.add(*this);
+    id_ = state > core_cache_bytes(std::uint64_t{1} << 20) ? engine_.add_prefetching(*this)
+                                                           : engine_.add(*this);
     // Each node's NIC model, resolved to its behaviour once.
     auto resolve = [this](topo::NicModel id) {
         std::shared_ptr<const topo::NicBehaviour> b = topo::nic_models().made(id);
@@ -351,11 +341,7 @@ void Network::refill(std::uint32_t si) {
     const Time wire = wire_time(link.kind, p.bytes);
     const Time end = max(start + max(wire, relay_time), p.tail_at);
     link.busy_until = end;
-    link.bytes += p.bytes;
-    ++stats_.packet_hops;
-    if (activity_ != nullptr) [[unlikely]]
-        record_activity(e, start, end, p.bytes);
-    return end;
+    return hop_done(link, e, p.bytes, start, end);
 }
 
 Time Network::reserve(EdgeId e, const Packet& p, Time earliest, Time& start) {
@@ -381,11 +367,7 @@ Time Network::reserve(EdgeId e, const Packet& p, Time earliest, Time& start) {
                        earliest + relay_time);
             relay->free_at = earliest + relay_time;
         }
-        link.bytes += p.bytes;
-        ++stats_.packet_hops;
-        if (activity_ != nullptr) [[unlikely]]
-            record_activity(e, start, end, p.bytes);
-        return end;
+        return hop_done(link, e, p.bytes, start, end);
     }
     return reserve_search(e, p, earliest, start, relay, relay_time, busy);
 }
@@ -437,11 +419,7 @@ Time Network::reserve_search(EdgeId e, const Packet& p, Time earliest, Time& sta
         book(*on_relay, s, s + relay_time);
         relay->free_at = max(relay->free_at, s + relay_time);
     }
-    link.bytes += p.bytes;
-    ++stats_.packet_hops;
-    if (activity_ != nullptr) [[unlikely]]
-        record_activity(e, start, end, p.bytes);
-    return end;
+    return hop_done(link, e, p.bytes, start, end);
 }
 
 void Network::record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes) {

@@ -293,6 +293,16 @@ class Network final : public Component, public Transport, private topo::NicPort 
     // The index of the first interval from the head on that ends after t.
     static std::size_t first_after(const Calendar& cal, Time t);
     void record_activity(EdgeId e, Time start, Time end, std::uint64_t bytes);  // record_links
+    // What every hop counts (transmit, reserve): the link's bytes, the hop, its activity
+    // when recorded. Returns `end`.
+    [[gnu::always_inline]] Time hop_done(Link& link, EdgeId e, std::uint64_t bytes, Time start,
+                                         Time end) {
+        link.bytes += bytes;
+        ++stats_.packet_hops;
+        if (activity_ != nullptr) [[unlikely]]
+            record_activity(e, start, end, bytes);
+        return end;
+    }
     // A kArrive event's data: the packet, and the edge it takes next when its route is fixed
     // (kNoEdge: decided on arrival, or none: it has arrived), so prefetch() can name it.
     static std::uint64_t arrive_data(std::uint32_t pkt, EdgeId next) {

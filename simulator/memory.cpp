@@ -1,6 +1,7 @@
 #include "simulator/memory.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <ctime>
 
@@ -16,6 +17,11 @@ double process_cpu_seconds() {
     timespec ts{};
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::uint64_t core_cache_bytes(std::uint64_t fallback) {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<std::uint64_t>(l2) : fallback;
 }
 
 }  // namespace clustersim

@@ -13,4 +13,8 @@ std::uint64_t peak_memory_bytes();
 // counts the time it waited for a core; this does not.
 double process_cpu_seconds();
 
+// The core's second-level cache in bytes: sysconf's _SC_LEVEL2_CACHE_SIZE (per core on the
+// machines measured so far), or `fallback` where the C library reports none.
+std::uint64_t core_cache_bytes(std::uint64_t fallback);
+
 }  // namespace clustersim

@@ -2,12 +2,12 @@
 // class alternate an untouched and a just-written send buffer, size by size, pass by pass;
 // rank 0 keeps the figures.
 #include <mpi.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "simulator/memory.hpp"
 #include "tools/mpi/calibrate/calibrate.hpp"
 
 namespace clustersim::calibrate {
@@ -15,14 +15,8 @@ namespace clustersim::calibrate {
 namespace {
 
 constexpr int kTagFresh = 22, kTagFreshReady = 23, kTagFreshAck = 24;
+// The core's cache a long compute replaces where the C library reports none.
 constexpr std::uint64_t kDefaultCache = 2 * 1024 * 1024;
-
-// The core's cache a long compute replaces: sysconf's level 2 (per core on the machines
-// calibrated so far), or kDefaultCache when the C library reports none.
-std::uint64_t core_cache_bytes() {
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return l2 > 0 ? static_cast<std::uint64_t>(l2) : kDefaultCache;
-}
 
 // The sender's store loop: every 8-byte word written (as an application packs a halo), the
 // value changing each call so no pass finds the lines as the last left them.
@@ -117,7 +111,7 @@ void measure_fresh_sends(const Settings& s, int rank, int a, int b, int cls, Mea
 // enters MPI_Recv, the sender before it writes the message's buffer).
 void measure_cold_sends(const Settings& s, int rank, int a, int b, int cls, Measured& m) {
     // Up to the cache's size: a larger written buffer leaves the cache by itself.
-    const std::uint64_t cache = core_cache_bytes();
+    const std::uint64_t cache = core_cache_bytes(kDefaultCache);
     std::vector<std::uint64_t> sizes;
     for (const std::uint64_t bytes : s.sizes)
         if (bytes >= kFreshMin && bytes <= std::min(kFreshMax, cache)) sizes.push_back(bytes);
