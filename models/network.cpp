@@ -1,7 +1,6 @@
 #include "models/network.hpp"
 
 #include <algorithm>
-#include <array>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -88,63 +87,6 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         l.kind = it->second & 0x7fffffffU;  // at most one kind per edge: fits 31 bits
     }
     kind_times_.assign(kinds_.size(), KindTimes{});
-    find_through_links();
-}
-
-std::size_t Network::through_links() const {
-    return static_cast<std::size_t>(std::count(through_.begin(), through_.end(), 1));
-}
-
-void Network::set_through_links(bool on) {
-    if (stats_.packets != 0)
-        throw std::logic_error("network: through links are chosen before the first packet");
-    through_.clear();
-    pending_in_.clear();
-    if (on) find_through_links();
-}
-
-void Network::find_through_links() {
-    // Only where every packet goes hop by hop on a fixed route: an analytical NIC reserves
-    // links ahead at injection, and a route decided per hop is not known a hop early.
-    if (!topo::fixed_path(topo_.settings.routing) ||
-        topo_.settings.nic_model != topo::NicModel::Packet)
-        return;
-    for (const topo::NodeInfo& node : topo_.nodes)
-        if (node.nic_model != topo::NicModel::Packet) return;
-    // A link from a vertex that is no socket (no stream starts or ends there), relays at
-    // no finite rate, and has exactly two neighbours, each joined to it by one link each
-    // way, to a neighbour that is no socket either. A fixed route between two vertices is a
-    // simple path and never turns back; only a socket's route to itself does (socket,
-    // memory node, socket), at a link towards a socket. So the link towards one neighbour
-    // carries only what came in from the other.
-    const std::size_t nv = topo_.num_vertices();
-    std::vector<std::uint8_t> outs(nv, 0), ins(nv, 0);
-    std::vector<std::array<VertexId, 2>> out_to(nv), in_from(nv);
-    for (EdgeId e = 0; e < links_.size(); ++e) {
-        const VertexId s = links_[e].source, d = links_[e].target;
-        if (outs[s] < 2) out_to[s][outs[s]] = d;
-        if (ins[d] < 2) in_from[d][ins[d]] = s;
-        outs[s] = static_cast<std::uint8_t>(std::min(outs[s] + 1, 3));
-        ins[d] = static_cast<std::uint8_t>(std::min(ins[d] + 1, 3));
-    }
-    bool any = false;
-    std::vector<std::uint8_t> through(links_.size(), 0);
-    for (EdgeId e = 0; e < links_.size(); ++e) {
-        const VertexId v = links_[e].source;
-        const auto& vp = topo_.vertex(v);
-        const auto& o = out_to[v];
-        const auto& i = in_from[v];
-        if (vp.kind == topo::VertexKind::Socket ||
-            topo_.vertex(links_[e].target).kind == topo::VertexKind::Socket ||
-            kind_of(links_[e]).relayed || outs[v] != 2 || ins[v] != 2 || o[0] == o[1] ||
-            !((o[0] == i[0] && o[1] == i[1]) || (o[0] == i[1] && o[1] == i[0])))
-            continue;
-        through[e] = 1;
-        any = true;
-    }
-    if (!any) return;
-    through_ = std::move(through);
-    pending_in_.assign(links_.size(), 0);
 }
 
 Network::Calendar& Network::calendar(std::vector<std::uint32_t>& index, std::uint32_t at,
@@ -255,17 +197,6 @@ std::uint32_t Network::stream_miss(VertexId src, VertexId dst) {
         s.path_first = static_cast<std::uint32_t>(paths_.size());
         s.path_len = static_cast<std::uint16_t>(path.size());
         paths_.insert(paths_.end(), path.begin(), path.end());
-        // What find_through_links relies on: no stream starts at a through link's source
-        // (only sockets are endpoints), and no route turns back at one.
-        for (std::size_t i = 0; !through_.empty() && i < path.size(); ++i)
-            if (through_[path[i]] != 0 &&
-                (i == 0 || topo_.source_of(path[i - 1]) == topo_.target_of(path[i])))
-                throw std::logic_error(fmt::format(
-                    "network: the route from '{}' to '{}' enters link '{}' -> '{}' other than "
-                    "through its one feeding link",
-                    topo_.vertex(src).name, topo_.vertex(dst).name,
-                    topo_.vertex(topo_.source_of(path[i])).name,
-                    topo_.vertex(topo_.target_of(path[i])).name));
     }
     s.bottleneck = route_.bottleneck.bytes_per_s;
     if (s.granularity == 0) {
@@ -635,32 +566,9 @@ void Network::send_on(EdgeId e, std::uint32_t pi) {
         engine_.schedule(end, id_, kInjected, p.message);
     // Cut-through: the packet is handled at the next vertex when its head arrives. A fixed
     // route names the next edge now (the same entry arrive() would read).
-    EdgeId next = p.path_len != 0 && p.at != p.dst ? paths_[p.path_first + p.hop] : topo::kNoEdge;
-    Time at = forward_at(k, start, p.tail_at);
-    while (next != topo::kNoEdge && !through_.empty() && through_[next] != 0) {
-        // A through link (find_through_links): only the link this packet is on feeds it,
-        // so what the packet meets there at `at` is known now. Idle then, with nobody
-        // queued or on the way, it is sent on now as of `at`, as its arrival event would
-        // do: one event fewer per through link.
-        Link& l2 = links_[next];
-        if (l2.active_tail == kNil && !l2.wake_pending && l2.busy_until <= at &&
-            pending_in_[next] == 0) {
-            Time start2;
-            const Time end2 = transmit(next, p, at, start2);
-            const LinkKind& k2 = kind_of(l2);
-            p.prev = l2.source;
-            p.at = l2.target;
-            ++p.hop;
-            if (p.at == p.via) p.via = topo::kNoVertex;
-            p.tail_at = end2 + k2.latency;
-            at = forward_at(k2, start2, p.tail_at);
-            next = p.at != p.dst ? paths_[p.path_first + p.hop] : topo::kNoEdge;
-        } else {
-            ++pending_in_[next];  // it arrives by event; the link's later packets wait for it
-            break;
-        }
-    }
-    engine_.schedule(at, id_, kArrive, arrive_data(pi, next));
+    const EdgeId next =
+        p.path_len != 0 && p.at != p.dst ? paths_[p.path_first + p.hop] : topo::kNoEdge;
+    engine_.schedule(forward_at(k, start, p.tail_at), id_, kArrive, arrive_data(pi, next));
     if (link.active_tail != kNil) {
         link.wake_pending = true;
         engine_.schedule(end, id_, kLinkFree, e);
@@ -673,7 +581,6 @@ void Network::arrive(std::uint32_t pi, EdgeId next) {
         deliver(pi);
         return;
     }
-    if (next != topo::kNoEdge && !through_.empty() && through_[next] != 0) --pending_in_[next];
     enqueue(next != topo::kNoEdge ? next : next_edge(p), pi);
 }
 

@@ -13,11 +13,8 @@
 // The NIC model, chosen per node in the model, decides how a packet enters the network
 // (topologies/nic_models.hpp); the network resolves each node's to its behaviour once and
 // offers it the three ways in (topo::NicPort):
-//  - packet:     every packet is routed hop by hop; up to two events per packet per hop
-//                (arrival at the next vertex, link free for the next packet). A hop onto
-//                a through link (one that only one other link feeds: a NIC's between its
-//                memory node and its switch) is decided when the packet starts on that
-//                other link, as its arrival would decide it, and has no arrival event.
+//  - packet:     every packet is routed hop by hop; two events per packet per hop
+//                (arrival at the next vertex, link free for the next packet).
 //  - analytical: the route is computed once per packet at injection and the packet
 //                reserves each link and relay on its way in one go; one event per packet.
 //  - any other registered model may also hand a packet over with its own departure and
@@ -55,10 +52,6 @@ class Network final : public Component, public Transport, private topo::NicPort 
     std::size_t streams() const { return streams_.size(); }
     // Packets in flight for one window of stream (src, dst) (for tests and reports).
     std::uint32_t window(VertexId src, VertexId dst);
-    // The links whose hops are decided one hop early (find_through_links below), and, for
-    // tests, turning that off before the first send: every hop is then its own event.
-    std::size_t through_links() const;
-    void set_through_links(bool on);
 
     void handle(Engine& engine, const Event& event) override;
     void prefetch(const Event& event, bool far) const override;
@@ -343,14 +336,6 @@ class Network final : public Component, public Transport, private topo::NicPort 
         return forward_[k.forward](start, k.latency, tail);
     }
     std::vector<Relay> relays_;
-    // Through links (find_through_links, send_on): per edge, 1 if only one link can feed it,
-    // so a packet's hop onto it is decided one hop early and its arrival event is spared;
-    // and per edge the packets on their way to it whose hop was not decided early (their
-    // arrival events are pending: the link's later packets are not decided early either).
-    // Both empty when no link qualifies.
-    std::vector<std::uint8_t> through_;
-    std::vector<std::uint32_t> pending_in_;
-    void find_through_links();
     std::vector<EdgeId> paths_;  // the streams' routes, back to back
     Rng rng_;
     topo::ValiantChooser valiant_;

@@ -3,15 +3,12 @@
 // and without contention, and cut-through's closed form.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 
 #include <fmt/format.h>
 
 #include "models/maxmin.hpp"
-#include "models/network.hpp"
 #include "run/model.hpp"
 #include "sim_fixtures.hpp"
 #include "simulator/error.hpp"
@@ -404,110 +401,6 @@ TEST(Fluid, ASupersededEntryNeverCompletesTheFlowThatReusesItsSlot) {
     const auto res = mpi::simulate(t, ranks_on(t, {0, 1}), prog);
     EXPECT_EQ(res.network.bytes_delivered, a + b + c + d);
     EXPECT_NEAR(res.ranks[1].finish.seconds(), 28.8e-3, 0.05e-3);
-}
-
-// Through links (models/network.hpp): a hop onto a link that only one other link feeds is
-// decided when the packet starts on that one, and its arrival event is spared. Random
-// traffic between random sockets (a socket to itself too, 0 B to 1 MiB, several packets
-// per message, start times spread over 100 us to the picosecond) on every example model, in
-// the packet and cut-through models, with and without: every message leaves and arrives at
-// the same picosecond, every link carries the same bytes, and the models that have such
-// links need fewer events (two-nodes, io-strided and dragonfly-72, whose NICs relay at no
-// finite rate; the other examples' NICs and memory nodes have a relay rate, which both
-// directions share).
-struct TrafficRecorder final : net::NetworkClient {
-    TrafficRecorder(Engine& e, std::size_t n) : engine(e), delivered(n, -1), injected(n, -1) {}
-    void message_delivered(std::uint64_t cookie) override { delivered[cookie] = engine.now().ps(); }
-    void message_injected(std::uint64_t cookie) override { injected[cookie] = engine.now().ps(); }
-    Engine& engine;
-    std::vector<std::int64_t> delivered, injected;  // ps, by message
-};
-
-struct Send {
-    Time at;
-    net::VertexId src, dst;
-    std::uint64_t bytes;
-};
-
-class TrafficSender final : public Component {
-  public:
-    TrafficSender(Engine& engine, net::Network& network, const std::vector<Send>& sends)
-        : network_(network), sends_(sends) {
-        const ComponentId id = engine.add(*this);
-        for (std::size_t i = 0; i < sends.size(); ++i) engine.schedule(sends[i].at, id, 0, i);
-    }
-    void handle(Engine&, const Event& e) override {
-        const Send& s = sends_[e.data];
-        network_.send(s.src, s.dst, s.bytes, e.data, true);
-    }
-    std::string name() const override { return "traffic"; }
-
-  private:
-    net::Network& network_;
-    const std::vector<Send>& sends_;
-};
-
-struct TrafficOutcome {
-    std::vector<std::int64_t> delivered, injected;
-    std::vector<std::uint64_t> edge_bytes;
-    std::uint64_t events = 0, hops = 0;
-    std::size_t through = 0;
-};
-
-TrafficOutcome run_traffic(const topo::Topology& t, const std::vector<Send>& sends, bool through) {
-    Engine engine;
-    topo::Router router(t);
-    TrafficRecorder rec(engine, sends.size());
-    net::Network network(engine, t, router, rec);
-    network.set_through_links(through);
-    TrafficSender sender(engine, network, sends);
-    engine.run();
-    return {rec.delivered,
-            rec.injected,
-            network.edge_bytes(),
-            engine.events_processed(),
-            network.stats().packet_hops,
-            network.through_links()};
-}
-
-TEST(ThroughLinks, SameTimesAsEveryHopByEventWithFewerEvents) {
-    std::size_t with_through = 0;
-    for (const auto& file : std::filesystem::directory_iterator(std::string(CLUSTERSIM_SOURCE_DIR) +
-                                                                "/topologies/examples")) {
-        if (file.path().extension() != ".xml") continue;
-        for (const std::string network : {"packet", "cut-through"}) {
-            SCOPED_TRACE(fmt::format("{} {}", file.path().filename().string(), network));
-            run::Model m = run::load_model(file.path().string());
-            mpi::choose_network(m, network);
-            const topo::Topology& t = m.topology;
-            std::vector<net::VertexId> sockets;
-            for (const auto& node : t.nodes)
-                for (const auto& s : node.sockets) sockets.push_back(s.vertex);
-            std::mt19937_64 gen(42);
-            const std::uint64_t sizes[] = {0, 1, 1000, 65536, 300'000, 1 << 20};
-            std::vector<Send> sends;
-            for (int i = 0; i < 600; ++i)
-                sends.push_back({Time::ps(static_cast<std::int64_t>(gen() % 100'000'000)),
-                                 sockets[gen() % sockets.size()], sockets[gen() % sockets.size()],
-                                 sizes[gen() % std::size(sizes)]});
-            const TrafficOutcome off = run_traffic(t, sends, false);
-            const TrafficOutcome on = run_traffic(t, sends, true);
-            EXPECT_EQ(off.through, 0u);
-            EXPECT_EQ(on.delivered, off.delivered);
-            EXPECT_EQ(on.injected, off.injected);
-            EXPECT_EQ(on.edge_bytes, off.edge_bytes);
-            EXPECT_EQ(on.hops, off.hops);
-            for (std::size_t i = 0; i < sends.size(); ++i)
-                ASSERT_GE(on.delivered[i], sends[i].at.ps()) << "message " << i;
-            if (on.through > 0) {
-                ++with_through;
-                EXPECT_LT(on.events, off.events);
-            } else {
-                EXPECT_EQ(on.events, off.events);
-            }
-        }
-    }
-    EXPECT_GE(with_through, 6u);  // three models, two networks each
 }
 
 }  // namespace CLUSTERSIM_TEST_FILE
