@@ -15,17 +15,41 @@ Time EventQueue::next_time() const {
 }
 
 void EventQueue::refill() {
-    buckets_[0].clear();
+    std::vector<Event>& run = buckets_[0];
+    run.clear();
     head_ = 0;
     const auto b = static_cast<unsigned>(std::countr_zero(used_ & ~std::uint64_t{1}));
     std::vector<Event>& from = buckets_[b];
-    last_ = least_[b];
+    const std::uint64_t least = least_[b];
     least_[b] = UINT64_MAX;
+    used_ &= ~(std::uint64_t{1} << b);
+    if (from.size() <= kSortedRun) {
+        // A small bucket becomes a sorted run in bucket 0 (the class comment): insertion
+        // sort, stable, so events of one time stay in insertion order.
+        for (const Event& e : from) {
+            std::size_t i = run.size();
+            run.push_back(e);
+            for (; i > 0 && e.time < run[i - 1].time; --i) run[i] = run[i - 1];
+            run[i] = e;
+        }
+        from.clear();
+        last_ = static_cast<std::uint64_t>(run.back().time.ps());
+        return;
+    }
+    last_ = least;
     // Every event of `from` shares its bits from b - 1 up with the new last_, so it lands in
     // a lower bucket: `from` is not appended to while it is read.
     for (const Event& e : from) place(e);
     from.clear();
-    used_ &= ~(std::uint64_t{1} << b);
+}
+
+void EventQueue::insert_in_run(const Event& e) {
+    // After every event of the run at or before e's time (first in, first out), at or after
+    // the head (e is not before the time last popped).
+    std::vector<Event>& run = buckets_[0];
+    const auto at = std::upper_bound(run.begin() + static_cast<std::ptrdiff_t>(head_), run.end(),
+                                     e.time, [](Time t, const Event& x) { return t < x.time; });
+    run.insert(at, e);
 }
 
 void Engine::beyond_horizon(ComponentId target) const {

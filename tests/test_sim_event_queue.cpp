@@ -119,6 +119,27 @@ TYPED_TEST(EventQueueContract, PushesBetweenPopsKeepTheOrder) {
     this->expect_order();
 }
 
+// Few events of distinct times, close together (ranks out of step): pushes land before,
+// between and at the times of the events still pending, at the time last popped, and past
+// all of them; ties leave in the order they came whatever the queue made of them (the radix
+// heap sorts such a bucket into a run and inserts later pushes into it).
+TYPED_TEST(EventQueueContract, PushesAmongFewCloseDistinctTimesKeepTheOrder) {
+    for (const std::int64_t t : {100, 110, 120, 130, 140, 150, 160, 170, 180, 190}) this->push(t);
+    this->pop_checked();  // 100
+    for (const std::int64_t t : {105, 110, 100, 190, 191, 1000, 150, 150}) this->push(t);
+    std::mt19937_64 rng(11);
+    while (!this->q.empty()) {
+        this->pop_checked();
+        const std::int64_t now = this->popped.back().time.ps();
+        if (this->pushed < 5000) {
+            this->push(now);
+            this->push(now + static_cast<std::int64_t>(rng() % 40));
+            if (rng() % 3 == 0) this->push(now + 10'000 + static_cast<std::int64_t>(rng() % 40));
+        }
+    }
+    this->expect_order();
+}
+
 // peek(k), when it names an event, names the one the (k + 1)-th pop from now returns, of the
 // time last popped (0 ps, the engine's start, before the first pop).
 TYPED_TEST(EventQueueContract, PeekNamesTheComingEventsOfTheCurrentTime) {
