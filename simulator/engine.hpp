@@ -110,7 +110,7 @@ class EventQueue {
         return a;
     }
     std::size_t head_ = 0;    // events of bucket 0 already popped
-    std::uint64_t last_ = 0;  // time (ps) of the last event popped
+    std::uint64_t last_ = 0;  // time (ps) of the last event popped, or of a sorted run's last
     std::uint64_t used_ = 0;  // bit b set: bucket b is not empty (bit 0 is not kept up)
     std::size_t size_ = 0;
 };
