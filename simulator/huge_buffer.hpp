@@ -4,9 +4,10 @@
 // reads a thousand trace streams in turn): on a virtual machine every 4 KiB page touched
 // for the first time in a while is a TLB miss with a two-dimensional page walk. A buffer of
 // 2 MiB pages needs one TLB entry per 2 MiB. HugeBuffer maps anonymous memory rounded up to
-// 2 MiB, asks for huge pages (madvise MADV_HUGEPAGE, which the kernel's default `madvise`
-// THP mode honours) before the first touch, and unmaps it when destroyed. Where the kernel
-// gives no huge pages it is ordinary memory: only the speed differs, never the contents.
+// 2 MiB that asks for huge pages before the first touch (map_huge_pages, large_blocks.hpp),
+// and unmaps it when destroyed; unlike a large block of operator new it does so in the
+// sanitizer builds too. Where the kernel gives no huge pages it is ordinary memory: only the
+// speed differs, never the contents.
 #pragma once
 
 #include <cstddef>
