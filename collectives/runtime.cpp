@@ -178,6 +178,7 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::CpuModel& cpus,
       program_(program) {
     ranks_.resize(ranks.size());
     results_.resize(ranks.size());
+    stat_columns_.resize(kStatKinds);
     // Sized once from p: every rank of a collective over the world holds a run at once, and
     // a rank usually exchanges with at least one peer. Growing these by doubling copied
     // every run (512 B each) and faulted in twice the pages (issue 25: 11 % of a
@@ -1320,11 +1321,26 @@ void Runtime::bad_request(std::int32_t rank, std::uint32_t handle) const {
         rank, fmt::format("rank {} waits for request {} that was never started", rank, handle));
 }
 
+void Runtime::flush_stats() {
+    for (int kind = 0; kind < kStatKinds; ++kind) {
+        std::vector<OpStats>& column = stat_columns_[static_cast<std::size_t>(kind)];
+        for (std::size_t rank = 0; rank < column.size(); ++rank) {
+            OpStats& from = column[rank];
+            if (from.count == 0) continue;  // a table holds the kinds its rank used
+            OpStats& to = results_[rank].ops[kind];
+            to.count += from.count;
+            to.time += from.time;
+            to.bytes += from.bytes;
+            from = OpStats{};
+        }
+    }
+}
+
 void Runtime::record(std::int32_t rank) {
     Rank& r = ranks_[rank];
     const Op& op = r.op;
     const int kind = stat_index(op);
-    OpStats& st = results_[rank].ops[kind];
+    OpStats& st = stat_entry(kind, rank);
     ++st.count;
     const Time now = engine_.now();
     st.time += now - r.op_start;
@@ -1586,7 +1602,7 @@ void Runtime::advance(std::int32_t rank) {
         };
         auto count_nonblocking = [&](std::uint64_t bytes) {
             const int kind = stat_index(op);
-            OpStats& st = results_[rank].ops[kind];
+            OpStats& st = stat_entry(kind, rank);
             ++st.count;
             st.bytes += bytes;
             if (observer_ != nullptr) observe(rank, kind, Time::zero(), bytes, -1);

@@ -221,7 +221,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     bool all_finished() const { return finished_ == ranks_.size(); }
     // One line per rank that has not finished: what it is blocked in.
     std::vector<std::string> blocked_ranks() const;
-    const std::vector<RankResult>& results() const { return results_; }
+    // Every rank's result; first moves the operation statistics gathered so far into them.
+    const std::vector<RankResult>& results() {
+        flush_stats();
+        return results_;
+    }
     // Collective calls by "operation/algorithm", counted at each call's comm rank 0.
     const std::map<std::string, std::uint64_t>& algorithm_calls() const { return algorithm_calls_; }
     std::size_t size() const { return ranks_.size(); }
@@ -624,6 +628,19 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     OpObserver* observer_ = nullptr;
     std::vector<Rank> ranks_;
     std::vector<RankResult> results_;
+    // Operation statistics while running, by kind and then by rank: a kind's column of p
+    // entries (24 B each) is made when some rank first uses the kind. Counting an operation
+    // touches one entry, and ranks advanced in turn share its cache lines; a rank's own
+    // table (RankResult::ops, a vector scanned by kind) cost a cache miss or two at every
+    // operation of a 1,024-rank replay (issue 25). results() moves them into results_.
+    std::vector<std::vector<OpStats>> stat_columns_;
+    OpStats& stat_entry(int kind, std::int32_t rank) {
+        std::vector<OpStats>& column = stat_columns_[static_cast<std::size_t>(kind)];
+        if (column.empty()) [[unlikely]]
+            column.resize(ranks_.size());
+        return column[static_cast<std::size_t>(rank)];
+    }
+    void flush_stats();
     Pool<Request> requests_;
     // With a send gap (config_.send_gap): per send request, the earliest time it may complete
     // (its message's hand-over to the network + g(bytes)); Time::zero() once applied. Beside
