@@ -422,46 +422,57 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         };
         std::vector<Entry> entries;
     };
-    struct Rank {
-        RankLocation where;
-        std::uint32_t core = 0;
+    // Laid out by use (issue 25): a 1,024-rank replay finds a rank's state cold at nearly
+    // every event, so what every event reads is in as few cache lines as possible. Line 0:
+    // the current operation's point-to-point and collective fields (the first 64 B of
+    // `op`); line 1: the rest of `op` (MPI-IO, communicator creation); line 2: the scalars
+    // every operation reads or writes; line 3: the request handles and the out-of-order map
+    // (whose emptiness each arrival checks); then the rest.
+    struct alignas(64) Rank {
         Op op;
+        // Line 2.
         Time op_start;
         std::uint32_t waiting = 0;  // requests the current blocking op still waits for
-        bool finished = false;
-        bool in_io_start = false;    // inside IoService::start (completion must come later)
-        std::uint64_t io_bytes = 0;  // file data moved by the current MPI-IO operation
-        Time io_ready;  // collective MPI-IO: when the last member entered (else op_start)
-        std::uint32_t op_comm = 0;           // communicator id of the current collective call
-        std::uint32_t op_seq = 0;            // its call number on that communicator
-        const char* op_algorithm = nullptr;  // its "operation/algorithm" (OpEvent::algorithm)
-        // A modelled communicator creation's stage (comm_create_step): 0 none, 1 agreement,
-        // 2 local cost, 3 the creation's synchronisation.
-        std::uint8_t comm_stage = 0;
+        std::uint32_t posts = 0;    // receives posted so far (Request::order)
         std::array<std::uint32_t, 2>
-            blocking{};                      // requests of a blocking Send/Recv/Sendrecv/collective
-        std::vector<std::uint32_t> handles;  // program request handle -> request
-        std::vector<std::uint32_t> comms{0};     // communicator handle -> comm id (0 = world)
-        std::vector<std::uint32_t> coll_seq{0};  // per communicator handle: collective calls so far
-        Queue posted_any;         // receive requests from any source, in posting order
-        Queue unexpected;         // messages (Eager or Rts), in arrival order (doubly linked)
-        std::uint32_t posts = 0;  // receives posted so far (Request::order)
-        std::unordered_map<std::uint64_t, std::uint32_t> early;  // (src, seq) -> msg, out of order
-        std::array<PairCacheEntry, kPairCache> pair_cache{};     // see PairCacheEntry
-        std::vector<Overhead> overheads;  // software costs in order; [overhead_head] runs
+            blocking{};    // requests of a blocking Send/Recv/Sendrecv/collective
+        Queue posted_any;  // receive requests from any source, in posting order
+        Queue unexpected;  // messages (Eager or Rts), in arrival order (doubly linked)
+        std::uint32_t core = 0;
         std::uint32_t overhead_head = 0;
+        bool finished = false;
+        bool in_io_start = false;  // inside IoService::start (completion must come later)
         bool overhead_running = false;
         bool paid = false;    // the current operation's posting cost is paid
         bool resume = false;  // advance() goes on with the current operation
         // progress_in_mpi: the rank is in a Compute (outside MPI), and the rendezvous
-        // messages whose clear-to-send waits for its next MPI call.
+        // messages whose clear-to-send waits for its next MPI call (deferred_cts).
         bool computing = false;
         bool made_topology = false;  // config_.first_topology: paid
+        // A modelled communicator creation's stage (comm_create_step): 0 none, 1 agreement,
+        // 2 local cost, 3 the creation's synchronisation.
+        std::uint8_t comm_stage = 0;
+        std::uint32_t op_comm = 0;  // communicator id of the current collective call
+        std::uint32_t op_seq = 0;   // its call number on that communicator
+        // Line 3.
+        std::vector<std::uint32_t> handles;  // program request handle -> request
+        std::unordered_map<std::uint64_t, std::uint32_t> early;  // (src, seq) -> msg, out of order
+        // The rest.
+        RankLocation where;
+        std::array<PairCacheEntry, kPairCache> pair_cache{};  // see PairCacheEntry
+        std::uint64_t io_bytes = 0;  // file data moved by the current MPI-IO operation
+        Time io_ready;  // collective MPI-IO: when the last member entered (else op_start)
+        const char* op_algorithm = nullptr;      // its "operation/algorithm" (OpEvent::algorithm)
+        std::vector<std::uint32_t> comms{0};     // communicator handle -> comm id (0 = world)
+        std::vector<std::uint32_t> coll_seq{0};  // per communicator handle: collective calls so far
+        std::vector<Overhead> overheads;         // software costs in order; [overhead_head] runs
         std::vector<std::uint32_t> deferred_cts;
         // config_.fresh_send: the rank's compute time since its last call that sent in bulk
         // (sends_in_bulk), and that time as the current MPI call began.
         Time computed, computed_before;
     };
+    static_assert(offsetof(Rank, op_start) == 128 && offsetof(Rank, handles) == 192,
+                  "Rank's lines as laid out above");
 
     void advance(std::int32_t rank);
     // Clear message m (a matched request-to-send) to send: the clear-to-send goes now.
