@@ -439,7 +439,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Queue posted_any;  // receive requests from any source, in posting order
         Queue unexpected;  // messages (Eager or Rts), in arrival order (doubly linked)
         std::uint32_t core = 0;
-        std::uint32_t overhead_head = 0;
+        // comms[0] (the handle of MPI_COMM_WORLD, or whatever a program later put there),
+        // kept here as well: comm_of reads it at nearly every operation.
+        std::uint32_t comm0 = 0;
         bool finished = false;
         bool in_io_start = false;  // inside IoService::start (completion must come later)
         bool overhead_running = false;
@@ -466,6 +468,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::vector<std::uint32_t> comms{0};     // communicator handle -> comm id (0 = world)
         std::vector<std::uint32_t> coll_seq{0};  // per communicator handle: collective calls so far
         std::vector<Overhead> overheads;         // software costs in order; [overhead_head] runs
+        std::uint32_t overhead_head = 0;
         std::vector<std::uint32_t> deferred_cts;
         // config_.fresh_send: the rank's compute time since its last call that sent in bulk
         // (sends_in_bulk), and that time as the current MPI call began.
@@ -527,6 +530,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     }
     std::uint32_t comm_of(std::int32_t rank, std::int32_t handle) const {
         const Rank& r = ranks_[rank];
+        if (handle == 0 && r.comm0 != kNil) [[likely]]
+            return r.comm0;  // == r.comms[0]
         if (handle < 0 || static_cast<std::size_t>(handle) >= r.comms.size() ||
             r.comms[handle] == kNil) [[unlikely]]
             bad_comm(rank, handle);
