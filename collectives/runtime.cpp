@@ -1244,13 +1244,8 @@ void Runtime::arrive_global(std::uint32_t comm, std::uint32_t seq, GlobalSync::E
                 comms_.push_back(std::move(c));
                 id = static_cast<std::uint32_t>(comms_.size() - 1);
             }
-            for (std::size_t k = i; k < j; ++k) {
-                Rank& r = ranks_[entries[k].world_rank];
-                if (r.comms.size() <= entries[k].newcomm)
-                    r.comms.resize(entries[k].newcomm + 1, kNil);
-                r.comms[entries[k].newcomm] = id;
-                if (entries[k].newcomm == 0) r.comm0 = id;
-            }
+            for (std::size_t k = i; k < j; ++k)
+                set_comm(ranks_[entries[k].world_rank], entries[k].newcomm, id);
             i = j;
         }
     }
@@ -1484,10 +1479,8 @@ void Runtime::set_apps(const std::vector<std::uint32_t>& sizes) {
             c.members.push_back(next + static_cast<std::int32_t>(i));
         }
         const auto id = static_cast<std::uint32_t>(comms_.size());
-        for (std::uint32_t i = 0; i < n; ++i) {
-            ranks_[static_cast<std::size_t>(next) + i].comms[0] = id;
-            ranks_[static_cast<std::size_t>(next) + i].comm0 = id;
-        }
+        for (std::uint32_t i = 0; i < n; ++i)
+            set_comm(ranks_[static_cast<std::size_t>(next) + i], 0, id);
         comms_.push_back(std::move(c));
         next += static_cast<std::int32_t>(n);
     }

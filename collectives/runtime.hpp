@@ -440,7 +440,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         Queue unexpected;  // messages (Eager or Rts), in arrival order (doubly linked)
         std::uint32_t core = 0;
         // comms[0] (the handle of MPI_COMM_WORLD, or whatever a program later put there),
-        // kept here as well: comm_of reads it at nearly every operation.
+        // kept here as well: comm_of reads it at nearly every operation. Written with comms
+        // by set_comm only.
         std::uint32_t comm0 = 0;
         bool finished = false;
         bool in_io_start = false;  // inside IoService::start (completion must come later)
@@ -527,6 +528,12 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         if (handle >= r.handles.size() || r.handles[handle] == kNil) [[unlikely]]
             bad_request(rank, handle);
         return r.handles[handle];
+    }
+    // The only writer of a rank's communicator handles (and of its copy of handle 0's).
+    static void set_comm(Rank& r, std::uint32_t handle, std::uint32_t id) {
+        if (r.comms.size() <= handle) r.comms.resize(handle + 1, kNil);
+        r.comms[handle] = id;
+        if (handle == 0) r.comm0 = id;
     }
     std::uint32_t comm_of(std::int32_t rank, std::int32_t handle) const {
         const Rank& r = ranks_[rank];

@@ -27,6 +27,10 @@ namespace {
 
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
 constexpr std::size_t kSmallPage = 4096;
+// The length of a mapping of n bytes: whole 4 KiB pages.
+constexpr std::size_t mapped_length(std::size_t n) {
+    return (n + kSmallPage - 1) / kSmallPage * kSmallPage;
+}
 
 // The live large blocks: their start (a multiple of 2 MiB, never 0) and mapped length, in an
 // open-addressing table with linear probing, itself mapped directly (operator new cannot use
@@ -127,11 +131,10 @@ bool enabled() {
 void* map_large(std::size_t n) {
     void* block = map_huge_pages(n);
     if (block == nullptr) return nullptr;
-    const std::size_t length = (n + kSmallPage - 1) / kSmallPage * kSmallPage;
     bool kept;
     {
         std::lock_guard<std::mutex> g(lock);
-        kept = registry.insert(reinterpret_cast<std::uintptr_t>(block), length);
+        kept = registry.insert(reinterpret_cast<std::uintptr_t>(block), mapped_length(n));
     }
     if (!kept) {
         unmap_huge_pages(block, n);
@@ -148,7 +151,7 @@ bool unmap_large(void* p) {
         length = registry.erase(reinterpret_cast<std::uintptr_t>(p));
     }
     if (length == 0) return false;
-    munmap(p, length);
+    unmap_huge_pages(p, length);
     return true;
 }
 
@@ -198,7 +201,7 @@ void release_sized(void* p, std::size_t n) noexcept {
 
 void* map_huge_pages(std::size_t bytes) {
     if (bytes == 0 || bytes > SIZE_MAX - 2 * kHugePage) return nullptr;
-    const std::size_t length = (bytes + kSmallPage - 1) / kSmallPage * kSmallPage;
+    const std::size_t length = mapped_length(bytes);
     // 2 MiB more than needed, so the block can start on a boundary; the rest is unmapped.
     void* raw = mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -214,7 +217,7 @@ void* map_huge_pages(std::size_t bytes) {
 }
 
 void unmap_huge_pages(void* p, std::size_t bytes) noexcept {
-    if (p != nullptr) munmap(p, (bytes + kSmallPage - 1) / kSmallPage * kSmallPage);
+    if (p != nullptr) munmap(p, mapped_length(bytes));
 }
 
 bool large_blocks_on_huge_pages() {
