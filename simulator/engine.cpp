@@ -16,7 +16,10 @@ Time EventQueue::next_time() const {
 
 void EventQueue::grow(Bucket& k, std::size_t at_least) {
     const std::size_t capacity = std::max<std::size_t>({16, 2 * k.capacity, at_least});
-    auto data = std::make_unique_for_overwrite<Event[]>(capacity);
+    // Event is an implicit-lifetime aggregate: operator new's storage holds Events once
+    // they are assigned.
+    std::unique_ptr<Event[], FreeEvents> data(
+        static_cast<Event*>(::operator new(capacity * sizeof(Event))));
     std::copy(k.data.get(), k.data.get() + k.size, data.get());
     k.data = std::move(data);
     k.capacity = capacity;
