@@ -34,7 +34,8 @@ class Engine;
 // time == last_), so a push is one bit scan and an append. A pop takes bucket 0's events
 // first in, first out; when it is empty, the lowest non-empty bucket is scanned for its
 // earliest time, which becomes last_, and its events are spread over the buckets below.
-// An event moves down at most 63 times, in practice about four (bench_replay). Against the
+// An event moves down at most 63 times; in bench_replay 1024 10000 packet, about once (24.9 M
+// moves for 24.4 M events, before one-time buckets, below, took most of them). Against the
 // Boost.Heap 4-ary heap this replaced, which sifts 32-byte events through log4(n) levels
 // with a two-key comparison at each: a quarter fewer instructions per event on
 // bench_replay, about as fast with 1,000 pending events and a quarter to a third faster
