@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "simulator/event.hpp"
@@ -105,6 +106,10 @@ class EventQueue {
     // filled again many times). Not a std::vector, whose push_back the compiler kept out of
     // line with the whole of push() around it (issue 25: in bench_replay 1024 1000 packet,
     // 40 M of push's 71 M instructions saved and restored registers).
+    // A bucket's array is raw storage that events are copied into (grow): only right while
+    // an Event is an implicit-lifetime type with nothing to construct or destroy.
+    static_assert(std::is_trivially_copyable_v<Event> && std::is_trivially_destructible_v<Event>,
+                  "bucket arrays hold events in raw storage");
     struct FreeEvents {
         void operator()(Event* p) const noexcept { ::operator delete(p); }
     };
