@@ -18,7 +18,7 @@ namespace clustersim::traces {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_line(std::string_view s) {
     const auto first = s.find_first_not_of(" \t\r");
     if (first == std::string_view::npos) return {};
     const auto last = s.find_last_not_of(" \t\r");
@@ -31,7 +31,7 @@ std::vector<std::string_view> split_fields(std::string_view line) {
     while (true) {
         const std::size_t comma = line.find(',', pos);
         out.push_back(
-            trim(line.substr(pos, comma == std::string_view::npos ? comma : comma - pos)));
+            trim_line(line.substr(pos, comma == std::string_view::npos ? comma : comma - pos)));
         if (comma == std::string_view::npos) break;
         pos = comma + 1;
     }
@@ -96,7 +96,7 @@ std::vector<jitter::ProcessDistribution> parse_distributions(const std::string& 
     int header_line = 0;
     while (std::getline(in, raw)) {
         ++line_no;
-        const std::string_view line = trim(raw);
+        const std::string_view line = trim_line(raw);
         if (line.empty() || line.front() == '#') continue;
         const Context c{name, line_no};
         const auto fields = split_fields(line);

@@ -52,7 +52,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::uint64_t kMagic = 0xffaadd44554d5049ULL;
+constexpr std::uint64_t kDumpiMagic = 0xffaadd44554d5049ULL;
 constexpr std::uint16_t kEndOfStream = 293;  // DUMPI_END_OF_STREAM
 constexpr std::uint16_t kAllFunctions = 290;
 
@@ -477,7 +477,7 @@ class Bytes {
     std::string ctx_ = "header";
 };
 
-std::string slurp(const std::string& path) {
+std::string read_dumpi_bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open for reading");
     std::ostringstream s;
@@ -494,9 +494,9 @@ bool at_least(const std::uint8_t v[3], int a, int b, int c) {
 }  // namespace
 
 DumpiFile read_dumpi_file(const std::string& path) {
-    Bytes in(path, slurp(path));
+    Bytes in(path, read_dumpi_bytes(path));
     DumpiFile f;
-    if (in.size() < 8 || in.u64() != kMagic)
+    if (in.size() < 8 || in.u64() != kDumpiMagic)
         throw InputError(path, 0, "not a DUMPI trace: it does not start with the DUMPI magic");
     // the index at the end (older files lack sizelbl, addrlbl, perflbl: read as SST does)
     if (in.size() < 8 + 64) in.corrupt("truncated: no room for the index");
@@ -506,13 +506,13 @@ DumpiFile read_dumpi_file(const std::string& path) {
     std::uint64_t m = in.u64();
     std::uint64_t labels_at[3] = {0, 0, 0};  // sizelbl, addrlbl, perflbl
     for (auto& at : labels_at) {
-        if (m != kMagic)
+        if (m != kDumpiMagic)
             m = in.u64();
         else
             at = in.u64();
     }
     sizelbl = labels_at[0];
-    if (m != kMagic) in.corrupt("no DUMPI index (file truncated?)");
+    if (m != kDumpiMagic) in.corrupt("no DUMPI index (file truncated?)");
     const std::uint64_t header = in.u64(), body = in.u64();
     (void)in.u64();  // footer: call counts, not needed
     // header

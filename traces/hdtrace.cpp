@@ -37,6 +37,7 @@
 #include "simulator/units.hpp"
 #include "traces/piosimhd_units.hpp"
 #include "traces/reader.hpp"
+#include "traces/text.hpp"
 #include "traces/xml_file.hpp"
 
 namespace clustersim::traces {
@@ -44,11 +45,6 @@ namespace {
 
 namespace fs = std::filesystem;
 __extension__ typedef __int128 Ps;  // picoseconds since the epoch: wider than int64
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 // ---- numbers ---------------------------------------------------------------------------------
 
@@ -161,7 +157,7 @@ Project read_project(const XmlFile& x) {
     if (!topo) x.fail(app, "the project has no <Topology>");
     std::vector<std::string> levels;
     for (pugi::xml_node l = topo.child("Level"); l; l = l.child("Level"))
-        levels.push_back(lower(l.attribute("type").as_string()));
+        levels.push_back(ascii_lower(l.attribute("type").as_string()));
     const auto rank_level = std::find(levels.begin(), levels.end(), "rank");
     if (rank_level == levels.end())
         x.fail(topo, "the <Topology> declares no <Level type=\"Rank\">");
@@ -284,7 +280,7 @@ std::uint64_t named_size(const std::string& n) {
 
 enum class Fix : std::uint8_t { None, RecvBytes, SendrecvBytes, VCounts };
 
-struct Event {
+struct HdEvent {
     Record rec;
     Ps start = 0, end = 0;
     bool local = false;  // a local call: replayed as compute of its duration
@@ -304,13 +300,13 @@ struct ViewState {
     std::uint64_t etype = 1;  // bytes per etype: *_at offsets and seeks count etypes
 };
 
-class RankReader {
+class HdRankReader {
   public:
-    RankReader(const Project& p, const XmlFile& proj, const XmlFile& x, std::int32_t rank,
-               const ReadOptions& options, ReadReport& report)
+    HdRankReader(const Project& p, const XmlFile& proj, const XmlFile& x, std::int32_t rank,
+                 const ReadOptions& options, ReadReport& report)
         : p_(p), proj_(proj), x_(x), rank_(rank), options_(options), report_(report) {}
 
-    std::vector<Event> read(std::uint64_t& nested_skipped) {
+    std::vector<HdEvent> read(std::uint64_t& nested_skipped) {
         const pugi::xml_node program = x_.doc().child("Program");
         if (!program) x_.fail(x_.doc().first_child(), "expected an HDTrace trace: root <Program>");
         Ps adjust = 0;
@@ -328,7 +324,7 @@ class RankReader {
                 nested_skipped += count_calls(n);
                 continue;
             }
-            Event e;
+            HdEvent e;
             e.line = x_.line(n);
             e.start = adjust + time(n, "time");
             e.end = adjust + time(n, "end");
@@ -425,7 +421,7 @@ class RankReader {
         return t < 0 ? mpi::kAnyTag : static_cast<std::int32_t>(t);
     }
 
-    void collective(Event& e, pugi::xml_node n, mpi::CollOp op, const char* size_attr,
+    void collective(HdEvent& e, pugi::xml_node n, mpi::CollOp op, const char* size_attr,
                     const char* root_attr) {
         e.rec.kind = mpi::OpKind::Collective;
         e.rec.coll = op;
@@ -438,7 +434,7 @@ class RankReader {
                 x_.fail(n, fmt::format("<{}> {}: expected a rank", n.name(), root_attr));
         }
     }
-    void v_collective(Event& e, pugi::xml_node n, mpi::CollOp op, const char* size_attr,
+    void v_collective(HdEvent& e, pugi::xml_node n, mpi::CollOp op, const char* size_attr,
                       const char* root_attr) {
         collective(e, n, op, nullptr, root_attr);
         e.fix = Fix::VCounts;
@@ -458,7 +454,7 @@ class RankReader {
         return it->second;
     }
 
-    void file_io(Event& e, pugi::xml_node n, mpi::OpKind at_kind, mpi::OpKind pointer_kind,
+    void file_io(HdEvent& e, pugi::xml_node n, mpi::OpKind at_kind, mpi::OpKind pointer_kind,
                  bool explicit_offset) {
         e.rec.file = open_file(n);
         e.rec.bytes = bytes(n, "size");
@@ -533,7 +529,7 @@ class RankReader {
         }
         return {};
     }
-    void set_view(Event& e, pugi::xml_node n) {
+    void set_view(HdEvent& e, pugi::xml_node n) {
         e.rec.kind = mpi::OpKind::FileSetView;
         e.rec.file = open_file(n);
         e.rec.offset = bytes(n, "offset");
@@ -570,7 +566,7 @@ class RankReader {
     void note(std::string s) { report_.notes.push_back(std::move(s)); }
 
     // Fills `e` for element `n`; false if the element is not supported.
-    bool convert(pugi::xml_node n, Event& e) {
+    bool convert(pugi::xml_node n, HdEvent& e) {
         const std::string name = n.name();
         Record& r = e.rec;
         using K = mpi::OpKind;
@@ -652,7 +648,7 @@ class RankReader {
                 r.count = static_cast<std::uint32_t>(sorted.size());
             } else {  // one Wait per request: all but the last take no time
                 for (std::size_t i = 0; i + 1 < rids.size(); ++i) {
-                    Event w = e;
+                    HdEvent w = e;
                     w.rec.kind = K::Wait;
                     w.rec.handle = rids[i];
                     w.end = w.start;
@@ -803,7 +799,7 @@ class RankReader {
     std::int32_t rank_;
     const ReadOptions& options_;
     ReadReport& report_;
-    std::vector<Event> events_;
+    std::vector<HdEvent> events_;
     std::map<std::pair<std::int32_t, int>, std::uint64_t> occurrences_;
     std::map<std::uint32_t, ViewState> views_;      // file handle -> its view
     std::map<std::uint32_t, std::uint32_t> files_;  // open fid -> file handle
@@ -859,7 +855,7 @@ class HdtraceReader final : public TraceReader {
         const auto ranks = static_cast<std::uint32_t>(p.ranks.size());
 
         // Pass 1: every rank's top-level calls.
-        std::vector<std::vector<Event>> events(ranks);
+        std::vector<std::vector<HdEvent>> events(ranks);
         std::vector<std::vector<std::string>> paths(ranks);
         std::uint64_t nested = 0;
         bool offsets = false;
@@ -871,7 +867,7 @@ class HdtraceReader final : public TraceReader {
                                              fs::path(p.ranks[r].file).filename().string()));
             const XmlFile trc(p.ranks[r].file);
             report.inputs.push_back(p.ranks[r].file);
-            RankReader rr(p, proj, trc, static_cast<std::int32_t>(r), options, report);
+            HdRankReader rr(p, proj, trc, static_cast<std::int32_t>(r), options, report);
             events[r] = rr.read(nested);
             paths[r] = rr.path_names();
             offsets = offsets || rr.used_offsets();
@@ -891,14 +887,14 @@ class HdtraceReader final : public TraceReader {
         using Key = std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t>;
         std::map<Key, std::vector<std::uint64_t>> sent;
         for (std::uint32_t r = 0; r < ranks; ++r)
-            for (const Event& e : events[r])
+            for (const HdEvent& e : events[r])
                 if (e.sends)
                     sent[{static_cast<std::int32_t>(r), e.dst, e.cid, e.rec.tag}].push_back(
                         e.rec.bytes);
         std::map<Key, std::size_t> taken;
         std::uint64_t unmatched = 0;
         for (std::uint32_t r = 0; r < ranks; ++r)
-            for (Event& e : events[r]) {
+            for (HdEvent& e : events[r]) {
                 if (e.fix != Fix::RecvBytes && e.fix != Fix::SendrecvBytes) continue;
                 const std::int32_t tag = e.fix == Fix::RecvBytes ? e.rec.tag : e.rec.tag2;
                 std::uint64_t b = 0;
@@ -920,7 +916,7 @@ class HdtraceReader final : public TraceReader {
         std::map<VKey, std::vector<std::uint64_t>> counts;
         std::map<VKey, std::int32_t> index;
         for (std::uint32_t r = 0; r < ranks; ++r)
-            for (const Event& e : events[r]) {
+            for (const HdEvent& e : events[r]) {
                 if (e.fix != Fix::VCounts) continue;
                 const Communicator& c = p.comms.at(e.cid);
                 const std::size_t n = c.world_of.size();
@@ -940,7 +936,7 @@ class HdtraceReader final : public TraceReader {
         // Communicators the replayed calls use, created up front by every rank.
         std::set<std::int32_t> used;
         for (const auto& evs : events)
-            for (const Event& e : evs)
+            for (const HdEvent& e : evs)
                 if (!e.local && e.cid >= 0 && e.cid != p.world_cid) used.insert(e.cid);
 
         // Pass 3: the time origin, then the records.
@@ -973,7 +969,7 @@ class HdtraceReader final : public TraceReader {
                 c.end = to_time(to, p.ranks[r].file);
                 t.append(r, c);
             };
-            for (Event& e : events[r]) {
+            for (HdEvent& e : events[r]) {
                 Ps s = e.start - *origin;
                 Ps end = e.end - *origin;
                 if (s < cursor) {

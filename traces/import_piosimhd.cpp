@@ -29,6 +29,7 @@
 #include "topologies/model_writer.hpp"
 #include "traces/import.hpp"
 #include "traces/piosimhd_units.hpp"
+#include "traces/text.hpp"
 #include "traces/xml_file.hpp"
 
 namespace clustersim::traces {
@@ -45,20 +46,9 @@ constexpr std::uint64_t kPvfs2SmallIo = 16 * 1024;
 // off that is a pwrite into the page cache, a memory copy. The import prices it at the node's
 // InternalDataTransferSpeed (the write_behind layer's copy-rate).
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 bool same(const char* a, const char* b) {
-    return lower(a) == lower(b);
+    return ascii_lower(a) == ascii_lower(b);
 }
-std::string trim(std::string s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-    std::size_t i = 0;
-    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-    return s.substr(i);
-}
-
 // The last two segments of an implementation class: (kind, class).
 std::pair<std::string, std::string> kind_of(pugi::xml_node n) {
     const std::string impl = n.attribute("implementation").as_string();
@@ -86,9 +76,9 @@ struct Param {
     pugi::xml_node node;
 };
 
-class Importer {
+class PiosimhdImporter {
   public:
-    Importer(std::string path, PiosimhdOptions options)
+    PiosimhdImporter(std::string path, PiosimhdOptions options)
         : file_(std::move(path)), path_(file_.path()), options_(options) {}
 
     ImportResult run();
@@ -114,14 +104,14 @@ class Importer {
     pugi::xml_node template_of(pugi::xml_node n) const {
         const pugi::xml_attribute t = n.attribute("template");
         if (!t) return {};
-        const auto it = templates_.find({lower(kind_of(n).first), t.as_string()});
+        const auto it = templates_.find({ascii_lower(kind_of(n).first), t.as_string()});
         return it == templates_.end() ? pugi::xml_node() : it->second;
     }
     // A parameter element (no implementation, text only) of `n` or of its templates.
     std::optional<Param> param(pugi::xml_node n, const char* name, int depth = 0) const {
         for (pugi::xml_node c : n.children())
             if (c.type() == pugi::node_element && !is_component(c) && same(c.name(), name))
-                return Param{trim(c.text().as_string()), c};
+                return Param{std::string(trim(c.text().as_string())), c};
         if (depth < 8)
             if (const pugi::xml_node t = template_of(n)) return param(t, name, depth + 1);
         return std::nullopt;
@@ -155,11 +145,11 @@ class Importer {
                 if (c.type() != pugi::node_element || is_component(c) ||
                     c.first_child().type() == pugi::node_element || !c.first_child())
                     continue;
-                const std::string name = lower(c.name());
+                const std::string name = ascii_lower(c.name());
                 if (known.count(name) || !seen.insert(name).second) continue;
                 unmapped(c,
                          fmt::format("{} parameter <{}> = {}", owner, c.name(),
-                                     trim(c.text().as_string())),
+                                     std::string(trim(c.text().as_string()))),
                          "the importer does not know it");
             }
             if (seen.size() > 64) break;
@@ -255,8 +245,8 @@ class Importer {
     pugi::xml_node io_granularity_at_;
 };
 
-void Importer::connection(pugi::xml_node owner, const std::string& owner_id,
-                          const std::string& vertex) {
+void PiosimhdImporter::connection(pugi::xml_node owner, const std::string& owner_id,
+                                  const std::string& vertex) {
     const auto conns = components(owner, "Connection");
     if (conns.empty()) return;
     if (conns.size() > 1)
@@ -281,7 +271,7 @@ void Importer::connection(pugi::xml_node owner, const std::string& owner_id,
     links_.push_back(std::move(l));
 }
 
-void Importer::node(pugi::xml_node n) {
+void PiosimhdImporter::node(pugi::xml_node n) {
     const std::string name =
         unique(n.attribute("name") ? n.attribute("name").as_string()
                                    : fmt::format("node{}", n.attribute("id").as_string()));
@@ -365,7 +355,8 @@ void Importer::node(pugi::xml_node n) {
     }
 }
 
-void Importer::server(pugi::xml_node s, const std::string& node_name, std::uint64_t internal) {
+void PiosimhdImporter::server(pugi::xml_node s, const std::string& node_name,
+                              std::uint64_t internal) {
     const auto disks = components(s, "IOSubsystem");
     if (disks.empty()) {
         unmapped(s, fmt::format("<Server> on node {}", node_name),
@@ -462,7 +453,7 @@ void Importer::server(pugi::xml_node s, const std::string& node_name, std::uint6
     servers_.push_back(std::move(server));
 }
 
-void Importer::switch_(pugi::xml_node s) {
+void PiosimhdImporter::switch_(pugi::xml_node s) {
     const std::string name =
         unique(s.attribute("name") ? s.attribute("name").as_string()
                                    : fmt::format("switch{}", s.attribute("id").as_string()));
@@ -490,7 +481,7 @@ void Importer::switch_(pugi::xml_node s) {
     }
 }
 
-void Importer::settings(pugi::xml_node g) {
+void PiosimhdImporter::settings(pugi::xml_node g) {
     if (const auto p = param(g, "TransferGranularity")) granularity_ = value(*p, "bytes");
     if (const auto p = param(g, "MaxEagerSendSize")) eager_threshold_ = value(*p, "bytes");
     if (const auto p = param(g, "IOGranularity")) {
@@ -508,9 +499,9 @@ void Importer::settings(pugi::xml_node g) {
     for (pugi::xml_node m : g.children()) {
         if (m.type() != pugi::node_element || !same(m.name(), "ClientMethod")) continue;
         const std::string op = m.attribute("name").as_string();
-        std::string cls = trim(m.text().as_string());
+        std::string cls(trim(m.text().as_string()));
         cls = cls.substr(cls.rfind('.') == std::string::npos ? 0 : cls.rfind('.') + 1);
-        const std::string key = lower(op) + "/" + cls;
+        const std::string key = ascii_lower(op) + "/" + cls;
         const auto it = algorithms.find(key);
         const std::string what = fmt::format("<ClientMethod name=\"{}\"> {}", op, cls);
         if (it != algorithms.end()) {
@@ -521,18 +512,18 @@ void Importer::settings(pugi::xml_node g) {
             unmapped(m, what,
                      "clustersim sends eagerly up to the eager-threshold (MaxEagerSendSize) and "
                      "with rendezvous above; there is no always-rendezvous choice");
-        } else if (lower(op).rfind("file", 0) == 0) {
+        } else if (ascii_lower(op).rfind("file", 0) == 0) {
             unmapped(m, what, "clustersim's file I/O protocol is fixed (iosys/README.md)");
         } else {
             unmapped(m, what,
                      fmt::format("clustersim has no such {} algorithm; its default selection is "
                                  "used",
-                                 lower(op)));
+                                 ascii_lower(op)));
         }
     }
 }
 
-ImportResult Importer::run() {
+ImportResult PiosimhdImporter::run() {
     const pugi::xml_node project = file_.doc().document_element();
     if (!same(project.name(), "Project"))
         fail(project,
@@ -542,7 +533,8 @@ ImportResult Importer::run() {
         if (same(c.name(), "Templates")) {
             for (pugi::xml_node t : c.children())
                 if (is_component(t))
-                    templates_[{lower(kind_of(t).first), t.attribute("name").as_string()}] = t;
+                    templates_[{ascii_lower(kind_of(t).first), t.attribute("name").as_string()}] =
+                        t;
         }
     }
     // A template that derives from itself (directly or through others) made the parameter
@@ -765,7 +757,7 @@ ImportResult Importer::run() {
 }  // namespace
 
 ImportResult import_piosimhd(const std::string& path, const PiosimhdOptions& options) {
-    Importer im(path, options);
+    PiosimhdImporter im(path, options);
     return im.run();
 }
 

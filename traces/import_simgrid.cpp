@@ -177,9 +177,9 @@ void split_on(std::string_view s, char sep, std::vector<std::string>& out) {
 std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok, bool& too_many,
                                         std::uint64_t max_hosts);
 
-class Importer {
+class SimgridImporter {
   public:
-    Importer(std::string path, std::uint64_t max_hosts)
+    SimgridImporter(std::string path, std::uint64_t max_hosts)
         : path_(std::move(path)), max_hosts_(max_hosts) {}
     ImportResult run();
 
@@ -332,8 +332,8 @@ bool prefix_factor(std::string_view p, long double& f) {
     return false;
 }
 
-std::uint64_t Importer::speed(pugi::xml_node n, const char* attr, const std::string& what,
-                              std::size_t pstate) {
+std::uint64_t SimgridImporter::speed(pugi::xml_node n, const char* attr, const std::string& what,
+                                     std::size_t pstate) {
     // SimGrid 3 platforms call it `power` (flops/s without a unit).
     const std::string list = !n.attribute(attr) && n.attribute("power")
                                  ? std::string(n.attribute("power").value())
@@ -372,7 +372,8 @@ std::uint64_t Importer::speed(pugi::xml_node n, const char* attr, const std::str
     return static_cast<std::uint64_t>(flops);
 }
 
-std::uint64_t Importer::bandwidth(pugi::xml_node n, const char* attr, std::string_view text) {
+std::uint64_t SimgridImporter::bandwidth(pugi::xml_node n, const char* attr,
+                                         std::string_view text) {
     long double v = 0, f = 0;
     std::string unit;
     bool ok = number_and_unit(text, v, unit);
@@ -397,7 +398,7 @@ std::uint64_t Importer::bandwidth(pugi::xml_node n, const char* attr, std::strin
     return static_cast<std::uint64_t>(bps);
 }
 
-Time Importer::latency(pugi::xml_node n, const char* attr, std::string_view text) {
+Time SimgridImporter::latency(pugi::xml_node n, const char* attr, std::string_view text) {
     long double v = 0;
     std::string unit;
     bool ok = number_and_unit(text, v, unit);
@@ -421,7 +422,7 @@ Time Importer::latency(pugi::xml_node n, const char* attr, std::string_view text
     return Time::ps(static_cast<std::int64_t>(ps));
 }
 
-Policy Importer::policy(pugi::xml_node n, const char* attr, Policy fallback) {
+Policy SimgridImporter::policy(pugi::xml_node n, const char* attr, Policy fallback) {
     const pugi::xml_attribute a = n.attribute(attr);
     if (!a) return fallback;
     const std::string_view v = a.value();
@@ -437,7 +438,7 @@ Policy Importer::policy(pugi::xml_node n, const char* attr, Policy fallback) {
                         n.name(), attr, v));
 }
 
-std::uint32_t Importer::cores(pugi::xml_node n) {
+std::uint32_t SimgridImporter::cores(pugi::xml_node n) {
     const pugi::xml_attribute a = n.attribute("core");
     if (!a) return 1;
     const std::string v = a.value();
@@ -450,8 +451,8 @@ std::uint32_t Importer::cores(pugi::xml_node n) {
     return static_cast<std::uint32_t>(c);
 }
 
-void Importer::extra_attributes(pugi::xml_node n, const std::string& what,
-                                std::initializer_list<std::string_view> mapped) {
+void SimgridImporter::extra_attributes(pugi::xml_node n, const std::string& what,
+                                       std::initializer_list<std::string_view> mapped) {
     for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
         if (std::find(mapped.begin(), mapped.end(), std::string_view(a.name())) != mapped.end())
             continue;
@@ -460,7 +461,7 @@ void Importer::extra_attributes(pugi::xml_node n, const std::string& what,
     }
 }
 
-void Importer::refuse_profiles(pugi::xml_node n, const std::string& what) {
+void SimgridImporter::refuse_profiles(pugi::xml_node n, const std::string& what) {
     for (const char* a :
          {"speed_file", "bandwidth_file", "latency_file", "state_file", "availability_file"}) {
         if (n.attribute(a))
@@ -471,7 +472,7 @@ void Importer::refuse_profiles(pugi::xml_node n, const std::string& what) {
     }
 }
 
-void Importer::props(pugi::xml_node n, const std::string& owner) {
+void SimgridImporter::props(pugi::xml_node n, const std::string& owner) {
     for (pugi::xml_node p = n.child("prop"); p; p = p.next_sibling("prop")) {
         const std::string_view id = p.attribute("id").value();
         // SimGrid's energy plugins (host, link, CO2 emission) account for what was simulated
@@ -487,7 +488,8 @@ void Importer::props(pugi::xml_node n, const std::string& owner) {
 
 // ---- names and types ---------------------------------------------------------------------
 
-std::string Importer::node_prefix(const std::string& wanted, const std::string& id, std::size_t n) {
+std::string SimgridImporter::node_prefix(const std::string& wanted, const std::string& id,
+                                         std::size_t n) {
     auto free = [&](const std::string& p) {
         if (used_.count(p) != 0) return false;
         for (std::size_t i = 0; i < n; ++i)
@@ -502,7 +504,7 @@ std::string Importer::node_prefix(const std::string& wanted, const std::string& 
     return p;
 }
 
-std::string Importer::type_for(const TypeKey& k) {
+std::string SimgridImporter::type_for(const TypeKey& k) {
     if (const auto it = types_.find(k); it != types_.end()) return it->second;
     const std::string name = unique(fmt::format("type{}", types_.size()));
     types_.emplace(k, name);
@@ -511,7 +513,7 @@ std::string Importer::type_for(const TypeKey& k) {
 
 // ---- elements --------------------------------------------------------------------------------
 
-void Importer::walk(pugi::xml_node parent) {
+void SimgridImporter::walk(pugi::xml_node parent) {
     for (pugi::xml_node c = parent.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element) continue;
         const std::string_view el = c.name();
@@ -558,7 +560,7 @@ void Importer::walk(pugi::xml_node parent) {
     }
 }
 
-void Importer::zone(pugi::xml_node n) {
+void SimgridImporter::zone(pugi::xml_node n) {
     const std::string id = n.attribute("id").value();
     const std::string routing = n.attribute("routing").value();
     extra_attributes(n, fmt::format("zone '{}'", id), {"id", "routing"});
@@ -594,7 +596,7 @@ void Importer::zone(pugi::xml_node n) {
     walk(n);
 }
 
-void Importer::host(pugi::xml_node n) {
+void SimgridImporter::host(pugi::xml_node n) {
     Host h;
     h.id = required(n, "id");
     h.line = line_of(n);
@@ -634,7 +636,7 @@ void Importer::host(pugi::xml_node n) {
     add_host(std::move(h), n);
 }
 
-void Importer::add_host(Host h, pugi::xml_node n) {
+void SimgridImporter::add_host(Host h, pugi::xml_node n) {
     if (host_index_.count(h.id) != 0 || netpoints_.count(h.id) != 0)
         fail(n, fmt::format("host '{}' is declared twice", h.id));
     netpoints_[h.id] = Netpoint{h.name + ".nic", -1, {}};
@@ -648,7 +650,7 @@ void Importer::add_host(Host h, pugi::xml_node n) {
     hosts_.push_back(std::move(h));
 }
 
-std::array<double, 3> Importer::coordinates(pugi::xml_node n, const char* attr) {
+std::array<double, 3> SimgridImporter::coordinates(pugi::xml_node n, const char* attr) {
     const std::string text = required(n, attr);
     std::istringstream in(text);
     std::array<double, 3> c{};
@@ -661,7 +663,7 @@ std::array<double, 3> Importer::coordinates(pugi::xml_node n, const char* attr) 
     return c;
 }
 
-void Importer::peer(pugi::xml_node n) {
+void SimgridImporter::peer(pugi::xml_node n) {
     if (current_cluster_zone_ < 0 ||
         !cluster_zones_[static_cast<std::size_t>(current_cluster_zone_)].vivaldi)
         fail(n, "<peer> outside a zone with routing 'Vivaldi'; SimGrid accepts peers only there");
@@ -682,7 +684,7 @@ void Importer::peer(pugi::xml_node n) {
     add_host(std::move(h), n);
 }
 
-void Importer::cabinet(pugi::xml_node n) {
+void SimgridImporter::cabinet(pugi::xml_node n) {
     const std::string id = required(n, "id");
     const std::string what = fmt::format("cabinet '{}'", id);
     if (current_cluster_zone_ < 0)
@@ -718,7 +720,7 @@ void Importer::cabinet(pugi::xml_node n) {
     }
 }
 
-void Importer::backbone(pugi::xml_node n) {
+void SimgridImporter::backbone(pugi::xml_node n) {
     const std::string id = required(n, "id");
     if (current_cluster_zone_ < 0)
         fail(n, fmt::format("backbone '{}' outside a zone with routing 'Cluster'; SimGrid "
@@ -734,7 +736,7 @@ void Importer::backbone(pugi::xml_node n) {
         if (name == z.sw) relay = z.bb_bw;
 }
 
-void Importer::host_link(pugi::xml_node n) {
+void SimgridImporter::host_link(pugi::xml_node n) {
     const std::string id = required(n, "id");
     if (current_cluster_zone_ < 0)
         fail(n, fmt::format("host_link of '{}' outside a zone with routing 'Cluster'; SimGrid "
@@ -750,7 +752,7 @@ void Importer::host_link(pugi::xml_node n) {
 // (one-way edges: SimGrid's up and down links are separate), the backbone's latency split
 // over the two. Vivaldi: a one-way edge from each host's up side to each other's down side
 // with the coordinates' latency (a full mesh: O(hosts^2) edges, so at most 1024 hosts).
-void Importer::connect_cluster_zones() {
+void SimgridImporter::connect_cluster_zones() {
     for (ClusterZone& z : cluster_zones_) {
         const Time half_bb = Time::ps(z.bb_lat.ps() / 2);
         if (z.vivaldi && z.hosts.size() > 1024)
@@ -828,7 +830,7 @@ void Importer::connect_cluster_zones() {
                          fmt::format("host_link of '{}': no host '{}' in its zone", id, id));
 }
 
-void Importer::link(pugi::xml_node n) {
+void SimgridImporter::link(pugi::xml_node n) {
     Link l;
     l.id = required(n, "id");
     l.line = line_of(n);
@@ -851,7 +853,7 @@ void Importer::link(pugi::xml_node n) {
     links_.push_back(std::move(l));
 }
 
-void Importer::router(pugi::xml_node n) {
+void SimgridImporter::router(pugi::xml_node n) {
     const std::string id = required(n, "id");
     extra_attributes(n, fmt::format("router '{}'", id), {"id"});
     if (netpoints_.count(id) != 0) fail(n, fmt::format("router '{}' is declared twice", id));
@@ -865,7 +867,7 @@ void Importer::router(pugi::xml_node n) {
     netpoints_[id] = Netpoint{name, -1, {}};
 }
 
-void Importer::config(pugi::xml_node n) {
+void SimgridImporter::config(pugi::xml_node n) {
     for (pugi::xml_node p = n.first_child(); p; p = p.next_sibling()) {
         if (p.type() != pugi::node_element) continue;
         const std::string id = p.attribute("id").value();
@@ -891,7 +893,7 @@ void Importer::config(pugi::xml_node n) {
     }
 }
 
-void Importer::route(pugi::xml_node n, bool zone_route) {
+void SimgridImporter::route(pugi::xml_node n, bool zone_route) {
     Route r;
     r.zone = zone_route;
     r.src = required(n, "src");
@@ -979,7 +981,7 @@ bool parse_list(std::string_view text, std::vector<std::uint64_t>& out) {
     return true;
 }
 
-void Importer::cluster(pugi::xml_node n) {
+void SimgridImporter::cluster(pugi::xml_node n) {
     const std::string id = required(n, "id");
     const std::string what = fmt::format("cluster '{}'", id);
     extra_attributes(
@@ -1256,15 +1258,15 @@ void Importer::cluster(pugi::xml_node n) {
 
 // ---- routes ----------------------------------------------------------------------------------
 
-void Importer::add_cable(const std::string& a, const std::string& b, Time latency,
-                         std::uint64_t bw) {
+void SimgridImporter::add_cable(const std::string& a, const std::string& b, Time latency,
+                                std::uint64_t bw) {
     if (a == b) return;
     const auto key = a < b ? std::pair(a, b) : std::pair(b, a);
     if (!cable_keys_.insert(key).second) return;
     cables_.push_back(Cable{a, b, latency, bw});
 }
 
-const std::string& Importer::link_vertex(Link& l) {
+const std::string& SimgridImporter::link_vertex(Link& l) {
     if (l.vertex.empty()) {
         l.vertex = unique("l_" + sanitize(l.id));
         switches_.emplace_back(l.vertex,
@@ -1274,7 +1276,7 @@ const std::string& Importer::link_vertex(Link& l) {
     return l.vertex;
 }
 
-std::string Importer::resolve(const std::string& name, std::string& why) {
+std::string SimgridImporter::resolve(const std::string& name, std::string& why) {
     const auto it = netpoints_.find(name);
     if (it == netpoints_.end()) {
         why = fmt::format(
@@ -1299,7 +1301,7 @@ std::string Importer::resolve(const std::string& name, std::string& why) {
     return {};
 }
 
-void Importer::connect_routes() {
+void SimgridImporter::connect_routes() {
     for (const Route& r : routes_) {
         const std::string what =
             r.zone ? fmt::format("route from zone '{}' to zone '{}'", r.src, r.dst)
@@ -1400,7 +1402,7 @@ void Importer::connect_routes() {
 
 // Compares each drawn route with clustersim's fewest-hop path between its ends: links that
 // other routes place next to each other can make a shorter path than SimGrid's route.
-void Importer::check_routes(const std::string& xml) {
+void SimgridImporter::check_routes(const std::string& xml) {
     if (drawn_.empty()) return;
     const topo::Topology t = topo::parse_model(xml, path_);
     const topo::Router router(t);
@@ -1425,7 +1427,7 @@ void Importer::check_routes(const std::string& xml) {
 
 // ---- output ----------------------------------------------------------------------------------
 
-std::string Importer::emit() {
+std::string SimgridImporter::emit() {
     // Explicit hosts' node-types (their loopback is known now).
     std::vector<std::string> host_types(hosts_.size());
     for (std::size_t i = 0; i < hosts_.size(); ++i) {
@@ -1472,7 +1474,7 @@ std::string Importer::emit() {
     return doc.str();
 }
 
-ImportResult Importer::run() {
+ImportResult SimgridImporter::run() {
     file_ = std::make_unique<XmlFile>(path_, "expected a SimGrid <platform> document");
     const pugi::xml_document& doc = file_->doc();
     const pugi::xml_node root = doc.document_element();
@@ -1500,7 +1502,7 @@ ImportResult Importer::run() {
 }  // namespace
 
 ImportResult import_simgrid(const std::string& path, std::uint64_t max_hosts) {
-    Importer importer(path, std::min(max_hosts, kMaxImportHosts));
+    SimgridImporter importer(path, std::min(max_hosts, kMaxImportHosts));
     return importer.run();
 }
 

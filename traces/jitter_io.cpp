@@ -15,6 +15,7 @@
 
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
+#include "traces/text.hpp"
 
 namespace clustersim::traces {
 
@@ -22,10 +23,10 @@ namespace {
 
 __extension__ typedef unsigned __int128 u128;
 
-constexpr char kMagic[8] = {'C', 'S', 'J', 'T', 'R', '\0', '\0', '\1'};
+constexpr char kJitterMagic[8] = {'C', 'S', 'J', 'T', 'R', '\0', '\0', '\1'};
 constexpr std::uint64_t kMax64 = std::numeric_limits<std::uint64_t>::max();
 
-std::string slurp(const std::string& path) {
+std::string read_jitter_file(const std::string& path) {
     refuse_directory(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the jitter trace for reading");
@@ -33,12 +34,6 @@ std::string slurp(const std::string& path) {
     ss << in.rdbuf();
     if (in.bad()) throw InputError(path, 0, "cannot read the jitter trace");
     return ss.str();
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-    return s;
 }
 
 bool is_separator(char c) {
@@ -157,8 +152,8 @@ std::uint64_t get_u64(const std::string& in, std::size_t at) {
 
 jitter::JitterTrace parse_binary(const std::string& data, const std::string& path) {
     constexpr std::size_t kHeader = 8 + 8 + 8;
-    if (data.size() < kHeader || std::memcmp(data.data(), kMagic, 8) != 0) {
-        if (data.size() >= 8 && std::memcmp(data.data(), kMagic, 8) != 0)
+    if (data.size() < kHeader || std::memcmp(data.data(), kJitterMagic, 8) != 0) {
+        if (data.size() >= 8 && std::memcmp(data.data(), kJitterMagic, 8) != 0)
             throw InputError(path, 0,
                              "expected a binary jitter trace starting with the magic CSJTR");
         throw InputError(path, 0,
@@ -366,7 +361,7 @@ std::string write_loggopsim(const jitter::JitterTrace& trace, const std::string&
     return out;
 }
 
-void write_file(const std::string& path, const std::string& data) {
+void write_jitter_file(const std::string& path, const std::string& data) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(path, 0, "cannot open the file for writing");
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
@@ -398,7 +393,7 @@ JitterFormat detect_jitter_format(const std::string& path) {
     if (!in) throw InputError(path, 0, "cannot open the jitter trace for reading");
     char head[8] = {};
     in.read(head, 8);
-    if (in.gcount() == 8 && std::memcmp(head, kMagic, 8) == 0) return JitterFormat::Binary;
+    if (in.gcount() == 8 && std::memcmp(head, kJitterMagic, 8) == 0) return JitterFormat::Binary;
     if (ends_with(path, ".noise")) return JitterFormat::LogGOPSim;
     return JitterFormat::Text;
 }
@@ -453,7 +448,7 @@ jitter::JitterTrace read_jitter_trace(const std::string& path, JitterFormat form
     if (frequency_hz < 0 || !std::isfinite(frequency_hz))
         throw InputError("--frequency", 0, "expected a positive clock frequency");
     if (format == JitterFormat::Auto) format = detect_jitter_format(path);
-    const std::string data = slurp(path);
+    const std::string data = read_jitter_file(path);
     jitter::JitterTrace t;
     switch (format) {
         case JitterFormat::Binary:
@@ -484,7 +479,7 @@ void write_jitter_trace(const jitter::JitterTrace& trace, const std::string& pat
     switch (format) {
         case JitterFormat::Binary: {
             out.reserve(24 + 16 * trace.size());
-            out.append(kMagic, 8);
+            out.append(kJitterMagic, 8);
             std::uint64_t bits = 0;
             const double f = trace.frequency_hz > 0 ? trace.frequency_hz : 0.0;
             std::memcpy(&bits, &f, sizeof bits);
@@ -516,7 +511,7 @@ void write_jitter_trace(const jitter::JitterTrace& trace, const std::string& pat
             break;
         }
     }
-    write_file(path, out);
+    write_jitter_file(path, out);
 }
 
 }  // namespace clustersim::traces

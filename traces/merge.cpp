@@ -84,10 +84,11 @@ RankFile read_rank_header(const std::string& path) {
 
 // Reads a rank file's bytes after the header through a fixed buffer (kChunk), so merging
 // holds a constant amount of each file whatever its length.
-class RankReader {
+class RankFileReader {
   public:
     static constexpr std::size_t kChunk = 1 << 20;
-    explicit RankReader(const RankFile& f) : f_(f), in_(f.path, std::ios::binary), buf_(kChunk) {
+    explicit RankFileReader(const RankFile& f)
+        : f_(f), in_(f.path, std::ios::binary), buf_(kChunk) {
         if (!in_) throw InputError(f.path, 0, "cannot open the rank file");
         in_.seekg(static_cast<std::streamoff>(sizeof(rf::RawHeader)));
         at_ = sizeof(rf::RawHeader);
@@ -161,7 +162,7 @@ constexpr std::size_t kDrainBytes = 1 << 20;
 void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
                 const std::function<void(std::uint32_t)>& drain) {
     const auto rank = static_cast<std::uint32_t>(f.header.rank);
-    RankReader in(f);
+    RankFileReader in(f);
     const std::uint64_t size = f.size;
     std::uint64_t n = 0;
     std::int64_t prev_end = 0;  // end of the previous call
@@ -476,7 +477,7 @@ void merge_rank_files_to_binary(const std::vector<std::string>& inputs, const Me
     const std::string header = binary_header(t);
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     std::ifstream in(part, std::ios::binary);
-    std::vector<char> buf(RankReader::kChunk);
+    std::vector<char> buf(RankFileReader::kChunk);
     for (std::uint32_t r = 0; r < t.ranks(); ++r) {
         const std::string prefix = binary_rank_prefix(t.events(r), length[r]);
         out.write(prefix.data(), static_cast<std::streamsize>(prefix.size()));

@@ -11,13 +11,14 @@
 
 #include "simulator/error.hpp"
 #include "traces/reader.hpp"
+#include "traces/text.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
 
 namespace {
 
-constexpr std::string_view kMagic = "CSTRACE1";
+constexpr std::string_view kBinaryMagic = "CSTRACE1";
 
 void put_varint(std::string& out, std::uint64_t v) {
     while (v >= 0x80) {
@@ -87,15 +88,6 @@ class BinaryInput {
     std::string part_ = "header";
 };
 
-std::string read_file(const std::string& path) {
-    refuse_directory(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, 0, fmt::format("cannot open: {}", std::strerror(errno)));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 class NativeBinaryReader final : public TraceReader {
   public:
     std::string name() const override { return "native-binary"; }
@@ -103,7 +95,7 @@ class NativeBinaryReader final : public TraceReader {
         return "clustersim's own binary trace (magic CSTRACE1)";
     }
     bool sniff(const std::string&, const std::string& head) const override {
-        return head.substr(0, kMagic.size()) == kMagic;
+        return head.substr(0, kBinaryMagic.size()) == kBinaryMagic;
     }
     Trace read(const std::string& path, const ReadOptions&, ReadReport&) const override {
         return read_binary(path);
@@ -113,7 +105,7 @@ class NativeBinaryReader final : public TraceReader {
 }  // namespace
 
 std::string binary_header(const Trace& t) {
-    std::string out(kMagic);
+    std::string out(kBinaryMagic);
     put_string(out, t.name);
     put_varint(out, t.traced_speed);
     put_varint(out, t.strings.size());
@@ -155,10 +147,10 @@ void write_binary(const Trace& t, const std::string& path) {
 }
 
 Trace read_binary(const std::string& path) {
-    std::string data = read_file(path);
-    if (data.substr(0, kMagic.size()) != kMagic) {
+    std::string data = read_whole_file(path);
+    if (data.substr(0, kBinaryMagic.size()) != kBinaryMagic) {
         std::string got;
-        for (std::size_t i = 0; i < std::min(data.size(), kMagic.size()); ++i) {
+        for (std::size_t i = 0; i < std::min(data.size(), kBinaryMagic.size()); ++i) {
             const auto c = static_cast<unsigned char>(data[i]);
             got += c >= 0x20 && c < 0x7f ? std::string(1, static_cast<char>(c))
                                          : fmt::format("\\x{:02x}", c);
@@ -166,10 +158,10 @@ Trace read_binary(const std::string& path) {
         throw InputError(path, 0,
                          fmt::format("not a native binary trace: expected the magic '{}' at byte "
                                      "offset 0, got '{}'",
-                                     kMagic, got));
+                                     kBinaryMagic, got));
     }
     BinaryInput in(path, std::move(data));
-    in.bytes(kMagic.size());
+    in.bytes(kBinaryMagic.size());
     Trace t;
     t.source = path;
     in.set_part("header: name");

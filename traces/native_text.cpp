@@ -13,6 +13,7 @@
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 #include "traces/reader.hpp"
+#include "traces/text.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
@@ -220,15 +221,6 @@ void put_record(std::string& out, const Record& r, const Trace& t) {
 
 // ---- reading ----------------------------------------------------------------------------
 
-std::string read_file(const std::string& path) {
-    refuse_directory(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, 0, fmt::format("cannot open: {}", std::strerror(errno)));
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 // Splits a line (comment removed) into whitespace-separated tokens.
 void tokenize(std::string_view line, std::vector<std::string_view>& tokens) {
     tokens.clear();
@@ -249,7 +241,7 @@ class TextReader {
         : path_(path), options_(options), report_(report) {}
 
     Trace read() {
-        const std::string text = read_file(path_);
+        const std::string text = read_whole_file(path_);
         trace_.source = path_;
         std::vector<std::string_view> tokens;
         std::size_t pos = 0;

@@ -10,6 +10,10 @@
 
 namespace clustersim::traces {
 
+// OTF2_UNDEFINED_UINT32 (otf2_reader.cpp checks the value), for the
+// reader and the writer without the OTF2 headers here.
+inline constexpr std::uint32_t kOtf2Undef32 = 0xFFFFFFFFu;
+
 // A compute record written as a region, so that records adjacent in time stay separate.
 inline constexpr const char* kOtf2ComputeRegion = "clustersim:compute";
 // Attributes the writer adds to a region's ENTER for record fields OTF2 events do not carry

@@ -31,14 +31,14 @@
 #include "simulator/error.hpp"
 #include "traces/otf2_common.hpp"
 #include "traces/reader.hpp"
+#include "traces/text.hpp"
 
 namespace clustersim::traces {
 namespace {
 
 namespace fs = std::filesystem;
 __extension__ typedef __int128 Wide;
-
-constexpr std::uint32_t kUndef32 = OTF2_UNDEFINED_UINT32;
+static_assert(kOtf2Undef32 == OTF2_UNDEFINED_UINT32);
 
 // ---- definitions ----------------------------------------------------------------------------
 
@@ -64,14 +64,14 @@ struct Defs {
     struct Comm {
         std::string name;
         std::uint32_t group = 0;
-        std::uint32_t parent = kUndef32;
+        std::uint32_t parent = kOtf2Undef32;
     };
     std::map<std::uint32_t, Comm> comms;
     std::map<std::string, std::uint32_t> attributes;          // name -> attribute id
     std::unordered_map<std::uint32_t, std::string> io_files;  // IoRegularFile -> its name
     struct IoHandle {
-        std::uint32_t file = kUndef32;
-        std::uint32_t comm = kUndef32;
+        std::uint32_t file = kOtf2Undef32;
+        std::uint32_t comm = kOtf2Undef32;
     };
     std::unordered_map<std::uint32_t, IoHandle> io_handles;
     // clustersim:* attributes: id -> the name without the prefix
@@ -153,7 +153,7 @@ OTF2_CallbackCode def_attribute(void* u, OTF2_AttributeRef self, OTF2_StringRef 
 
 // ---- events of one rank -------------------------------------------------------------------
 
-struct Event {
+struct Otf2Event {
     enum Kind : std::uint8_t {
         Send,
         Isend,
@@ -212,7 +212,7 @@ struct CallAttrs {
     FlatMap<std::string> texts;
 };
 
-class RankReader;
+class Otf2RankReader;
 
 struct Shared {
     const Defs* defs = nullptr;
@@ -234,14 +234,9 @@ struct Shared {
     std::unordered_map<std::uint32_t, std::string> short_names;
 };
 
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
-class RankReader {
+class Otf2RankReader {
   public:
-    RankReader(Shared& sh, std::uint32_t rank, std::uint64_t location)
+    Otf2RankReader(Shared& sh, std::uint32_t rank, std::uint64_t location)
         : sh_(sh), rank_(rank), location_(location) {
         comm_handle_[static_cast<std::uint32_t>(sh.world)] = 0;
     }
@@ -282,7 +277,7 @@ class RankReader {
         }
         --depth_;
     }
-    void event(Event e) {
+    void event(Otf2Event e) {
         if (!in_call_) {  // outside any MPI region (e.g. from a progress thread): ignored
             ++sh_.events_outside_calls;
             return;
@@ -314,7 +309,7 @@ class RankReader {
         bool compute = false;
         Time start, end;
         std::uint64_t index = 0;
-        std::vector<Event> events;
+        std::vector<Otf2Event> events;
         CallAttrs attrs;
     };
 
@@ -394,7 +389,7 @@ class RankReader {
         comm_handle_[comm] = static_cast<std::int32_t>(r.newcomm);
         const auto& c = sh_.defs->comms.at(comm);
         std::int32_t parent = 0;
-        if (c.parent != kUndef32) {
+        if (c.parent != kOtf2Undef32) {
             auto p = comm_handle_.find(c.parent);
             if (p != comm_handle_.end())
                 parent = p->second;
@@ -500,19 +495,19 @@ class RankReader {
     // Maps a call by its events; false: not a modelled operation (an unmodeled record).
     bool map_call(Call& c) {
         const std::string& n = *c.short_name;
-        auto first = [&](Event::Kind k) -> const Event* {
-            for (const Event& e : c.events)
+        auto first = [&](Otf2Event::Kind k) -> const Otf2Event* {
+            for (const Otf2Event& e : c.events)
                 if (e.kind == k) return &e;
             return nullptr;
         };
-        auto p2p = [&](Record& r, const Event& e) -> bool {
+        auto p2p = [&](Record& r, const Otf2Event& e) -> bool {
             const std::int32_t h = comm_of(c, e.comm);
             if (h < 0) {
                 ++sh_.unknown_comm_calls;
                 return false;
             }
             r.comm = h;
-            r.peer = e.peer == kUndef32 ? mpi::kAnySource : static_cast<std::int32_t>(e.peer);
+            r.peer = e.peer == kOtf2Undef32 ? mpi::kAnySource : static_cast<std::int32_t>(e.peer);
             r.tag = static_cast<std::int32_t>(e.tag);
             r.bytes = e.bytes;
             return true;
@@ -529,7 +524,7 @@ class RankReader {
             r.newcomm = next_comm_++;
             push(r, c);
             const std::size_t idx = records_.size() - 1;
-            const Event* created = first(Event::CommCreate);
+            const Otf2Event* created = first(Otf2Event::CommCreate);
             if (c.attrs.values.count("color") || c.attrs.values.count("newcomm")) {
                 Record& w = records_[idx];
                 // written by clustersim: a topology's arguments
@@ -558,9 +553,9 @@ class RankReader {
             return true;
         }
         // point-to-point
-        if (const Event* s = first(Event::Send);
+        if (const Otf2Event* s = first(Otf2Event::Send);
             s && (n == "sendrecv" || n == "sendrecv_replace")) {
-            const Event* rv = first(Event::Recv);
+            const Otf2Event* rv = first(Otf2Event::Recv);
             if (rv == nullptr) return false;
             Record r, q;
             r.kind = mpi::OpKind::Sendrecv;
@@ -586,7 +581,7 @@ class RankReader {
             return true;
         }
         if (n == "send" || n == "bsend" || n == "ssend" || n == "rsend") {
-            const Event* e = first(Event::Send);
+            const Otf2Event* e = first(Otf2Event::Send);
             Record r;
             r.kind = mpi::OpKind::Send;
             if (e == nullptr || !p2p(r, *e)) return false;
@@ -594,7 +589,7 @@ class RankReader {
             return true;
         }
         if (n == "recv") {
-            const Event* e = first(Event::Recv);
+            const Otf2Event* e = first(Otf2Event::Recv);
             Record r;
             r.kind = mpi::OpKind::Recv;
             if (e == nullptr || !p2p(r, *e)) return false;
@@ -602,7 +597,7 @@ class RankReader {
             return true;
         }
         if (n == "isend" || n == "ibsend" || n == "issend" || n == "irsend") {
-            const Event* e = first(Event::Isend);
+            const Otf2Event* e = first(Otf2Event::Isend);
             Record r;
             r.kind = mpi::OpKind::Isend;
             if (e == nullptr || !p2p(r, *e)) return false;
@@ -613,7 +608,7 @@ class RankReader {
             return true;
         }
         if (n == "irecv") {
-            const Event* e = first(Event::IrecvRequest);
+            const Otf2Event* e = first(Otf2Event::IrecvRequest);
             if (e == nullptr) return false;
             Record r;
             r.kind = mpi::OpKind::Irecv;
@@ -646,7 +641,7 @@ class RankReader {
             return true;
         }
         if (coll_from_mpi_name(c.name, op, nonblocking)) {
-            const Event* e = first(nonblocking ? Event::NbcRequest : Event::CollEnd);
+            const Otf2Event* e = first(nonblocking ? Otf2Event::NbcRequest : Otf2Event::CollEnd);
             if (e == nullptr) {
                 if (nonblocking) ++sh_.nonblocking_without_events;
                 return false;
@@ -701,21 +696,21 @@ class RankReader {
             const bool attrs = c.attrs.values.count("file") != 0;
             Record r;
             r.kind = k->second;
-            const Event* ev = nullptr;
+            const Otf2Event* ev = nullptr;
             switch (r.kind) {
                 case mpi::OpKind::FileOpen:
-                    ev = first(Event::IoCreate);
+                    ev = first(Otf2Event::IoCreate);
                     break;
                 case mpi::OpKind::FileClose:
-                    ev = first(Event::IoDestroy);
+                    ev = first(Otf2Event::IoDestroy);
                     break;
                 case mpi::OpKind::FileSeek:
-                    ev = first(Event::IoSeek);
+                    ev = first(Otf2Event::IoSeek);
                     break;
                 case mpi::OpKind::FileSetView:
                     break;
                 default:
-                    ev = first(Event::IoBegin);
+                    ev = first(Otf2Event::IoBegin);
                     break;
             }
             if (ev == nullptr && !attrs) return false;
@@ -727,7 +722,7 @@ class RankReader {
                     if (d != sh_.defs->io_handles.end()) {
                         auto f = sh_.defs->io_files.find(d->second.file);
                         if (f != sh_.defs->io_files.end()) r.path = sh_.trace->intern(f->second);
-                        if (d->second.comm != kUndef32)
+                        if (d->second.comm != kOtf2Undef32)
                             r.comm = std::max(handle_of(d->second.comm), 0);
                     }
                 }
@@ -737,11 +732,11 @@ class RankReader {
                     return false;
                 }
                 if (f != io_file_.end()) r.file = f->second;
-                if (ev->kind == Event::IoBegin) {
-                    const Event* done = first(Event::IoComplete);
+                if (ev->kind == Otf2Event::IoBegin) {
+                    const Otf2Event* done = first(Otf2Event::IoComplete);
                     r.bytes = done != nullptr ? done->bytes : ev->bytes;
                 }
-                if (ev->kind == Event::IoSeek) {
+                if (ev->kind == Otf2Event::IoSeek) {
                     r.offset = ev->bytes;
                     r.whence = ev->root == OTF2_IO_SEEK_FROM_CURRENT ? mpi::kSeekCur
                                : ev->root == OTF2_IO_SEEK_FROM_END   ? mpi::kSeekEnd
@@ -813,14 +808,14 @@ class RankReader {
         return handle_of(comm);
     }
 
-    bool fill_collective(Record& r, const Event& e, const Call& c) {
+    bool fill_collective(Record& r, const Otf2Event& e, const Call& c) {
         const std::int32_t h = comm_of(c, e.comm);
         if (h < 0) {
             ++sh_.unknown_comm_calls;
             return false;
         }
         r.comm = h;
-        r.root = e.root == kUndef32 ? 0 : static_cast<std::int32_t>(e.root);
+        r.root = e.root == kOtf2Undef32 ? 0 : static_cast<std::int32_t>(e.root);
         const auto n =
             static_cast<std::uint64_t>(std::max<std::size_t>(comm_members(e.comm).size(), 1));
         using mpi::CollOp;
@@ -886,13 +881,13 @@ class RankReader {
     // collective records they finish describing).
     std::vector<std::uint32_t> completions(const Call& c) {
         std::vector<std::uint32_t> out;
-        for (const Event& e : c.events) {
-            if (e.kind == Event::Cancelled) {
+        for (const Otf2Event& e : c.events) {
+            if (e.kind == Otf2Event::Cancelled) {
                 ++sh_.cancelled;
                 continue;
             }
-            if (e.kind != Event::IsendComplete && e.kind != Event::Irecv &&
-                e.kind != Event::NbcComplete)
+            if (e.kind != Otf2Event::IsendComplete && e.kind != Otf2Event::Irecv &&
+                e.kind != Otf2Event::NbcComplete)
                 continue;
             auto it = requests_.find(e.request);
             if (it == requests_.end()) {
@@ -905,8 +900,8 @@ class RankReader {
         }
         return out;
     }
-    void finish_request(const Event& e) {
-        if (e.kind == Event::Irecv) {
+    void finish_request(const Otf2Event& e) {
+        if (e.kind == Otf2Event::Irecv) {
             auto o = open_irecv_.find(e.request);
             if (o != open_irecv_.end()) {
                 Record& r = records_[o->second];
@@ -921,7 +916,7 @@ class RankReader {
                 }
                 open_irecv_.erase(o);
             }
-        } else if (e.kind == Event::NbcComplete) {
+        } else if (e.kind == Otf2Event::NbcComplete) {
             auto o = open_nbc_.find(e.request);
             if (o != open_nbc_.end()) {
                 Record& r = records_[o->second];
@@ -935,8 +930,8 @@ class RankReader {
     // Completions reported inside the call that starts a request (an Irecv that matched at
     // once): applied to the record, the request stays open until its wait.
     void complete(const Call& c, std::size_t) {
-        for (const Event& e : c.events)
-            if (e.kind == Event::Irecv) {
+        for (const Otf2Event& e : c.events)
+            if (e.kind == Otf2Event::Irecv) {
                 auto o = open_irecv_.find(e.request);
                 if (o != open_irecv_.end()) {
                     Record& r = records_[o->second];
@@ -973,10 +968,10 @@ class RankReader {
     std::map<std::pair<std::uint32_t, std::uint8_t>, std::uint64_t> vcalls_;
 };
 
-// ---- event callbacks: forward to the RankReader -------------------------------------------
+// ---- event callbacks: forward to the Otf2RankReader -------------------------------------------
 
-RankReader* rr(void* u) {
-    return static_cast<RankReader*>(u);
+Otf2RankReader* rr(void* u) {
+    return static_cast<Otf2RankReader*>(u);
 }
 
 // No exception may cross the C library: a callback that fails stops the reading
@@ -1004,59 +999,59 @@ OTF2_CallbackCode ev_send(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, v
                           OTF2_AttributeList*, std::uint32_t peer, OTF2_CommRef comm,
                           std::uint32_t tag, std::uint64_t len) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::Send, peer, comm, tag, 0, 0, len, 0, 0, pos});
+        rr(u)->event(Otf2Event{Otf2Event::Send, peer, comm, tag, 0, 0, len, 0, 0, pos});
     });
 }
 OTF2_CallbackCode ev_isend(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                            OTF2_AttributeList*, std::uint32_t peer, OTF2_CommRef comm,
                            std::uint32_t tag, std::uint64_t len, std::uint64_t req) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::Isend, peer, comm, tag, 0, 0, len, 0, req, pos});
+        rr(u)->event(Otf2Event{Otf2Event::Isend, peer, comm, tag, 0, 0, len, 0, req, pos});
     });
 }
 OTF2_CallbackCode ev_isend_complete(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                     OTF2_AttributeList*, std::uint64_t req) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::IsendComplete, 0, 0, 0, 0, 0, 0, 0, req, pos});
+        rr(u)->event(Otf2Event{Otf2Event::IsendComplete, 0, 0, 0, 0, 0, 0, 0, req, pos});
     });
 }
 OTF2_CallbackCode ev_irecv_request(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                    OTF2_AttributeList*, std::uint64_t req) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::IrecvRequest, 0, 0, 0, 0, 0, 0, 0, req, pos});
+        rr(u)->event(Otf2Event{Otf2Event::IrecvRequest, 0, 0, 0, 0, 0, 0, 0, req, pos});
     });
 }
 OTF2_CallbackCode ev_recv(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                           OTF2_AttributeList*, std::uint32_t peer, OTF2_CommRef comm,
                           std::uint32_t tag, std::uint64_t len) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::Recv, peer, comm, tag, 0, 0, len, 0, 0, pos});
+        rr(u)->event(Otf2Event{Otf2Event::Recv, peer, comm, tag, 0, 0, len, 0, 0, pos});
     });
 }
 OTF2_CallbackCode ev_irecv(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                            OTF2_AttributeList*, std::uint32_t peer, OTF2_CommRef comm,
                            std::uint32_t tag, std::uint64_t len, std::uint64_t req) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::Irecv, peer, comm, tag, 0, 0, len, 0, req, pos});
+        rr(u)->event(Otf2Event{Otf2Event::Irecv, peer, comm, tag, 0, 0, len, 0, req, pos});
     });
 }
 OTF2_CallbackCode ev_cancelled(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                OTF2_AttributeList*, std::uint64_t req) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::Cancelled, 0, 0, 0, 0, 0, 0, 0, req, pos});
+        rr(u)->event(Otf2Event{Otf2Event::Cancelled, 0, 0, 0, 0, 0, 0, 0, req, pos});
     });
 }
 OTF2_CallbackCode ev_coll_end(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                               OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
                               std::uint32_t root, std::uint64_t sent, std::uint64_t received) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::CollEnd, 0, comm, 0, root, op, sent, received, 0, pos});
+        rr(u)->event(Otf2Event{Otf2Event::CollEnd, 0, comm, 0, root, op, sent, received, 0, pos});
     });
 }
 OTF2_CallbackCode ev_nbc_request(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                  OTF2_AttributeList*, std::uint64_t req) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::NbcRequest, 0, 0, 0, 0, 0, 0, 0, req, pos});
+        rr(u)->event(Otf2Event{Otf2Event::NbcRequest, 0, 0, 0, 0, 0, 0, 0, req, pos});
     });
 }
 OTF2_CallbackCode ev_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
@@ -1064,45 +1059,50 @@ OTF2_CallbackCode ev_nbc_complete(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_
                                   std::uint32_t root, std::uint64_t sent, std::uint64_t received,
                                   std::uint64_t req) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::NbcComplete, 0, comm, 0, root, op, sent, received, req, pos});
+        rr(u)->event(
+            Otf2Event{Otf2Event::NbcComplete, 0, comm, 0, root, op, sent, received, req, pos});
     });
 }
 OTF2_CallbackCode ev_comm_create(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                  OTF2_AttributeList*, OTF2_CommRef comm) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::CommCreate, 0, comm, 0, 0, 0, 0, 0, 0, pos});
+        rr(u)->event(Otf2Event{Otf2Event::CommCreate, 0, comm, 0, 0, 0, 0, 0, 0, pos});
     });
 }
 
 OTF2_CallbackCode ev_io_create(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                OTF2_AttributeList*, OTF2_IoHandleRef h, OTF2_IoAccessMode,
                                OTF2_IoCreationFlag, OTF2_IoStatusFlag) {
-    return guarded(u, [&] { rr(u)->event(Event{Event::IoCreate, 0, 0, 0, 0, 0, 0, 0, h, pos}); });
+    return guarded(u, [&] {
+        rr(u)->event(Otf2Event{Otf2Event::IoCreate, 0, 0, 0, 0, 0, 0, 0, h, pos});
+    });
 }
 OTF2_CallbackCode ev_io_destroy(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                 OTF2_AttributeList*, OTF2_IoHandleRef h) {
-    return guarded(u, [&] { rr(u)->event(Event{Event::IoDestroy, 0, 0, 0, 0, 0, 0, 0, h, pos}); });
+    return guarded(u, [&] {
+        rr(u)->event(Otf2Event{Otf2Event::IoDestroy, 0, 0, 0, 0, 0, 0, 0, h, pos});
+    });
 }
 OTF2_CallbackCode ev_io_begin(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                               OTF2_AttributeList*, OTF2_IoHandleRef h, OTF2_IoOperationMode mode,
                               OTF2_IoOperationFlag flags, std::uint64_t bytes, std::uint64_t) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::IoBegin, 0, 0, flags, 0, mode, bytes, 0, h, pos});
+        rr(u)->event(Otf2Event{Otf2Event::IoBegin, 0, 0, flags, 0, mode, bytes, 0, h, pos});
     });
 }
 OTF2_CallbackCode ev_io_complete(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                                  OTF2_AttributeList*, OTF2_IoHandleRef h, std::uint64_t bytes,
                                  std::uint64_t) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::IoComplete, 0, 0, 0, 0, 0, bytes, 0, h, pos});
+        rr(u)->event(Otf2Event{Otf2Event::IoComplete, 0, 0, 0, 0, 0, bytes, 0, h, pos});
     });
 }
 OTF2_CallbackCode ev_io_seek(OTF2_LocationRef, OTF2_TimeStamp, std::uint64_t pos, void* u,
                              OTF2_AttributeList*, OTF2_IoHandleRef h, std::int64_t offset,
                              OTF2_IoSeekOption whence, std::uint64_t) {
     return guarded(u, [&] {
-        rr(u)->event(Event{Event::IoSeek, 0, 0, 0, whence, 0, static_cast<std::uint64_t>(offset), 0,
-                           h, pos});
+        rr(u)->event(Otf2Event{Otf2Event::IoSeek, 0, 0, 0, whence, 0,
+                               static_cast<std::uint64_t>(offset), 0, h, pos});
     });
 }
 
@@ -1275,14 +1275,14 @@ class Otf2Reader final : public TraceReader {
         sh.clustersim = sh_clustersim;
         sh.defs = &defs;
         for (const auto& [id, name] : defs.regions)
-            sh.short_names[id] = name.rfind("MPI_", 0) == 0 ? lower(name.substr(4)) : name;
+            sh.short_names[id] = name.rfind("MPI_", 0) == 0 ? ascii_lower(name.substr(4)) : name;
         sh.path = path;
         sh.report = &report;
         sh.ranks = static_cast<std::uint32_t>(rank_location.size());
         // MPI_COMM_WORLD: a parentless communicator over every rank
         for (const auto& [id, c] : defs.comms) {
             auto g = defs.groups.find(c.group);
-            if (c.parent != kUndef32 || g == defs.groups.end()) continue;
+            if (c.parent != kOtf2Undef32 || g == defs.groups.end()) continue;
             if (g->second.type != OTF2_GROUP_TYPE_COMM_GROUP ||
                 g->second.members.size() != sh.ranks)
                 continue;
@@ -1363,7 +1363,7 @@ class Otf2Reader final : public TraceReader {
                                 fs::exists(evt, ec) ? otf2_error(OTF2_ERROR_INVALID)
                                                     : "'" + evt.string() + "' is missing"));
             }
-            RankReader rank_reader(sh, rank, loc);
+            Otf2RankReader rank_reader(sh, rank, loc);
             check(OTF2_Reader_RegisterEvtCallbacks(r, er, cb, &rank_reader), path, "callbacks");
             std::uint64_t n = 0;
             g_otf2_error.clear();

@@ -22,7 +22,6 @@ namespace clustersim::traces {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr std::uint32_t kUndef32 = OTF2_UNDEFINED_UINT32;
 
 // The library prints its errors by default; they become InputErrors instead.
 OTF2_ErrorCode quiet(void*, const char*, std::uint64_t, const char*, OTF2_ErrorCode code,
@@ -384,9 +383,9 @@ class Writer {
 
     // The OTF2 communicator of `rank`'s handle.
     std::uint32_t comm(std::uint32_t rank, std::int32_t handle) const {
-        if (handle < 0) return kUndef32;
+        if (handle < 0) return kOtf2Undef32;
         auto it = comms_.handle[rank].find(static_cast<std::uint32_t>(handle));
-        return it == comms_.handle[rank].end() ? kUndef32 : it->second;
+        return it == comms_.handle[rank].end() ? kOtf2Undef32 : it->second;
     }
     std::uint64_t comm_size(std::uint32_t g) const {
         return g < comms_.members.size() ? comms_.members[g].size() : 1;
@@ -596,7 +595,7 @@ class Writer {
                     check(OTF2_EvtWriter_NonBlockingCollectiveComplete(
                         w, nullptr, te, otf2_op(q.coll), qg,
                         rooted(q.coll) || q.root != 0 ? static_cast<std::uint32_t>(q.root)
-                                                      : kUndef32,
+                                                      : kOtf2Undef32,
                         sent, received, p.request));
                 }
             };
@@ -785,7 +784,7 @@ class Writer {
                         check(OTF2_EvtWriter_MpiCollectiveEnd(
                             w, nullptr, te, otf2_op(r.coll), g,
                             rooted(r.coll) || r.root != 0 ? static_cast<std::uint32_t>(r.root)
-                                                          : kUndef32,
+                                                          : kOtf2Undef32,
                             sent, received));
                     }
                     break;
@@ -844,14 +843,14 @@ class Writer {
                     const std::int64_t grid = cart_grid(t_, r);
                     const bool in = r.kind != mpi::OpKind::CartCreate || grid <= 0 ||
                                     static_cast<std::int64_t>(comm_rank(g, rank)) < grid;
-                    if (created != kUndef32 && in)
+                    if (created != kOtf2Undef32 && in)
                         check(OTF2_EvtWriter_CommCreate(w, nullptr, te, created));
                     break;
                 }
                 case mpi::OpKind::CommDup:
                 case mpi::OpKind::CommSplit: {
                     const std::uint32_t created = comm(rank, static_cast<std::int32_t>(r.newcomm));
-                    if (created != kUndef32 && r.color != mpi::kUndefined)
+                    if (created != kOtf2Undef32 && r.color != mpi::kUndefined)
                         check(OTF2_EvtWriter_CommCreate(w, nullptr, te, created));
                     break;
                 }

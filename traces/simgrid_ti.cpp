@@ -25,6 +25,7 @@
 
 #include "simulator/error.hpp"
 #include "traces/reader.hpp"
+#include "traces/text.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
@@ -45,15 +46,8 @@ constexpr std::array<std::string_view, 31> kActions{
 // error says why they are refused.
 constexpr std::array<std::string_view, 4> kIoActions{"open", "read", "write", "close"};
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-}
-
 bool known_action(std::string_view word) {
-    const std::string w = lower(word);
+    const std::string w = ascii_lower(word);
     return std::find(kActions.begin(), kActions.end(), w) != kActions.end();
 }
 
@@ -61,26 +55,16 @@ bool io_action(std::string_view word) {
     return std::find(kIoActions.begin(), kIoActions.end(), word) != kIoActions.end();
 }
 
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
 std::vector<std::string_view> split(std::string_view line) {
     std::vector<std::string_view> out;
     std::size_t i = 0;
     while (i < line.size()) {
-        while (i < line.size() && is_space(line[i])) ++i;
+        while (i < line.size() && is_ascii_space(line[i])) ++i;
         const std::size_t start = i;
-        while (i < line.size() && !is_space(line[i])) ++i;
+        while (i < line.size() && !is_ascii_space(line[i])) ++i;
         if (i > start) out.push_back(line.substr(start, i - start));
     }
     return out;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-    while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-    return s;
 }
 
 bool parse_rank_field(std::string_view tok, std::int64_t& out) {
@@ -395,7 +379,7 @@ void Parser::for_each_line(F&& f) {
                 continue;
             }
             l.rank = static_cast<std::int32_t>(rank);
-            l.action = lower(toks[1]);
+            l.action = ascii_lower(toks[1]);
             l.args.assign(toks.begin() + 2, toks.end());
             f(l, fi, text);
         }
@@ -481,7 +465,7 @@ void Parser::first_pass() {
                 l.file = &files_[raw.file];
                 l.number = raw.number;
                 l.rank = static_cast<std::int32_t>(r);
-                l.action = lower(toks[1]);
+                l.action = ascii_lower(toks[1]);
                 l.args.assign(toks.begin() + 2, toks.end());
                 Contribution c;
                 try {

@@ -110,7 +110,7 @@ std::string csv_field(const std::string& s) {
     return out + "\"";
 }
 
-void write_file(const std::string& path, const std::string& text) {
+void write_stats_file(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
     if (!out) throw InputError(path, 0, "cannot write the statistics file");
     out << text;
@@ -356,7 +356,7 @@ void write_stats_csv(const Stats& stats, const RunLog& log, const std::string& d
                         seconds(r.comm), seconds(r.wait), seconds(r.io), seconds(r.idle), r.ops,
                         r.bytes_p2p, r.bytes_collective, r.bytes_written, r.bytes_read);
     }
-    write_file(base + "ranks.csv", ranks);
+    write_stats_file(base + "ranks.csv", ranks);
 
     std::string ops = "operation,kind,count,total_s,wait_s,bytes,min_s,mean_s,max_s\n";
     for (std::size_t k = 0; k < stats.kinds.size(); ++k) {
@@ -366,7 +366,7 @@ void write_stats_csv(const Stats& stats, const RunLog& log, const std::string& d
                            s.count, seconds(s.time), seconds(s.wait), s.bytes, seconds(s.min),
                            seconds(s.mean()), seconds(s.max));
     }
-    write_file(base + "operations.csv", ops);
+    write_stats_file(base + "operations.csv", ops);
 
     auto hist = [](const Histogram& h, const std::string& unit) {
         std::string out = fmt::format("bin,lower_{0},upper_{0},count\n", unit);
@@ -375,8 +375,8 @@ void write_stats_csv(const Stats& stats, const RunLog& log, const std::string& d
                 fmt::format("{},{:.0f},{:.0f},{}\n", csv_field(b.label), b.lower, b.upper, b.count);
         return out;
     };
-    write_file(base + "histogram_sizes.csv", hist(stats.sizes, "bytes"));
-    write_file(base + "histogram_bandwidth.csv", hist(stats.bandwidth, "bytes_per_s"));
+    write_stats_file(base + "histogram_sizes.csv", hist(stats.sizes, "bytes"));
+    write_stats_file(base + "histogram_bandwidth.csv", hist(stats.bandwidth, "bytes_per_s"));
 }
 
 std::string format_stats(const Stats& stats, const RunLog& log, std::size_t max_rank_rows) {

@@ -45,10 +45,6 @@
 namespace clustersim::mpi::alg {
 namespace {
 
-std::int32_t mod(std::int64_t x, std::int32_t p) {
-    return static_cast<std::int32_t>(((x % p) + p) % p);
-}
-
 // Blocks of the n ranks first, first+1, ... (absolute ranks, mod p).
 std::uint64_t range_blocks(const CollArgs& a, std::int64_t first, std::int32_t n) {
     if (a.counts == nullptr) return a.bytes * static_cast<std::uint64_t>(n);

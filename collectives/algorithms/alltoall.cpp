@@ -28,10 +28,6 @@
 namespace clustersim::mpi::alg {
 namespace {
 
-std::int32_t mod(std::int64_t x, std::int32_t p) {
-    return static_cast<std::int32_t>(((x % p) + p) % p);
-}
-
 class PairwiseAlltoall final : public Algorithm {
   public:
     bool step(const CollArgs& a, std::uint32_t k, Step& s) const override {

@@ -24,6 +24,10 @@ inline std::uint32_t ceil_log2(std::int32_t p) {
     while ((std::int64_t{1} << k) < p) ++k;
     return k;
 }
+// x mod p in [0, p) for any x, negative too (ring and shift offsets); p >= 1.
+inline std::int32_t mod(std::int64_t x, std::int32_t p) {
+    return static_cast<std::int32_t>(((x % p) + p) % p);
+}
 
 // MPICH's fold of p ranks onto pof2 = floor_pow2(p) survivors: with rem = p - pof2, the
 // even ranks below 2 rem hand their data to the next odd rank and sit out; survivor s is
