@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <string>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -16,29 +21,54 @@ namespace clustersim::traces {
 
 namespace {
 
+using Text = fmt::memory_buffer;
+
+void put(Text& out, std::string_view s) {
+    out.append(s.data(), s.data() + s.size());
+}
+
 // Exact decimal microseconds of an integer picosecond count ("1.5", "0.000001", "12").
-std::string micros(std::int64_t ps) {
-    std::string sign;
+void put_micros(Text& out, std::int64_t ps) {
     std::uint64_t v = static_cast<std::uint64_t>(ps);
     if (ps < 0) {
-        sign = "-";
+        out.push_back('-');
         v = ~v + 1;
     }
-    std::string s = fmt::format("{}{}.{:06}", sign, v / 1'000'000, v % 1'000'000);
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-    return s;
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), v / 1'000'000);
+    std::uint64_t frac = v % 1'000'000;
+    if (frac == 0) return;
+    char digits[6];
+    for (int i = 5; i >= 0; --i, frac /= 10) digits[i] = static_cast<char>('0' + frac % 10);
+    int n = 6;
+    while (digits[n - 1] == '0') --n;
+    out.push_back('.');
+    out.append(digits, digits + n);
 }
 
 std::string quote(const std::string& s) {
     return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// One complete ("X") event; `quoted_name` is a JSON string, `args` a JSON object.
+void put_complete(Text& out, int pid, std::int64_t tid, std::int64_t start, std::int64_t end,
+                  std::string_view quoted_name, const char* cat, std::string_view args) {
+    put(out, R"({"name":)");
+    put(out, quoted_name);
+    fmt::format_to(std::back_inserter(out),
+                   FMT_COMPILE(R"(,"cat":"{}","ph":"X","pid":{},"tid":{},"ts":)"), cat, pid, tid);
+    put_micros(out, start);
+    put(out, R"(,"dur":)");
+    put_micros(out, end - start);
+    put(out, R"(,"args":)");
+    put(out, args);
+    out.push_back('}');
+}
+
 std::string complete_text(int pid, std::int64_t tid, std::int64_t start, std::int64_t end,
-                          const std::string& name, const char* cat, const std::string& args) {
-    return fmt::format(
-        R"({{"name":{},"cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{}}})",
-        quote(name), cat, pid, tid, micros(start), micros(end - start), args);
+                          const std::string& name, const char* cat, std::string_view args) {
+    Text t;
+    put_complete(t, pid, tid, start, end, quote(name), cat, args);
+    return fmt::to_string(t);
 }
 
 struct Event {
@@ -58,7 +88,7 @@ class Builder {
                         tid, args));
     }
     void complete(int pid, std::int64_t tid, std::int64_t start, std::int64_t end, int nested,
-                  const std::string& name, const char* cat, const std::string& args) {
+                  const std::string& name, const char* cat, std::string_view args) {
         Event e;
         e.pid = pid;
         e.tid = tid;
@@ -67,6 +97,22 @@ class Builder {
         e.nested = nested;
         e.order = events_.size();
         e.text = complete_text(pid, tid, start, end, name, cat, args);
+        events_.push_back(std::move(e));
+    }
+    // complete() with the name already a JSON string.
+    void complete_quoted(int pid, std::int64_t tid, std::int64_t start, std::int64_t end,
+                         int nested, std::string_view quoted_name, const char* cat,
+                         std::string_view args) {
+        Event e;
+        e.pid = pid;
+        e.tid = tid;
+        e.start = start;
+        e.end = end;
+        e.nested = nested;
+        e.order = events_.size();
+        Text t;
+        put_complete(t, pid, tid, start, end, quoted_name, cat, args);
+        e.text = fmt::to_string(t);
         events_.push_back(std::move(e));
     }
     void sort() {
@@ -128,23 +174,51 @@ std::size_t add_run_header(Builder& b, int pid, const std::string& label, const 
     return nranks;
 }
 
+// JSON-quoted operation names by statistics kind, made once per kind (the writers emit
+// millions of operations of a handful of kinds).
+class QuotedNames {
+  public:
+    const std::string& of(int kind) {
+        if (kind < 0 || kind >= kMaxCached) {
+            other_ = quote(mpi::stat_name(kind));
+            return other_;
+        }
+        const auto k = static_cast<std::size_t>(kind);
+        if (k >= names_.size()) names_.resize(k + 1);
+        if (names_[k].empty()) names_[k] = quote(mpi::stat_name(kind));
+        return names_[k];
+    }
+
+  private:
+    static constexpr int kMaxCached = 4096;
+    std::vector<std::string> names_;  // "" until made (a quoted name is never empty)
+    std::string other_;
+};
+
 // One operation of a rank (in the rank's (start, end) order; `cursor`: where the rank's
-// previous operation ended) as its complete event and, if it waited, the nested wait event.
+// previous operation ended) as its complete event and, if it waited, the nested wait event:
+// emit(start, end, nested, quoted name, category, args), the args a JSON object in `args`.
 template <class Emit>
-void op_events(const mpi::OpEvent& e, Time effective_wait, std::int64_t& cursor, Emit&& emit) {
+void op_events(const mpi::OpEvent& e, Time effective_wait, std::int64_t& cursor, QuotedNames& names,
+               Text& args, Emit&& emit) {
     const std::int64_t start = std::max(e.start.ps(), cursor);
     const std::int64_t end = std::max(e.end.ps(), start);
     cursor = end;
     const std::int64_t wait = std::min(effective_wait.ps(), end - start);
-    std::string args = fmt::format(R"({{"bytes":{})", e.bytes);
-    if (e.peer >= 0) args += fmt::format(R"(,"peer":{})", e.peer);
+    args.clear();
+    auto to = std::back_inserter(args);
+    fmt::format_to(to, FMT_COMPILE(R"({{"bytes":{})"), e.bytes);
+    if (e.peer >= 0) fmt::format_to(to, FMT_COMPILE(R"(,"peer":{})"), e.peer);
     if (is_collective_kind(e.kind) ||
         (e.kind < mpi::kOpKinds && mpi::creates_comm(static_cast<mpi::OpKind>(e.kind))))
-        args += fmt::format(R"(,"comm":{},"seq":{})", e.comm, e.seq);
-    if (e.algorithm != nullptr) args += fmt::format(R"(,"algorithm":"{}")", e.algorithm);
-    args += fmt::format(R"(,"wait_us":{}}})", micros(std::max<std::int64_t>(wait, 0)));
-    emit(start, end, 0, mpi::stat_name(e.kind), category(e.kind), args);
-    if (wait > 0) emit(start, start + wait, 1, "wait", "wait", "{}");
+        fmt::format_to(to, FMT_COMPILE(R"(,"comm":{},"seq":{})"), e.comm, e.seq);
+    if (e.algorithm != nullptr) fmt::format_to(to, FMT_COMPILE(R"(,"algorithm":"{}")"), e.algorithm);
+    put(args, R"(,"wait_us":)");
+    put_micros(args, std::max<std::int64_t>(wait, 0));
+    args.push_back('}');
+    emit(start, end, 0, std::string_view(names.of(e.kind)), category(e.kind),
+         std::string_view(args.data(), args.size()));
+    if (wait > 0) emit(start, start + wait, 1, std::string_view(R"("wait")"), "wait", "{}");
 }
 
 void add_run_ops(Builder& b, int pid, const RunLog& log, std::size_t nranks) {
@@ -152,6 +226,8 @@ void add_run_ops(Builder& b, int pid, const RunLog& log, std::size_t nranks) {
     // producer report overlapping ones, a later one is clipped to start where the earlier
     // ended, so that the thread stays a clean sequence.
     const std::vector<Time> waits = effective_waits(log);
+    QuotedNames names;
+    Text args;
     std::vector<std::vector<std::size_t>> by_rank(nranks);
     for (std::size_t i = 0; i < log.ops.size(); ++i)
         if (log.ops[i].rank >= 0) by_rank[static_cast<std::size_t>(log.ops[i].rank)].push_back(i);
@@ -164,10 +240,10 @@ void add_run_ops(Builder& b, int pid, const RunLog& log, std::size_t nranks) {
         std::int64_t cursor = INT64_MIN;
         const auto tid = static_cast<std::int64_t>(r);
         for (std::size_t i : idx)
-            op_events(log.ops[i], waits[i], cursor,
-                      [&](std::int64_t start, std::int64_t end, int nested, const std::string& name,
-                          const char* cat, const std::string& args) {
-                          b.complete(pid, tid, start, end, nested, name, cat, args);
+            op_events(log.ops[i], waits[i], cursor, names, args,
+                      [&](std::int64_t start, std::int64_t end, int nested,
+                          std::string_view quoted_name, const char* cat, std::string_view a) {
+                          b.complete_quoted(pid, tid, start, end, nested, quoted_name, cat, a);
                       });
     }
 }
@@ -235,25 +311,33 @@ void write_timeline_sorted(const RunLog& header, std::size_t nranks, const OpSou
     nlohmann::json other = {{"generator", "clustersim"}, {"runs", nlohmann::json::array()}};
     other["runs"].push_back(run_info(pid, label, header));
 
-    std::vector<char> buffer(std::size_t{1} << 20);
-    std::ofstream out;
-    out.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    out.open(path, std::ios::binary | std::ios::trunc);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(path, 0, "cannot write the timeline");
-    out << R"({"displayTimeUnit":"ns","otherData":)"
-        << other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-        << ",\"traceEvents\":[\n";
-    bool first = true;
-    auto line = [&](const std::string& text) {
-        if (!first) out << ",\n";
-        first = false;
-        out << text;
+    // The events are made in `text` and written in pieces of about 1 MiB.
+    constexpr std::size_t kFlushAt = std::size_t{1} << 20;
+    Text text;
+    auto flush = [&] {
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        text.clear();
     };
-    for (const auto& m : b.meta()) line(m);
+    put(text, R"({"displayTimeUnit":"ns","otherData":)");
+    put(text, other.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    put(text, ",\"traceEvents\":[\n");
+    bool first = true;
+    auto separate = [&] {
+        if (!first) put(text, ",\n");
+        first = false;
+    };
+    for (const auto& m : b.meta()) {
+        separate();
+        put(text, m);
+    }
     mpi::OpEvent e;
     Time wait;
     std::int32_t rank = -1;
     std::int64_t cursor = INT64_MIN;
+    QuotedNames names;
+    Text args;
     while (next(e, wait)) {
         if (e.rank < 0) continue;
         if (e.rank != rank) {
@@ -261,14 +345,21 @@ void write_timeline_sorted(const RunLog& header, std::size_t nranks, const OpSou
             cursor = INT64_MIN;
         }
         const auto tid = static_cast<std::int64_t>(rank);
-        op_events(e, wait, cursor,
-                  [&](std::int64_t start, std::int64_t end, int, const std::string& name,
-                      const char* cat, const std::string& args) {
-                      line(complete_text(pid, tid, start, end, name, cat, args));
+        op_events(e, wait, cursor, names, args,
+                  [&](std::int64_t start, std::int64_t end, int, std::string_view quoted_name,
+                      const char* cat, std::string_view a) {
+                      separate();
+                      put_complete(text, pid, tid, start, end, quoted_name, cat, a);
                   });
+        if (text.size() >= kFlushAt) flush();
     }
-    for (const auto& h : b.events()) line(h.text);
-    out << "\n]}\n";
+    for (const auto& h : b.events()) {
+        separate();
+        put(text, h.text);
+        if (text.size() >= kFlushAt) flush();
+    }
+    put(text, "\n]}\n");
+    flush();
     out.flush();
     if (!out) throw InputError(path, 0, "cannot write the timeline");
 }
