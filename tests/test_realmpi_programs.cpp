@@ -83,14 +83,18 @@ TEST(RealMpiPrograms, GargDeHistogramsLoadInTheJitterModel) {
     const Result j = run("jitter --model max-of-distributions --distributions " + csv +
                          " --tasks 2,4,1024 --latency 1us");
     ASSERT_EQ(j.code, 0) << j.err;
-    // The mean of the max over N processes of w + δ: at least the 100 µs quantum, and not
-    // smaller for 1,024 tasks than for 2 (the table's unit follows its largest values).
+    // The mean of the max over N processes of w + δ: about the 100 µs quantum or more, and not
+    // smaller for 1,024 tasks than for 2 (the table's unit follows its largest values). The
+    // quantum is a count of LCG steps calibrated beforehand at the best rate a rank measured
+    // then, so on a shared machine the steps can run faster later: a CI run (2026-11-30, 2
+    // cores, the other busy) measured a mean of 97.5 µs for 2 tasks. The bound checks the
+    // scale (µs, not ms or a unit off by 1,000), not the machine's steadiness.
     std::smatch unit, m2, m1024;
     ASSERT_TRUE(std::regex_search(j.out, unit, std::regex(R"(mean (µs|ms|s)\b)"))) << j.out;
     const double scale = unit[1] == "s" ? 1e6 : unit[1] == "ms" ? 1e3 : 1.0;  // to µs
     ASSERT_TRUE(std::regex_search(j.out, m2, std::regex(R"(\n\s+2\s+([0-9.]+))"))) << j.out;
     ASSERT_TRUE(std::regex_search(j.out, m1024, std::regex(R"(\n\s+1,024\s+([0-9.]+))"))) << j.out;
-    EXPECT_GE(std::stod(m2[1]) * scale, 99.0) << j.out;
+    EXPECT_GE(std::stod(m2[1]) * scale, 90.0) << j.out;
     EXPECT_GE(std::stod(m1024[1]), std::stod(m2[1])) << j.out;
     fs::remove(csv);
 }
