@@ -64,13 +64,6 @@ void put_complete(Text& out, int pid, std::int64_t tid, std::int64_t start, std:
     out.push_back('}');
 }
 
-std::string complete_text(int pid, std::int64_t tid, std::int64_t start, std::int64_t end,
-                          const std::string& name, const char* cat, std::string_view args) {
-    Text t;
-    put_complete(t, pid, tid, start, end, quote(name), cat, args);
-    return fmt::to_string(t);
-}
-
 struct Event {
     int pid = 0;
     std::int64_t tid = 0;
@@ -89,15 +82,7 @@ class Builder {
     }
     void complete(int pid, std::int64_t tid, std::int64_t start, std::int64_t end, int nested,
                   const std::string& name, const char* cat, std::string_view args) {
-        Event e;
-        e.pid = pid;
-        e.tid = tid;
-        e.start = start;
-        e.end = end;
-        e.nested = nested;
-        e.order = events_.size();
-        e.text = complete_text(pid, tid, start, end, name, cat, args);
-        events_.push_back(std::move(e));
+        complete_quoted(pid, tid, start, end, nested, quote(name), cat, args);
     }
     // complete() with the name already a JSON string.
     void complete_quoted(int pid, std::int64_t tid, std::int64_t start, std::int64_t end,
