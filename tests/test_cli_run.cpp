@@ -289,4 +289,29 @@ TEST(Cli, AnalyticModelExampleValidatesAndBracketsThePacketModel) {
     EXPECT_EQ(own["network"]["model"], "bus_only") << "the model's own <comm-model>";
     EXPECT_GT(j["network"]["messages_waited"].get<int>(), 0);
 }
+
+TEST(Cli, AnAlgorithmAnAnalyticModelDoesNotRunIsNamedInANote) {
+    // simple times a collective call as a whole: --algorithm and --mpi choose nothing there,
+    // and the run says so on stderr; with collectives=messages the algorithm runs, no note.
+    const std::string base =
+        "run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 8 --json";
+    const Result whole =
+        run(base + " --network simple --algorithm bcast=binomial --mpi openmpi-4.1");
+    ASSERT_EQ(whole.code, 0) << whole.err;
+    EXPECT_NE(whole.err.find("clustersim: note: --algorithm bcast=binomial, --mpi openmpi-4.1 not "
+                             "used: the simple network model times each collective call as a "
+                             "whole; add collectives=messages to --network"),
+              std::string::npos)
+        << whole.err;
+    EXPECT_TRUE(nlohmann::json::parse(whole.out)["collective_algorithms"].empty());
+    const Result messages =
+        run(base + " --network simple:collectives=messages --algorithm bcast=binomial");
+    ASSERT_EQ(messages.code, 0) << messages.err;
+    EXPECT_EQ(messages.err.find("note:"), std::string::npos) << messages.err;
+    EXPECT_FALSE(nlohmann::json::parse(messages.out)["collective_algorithms"].empty());
+    // Not analytic: the packet model runs every algorithm, no note.
+    const Result packet = run(base + " --algorithm bcast=binomial");
+    ASSERT_EQ(packet.code, 0) << packet.err;
+    EXPECT_EQ(packet.err.find("note:"), std::string::npos) << packet.err;
+}
 }  // namespace CLUSTERSIM_TEST_FILE

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collectives/apps.hpp"
+#include "collectives/io_service.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/rank_error.hpp"
 #include "iosys/cache.hpp"
@@ -81,6 +82,21 @@ int cmd_run(const RunFlags& f) {
     topo::Topology& t = model.topology;
     std::string network;  // --network as choose_network() accepted it
     if (!f.network.empty()) network = mpi::choose_network(model, f.network);
+    // An analytic network model that times each collective call as a whole runs no algorithm:
+    // say so rather than let --algorithm (and --mpi's choices) pass unused. Collective I/O
+    // algorithms (write_all=two_phase) are the I/O system's and are used all the same.
+    if (t.settings.model == topo::NetworkModel::Analytic && !model.comm.collectives_as_messages) {
+        std::string unused;
+        for (const auto& a : f.algorithms)
+            if (!mpi::is_io_collective_name(a.substr(0, a.find('='))))
+                unused += fmt::format("{}--algorithm {}", unused.empty() ? "" : ", ", a);
+        if (!f.mpi.empty()) unused += fmt::format("{}--mpi {}", unused.empty() ? "" : ", ", f.mpi);
+        if (!unused.empty())
+            std::cerr << fmt::format(
+                "clustersim: note: {} not used: the {} network model times each collective call "
+                "as a whole; add collectives=messages to --network to simulate the algorithm\n",
+                unused, model.comm.model);
+    }
     std::optional<cpu::CpuModelId> cpu;  // --cpu, parsed once against the registry
     if (!f.cpu.empty()) cpu = select_flag("--cpu", cpu::cpu_models(), f.cpu);
     if (!f.cache.empty()) {
