@@ -64,7 +64,8 @@ AnalyticNetwork::AnalyticNetwork(Engine& engine, const topo::Topology& topology,
       client_(client),
       model_(std::move(model)),
       params_(std::move(params)),
-      id_(engine.add(*this)) {
+      id_(engine.add(*this)),
+      router_(router) {
     if (params_.nodes.size() != topo_.nodes.size())
         throw std::logic_error("AnalyticNetwork: parameters for another topology");
     const std::size_t n = topo_.nodes.size();
@@ -98,6 +99,102 @@ comm::PairCost AnalyticNetwork::path_cost(VertexId src, VertexId dst) const {
     return comm::PairCost{r.latency, r.bottleneck};
 }
 
+// Saturating sums (as Route::latency) and the narrower of two rates (0 = infinite).
+namespace {
+std::uint64_t narrower(std::uint64_t a, Bandwidth b) {
+    return !b.infinite() && (a == 0 || b.bytes_per_s < a) ? b.bytes_per_s : a;
+}
+std::uint64_t narrower(std::uint64_t a, std::uint64_t b) {
+    return narrower(a, Bandwidth{b});
+}
+}  // namespace
+
+const AnalyticNetwork::TreeHalf& AnalyticNetwork::half(VertexId v) {
+    if (halves_.empty()) halves_.resize(topo_.num_vertices());
+    TreeHalf& h = halves_[v];
+    if (h.anchor != topo::kNoVertex) return h;
+    // v's chain up to the anchor: the first-choice edges the router takes inside a tree (a
+    // route climbs from the source to the anchor and descends to the destination), and every
+    // vertex strictly between v and the anchor relays the route at its relay rate.
+    h.usable = true;
+    VertexId u = v;
+    topo::Router::TreeLink link = router_.tree_link(u);
+    if (link.parent == topo::kNoVertex) {  // a core vertex: its own anchor
+        h.anchor = v;
+        h.usable = false;
+        return h;
+    }
+    while (true) {
+        if (link.up == topo::kNoEdge || link.down == topo::kNoEdge) h.usable = false;
+        if (h.usable) {
+            const topo::EdgeProps& up = topo_.edge(link.up);
+            const topo::EdgeProps& down = topo_.edge(link.down);
+            h.up_latency += up.latency;
+            h.down_latency += down.latency;
+            h.up_narrowest = narrower(h.up_narrowest, up.bandwidth);
+            h.down_narrowest = narrower(h.down_narrowest, down.bandwidth);
+        }
+        const topo::Router::TreeLink next = router_.tree_link(link.parent);
+        if (next.parent == topo::kNoVertex) {
+            h.anchor = link.parent;
+            h.top = u;
+            return h;
+        }
+        const Bandwidth relay = topo_.vertex(link.parent).relay;
+        h.up_narrowest = narrower(h.up_narrowest, relay);
+        h.down_narrowest = narrower(h.down_narrowest, relay);
+        u = link.parent;
+        link = next;
+    }
+}
+
+bool AnalyticNetwork::tree_cost(VertexId src, VertexId dst, comm::PairCost& out) {
+    if (src == dst || !router_.tree_routes()) return false;
+    const TreeHalf& a = half(src);
+    if (!a.usable) return false;
+    const TreeHalf& b = half(dst);
+    if (!b.usable) return false;
+    Time latency = a.up_latency;
+    std::uint64_t narrowest = a.up_narrowest;
+    if (a.anchor == b.anchor) {
+        if (a.top == b.top) return false;  // they meet below the anchor
+        // The anchor relays the route; a memory node between two neighbours (a route of two
+        // edges) moves it at its local rate instead (topo::RouteService::relay).
+        const topo::VertexProps& p = topo_.vertex(a.anchor);
+        const bool neighbours = a.top == src && b.top == dst;
+        narrowest = narrower(
+            narrowest, neighbours && p.kind == topo::VertexKind::MemoryNode && !p.local.infinite()
+                           ? p.local
+                           : p.relay);
+    } else {
+        // Between trees: up to the source's anchor, the core path to the destination's
+        // anchor (both anchors relay it), and down. Cached per anchor pair.
+        const std::uint64_t key = (static_cast<std::uint64_t>(a.anchor) << 32) | b.anchor;
+        auto it = anchor_costs_.find(key);
+        if (it == anchor_costs_.end()) {
+            core_path_.clear();
+            if (!router_.append_path(a.anchor, b.anchor, core_path_)) return false;
+            Time core;
+            std::uint64_t core_narrowest = narrower(0, topo_.vertex(a.anchor).relay);
+            for (std::size_t i = 0; i < core_path_.size(); ++i) {
+                const topo::EdgeProps& e = topo_.edge(core_path_[i]);
+                core += e.latency;
+                core_narrowest = narrower(core_narrowest, e.bandwidth);
+                if (i > 0)
+                    core_narrowest = narrower(core_narrowest,
+                                              topo_.vertex(topo_.source_of(core_path_[i])).relay);
+            }
+            core_narrowest = narrower(core_narrowest, topo_.vertex(b.anchor).relay);
+            it = anchor_costs_.emplace(key, comm::PairCost{core, Bandwidth{core_narrowest}}).first;
+        }
+        latency += it->second.latency;
+        narrowest = narrower(narrowest, it->second.bandwidth);
+    }
+    latency += b.down_latency;
+    out = comm::PairCost{latency, Bandwidth{narrower(narrowest, b.down_narrowest)}};
+    return true;
+}
+
 const comm::FittedCurve* AnalyticNetwork::curve_of(std::int32_t src_node,
                                                    std::int32_t dst_node) const {
     const comm::FittedCurve& c =
@@ -128,13 +225,6 @@ comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
                     params_.nodes[static_cast<std::size_t>(sn)].bandwidth};
         return {params_.latency, params_.bandwidth};
     }
-    LastPair& last = last_[src];
-    if (last.dst == dst) return last.cost;
-    const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
-    if (const auto it = costs_.find(key); it != costs_.end()) {
-        last = LastPair{dst, it->second};
-        return it->second;
-    }
     // What the XML gives for this kind of pair; the graph's route fills in the rest.
     bool has_latency = params_.has_latency, has_bandwidth = params_.has_bandwidth;
     comm::PairCost given{params_.latency, params_.bandwidth};
@@ -143,11 +233,28 @@ comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
         has_latency = n.has_latency, has_bandwidth = n.has_bandwidth;
         given = {n.latency, n.bandwidth};
     }
-    comm::PairCost c = has_latency && has_bandwidth ? given : path_cost(src, dst);
+    if (has_latency && has_bandwidth) return given;
+    comm::PairCost c;
+    // Pairs that meet at an anchor (every pair of nodes of a star, of a tree of switches, ...)
+    // from the two endpoints' halves: a recursive-doubling allreduce over a million ranks
+    // meets twenty million pairs once each, which the pair cache held (GiBs) for nothing.
+    if (!tree_cost(src, dst, c)) {
+        LastPair& last = last_[src];
+        if (last.dst == dst) return last.cost;
+        const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+        if (const auto it = costs_.find(key); it != costs_.end()) {
+            last = LastPair{dst, it->second};
+            return it->second;
+        }
+        c = path_cost(src, dst);
+        if (has_latency) c.latency = given.latency;
+        if (has_bandwidth) c.bandwidth = given.bandwidth;
+        costs_.emplace(key, c);
+        last = LastPair{dst, c};
+        return c;
+    }
     if (has_latency) c.latency = given.latency;
     if (has_bandwidth) c.bandwidth = given.bandwidth;
-    costs_.emplace(key, c);
-    last = LastPair{dst, c};
     return c;
 }
 

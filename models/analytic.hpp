@@ -142,6 +142,21 @@ class AnalyticNetwork final : public Component, public Transport {
         std::uint32_t version = 0;
     };
     comm::PairCost path_cost(VertexId src, VertexId dst) const;
+    // The route's cost built from per-vertex halves when the router's paths are tree halves
+    // and the two endpoints meet at an anchor (topologies/routing.hpp, tree_link): the same
+    // latency and narrowest rate as path_cost(), with no route built and nothing kept per pair.
+    // False when the route is not of that shape (two vertices under one child of their anchor,
+    // a core endpoint, a routed fabric, no route): then path_cost() and the pair cache decide.
+    bool tree_cost(VertexId src, VertexId dst, comm::PairCost& out);
+    struct TreeHalf {
+        Time up_latency, down_latency;      // from the vertex up to its anchor, and back down
+        std::uint64_t up_narrowest = 0;     // bytes/s, 0 = no finite rate on the way up
+        std::uint64_t down_narrowest = 0;   // the same on the way down
+        VertexId anchor = topo::kNoVertex;  // kNoVertex: not computed yet
+        VertexId top = topo::kNoVertex;     // the anchor's child on the vertex's chain
+        bool usable = false;                // a tree vertex with edges both ways to its anchor
+    };
+    const TreeHalf& half(VertexId v);
     comm::Message message(VertexId src, VertexId dst, std::uint64_t bytes);
     void start(std::uint32_t flight, const comm::Plan& plan);
     void offer_queue();
@@ -170,6 +185,12 @@ class AnalyticNetwork final : public Component, public Transport {
     std::vector<std::uint32_t> queue_;
     std::size_t queue_head_ = 0, queue_holes_ = 0;  // consumed front; kGone entries past it
     std::unordered_map<std::uint64_t, comm::PairCost> costs_;  // (src, dst) sockets
+    // Tree halves (tree_cost): per vertex, filled on first use; the cost between two anchors
+    // (their core path and both anchors' relays) by anchor pair.
+    const topo::Router& router_;
+    std::vector<TreeHalf> halves_;
+    std::unordered_map<std::uint64_t, comm::PairCost> anchor_costs_;
+    std::vector<EdgeId> core_path_;  // scratch for an anchor pair's path
     // The last destination each source socket sent to, and that pair's cost: most traces
     // send to a few neighbours over and over, so this spares the hash lookup.
     struct LastPair {

@@ -6,6 +6,7 @@
 // route's edges and no others. The examples cover a star with relay-limited switches, a fat
 // tree (a core between trees), two-socket nodes (a memory node's local rate), a torus and a
 // dragonfly (routed fabrics, where the service answers).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "models/analytic.hpp"
 #include "models/fluid.hpp"
 #include "run/model.hpp"
 #include "simulator/engine.hpp"
@@ -127,6 +129,81 @@ TEST(FluidRoutes, EveryExamplePairTakesTheRouteServicesRoute) {
         EXPECT_GE(pairs, 8u) << name;
         // The relays model's routes take every rate from 0.15 to 10 GB/s: a relay missed or
         // added shows.
+    }
+}
+
+// The analytic models' pair costs (models/analytic.hpp, tree_cost): for pairs that meet at an
+// anchor they are built from per-vertex halves, not from the route service's route, and must
+// be its latency and narrowest rate exactly. Every pair of sockets of every example (the
+// relays model puts a bottleneck in every position), twice (the second time from the halves
+// and the anchor-pair cache), and one node whose memory node is the anchor of its three
+// sockets (the router peels the sockets and keeps the memory node as the root; a route of two
+// edges between two of them: the memory node's local rate, not its relay rate).
+TEST(AnalyticRoutes, EveryExamplePairCostsTheRouteServicesRoute) {
+    const std::string kOneNode = R"(<cluster name="one">
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/>
+    <socket name="s1" cores="1" speed="1G"/><socket name="s2" cores="1" speed="1G"/>
+    <memory-node name="mem0" bandwidth="3GB/s" local-bandwidth="7GB/s"/>
+    <cable from="s0" to="mem0" latency="100ns" bandwidth="20GB/s"/>
+    <cable from="s1" to="mem0" latency="150ns" bandwidth="20GB/s"/>
+    <cable from="s2" to="mem0" latency="200ns" bandwidth="20GB/s"/>
+  </node-type>
+  <nodes prefix="n" count="1" type="n"/>
+</cluster>)";
+    for (const char* name :
+         {"relays", "one", "figure1-westmere-10.xml", "fat-tree-16.xml", "torus-4x4.xml",
+          "dragonfly-72.xml", "star-16.xml", "two-nodes.xml", "figure5-io-8.xml", "psins-16.xml"}) {
+        const std::string n = name;
+        const topo::Topology t = n == "relays" ? topo::parse_model(kRelays, "relays.xml")
+                                 : n == "one"  ? topo::parse_model(kOneNode, "one.xml")
+                                              : run::load_model(std::string(CLUSTERSIM_SOURCE_DIR) +
+                                                                "/topologies/examples/" + name)
+                                                    .topology;
+        topo::Router router(t);
+        const topo::RouteService service(t, router);
+        Engine engine;
+        Arrivals client(engine);
+        comm::CommModelSpec spec;
+        spec.model = "simple";
+        AnalyticNetwork net(engine, t, router, client, comm::make_comm_model("simple"),
+                            resolve_params(t, spec));
+        std::vector<VertexId> sockets;
+        for (VertexId v = 0; v < t.num_vertices(); ++v)
+            if (t.vertex(v).kind == topo::VertexKind::Socket) sockets.push_back(v);
+        ASSERT_FALSE(sockets.empty()) << name;
+        std::size_t pairs = 0, distinct_rates = 0;
+        std::vector<std::uint64_t> rates;
+        for (int pass = 0; pass < 2; ++pass) {
+            for (const VertexId a : sockets) {
+                for (const VertexId b : sockets) {
+                    const topo::Route r = service.route(a, b);
+                    const comm::PairCost c = net.pair_cost(a, b);
+                    ASSERT_EQ(c.latency, r.latency)
+                        << name << ' ' << t.vertex(a).name << " -> " << t.vertex(b).name;
+                    ASSERT_EQ(c.bandwidth, r.bottleneck)
+                        << name << ' ' << t.vertex(a).name << " -> " << t.vertex(b).name;
+                    rates.push_back(c.bandwidth.bytes_per_s);
+                    ++pairs;
+                }
+            }
+        }
+        std::sort(rates.begin(), rates.end());
+        distinct_rates =
+            static_cast<std::size_t>(std::unique(rates.begin(), rates.end()) - rates.begin());
+        EXPECT_GE(pairs, 2u) << name;
+        if (n == "relays") {
+            // The narrowest rate is a core switch in the middle (sw2, sw4: 0.15 GB/s), a
+            // memory node below the anchor (0.3 GB/s), an anchor (sw1: 0.7 GB/s) or, for a
+            // socket to itself, its memory node (9 GB/s).
+            EXPECT_EQ(
+                std::vector<std::uint64_t>(
+                    rates.begin(), rates.begin() + static_cast<std::ptrdiff_t>(distinct_rates)),
+                (std::vector<std::uint64_t>{150'000'000, 300'000'000, 700'000'000, 9'000'000'000}));
+        }
+        if (n == "one") {
+            const topo::Route r = service.route(sockets[0], sockets[1]);
+            EXPECT_EQ(r.bottleneck.bytes_per_s, 7'000'000'000u) << "the memory node's local rate";
+        }
     }
 }
 
