@@ -9,7 +9,7 @@
 
 #include "tools/mpi/calibrate/calibrate.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_calibrate_json) {
     namespace cal = clustersim::calibrate;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     try {

@@ -3,7 +3,7 @@
 #include "fuzz_common.hpp"
 #include "traces/reader.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_dumpi) {
     static const std::string meta = clustersim::fuzz::write_input(
         "input.meta",
         "hostname=fuzz\nnumprocs=1\nusername=fuzz\nstartime=0\nfileprefix=input\nversion=1\n"

@@ -5,7 +5,7 @@
 #include "fuzz_common.hpp"
 #include "traces/reader.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_hdtrace) {
     static const auto reader = clustersim::traces::make_hdtrace_reader();
     const std::string_view all(reinterpret_cast<const char*>(data), size);
     const std::size_t nul = all.find('\0');

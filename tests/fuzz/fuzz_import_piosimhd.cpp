@@ -3,7 +3,7 @@
 #include "fuzz_common.hpp"
 #include "traces/import.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_import_piosimhd) {
     const std::string path =
         clustersim::fuzz::write_input("input.xml", {reinterpret_cast<const char*>(data), size});
     for (const bool pvfs2 : {false, true})

@@ -2,7 +2,7 @@
 #include "fuzz_common.hpp"
 #include "traces/import.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_import_simgrid) {
     const std::string path =
         clustersim::fuzz::write_input("input.xml", {reinterpret_cast<const char*>(data), size});
     // At most 4,096 hosts: the 2^20 of the command take minutes per input under the

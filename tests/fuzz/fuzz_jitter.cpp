@@ -3,7 +3,7 @@
 #include "fuzz_common.hpp"
 #include "traces/jitter_io.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_jitter) {
     using namespace clustersim::traces;
     const std::string_view bytes(reinterpret_cast<const char*>(data), size);
     for (const char* name : {"input.jtr", "input.noise"}) {

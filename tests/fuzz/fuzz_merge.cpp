@@ -2,7 +2,7 @@
 #include "fuzz_common.hpp"
 #include "traces/merge.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_merge) {
     const std::string path =
         clustersim::fuzz::write_input("input.csrank", {reinterpret_cast<const char*>(data), size});
     clustersim::fuzz::expect_clean([&] {

@@ -3,7 +3,7 @@
 #include "fuzz_common.hpp"
 #include "run/model.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_model_xml) {
     const std::string_view xml(reinterpret_cast<const char*>(data), size);
     clustersim::fuzz::expect_clean([&] { (void)clustersim::run::parse_model(xml, "fuzz.xml"); });
     return 0;

@@ -2,7 +2,7 @@
 #include "fuzz_common.hpp"
 #include "traces/reader.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_native_binary) {
     static const auto reader = clustersim::traces::make_native_binary_reader();
     const std::string path =
         clustersim::fuzz::write_input("input.cstb", {reinterpret_cast<const char*>(data), size});

@@ -2,7 +2,7 @@
 #include "fuzz_common.hpp"
 #include "traces/reader.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_native_text) {
     static const auto reader = clustersim::traces::make_native_text_reader();
     const std::string path =
         clustersim::fuzz::write_input("input.trace", {reinterpret_cast<const char*>(data), size});

@@ -7,7 +7,7 @@
 #include "fuzz_common.hpp"
 #include "traces/reader.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_otf2) {
     namespace fs = std::filesystem;
     static const std::string anchor = [] {
         const fs::path from = fs::path(CLUSTERSIM_SHARED_DIR) / "external/otf2-scorep-sst-macro";

@@ -2,7 +2,7 @@
 // and a count.
 #include "fuzz_common.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+CLUSTERSIM_FUZZ_HARNESS(fuzz_units) {
     using namespace clustersim;
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     fuzz::expect_clean([&] { (void)parse_time(text); });

@@ -28,7 +28,7 @@ if [ ! -f "$build/build.ninja" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCLUSTERSIM_FUZZ=ON \
     -DCLUSTERSIM_BUILD_TESTS=OFF -DCLUSTERSIM_BUILD_BENCH=OFF -DCLUSTERSIM_MPI=OFF >/dev/null
 fi
-cmake --build "$build" -j"$jobs" --target "${harnesses[@]}"
+cmake --build "$build" -j"$jobs" --target clustersim_fuzz
 
 # ---- seed corpora ------------------------------------------------------------------------
 seed() {  # seed HARNESS FILE...: copy the existing files into the harness's corpus
