@@ -110,8 +110,13 @@ std::uint64_t narrower(std::uint64_t a, std::uint64_t b) {
 }  // namespace
 
 const AnalyticNetwork::TreeHalf& AnalyticNetwork::half(VertexId v) {
-    if (halves_.empty()) halves_.resize(topo_.num_vertices());
-    TreeHalf& h = halves_[v];
+    static_assert(sizeof(TreeHalf) == 48, "models/README.md states 48 B per vertex");
+    // Pages of kHalfPage vertices, made when a vertex of theirs is first asked for: a few
+    // ranks on a model of millions of vertices pay for their own pages only.
+    if (halves_.empty()) halves_.resize(topo_.num_vertices() / kHalfPage + 1);
+    std::unique_ptr<TreeHalf[]>& page = halves_[v / kHalfPage];
+    if (!page) page = std::make_unique<TreeHalf[]>(kHalfPage);
+    TreeHalf& h = page[v % kHalfPage];
     if (h.anchor != topo::kNoVertex) return h;
     // v's chain up to the anchor: the first-choice edges the router takes inside a tree (a
     // route climbs from the source to the anchor and descends to the destination), and every

@@ -188,7 +188,8 @@ class AnalyticNetwork final : public Component, public Transport {
     // Tree halves (tree_cost): per vertex, filled on first use; the cost between two anchors
     // (their core path and both anchors' relays) by anchor pair.
     const topo::Router& router_;
-    std::vector<TreeHalf> halves_;
+    static constexpr VertexId kHalfPage = 4096;  // vertices per page of halves_
+    std::vector<std::unique_ptr<TreeHalf[]>> halves_;
     std::unordered_map<std::uint64_t, comm::PairCost> anchor_costs_;
     std::vector<EdgeId> core_path_;  // scratch for an anchor pair's path
     // The last destination each source socket sent to, and that pair's cost: most traces
