@@ -230,6 +230,10 @@ comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
                     params_.nodes[static_cast<std::size_t>(sn)].bandwidth};
         return {params_.latency, params_.bandwidth};
     }
+    // The last destination of this source first: a trace sends to the same neighbour over and
+    // over.
+    LastPair& last = last_[src];
+    if (last.dst == dst) return last.cost;
     // What the XML gives for this kind of pair; the graph's route fills in the rest.
     bool has_latency = params_.has_latency, has_bandwidth = params_.has_bandwidth;
     comm::PairCost given{params_.latency, params_.bandwidth};
@@ -238,28 +242,29 @@ comm::PairCost AnalyticNetwork::pair_cost(VertexId src, VertexId dst) {
         has_latency = n.has_latency, has_bandwidth = n.has_bandwidth;
         given = {n.latency, n.bandwidth};
     }
-    if (has_latency && has_bandwidth) return given;
-    comm::PairCost c;
-    // Pairs that meet at an anchor (every pair of nodes of a star, of a tree of switches, ...)
-    // from the two endpoints' halves: a recursive-doubling allreduce over a million ranks
-    // meets twenty million pairs once each, which the pair cache held (GiBs) for nothing.
-    if (!tree_cost(src, dst, c)) {
-        LastPair& last = last_[src];
-        if (last.dst == dst) return last.cost;
-        const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
-        if (const auto it = costs_.find(key); it != costs_.end()) {
-            last = LastPair{dst, it->second};
-            return it->second;
+    comm::PairCost c = given;
+    if (!(has_latency && has_bandwidth)) {
+        // Pairs that meet at an anchor (every pair of nodes of a star, of a tree of switches,
+        // ...) from the two endpoints' halves, kept nowhere but in `last`: a recursive-doubling
+        // allreduce over a million ranks meets twenty million pairs once each, which the pair
+        // cache held (GiBs) for nothing. The others from the route, in the pair cache.
+        if (!tree_cost(src, dst, c)) {
+            const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
+            if (const auto it = costs_.find(key); it != costs_.end()) {
+                last = LastPair{dst, it->second};
+                return it->second;
+            }
+            c = path_cost(src, dst);
+            if (has_latency) c.latency = given.latency;
+            if (has_bandwidth) c.bandwidth = given.bandwidth;
+            costs_.emplace(key, c);
+            last = LastPair{dst, c};
+            return c;
         }
-        c = path_cost(src, dst);
         if (has_latency) c.latency = given.latency;
         if (has_bandwidth) c.bandwidth = given.bandwidth;
-        costs_.emplace(key, c);
-        last = LastPair{dst, c};
-        return c;
     }
-    if (has_latency) c.latency = given.latency;
-    if (has_bandwidth) c.bandwidth = given.bandwidth;
+    last = LastPair{dst, c};
     return c;
 }
 
