@@ -99,7 +99,7 @@ comm::PairCost AnalyticNetwork::path_cost(VertexId src, VertexId dst) const {
     return comm::PairCost{r.latency, r.bottleneck};
 }
 
-// Saturating sums (as Route::latency) and the narrower of two rates (0 = infinite).
+// The narrower of two rates, in bytes/s (0 = infinite), as RouteService::route narrows.
 namespace {
 std::uint64_t narrower(std::uint64_t a, Bandwidth b) {
     return !b.infinite() && (a == 0 || b.bytes_per_s < a) ? b.bytes_per_s : a;
