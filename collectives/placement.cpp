@@ -61,6 +61,7 @@ std::vector<RankLocation> place_ranks(const topo::Topology& t, std::uint32_t ran
 
 std::vector<RankLocation> place_ranks_from_map(const topo::Topology& t, std::uint32_t ranks,
                                                const std::string& path) {
+    refuse_non_file(path);
     std::ifstream in(path);
     if (!in)
         throw InputError(path, 0,

@@ -62,6 +62,7 @@ void write_atomic(const std::string& path, const std::string& text) {
 // Records of a JSON Lines file, by hash. A truncated last line (a run killed while writing)
 // is ignored; a bad line elsewhere is an error naming it.
 void load_records(const std::string& path, std::map<std::string, nlohmann::json>& into) {
+    refuse_non_file(path);
     std::ifstream in(path);
     if (!in) return;
     std::string line;
@@ -592,6 +593,7 @@ int run_task(const SweepOptions& o, std::size_t task, std::size_t chunk) {
 
 int collect(const std::string& dir) {
     const std::string info_path = dir + "/sweep.json";
+    refuse_non_file(info_path);
     std::ifstream in(info_path);
     if (!in) throw InputError(info_path, 0, "not a sweep output folder (no sweep.json)");
     nlohmann::json info;

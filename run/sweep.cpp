@@ -193,6 +193,7 @@ std::string value_text(const nlohmann::json& v) {
 }
 
 SweepSpec load_sweep(const std::string& path) {
+    refuse_non_file(path);
     std::ifstream in(path);
     if (!in) throw InputError(path, 0, "cannot read the sweep file");
     std::stringstream ss;

@@ -48,12 +48,27 @@ class InputError : public std::runtime_error {
     std::string message_;
 };
 
-// A directory opens like an empty file on Linux: every reader calls this before reading
-// `path`, so a folder given as a file is named as one instead of "empty file".
-inline void refuse_directory(const std::string& path) {
+// Every reader calls this before reading `path`. A directory opens like an empty file on
+// Linux, so a folder given as a file is named as one instead of "empty file". A character or
+// block device never ends (/dev/zero, /dev/urandom) or is a disk: read as a file it would
+// grow the reader's buffer until the machine's memory ran out, an allocation no input asked
+// for, so it is refused too. A pipe is read to its end (`<(clustersim generate ...)`).
+inline void refuse_non_file(const std::string& path) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw InputError(path, 0, "is a directory; expected a file");
+    const auto status = std::filesystem::status(path, ec);
+    if (ec) return;  // missing or unreadable: the reader's own open names it
+    switch (status.type()) {
+        case std::filesystem::file_type::directory:
+            throw InputError(path, 0, "is a directory; expected a file");
+        case std::filesystem::file_type::character:
+        case std::filesystem::file_type::block:
+            throw InputError(path, 0,
+                             "is a device, not a file (a device may never end: it is not read)");
+        case std::filesystem::file_type::socket:
+            throw InputError(path, 0, "is a socket, not a file");
+        default:
+            return;
+    }
 }
 
 // A run that would pass the simulated-time horizon (Time::max(), about 106.75 days). No

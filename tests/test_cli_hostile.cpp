@@ -396,6 +396,31 @@ TEST(HostileDefaults, DirectoryGivenAsAFileIsNamedAsOne) {
                    "folder.xml: is a directory; expected a file");
 }
 
+TEST(HostileMemory, ADeviceGivenAsAFileIsRefusedNotReadUntilMemoryRunsOut) {
+    // /dev/zero never ends: every reader below grew its buffer until the allocation failed
+    // (about 1 GiB under this test's ulimit, the machine's memory without one).
+    const std::string zero = "/dev/zero";
+    const std::string needle = "/dev/zero: is a device, not a file";
+    expect_refused("validate " + zero, needle);
+    expect_refused("run " + zero + " --app bcast", needle);
+    expect_refused("import simgrid " + zero, needle);
+    expect_refused("import piosimhd " + zero, needle);
+    for (const char* format : {"native-text", "native-binary", "simgrid-ti", "hdtrace", "dumpi"})
+        expect_refused("run " + kStar + " --app trace:" + zero + " --format " + format, needle);
+    expect_refused("run " + kStar + " --app bcast:size=1KiB --ranks 4 --placement map:" + zero,
+                   needle);
+    expect_refused("sweep " + zero + " --list", needle);
+    expect_refused("sweep plot " + zero + " --x size --y simulated_time", needle);
+    expect_refused(
+        "jitter --model max-of-distributions --distributions " + zero + " --tasks 4 --latency 1us",
+        needle);
+    expect_refused("jitter-trace info " + zero, needle);
+    // A pipe is read to its end: a model piped in (or given by process substitution) loads.
+    const Result r = run_shell(std::string(CLUSTERSIM_BINARY) + " generate star --nodes 4 | " +
+                               std::string(CLUSTERSIM_BINARY) + " validate /dev/stdin");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("nodes"), std::string::npos) << r.out;
+}
 TEST(HostileDefaults, NewlineInsideAnAttributeKeepsTheErrorOnOneLine) {
     // routing="shortest&#10;path": the quoted value broke the message over two lines.
     expect_refused("validate " + hostile("newline-in-attribute.xml"),

@@ -201,7 +201,7 @@ void ModelReader::add(SchemaPart part) {
 }
 
 Topology ModelReader::load(const std::string& path) const {
-    refuse_directory(path);
+    refuse_non_file(path);
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr)
         throw InputError(path, 0, fmt::format("cannot read file: {}", std::strerror(errno)));

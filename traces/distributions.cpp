@@ -185,7 +185,7 @@ std::vector<jitter::ProcessDistribution> parse_distributions(const std::string& 
 }
 
 std::vector<jitter::ProcessDistribution> read_distributions(const std::string& path) {
-    refuse_directory(path);
+    refuse_non_file(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the distribution file");
     std::ostringstream text;

@@ -478,6 +478,7 @@ class Bytes {
 };
 
 std::string read_dumpi_bytes(const std::string& path) {
+    refuse_non_file(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open for reading");
     std::ostringstream s;
@@ -715,6 +716,7 @@ struct Meta {
 };
 
 Meta read_meta(const std::string& path) {
+    refuse_non_file(path);
     std::ifstream in(path);
     if (!in) throw InputError(path, 0, "cannot open for reading");
     Meta m;

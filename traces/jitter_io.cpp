@@ -27,7 +27,7 @@ constexpr char kJitterMagic[8] = {'C', 'S', 'J', 'T', 'R', '\0', '\0', '\1'};
 constexpr std::uint64_t kMax64 = std::numeric_limits<std::uint64_t>::max();
 
 std::string read_jitter_file(const std::string& path) {
-    refuse_directory(path);
+    refuse_non_file(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the jitter trace for reading");
     std::ostringstream ss;
@@ -388,7 +388,7 @@ JitterFormat parse_jitter_format(const std::string& name) {
 }
 
 JitterFormat detect_jitter_format(const std::string& path) {
-    refuse_directory(path);
+    refuse_non_file(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the jitter trace for reading");
     char head[8] = {};

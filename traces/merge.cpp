@@ -48,7 +48,7 @@ std::string text_of(const std::array<char, 64>& a) {
 }
 
 RankFile read_rank_header(const std::string& path) {
-    refuse_directory(path);
+    refuse_non_file(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the rank file");
     RankFile f;

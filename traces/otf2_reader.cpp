@@ -1207,6 +1207,7 @@ class Otf2Reader final : public TraceReader {
                 for (const auto& e : fs::recursive_directory_iterator(stem, ec))
                     if (e.is_regular_file(ec)) report.inputs.push_back(e.path().string());
         }
+        refuse_non_file(path);
         g_otf2_error.clear();
         OTF2_Error_RegisterCallback(on_otf2_error, nullptr);
         std::unique_ptr<OTF2_Reader, ReaderCloser> reader(OTF2_Reader_Open(path.c_str()));

@@ -21,6 +21,7 @@ std::string head_of(const std::string& path) {
     if (!std::filesystem::exists(path, ec))
         throw InputError(path, 0, "cannot open: no such file or directory");
     if (std::filesystem::is_directory(path, ec)) return {};
+    refuse_non_file(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open for reading");
     std::string head(kHeadBytes, '\0');

@@ -102,6 +102,7 @@ std::string_view first_content_line(std::string_view text) {
 }
 
 std::string read_head(const fs::path& p, std::size_t bytes = 4096) {
+    refuse_non_file(p.string());
     std::ifstream in(p, std::ios::binary);
     if (!in) return {};
     std::string head(bytes, '\0');
@@ -314,7 +315,7 @@ void Parser::open_inputs() {
     }
     // An index file: one action file per line, rank = position.
     index_ = true;
-    refuse_directory(source_);
+    refuse_non_file(source_);
     std::ifstream in(source_);
     if (!in) throw InputError(source_, 0, "cannot read file");
     std::string line;
@@ -351,7 +352,7 @@ void Parser::for_each_line(F&& f) {
     std::string text;
     for (std::size_t fi = 0; fi < files_.size(); ++fi) {
         const std::string& file = files_[fi];
-        refuse_directory(file);
+        refuse_non_file(file);
         std::ifstream in(file, std::ios::binary);
         if (!in) throw InputError(file, 0, "cannot read file");
         l.file = &file;

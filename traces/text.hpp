@@ -36,7 +36,7 @@ inline std::string ascii_lower(std::string_view s) {
 
 // The whole file at `path`; a directory or a file that cannot be opened is an InputError.
 inline std::string read_whole_file(const std::string& path) {
-    refuse_directory(path);
+    refuse_non_file(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, fmt::format("cannot open: {}", std::strerror(errno)));
     std::ostringstream ss;

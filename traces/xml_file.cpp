@@ -13,7 +13,7 @@
 namespace clustersim::traces {
 
 XmlFile::XmlFile(std::string path, const std::string& expected) : path_(std::move(path)) {
-    refuse_directory(path_);
+    refuse_non_file(path_);
     std::ifstream in(path_, std::ios::binary);
     if (!in) throw InputError(path_, 0, fmt::format("cannot read file: {}", std::strerror(errno)));
     std::ostringstream ss;

@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "simulator/error.hpp"
 #include "tools/mpi/calibrate/calibrate.hpp"
 #include "topologies/model_writer.hpp"
 
@@ -689,6 +690,11 @@ int main_from(int argc, char** argv) {
         if (opt.help) {
             std::fputs(kUsage, stdout);
             return 0;
+        }
+        try {
+            refuse_non_file(opt.from);  // a folder, or a device that never ends
+        } catch (const InputError& e) {
+            throw UsageError(strf("--from: %s", e.what()));
         }
         std::ifstream in(opt.from, std::ios::binary);
         if (!in)
