@@ -73,7 +73,7 @@ void load_records(const std::string& path, std::map<std::string, nlohmann::json>
         nlohmann::json r;
         try {
             r = nlohmann::json::parse(lines[i]);
-        } catch (const nlohmann::json::parse_error&) {
+        } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
             if (i + 1 == lines.size()) break;
             throw InputError(path, static_cast<int>(i + 1), "not a JSON record of a sweep point");
         }
@@ -319,7 +319,7 @@ nlohmann::json make_record(const Prepared& p, const Point& point, const Outcome&
     } else {
         try {
             result = nlohmann::json::parse(o.out);
-        } catch (const nlohmann::json::parse_error&) {
+        } catch (const nlohmann::json::exception&) {
             error = "the run printed no JSON";
         }
     }
@@ -599,7 +599,7 @@ int collect(const std::string& dir) {
     nlohmann::json info;
     try {
         info = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error&) {
+    } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
         throw InputError(info_path, 0, "not valid JSON");
     }
     if (!info.contains("file") || !info["file"].is_string())

@@ -263,7 +263,7 @@ std::string plot(const PlotOptions& o) {
         nlohmann::json r;
         try {
             r = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::parse_error&) {
+        } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
             throw InputError(path, n, "not a JSON record");
         }
         if (!r.is_object() || !r.contains("status"))

@@ -215,6 +215,10 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
         if (auto p = msg.find(": "); p != std::string::npos && msg.rfind("line", 0) == 0)
             msg = msg.substr(p + 2);
         throw InputError(path, line, "not valid JSON: " + msg);
+    } catch (const ojson::exception& e) {  // a number out of range: 1e999
+        std::string msg = e.what();
+        if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
+        throw InputError(path, 0, "not valid JSON: " + msg);
     }
     if (!doc.is_object()) c.fail({}, "expected a JSON object with \"base\" and \"axes\"");
     SweepSpec s;

@@ -396,6 +396,15 @@ TEST(HostileDefaults, DirectoryGivenAsAFileIsNamedAsOne) {
                    "folder.xml: is a directory; expected a file");
 }
 
+TEST(HostileDefaults, AJsonNumberPastTheDoubleRangeIsBadInputNotAnInternalError) {
+    // nlohmann::json throws out_of_range (not parse_error) for 1e999: it escaped as
+    // "internal error ... (please report it)" and exit 1 (found by fuzz_sweep_results).
+    expect_refused("sweep " + hostile("sweep-1e999.json") + " --list",
+                   "sweep-1e999.json: not valid JSON: number overflow parsing '1e999'");
+    expect_refused("sweep plot " + hostile("results-1e406.jsonl") + " --x size --y simulated_time",
+                   "results-1e406.jsonl:1: not a JSON record");
+}
+
 TEST(HostileMemory, ADeviceGivenAsAFileIsRefusedNotReadUntilMemoryRunsOut) {
     // /dev/zero never ends: every reader below grew its buffer until the allocation failed
     // (about 1 GiB under this test's ulimit, the machine's memory without one).
