@@ -282,6 +282,15 @@ std::string plot(const PlotOptions& o) {
     std::map<double, std::string> x_text;  // the value as first written (axes: "64KiB")
     std::vector<std::string> x_categories;
     Kind x_kind = Kind::Number, y_kind = Kind::Number;
+    // x is a category when any record's x is one ("8KiB" and "auto"): decided before any cell
+    // is filled, so that every x is then an index into x_categories (a number placed before
+    // the first category once indexed past its end).
+    bool x_category = false;
+    for (const auto& r : records) {
+        std::string xk;
+        const nlohmann::json xv = field_of(r, o.x, &xk);
+        if (!xv.is_null() && quantity(xv, xk).kind == Kind::Category) x_category = true;
+    }
     bool first = true;
     for (const auto& r : records) {
         std::string xk, yk;
@@ -302,7 +311,7 @@ std::string plot(const PlotOptions& o) {
             y_kind = yq.kind;
             first = false;
         }
-        if (xq.kind == Kind::Category || x_kind == Kind::Category) {
+        if (x_category) {
             x_kind = Kind::Category;
             auto it = std::find(x_categories.begin(), x_categories.end(), xq.text);
             if (it == x_categories.end()) {

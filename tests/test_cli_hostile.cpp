@@ -405,6 +405,19 @@ TEST(HostileDefaults, AJsonNumberPastTheDoubleRangeIsBadInputNotAnInternalError)
                    "results-1e406.jsonl:1: not a JSON record");
 }
 
+TEST(HostileDefaults, AnXThatIsANumberThenACategoryIsPlottedAsCategories) {
+    // x "1KiB" (a size) in the first record, "8Ki$" (no unit: a category) in the second: the
+    // first record's cell was filed at x = 1024 and the table then read x_categories[1024]
+    // of a two-element vector (heap-buffer-overflow, found by fuzz_sweep_results).
+    const std::string svg = temp_path("mixed.svg");
+    const Result r = bounded("sweep plot " + hostile("results-number-then-category.jsonl") +
+                             " --x size --y simulated_time --series network -o " + svg);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("| 1KiB | fluid |"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("| 8Ki$ | simple |"), std::string::npos) << r.out;
+    EXPECT_NE(slurp(svg).find("</svg>"), std::string::npos);
+}
+
 TEST(HostileMemory, ADeviceGivenAsAFileIsRefusedNotReadUntilMemoryRunsOut) {
     // /dev/zero never ends: every reader below grew its buffer until the allocation failed
     // (about 1 GiB under this test's ulimit, the machine's memory without one).
