@@ -418,6 +418,29 @@ TEST(HostileDefaults, AnXThatIsANumberThenACategoryIsPlottedAsCategories) {
     EXPECT_NE(slurp(svg).find("</svg>"), std::string::npos);
 }
 
+TEST(HostileDefaults, ASixtyFourBitFlagWithASignOrPastItsRangeIsRefusedNotWrapped) {
+    // CLI11 converted these with strtoull/strtoll and kept the result: --seed -1 ran with
+    // seed 2^64 - 1, --seed 2^64 with 2^64 - 1, --task -5 ran every point as if no task was
+    // given, --task 1e20 became task 2^63 - 1.
+    const std::string app = "run " + kStar + " --app bcast:size=1KiB --ranks 4 --seed ";
+    for (const char* bad : {"-1", "18446744073709551616", "0x10", "1e3", "' 7'"})
+        expect_refused(app + bad, "--seed: ");
+    EXPECT_EQ(bounded(app + "18446744073709551615").code, 0);
+    expect_refused(
+        "jitter-trace generate --spec periodic:period=10ms,duration=50us --frequency "
+        "2.4GHz --seed -1 --out " +
+            temp_path("x.jtr"),
+        "--seed: ");
+    const std::string sweep = temp_path("task.json");
+    {
+        std::ofstream(sweep) << R"({"base": {"model": ")" << kStar
+                             << R"(", "app": "bcast:size=1KiB"}, "axes": {"ranks": [2, 4]}})";
+    }
+    for (const char* bad : {"-5", "-1", "99999999999999999999"})
+        expect_refused("sweep " + sweep + " -o " + temp_path("task.sweep") + " --task " + bad,
+                       "--task: ");
+}
+
 TEST(HostileMemory, ADeviceGivenAsAFileIsRefusedNotReadUntilMemoryRunsOut) {
     // /dev/zero never ends: every reader below grew its buffer until the allocation failed
     // (about 1 GiB under this test's ulimit, the machine's memory without one).

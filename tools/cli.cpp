@@ -29,6 +29,7 @@
 #include "tools/sweep_command.hpp"
 #include "tools/trace_commands.hpp"
 #include "tools/version.hpp"
+#include "tools/whole_number.hpp"
 #include "topologies/forwarding.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
@@ -517,7 +518,8 @@ int main(int argc, char** argv) {
     run->add_option("--cpu", r.cpu,
                     "CPU model of every core: processor-sharing or run-to-completion, or one "
                     "registered later, NAME[:key=value,...] (default: the model's)");
-    run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)");
+    run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)")
+        ->check(whole_number(UINT64_MAX));
     run->add_option("--cache", r.cache,
                     "cache layer (I/O scheduler) for every I/O server, replacing the model's: "
                     "none, write_behind, aggregation, reorder");

@@ -21,6 +21,7 @@
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/whole_number.hpp"
 #include "traces/distributions.hpp"
 #include "traces/jitter_io.hpp"
 #include "traces/svg.hpp"
@@ -916,7 +917,8 @@ void add_jitter_commands(CLI::App& app, JitterCommands& c) {
                     "tree barrier: time in flight within a node (time or cycles)");
     jit->add_option("--cores-per-node", j.cores_per_node,
                     "tasks per node: tasks fill a node's cores, then the next node (default 1)");
-    jit->add_option("--seed", j.seed, "seed of the random start positions / samples (default 1)");
+    jit->add_option("--seed", j.seed, "seed of the random start positions / samples (default 1)")
+        ->check(whole_number(UINT64_MAX));
     jit->add_option("--threads", j.threads, "worker threads (default: all cores)");
     jit->add_flag("--per-task", j.per_task,
                   "also print each task's compute, jitter, wait and total cycles (at most "
@@ -946,7 +948,7 @@ void add_jitter_commands(CLI::App& app, JitterCommands& c) {
     gen->add_option("--length", t.length, "trace length (default 1s)");
     gen->add_option("--frequency", t.frequency, "clock of the trace cycles, e.g. 2.4GHz")
         ->required();
-    gen->add_option("--seed", t.seed, "seed (default 1)");
+    gen->add_option("--seed", t.seed, "seed (default 1)")->check(whole_number(UINT64_MAX));
     gen->add_option("--out", t.out, "file to write")->required();
     gen->add_option("--format", t.out_format,
                     "text, binary or loggopsim (default by extension: .jtb binary, .noise "

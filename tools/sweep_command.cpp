@@ -12,6 +12,7 @@
 
 #include "run/engine.hpp"
 #include "simulator/error.hpp"
+#include "tools/whole_number.hpp"
 
 namespace clustersim::cli {
 namespace {
@@ -77,7 +78,8 @@ void add_sweep_command(CLI::App& app, SweepFlags& f) {
                   "write a Slurm job-array script DIR/sweep.sbatch (DIR is the output folder) "
                   "instead of running");
     s->add_option("--chunk", f.chunk, "points per array task (with --emit-array; default 1)");
-    s->add_option("--task", f.task, "run one array task's points (what the script runs)");
+    s->add_option("--task", f.task, "run one array task's points (what the script runs)")
+        ->check(whole_number(INT64_MAX));
     s->add_flag("--list", f.list, "print the points and their commands; run nothing");
     s->add_flag("--progress", f.progress,
                 "progress line on stderr even when it is not a terminal (under mpirun: a "
