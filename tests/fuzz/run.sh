@@ -15,7 +15,8 @@ shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_model_xml fuzz_native_text fuzz_native_binary
   fuzz_simgrid_ti fuzz_import_simgrid fuzz_import_piosimhd fuzz_hdtrace fuzz_jitter fuzz_units
-  fuzz_merge fuzz_dumpi fuzz_otf2 fuzz_calibrate_json)
+  fuzz_merge fuzz_dumpi fuzz_otf2 fuzz_calibrate_json fuzz_sweep fuzz_sweep_results
+  fuzz_placement fuzz_distributions fuzz_run_spec)
 build=${FUZZ_BUILD:-build-fuzz}
 shared=../shared/external
 jobs=$(nproc)
@@ -79,6 +80,39 @@ assert len(header) == 168
 end = struct.pack("<qqBBBBHHI", 10, 20, 101, 0, 0, 0, 0, 0, 0) + b"\0" * (120 - 32)
 open(sys.argv[1], "wb").write(header + end)
 PY
+
+# Sweep files: the examples with their model named by absolute path (the harness's file is in
+# a scratch folder), and a zipped one.
+mkdir -p "$build/corpus/fuzz_sweep"
+for f in run/examples/*.json; do
+  sed "s#\.\./\.\./topologies#$PWD/topologies#" "$f" > "$build/corpus/fuzz_sweep/$(basename "$f")"
+done
+printf '{"base": {"model": "%s/topologies/examples/star-16.xml", "app": "bcast", "network": "fluid",
+ "oversubscribe": true}, "axes": {"size": ["1KiB", "1MiB"], "ranks": [2, 32], "seed": 3},
+ "zip": [["size", "ranks"]], "limits": {"time": "10min", "memory": "2GiB"}}\n' "$PWD" \
+  > "$build/corpus/fuzz_sweep/zip.json"
+# Sweep results: three records as `clustersim sweep` writes them (one failed).
+mkdir -p "$build/corpus/fuzz_sweep_results"
+{
+  echo '{"axes":{"network":"fluid","ranks":2,"size":"1KiB"},"exit_code":0,"hash":"13c4e79ef48defd0","index":0,"result":{"network":{"model":"fluid","messages":1},"operations":{"Bcast":{"bytes":2048,"count":2,"time_s":3.36e-06}},"ranks":2,"simulated_time_s":3.28192e-06},"status":"ok"}'
+  echo '{"axes":{"network":"simple","ranks":4,"size":"8KiB"},"exit_code":0,"hash":"a4c1345e76a69d2f","index":1,"result":{"network":{"model":"simple"},"ranks":4,"simulated_time_s":1.2e-05},"status":"ok"}'
+  echo '{"axes":{"network":"simple","ranks":4,"size":"1MiB"},"exit_code":2,"hash":"b4c1345e76a69d2f","index":2,"error":"bad input","status":"failed"}'
+} > "$build/corpus/fuzz_sweep_results/results.jsonl"
+# Placement maps and jitter distributions.
+mkdir -p "$build/corpus/fuzz_placement" "$build/corpus/fuzz_distributions"
+printf '0 n0\n1 n0 1\n2 n1 0 1 # a comment\n3 n7 1 1\n' > "$build/corpus/fuzz_placement/map"
+printf 'process,node,value\n0,n0,1000us\n0,n0,1200us\n1,n1,1.1ms\n' \
+  > "$build/corpus/fuzz_distributions/samples.csv"
+printf 'process,node,lower,upper,count\n0,n0,0.001,0.002,10\n0,n0,0.002,0.004,3\n' \
+  > "$build/corpus/fuzz_distributions/histogram.csv"
+# Run specs: KEY VALUE lines (fuzz_run_spec.cpp; ranks and model are one byte each).
+mkdir -p "$build/corpus/fuzz_run_spec"
+s="$build/corpus/fuzz_run_spec"
+printf 'app bcast:size=64KiB\nranks \x08\nnetwork fluid\nalgorithm bcast=pipeline:segment=8KiB\n' > "$s/bcast"
+printf 'app allreduce:size=1KiB\nranks \x10\nmodel \x01\nmpi openmpi-4.1\nnetwork packet\n' > "$s/allreduce"
+printf 'app alltoallv:size=1KiB\nranks \x04\nnetwork simple:collectives=messages\ncpu run-to-completion\n' > "$s/alltoallv"
+printf 'app io:op=write,size=1MiB\nranks \x04\nmodel \x03\nalgorithm write_all=two_phase\n' > "$s/io"
+printf 'app pingpong:size=1KiB,iterations=3\napp barrier\nranks \x02\nplacement sequential\n' > "$s/two-apps"
 
 # ---- run -----------------------------------------------------------------------------------
 # One libFuzzer process per harness (each is single-threaded), as many at once as there are
