@@ -92,7 +92,7 @@ run_case() { # PLATFORM CASE RANKS TRACE_FILE
         -hostfile "$work/$p.hosts" -replay "$idx" --cfg=network/model:CM02 \
         --cfg=network/crosstraffic:0 2>&1 | sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' |
         tail -1)
-    cs=$("$clustersim" run "$work/$p.xml" --app "trace:$idx" --ranks "$n" --oversubscribe \
+    cs=$("$clustersim" run "$work/$p.xml" --app "trace:$idx" --oversubscribe \
         --network fluid --mpi simgrid --quiet --json 2>"$work/cs.err" |
         sed -n 's/.*"simulated_time_s": *\([0-9.e+-]*\).*/\1/p' | head -1) || true
     if [[ -z $sg || -z $cs ]]; then

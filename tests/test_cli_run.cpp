@@ -113,6 +113,26 @@ TEST(CliBadInput, UnknownAppListsTheValidOnes) {
                      "expected one of: pingpong");
 }
 
+TEST(CliBadInput, RanksForATraceAppAreRefusedNotIgnored) {
+    // A trace brings its own ranks: --ranks counts the built-in apps only, and a --ranks
+    // beyond them was silently unused (the run took the trace's ranks).
+    const std::string trace =
+        std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/traces/every-kind.trace";
+    expect_bad_input("run " + example("star-16.xml") + " --app trace:" + trace + " --ranks 4",
+                     "--ranks: given 1 time for 0 built-in apps; a trace: app brings its own "
+                     "ranks");
+    expect_bad_input("run " + example("star-16.xml") + " --app trace:" + trace +
+                         " --app bcast:size=1KiB --ranks 2 --ranks 4",
+                     "--ranks: given 2 times for 1 built-in app;");
+    // One --ranks for the one built-in app beside a trace passes this check (the fixture
+    // then stops at its own first record that names an uncreated communicator).
+    const Result r = run("run " + example("star-16.xml") + " --app trace:" + trace +
+                         " --app bcast:size=1KiB --ranks 2 --oversubscribe --json");
+    EXPECT_EQ(r.err.find("--ranks"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("every-kind.trace: rank 1 uses communicator 2"), std::string::npos)
+        << r.err;
+}
+
 TEST(CliBadInput, UnknownAppParameterListsTheValidOnes) {
     expect_bad_input(
         "run " + example("two-nodes.xml") + " --app pingpong:bytes=1MiB",

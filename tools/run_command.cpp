@@ -138,6 +138,17 @@ int cmd_run(const RunFlags& f) {
     if (f.ranks.size() > f.apps.size())
         throw InputError("--ranks", 0,
                          fmt::format("given {} times for {} --app", f.ranks.size(), f.apps.size()));
+    // --ranks counts the built-in apps' ranks in their --app order; a trace brings its own, so
+    // a --ranks beyond the built-in apps would be silently unused.
+    const auto builtin_apps = static_cast<std::size_t>(
+        std::count_if(f.apps.begin(), f.apps.end(),
+                      [](const std::string& s) { return !s.starts_with("trace:"); }));
+    if (f.ranks.size() > builtin_apps)
+        throw InputError(
+            "--ranks", 0,
+            fmt::format("given {} time{} for {} built-in app{}; a trace: app brings its own ranks",
+                        f.ranks.size(), f.ranks.size() == 1 ? "" : "s", builtin_apps,
+                        builtin_apps == 1 ? "" : "s"));
     for (const auto& spec : f.apps) {
         AppRun a;
         a.spec = spec;
