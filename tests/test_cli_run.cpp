@@ -334,4 +334,22 @@ TEST(Cli, AnAlgorithmAnAnalyticModelDoesNotRunIsNamedInANote) {
     ASSERT_EQ(packet.code, 0) << packet.err;
     EXPECT_EQ(packet.err.find("note:"), std::string::npos) << packet.err;
 }
+
+TEST(Cli, TraceFlagsWithoutATraceAndPerRankWithoutJsonAreNotSilentlyUnused) {
+    // --format, --skip-unknown and --traced-speed act on trace: apps only; without one they
+    // passed unused in silence. Now a note names them (the run goes on), a bad --format is
+    // refused even so, and --per-rank (which only adds to --json's object) needs --json.
+    const std::string base = "run " + example("star-16.xml") + " --app bcast:size=1KiB --ranks 4";
+    const Result unused = run(base + " --format otf2 --skip-unknown --traced-speed 2.8G");
+    ASSERT_EQ(unused.code, 0) << unused.err;
+    EXPECT_EQ(unused.err,
+              "clustersim: note: --format otf2, --skip-unknown, --traced-speed 2.8G not used: no "
+              "--app is a trace: app\n");
+    expect_bad_input(base + " --format otf3", "--format: unknown trace format 'otf3'");
+    expect_bad_input(base + " --per-rank", "--per-rank requires --json");
+    const Result used = run(base + " --per-rank --json");
+    ASSERT_EQ(used.code, 0) << used.err;
+    EXPECT_EQ(used.err.find("note:"), std::string::npos) << used.err;
+    EXPECT_TRUE(nlohmann::json::parse(used.out).contains("per_rank")) << used.out.substr(0, 300);
+}
 }  // namespace CLUSTERSIM_TEST_FILE

@@ -537,8 +537,9 @@ int main(int argc, char** argv) {
                     "write the timeline (Chrome trace JSON and OTF2), statistics (CSV, summary) "
                     "and the simulated trace to this folder");
     run->add_option("--timeline-detail", r.timeline_detail, "ranks (default) or hardware");
-    run->add_flag("--json", r.json, "print one JSON object instead of the summary");
-    run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results");
+    auto* json_flag =
+        run->add_flag("--json", r.json, "print one JSON object instead of the summary");
+    run->add_flag("--per-rank", r.per_rank, "with --json: add per-rank results")->needs(json_flag);
     run->add_flag("--progress", r.progress,
                   "print a progress line (fraction done, time left, event rate) to stderr every "
                   "--progress-interval, also when stderr is not a terminal (batch jobs)");

@@ -143,6 +143,20 @@ int cmd_run(const RunFlags& f) {
     const auto builtin_apps = static_cast<std::size_t>(
         std::count_if(f.apps.begin(), f.apps.end(),
                       [](const std::string& s) { return !s.starts_with("trace:"); }));
+    // The trace flags with no trace: app would pass unused: say so (as for --algorithm below).
+    traces::check_trace_format(f.format);
+    if (builtin_apps == f.apps.size()) {
+        std::string unused;
+        auto add = [&](const std::string& flag) {
+            unused += fmt::format("{}{}", unused.empty() ? "" : ", ", flag);
+        };
+        if (f.format != "auto") add("--format " + f.format);
+        if (f.skip_unknown) add("--skip-unknown");
+        if (!f.traced_speed.empty()) add("--traced-speed " + f.traced_speed);
+        if (!unused.empty())
+            std::cerr << fmt::format("clustersim: note: {} not used: no --app is a trace: app\n",
+                                     unused);
+    }
     if (f.ranks.size() > builtin_apps)
         throw InputError(
             "--ranks", 0,

@@ -75,22 +75,31 @@ void register_builtin_readers(ReaderRegistry& registry) {
     registry.add(make_dumpi_reader());
 }
 
+namespace {
+const TraceReader* reader_named(const ReaderRegistry& registry, const std::string& format) {
+    const TraceReader* reader = registry.find(format);
+    if (reader == nullptr)
+        throw InputError("--format", 0,
+                         fmt::format("unknown trace format '{}'{}; valid: auto, {}", format,
+                                     did_you_mean(format, split_names("auto, " + registry.names())),
+                                     registry.names()));
+    return reader;
+}
+}  // namespace
+
+void check_trace_format(const std::string& format) {
+    if (format == "auto") return;
+    ReaderRegistry registry;
+    register_builtin_readers(registry);
+    (void)reader_named(registry, format);
+}
+
 Trace load_trace(const std::string& path, const std::string& format, const ReadOptions& options,
                  ReadReport& report) {
     ReaderRegistry registry;
     register_builtin_readers(registry);
-    const TraceReader* reader = nullptr;
-    if (format == "auto") {
-        reader = &registry.detect(path);
-    } else {
-        reader = registry.find(format);
-        if (reader == nullptr)
-            throw InputError(
-                "--format", 0,
-                fmt::format("unknown trace format '{}'{}; valid: auto, {}", format,
-                            did_you_mean(format, split_names("auto, " + registry.names())),
-                            registry.names()));
-    }
+    const TraceReader* reader =
+        format == "auto" ? &registry.detect(path) : reader_named(registry, format);
     Trace t = reader->read(path, options, report);
     std::int64_t idle = 0;
     for (std::uint32_t r = 0; r < t.ranks(); ++r) idle += t.events(r) == 0 ? 1 : 0;

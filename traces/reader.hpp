@@ -59,6 +59,9 @@ void register_builtin_readers(ReaderRegistry& registry);
 // Reads `path` with `format` ("auto": detect).
 Trace load_trace(const std::string& path, const std::string& format, const ReadOptions& options,
                  ReadReport& report);
+// Throws load_trace's InputError (naming --format) if `format` is neither "auto" nor a
+// registered reader's name: a bad --format is refused even when no trace is read.
+void check_trace_format(const std::string& format);
 
 // Factories of the readers (defined in their own files).
 std::unique_ptr<TraceReader> make_native_text_reader();
