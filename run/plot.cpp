@@ -247,7 +247,7 @@ nlohmann::json field_of(const nlohmann::json& r, const std::string& name, std::s
 
 std::string plot(const PlotOptions& o) {
     std::string path = o.results;
-    if (fs::is_directory(path)) path += "/results.jsonl";
+    if (std::error_code ec; fs::is_directory(path, ec)) path += "/results.jsonl";
     refuse_non_file(path);
     std::ifstream in(path);
     if (!in) throw InputError(path, 0, "cannot read the results file");

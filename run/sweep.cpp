@@ -71,7 +71,16 @@ std::vector<std::string> strings_of(const Ctx& c, std::initializer_list<std::str
 std::string absolute(const std::string& dir, const std::string& path) {
     fs::path p(path);
     if (p.is_relative()) p = fs::path(dir) / p;
-    return fs::weakly_canonical(p).string();
+    // The non-throwing forms: a name the system refuses (longer than PATH_MAX, say) is then
+    // "no file" at its line, not a filesystem_error escaping as an internal error.
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(p, ec);
+    return ec ? p.lexically_normal().string() : canonical.string();
+}
+
+bool is_file(const std::string& path) {
+    std::error_code ec;
+    return fs::is_regular_file(path, ec);
 }
 
 // Sets one parameter of an app spec "name:k=v,k=v".
@@ -240,8 +249,7 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
         if (key == "model") {
             if (!v.is_string()) c.fail(k, "base.model: expected a file name");
             s.model = absolute(s.dir, v.get<std::string>());
-            if (!fs::is_regular_file(s.model))
-                c.fail(k, fmt::format("base.model: no file '{}'", s.model));
+            if (!is_file(s.model)) c.fail(k, fmt::format("base.model: no file '{}'", s.model));
         } else if (key == "generate") {
             if (!v.is_object()) c.fail(k, "base.generate: expected an object of generator flags");
             for (const auto& [flag, fv] : v.items()) {
@@ -317,7 +325,7 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
                 auto strs = strings_of(c, k, e, list_values, "axes." + name);
                 if (a.kind == AxisKind::Model || a.kind == AxisKind::Trace) {
                     std::string p = absolute(s.dir, strs[0]);
-                    if (a.kind == AxisKind::Model && !fs::is_regular_file(p))
+                    if (a.kind == AxisKind::Model && !is_file(p))
                         c.fail(k, fmt::format("axes.model: no file '{}'", p));
                     a.values.emplace_back(p);
                 } else if (e.is_array()) {

@@ -441,6 +441,26 @@ TEST(HostileDefaults, ASixtyFourBitFlagWithASignOrPastItsRangeIsRefusedNotWrappe
                        "--task: ");
 }
 
+TEST(HostileDefaults, APathLongerThanTheSystemAllowsIsBadInputNotAnInternalError) {
+    // std::filesystem's throwing calls (weakly_canonical, is_regular_file, is_directory)
+    // raised filesystem_error "File name too long" for a 5,000-character name, which
+    // escaped as "internal error" and exit 1 (found by fuzz_sweep).
+    const std::string name(5000, 'x');
+    const std::string sweep = temp_path("long.json");
+    {
+        std::ofstream(sweep) << R"({"base": {"model": ")" << name
+                             << R"(", "app": "bcast:size=1KiB"}, "axes": {"ranks": [2, 4]}})";
+    }
+    expect_refused("sweep " + sweep + " --list", "base.model: no file '");
+    for (const std::string& command :
+         {"validate " + name, "sweep plot " + name + " --x size --y simulated_time",
+          "run " + kStar + " --app trace:" + name, "import simgrid " + name}) {
+        const Result r = bounded(command);
+        EXPECT_EQ(r.code, 2) << command.substr(0, 40) << "\nstderr: " << r.err.substr(0, 300);
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err.substr(0, 300);
+    }
+}
+
 TEST(HostileMemory, ADeviceGivenAsAFileIsRefusedNotReadUntilMemoryRunsOut) {
     // /dev/zero never ends: every reader below grew its buffer until the allocation failed
     // (about 1 GiB under this test's ulimit, the machine's memory without one).

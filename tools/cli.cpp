@@ -1,6 +1,7 @@
 #include "tools/cli.hpp"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -739,6 +740,12 @@ int main(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
         std::cerr << "clustersim: error: out of memory: the run needs more memory than this "
                      "process may use (the machine's, or a limit such as ulimit -v)\n";
+        return kBadInput;
+    } catch (const std::filesystem::filesystem_error& e) {
+        // A path the system refuses (too long, a loop of links, no permission) where a
+        // reader asked std::filesystem about it: the path and the system's reason.
+        std::cerr << fmt::format("clustersim: error: {}: {}\n", e.path1().string(),
+                                 e.code().message());
         return kBadInput;
     } catch (const std::exception& e) {  // a bug, not the user's input: say so
         std::cerr << "clustersim: internal error: " << e.what() << " (please report it)\n";
