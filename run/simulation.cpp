@@ -370,7 +370,7 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
     runtime.start();
     if (options.progress) {
         while (engine.pending() > 0) {
-            engine.run(Time::max(), std::uint64_t{1} << 18);
+            engine.run(Time::max(), std::max<std::uint64_t>(1, options.progress_every));
             options.progress(engine.events_processed(), engine.now());
         }
     } else {

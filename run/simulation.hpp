@@ -63,8 +63,10 @@ struct SimulationOptions {
     // the packet model records them) and disk service intervals (track = server index).
     std::vector<net::Activity>* link_activity = nullptr;
     std::vector<net::Activity>* disk_activity = nullptr;
-    // Called about every 2^18 events with the events so far and the simulated time.
+    // Called about every `progress_every` events with the events so far and the simulated
+    // time (at least 1 event apart).
     std::function<void(std::uint64_t events, Time now)> progress;
+    std::uint64_t progress_every = std::uint64_t{1} << 18;
     // Reads the jitter trace file of a model's <jitter trace="..."> (traces::read_jitter_trace;
     // this folder reads no trace files). `frequency_hz` is the element's frequency= (0: not
     // given). Empty: a model with a trace= jitter is an error. Generators need no loader.
