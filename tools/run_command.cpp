@@ -143,7 +143,8 @@ int cmd_run(const RunFlags& f) {
     const auto builtin_apps = static_cast<std::size_t>(
         std::count_if(f.apps.begin(), f.apps.end(),
                       [](const std::string& s) { return !s.starts_with("trace:"); }));
-    // The trace flags with no trace: app would pass unused: say so (as for --algorithm below).
+    // A bad --format is refused even when no trace is read; the trace flags with no trace:
+    // app would pass unused: say so (as for --algorithm below).
     traces::check_trace_format(f.format);
     if (builtin_apps == f.apps.size()) {
         std::string unused;

@@ -83,7 +83,8 @@ CLUSTERSIM_FUZZ_HARNESS(fuzz_run_spec) {
             for (const std::string& spec : apps) {
                 const std::uint32_t n =
                     ranks != 0 ? static_cast<std::uint32_t>(ranks) : registry.min_ranks(spec);
-                if (n > 16 || all + n > 16) return;  // the example models have 16 cores
+                // The example models have 16 cores (n first: all + n could wrap).
+                if (n > 16 || all + n > 16) return;
                 built.push_back(registry.create(spec, n));
                 if (const auto* io_app = dynamic_cast<const io::IoApp*>(built.back().get()))
                     for (const auto& d : io_app->files()) files.push_back(d);
