@@ -307,14 +307,11 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
         left[h] = l;
         if (h == 0 || l < rate) rate = l;
     }
-    // Alone unless a resource it uses is saturated: then solved at once; else with the other
-    // flows starting at this instant, in one kStart event.
-    if (!shares) {
-        if (route.distinct && start_alone(f, left, rate)) return;
-        first_scratch_.assign(1, f);
-        resolve({}, first_scratch_);
-        return;
-    }
+    // A flow that nothing saturated couples to others, and whose own rate saturates nothing
+    // shared, starts at once (start_alone). Every other flow starting at this instant waits
+    // for one kStart event, so that p flows starting together cost one solve, not p solves
+    // of a growing component.
+    if (!shares && route.distinct && start_alone(f, left, rate)) return;
     starting_.push_back(f);
     if (!start_armed_) {
         start_armed_ = true;
@@ -364,9 +361,98 @@ bool FluidNetwork::start_alone(std::uint32_t f, const double* left, const double
     return true;
 }
 
+// Sorts items by key(item), keys distinct: the order std::sort gives, by a least-significant-
+// digit radix sort (11-bit digits, over the bits in which the keys differ) for more than a
+// few hundred items.
+template <class Key>
+void FluidNetwork::sort_by_unique_key(std::vector<std::uint32_t>& items, Key key) {
+    const std::size_t n = items.size();
+    if (n < 2) return;
+    // Each key read once (a key is a load from a large table: a comparison sort would read
+    // it about log n times).
+    sort_keys_.resize(n);
+    std::uint64_t low = UINT64_MAX, high = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t k = key(items[i]);
+        sort_keys_[i] = {k, items[i]};
+        low = std::min(low, k);
+        high = std::max(high, k);
+    }
+    if (n < 256) {
+        std::sort(sort_keys_.begin(), sort_keys_.end(),
+                  [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (std::size_t i = 0; i < n; ++i) items[i] = sort_keys_[i].second;
+        return;
+    }
+    sort_tmp_.resize(n);
+    const std::uint64_t span = high - low;
+    constexpr unsigned kDigit = 11;
+    constexpr std::size_t kBuckets = std::size_t{1} << kDigit;
+    std::size_t count[kBuckets];
+    for (unsigned shift = 0; shift < 64 && (span >> shift) != 0; shift += kDigit) {
+        std::fill(std::begin(count), std::end(count), 0);
+        for (const auto& e : sort_keys_) ++count[((e.first - low) >> shift) & (kBuckets - 1)];
+        std::size_t sum = 0;
+        for (std::size_t& c : count) {
+            const std::size_t here = c;
+            c = sum;
+            sum += here;
+        }
+        for (const auto& e : sort_keys_)
+            sort_tmp_[count[((e.first - low) >> shift) & (kBuckets - 1)]++] = e;
+        sort_keys_.swap(sort_tmp_);
+    }
+    for (std::size_t i = 0; i < n; ++i) items[i] = sort_keys_[i].second;
+}
+
+void FluidNetwork::visit(std::uint32_t f) {
+    flow_mark_[f] = epoch_;
+    flow_pos_[f] = static_cast<std::uint32_t>(comp_flows_.size());
+    comp_flows_.push_back(f);
+    picked_first_.push_back(static_cast<std::uint32_t>(picked_.size()));
+    const Flow& fl = flows_[f];
+    // One pass over its route: the saturated resources the component grows through, and
+    // the resources the solve needs. A resource that carries this flow only (count 1: a
+    // host's own cables and relays, most of a route) limits it to its residual and nobody
+    // else, and couples it to no other flow: of those only the tightest is kept (the
+    // smallest residual, the first in route order among equal ones), since the others
+    // imply nothing it does not. A component of 131,072 flows through one switch is then
+    // about 131,073 resources, not 900,000; the rates are the same.
+    std::uint32_t tightest = kNil;
+    double tightest_left = 0;
+    for (std::uint32_t r : resources_of(routes_[fl.route])) {
+        const Resource& res = resources_[r];
+        if (res.count == 1) {
+            const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
+            if (tightest == kNil || left < tightest_left) {
+                tightest = r;
+                tightest_left = left;
+            }
+            continue;
+        }
+        if (marks_[r] != epoch_ && res.tight()) {
+            marks_[r] = epoch_;
+            stack_.push_back(r);
+        }
+        picked_.push_back(r);
+        if (local_epoch_[r] == epoch_) continue;
+        local_epoch_[r] = epoch_;
+        comp_resources_.push_back(r);
+    }
+    if (tightest != kNil) {
+        picked_.push_back(tightest);
+        local_epoch_[tightest] = epoch_;
+        comp_resources_.push_back(tightest);
+    }
+}
+
 void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
                            const std::vector<std::uint32_t>& firsts) {
-    if (flow_mark_.size() < flows_.capacity()) flow_mark_.resize(flows_.capacity(), 0);
+    if (flow_mark_.size() < flows_.capacity()) {
+        flow_mark_.resize(flows_.capacity(), 0);
+        flow_pos_.resize(flows_.capacity(), 0);
+    }
+    if (local_epoch_.size() < resources_.size()) local_epoch_.resize(resources_.size(), 0);
     // Resources the component grows through: the seeds, then every saturated resource of
     // a member flow, then (below) boundary resources the new rates saturate.
     expand_.assign(seeds.begin(), seeds.end());
@@ -374,6 +460,9 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
     for (int round = 0;; ++round) {
         ++epoch_;
         comp_flows_.clear();
+        comp_resources_.clear();
+        picked_.clear();
+        picked_first_.clear();
         stack_.clear();
         for (std::uint32_t r : expand_) {
             if (marks_[r] != epoch_) {
@@ -381,33 +470,20 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
                 stack_.push_back(r);
             }
         }
-        for (const std::uint32_t first : firsts) {  // a new flow: itself, and whatever its
-                                                    // saturated resources bind
-            if (flow_mark_[first] == epoch_) continue;
-            flow_mark_[first] = epoch_;
-            comp_flows_.push_back(first);
-            for (std::uint32_t r : resources_of(routes_[flows_[first].route])) {
-                if (marks_[r] == epoch_ || !resources_[r].tight()) continue;
-                marks_[r] = epoch_;
-                stack_.push_back(r);
-            }
-        }
+        // A new flow (`firsts`): itself, and whatever its saturated resources bind; then the
+        // flows on each saturated resource reached, and theirs (visit()).
+        for (const std::uint32_t first : firsts)
+            if (flow_mark_[first] != epoch_) visit(first);
         while (!stack_.empty()) {
             const std::uint32_t r = stack_.back();
             stack_.pop_back();
             const Resource& list = resources_[r];
             for (std::size_t k = 0; k < list.count; ++k) {
                 const std::uint32_t f = member(list, k).flow;
-                if (flow_mark_[f] == epoch_) continue;
-                flow_mark_[f] = epoch_;
-                comp_flows_.push_back(f);
-                for (std::uint32_t r2 : resources_of(routes_[flows_[f].route])) {
-                    if (marks_[r2] == epoch_ || !resources_[r2].tight()) continue;
-                    marks_[r2] = epoch_;
-                    stack_.push_back(r2);
-                }
+                if (flow_mark_[f] != epoch_) visit(f);
             }
         }
+        picked_first_.push_back(static_cast<std::uint32_t>(picked_.size()));
         if (comp_flows_.empty()) return;
         if (comp_flows_.size() == 1 && routes_[flows_[comp_flows_[0]].route].distinct) {
             // One flow alone (the common case: nothing it shares is saturated by others).
@@ -431,43 +507,34 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             if (!grew || round > 64) break;
             continue;
         }
-        std::sort(comp_flows_.begin(), comp_flows_.end(), [&](std::uint32_t x, std::uint32_t y) {
-            return flows_[x].order < flows_[y].order;
-        });
-        // Every resource the member flows use, with the capacity the other flows leave.
-        comp_resources_.clear();
-        if (local_epoch_.size() < resources_.size()) {
-            local_epoch_.resize(resources_.size(), 0);
-            local_of_resource_.resize(resources_.size(), 0);
-        }
-        for (std::uint32_t f : comp_flows_) {
-            for (std::uint32_t r : resources_of(routes_[flows_[f].route])) {
-                if (local_epoch_[r] == epoch_) continue;
-                local_epoch_[r] = epoch_;
-                comp_resources_.push_back(r);
-            }
-        }
+        sort_by_unique_key(comp_flows_, [&](std::uint32_t f) { return flows_[f].order; });
+        // The resources the member flows use (visit() collected them), with the capacity the
+        // other flows leave.
+        if (local_of_resource_.size() < resources_.size()) local_of_resource_.resize(resources_.size(), 0);
         // In the old layout's order (order_), so the solver's local indices are unchanged.
-        std::sort(comp_resources_.begin(), comp_resources_.end(),
-                  [&](std::uint32_t x, std::uint32_t y) { return order_[x] < order_[y]; });
-        comp_capacity_.resize(comp_resources_.size());
-        comp_member_rate_.assign(comp_resources_.size(), 0.0);
-        comp_resource_flows_.resize(comp_resources_.size());
-        for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
+        sort_by_unique_key(comp_resources_, [&](std::uint32_t r) { return order_[r]; });
+        const std::size_t nres = comp_resources_.size();
+        comp_capacity_.resize(nres);
+        comp_member_rate_.assign(nres, 0.0);
+        for (std::size_t i = 0; i < nres; ++i)
             local_of_resource_[comp_resources_[i]] = static_cast<std::uint32_t>(i);
-            comp_resource_flows_[i].clear();
-        }
-        comp_flow_resources_.resize(comp_flows_.size());
+        // The incidence in compressed rows: each flow's resources in route order, each
+        // resource's flows in start order (transpose).
+        Incidence& inc = incidence_;
+        inc.flow_first.resize(comp_flows_.size() + 1);
+        inc.flow_first[0] = 0;
+        inc.flow_resources.clear();
         for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
-            comp_flow_resources_[i].clear();
             const Flow& fl = flows_[comp_flows_[i]];
-            for (std::uint32_t r : resources_of(routes_[fl.route])) {
-                const std::uint32_t li = local_of_resource_[r];
-                comp_flow_resources_[i].push_back(li);
-                comp_resource_flows_[li].push_back(static_cast<std::uint32_t>(i));
+            const std::uint32_t q = flow_pos_[comp_flows_[i]];
+            for (std::uint32_t k = picked_first_[q]; k < picked_first_[q + 1]; ++k) {
+                const std::uint32_t li = local_of_resource_[picked_[k]];
+                inc.flow_resources.push_back(li);
                 comp_member_rate_[li] += fl.rate;
             }
+            inc.flow_first[i + 1] = static_cast<std::uint32_t>(inc.flow_resources.size());
         }
+        inc.transpose(nres);
         // The capacity each resource leaves the members: its load minus the members' rates.
         // When every flow on it is a member, subtracted in the list's order (the order the
         // results have always been computed in); otherwise from the members' sum, so that a
@@ -476,10 +543,10 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         // such a resource's residual, and that only matters when it binds, and a binding
         // resource with outside flows makes the component grow through it and be solved
         // again with all its flows as members (below), where the list order applies.
-        for (std::size_t i = 0; i < comp_resources_.size(); ++i) {
+        for (std::size_t i = 0; i < nres; ++i) {
             const std::uint32_t r = comp_resources_[i];
             double others = resources_[r].load;
-            if (comp_resource_flows_[i].size() == resources_[r].count) {
+            if (inc.of_resource(i).size() == resources_[r].count) {
                 const Resource& list = resources_[r];
                 for (std::size_t k = 0; k < list.count; ++k)
                     others -= flows_[member(list, k).flow].rate;
@@ -488,8 +555,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             }
             comp_capacity_[i] = std::max(0.0, resources_[r].capacity - std::max(0.0, others));
         }
-        solver_.solve_local(comp_capacity_, comp_resource_flows_, comp_flow_resources_,
-                            comp_rates_);
+        solver_.solve(std::span<const double>(comp_capacity_), inc, comp_rates_);
         // A boundary resource that the new rates saturate, shared with a flow outside the
         // component, may now bind that flow too: grow through it and solve again.
         bool grew = false;
@@ -497,9 +563,9 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             const std::uint32_t r = comp_resources_[i];
             if (marks_[r] == epoch_) continue;  // already expanded through
             double used = 0;
-            for (std::uint32_t f : comp_resource_flows_[i]) used += comp_rates_[f];
+            for (std::uint32_t f : incidence_.of_resource(i)) used += comp_rates_[f];
             if (used < comp_capacity_[i] * (1 - 1e-9)) continue;
-            if (comp_resource_flows_[i].size() < resources_[r].count) {
+            if (incidence_.of_resource(i).size() < resources_[r].count) {
                 expand_.push_back(r);  // a flow outside shares it
                 grew = true;
             }

@@ -259,9 +259,19 @@ class FluidNetwork final : public Component, public Transport {
     // Scratch for resolve(): the component, with local indices for the solver.
     std::uint32_t epoch_ = 0;
     std::vector<std::uint32_t> flow_mark_;
+    // A flow's place in the component (comp_flows_ before sorting), and per place the slice
+    // of picked_ holding the resources the solve needs of it (visit()).
+    std::vector<std::uint32_t> flow_pos_, picked_, picked_first_;
+    void visit(std::uint32_t flow);  // adds a flow to the component (resolve())
     std::vector<std::uint32_t> comp_resources_, comp_flows_, stack_;
     std::vector<double> comp_capacity_, comp_rates_, comp_member_rate_;
-    std::vector<std::vector<std::uint32_t>> comp_resource_flows_, comp_flow_resources_;
+    Incidence incidence_;  // the component's flows x resources, in local indices
+    // Radix sort scratch (resolve sorts the component's flows by start order and its
+    // resources by the old layout's order: unique keys, so the order is the one std::sort
+    // gives, in linear time; a 131,072-flow component has about 800,000 resource entries).
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> sort_keys_, sort_tmp_;
+    template <class Key>
+    void sort_by_unique_key(std::vector<std::uint32_t>& items, Key key);
     std::vector<std::uint32_t> local_of_resource_;  // resource -> index in comp_resources_
     std::vector<std::uint32_t> local_epoch_;        // ... valid when equal to epoch_
     std::vector<std::uint32_t> expand_;             // resources the component grows through

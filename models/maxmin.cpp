@@ -5,20 +5,37 @@
 
 namespace clustersim::net {
 
+void Incidence::transpose(std::size_t resources) {
+    resource_first.assign(resources + 1, 0);
+    for (const std::uint32_t r : flow_resources) ++resource_first[r + 1];
+    for (std::size_t r = 0; r < resources; ++r) resource_first[r + 1] += resource_first[r];
+    resource_flows.resize(flow_resources.size());
+    // Filled in increasing flow order: each resource's flows in increasing index.
+    std::vector<std::uint32_t>& next = resource_first;  // advanced, then shifted back
+    const std::size_t nf = flows();
+    for (std::size_t f = 0; f < nf; ++f)
+        for (std::uint32_t i = flow_first[f]; i < flow_first[f + 1]; ++i)
+            resource_flows[next[flow_resources[i]]++] = static_cast<std::uint32_t>(f);
+    for (std::size_t r = resources; r > 0; --r) next[r] = next[r - 1];
+    next[0] = 0;
+}
+
 void MaxMinSolver::solve(const std::vector<double>& capacity,
                          const std::vector<std::vector<std::uint32_t>>& flow_resources,
                          std::vector<double>& rates) {
-    resource_flows_.assign(capacity.size(), {});
-    for (std::uint32_t f = 0; f < flow_resources.size(); ++f)
-        for (std::uint32_t r : flow_resources[f]) resource_flows_[r].push_back(f);
-    solve_local(capacity, resource_flows_, flow_resources, rates);
+    scratch_.flow_first.assign(1, 0);
+    scratch_.flow_resources.clear();
+    for (const auto& list : flow_resources) {
+        scratch_.flow_resources.insert(scratch_.flow_resources.end(), list.begin(), list.end());
+        scratch_.flow_first.push_back(static_cast<std::uint32_t>(scratch_.flow_resources.size()));
+    }
+    scratch_.transpose(capacity.size());
+    solve(std::span<const double>(capacity), scratch_, rates);
 }
 
-void MaxMinSolver::solve_local(const std::vector<double>& capacity,
-                               const std::vector<std::vector<std::uint32_t>>& resource_flows,
-                               const std::vector<std::vector<std::uint32_t>>& flow_resources,
-                               std::vector<double>& rates) {
-    const std::size_t nr = capacity.size(), nf = flow_resources.size();
+void MaxMinSolver::solve(std::span<const double> capacity, const Incidence& incidence,
+                         std::vector<double>& rates) {
+    const std::size_t nr = capacity.size(), nf = incidence.flows();
     rates.assign(nf, 0.0);
     remaining_.assign(capacity.begin(), capacity.end());
     unfixed_.assign(nr, 0);
@@ -31,7 +48,7 @@ void MaxMinSolver::solve_local(const std::vector<double>& capacity,
         return a.share != b.share ? a.share > b.share : a.resource > b.resource;
     };
     for (std::uint32_t r = 0; r < nr; ++r) {
-        unfixed_[r] = static_cast<std::uint32_t>(resource_flows[r].size());
+        unfixed_[r] = static_cast<std::uint32_t>(incidence.of_resource(r).size());
         if (unfixed_[r] > 0) heap_.push_back(Entry{remaining_[r] / unfixed_[r], r, 0});
     }
     std::make_heap(heap_.begin(), heap_.end(), later);
@@ -43,12 +60,12 @@ void MaxMinSolver::solve_local(const std::vector<double>& capacity,
         if (top.version != version_[top.resource] || unfixed_[top.resource] == 0)
             continue;  // stale
         const double share = std::max(0.0, top.share);
-        for (std::uint32_t f : resource_flows[top.resource]) {
+        for (std::uint32_t f : incidence.of_resource(top.resource)) {
             if (fixed_[f]) continue;
             fixed_[f] = true;
             rates[f] = share;
             --left;
-            for (std::uint32_t r : flow_resources[f]) {
+            for (std::uint32_t r : incidence.of_flow(f)) {
                 remaining_[r] -= share;
                 --unfixed_[r];
                 ++version_[r];

@@ -8,9 +8,34 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace clustersim::net {
+
+// A bipartite flow/resource incidence in compressed rows (CSR): the resources of flow f are
+// flow_resources[flow_first[f] .. flow_first[f + 1]), the flows of resource r are
+// resource_flows[resource_first[r] .. resource_first[r + 1]). One allocation per table,
+// reused between solves (the fluid model solves components of up to hundreds of thousands
+// of flows; a vector per flow and per resource cost an allocation each).
+struct Incidence {
+    std::vector<std::uint32_t> flow_first, flow_resources;
+    std::vector<std::uint32_t> resource_first, resource_flows;
+    std::size_t flows() const { return flow_first.empty() ? 0 : flow_first.size() - 1; }
+    std::size_t resources() const {
+        return resource_first.empty() ? 0 : resource_first.size() - 1;
+    }
+    std::span<const std::uint32_t> of_flow(std::size_t f) const {
+        return {flow_resources.data() + flow_first[f], flow_first[f + 1] - flow_first[f]};
+    }
+    std::span<const std::uint32_t> of_resource(std::size_t r) const {
+        return {resource_flows.data() + resource_first[r],
+                resource_first[r + 1] - resource_first[r]};
+    }
+    // resource_first/resource_flows from flow_first/flow_resources (flows of a resource in
+    // increasing flow index), for `resources` resources.
+    void transpose(std::size_t resources);
+};
 
 class MaxMinSolver {
   public:
@@ -20,12 +45,9 @@ class MaxMinSolver {
                const std::vector<std::vector<std::uint32_t>>& flow_resources,
                std::vector<double>& rates);
 
-    // The same over a subset, with resources and flows given by the caller's own indices:
-    // `resource_flows[r]` the flows (local indices) on local resource r.
-    void solve_local(const std::vector<double>& capacity,
-                     const std::vector<std::vector<std::uint32_t>>& resource_flows,
-                     const std::vector<std::vector<std::uint32_t>>& flow_resources,
-                     std::vector<double>& rates);
+    // The same on an incidence in compressed rows (both directions filled).
+    void solve(std::span<const double> capacity, const Incidence& incidence,
+               std::vector<double>& rates);
 
   private:
     std::vector<double> remaining_;
@@ -38,7 +60,7 @@ class MaxMinSolver {
     };
     std::vector<Entry> heap_;
     std::vector<std::uint32_t> version_;
-    std::vector<std::vector<std::uint32_t>> resource_flows_;  // for solve()
+    Incidence scratch_;  // for the vector-of-vectors form
 };
 
 }  // namespace clustersim::net
