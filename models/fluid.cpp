@@ -510,7 +510,8 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         sort_by_unique_key(comp_flows_, [&](std::uint32_t f) { return flows_[f].order; });
         // The resources the member flows use (visit() collected them), with the capacity the
         // other flows leave.
-        if (local_of_resource_.size() < resources_.size()) local_of_resource_.resize(resources_.size(), 0);
+        if (local_of_resource_.size() < resources_.size())
+            local_of_resource_.resize(resources_.size(), 0);
         // In the old layout's order (order_), so the solver's local indices are unchanged.
         sort_by_unique_key(comp_resources_, [&](std::uint32_t r) { return order_[r]; });
         const std::size_t nres = comp_resources_.size();

@@ -22,9 +22,7 @@ struct Incidence {
     std::vector<std::uint32_t> flow_first, flow_resources;
     std::vector<std::uint32_t> resource_first, resource_flows;
     std::size_t flows() const { return flow_first.empty() ? 0 : flow_first.size() - 1; }
-    std::size_t resources() const {
-        return resource_first.empty() ? 0 : resource_first.size() - 1;
-    }
+    std::size_t resources() const { return resource_first.empty() ? 0 : resource_first.size() - 1; }
     std::span<const std::uint32_t> of_flow(std::size_t f) const {
         return {flow_resources.data() + flow_first[f], flow_first[f + 1] - flow_first[f]};
     }
