@@ -369,9 +369,21 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
     const double cpu0 = process_cpu_seconds();
     runtime.start();
     if (options.progress) {
+        // Chunks of events between two calls: at most progress_every, halved while a chunk
+        // takes longer than progress_wall_s and doubled again while it takes under a quarter
+        // of it, so slow events still report about every progress_wall_s.
+        const std::uint64_t most = std::max<std::uint64_t>(1, options.progress_every);
+        std::uint64_t chunk = std::min<std::uint64_t>(most, 64);
         while (engine.pending() > 0) {
-            engine.run(Time::max(), std::max<std::uint64_t>(1, options.progress_every));
-            options.progress(engine.events_processed(), engine.now());
+            const auto c0 = std::chrono::steady_clock::now();
+            engine.run(Time::max(), chunk);
+            const double took =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+            if (took > options.progress_wall_s && chunk > 1)
+                chunk /= 2;
+            else if (took < options.progress_wall_s / 4 && chunk < most)
+                chunk = std::min(most, chunk * 2);
+            options.progress(engine.events_processed(), engine.now(), network.stats());
         }
     } else {
         engine.run();

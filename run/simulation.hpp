@@ -63,10 +63,15 @@ struct SimulationOptions {
     // the packet model records them) and disk service intervals (track = server index).
     std::vector<net::Activity>* link_activity = nullptr;
     std::vector<net::Activity>* disk_activity = nullptr;
-    // Called about every `progress_every` events with the events so far and the simulated
-    // time (at least 1 event apart).
-    std::function<void(std::uint64_t events, Time now)> progress;
+    // Called with the events so far, the simulated time and the network model's own
+    // counters (messages and bytes delivered, and its work: packet hops or flow rate
+    // recomputations), at most `progress_every` events apart and about every
+    // `progress_wall_s` seconds of wall time when events are slow (a flow model's solve of a
+    // large component can take a second per event: the chunk of events between calls then
+    // shrinks, down to one event).
+    std::function<void(std::uint64_t events, Time now, const net::NetworkStats& network)> progress;
     std::uint64_t progress_every = std::uint64_t{1} << 18;
+    double progress_wall_s = 0.1;
     // Reads the jitter trace file of a model's <jitter trace="..."> (traces::read_jitter_trace;
     // this folder reads no trace files). `frequency_hz` is the element's frequency= (0: not
     // given). Empty: a model with a trace= jitter is an error. Generators need no loader.

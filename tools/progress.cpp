@@ -32,7 +32,8 @@ std::string duration(double s) {
 }  // namespace
 
 std::string ProgressLine::format(double elapsed_s, std::uint64_t events, Time simulated,
-                                 std::uint64_t done, std::uint64_t total, const std::string& unit) {
+                                 std::uint64_t done, std::uint64_t total, const std::string& unit,
+                                 const NetworkProgress& network) {
     const double rate = elapsed_s > 0 ? static_cast<double>(events) / elapsed_s : 0.0;
     std::string head;
     if (total > 0) {
@@ -43,18 +44,25 @@ std::string ProgressLine::format(double elapsed_s, std::uint64_t events, Time si
         head = fmt::format("{:5.1f}% ({} of {} {}){}; ", 100.0 * f, with_commas(done),
                            with_commas(total), unit, left);
     }
-    return fmt::format("  progress  {}{} events ({:.2f} M events/s), simulated {}, {} wall", head,
-                       with_commas(events), rate / 1e6, format_time(simulated),
+    std::string net;
+    if (network.messages_sent > 0)
+        net = fmt::format(", {} of {} messages delivered ({})",
+                          with_commas(network.messages_delivered),
+                          with_commas(network.messages_sent), format_size(network.bytes_delivered));
+    if (!network.work_unit.empty())
+        net += fmt::format(", {} {}", with_commas(network.work), network.work_unit);
+    return fmt::format("  progress  {}{} events ({:.2f} M events/s), simulated {}{}, {} wall", head,
+                       with_commas(events), rate / 1e6, format_time(simulated), net,
                        duration(elapsed_s));
 }
 
 void ProgressLine::update(std::uint64_t events, Time simulated, std::uint64_t done,
-                          std::uint64_t total) {
+                          std::uint64_t total, const NetworkProgress& network) {
     if (mode_ == ProgressMode::Quiet) return;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (elapsed < next_at_s_) return;
-    const std::string line = format(elapsed, events, simulated, done, total, unit_);
+    const std::string line = format(elapsed, events, simulated, done, total, unit_, network);
     if (mode_ == ProgressMode::Periodic) {
         out_ << line << "\n" << std::flush;
         next_at_s_ = interval_s_ > 0 ? (std::floor(elapsed / interval_s_) + 1) * interval_s_ : 0;

@@ -9,15 +9,20 @@
 //
 // A line shows the fraction done and an estimate of the time left where the total is known
 // (trace records, app operations), otherwise the event rate; and always events, the
-// simulated time reached and the wall time so far:
+// simulated time reached, what the network model has done (messages delivered of those
+// sent, bytes delivered and the model's own work: packet hops or flow rate recomputations,
+// which advance while a flow model solves a large component and no operation ends) and the
+// wall time so far:
 //   "  progress  42.3% (1,234,567 of 2,919,000 records), about 34 s left; 12,345,678 events
-//    (3.4 M events/s), simulated 1.234 s, 25 s wall"
+//    (3.4 M events/s), simulated 1.234 s, 1,024 of 65,280 messages delivered (64 MiB),
+//    1,234,567 rate recomputations, 25 s wall"
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "simulator/time.hpp"
 
@@ -25,13 +30,21 @@ namespace clustersim::cli {
 
 enum class ProgressMode { Auto, Periodic, Quiet };
 
+// The network model's counters a progress line shows (models/transport.hpp NetworkStats);
+// `work_unit` empty: no work counter (the analytic models).
+struct NetworkProgress {
+    std::uint64_t messages_sent = 0, messages_delivered = 0, bytes_delivered = 0, work = 0;
+    std::string_view work_unit;
+};
+
 class ProgressLine {
   public:
     // `terminal`: whether `out` is a terminal (auto mode prints only then).
     ProgressLine(ProgressMode mode, double interval_s, bool terminal, std::ostream& out,
                  std::string unit);
     // Called often (every engine chunk); prints when a line is due. `total` 0: unknown.
-    void update(std::uint64_t events, Time simulated, std::uint64_t done, std::uint64_t total);
+    void update(std::uint64_t events, Time simulated, std::uint64_t done, std::uint64_t total,
+                const NetworkProgress& network = {});
     // Ends an in-place line with a newline (call once the run is over).
     void finish();
     bool active() const { return mode_ != ProgressMode::Quiet; }
@@ -39,7 +52,8 @@ class ProgressLine {
 
     // The text of one line (without the leading carriage return or the newline).
     static std::string format(double elapsed_s, std::uint64_t events, Time simulated,
-                              std::uint64_t done, std::uint64_t total, const std::string& unit);
+                              std::uint64_t done, std::uint64_t total, const std::string& unit,
+                              const NetworkProgress& network = {});
 
   private:
     ProgressMode mode_;

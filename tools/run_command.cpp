@@ -285,9 +285,17 @@ int cmd_run(const RunFlags& f) {
                           : any_trace          ? "records"
                                                : "operations");
     if (progress.active()) {
-        options.progress = [&](std::uint64_t events, Time now) {
+        // The network model's own work, named as the summary names it.
+        const std::string_view work_unit =
+            model.topology.settings.model == topo::NetworkModel::Fluid      ? "rate recomputations"
+            : model.topology.settings.model == topo::NetworkModel::Analytic ? ""
+                                                                            : "packet hops";
+        options.progress = [&, work_unit](std::uint64_t events, Time now,
+                                          const net::NetworkStats& n) {
             const mpi::ProgramProgress p = multi.progress();
-            progress.update(events, now, p.done, p.total);
+            progress.update(events, now, p.done, p.total,
+                            {n.messages_sent, n.messages_delivered, n.bytes_delivered,
+                             n.packet_hops, work_unit});
         };
     }
     std::vector<net::Activity> link_activity, disk_activity;

@@ -102,7 +102,9 @@ CLUSTERSIM_FUZZ_HARNESS(fuzz_run_spec) {
             options.mpi_profile = mpi_profile;
             options.io = io::io_factory(model.io, std::move(files));
             if (built.size() > 1) options.app_sizes = multi.sizes();
-            options.progress = [](std::uint64_t, Time) { throw Stop{}; };
+            options.progress = [](std::uint64_t events, Time, const net::NetworkStats&) {
+                if (events >= kEvents) throw Stop{};
+            };
             options.progress_every = kEvents;
             (void)mpi::simulate(model, where, multi, options);
         } catch (const Stop&) {
