@@ -293,16 +293,21 @@ void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::ui
         Resource& res = rs[hops[h]];
         // Read once: the stores to slot and left below could otherwise alias them.
         const std::uint32_t count = res.count;
-        const double capacity = res.capacity, load = res.load;
+        const double capacity = res.capacity;
         slot[h] = count;
+        double load = 0;
         if (count == 0) {  // alone on it (the usual case)
             res.first = Member{f, h};
             res.count = 1;
         } else {
+            // A resource's load is kept from its second flow on (Resource): the first flow's
+            // rate is its load until now.
+            if (count == 1) res.load = flows_[res.first.flow].rate;
+            load = res.load;
             push_member(res, Member{f, h});
             shared_hops_.push_back(h);
+            shares = shares || res.tight();
         }
-        shares = shares || res.tight();
         const double l = std::max(0.0, capacity - std::max(0.0, load - own));
         left[h] = l;
         if (h == 0 || l < rate) rate = l;
@@ -325,7 +330,10 @@ double FluidNetwork::lone_rate(const Flow& fl) const {
     double rate = 0;
     for (std::size_t h = 0; h < hops.size(); ++h) {
         const Resource& res = resources_[hops[h]];
-        const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
+        // Alone on it (count 1): all of it; else what the others leave.
+        const double left = res.count == 1
+                                ? res.capacity
+                                : std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
         if (h == 0 || left < rate) rate = left;
     }
     return rate;
@@ -345,7 +353,7 @@ bool FluidNetwork::start_alone(std::uint32_t f, const double* left, const double
     fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
     fl.updated = now;
     const double delta = rate - fl.rate;
-    for (std::uint32_t r : hops) resources_[r].load += delta;
+    for (const std::uint32_t h : shared_hops_) resources_[hops[h]].load += delta;  // Resource
     fl.rate = rate;
     Time at = Time::max();
     if (fl.rate > 0) {
@@ -423,7 +431,7 @@ void FluidNetwork::visit(std::uint32_t f) {
     for (std::uint32_t r : resources_of(routes_[fl.route])) {
         const Resource& res = resources_[r];
         if (res.count == 1) {
-            const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
+            const double left = res.capacity;  // all of it: the flow is alone there
             if (tightest == kNil || left < tightest_left) {
                 tightest = r;
                 tightest_left = left;
@@ -439,7 +447,8 @@ void FluidNetwork::visit(std::uint32_t f) {
         local_epoch_[r] = epoch_;
         comp_resources_.push_back(r);
     }
-    if (tightest != kNil) {
+    has_private_.push_back(tightest != kNil);
+    if (tightest != kNil) {  // last in its slice (resolve()'s commit knows it by has_private_)
         picked_.push_back(tightest);
         local_epoch_[tightest] = epoch_;
         comp_resources_.push_back(tightest);
@@ -463,6 +472,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         comp_resources_.clear();
         picked_.clear();
         picked_first_.clear();
+        has_private_.clear();
         stack_.clear();
         for (std::uint32_t r : expand_) {
             if (marks_[r] != epoch_) {
@@ -546,8 +556,10 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         // again with all its flows as members (below), where the list order applies.
         for (std::size_t i = 0; i < nres; ++i) {
             const std::uint32_t r = comp_resources_[i];
-            double others = resources_[r].load;
-            if (inc.of_resource(i).size() == resources_[r].count) {
+            double others = resources_[r].count == 1 ? 0.0 : resources_[r].load;
+            if (resources_[r].count == 1) {
+                // a flow's tightest private resource: nobody else there
+            } else if (inc.of_resource(i).size() == resources_[r].count) {
                 const Resource& list = resources_[r];
                 for (std::size_t k = 0; k < list.count; ++k)
                     others -= flows_[member(list, k).flow].rate;
@@ -581,7 +593,12 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
         fl.updated = now;
         const double delta = comp_rates_[i] - fl.rate;
-        for (std::uint32_t r : resources_of(routes_[fl.route])) resources_[r].load += delta;
+        // The loads of the resources it shares (visit()'s picks less its private one: a
+        // resource's load is kept from its second flow on, Resource).
+        const std::uint32_t q = flow_pos_[f];
+        const std::uint32_t shared_end = picked_first_[q + 1] - (has_private_[q] ? 1 : 0);
+        for (std::uint32_t k = picked_first_[q]; k < shared_end; ++k)
+            resources_[picked_[k]].load += delta;
         fl.rate = comp_rates_[i];
         if (fl.rate <= 0) continue;  // cannot happen with positive capacities
         const double ps = std::ceil(fl.remaining / fl.rate * 1e12);
@@ -665,18 +682,18 @@ void FluidNetwork::remove(std::uint32_t f, std::vector<std::uint32_t>& seeds) {
     // its rate leaves them: one pass when no resource is crossed twice).
     if (!route.distinct)
         for (std::uint32_t r : hops)
-            if (resources_[r].tight() && resources_[r].count > 1) seeds.push_back(r);
+            if (resources_[r].count > 1 && resources_[r].tight()) seeds.push_back(r);
     const std::uint32_t* slot = slots_.data() + static_cast<std::size_t>(f) * stride_;
     for (std::uint32_t h = 0; h < hops.size(); ++h) {
         const std::uint32_t r = hops[h];
         Resource& res = resources_[r];
         const std::uint32_t count = res.count;
         if (route.distinct && count > 1 && res.tight()) seeds.push_back(r);
-        res.load = std::max(0.0, res.load - fl.rate);
         if (count == 1) {  // it was alone there: its own slot 0 is the whole list
             res.count = 0;
             continue;
         }
+        res.load = std::max(0.0, res.load - fl.rate);  // kept while two or more remain
         const std::uint32_t at = slot[h];
         const Member last = member(res, res.count - 1);
         member(res, at) = last;  // the last member takes its place, as a swap-remove does

@@ -116,13 +116,18 @@ class FluidNetwork final : public Component, public Transport {
     // kept inline (most resources carry one flow at a time), the others in a spill vector
     // (spill_[more], given to the resource when it first carries two flows, kept after).
     // resolve()'s mark is in marks_, outside the hot line.
+    // `load` (the sum of its flows' rates) is kept only while two or more flows use it: a
+    // flow alone on a resource has all of it (its residual is the capacity) and couples
+    // nobody, so a flow's start, re-rate and end write only the resources it shares (a
+    // 500,000-flow component through one switch: one shared resource per flow, not seven).
+    // When a second flow arrives, the first's rate becomes the load (send()).
     struct alignas(32) Resource {
         double capacity = 0;
-        double load = 0;  // sum of the rates of its flows
+        double load = 0;  // sum of the rates of its flows, while count >= 2
         Member first{};
         std::uint32_t count = 0;    // active flows using it
         std::uint32_t more = kNil;  // its spill vector, kNil before it first has two flows
-        bool tight() const { return load >= capacity * (1 - 1e-9); }
+        bool tight() const { return load >= capacity * (1 - 1e-9); }  // count >= 2 only
     };
     static_assert(sizeof(Resource) == 32, "two resources per cache line");
     std::vector<std::vector<Member>> spill_;
@@ -262,7 +267,8 @@ class FluidNetwork final : public Component, public Transport {
     // A flow's place in the component (comp_flows_ before sorting), and per place the slice
     // of picked_ holding the resources the solve needs of it (visit()).
     std::vector<std::uint32_t> flow_pos_, picked_, picked_first_;
-    void visit(std::uint32_t flow);  // adds a flow to the component (resolve())
+    std::vector<std::uint8_t> has_private_;  // per place: its slice ends with its private pick
+    void visit(std::uint32_t flow);          // adds a flow to the component (resolve())
     std::vector<std::uint32_t> comp_resources_, comp_flows_, stack_;
     std::vector<double> comp_capacity_, comp_rates_, comp_member_rate_;
     Incidence incidence_;  // the component's flows x resources, in local indices
