@@ -8,7 +8,8 @@
 // topologies (switches in a random tree plus random extra cables, relay-limited switches,
 // NICs and memory nodes, one- and two-socket nodes) with random flows started at random
 // times, several at one instant, checked after every instant at which one starts and at
-// random times between (when flows have ended).
+// random times between (when flows have ended); half the trials on a coarse grid of times
+// and sizes, where flows end at the instant others start.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -176,8 +177,12 @@ TEST(FluidMaxMin, IncrementalRatesEqualAFullSolveOnRandomTopologiesAndFlows) {
         const auto flows = 1 + rng.below(40);
         const auto instants = 1 + rng.below(12);
         std::vector<Time> times;
+        // Odd trials on a coarse grid (multiples of 50 us, sizes of a few round values) so that
+        // flows end at the very instant others start, and several end together.
+        const bool coarse = trial % 2 == 1;
         for (std::uint64_t i = 0; i < instants; ++i)
-            times.push_back(Time::ps(static_cast<std::int64_t>(rng.below(2'000'000'000))));
+            times.push_back(coarse ? Time::us(50 * static_cast<std::int64_t>(rng.below(40)))
+                                   : Time::ps(static_cast<std::int64_t>(rng.below(2'000'000'000))));
         std::set<Time> checkpoints(times.begin(), times.end());
         for (std::uint64_t f = 0; f < flows; ++f) {
             const VertexId a = sockets[rng.below(sockets.size())];
@@ -185,7 +190,9 @@ TEST(FluidMaxMin, IncrementalRatesEqualAFullSolveOnRandomTopologiesAndFlows) {
             if (a == b)
                 b = sockets[(std::find(sockets.begin(), sockets.end(), a) - sockets.begin() + 1) %
                             sockets.size()];
-            driver.at(times[rng.below(times.size())], a, b, 100'000 + rng.below(5'000'000));
+            const std::uint64_t bytes = coarse ? 25'000 * (1 + rng.below(8)) * (1 + rng.below(4))
+                                               : 100'000 + rng.below(5'000'000);
+            driver.at(times[rng.below(times.size())], a, b, bytes);
         }
         for (int i = 0; i < 8; ++i)
             checkpoints.insert(Time::ps(static_cast<std::int64_t>(rng.below(20'000'000'000))));
