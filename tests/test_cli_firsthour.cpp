@@ -121,7 +121,7 @@ TEST(FirstHour, ProgressLinesInBatchMode) {
 }
 
 TEST(FirstHour, ProgressLinesBeforeTheEndEstimateTheTimeLeft) {
-    // 1.44 M events: progress is reported every 262,144 events, so lines come before the end,
+    // 1.44 M events: progress is reported after chunks of at most 262,144 events, so lines come before the end,
     // and those give an estimate of the time left.
     const Result r = run("run " + example("star-16.xml") +
                          " --app allreduce:size=64KiB,iterations=400 --ranks 16 --progress "

@@ -512,10 +512,10 @@ TEST(HostileDefaults, GenerateNamesTheFlagsOfAnImpossibleShape) {
 TEST(HostileDefaults, GenerateAndImportReadTheirModelBackBeforePrintingIt) {
     // Both were printed (exit 0) and then refused by `validate`.
     expect_refused("generate star --nodes 4294967295",
-                   "--nodes: the model it describes is not valid (line 12: <star>: <star> "
+                   "--nodes: the model it describes is not valid (line 13: <star>: <star> "
                    "attribute 'nodes': 4294967295 nodes, at most 16777216 are supported)");
     expect_refused("generate fat-tree --down 65535,65535 --up 1,1",
-                   "--nodes/--down/--up: the model it describes is not valid (line 12: "
+                   "--nodes/--down/--up: the model it describes is not valid (line 13: "
                    "<fat-tree>: the fat tree has more than 16777216 nodes");
     // What generate and both importers print is read back: every shape and every shipped
     // import validates.

@@ -380,12 +380,13 @@ TEST(TopoDragonfly, GeneratedRoundTrips) {
             EXPECT_EQ(t.edge(e).bandwidth, o.link_bandwidth);
         } else if (t.vertex(w).group == 3) {
             saw_local = true;
-            EXPECT_EQ(t.edge(e).latency, o.local_latency);
-            EXPECT_EQ(t.edge(e).bandwidth, o.local_bandwidth);
+            EXPECT_EQ(t.edge(e).latency, o.local_latency.value_or(o.link_latency));
+            EXPECT_EQ(t.edge(e).bandwidth, o.local_bandwidth.value_or(o.link_bandwidth));
         } else {
             saw_global = true;
-            EXPECT_EQ(t.edge(e).latency, o.global_latency);
-            EXPECT_EQ(t.edge(e).bandwidth, o.global_bandwidth);
+            EXPECT_EQ(t.edge(e).latency,
+                      o.global_latency.value_or(o.link_latency + o.link_latency));
+            EXPECT_EQ(t.edge(e).bandwidth, o.global_bandwidth.value_or(o.link_bandwidth));
         }
     }
     EXPECT_TRUE(saw_local);

@@ -1,5 +1,6 @@
 #include "tools/cli.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -77,15 +78,64 @@ struct GenerateFlags {
     std::string cpu_speed = "2G", link_bandwidth = "1.25GB/s", link_latency = "1us",
                 switch_bandwidth;
     std::string memory_bandwidth = "20GB/s", memory_latency = "100ns";
-    std::string granularity = "100KiB", nic = "packet", routing = "shortest-path", memory = "16GiB";
+    std::string granularity = "100KiB", nic = "packet", routing, memory = "16GiB";
     std::string eager_threshold = "64KiB", down, up, dims;
     std::optional<std::uint32_t> groups, routers, nodes_per_router, global_links;
-    std::string local_latency = "1us", local_bandwidth = "1.25GB/s", global_latency = "2us",
-                global_bandwidth = "1.25GB/s";
+    // Empty: from --link-bandwidth / --link-latency (GenerateOptions).
+    std::string local_latency, local_bandwidth, global_latency, global_bandwidth;
+    // Flags given on the command line, by name, and the command itself (for the file's comment).
+    std::vector<std::string> given;
+    std::string command;
 };
 
+// The flags each kind of fabric uses beyond the common ones; any other kind's flag given is
+// refused, not ignored. --nodes is refused where the shape flags give the node count.
+void check_generate_flags(const GenerateFlags& f) {
+    auto given = [&](const std::string& flag) {
+        return std::find(f.given.begin(), f.given.end(), flag) != f.given.end();
+    };
+    struct Owned {
+        const char* flag;
+        const char* kinds;  // the kinds that use it, as a list for the message
+    };
+    static const Owned owned[] = {
+        {"--down", "fat-tree"},
+        {"--up", "fat-tree"},
+        {"--dims", "torus"},
+        {"--groups", "dragonfly"},
+        {"--routers", "dragonfly"},
+        {"--nodes-per-router", "dragonfly"},
+        {"--global-links", "dragonfly"},
+        {"--local-latency", "dragonfly"},
+        {"--local-bandwidth", "dragonfly"},
+        {"--global-latency", "dragonfly"},
+        {"--global-bandwidth", "dragonfly"},
+        {"--switch-bandwidth", "star, fat-tree or dragonfly"},
+    };
+    for (const Owned& o : owned) {
+        const std::string kinds = o.kinds;
+        const bool uses = kinds.find(f.kind) != std::string::npos;
+        if (given(o.flag) && !uses)
+            throw InputError(
+                o.flag, 0,
+                fmt::format("a {} does not use it (a flag for a {}); leave it out", f.kind, kinds));
+    }
+    const bool shaped =
+        (f.kind == "torus" && given("--dims")) || (f.kind == "fat-tree" && given("--down")) ||
+        (f.kind == "dragonfly" && (given("--routers") || given("--groups") ||
+                                   given("--nodes-per-router") || given("--global-links")));
+    if (shaped && given("--nodes"))
+        throw InputError("--nodes", 0,
+                         fmt::format("the {} shape flags give the number of nodes; leave --nodes "
+                                     "out",
+                                     f.kind));
+}
+
 int cmd_generate(const GenerateFlags& f) {
+    check_generate_flags(f);
+
     topo::GenerateOptions o;
+    o.command = f.command;
     o.kind = f.kind;
     o.nodes = f.nodes;
     o.sockets = f.sockets;
@@ -102,7 +152,9 @@ int cmd_generate(const GenerateFlags& f) {
     if (f.granularity != "message" && o.granularity == 0)
         throw InputError("--granularity", 0, "expected a positive size or 'message'");
     o.nic = select_flag("--nic", topo::nic_models(), f.nic);
-    if (f.routing == "shortest-path")
+    if (f.routing.empty())
+        o.routing.reset();  // the fabric's own (topo::natural_routing)
+    else if (f.routing == "shortest-path")
         o.routing = topo::Routing::ShortestPath;
     else if (f.routing == "round-robin")
         o.routing = topo::Routing::RoundRobin;
@@ -134,10 +186,14 @@ int cmd_generate(const GenerateFlags& f) {
     o.nodes_per_router =
         f.nodes_per_router ? positive("--nodes-per-router", *f.nodes_per_router) : 0;
     o.global_links = f.global_links ? positive("--global-links", *f.global_links) : 0;
-    o.local_latency = flag_value("--local-latency", f.local_latency, parse_time);
-    o.local_bandwidth = flag_value("--local-bandwidth", f.local_bandwidth, parse_bandwidth);
-    o.global_latency = flag_value("--global-latency", f.global_latency, parse_time);
-    o.global_bandwidth = flag_value("--global-bandwidth", f.global_bandwidth, parse_bandwidth);
+    if (!f.local_latency.empty())
+        o.local_latency = flag_value("--local-latency", f.local_latency, parse_time);
+    if (!f.local_bandwidth.empty())
+        o.local_bandwidth = flag_value("--local-bandwidth", f.local_bandwidth, parse_bandwidth);
+    if (!f.global_latency.empty())
+        o.global_latency = flag_value("--global-latency", f.global_latency, parse_time);
+    if (!f.global_bandwidth.empty())
+        o.global_bandwidth = flag_value("--global-bandwidth", f.global_bandwidth, parse_bandwidth);
     o.memory = flag_value("--memory", f.memory, parse_size);
     o.eager_threshold = flag_value("--eager-threshold", f.eager_threshold, parse_size);
     if (!f.down.empty()) o.down = parse_list("--down", f.down);
@@ -146,13 +202,13 @@ int cmd_generate(const GenerateFlags& f) {
     if (o.nodes == 0) throw InputError("--nodes", 0, "expected at least 1 node");
     if (o.sockets == 0) throw InputError("--sockets", 0, "expected at least 1 socket");
     if (o.cores == 0) throw InputError("--cores", 0, "expected at least 1 core");
-    if (o.routing == topo::Routing::Valiant && f.kind != "dragonfly")
+    if (o.routing && *o.routing == topo::Routing::Valiant && f.kind != "dragonfly")
         throw InputError("--routing", 0,
                          fmt::format("valiant routing needs a dragonfly, not a {}", f.kind));
-    if (o.routing == topo::Routing::DimensionOrder && f.kind != "torus")
+    if (o.routing && *o.routing == topo::Routing::DimensionOrder && f.kind != "torus")
         throw InputError("--routing", 0,
                          fmt::format("dimension-order routing needs a torus, not a {}", f.kind));
-    if (o.routing == topo::Routing::DModK && f.kind != "fat-tree")
+    if (o.routing && *o.routing == topo::Routing::DModK && f.kind != "fat-tree")
         throw InputError("--routing", 0,
                          fmt::format("d-mod-k routing needs a fat-tree, not a {}", f.kind));
     // generate_model_xml names no flag (it also serves the library): when the shape the flags
@@ -453,8 +509,13 @@ int main(int argc, char** argv) {
     generate->add_option("--cores", g.cores, "cores per socket");
     generate->add_option("--cpu-speed", g.cpu_speed, "instructions per second per core, e.g. 2.8G");
     generate->add_option("--link-bandwidth", g.link_bandwidth,
-                         "network link bandwidth, e.g. 10Gbit/s");
-    generate->add_option("--link-latency", g.link_latency, "network link latency, e.g. 1us");
+                         "bandwidth of every network link (a dragonfly's local and global "
+                         "cables too, unless --local-bandwidth/--global-bandwidth), e.g. "
+                         "10Gbit/s (default 1.25GB/s)");
+    generate->add_option("--link-latency", g.link_latency,
+                         "latency of every network link (a dragonfly's local cables too, its "
+                         "global ones twice it, unless --local-latency/--global-latency), e.g. "
+                         "1us (default 1us)");
     generate->add_option("--switch-bandwidth", g.switch_bandwidth,
                          "switch relay bandwidth (default unlimited)");
     generate->add_option("--memory-bandwidth", g.memory_bandwidth,
@@ -463,12 +524,13 @@ int main(int argc, char** argv) {
     generate->add_option("--granularity", g.granularity,
                          "packet size, or 'message' for whole messages");
     generate->add_option("--nic", g.nic,
-                         "NIC model: packet or analytical (clustersim list nics), with optional "
+                         "NIC model: packet or analytical (clustersim list models), with optional "
                          "parameters NAME:key=value,...");
     generate->add_option(
         "--routing", g.routing,
         "shortest-path, round-robin, simgrid, valiant (dragonfly), dimension-order "
-        "(torus) or d-mod-k (fat-tree)");
+        "(torus) or d-mod-k (fat-tree) (default: the fabric's own: d-mod-k on a fat-tree, "
+        "dimension-order on a torus, shortest-path (minimal) on a star or dragonfly)");
     generate->add_option("--memory", g.memory, "memory per node, e.g. 64GiB");
     generate->add_option("--eager-threshold", g.eager_threshold, "largest eagerly sent message");
     generate->add_option("--down", g.down, "fat-tree: children per switch per level, e.g. 8,4");
@@ -479,13 +541,16 @@ int main(int argc, char** argv) {
     generate->add_option("--routers", g.routers, "dragonfly: routers per group");
     generate->add_option("--nodes-per-router", g.nodes_per_router, "dragonfly: nodes per router");
     generate->add_option("--global-links", g.global_links, "dragonfly: global cables per router");
-    generate->add_option("--local-latency", g.local_latency,
-                         "dragonfly: router-to-router latency in a group");
+    generate->add_option(
+        "--local-latency", g.local_latency,
+        "dragonfly: router-to-router latency in a group (default: --link-latency)");
     generate->add_option("--local-bandwidth", g.local_bandwidth,
-                         "dragonfly: router-to-router bandwidth in a group");
-    generate->add_option("--global-latency", g.global_latency, "dragonfly: latency between groups");
+                         "dragonfly: router-to-router bandwidth in a group (default: "
+                         "--link-bandwidth)");
+    generate->add_option("--global-latency", g.global_latency,
+                         "dragonfly: latency between groups (default: twice --link-latency)");
     generate->add_option("--global-bandwidth", g.global_bandwidth,
-                         "dragonfly: bandwidth between groups");
+                         "dragonfly: bandwidth between groups (default: --link-bandwidth)");
 
     RunFlags r;
     auto* run =
@@ -545,8 +610,9 @@ int main(int argc, char** argv) {
                   "print a progress line (fraction done, time left, event rate) to stderr every "
                   "--progress-interval, also when stderr is not a terminal (batch jobs)");
     run->add_option("--progress-interval", r.progress_interval,
-                    "time between progress lines with --progress (default 10s; 0s: every "
-                    "262,144 events)");
+                    "time between progress lines with --progress (default 10s; 0s: after "
+                    "every chunk of events, from 64 up to 262,144, shorter while events are "
+                    "slow)");
     run->add_flag("-q,--quiet", r.quiet, "no progress line, not even on a terminal");
     {
         // Every name the flags accept, at the end of `run --help`.
@@ -724,7 +790,25 @@ int main(int argc, char** argv) {
 
     try {
         if (*validate) return cmd_validate(validate_model);
-        if (*generate) return cmd_generate(g);
+        if (*generate) {
+            for (const CLI::Option* opt : generate->get_options())
+                if (opt->count() > 0) g.given.push_back(opt->get_name());
+            // The command line, for the generated file's first comment (arguments that a shell
+            // would split or expand quoted).
+            g.command = "clustersim";
+            bool after = false;
+            for (int i = 1; i < argc; ++i) {
+                const std::string a = argv[i];
+                if (!after && a != "generate") continue;
+                after = true;
+                const bool plain =
+                    !a.empty() && a.find_first_not_of(
+                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
+                                      "TUVWXYZ0123456789-_.,:/=+@%") == std::string::npos;
+                g.command += " " + (plain ? a : "'" + a + "'");
+            }
+            return cmd_generate(g);
+        }
         if (*run) return cmd_run(r);
         if (*convert) return cmd_convert(cv);
         if (*import) return cmd_import(im);

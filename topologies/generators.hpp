@@ -240,7 +240,10 @@ struct GenerateOptions {
     Time inter_socket_latency = Time::ns(200);
     std::uint64_t granularity = 100 * 1024;  // 0 = whole message
     NicModel nic = NicModel::Packet;
-    Routing routing = Routing::ShortestPath;  // Valiant: dragonfly only
+    // Empty: the routing the fabric is built for (natural_routing): D-mod-k on a fat tree (its
+    // up-paths spread over every spine), dimension-order on a torus, minimal (shortest-path)
+    // on a dragonfly and a star. Valiant: dragonfly only.
+    std::optional<Routing> routing;
     std::uint64_t memory = 16ULL << 30;
     std::uint64_t eager_threshold = 64 * 1024;
     // Fat tree. Both empty: two levels, d1 = the largest divisor of `nodes` not above
@@ -255,12 +258,16 @@ struct GenerateOptions {
     // global_links allows, routers * global_links + 1 (one global cable per pair of groups).
     std::uint32_t groups = 0, routers = 0, nodes_per_router = 0, global_links = 0;
     // Dragonfly router-to-router cables (the node cables use link_*): local inside a group,
-    // global between groups (longer, optical: twice the latency by default).
-    Bandwidth local_bandwidth{1'250'000'000};
-    Time local_latency = Time::us(1);
-    Bandwidth global_bandwidth{1'250'000'000};
-    Time global_latency = Time::us(2);
+    // global between groups. Empty: link_bandwidth for both, link_latency inside a group and
+    // twice it between groups (longer, optical cables).
+    std::optional<Bandwidth> local_bandwidth, global_bandwidth;
+    std::optional<Time> local_latency, global_latency;
+    // The command that asked for the model, written into its first comment (empty: the kind).
+    std::string command;
 };
+
+// The routing a generated fabric is built for (GenerateOptions::routing when empty).
+Routing natural_routing(const std::string& kind);
 
 // A short model file: <cluster>, <network>, one <node-type> "node", one generator element.
 // Values are written with the canonical_* forms, so the file parses back exactly.

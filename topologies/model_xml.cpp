@@ -181,6 +181,7 @@ class Reader final : public PartContext {
     const std::vector<SchemaPart>& parts_;
     TopologyBuilder tb_;
     ModelBuilder mb_;
+    bool routing_given_ = false;  // <network routing=...> was given (else the fabric's own)
     std::vector<std::unique_ptr<NodeTemplate>> types_;
     std::unordered_map<std::string, const NodeTemplate*> type_index_;
     std::vector<std::string> type_names_;  // in document order
@@ -363,6 +364,28 @@ Topology Reader::read() {
              "<cluster> declares no nodes; expected at least one <node>, <nodes>, <star>, "
              "<fat-tree>, <torus> or <dragonfly>");
     }
+    // A model that names no routing gets the routing its fabric is built for when it is one
+    // <fat-tree> (D-mod-k) or one <torus> (dimension-order) and nothing else (no other
+    // generator, node, switch or cable, and a torus wired as clustersim wires it), as a
+    // generated one does (topologies/generators.hpp, natural_routing); otherwise
+    // shortest-path. `validate` names the routing it chose.
+    if (!routing_given_) {
+        std::size_t fabrics = 0, others = 0;
+        bool simgrid_wiring = false;
+        for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
+            const std::string_view el = c.name();
+            if (el == "fat-tree" || el == "torus" || el == "dragonfly" || el == "star")
+                ++fabrics;
+            else if (el == "node" || el == "nodes" || el == "switch" || el == "cable" ||
+                     el == "edge" || el == "memory-node")
+                ++others;
+            if (el == "torus" && optional(c, "wiring")) simgrid_wiring = true;
+        }
+        if (fabrics == 1 && others == 0 && has_fat_tree)
+            tb_.settings().routing = Routing::DModK;
+        else if (fabrics == 1 && others == 0 && has_torus && !simgrid_wiring)
+            tb_.settings().routing = Routing::DimensionOrder;
+    }
     if (tb_.settings().routing == Routing::Valiant && !has_groups) {
         fail(network,
              "<network> attribute 'routing': 'valiant' needs a <dragonfly> (it routes "
@@ -410,6 +433,7 @@ void Reader::read_network(pugi::xml_node n) {
     if (optional(n, "forwarding")) s.forwarding = forwarding_attr(n);
     if (const auto v = optional(n, "granularity")) s.granularity = granularity_attr(n, *v);
     if (const auto v = optional(n, "routing")) {
+        routing_given_ = true;
         if (*v == "shortest-path") {
             s.routing = Routing::ShortestPath;
         } else if (*v == "round-robin") {
