@@ -301,6 +301,14 @@ int cmd_compare(const CompareFlags& f) {
         from = Time::zero();
         to = max(last, Time::ps(1));
     }
+    // Two different programs (other rank counts, other calls) compare to nonsense errors
+    // ("+3140193.0 %"): refused with the first difference.
+    if (const std::string why = traces::program_mismatch(a, b); !why.empty())
+        throw InputError(f.simulated, 0,
+                         fmt::format("not a simulation of {}: {}; compare a recording with a "
+                                     "replay of it (clustersim run MODEL --app trace:RECORDED "
+                                     "--out DIR)",
+                                     f.recorded, why));
     traces::Comparison c = traces::compare_runs(a, b);
     c.overhead_subtracted = overhead.total;
     c.overhead_bursts = overhead.bursts;

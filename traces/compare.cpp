@@ -1,5 +1,6 @@
 #include "traces/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -48,6 +49,41 @@ std::string percent(double e) {
 }
 
 }  // namespace
+
+std::string program_mismatch(const RunLog& recorded, const RunLog& simulated) {
+    auto ranks_of = [](const RunLog& log) {
+        std::size_t n = log.ranks.size();
+        for (const auto& e : log.ops) n = std::max(n, static_cast<std::size_t>(e.rank) + 1);
+        return n;
+    };
+    const std::size_t na = ranks_of(recorded), nb = ranks_of(simulated);
+    if (na != nb) return fmt::format("the recorded run has {} ranks, the simulated one {}", na, nb);
+    // (rank, kind) -> calls, for every kind but compute.
+    auto counts = [](const RunLog& log) {
+        std::map<std::pair<std::int32_t, int>, std::uint64_t> c;
+        for (const auto& e : log.ops)
+            if (e.kind != static_cast<int>(mpi::OpKind::Compute)) ++c[{e.rank, e.kind}];
+        return c;
+    };
+    const auto a = counts(recorded), b = counts(simulated);
+    auto ia = a.begin();
+    auto ib = b.begin();
+    while (ia != a.end() || ib != b.end()) {
+        // The first (rank, kind) in order where the two differ.
+        const bool take_a = ib == b.end() || (ia != a.end() && ia->first <= ib->first);
+        const bool take_b = ia == a.end() || (ib != b.end() && ib->first <= ia->first);
+        const auto key = take_a ? ia->first : ib->first;
+        const std::uint64_t ca = take_a ? ia->second : 0, cb = take_b ? ib->second : 0;
+        if (ca != cb)
+            return fmt::format(
+                "rank {} made {} {} call{} in the recorded run, {} in the simulated "
+                "one",
+                key.first, ca, mpi::stat_name(key.second), ca == 1 ? "" : "s", cb);
+        if (take_a) ++ia;
+        if (take_b) ++ib;
+    }
+    return {};
+}
 
 Comparison compare_runs(const RunLog& recorded, const RunLog& simulated) {
     const Totals a = totals(recorded), b = totals(simulated);
