@@ -147,6 +147,11 @@ Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
                             o, to_string(op), name,
                             did_you_mean(name, split_names(registry.names_list(op))),
                             registry.names_list(op)));
+        // A second override of one operation would win in silence over the first.
+        if (overrides_[static_cast<std::size_t>(op)].algorithm != nullptr)
+            throw InputError("--algorithm", 0,
+                             fmt::format("'{}': {} is given an algorithm twice (once is enough)", o,
+                                         to_string(op)));
         overrides_[static_cast<std::size_t>(op)] = Choice{alg, name, segment};
     }
 }

@@ -254,6 +254,7 @@ std::string choose_network(topo::NetworkSettings& settings, comm::CommModelSpec&
             if (!item.ok)
                 fail(fmt::format("'{}' is not key=value; expected e.g. buses=4,latency=2us",
                                  item.kv.key));
+            if (const std::string problem = item.problem(); !problem.empty()) fail(problem);
             if (find_param(entry->params, item.kv.key) == nullptr)
                 fail(fmt::format("unknown parameter '{}'; expected {}", item.kv.key,
                                  param_names(entry->params)));

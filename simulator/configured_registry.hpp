@@ -104,9 +104,8 @@ class ConfiguredRegistry {
         std::vector<KeyValue> params;
         if (colon != std::string_view::npos) {
             for (const KeyValueItem& item : split_key_values(text.substr(colon + 1))) {
-                if (!item.ok)
-                    throw std::invalid_argument(
-                        fmt::format("'{}': '{}' is not key=value", text, item.kv.key));
+                if (const std::string problem = item.problem(); !problem.empty())
+                    throw std::invalid_argument(fmt::format("'{}': {}", text, problem));
                 if (find_param(entry->params, item.kv.key) == nullptr)
                     throw std::invalid_argument(fmt::format(
                         "'{}': {} '{}' has no parameter '{}'{}", text, kind_, entry->name,

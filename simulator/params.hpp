@@ -29,10 +29,21 @@ struct KeyValue {
 
 // Splits "k=v,k=v" at commas (a value holds no comma). An item without '=' or with an empty
 // key is returned with `value` empty and `key` holding the whole item, and `ok` false, so the
-// caller names it in its own error.
+// caller names it in its own error. A key given a second time (`latency=1us,latency=1ms`:
+// the last would win in silence) or with nothing after '=' (`latency=`) is `ok` too, with
+// `problem` saying so: every caller refuses an item whose problem() is not empty, with it.
 struct KeyValueItem {
     KeyValue kv;
     bool ok = false;
+    bool duplicate = false;  // its key was given before in the same list
+    // What is wrong with the item, "" when nothing: "'x' is not key=value", "'k' is given
+    // twice", "'k' has no value".
+    std::string problem() const {
+        if (!ok) return fmt::format("'{}' is not key=value", kv.key);
+        if (duplicate) return fmt::format("'{}' is given twice", kv.key);
+        if (kv.value.empty()) return fmt::format("'{}' has no value", kv.key);
+        return {};
+    }
 };
 inline std::vector<KeyValueItem> split_key_values(std::string_view text) {
     std::vector<KeyValueItem> out;
@@ -48,6 +59,8 @@ inline std::vector<KeyValueItem> split_key_values(std::string_view text) {
             kv.kv.key = std::string(item.substr(0, eq));
             kv.kv.value = std::string(item.substr(eq + 1));
             kv.ok = true;
+            for (const KeyValueItem& before : out)
+                if (before.ok && before.kv.key == kv.kv.key) kv.duplicate = true;
         }
         out.push_back(std::move(kv));
         if (comma == text.size()) break;
