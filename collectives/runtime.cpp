@@ -800,6 +800,43 @@ std::string Runtime::describe_job(std::uint64_t cookie) const {
 
 // ---- collectives ------------------------------------------------------------------------
 
+// Ranks that disagree on a collective call (MPI_Barrier on one, MPI_Allreduce on the other;
+// two roots; two counts where every rank passes one block) make a program that cannot run:
+// real MPI libraries and SimGrid stop it. Matched silently, they completed together.
+void Runtime::check_collective_match(std::int32_t rank, std::uint32_t comm, std::uint32_t seq,
+                                     const Op& op) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(comm) << 32) | seq;
+    auto [it, fresh] =
+        coll_checks_.try_emplace(key, CollCheck{op.coll, op.root, op.bytes, rank, 0});
+    CollCheck& c = it->second;
+    if (!fresh) {
+        const bool rooted = op.coll == CollOp::Bcast || op.coll == CollOp::Reduce ||
+                            op.coll == CollOp::Gather || op.coll == CollOp::Scatter ||
+                            op.coll == CollOp::Gatherv || op.coll == CollOp::Scatterv;
+        const bool one_count = op.coll == CollOp::Bcast || op.coll == CollOp::Reduce ||
+                               op.coll == CollOp::Allreduce || op.coll == CollOp::Scan ||
+                               op.coll == CollOp::Exscan || op.coll == CollOp::ReduceScatterBlock ||
+                               op.coll == CollOp::Allgather || op.coll == CollOp::Alltoall;
+        std::string what;
+        if (c.op != op.coll)
+            what = fmt::format("rank {} calls MPI_{} where rank {} called MPI_{}", rank,
+                               stat_name(stat_kind(OpKind::Collective, op.coll, false)),
+                               c.first_rank, stat_name(stat_kind(OpKind::Collective, c.op, false)));
+        else if (rooted && c.root != op.root)
+            what = fmt::format("rank {} gives root {} where rank {} gave root {}", rank, op.root,
+                               c.first_rank, c.root);
+        else if (one_count && c.bytes != op.bytes)
+            what = fmt::format("rank {} passes {} B where rank {} passed {} B", rank, op.bytes,
+                               c.first_rank, c.bytes);
+        if (!what.empty())
+            throw RankError(rank, fmt::format("ranks disagree on collective call {} on "
+                                              "communicator {}: {} (MPI requires the same "
+                                              "call on every rank of the communicator)",
+                                              seq + 1, op.comm, what));
+    }
+    if (++c.arrived == comms_[comm].members.size()) coll_checks_.erase(it);
+}
+
 std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
     const std::uint32_t comm = comm_of(rank, op.comm);
     const Comm& c = comms_[comm];
@@ -840,6 +877,7 @@ std::uint32_t Runtime::start_collective(std::int32_t rank, const Op& op) {
         size_for_choice = need == 0 ? 0 : sum / need;
     }
     const auto seq = next_seq(rank, op.comm);
+    check_collective_match(rank, comm, seq, op);
     ranks_[rank].op_comm = comm;
     ranks_[rank].op_seq = seq;
     ranks_[rank].op_algorithm = nullptr;

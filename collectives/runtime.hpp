@@ -406,6 +406,19 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::array<StepSlot, 2> slots;
     };
     // Ranks of one communicator waiting in a global-view operation.
+    // What the first rank to enter a collective call (a communicator and its call number)
+    // passed, for the others to be checked against (check_collective_match): MPI requires the
+    // same operation, root and (for the collectives whose every rank passes one block) count.
+    struct CollCheck {
+        CollOp op;
+        std::int32_t root;
+        std::uint64_t bytes;
+        std::int32_t first_rank;
+        std::uint32_t arrived;
+    };
+    std::unordered_map<std::uint64_t, CollCheck> coll_checks_;  // by comm << 32 | call number
+    void check_collective_match(std::int32_t rank, std::uint32_t comm, std::uint32_t seq,
+                                const Op& op);
     struct GlobalSync {
         std::uint32_t arrived = 0;
         bool timed = false;  // a collective timed by the network model as a whole
