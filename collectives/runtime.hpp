@@ -219,6 +219,11 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // Starts every rank at the current time.
     void start();
     bool all_finished() const { return finished_ == ranks_.size(); }
+    // Ranks inside an operation their program handed out: after start() every rank is, from
+    // its first fetch to its end (advance() fetches the next operation as one completes), so
+    // this is the ranks not finished. What the programs handed out less this is what has
+    // completed (progress lines).
+    std::size_t ops_in_progress() const { return ranks_.size() - finished_; }
     // One line per rank that has not finished: what it is blocked in.
     std::vector<std::string> blocked_ranks() const;
     // Every rank's result; first moves the operation statistics gathered so far into them.

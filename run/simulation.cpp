@@ -384,7 +384,8 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
                 chunk /= 2;
             else if (took < options.progress_wall_s / 4 && chunk < most)
                 chunk = std::min(most, chunk * 2);
-            options.progress(engine.events_processed(), engine.now(), network.stats());
+            options.progress(engine.events_processed(), engine.now(), network.stats(),
+                             runtime.ops_in_progress());
         }
     } else {
         engine.run();

@@ -69,7 +69,11 @@ struct SimulationOptions {
     // `progress_wall_s` seconds of wall time when events are slow (a flow model's solve of a
     // large component can take a second per event: the chunk of events between calls then
     // shrinks, down to one event).
-    std::function<void(std::uint64_t events, Time now, const net::NetworkStats& network)> progress;
+    // `ops_in_progress`: ranks inside an operation (Runtime::ops_in_progress), so that what
+    // the programs handed out less these is what has completed.
+    std::function<void(std::uint64_t events, Time now, const net::NetworkStats& network,
+                       std::uint64_t ops_in_progress)>
+        progress;
     std::uint64_t progress_every = std::uint64_t{1} << 18;
     double progress_wall_s = 0.1;
     // Reads the jitter trace file of a model's <jitter trace="..."> (traces::read_jitter_trace;

@@ -27,6 +27,7 @@ struct Call {
     std::uint64_t events;
     Time now;
     net::NetworkStats network;
+    std::uint64_t running;  // ranks inside an operation
 };
 
 mpi::SimulationResult simulate(const std::string& network, bool with_progress,
@@ -46,8 +47,9 @@ mpi::SimulationResult simulate(const std::string& network, bool with_progress,
     options.algorithm_overrides = {"alltoall=pairwise"};
     if (with_progress) {
         options.progress_wall_s = 0;
-        options.progress = [calls](std::uint64_t events, Time now, const net::NetworkStats& s) {
-            calls->push_back({events, now, s});
+        options.progress = [calls](std::uint64_t events, Time now, const net::NetworkStats& s,
+                                   std::uint64_t running) {
+            calls->push_back({events, now, s, running});
         };
     }
     return mpi::simulate(model, mpi::place_ranks(model.topology, n, mpi::PlacementKind::RoundRobin),
@@ -73,6 +75,9 @@ TEST(RunProgress, CallsComeAfterEveryFewEventsWithTheNetworksCountersInEveryMode
             ASSERT_LE(calls[i].network.bytes_delivered, calls[i].network.bytes_sent);
         }
         EXPECT_EQ(calls.back().events, r.events);
+        // Every rank inside an operation at first; none once the run is over.
+        EXPECT_EQ(calls.front().running, 32u);
+        EXPECT_EQ(calls.back().running, 0u) << "every operation completed";
         EXPECT_EQ(calls.back().network.bytes_delivered, r.network.bytes_delivered);
         EXPECT_EQ(calls.back().network.bytes_delivered, 3u * 32 * 31 * 64 * 1024);
     }

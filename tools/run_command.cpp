@@ -291,9 +291,12 @@ int cmd_run(const RunFlags& f) {
             : model.topology.settings.model == topo::NetworkModel::Analytic ? ""
                                                                             : "packet hops";
         options.progress = [&, work_unit](std::uint64_t events, Time now,
-                                          const net::NetworkStats& n) {
+                                          const net::NetworkStats& n, std::uint64_t running) {
+            // Completed, not started: what the programs handed out less the operations the
+            // ranks are still inside (a collective app's 256 operations were "100.0%" from
+            // the first line, all of them started at once).
             const mpi::ProgramProgress p = multi.progress();
-            progress.update(events, now, p.done, p.total,
+            progress.update(events, now, p.done - std::min<std::uint64_t>(p.done, running), p.total,
                             {n.messages_sent, n.messages_delivered, n.bytes_delivered,
                              n.packet_hops, work_unit});
         };

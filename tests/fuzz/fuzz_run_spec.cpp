@@ -102,7 +102,8 @@ CLUSTERSIM_FUZZ_HARNESS(fuzz_run_spec) {
             options.mpi_profile = mpi_profile;
             options.io = io::io_factory(model.io, std::move(files));
             if (built.size() > 1) options.app_sizes = multi.sizes();
-            options.progress = [](std::uint64_t events, Time, const net::NetworkStats&) {
+            options.progress = [](std::uint64_t events, Time, const net::NetworkStats&,
+                                  std::uint64_t) {
                 if (events >= kEvents) throw Stop{};
             };
             options.progress_every = kEvents;
