@@ -1,4 +1,5 @@
 #include "run/engine.hpp"
+#include "run/json_depth.hpp"
 
 #include <unistd.h>
 
@@ -71,6 +72,8 @@ void load_records(const std::string& path, std::map<std::string, nlohmann::json>
     for (std::size_t i = 0; i < lines.size(); ++i) {
         if (lines[i].empty()) continue;
         nlohmann::json r;
+        if (clustersim::run::json_too_deep(lines[i]))
+            throw InputError(path, static_cast<int>(i + 1), clustersim::run::json_depth_message());
         try {
             r = nlohmann::json::parse(lines[i]);
         } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
@@ -597,8 +600,11 @@ int collect(const std::string& dir) {
     std::ifstream in(info_path);
     if (!in) throw InputError(info_path, 0, "not a sweep output folder (no sweep.json)");
     nlohmann::json info;
+    const std::string info_text(std::istreambuf_iterator<char>(in), {});
+    if (clustersim::run::json_too_deep(info_text))
+        throw InputError(info_path, 0, clustersim::run::json_depth_message());
     try {
-        info = nlohmann::json::parse(in);
+        info = nlohmann::json::parse(info_text);
     } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
         throw InputError(info_path, 0, "not valid JSON");
     }

@@ -1,4 +1,5 @@
 #include "run/plot.hpp"
+#include "run/json_depth.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -261,6 +262,8 @@ std::string plot(const PlotOptions& o) {
         ++n;
         if (line.empty()) continue;
         nlohmann::json r;
+        if (clustersim::run::json_too_deep(line))
+            throw InputError(path, n, clustersim::run::json_depth_message());
         try {
             r = nlohmann::json::parse(line);
         } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range

@@ -1,4 +1,5 @@
 #include "run/sweep.hpp"
+#include "run/json_depth.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -213,6 +214,8 @@ SweepSpec load_sweep(const std::string& path) {
 SweepSpec parse_sweep(const std::string& text, const std::string& path) {
     const Ctx c{text, path};
     ojson doc;
+    if (clustersim::run::json_too_deep(text))
+        throw InputError(path, 1, clustersim::run::json_depth_message());
     try {
         doc = ojson::parse(text);
     } catch (const ojson::parse_error& e) {

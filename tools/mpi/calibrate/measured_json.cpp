@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run/json_depth.hpp"
 #include "tools/mpi/calibrate/calibrate.hpp"
 
 namespace clustersim::calibrate {
@@ -398,6 +399,8 @@ std::string measured_to_json(const Measured& m) {
 
 Measured measured_from_json(std::string_view text, const std::string& file) {
     json j;
+    if (clustersim::run::json_too_deep(text))
+        throw BadMeasured(file + ": " + clustersim::run::json_depth_message());
     try {
         j = json::parse(text.begin(), text.end());
     } catch (const json::exception& e) {  // syntax, or a number out of range

@@ -1,0 +1,70 @@
+// How deep a JSON text nests, found by a SAX pass that builds no document (issue 53): a sweep
+// file, a results line or a journal nested 200,000 deep was parsed into a document whose
+// recursive walks (copy, dump, destruction of deep values) overflowed the stack (a
+// segmentation fault in `sweep plot`). Every reader of input JSON asks json_too_deep() before
+// it parses; sweep files, records and measurements nest a few levels.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace clustersim::run {
+
+// Deeper than this is refused: the project's JSON files nest at most about 6 levels.
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+namespace detail {
+// Counts nesting; gives up (false) past the limit or at a syntax error (the parser that
+// follows reports that in its own words).
+class DepthSax final : public nlohmann::json_sax<nlohmann::json> {
+  public:
+    explicit DepthSax(std::size_t limit) : limit_(limit) {}
+    bool too_deep() const { return too_deep_; }
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return enter(); }
+    bool key(string_t&) override { return true; }
+    bool end_object() override { return leave(); }
+    bool start_array(std::size_t) override { return enter(); }
+    bool end_array() override { return leave(); }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+        return false;
+    }
+
+  private:
+    bool enter() {
+        if (++depth_ > limit_) too_deep_ = true;
+        return !too_deep_;
+    }
+    bool leave() {
+        --depth_;
+        return true;
+    }
+    std::size_t limit_, depth_ = 0;
+    bool too_deep_ = false;
+};
+}  // namespace detail
+
+// True when `text` nests objects and arrays deeper than `limit` (no document is built).
+inline bool json_too_deep(std::string_view text, std::size_t limit = kMaxJsonDepth) {
+    detail::DepthSax sax(limit);
+    (void)nlohmann::json::sax_parse(text.begin(), text.end(), &sax,
+                                    nlohmann::json::input_format_t::json, false);
+    return sax.too_deep();
+}
+
+// The message of the refusal (the caller names the file and line).
+inline std::string json_depth_message(std::size_t limit = kMaxJsonDepth) {
+    return "JSON nested more than " + std::to_string(limit) +
+           " levels deep (this file's JSON nests a few levels; refused before it is read)";
+}
+
+}  // namespace clustersim::run
