@@ -1,8 +1,9 @@
-// SimGrid time-independent (TI) traces (traces/README.md, "SimGrid time-independent traces"): lines `<rank> <action>
-// <args...>`, either one file holding every rank's lines, or an index file naming one action
-// file per rank. Actions follow SimGrid's SMPI replay (src/smpi/internals/smpi_replay.cpp):
-// sizes are counts of an MPI datatype (MPI_BYTE, or MPI_DOUBLE after `init <x>`, or an
-// explicit datatype id), compute amounts are flops (= instructions here).
+// SimGrid time-independent (TI) traces (traces/README.md, "SimGrid time-independent traces"): lines
+// `<rank> <action> <args...>`, either one file holding every rank's lines, or an index file naming
+// one action file per rank. Actions follow SimGrid's SMPI replay
+// (src/smpi/internals/smpi_replay.cpp): sizes are counts of an MPI datatype (MPI_BYTE, or
+// MPI_DOUBLE after `init <x>`, or an explicit datatype id), compute amounts are flops (=
+// instructions here).
 //
 // The file(s) are read twice: the first pass checks the rank fields, counts the ranks and
 // keeps the lines of the v-collectives (alltoallv, gatherv, allgatherv, scatterv), whose
@@ -931,7 +932,11 @@ void Parser::map(const Line& l) {
     } else if (a == "wait") {
         wait(l);
     } else if (a == "waitall") {
-        arity(l, 0, 0, "waitall");
+        // SimGrid's TI writer (smpirun -trace-ti, 3.32 and later) writes the call's request
+        // count, `waitall 6`; hand-written traces omit it. Its replay, like this one, waits for
+        // every request the rank has outstanding: the count is checked as a count, not used.
+        arity(l, 0, 1, "waitall [<count>]");
+        if (!l.args.empty()) (void)amount(l, 0, "request count");
         wait_all(l.rank);
     } else if (a == "barrier") {
         arity(l, 0, 0, "barrier");
