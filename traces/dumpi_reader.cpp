@@ -1183,7 +1183,10 @@ std::string meta_of(const std::string& path) {
     if (fs::is_directory(path, ec)) {
         std::string found;
         for (const auto& e : fs::directory_iterator(path, ec))
-            if (e.path().extension() == ".meta") {
+            // Hidden files are not the trace's: a folder unpacked from a tarball made on macOS
+            // holds AppleDouble "._NAME.meta" companions beside NAME.meta.
+            if (e.path().extension() == ".meta" &&
+                e.path().filename().string().rfind('.', 0) != 0) {
                 if (!found.empty())
                     throw InputError(path, 0, "the folder holds more than one DUMPI .meta file");
                 found = e.path().string();
@@ -1215,6 +1218,22 @@ class DumpiReader final : public TraceReader {
         return "DUMPI trace (SST): NAME.meta with one NAME-NNNN.bin per rank";
     }
     bool sniff(const std::string& path, const std::string& head) const override {
+        // A folder holding one trace is read through its .meta (meta_of): detected by the
+        // .meta's content, without --format.
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) {
+            std::string meta;
+            try {
+                meta = meta_of(path);
+            } catch (const InputError&) {
+                return false;
+            }
+            std::ifstream in(meta, std::ios::binary);
+            std::string h(4096, '\0');
+            in.read(h.data(), static_cast<std::streamsize>(h.size()));
+            return h.find("numprocs=") != std::string::npos &&
+                   h.find("fileprefix=") != std::string::npos;
+        }
         if (head.size() >= 8 && static_cast<unsigned char>(head[0]) == 0xff &&
             head.compare(4, 4, "UMPI") == 0)
             return true;  // one rank's .bin: the whole trace is read through its .meta

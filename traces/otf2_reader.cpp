@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -1137,6 +1138,7 @@ std::string anchor_of(const std::string& path) {
     std::string found;
     for (const auto& e : fs::directory_iterator(path, ec)) {
         if (e.path().extension() != ".otf2" || !e.is_regular_file()) continue;
+        if (e.path().filename().string().rfind('.', 0) == 0) continue;  // hidden ("._x.otf2")
         if (!found.empty())
             throw InputError(path, 0, "the folder holds more than one OTF2 anchor file (.otf2)");
         found = e.path().string();
@@ -1189,6 +1191,21 @@ class Otf2Reader final : public TraceReader {
         return "OTF2 archive (Score-P): the anchor file NAME.otf2 with NAME.def and NAME/";
     }
     bool sniff(const std::string& path, const std::string& head) const override {
+        // A folder holding one archive is read through its anchor (anchor_of), so it is
+        // detected by the anchor's content, without --format.
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) {
+            std::string anchor;
+            try {
+                anchor = anchor_of(path);
+            } catch (const InputError&) {
+                return false;
+            }
+            std::ifstream in(anchor, std::ios::binary);
+            std::string h(16, '\0');
+            in.read(h.data(), static_cast<std::streamsize>(h.size()));
+            return h.find("OTF2") != std::string::npos;
+        }
         // The anchor file: a small binary header holding "OTF2" near its start.
         return fs::path(path).extension() == ".otf2" &&
                head.substr(0, 16).find("OTF2") != std::string::npos;

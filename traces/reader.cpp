@@ -48,9 +48,13 @@ const TraceReader& ReaderRegistry::detect(const std::string& path) const {
         if (r->sniff(path, head)) return *r;
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
-        throw InputError(path, 0,
-                         "is a directory that is not a trace project clustersim can read; "
-                         "expected a trace file, an index or a trace project folder");
+        throw InputError(
+            path, 0,
+            fmt::format("is a directory that is not a trace project clustersim can read "
+                        "(no HDTrace project, OTF2 archive or DUMPI .meta in it); "
+                        "expected a trace file, an index or such a folder, or name "
+                        "its format with --format ({})",
+                        names()));
     throw InputError(path, 0,
                      fmt::format("not a trace clustersim can read; formats: {} (pick one with "
                                  "--format)",
