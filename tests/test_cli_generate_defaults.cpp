@@ -84,18 +84,18 @@ TEST(GenerateDefaults, AHandWrittenFabricNamingNoRoutingGetsItsOwn) {
                            "link-latency=\"1us\" link-bandwidth=\"1GB/s\"/>\n</cluster>\n";
     Result v = run("validate " + write_temp("ft.xml", ft));
     ASSERT_EQ(v.code, 0) << v.err;
-    EXPECT_NE(v.out.find("d-mod-k"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("routing          d-mod-k"), std::string::npos) << v.out;
     const std::string torus = "<cluster name=\"t\">\n  " + node +
                               "\n  <torus type=\"node\" dims=\"4,4\" link-latency=\"1us\" "
                               "link-bandwidth=\"1GB/s\"/>\n</cluster>\n";
     v = run("validate " + write_temp("torus.xml", torus));
     ASSERT_EQ(v.code, 0) << v.err;
-    EXPECT_NE(v.out.find("dimension-order"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("routing          dimension-order"), std::string::npos) << v.out;
     std::string named = ft;
     named.replace(named.find("granularity"), 0, "routing=\"shortest-path\" ");
     v = run("validate " + write_temp("ft-named.xml", named));
     ASSERT_EQ(v.code, 0) << v.err;
-    EXPECT_EQ(v.out.find("d-mod-k"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("routing          shortest-path"), std::string::npos) << v.out;
 }
 
 // --link-bandwidth alone gives the same model, and so the same result, as every class flag
@@ -117,6 +117,30 @@ TEST(GenerateDefaults, LinkBandwidthAloneSetsEveryLinkClass) {
     const std::string lat = generated(shape + " --link-latency 3us");
     EXPECT_NE(lat.find("local-latency=\"3us\""), std::string::npos) << lat;
     EXPECT_NE(lat.find("global-latency=\"6us\""), std::string::npos) << lat;
+}
+
+// validate names the switches' forwarding and how many network links the routes use: a fat
+// tree routed shortest-path leaves 480 of its 1,024 network links idle and is warned about;
+// d-mod-k uses all of them.
+TEST(GenerateDefaults, ValidateReportsForwardingAndPathDiversity) {
+    Result v = run("validate " +
+                   write_temp("sp.xml", generated("fat-tree --nodes 256 --routing shortest-path")));
+    ASSERT_EQ(v.code, 0) << v.err;
+    EXPECT_NE(v.out.find("forwarding       store-and-forward switches"), std::string::npos)
+        << v.out;
+    EXPECT_NE(v.out.find("path diversity   544 of 1,024 network links carry a route (53.1%); "
+                         "warning: 480 links no route takes"),
+              std::string::npos)
+        << v.out;
+    v = run("validate " + write_temp("dmodk.xml", generated("fat-tree --nodes 256")));
+    ASSERT_EQ(v.code, 0) << v.err;
+    EXPECT_NE(v.out.find("path diversity   1,024 of 1,024 network links carry a route (100%)\n"),
+              std::string::npos)
+        << v.out;
+    // Per-packet routings are not judged by their first choice.
+    v = run("validate " +
+            write_temp("rr.xml", generated("fat-tree --nodes 256 --routing round-robin")));
+    EXPECT_EQ(v.out.find("path diversity"), std::string::npos) << v.out;
 }
 
 TEST(GenerateDefaults, AFlagTheFabricDoesNotUseIsRefused) {

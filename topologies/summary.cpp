@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "simulator/text.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::topo {
@@ -75,6 +76,42 @@ struct SocketGroup {
     std::uint64_t sockets = 0;
     std::uint32_t component = 0;  // strong component
 };
+
+// Which network links the routes between sockets use (ModelSummary::links_used): every
+// ordered pair up to 262,144 pairs, else each source to an evenly spaced subset of the
+// destinations (about 262,144 pairs in all).
+void path_diversity(const Topology& t, Router& router, ModelSummary& s) {
+    if (t.settings.routing == Routing::RoundRobin || t.settings.routing == Routing::Valiant) return;
+    auto network_link = [&](EdgeId e) {
+        const VertexProps &a = t.vertex(t.source_of(e)), &b = t.vertex(t.target_of(e));
+        return a.node != b.node || a.node < 0;
+    };
+    for (EdgeId e = 0; e < t.num_edges(); ++e) s.network_links += network_link(e) ? 1 : 0;
+    if (s.network_links == 0) return;
+    std::vector<VertexId> sockets;
+    for (const NodeInfo& node : t.nodes)
+        for (const SocketInfo& k : node.sockets) sockets.push_back(k.vertex);
+    const std::uint64_t n = sockets.size();
+    if (n < 2) return;
+    constexpr std::uint64_t kBudget = 262'144;
+    const std::uint64_t per_source =
+        std::min<std::uint64_t>(n - 1, std::max<std::uint64_t>(1, kBudget / n));
+    s.diversity_sampled = per_source < n - 1;
+    std::vector<char> used(t.num_edges(), 0);
+    std::vector<EdgeId> path;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        for (std::uint64_t k = 1; k <= per_source; ++k) {
+            // Destinations evenly spaced around the ring of sockets from i + 1 on.
+            const std::uint64_t j = (i + 1 + (k - 1) * (n - 1) / per_source) % n;
+            if (j == i) continue;
+            path.clear();
+            if (!router.append_path(sockets[i], sockets[j], path)) continue;
+            ++s.diversity_pairs;
+            for (const EdgeId e : path) used[e] = 1;
+        }
+    }
+    for (EdgeId e = 0; e < t.num_edges(); ++e) s.links_used += used[e] && network_link(e) ? 1 : 0;
+}
 
 // Ordered socket pairs with a route.
 std::uint64_t count_routes(const Topology& t, Router& router) {
@@ -264,6 +301,8 @@ ModelSummary summarize(const Topology& t, Router& router) {
     s.socket_pairs = static_cast<std::uint64_t>(s.sockets) * (s.sockets == 0 ? 0 : s.sockets - 1);
     s.routed_pairs = count_routes(t, router);
     s.router_core = router.core_size();
+    s.forwarding = t.settings.forwarding == kCutThrough ? "cut-through" : "store-and-forward";
+    path_diversity(t, router, s);
     return s;
 }
 
@@ -293,6 +332,7 @@ std::string format_summary(const ModelSummary& s) {
     row("node memory", format_size(s.memory) + " in total");
     row("network model", s.network);
     row("routing", to_string(s.routing));
+    row("forwarding", s.forwarding + " switches (packet model)");
     std::string nic = to_string(s.nic_model);
     if (s.nic_nodes.size() > 1) {
         nic += " by default; ";
@@ -320,6 +360,22 @@ std::string format_summary(const ModelSummary& s) {
     }
     if (s.routed_pairs < s.socket_pairs) routes += "; some sockets cannot reach each other";
     row("routes", routes);
+    if (s.diversity_pairs > 0) {
+        std::string d = fmt::format(
+            "{} of {} network links carry a route ({:.3g}%){}", with_commas(s.links_used),
+            with_commas(s.network_links),
+            100.0 * static_cast<double>(s.links_used) / static_cast<double>(s.network_links),
+            s.diversity_sampled
+                ? fmt::format(", {} sampled socket pairs", with_commas(s.diversity_pairs))
+                : std::string());
+        if (s.links_used < s.network_links)
+            d += fmt::format(
+                "; warning: {} links no route takes (parallel links the routing "
+                "leaves idle? a fat tree's d-mod-k, a torus's dimension-order or "
+                "round-robin spread over them)",
+                s.network_links - s.links_used);
+        row("path diversity", d);
+    }
     row("router core",
         plural(s.router_core, "vertex", "vertices") + " (the rest hang off it as trees)");
     if (!s.io_servers.empty() || s.io_forwarders > 0) row("I/O", format_io(s));

@@ -45,6 +45,16 @@ struct ModelSummary {
     std::uint64_t routed_pairs = 0;
     std::uint64_t socket_pairs = 0;
     std::size_t router_core = 0;  // vertices the router keeps in its meshed core
+    // Packet model: how switches forward by default ("store-and-forward" or "cut-through").
+    std::string forwarding;
+    // Path diversity (issue 52): the network links (those between two nodes or touching a
+    // switch, not a node's own cables) and how many of them the routes between sockets use,
+    // over every ordered pair or, past 262,144 pairs, a deterministic sample of them
+    // (`diversity_pairs` pairs routed). Not computed (`diversity_pairs` 0) for the routings
+    // that choose per packet or at random (round-robin, Valiant): their first choice is not
+    // their spread.
+    std::uint64_t network_links = 0, links_used = 0, diversity_pairs = 0;
+    bool diversity_sampled = false;
     // Parallel I/O (Topology::io): one entry per <io-server>, in document order.
     struct IoServer {
         std::string node, cache, disk;  // node name, cache and disk model names
