@@ -42,3 +42,24 @@ TEST(ParamsOnce, EachKeyOnceIsStillAccepted) {
 
 }  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
+
+namespace clustersim {
+namespace CLUSTERSIM_TEST_FILE {
+
+// An empty value of any flag or positional is refused naming it (issue 53: "an empty output
+// name: 'cannot write: No such file or directory'"; `run --out ''` wrote nothing in silence).
+// A traced program's own empty argument (record's COMMAND) is passed on.
+TEST(ParamsOnce, AnEmptyValueIsRefusedNamingItsFlag) {
+    const std::string trace =
+        std::string(CLUSTERSIM_SOURCE_DIR) + "/tests/data/traces/every-kind.trace";
+    expect_bad_input(kRun + "--out ''", "--out: an empty value");
+    expect_bad_input("convert " + trace + " ''", "OUTPUT: an empty value");
+    expect_bad_input(kRun + "--network ''", "--network: an empty value");
+    expect_bad_input("run '' --app barrier", "MODEL: an empty value");
+    expect_bad_input("generate star --link-bandwidth ''", "--link-bandwidth: an empty value");
+    expect_bad_input("record -o '' -- true", "--out: an empty value");
+    expect_bad_input("compare " + trace + " " + trace + " --out ''", "--out: an empty value");
+}
+
+}  // namespace CLUSTERSIM_TEST_FILE
+}  // namespace clustersim

@@ -484,6 +484,20 @@ complete -o filenames -F _clustersim clustersim
 
 }  // namespace
 
+// The first option or positional given an empty value ("--out ''", an empty OUTPUT), on the
+// command line's parsed subcommands; "" when none. A traced program's own arguments (record's
+// COMMAND) may be empty.
+std::string empty_value(const CLI::App& app) {
+    for (const CLI::Option* o : app.get_options()) {
+        if (o->count() == 0 || o->get_expected_min() == 0 || o->get_name() == "COMMAND") continue;
+        for (const std::string& v : o->results())
+            if (v.empty()) return o->get_name();
+    }
+    for (const CLI::App* s : app.get_subcommands())
+        if (std::string n = empty_value(*s); !n.empty()) return n;
+    return {};
+}
+
 int main(int argc, char** argv) {
     CLI::App app{"clustersim: predict how MPI applications perform on a described cluster"};
     app.require_subcommand(1);
@@ -750,6 +764,14 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << "clustersim: error: " << explain(app, e, argc, argv) << "\n";
+        return kBadInput;
+    }
+    // An empty value is bad input (issue 53), never "not given" (`run --out ''` wrote nothing
+    // in silence) nor a path the system names without the flag (`convert TRACE ''`: "cannot
+    // write: No such file or directory").
+    if (const std::string flag = empty_value(app); !flag.empty()) {
+        std::cerr << "clustersim: error: " << flag
+                  << ": an empty value; give one, or leave the flag out\n";
         return kBadInput;
     }
     if (app.got_subcommand("version")) {
