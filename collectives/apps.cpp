@@ -557,9 +557,7 @@ void register_builtin_apps(AppRegistry& registry) {
             }
             continue;
         }
-        const bool rooted = op == CollOp::Bcast || op == CollOp::Reduce || op == CollOp::Gather ||
-                            op == CollOp::Scatter || op == CollOp::Gatherv ||
-                            op == CollOp::Scatterv;
+        const bool rooted = is_rooted(op);
         for (const bool nonblocking : {false, true}) {
             const std::string name = (nonblocking ? "i" : "") + std::string(to_string(op));
             std::vector<AppParam> params;

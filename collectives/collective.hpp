@@ -59,6 +59,11 @@ constexpr bool is_v(CollOp op) {
            op == CollOp::Alltoallv || op == CollOp::Alltoallw || op == CollOp::NeighborAllgatherv ||
            op == CollOp::NeighborAlltoallv || op == CollOp::NeighborAlltoallw;
 }
+// The collectives with a root (its rank in CollArgs::root).
+constexpr bool is_rooted(CollOp op) {
+    return op == CollOp::Bcast || op == CollOp::Reduce || op == CollOp::Gather ||
+           op == CollOp::Scatter || op == CollOp::Gatherv || op == CollOp::Scatterv;
+}
 // Counts has size * size entries (alltoallv, alltoallw) rather than size.
 constexpr bool is_pairwise_v(CollOp op) {
     return op == CollOp::Alltoallv || op == CollOp::Alltoallw;

@@ -810,9 +810,6 @@ void Runtime::check_collective_match(std::int32_t rank, std::uint32_t comm, std:
         coll_checks_.try_emplace(key, CollCheck{op.coll, op.root, op.bytes, rank, 0});
     CollCheck& c = it->second;
     if (!fresh) {
-        const bool rooted = op.coll == CollOp::Bcast || op.coll == CollOp::Reduce ||
-                            op.coll == CollOp::Gather || op.coll == CollOp::Scatter ||
-                            op.coll == CollOp::Gatherv || op.coll == CollOp::Scatterv;
         const bool one_count = op.coll == CollOp::Bcast || op.coll == CollOp::Reduce ||
                                op.coll == CollOp::Allreduce || op.coll == CollOp::Scan ||
                                op.coll == CollOp::Exscan || op.coll == CollOp::ReduceScatterBlock ||
@@ -822,7 +819,7 @@ void Runtime::check_collective_match(std::int32_t rank, std::uint32_t comm, std:
             what = fmt::format("rank {} calls MPI_{} where rank {} called MPI_{}", rank,
                                stat_name(stat_kind(OpKind::Collective, op.coll, false)),
                                c.first_rank, stat_name(stat_kind(OpKind::Collective, c.op, false)));
-        else if (rooted && c.root != op.root)
+        else if (is_rooted(op.coll) && c.root != op.root)
             what = fmt::format("rank {} gives root {} where rank {} gave root {}", rank, op.root,
                                c.first_rank, c.root);
         else if (one_count && c.bytes != op.bytes)
