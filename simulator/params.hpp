@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -47,6 +48,7 @@ struct KeyValueItem {
 };
 inline std::vector<KeyValueItem> split_key_values(std::string_view text) {
     std::vector<KeyValueItem> out;
+    std::unordered_set<std::string_view> seen;  // keys so far (views into `text`): linear time
     std::size_t pos = 0;
     while (pos <= text.size()) {
         const std::size_t comma = std::min(text.find(',', pos), text.size());
@@ -59,8 +61,7 @@ inline std::vector<KeyValueItem> split_key_values(std::string_view text) {
             kv.kv.key = std::string(item.substr(0, eq));
             kv.kv.value = std::string(item.substr(eq + 1));
             kv.ok = true;
-            for (const KeyValueItem& before : out)
-                if (before.ok && before.kv.key == kv.kv.key) kv.duplicate = true;
+            kv.duplicate = !seen.insert(item.substr(0, eq)).second;
         }
         out.push_back(std::move(kv));
         if (comma == text.size()) break;
