@@ -58,30 +58,19 @@ std::string program_mismatch(const RunLog& recorded, const RunLog& simulated) {
     };
     const std::size_t na = ranks_of(recorded), nb = ranks_of(simulated);
     if (na != nb) return fmt::format("the recorded run has {} ranks, the simulated one {}", na, nb);
-    // (rank, kind) -> calls, for every kind but compute.
-    auto counts = [](const RunLog& log) {
-        std::map<std::pair<std::int32_t, int>, std::uint64_t> c;
-        for (const auto& e : log.ops)
-            if (e.kind != static_cast<int>(mpi::OpKind::Compute)) ++c[{e.rank, e.kind}];
-        return c;
-    };
-    const auto a = counts(recorded), b = counts(simulated);
-    auto ia = a.begin();
-    auto ib = b.begin();
-    while (ia != a.end() || ib != b.end()) {
-        // The first (rank, kind) in order where the two differ.
-        const bool take_a = ib == b.end() || (ia != a.end() && ia->first <= ib->first);
-        const bool take_b = ia == a.end() || (ib != b.end() && ib->first <= ia->first);
-        const auto key = take_a ? ia->first : ib->first;
-        const std::uint64_t ca = take_a ? ia->second : 0, cb = take_b ? ib->second : 0;
-        if (ca != cb)
+    // (rank, kind) -> calls recorded and simulated, for every kind but compute; the first
+    // (rank, kind) in order where they differ.
+    std::map<std::pair<std::int32_t, int>, std::pair<std::uint64_t, std::uint64_t>> calls;
+    for (const auto& e : recorded.ops)
+        if (e.kind != static_cast<int>(mpi::OpKind::Compute)) ++calls[{e.rank, e.kind}].first;
+    for (const auto& e : simulated.ops)
+        if (e.kind != static_cast<int>(mpi::OpKind::Compute)) ++calls[{e.rank, e.kind}].second;
+    for (const auto& [key, n] : calls)
+        if (n.first != n.second)
             return fmt::format(
                 "rank {} made {} {} call{} in the recorded run, {} in the simulated "
                 "one",
-                key.first, ca, mpi::stat_name(key.second), ca == 1 ? "" : "s", cb);
-        if (take_a) ++ia;
-        if (take_b) ++ib;
-    }
+                key.first, n.first, mpi::stat_name(key.second), n.first == 1 ? "" : "s", n.second);
     return {};
 }
 
