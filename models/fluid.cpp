@@ -421,20 +421,19 @@ void FluidNetwork::visit(std::uint32_t f) {
     const Flow& fl = flows_[f];
     // One pass over its route: the saturated resources the component grows through, and
     // the resources the solve needs. A resource that carries this flow only (count 1: a
-    // host's own cables and relays, most of a route) limits it to its residual and nobody
-    // else, and couples it to no other flow: of those only the tightest is kept (the
-    // smallest residual, the first in route order among equal ones), since the others
-    // imply nothing it does not. A component of 131,072 flows through one switch is then
-    // about 131,073 resources, not 900,000; the rates are the same.
+    // host's own cables and relays, most of a route) limits it to its capacity and nobody
+    // else, and couples it to no other flow: of those only the narrowest is kept (the first
+    // in route order among equal ones), since the others imply nothing it does not. A component of
+    // 131,072 flows through one switch is then about 131,073 resources, not 900,000; the rates are
+    // the same.
     std::uint32_t tightest = kNil;
-    double tightest_left = 0;
+    double tightest_capacity = 0;
     for (std::uint32_t r : resources_of(routes_[fl.route])) {
         const Resource& res = resources_[r];
-        if (res.count == 1) {
-            const double left = res.capacity;  // all of it: the flow is alone there
-            if (tightest == kNil || left < tightest_left) {
+        if (res.count == 1) {  // all of it is the flow's
+            if (tightest == kNil || res.capacity < tightest_capacity) {
                 tightest = r;
-                tightest_left = left;
+                tightest_capacity = res.capacity;
             }
             continue;
         }
@@ -556,10 +555,12 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         // again with all its flows as members (below), where the list order applies.
         for (std::size_t i = 0; i < nres; ++i) {
             const std::uint32_t r = comp_resources_[i];
-            double others = resources_[r].count == 1 ? 0.0 : resources_[r].load;
-            if (resources_[r].count == 1) {
-                // a flow's tightest private resource: nobody else there
-            } else if (inc.of_resource(i).size() == resources_[r].count) {
+            if (resources_[r].count == 1) {  // a flow's private pick: nobody else there
+                comp_capacity_[i] = resources_[r].capacity;
+                continue;
+            }
+            double others = resources_[r].load;
+            if (inc.of_resource(i).size() == resources_[r].count) {
                 const Resource& list = resources_[r];
                 for (std::size_t k = 0; k < list.count; ++k)
                     others -= flows_[member(list, k).flow].rate;
