@@ -1218,21 +1218,16 @@ class DumpiReader final : public TraceReader {
         return "DUMPI trace (SST): NAME.meta with one NAME-NNNN.bin per rank";
     }
     bool sniff(const std::string& path, const std::string& head) const override {
-        // A folder holding one trace is read through its .meta (meta_of): detected by the
-        // .meta's content, without --format.
+        // A folder holding one trace is read through its .meta (meta_of): it is the .meta's
+        // sniff, so found without --format.
         std::error_code ec;
         if (fs::is_directory(path, ec)) {
-            std::string meta;
             try {
-                meta = meta_of(path);
+                const std::string meta = meta_of(path);
+                return !fs::is_directory(meta, ec) && sniff(meta, read_head(meta));
             } catch (const InputError&) {
                 return false;
             }
-            std::ifstream in(meta, std::ios::binary);
-            std::string h(4096, '\0');
-            in.read(h.data(), static_cast<std::streamsize>(h.size()));
-            return h.find("numprocs=") != std::string::npos &&
-                   h.find("fileprefix=") != std::string::npos;
         }
         if (head.size() >= 8 && static_cast<unsigned char>(head[0]) == 0xff &&
             head.compare(4, 4, "UMPI") == 0)

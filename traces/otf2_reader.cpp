@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -1191,20 +1190,16 @@ class Otf2Reader final : public TraceReader {
         return "OTF2 archive (Score-P): the anchor file NAME.otf2 with NAME.def and NAME/";
     }
     bool sniff(const std::string& path, const std::string& head) const override {
-        // A folder holding one archive is read through its anchor (anchor_of), so it is
-        // detected by the anchor's content, without --format.
+        // A folder holding one archive is read through its anchor (anchor_of): it is the
+        // anchor's sniff, so found without --format.
         std::error_code ec;
         if (fs::is_directory(path, ec)) {
-            std::string anchor;
             try {
-                anchor = anchor_of(path);
+                const std::string anchor = anchor_of(path);
+                return sniff(anchor, read_head(anchor));
             } catch (const InputError&) {
                 return false;
             }
-            std::ifstream in(anchor, std::ios::binary);
-            std::string h(16, '\0');
-            in.read(h.data(), static_cast<std::streamsize>(h.size()));
-            return h.find("OTF2") != std::string::npos;
         }
         // The anchor file: a small binary header holding "OTF2" near its start.
         return fs::path(path).extension() == ".otf2" &&

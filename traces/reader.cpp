@@ -22,15 +22,20 @@ std::string head_of(const std::string& path) {
         throw InputError(path, 0, "cannot open: no such file or directory");
     if (std::filesystem::is_directory(path, ec)) return {};
     refuse_non_file(path);
+    if (!std::ifstream(path, std::ios::binary))
+        throw InputError(path, 0, "cannot open for reading");
+    return read_head(path);
+}
+
+}  // namespace
+
+std::string read_head(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, 0, "cannot open for reading");
     std::string head(kHeadBytes, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
     return head;
 }
-
-}  // namespace
 
 void ReaderRegistry::add(std::unique_ptr<TraceReader> reader) {
     readers_.push_back(std::move(reader));

@@ -42,6 +42,11 @@ class TraceReader {
                        ReadReport& report) const = 0;
 };
 
+// The first bytes of a file that sniff() is given (4 KiB; fewer for a shorter file; empty when
+// it cannot be read). A reader that reads a folder through one of its files (an OTF2 anchor, a
+// DUMPI .meta) sniffs that file with them.
+std::string read_head(const std::string& path);
+
 class ReaderRegistry {
   public:
     void add(std::unique_ptr<TraceReader> reader);
