@@ -96,29 +96,31 @@ void check_generate_flags(const GenerateFlags& f) {
     };
     struct Owned {
         const char* flag;
-        const char* kinds;  // the kinds that use it, as a list for the message
+        std::vector<std::string> kinds;  // the kinds that use it
     };
     static const Owned owned[] = {
-        {"--down", "fat-tree"},
-        {"--up", "fat-tree"},
-        {"--dims", "torus"},
-        {"--groups", "dragonfly"},
-        {"--routers", "dragonfly"},
-        {"--nodes-per-router", "dragonfly"},
-        {"--global-links", "dragonfly"},
-        {"--local-latency", "dragonfly"},
-        {"--local-bandwidth", "dragonfly"},
-        {"--global-latency", "dragonfly"},
-        {"--global-bandwidth", "dragonfly"},
-        {"--switch-bandwidth", "star, fat-tree or dragonfly"},
+        {"--down", {"fat-tree"}},
+        {"--up", {"fat-tree"}},
+        {"--dims", {"torus"}},
+        {"--groups", {"dragonfly"}},
+        {"--routers", {"dragonfly"}},
+        {"--nodes-per-router", {"dragonfly"}},
+        {"--global-links", {"dragonfly"}},
+        {"--local-latency", {"dragonfly"}},
+        {"--local-bandwidth", {"dragonfly"}},
+        {"--global-latency", {"dragonfly"}},
+        {"--global-bandwidth", {"dragonfly"}},
+        {"--switch-bandwidth", {"star", "fat-tree", "dragonfly"}},
     };
     for (const Owned& o : owned) {
-        const std::string kinds = o.kinds;
-        const bool uses = kinds.find(f.kind) != std::string::npos;
-        if (given(o.flag) && !uses)
-            throw InputError(
-                o.flag, 0,
-                fmt::format("a {} does not use it (a flag for a {}); leave it out", f.kind, kinds));
+        if (!given(o.flag) || std::find(o.kinds.begin(), o.kinds.end(), f.kind) != o.kinds.end())
+            continue;
+        std::string kinds;
+        for (std::size_t i = 0; i < o.kinds.size(); ++i)
+            kinds += (i == 0 ? "" : i + 1 == o.kinds.size() ? " or " : ", ") + o.kinds[i];
+        throw InputError(
+            o.flag, 0,
+            fmt::format("a {} does not use it (a flag for a {}); leave it out", f.kind, kinds));
     }
     const bool shaped =
         (f.kind == "torus" && given("--dims")) || (f.kind == "fat-tree" && given("--down")) ||
