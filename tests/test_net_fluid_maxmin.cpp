@@ -62,6 +62,13 @@ struct Driver final : Component, NetworkClient {
     std::set<std::uint64_t> ended;
 };
 
+std::vector<VertexId> sockets_of(const topo::Topology& t) {
+    std::vector<VertexId> out;
+    for (VertexId v = 0; v < t.num_vertices(); ++v)
+        if (t.vertex(v).kind == topo::VertexKind::Socket) out.push_back(v);
+    return out;
+}
+
 // A random cluster: 1-5 switches (a random tree and up to two more cables), 2-8 nodes of
 // three types hung off random switches; rates drawn so that any resource can bind.
 std::string random_cluster(Rng& rng) {
@@ -169,9 +176,7 @@ TEST(FluidMaxMin, IncrementalRatesEqualAFullSolveOnRandomTopologiesAndFlows) {
         Driver driver(engine);
         FluidNetwork net(engine, t, router, driver);
         driver.net = &net;
-        std::vector<VertexId> sockets;
-        for (VertexId v = 0; v < t.num_vertices(); ++v)
-            if (t.vertex(v).kind == topo::VertexKind::Socket) sockets.push_back(v);
+        const std::vector<VertexId> sockets = sockets_of(t);
         ASSERT_GE(sockets.size(), 2u);
         // 1-40 flows at 1-12 instants in the first 2 ms (so several start together).
         const auto flows = 1 + rng.below(40);
@@ -273,9 +278,7 @@ TEST(FluidMaxMin, FlowsStartingAtOneInstantAreOneSolve) {
     Driver driver(engine);
     FluidNetwork net(engine, t, router, driver);
     driver.net = &net;
-    std::vector<VertexId> sockets;
-    for (VertexId v = 0; v < t.num_vertices(); ++v)
-        if (t.vertex(v).kind == topo::VertexKind::Socket) sockets.push_back(v);
+    const std::vector<VertexId> sockets = sockets_of(t);
     ASSERT_EQ(sockets.size(), static_cast<std::size_t>(p));
     const std::uint64_t m = 64 * 1024;
     for (int i = 0; i < p; ++i)
