@@ -128,6 +128,10 @@ struct Op {
     std::uint8_t whence = kSeekSet;     // FileSeek
 };
 
+// The most ranks a run may have (2^24 = 16,777,216, the most nodes a model may have);
+// trace readers refuse a trace naming more (traces::kMaxRanks, docs/limits.md).
+inline constexpr std::uint32_t kMaxRanks = 1u << 24;
+
 // How far a program has got, for progress lines: `done` of `total` units (operations, trace
 // records); total 0 = unknown.
 struct ProgramProgress {
@@ -142,6 +146,24 @@ class Program {
     // Operations handed out so far of all there will be (an estimate, read about once a
     // second by the progress line; never on the simulation's path).
     virtual ProgramProgress progress() const { return {}; }
+};
+
+// Runs several programs side by side: program i owns world ranks [offset_i, offset_i + n_i)
+// and sees them as its ranks 0 .. n_i - 1.
+class MultiProgram final : public Program {
+  public:
+    void add(Program& program, std::uint32_t ranks);
+    bool next(std::int32_t rank, Op& op) override;
+    // The sum over the programs; unknown (total 0) if any program's total is unknown.
+    ProgramProgress progress() const override;
+    std::uint32_t ranks() const { return static_cast<std::uint32_t>(owner_.size()); }
+    std::vector<std::uint32_t> sizes() const { return sizes_; }
+
+  private:
+    std::vector<Program*> programs_;
+    std::vector<std::uint32_t> sizes_;
+    std::vector<std::uint32_t> owner_;  // world rank -> program
+    std::vector<std::int32_t> local_;   // world rank -> its rank in the program
 };
 
 }  // namespace clustersim::mpi

@@ -24,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include "simulator/error.hpp"
 #include "simulator/params.hpp"
 
 namespace clustersim {
@@ -167,5 +168,22 @@ class ConfiguredRegistry {
     std::vector<Entry> entries_;
     std::deque<Configured> configured_;  // index = id
 };
+
+// Selects the model `text` ("NAME[:key=value,...]") from a configured-model registry for
+// `flag`, turning its std::invalid_argument into an InputError naming the flag:
+// "--nic: 'x': expected packet or analytical".
+template <typename Registry>
+auto select_flag(const std::string& flag, Registry& registry, const std::string& text) {
+    try {
+        return registry.select(text);
+    } catch (const std::invalid_argument& e) {
+        // "'x' is not valid; expected a or b" -> "'x': expected a or b"
+        std::string why = e.what();
+        const std::string not_valid = fmt::format("'{}' is not valid; ", text);
+        if (why.starts_with(not_valid))
+            why = fmt::format("'{}': {}", text, why.substr(not_valid.size()));
+        throw InputError(flag, 0, why);
+    }
+}
 
 }  // namespace clustersim

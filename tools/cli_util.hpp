@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "run/model.hpp"
+#include "simulator/configured_registry.hpp"
 #include "simulator/error.hpp"
 #include "simulator/text.hpp"
 #include "simulator/units.hpp"
@@ -28,36 +29,11 @@ auto flag_value(const std::string& flag, const std::string& text, F parse) {
 
 using clustersim::with_commas;  // simulator/text.hpp
 
-// Selects the model `text` ("NAME[:key=value,...]") from a configured-model registry
-// (simulator/configured_registry.hpp) for `flag`, turning its std::invalid_argument into an
-// InputError naming the flag: "--nic: 'x': expected packet or analytical".
-template <typename Registry>
-auto select_flag(const std::string& flag, Registry& registry, const std::string& text) {
-    try {
-        return registry.select(text);
-    } catch (const std::invalid_argument& e) {
-        // "'x' is not valid; expected a or b" -> "'x': expected a or b"
-        std::string why = e.what();
-        const std::string not_valid = fmt::format("'{}' is not valid; ", text);
-        if (why.starts_with(not_valid))
-            why = fmt::format("'{}': {}", text, why.substr(not_valid.size()));
-        throw InputError(flag, 0, why);
-    }
-}
+using clustersim::select_flag;  // simulator/configured_registry.hpp
 
 // One stderr line: the MPI calls a reader kept as unmodeled records (OTF2, DUMPI), by name.
 inline void print_unmodeled(const traces::ReadReport& report, const std::string& path) {
-    if (report.unmodeled.empty()) return;
-    std::uint64_t total = 0;
-    std::string list;
-    for (const auto& [name, n] : report.unmodeled) {
-        total += n;
-        list += fmt::format("{}{} {}", list.empty() ? "" : ", ", name, n);
-    }
-    std::cerr << fmt::format(
-        "clustersim: {} MPI call(s) of {} not modeled, replayed as their recorded duration: "
-        "{}\n",
-        total, path, list);
+    std::cerr << traces::unmodeled_line(report, path);
 }
 
 // A command that writes a model (generate, import) reads it back before printing it, so it

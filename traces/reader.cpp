@@ -96,6 +96,20 @@ const TraceReader* reader_named(const ReaderRegistry& registry, const std::strin
 }
 }  // namespace
 
+std::string unmodeled_line(const ReadReport& report, const std::string& path) {
+    if (report.unmodeled.empty()) return {};
+    std::uint64_t total = 0;
+    std::string list;
+    for (const auto& [name, n] : report.unmodeled) {
+        total += n;
+        list += fmt::format("{}{} {}", list.empty() ? "" : ", ", name, n);
+    }
+    return fmt::format(
+        "clustersim: {} MPI call(s) of {} not modeled, replayed as their recorded duration: "
+        "{}\n",
+        total, path, list);
+}
+
 void check_trace_format(const std::string& format) {
     if (format == "auto") return;
     ReaderRegistry registry;

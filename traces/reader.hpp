@@ -61,6 +61,10 @@ class ReaderRegistry {
 
 void register_builtin_readers(ReaderRegistry& registry);
 
+// One line (with its newline) naming the MPI calls a reader kept as unmodeled records, by name;
+// empty when there are none.
+std::string unmodeled_line(const ReadReport& report, const std::string& path);
+
 // Reads `path` with `format` ("auto": detect).
 Trace load_trace(const std::string& path, const std::string& format, const ReadOptions& options,
                  ReadReport& report);

@@ -58,24 +58,6 @@ class TraceProgram final : public mpi::Program {
     std::uint64_t consumed_ = 0;
 };
 
-// Runs several programs side by side: program i owns world ranks [offset_i, offset_i + n_i)
-// and sees them as its ranks 0 .. n_i - 1.
-class MultiProgram final : public mpi::Program {
-  public:
-    void add(mpi::Program& program, std::uint32_t ranks);
-    bool next(std::int32_t rank, mpi::Op& op) override;
-    // The sum over the programs; unknown (total 0) if any program's total is unknown.
-    mpi::ProgramProgress progress() const override;
-    std::uint32_t ranks() const { return static_cast<std::uint32_t>(owner_.size()); }
-    std::vector<std::uint32_t> sizes() const { return sizes_; }
-
-  private:
-    std::vector<mpi::Program*> programs_;
-    std::vector<std::uint32_t> sizes_;
-    std::vector<std::uint32_t> owner_;  // world rank -> program
-    std::vector<std::int32_t> local_;   // world rank -> its rank in the program
-};
-
 // The mpi::Op for a record (pointers into the trace's tables; compute in instructions).
 mpi::Op to_op(const Trace& trace, const Record& r, std::uint64_t instructions);
 

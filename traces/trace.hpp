@@ -55,7 +55,7 @@ struct Record {
 // The most ranks a run or a trace may have (2^24 = 16,777,216, the most nodes a model may
 // have). Readers refuse a trace naming more; `run` refuses --ranks summing to more
 // (docs/limits.md).
-inline constexpr std::uint32_t kMaxRanks = 1u << 24;
+inline constexpr std::uint32_t kMaxRanks = mpi::kMaxRanks;
 // The most ranks a trace may have without any record (a SimGrid TI trace: without actions).
 // Such a rank costs a few bytes of input and a few KiB of run state (docs/limits.md), so a
 // file of 2 MB could otherwise ask for gigabytes; load_trace refuses more.

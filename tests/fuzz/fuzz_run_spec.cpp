@@ -92,7 +92,7 @@ CLUSTERSIM_FUZZ_HARNESS(fuzz_run_spec) {
                 all += n;
             }
             const auto where = mpi::place_ranks(model.topology, all, placement);
-            traces::MultiProgram multi;
+            mpi::MultiProgram multi;
             for (std::size_t i = 0; i < built.size(); ++i) {
                 built[i]->set_core_speeds(std::vector<std::uint64_t>(
                     sizes[i], model.topology.nodes[where[0].node].sockets[where[0].socket].speed));

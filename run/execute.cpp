@@ -1,0 +1,303 @@
+#include "run/execute.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "collectives/placement.hpp"
+#include "collectives/rank_error.hpp"
+#include "iosys/cache.hpp"
+#include "simulator/configured_registry.hpp"
+#include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
+#include "simulator/units.hpp"
+
+namespace clustersim::run {
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void note(const RunHooks& hooks, const std::string& line) {
+    if (hooks.notes != nullptr) *hooks.notes << line;
+}
+
+// An analytic network model that times each collective call as a whole runs no algorithm:
+// say so rather than let --algorithm (and --mpi's choices) pass unused. Collective I/O
+// algorithms (write_all=two_phase) are the I/O system's and are used all the same.
+void note_unused_algorithms(const RunSpec& spec, const Model& model, const RunHooks& hooks) {
+    if (model.topology.settings.model != topo::NetworkModel::Analytic ||
+        model.comm.collectives_as_messages)
+        return;
+    std::string unused;
+    for (const auto& a : spec.algorithms)
+        if (!mpi::is_io_collective_name(a.substr(0, a.find('='))))
+            unused += fmt::format("{}--algorithm {}", unused.empty() ? "" : ", ", a);
+    if (!spec.mpi.empty())
+        unused += fmt::format("{}--mpi {}", unused.empty() ? "" : ", ", spec.mpi);
+    if (!unused.empty())
+        note(hooks,
+             fmt::format("clustersim: note: {} not used: the {} network model times each "
+                         "collective call as a whole; add collectives=messages to --network to "
+                         "simulate the algorithm\n",
+                         unused, model.comm.model));
+}
+
+// --cache: every I/O server's cache layer. Keeps the model's parameters when the layer stays
+// the same kind; a new kind gets its defaults (the server node's memory for write_behind).
+void apply_cache(const RunSpec& spec, Model& model) {
+    if (spec.cache.empty()) return;
+    if (model.io.servers.empty())
+        throw InputError(
+            "--cache", 0,
+            fmt::format("the model {} has no <io-server> to give a cache layer", spec.model_path));
+    io::CacheRegistry caches("cache");
+    io::register_builtin_caches(caches);
+    if (caches.find(spec.cache) == nullptr)
+        throw InputError("--cache", 0,
+                         fmt::format("unknown cache layer '{}'{}; valid: {}", spec.cache,
+                                     did_you_mean(spec.cache, split_names(caches.names_list())),
+                                     caches.names_list()));
+    for (auto& s : model.io.servers)
+        if (s.cache.model != spec.cache) s.cache = io::ComponentSpec{spec.cache, {}, 0};
+}
+
+// Reads every --app through its source; --ranks counts the apps whose source takes a count.
+std::vector<std::unique_ptr<LoadedProgram>> load_programs(const RunSpec& spec,
+                                                          const Sources& sources,
+                                                          const RunHooks& hooks) {
+    if (spec.ranks.size() > spec.apps.size())
+        throw InputError(
+            "--ranks", 0,
+            fmt::format("given {} times for {} --app", spec.ranks.size(), spec.apps.size()));
+    SourceOptions options = spec.source;
+    options.notes = hooks.notes;
+    // A bad option of a source is refused even when no spec of it is read; an option of a
+    // source no spec uses would pass unused: say so.
+    std::vector<const ProgramSource*> used;
+    std::size_t counted = 0;  // apps whose source takes --ranks
+    for (const auto& app : spec.apps) {
+        const ProgramSource& s = sources.programs.source_for(app);
+        if (std::find(used.begin(), used.end(), &s) == used.end()) used.push_back(&s);
+        if (!s.brings_own_ranks()) ++counted;
+    }
+    std::string unused;
+    for (const ProgramSource* s : sources.programs.all()) {
+        s->check(options);
+        if (std::find(used.begin(), used.end(), s) != used.end()) continue;
+        for (const std::string& flag : s->flags_set(options))
+            unused += fmt::format("{}{}", unused.empty() ? "" : ", ", flag);
+    }
+    if (!unused.empty())
+        note(hooks,
+             fmt::format("clustersim: note: {} not used: no --app is a trace: app\n", unused));
+    if (spec.ranks.size() > counted)
+        throw InputError(
+            "--ranks", 0,
+            fmt::format("given {} time{} for {} built-in app{}; a trace: app brings its own ranks",
+                        spec.ranks.size(), spec.ranks.size() == 1 ? "" : "s", counted,
+                        counted == 1 ? "" : "s"));
+    std::vector<std::unique_ptr<LoadedProgram>> programs;
+    std::size_t next = 0;  // the next --ranks value
+    for (const auto& app : spec.apps) {
+        const ProgramSource& s = sources.programs.source_for(app);
+        std::uint32_t ranks = 0;
+        if (!s.brings_own_ranks()) {
+            if (next < spec.ranks.size() && spec.ranks[next] == 0)
+                throw InputError("--ranks", 0,
+                                 fmt::format("0 ranks for '{}'; expected at least 1 (leave "
+                                             "--ranks out for the app's minimum, {})",
+                                             app, s.min_ranks(app)));
+            if (next < spec.ranks.size() && spec.ranks[next] > mpi::kMaxRanks)
+                throw InputError("--ranks", 0,
+                                 fmt::format("{} ranks for '{}'; at most {} ranks in a run "
+                                             "(docs/limits.md)",
+                                             spec.ranks[next], app, mpi::kMaxRanks));
+            ranks = next < spec.ranks.size() ? spec.ranks[next] : s.min_ranks(app);
+            ++next;
+        }
+        programs.push_back(s.load(app, ranks, options));
+    }
+    return programs;
+}
+
+// The rank budget: at most mpi::kMaxRanks, and the memory they need.
+std::uint32_t check_rank_budget(const RunSpec& spec,
+                                const std::vector<std::unique_ptr<LoadedProgram>>& programs) {
+    std::uint64_t all_ranks = 0;  // 64 bits: a sum of --ranks never wraps to a small number
+    for (const auto& p : programs) all_ranks += p->ranks();
+    const char* flag = spec.ranks.empty() ? "--app" : "--ranks";
+    if (all_ranks > mpi::kMaxRanks)
+        throw InputError(flag, 0,
+                         fmt::format("{} ranks in all; at most {} ranks in a run (docs/limits.md)",
+                                     all_ranks, mpi::kMaxRanks));
+    // A rank costs about 2.75 KiB in the runtime at the peak of a barrier (259 MiB for
+    // 100,000 ranks, 2.71 GiB for 1,048,576 on this machine): refuse before allocating rather
+    // than die of std::bad_alloc half-way.
+    constexpr std::uint64_t kBytesPerRank = 2816;
+    const auto pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 &&
+        all_ranks * kBytesPerRank >
+            static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page))
+        throw InputError(flag, 0,
+                         fmt::format("{} ranks need about {} (2.75 KiB per rank) but this machine "
+                                     "has {} of memory (docs/limits.md)",
+                                     all_ranks, format_size(all_ranks * kBytesPerRank),
+                                     format_size(static_cast<std::uint64_t>(pages) *
+                                                 static_cast<std::uint64_t>(page))));
+    return static_cast<std::uint32_t>(all_ranks);
+}
+
+void check_cores(const RunSpec& spec, const topo::Topology& t, std::uint32_t ranks) {
+    std::uint64_t cores = 0;
+    for (const auto& n : t.nodes)
+        for (const auto& s : n.sockets) cores += s.cores;
+    if (ranks > cores && !spec.oversubscribe)
+        throw InputError("--placement", 0,
+                         fmt::format("{} ranks need {} cores but the model has {}; pass "
+                                     "--oversubscribe to let ranks share cores",
+                                     ranks, ranks, cores));
+}
+
+std::string unit_of(const std::vector<std::unique_ptr<LoadedProgram>>& programs) {
+    bool records = false, operations = false;
+    for (const auto& p : programs) (p->unit() == "records" ? records : operations) = true;
+    return records && operations ? "records and operations" : records ? "records" : "operations";
+}
+
+// Runs the simulation; an error of one rank's operation names its program's input and where
+// in it the operation was read from; an error of the program as a whole ("app": a deadlock)
+// names every input.
+mpi::SimulationResult simulate_naming_inputs(const Model& model, const RunSetup& setup,
+                                             mpi::Program& program,
+                                             const mpi::SimulationOptions& options) {
+    try {
+        return mpi::simulate(model, setup.placement, program, options);
+    } catch (const mpi::RankError& e) {
+        std::uint32_t r0 = 0;
+        const auto rank = static_cast<std::uint32_t>(e.rank());
+        for (const auto& p : setup.programs) {
+            if (rank >= r0 + p->ranks()) {
+                r0 += p->ranks();
+                continue;
+            }
+            const std::string where = p->locate(static_cast<std::int32_t>(rank - r0));
+            if (p->input().empty() || where.empty()) throw;
+            throw InputError(p->input(), 0, fmt::format("{} ({})", e.message(), where));
+        }
+        throw;
+    } catch (const InputError& e) {
+        if (e.file() != "app") throw;
+        std::string where;
+        for (const auto& p : setup.programs)
+            if (!p->input().empty()) where += (where.empty() ? "" : ", ") + p->input();
+        if (where.empty()) throw;
+        throw InputError(where, 0, e.message());
+    }
+}
+
+}  // namespace
+
+RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) {
+    RunOutcome out;
+    const auto t_load = std::chrono::steady_clock::now();
+    if (spec.model)
+        out.model = std::move(*spec.model);
+    else
+        out.model = load_model(spec.model_path);
+    spec.model.reset();
+    Model& model = out.model;
+    const topo::Topology& t = model.topology;
+    mpi::SimulationOptions options;
+    if (!spec.network.empty()) options.network = mpi::choose_network(model, spec.network);
+    note_unused_algorithms(spec, model, hooks);
+    if (!spec.cpu.empty()) options.cpu = select_flag("--cpu", cpu::cpu_models(), spec.cpu);
+    apply_cache(spec, model);
+    out.model_load_s = seconds_since(t_load);
+
+    const auto t_programs = std::chrono::steady_clock::now();
+    RunSetup& setup = out.setup;
+    setup.programs = load_programs(spec, sources, hooks);
+    out.programs_load_s = seconds_since(t_programs);
+    setup.ranks = check_rank_budget(spec, setup.programs);
+    check_cores(spec, t, setup.ranks);
+    setup.placement = mpi::place_ranks(t, setup.ranks, spec.placement);
+    setup.unit = unit_of(setup.programs);
+
+    // Each program runs with the speeds of the cores its ranks are placed on.
+    mpi::MultiProgram multi;
+    std::vector<io::FileDecl> files;
+    std::uint32_t first = 0;
+    for (auto& p : setup.programs) {
+        std::vector<std::uint64_t> speed(p->ranks());
+        for (std::uint32_t r = 0; r < p->ranks(); ++r) {
+            const auto& loc = setup.placement[first + r];
+            speed[r] = t.nodes[loc.node].sockets[loc.socket].speed;
+        }
+        multi.add(p->bind(std::move(speed)), p->ranks());
+        for (auto& d : p->files()) files.push_back(std::move(d));
+        first += p->ranks();
+    }
+    options.algorithm_overrides = spec.algorithms;
+    options.mpi_profile = spec.mpi;
+    options.seed = spec.seed;
+    options.io = io::io_factory(model.io, std::move(files));
+    options.jitter_loader = sources.jitter;
+    if (setup.programs.size() > 1) options.app_sizes = multi.sizes();
+    mpi::Program* program = &multi;
+    if (hooks.wrap) {
+        mpi::OpObserver* observer = nullptr;
+        if (mpi::Program* wrapped = hooks.wrap(multi, setup, observer)) program = wrapped;
+        options.observer = observer;
+    }
+    if (hooks.progress) {
+        // The network model's own work, named as the summary names it.
+        const std::string_view work_unit =
+            t.settings.model == topo::NetworkModel::Fluid      ? "rate recomputations"
+            : t.settings.model == topo::NetworkModel::Analytic ? ""
+                                                               : "packet hops";
+        options.progress_every = hooks.progress_every;
+        options.progress = [&hooks, &multi, work_unit](std::uint64_t events, Time now,
+                                                       const net::NetworkStats& n,
+                                                       std::uint64_t running) {
+            // Completed, not started: what the programs handed out less the operations the
+            // ranks are still inside (a collective app's 256 operations were "100.0%" from
+            // the first line, all of them started at once).
+            const mpi::ProgramProgress p = multi.progress();
+            hooks.progress(RunProgress{events, now,
+                                       p.done - std::min<std::uint64_t>(p.done, running), p.total,
+                                       &n, work_unit});
+        };
+    }
+    if (spec.hardware_activity) {
+        options.link_activity = &out.link_activity;
+        options.disk_activity = &out.disk_activity;
+    }
+    out.result = simulate_naming_inputs(model, setup, *program, options);
+    return out;
+}
+
+RunReport make_report(const RunSpec& spec, const RunOutcome& outcome) {
+    RunReport report;
+    report.model = spec.model_path;
+    report.apps = spec.apps;
+    for (const auto& p : outcome.setup.programs)
+        report.app_line += (report.app_line.empty() ? "" : " + ") + p->describe();
+    report.ranks = outcome.setup.ranks;
+    report.placement = spec.placement;
+    report.network = spec.network;
+    report.loaded = &outcome.model;
+    report.result = &outcome.result;
+    for (const auto& p : outcome.setup.programs)
+        for (mpi::AppResult& x : p->summarize(outcome.result.simulated))
+            report.summary.push_back(std::move(x));
+    report.model_load_s = outcome.model_load_s;
+    return report;
+}
+
+}  // namespace clustersim::run
