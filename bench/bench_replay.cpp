@@ -16,16 +16,15 @@
 #include <fmt/format.h>
 
 #include "bench/bench_args.hpp"
+#include "run/execute.hpp"
 #include "run/model.hpp"
-#include "run/simulation.hpp"
 #include "simulator/memory.hpp"
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/model_xml.hpp"
 #include "traces/otf2.hpp"
-#include "traces/reader.hpp"
-#include "traces/replay.hpp"
 #include "traces/trace.hpp"
+#include "traces/trace_source.hpp"
 
 using namespace clustersim;
 
@@ -99,30 +98,33 @@ int bench_main(int argc, char** argv) {
             disk += e.file_size();
     }
 
-    // Read it back and replay it.
-    traces::ReadReport report;
-    const traces::Trace loaded =
-        format == "otf2" ? traces::load_trace(path, "otf2", {}, report) : traces::read_binary(path);
-    const auto t2 = std::chrono::steady_clock::now();
+    // Read it back and replay it, as `clustersim run --app trace:PATH` does (run::execute).
     topo::GenerateOptions o;
     o.kind = "star";
     o.nodes = n;
     if (network == "analytical") o.nic = topo::NicModel::Analytical;
-    run::Model t_model = run::parse_model(topo::generate_model_xml(o), "bench-replay.xml");
-    topo::Topology& t = t_model.topology;
-    mpi::choose_network(t_model, network == "analytical" ? "packet" : network);
-    const auto placement = mpi::place_ranks(t, n, mpi::PlacementKind::RoundRobin);
-    // The program is made inside the timed part: a large trace is copied onto huge pages
-    // there (traces/replay.hpp), which is part of what a replay costs.
-    const double cpu0 = process_cpu_seconds();
-    traces::TraceProgram program(loaded,
-                                 std::vector<std::uint64_t>(n, t.nodes[0].sockets[0].speed));
-    const auto res = mpi::simulate(t_model, placement, program);
+    run::RunSpec spec;
+    spec.model_path = "bench-replay.xml";
+    spec.model = run::parse_model(topo::generate_model_xml(o), spec.model_path);
+    spec.network = network == "analytical" ? "packet" : network;
+    spec.apps = {"trace:" + path};
+    spec.source.format = format == "otf2" ? "otf2" : "native-binary";
+    run::Sources sources;
+    traces::add_trace_sources(sources);
+    // The simulation's CPU time counts from the hook, once the trace is read and placed: the
+    // program made from it (a large trace is copied onto huge pages there, traces/replay.hpp,
+    // which is part of what a replay costs), what simulate() builds and frees around its event
+    // loop, and the loop.
+    double cpu0 = 0;
+    run::RunHooks hooks;
+    hooks.placed = [&cpu0](const run::RunSetup&) { cpu0 = process_cpu_seconds(); };
+    const run::RunOutcome outcome = run::execute(std::move(spec), sources, hooks);
     const double sim_cpu = process_cpu_seconds() - cpu0;
+    const mpi::SimulationResult& res = outcome.result;
     const auto t3 = std::chrono::steady_clock::now();
-    const double read_s = std::chrono::duration<double>(t2 - t1).count();
+    const double read_s = outcome.programs_load_s;
     const double replay_s = read_s + res.wall_seconds;
-    const std::uint64_t total = loaded.total_events();
+    const std::uint64_t total = trace.total_events();
 
     fmt::print(
         "replay of a synthetic ring trace: {} ranks x {} records, {} messages, {} network, {} "

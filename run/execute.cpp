@@ -86,22 +86,26 @@ std::vector<std::unique_ptr<LoadedProgram>> load_programs(const RunSpec& spec,
         if (std::find(used.begin(), used.end(), &s) == used.end()) used.push_back(&s);
         if (!s.brings_own_ranks()) ++counted;
     }
-    std::string unused;
-    for (const ProgramSource* s : sources.programs.all()) {
+    // "a trace: app brings its own ranks", one note per source whose options went unused.
+    std::string own;
+    for (const auto& [prefix, s] : sources.programs.all()) {
         s->check(options);
+        if (s->brings_own_ranks() && !prefix.empty())
+            own += fmt::format("{}{}", own.empty() ? "" : " or ", prefix);
         if (std::find(used.begin(), used.end(), s) != used.end()) continue;
+        std::string unused;
         for (const std::string& flag : s->flags_set(options))
             unused += fmt::format("{}{}", unused.empty() ? "" : ", ", flag);
+        if (!unused.empty())
+            note(hooks, fmt::format("clustersim: note: {} not used: no --app is a {} app\n", unused,
+                                    prefix.empty() ? "built-in" : prefix));
     }
-    if (!unused.empty())
-        note(hooks,
-             fmt::format("clustersim: note: {} not used: no --app is a trace: app\n", unused));
     if (spec.ranks.size() > counted)
         throw InputError(
             "--ranks", 0,
-            fmt::format("given {} time{} for {} built-in app{}; a trace: app brings its own ranks",
-                        spec.ranks.size(), spec.ranks.size() == 1 ? "" : "s", counted,
-                        counted == 1 ? "" : "s"));
+            fmt::format("given {} time{} for {} built-in app{}{}", spec.ranks.size(),
+                        spec.ranks.size() == 1 ? "" : "s", counted, counted == 1 ? "" : "s",
+                        own.empty() ? "" : fmt::format("; a {} app brings its own ranks", own)));
     std::vector<std::unique_ptr<LoadedProgram>> programs;
     std::size_t next = 0;  // the next --ranks value
     for (const auto& app : spec.apps) {
@@ -228,6 +232,7 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
     check_cores(spec, t, setup.ranks);
     setup.placement = mpi::place_ranks(t, setup.ranks, spec.placement);
     setup.unit = unit_of(setup.programs);
+    if (hooks.placed) hooks.placed(setup);
 
     // Each program runs with the speeds of the cores its ranks are placed on.
     mpi::MultiProgram multi;

@@ -58,6 +58,8 @@ struct RunProgress {
 struct RunSetup;
 
 struct RunHooks {
+    // Once the programs are read and placed, before they are bound to their cores' speeds.
+    std::function<void(const RunSetup& setup)> placed;
     // Once the programs are loaded and placed, before the run: may return another program to
     // run in place of `program` (a recorder wrapping it) and set `observer`. Null: unchanged.
     std::function<mpi::Program*(mpi::Program& program, const RunSetup& setup,

@@ -28,10 +28,10 @@ const ProgramSource& ProgramSources::source_for(std::string_view spec) const {
     return *default_;
 }
 
-std::vector<const ProgramSource*> ProgramSources::all() const {
-    std::vector<const ProgramSource*> out;
-    for (const auto& [prefix, source] : by_prefix_) out.push_back(source.get());
-    if (default_) out.push_back(default_.get());
+std::vector<std::pair<std::string_view, const ProgramSource*>> ProgramSources::all() const {
+    std::vector<std::pair<std::string_view, const ProgramSource*>> out;
+    for (const auto& [prefix, source] : by_prefix_) out.emplace_back(prefix, source.get());
+    if (default_) out.emplace_back("", default_.get());
     return out;
 }
 

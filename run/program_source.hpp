@@ -93,8 +93,8 @@ class ProgramSources {
     void set_default(std::unique_ptr<ProgramSource> source);
     // The source of `spec`; InputError naming --app if none claims it.
     const ProgramSource& source_for(std::string_view spec) const;
-    // Every registered source, the default last.
-    std::vector<const ProgramSource*> all() const;
+    // Every registered source with its prefix, the default last (prefix "").
+    std::vector<std::pair<std::string_view, const ProgramSource*>> all() const;
 
   private:
     std::vector<std::pair<std::string, std::unique_ptr<ProgramSource>>> by_prefix_;

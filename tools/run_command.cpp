@@ -149,11 +149,8 @@ int cmd_run(const RunFlags& f) {
                               : f.progress ? ProgressMode::Periodic
                                            : ProgressMode::Auto;
     if (mode != ProgressMode::Quiet) {
-        auto inner = std::move(hooks.wrap);
-        hooks.wrap = [&, inner](mpi::Program& program, const run::RunSetup& setup,
-                                mpi::OpObserver*& observer) -> mpi::Program* {
+        hooks.placed = [&](const run::RunSetup& setup) {
             progress.emplace(mode, progress_interval, ::isatty(2) != 0, std::cerr, setup.unit);
-            return inner ? inner(program, setup, observer) : nullptr;
         };
         hooks.progress = [&](const run::RunProgress& p) {
             progress->update(p.events, p.simulated, p.done, p.total,

@@ -1,7 +1,7 @@
 // The specs of `clustersim run`'s flags and what they build: the input is lines "KEY VALUE"
 // (KEY: app, ranks, network, algorithm, mpi, cpu, placement, model; app and algorithm may
-// repeat; other lines are ignored), read as run_command.cpp reads --app, --ranks,
-// --network, --algorithm, --mpi, --cpu and --placement, on one of four example models
+// repeat; other lines are ignored), given to run::execute as `clustersim run` gives --app,
+// --ranks, --network, --algorithm, --mpi, --cpu and --placement, on one of four example models
 // (model 0..3: star-16, fat-tree-16, torus-4x4, io-strided). What they accept is simulated
 // for at most 2^12 engine events (the first progress call stops it): the app's parameters,
 // the algorithms' segments and the network models' parameters reach the code that uses them.
@@ -11,15 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "collectives/apps.hpp"
-#include "collectives/placement.hpp"
 #include "fuzz_common.hpp"
-#include "iosys/file_system.hpp"
-#include "iosys/ior.hpp"
-#include "models/cpu.hpp"
+#include "run/execute.hpp"
 #include "run/model.hpp"
-#include "run/simulation.hpp"
-#include "traces/replay.hpp"
 
 namespace {
 struct Stop {};  // the event budget is spent
@@ -32,6 +26,11 @@ constexpr std::uint64_t kEvents = std::uint64_t{1} << 12;
 
 CLUSTERSIM_FUZZ_HARNESS(fuzz_run_spec) {
     using namespace clustersim;
+    static const run::Sources sources = [] {
+        run::Sources s;
+        run::add_app_source(s);
+        return s;
+    }();
     static const std::vector<run::Model> models = [] {
         std::vector<run::Model> m;
         for (const char* name :
@@ -69,45 +68,24 @@ CLUSTERSIM_FUZZ_HARNESS(fuzz_run_spec) {
     if (apps.empty() || apps.size() > 2 || placement.starts_with("map:")) return 0;
     fuzz::expect_clean([&] {
         try {
-            run::Model model = models[which];
-            mpi::SimulationOptions options;
-            if (!network.empty()) options.network = mpi::choose_network(model, network);
-            if (!cpu.empty()) options.cpu = cpu::cpu_models().select(cpu);
-            mpi::AppRegistry registry;
-            mpi::register_builtin_apps(registry);
-            io::register_io_apps(registry);
-            std::vector<std::unique_ptr<mpi::App>> built;
-            std::vector<std::uint32_t> sizes;
-            std::vector<io::FileDecl> files;
-            std::uint32_t all = 0;
-            for (const std::string& spec : apps) {
-                const std::uint32_t n =
-                    ranks != 0 ? static_cast<std::uint32_t>(ranks) : registry.min_ranks(spec);
-                // The example models have 16 cores (n first: all + n could wrap).
-                if (n > 16 || all + n > 16) return;
-                built.push_back(registry.create(spec, n));
-                if (const auto* io_app = dynamic_cast<const io::IoApp*>(built.back().get()))
-                    for (const auto& d : io_app->files()) files.push_back(d);
-                sizes.push_back(n);
-                all += n;
-            }
-            const auto where = mpi::place_ranks(model.topology, all, placement);
-            mpi::MultiProgram multi;
-            for (std::size_t i = 0; i < built.size(); ++i) {
-                built[i]->set_core_speeds(std::vector<std::uint64_t>(
-                    sizes[i], model.topology.nodes[where[0].node].sockets[where[0].socket].speed));
-                multi.add(*built[i], sizes[i]);
-            }
-            options.algorithm_overrides = algorithms;
-            options.mpi_profile = mpi_profile;
-            options.io = io::io_factory(model.io, std::move(files));
-            if (built.size() > 1) options.app_sizes = multi.sizes();
-            options.progress = [](std::uint64_t events, Time, const net::NetworkStats&,
-                                  std::uint64_t) {
-                if (events >= kEvents) throw Stop{};
+            // As `clustersim run` assembles it (run::execute), with the built-in apps; the
+            // cores bound the ranks (no --oversubscribe: at most 16 on these models).
+            run::RunSpec spec;
+            spec.model_path = "model";
+            spec.model = models[which];
+            spec.apps = apps;
+            if (ranks != 0) spec.ranks.assign(apps.size(), static_cast<std::uint32_t>(ranks));
+            spec.network = network;
+            spec.cpu = cpu;
+            spec.placement = placement;
+            spec.algorithms = algorithms;
+            spec.mpi = mpi_profile;
+            run::RunHooks hooks;
+            hooks.progress = [](const run::RunProgress& p) {
+                if (p.events >= kEvents) throw Stop{};
             };
-            options.progress_every = kEvents;
-            (void)mpi::simulate(model, where, multi, options);
+            hooks.progress_every = kEvents;
+            (void)run::execute(std::move(spec), sources, hooks);
         } catch (const Stop&) {
         } catch (const std::invalid_argument&) {
         }
