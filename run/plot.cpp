@@ -13,14 +13,14 @@
 
 #include "run/sweep.hpp"
 #include "simulator/error.hpp"
+#include "simulator/text.hpp"
 #include "simulator/units.hpp"
-#include "traces/svg.hpp"
 
 namespace clustersim::sweep {
 namespace {
 
 namespace fs = std::filesystem;
-using traces::svg_escape;
+using clustersim::xml_escape;
 
 enum class Kind { Number, Time, Size, Bandwidth, Category };
 
@@ -477,7 +477,7 @@ std::string plot(const PlotOptions& o) {
     svg += fmt::format(
         R"(<text x="{}" y="24" text-anchor="middle" font-size="16" font-weight="bold">{}</text>)"
         "\n",
-        num(width / 2), svg_escape(title));
+        num(width / 2), xml_escape(title));
     // Legend.
     svg += "<g class=\"legend\">\n";
     for (std::size_t i = 0; i < series_names.size(); ++i) {
@@ -487,7 +487,7 @@ std::string plot(const PlotOptions& o) {
             "\n",
             num(lx), num(ly), num(lx + 28), num(ly), kColors[i % 10], num(lx + 14), num(ly),
             kColors[i % 10], num(lx + 34), num(ly + 4),
-            svg_escape((i == 0 && !o.series.empty() ? pretty(o.series) + ": " : "") +
+            xml_escape((i == 0 && !o.series.empty() ? pretty(o.series) + ": " : "") +
                        series_names[i]));
     }
     svg += "</g>\n";
@@ -527,7 +527,7 @@ std::string plot(const PlotOptions& o) {
             svg += fmt::format(
                 R"(<text x="{}" y="{}" text-anchor="middle" font-weight="bold">{} = {}</text>)"
                 "\n",
-                num(ox + pw / 2), num(oy - 10), svg_escape(pretty(o.facet)), svg_escape(f));
+                num(ox + pw / 2), num(oy - 10), xml_escape(pretty(o.facet)), xml_escape(f));
         svg +=
             fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="black"/>)"
                         "\n",
@@ -541,21 +541,21 @@ std::string plot(const PlotOptions& o) {
                 R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#dddddd"/><line x1="{0}" y1="{2}" x2="{0}" y2="{3}" stroke="black"/><text x="{0}" y="{4}" text-anchor="middle">{5}</text>)"
                 "\n",
                 num(X(t)), num(oy), num(oy + ph), num(oy + ph + 5), num(oy + ph + 18),
-                svg_escape(lab));
+                xml_escape(lab));
         }
         for (double t : ya.ticks)
             svg += fmt::format(
                 R"(<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="#dddddd"/><line x1="{3}" y1="{0}" x2="{1}" y2="{0}" stroke="black"/><text x="{4}" y="{5}" text-anchor="end">{6}</text>)"
                 "\n",
                 num(Y(t)), num(ox), num(ox + pw), num(ox - 5), num(ox - 8), num(Y(t) + 4),
-                svg_escape(y_human ? human(t * ys.factor, y_kind) : tick_text(t)));
+                xml_escape(y_human ? human(t * ys.factor, y_kind) : tick_text(t)));
         svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)"
                            "\n",
-                           num(ox + pw / 2), num(oy + ph + 40), svg_escape(x_label));
+                           num(ox + pw / 2), num(oy + ph + 40), xml_escape(x_label));
         svg += fmt::format(
             R"svg(<text x="{0}" y="{1}" text-anchor="middle" transform="rotate(-90 {0} {1})">{2}</text>)svg"
             "\n",
-            num(ox - 58), num(oy + ph / 2), svg_escape(y_label));
+            num(ox - 58), num(oy + ph / 2), xml_escape(y_label));
         for (std::size_t si = 0; si < series_names.size(); ++si) {
             auto it = cells[f].find(series_names[si]);
             if (it == cells[f].end()) continue;
@@ -576,12 +576,12 @@ std::string plot(const PlotOptions& o) {
                 marks += fmt::format(
                     R"(<circle cx="{}" cy="{}" r="3.5" fill="{}"><title>{}: {} = {}, {} = {}</title></circle>)"
                     "\n",
-                    num(px), num(py), kColors[si % 10], svg_escape(series_names[si]),
-                    svg_escape(pretty(o.x)),
-                    svg_escape(x_kind == Kind::Category ? x_categories[static_cast<std::size_t>(x)]
+                    num(px), num(py), kColors[si % 10], xml_escape(series_names[si]),
+                    xml_escape(pretty(o.x)),
+                    xml_escape(x_kind == Kind::Category ? x_categories[static_cast<std::size_t>(x)]
                                                         : x_text[x]),
-                    svg_escape(o.speedup ? "speed-up" : pretty(o.y)),
-                    svg_escape(o.speedup ? fmt::format("{:.3g}", m)
+                    xml_escape(o.speedup ? "speed-up" : pretty(o.y)),
+                    xml_escape(o.speedup ? fmt::format("{:.3g}", m)
                                          : human(m * ys.factor, y_kind)));
             }
             if (!pts.empty()) pts.pop_back();

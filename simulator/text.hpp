@@ -18,4 +18,38 @@ inline std::string with_commas(std::uint64_t v) {
     return s;
 }
 
+// XML text escaping (& < > " '); control characters other than tab and newline, which XML 1.0
+// does not allow, become spaces. For SVG figures (traces/svg.hpp, run/plot.cpp).
+inline std::string xml_escape(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&apos;";
+                break;
+            default:
+                // Control characters are not allowed in XML 1.0 (tab and newline are).
+                if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
+                    out += ' ';
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out;
+}
+
 }  // namespace clustersim

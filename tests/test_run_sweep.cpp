@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "run/engine.hpp"
+#include "run/sweep_engine.hpp"
 #include "run/sweep.hpp"
 #include "simulator/error.hpp"
 

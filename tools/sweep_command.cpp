@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "run/engine.hpp"
+#include "run/sweep_engine.hpp"
 #include "simulator/error.hpp"
 #include "tools/whole_number.hpp"
 

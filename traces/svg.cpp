@@ -186,38 +186,6 @@ std::string y_axis(const Axis& a, const Frame& f, const std::string& label) {
 
 }  // namespace
 
-std::string svg_escape(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&apos;";
-                break;
-            default:
-                // Control characters are not allowed in XML 1.0 (tab and newline are).
-                if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
-                    out += ' ';
-                } else {
-                    out += c;
-                }
-        }
-    }
-    return out;
-}
-
 // ---- Timelines (svg_timelines) ----
 
 namespace {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/text.hpp"
 #include "simulator/time.hpp"
 #include "traces/run_log.hpp"
 
@@ -53,7 +54,9 @@ std::string svg_timelines(const std::string& title,
 // The fill colour of a statistics kind in svg_timelines ("#rrggbb"; Compute "#c8c8c8").
 std::string timeline_color(int kind);
 
-// XML text escaping (& < > " ').
-std::string svg_escape(const std::string& text);
+// XML text escaping (& < > " '): simulator/text.hpp's.
+inline std::string svg_escape(const std::string& text) {
+    return xml_escape(text);
+}
 
 }  // namespace clustersim::traces

@@ -1,4 +1,4 @@
-#include "run/engine.hpp"
+#include "run/sweep_engine.hpp"
 #include "run/json_depth.hpp"
 
 #include <unistd.h>
