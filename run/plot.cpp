@@ -246,18 +246,16 @@ nlohmann::json field_of(const nlohmann::json& r, const std::string& name, std::s
     return nlohmann::json();
 }
 
-std::string plot(const PlotOptions& o) {
-    std::string path = o.results;
-    if (std::error_code ec; fs::is_directory(path, ec)) path += "/results.jsonl";
-    refuse_non_file(path);
+namespace {
+
+// The successful records of a results file (`failed`: how many points failed).
+std::vector<nlohmann::json> read_ok_records(const std::string& path, std::size_t& failed) {
     std::ifstream in(path);
     if (!in) throw InputError(path, 0, "cannot read the results file");
-    if (o.x.empty()) throw InputError("--x", 0, "expected a field name");
-    if (o.y.empty()) throw InputError("--y", 0, "expected a field name");
     std::vector<nlohmann::json> records;
     std::string line;
     int n = 0;
-    std::size_t failed = 0;
+    failed = 0;
     while (std::getline(in, line)) {
         ++n;
         if (line.empty()) continue;
@@ -278,13 +276,32 @@ std::string plot(const PlotOptions& o) {
         records.push_back(std::move(r));
     }
     if (records.empty()) throw InputError(path, 0, "no successful points to plot");
+    return records;
+}
 
-    // Collect (facet, series, x) -> y values; keep first-appearance order of each.
+// (facet, series, x) -> y values, with the first-appearance order of facets and series.
+struct Grid {
     std::vector<std::string> facets, series_names;
     std::map<std::string, std::map<std::string, std::map<double, Cell>>> cells;
     std::map<double, std::string> x_text;  // the value as first written (axes: "64KiB")
     std::vector<std::string> x_categories;
     Kind x_kind = Kind::Number, y_kind = Kind::Number;
+    // The text of x as the table and the tooltips show it.
+    std::string x_shown(double x) const {
+        return x_kind == Kind::Category ? x_categories[static_cast<std::size_t>(x)] : x_text.at(x);
+    }
+};
+
+// A field of the record that --series or --facet names, as text ("" when the flag is unset).
+std::string group_of(const nlohmann::json& r, const std::string& flag, const std::string& name) {
+    if (name.empty()) return {};
+    const nlohmann::json v = field_of(r, name);
+    if (v.is_null()) throw InputError(flag, 0, fmt::format("no field '{}' in the results", name));
+    return value_text(v);
+}
+
+Grid collect(const std::vector<nlohmann::json>& records, const PlotOptions& o) {
+    Grid g;
     // x is a category when any record's x is one ("8KiB" and "auto"): decided before any cell
     // is filled, so that every x is then an index into x_categories (a number placed before
     // the first category once indexed past its end).
@@ -310,51 +327,47 @@ std::string plot(const PlotOptions& o) {
         if (yq.kind == Kind::Category)
             throw InputError("--y", 0, fmt::format("'{}' is not a number ('{}')", o.y, yq.text));
         if (first) {
-            x_kind = xq.kind;
-            y_kind = yq.kind;
+            g.x_kind = xq.kind;
+            g.y_kind = yq.kind;
             first = false;
         }
         if (x_category) {
-            x_kind = Kind::Category;
-            auto it = std::find(x_categories.begin(), x_categories.end(), xq.text);
-            if (it == x_categories.end()) {
-                x_categories.push_back(xq.text);
-                it = x_categories.end() - 1;
+            g.x_kind = Kind::Category;
+            auto it = std::find(g.x_categories.begin(), g.x_categories.end(), xq.text);
+            if (it == g.x_categories.end()) {
+                g.x_categories.push_back(xq.text);
+                it = g.x_categories.end() - 1;
             }
-            xq.v = static_cast<double>(it - x_categories.begin());
+            xq.v = static_cast<double>(it - g.x_categories.begin());
         }
-        const std::string s =
-            o.series.empty() ? o.y
-                             : value_text(field_of(r, o.series).is_null() ? nlohmann::json("?")
-                                                                          : field_of(r, o.series));
-        const std::string f =
-            o.facet.empty() ? ""
-                            : value_text(field_of(r, o.facet).is_null() ? nlohmann::json("?")
-                                                                        : field_of(r, o.facet));
-        if (!o.series.empty() && field_of(r, o.series).is_null())
-            throw InputError("--series", 0, fmt::format("no field '{}' in the results", o.series));
-        if (!o.facet.empty() && field_of(r, o.facet).is_null())
-            throw InputError("--facet", 0, fmt::format("no field '{}' in the results", o.facet));
-        if (std::find(facets.begin(), facets.end(), f) == facets.end()) facets.push_back(f);
-        if (std::find(series_names.begin(), series_names.end(), s) == series_names.end())
-            series_names.push_back(s);
-        cells[f][s][xq.v].ys.push_back(yq.v);
-        x_text.emplace(xq.v, xq.text);
+        const std::string s = o.series.empty() ? o.y : group_of(r, "--series", o.series);
+        const std::string f = group_of(r, "--facet", o.facet);
+        if (std::find(g.facets.begin(), g.facets.end(), f) == g.facets.end()) g.facets.push_back(f);
+        if (std::find(g.series_names.begin(), g.series_names.end(), s) == g.series_names.end())
+            g.series_names.push_back(s);
+        g.cells[f][s][xq.v].ys.push_back(yq.v);
+        g.x_text.emplace(xq.v, xq.text);
     }
-    if (x_kind == Kind::Category && (o.log_x))
+    return g;
+}
+
+// --speedup turns each series into speed-ups over its smallest x; the log axes need positive
+// values.
+void transform_and_check(Grid& g, const PlotOptions& o) {
+    if (g.x_kind == Kind::Category && (o.log_x))
         throw InputError("--log-x", 0, fmt::format("'{}' has values that are not numbers", o.x));
     if (o.speedup) {
-        for (auto& [f, by_series] : cells)
+        for (auto& [f, by_series] : g.cells)
             for (auto& [s, by_x] : by_series) {
                 const double base = by_x.begin()->second.mean();
                 for (auto& [x, c] : by_x)
                     for (double& y : c.ys)
                         y = y > 0 ? base / y : std::numeric_limits<double>::quiet_NaN();
             }
-        y_kind = Kind::Number;
+        g.y_kind = Kind::Number;
     }
     if (o.log_y)
-        for (auto& [f, by_series] : cells)
+        for (auto& [f, by_series] : g.cells)
             for (auto& [s, by_x] : by_series)
                 for (auto& [x, c] : by_x)
                     for (double y : c.ys)
@@ -362,105 +375,215 @@ std::string plot(const PlotOptions& o) {
                             throw InputError("--log-y", 0,
                                              fmt::format("'{}' has a value {:g} <= 0", o.y, y));
     if (o.log_x)
-        for (auto& [f, by_series] : cells)
+        for (auto& [f, by_series] : g.cells)
             for (auto& [s, by_x] : by_series)
                 for (auto& [x, c] : by_x)
                     if (!(x > 0))
                         throw InputError("--log-x", 0,
                                          fmt::format("'{}' has a value {:g} <= 0", o.x, x));
+}
 
+// The axes' scales and the texts around the panels.
+struct Labels {
+    Scale xs, ys;
+    bool x_human = false, y_human = false;  // ticks labelled with their unit
+    std::string x_label, y_label, title;
+};
+
+Labels labels_of(const Grid& g, const PlotOptions& o) {
     double x_max = 0, y_max = 0;
-    for (auto& [f, by_series] : cells)
+    for (auto& [f, by_series] : g.cells)
         for (auto& [s, by_x] : by_series)
             for (auto& [x, c] : by_x) {
                 x_max = std::max(x_max, std::fabs(x));
                 for (double y : c.ys) y_max = std::max(y_max, std::fabs(y));
             }
-    const Scale xs = x_kind == Kind::Category ? Scale{} : scale_for(x_kind, x_max);
-    const Scale ys = scale_for(y_kind, y_max);
+    Labels l;
+    l.xs = g.x_kind == Kind::Category ? Scale{} : scale_for(g.x_kind, x_max);
+    l.ys = scale_for(g.y_kind, y_max);
     // Log axes of quantities label each tick with its unit ("1 KiB", "64 KiB", "1 MiB");
     // linear ones put the unit in the axis label.
-    const bool x_human = o.log_x && x_kind != Kind::Number && x_kind != Kind::Category;
-    const bool y_human = o.log_y && !o.speedup && y_kind != Kind::Number;
-    const std::string x_label = x_human ? pretty(o.x) : label_of(o.x, xs);
-    const std::string y_label =
-        o.speedup ? fmt::format("speed-up of {} (over the smallest {})", pretty(o.y), pretty(o.x))
-        : y_human ? pretty(o.y)
-                  : label_of(o.y, ys);
-    const std::string title =
-        !o.title.empty()
-            ? o.title
-            : fmt::format("{} vs {}{}{}", pretty(o.speedup ? "speed-up" : o.y), pretty(o.x),
-                          o.series.empty() ? "" : " by " + pretty(o.series),
-                          o.facet.empty() ? "" : ", per " + pretty(o.facet));
+    l.x_human = o.log_x && g.x_kind != Kind::Number && g.x_kind != Kind::Category;
+    l.y_human = o.log_y && !o.speedup && g.y_kind != Kind::Number;
+    l.x_label = l.x_human ? pretty(o.x) : label_of(o.x, l.xs);
+    l.y_label = o.speedup
+                    ? fmt::format("speed-up of {} (over the smallest {})", pretty(o.y), pretty(o.x))
+                : l.y_human ? pretty(o.y)
+                            : label_of(o.y, l.ys);
+    l.title = !o.title.empty()
+                  ? o.title
+                  : fmt::format("{} vs {}{}{}", pretty(o.speedup ? "speed-up" : o.y), pretty(o.x),
+                                o.series.empty() ? "" : " by " + pretty(o.series),
+                                o.facet.empty() ? "" : ", per " + pretty(o.facet));
+    return l;
+}
 
-    // The table: the best series at each (facet, x).
+// The table: the best series at each (facet, x).
+std::string best_table(const Grid& g, const PlotOptions& o, std::size_t failed) {
     std::string table;
-    {
-        const std::string yh = o.speedup ? "speed-up" : pretty(o.y);
-        table += fmt::format("| {}{} | best {} | {} | runner-up | its {} | margin |\n",
-                             o.facet.empty() ? "" : pretty(o.facet) + " | ", pretty(o.x),
-                             o.series.empty() ? "series" : pretty(o.series), yh, yh);
-        table += o.facet.empty() ? "| ---: | --- | ---: | --- | ---: | ---: |\n"
-                                 : "| ---: | ---: | --- | ---: | --- | ---: | ---: |\n";
-        for (const auto& f : facets) {
-            std::set<double> xs_here;
-            for (const auto& [s, by_x] : cells[f])
-                for (const auto& [x, c] : by_x) xs_here.insert(x);
-            for (double x : xs_here) {
-                std::vector<std::pair<double, std::string>> ranked;
-                for (const auto& s : series_names) {
-                    auto it = cells[f].find(s);
-                    if (it == cells[f].end()) continue;
-                    auto jt = it->second.find(x);
-                    if (jt == it->second.end() || !std::isfinite(jt->second.mean())) continue;
-                    ranked.emplace_back(jt->second.mean(), s);
-                }
-                if (ranked.empty()) continue;
-                std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& a, const auto& b) {
-                    return o.maximize ? a.first > b.first : a.first < b.first;
-                });
-                const std::string xt = x_kind == Kind::Category
-                                           ? x_categories[static_cast<std::size_t>(x)]
-                                           : x_text[x];
-                auto yt = [&](double y) {
-                    return o.speedup ? fmt::format("{:.3g}x", y) : human(y, y_kind);
-                };
-                std::string row = "| " + (o.facet.empty() ? "" : f + " | ") + xt + " | " +
-                                  ranked[0].second + " | " + yt(ranked[0].first) + " | ";
-                if (ranked.size() > 1) {
-                    const double margin = o.maximize ? ranked[0].first / ranked[1].first - 1
-                                                     : ranked[1].first / ranked[0].first - 1;
-                    row += fmt::format("{} | {} | {:.1f} % |", ranked[1].second,
-                                       yt(ranked[1].first), 100 * margin);
-                } else {
-                    row += "– | – | – |";
-                }
-                table += row + "\n";
+    const std::string yh = o.speedup ? "speed-up" : pretty(o.y);
+    table += fmt::format("| {}{} | best {} | {} | runner-up | its {} | margin |\n",
+                         o.facet.empty() ? "" : pretty(o.facet) + " | ", pretty(o.x),
+                         o.series.empty() ? "series" : pretty(o.series), yh, yh);
+    table += o.facet.empty() ? "| ---: | --- | ---: | --- | ---: | ---: |\n"
+                             : "| ---: | ---: | --- | ---: | --- | ---: | ---: |\n";
+    auto yt = [&](double y) { return o.speedup ? fmt::format("{:.3g}x", y) : human(y, g.y_kind); };
+    for (const auto& f : g.facets) {
+        const auto& by_series = g.cells.at(f);
+        std::set<double> xs_here;
+        for (const auto& [s, by_x] : by_series)
+            for (const auto& [x, c] : by_x) xs_here.insert(x);
+        for (double x : xs_here) {
+            std::vector<std::pair<double, std::string>> ranked;
+            for (const auto& s : g.series_names) {
+                auto it = by_series.find(s);
+                if (it == by_series.end()) continue;
+                auto jt = it->second.find(x);
+                if (jt == it->second.end() || !std::isfinite(jt->second.mean())) continue;
+                ranked.emplace_back(jt->second.mean(), s);
             }
+            if (ranked.empty()) continue;
+            std::stable_sort(ranked.begin(), ranked.end(), [&](const auto& a, const auto& b) {
+                return o.maximize ? a.first > b.first : a.first < b.first;
+            });
+            std::string row = "| " + (o.facet.empty() ? "" : f + " | ") + g.x_shown(x) + " | " +
+                              ranked[0].second + " | " + yt(ranked[0].first) + " | ";
+            if (ranked.size() > 1) {
+                const double margin = o.maximize ? ranked[0].first / ranked[1].first - 1
+                                                 : ranked[1].first / ranked[0].first - 1;
+                row += fmt::format("{} | {} | {:.1f} % |", ranked[1].second, yt(ranked[1].first),
+                                   100 * margin);
+            } else {
+                row += "– | – | – |";
+            }
+            table += row + "\n";
         }
-        if (failed > 0) table += fmt::format("\n({} failed points left out)\n", failed);
     }
-    if (!o.table.empty()) {
-        std::ofstream t(o.table);
-        if (!t) throw InputError(o.table, 0, "cannot write the table");
-        t << table;
-    }
-    if (o.svg.empty()) return table;
+    if (failed > 0) table += fmt::format("\n({} failed points left out)\n", failed);
+    return table;
+}
 
-    // The figure: panels in a grid of up to 3 columns.
-    const double pw = 380, ph = 260, ml = 78, mr = 20, mt = 34, mb = 56;
-    const std::size_t cols = std::min<std::size_t>(3, facets.size());
-    const std::size_t rows = (facets.size() + cols - 1) / cols;
+// The figure's geometry: panels of pw x ph with margins left, right, top and bottom.
+constexpr double pw = 380, ph = 260, ml = 78, mr = 20, mt = 34, mb = 56;
+
+// One panel's axes, from the values of its facet.
+std::pair<PlotAxis, PlotAxis> axes_of(const Grid& g, const Labels& l, const PlotOptions& o,
+                                      const std::string& f) {
+    double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+    for (const auto& [s, by_x] : g.cells.at(f))
+        for (const auto& [x, c] : by_x) {
+            xlo = std::min(xlo, x / l.xs.factor);
+            xhi = std::max(xhi, x / l.xs.factor);
+            for (double y : c.ys)
+                if (std::isfinite(y)) {
+                    ylo = std::min(ylo, y / l.ys.factor);
+                    yhi = std::max(yhi, y / l.ys.factor);
+                }
+        }
+    if (!std::isfinite(ylo)) ylo = 0, yhi = 1;
+    PlotAxis xa, ya;
+    if (g.x_kind == Kind::Category) {
+        xa.lo = -0.5;
+        xa.hi = static_cast<double>(g.x_categories.size()) - 0.5;
+        for (std::size_t i = 0; i < g.x_categories.size(); ++i)
+            xa.ticks.push_back(static_cast<double>(i));
+    } else {
+        xa = o.log_x ? log_axis(xlo, xhi,
+                                g.x_kind == Kind::Size ||
+                                    (g.x_kind == Kind::Number && xhi / xlo <= 1024))
+                     : linear_axis(xlo, xhi, false);
+    }
+    ya = o.log_y ? log_axis(ylo, yhi, false) : linear_axis(ylo, yhi, true);
+    return {xa, ya};
+}
+
+// The panel of facet `f` with its top-left corner of the plot area at (ox, oy).
+std::string panel(const Grid& g, const Labels& l, const PlotOptions& o, const std::string& f,
+                  double ox, double oy) {
+    const auto [xa, ya] = axes_of(g, l, o, f);
+    auto X = [&](double v) { return ox + pw * xa.pos(v); };
+    auto Y = [&](double v) { return oy + ph * (1 - ya.pos(v)); };
+    std::string svg = fmt::format("<g class=\"panel\">\n");
+    if (!o.facet.empty())
+        svg += fmt::format(
+            R"(<text x="{}" y="{}" text-anchor="middle" font-weight="bold">{} = {}</text>)"
+            "\n",
+            num(ox + pw / 2), num(oy - 10), xml_escape(pretty(o.facet)), xml_escape(f));
+    svg += fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="black"/>)"
+                       "\n",
+                       num(ox), num(oy), num(pw), num(ph));
+    for (std::size_t i = 0; i < xa.ticks.size(); ++i) {
+        const double t = xa.ticks[i];
+        const std::string lab = g.x_kind == Kind::Category ? g.x_categories[i]
+                                : l.x_human                ? human(t * l.xs.factor, g.x_kind)
+                                                           : tick_text(t);
+        svg += fmt::format(
+            R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#dddddd"/><line x1="{0}" y1="{2}" x2="{0}" y2="{3}" stroke="black"/><text x="{0}" y="{4}" text-anchor="middle">{5}</text>)"
+            "\n",
+            num(X(t)), num(oy), num(oy + ph), num(oy + ph + 5), num(oy + ph + 18), xml_escape(lab));
+    }
+    for (double t : ya.ticks)
+        svg += fmt::format(
+            R"(<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="#dddddd"/><line x1="{3}" y1="{0}" x2="{1}" y2="{0}" stroke="black"/><text x="{4}" y="{5}" text-anchor="end">{6}</text>)"
+            "\n",
+            num(Y(t)), num(ox), num(ox + pw), num(ox - 5), num(ox - 8), num(Y(t) + 4),
+            xml_escape(l.y_human ? human(t * l.ys.factor, g.y_kind) : tick_text(t)));
+    svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)"
+                       "\n",
+                       num(ox + pw / 2), num(oy + ph + 40), xml_escape(l.x_label));
+    svg += fmt::format(
+        R"svg(<text x="{0}" y="{1}" text-anchor="middle" transform="rotate(-90 {0} {1})">{2}</text>)svg"
+        "\n",
+        num(ox - 58), num(oy + ph / 2), xml_escape(l.y_label));
+    const auto& by_series = g.cells.at(f);
+    for (std::size_t si = 0; si < g.series_names.size(); ++si) {
+        auto it = by_series.find(g.series_names[si]);
+        if (it == by_series.end()) continue;
+        std::string pts;
+        std::string marks;
+        for (const auto& [x, c] : it->second) {
+            const double m = c.mean() / l.ys.factor;
+            if (!std::isfinite(m)) continue;
+            const double px = X(x / l.xs.factor), py = Y(m);
+            pts += num(px) + "," + num(py) + " ";
+            const auto [lo, hi] = std::minmax_element(c.ys.begin(), c.ys.end());
+            if (*hi > *lo)  // repetitions (seeds): their range
+                marks += fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}"/>)"
+                                     "\n",
+                                     num(px), num(Y(*lo / l.ys.factor)), num(Y(*hi / l.ys.factor)),
+                                     kColors[si % 10]);
+            marks += fmt::format(
+                R"(<circle cx="{}" cy="{}" r="3.5" fill="{}"><title>{}: {} = {}, {} = {}</title></circle>)"
+                "\n",
+                num(px), num(py), kColors[si % 10], xml_escape(g.series_names[si]),
+                xml_escape(pretty(o.x)), xml_escape(g.x_shown(x)),
+                xml_escape(o.speedup ? "speed-up" : pretty(o.y)),
+                xml_escape(o.speedup ? fmt::format("{:.3g}", m)
+                                     : human(m * l.ys.factor, g.y_kind)));
+        }
+        if (!pts.empty()) pts.pop_back();
+        svg += fmt::format(R"(<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>)"
+                           "\n",
+                           kColors[si % 10], pts);
+        svg += marks;
+    }
+    svg += "</g>\n";
+    return svg;
+}
+
+// The figure: the title, the legend, and the panels in a grid of up to 3 columns.
+std::string figure(const Grid& g, const Labels& l, const PlotOptions& o) {
+    const std::size_t cols = std::min<std::size_t>(3, g.facets.size());
+    const std::size_t rows = (g.facets.size() + cols - 1) / cols;
     const double width0 = static_cast<double>(cols) * (ml + pw + mr) + 10;
     // Legend entries flow left to right and wrap (about 7 px per character).
     std::vector<std::pair<double, double>> legend_at;
     {
         double lx = 20, ly = 44;
         const std::string prefix = o.series.empty() ? "" : pretty(o.series) + ": ";
-        for (std::size_t i = 0; i < series_names.size(); ++i) {
+        for (std::size_t i = 0; i < g.series_names.size(); ++i) {
             const double w = 48 + 7.0 * static_cast<double>((i == 0 ? prefix : "").size() +
-                                                            series_names[i].size());
+                                                            g.series_names[i].size());
             if (lx + w > width0 - 10 && lx > 20) lx = 20, ly += 22;
             legend_at.emplace_back(lx, ly);
             lx += w;
@@ -477,10 +600,9 @@ std::string plot(const PlotOptions& o) {
     svg += fmt::format(
         R"(<text x="{}" y="24" text-anchor="middle" font-size="16" font-weight="bold">{}</text>)"
         "\n",
-        num(width / 2), xml_escape(title));
-    // Legend.
+        num(width / 2), xml_escape(l.title));
     svg += "<g class=\"legend\">\n";
-    for (std::size_t i = 0; i < series_names.size(); ++i) {
+    for (std::size_t i = 0; i < g.series_names.size(); ++i) {
         const auto [lx, ly] = legend_at[i];
         svg += fmt::format(
             R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="2"/><circle cx="{}" cy="{}" r="3.5" fill="{}"/><text x="{}" y="{}">{}</text>)"
@@ -488,111 +610,42 @@ std::string plot(const PlotOptions& o) {
             num(lx), num(ly), num(lx + 28), num(ly), kColors[i % 10], num(lx + 14), num(ly),
             kColors[i % 10], num(lx + 34), num(ly + 4),
             xml_escape((i == 0 && !o.series.empty() ? pretty(o.series) + ": " : "") +
-                       series_names[i]));
+                       g.series_names[i]));
     }
     svg += "</g>\n";
-    for (std::size_t fi = 0; fi < facets.size(); ++fi) {
-        const std::string& f = facets[fi];
-        const double ox = 10 + static_cast<double>(fi % cols) * (ml + pw + mr) + ml;
-        const double oy = top + static_cast<double>(fi / cols) * (mt + ph + mb) + mt;
-        double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
-        for (const auto& [s, by_x] : cells[f])
-            for (const auto& [x, c] : by_x) {
-                xlo = std::min(xlo, x / xs.factor);
-                xhi = std::max(xhi, x / xs.factor);
-                for (double y : c.ys)
-                    if (std::isfinite(y)) {
-                        ylo = std::min(ylo, y / ys.factor);
-                        yhi = std::max(yhi, y / ys.factor);
-                    }
-            }
-        if (!std::isfinite(ylo)) ylo = 0, yhi = 1;
-        PlotAxis xa, ya;
-        if (x_kind == Kind::Category) {
-            xa.lo = -0.5;
-            xa.hi = static_cast<double>(x_categories.size()) - 0.5;
-            for (std::size_t i = 0; i < x_categories.size(); ++i)
-                xa.ticks.push_back(static_cast<double>(i));
-        } else {
-            xa = o.log_x ? log_axis(xlo, xhi,
-                                    x_kind == Kind::Size ||
-                                        (x_kind == Kind::Number && xhi / xlo <= 1024))
-                         : linear_axis(xlo, xhi, false);
-        }
-        ya = o.log_y ? log_axis(ylo, yhi, false) : linear_axis(ylo, yhi, true);
-        auto X = [&](double v) { return ox + pw * xa.pos(v); };
-        auto Y = [&](double v) { return oy + ph * (1 - ya.pos(v)); };
-        svg += fmt::format("<g class=\"panel\">\n");
-        if (!o.facet.empty())
-            svg += fmt::format(
-                R"(<text x="{}" y="{}" text-anchor="middle" font-weight="bold">{} = {}</text>)"
-                "\n",
-                num(ox + pw / 2), num(oy - 10), xml_escape(pretty(o.facet)), xml_escape(f));
+    for (std::size_t fi = 0; fi < g.facets.size(); ++fi)
         svg +=
-            fmt::format(R"(<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="black"/>)"
-                        "\n",
-                        num(ox), num(oy), num(pw), num(ph));
-        for (std::size_t i = 0; i < xa.ticks.size(); ++i) {
-            const double t = xa.ticks[i];
-            const std::string lab = x_kind == Kind::Category ? x_categories[i]
-                                    : x_human                ? human(t * xs.factor, x_kind)
-                                                             : tick_text(t);
-            svg += fmt::format(
-                R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#dddddd"/><line x1="{0}" y1="{2}" x2="{0}" y2="{3}" stroke="black"/><text x="{0}" y="{4}" text-anchor="middle">{5}</text>)"
-                "\n",
-                num(X(t)), num(oy), num(oy + ph), num(oy + ph + 5), num(oy + ph + 18),
-                xml_escape(lab));
-        }
-        for (double t : ya.ticks)
-            svg += fmt::format(
-                R"(<line x1="{1}" y1="{0}" x2="{2}" y2="{0}" stroke="#dddddd"/><line x1="{3}" y1="{0}" x2="{1}" y2="{0}" stroke="black"/><text x="{4}" y="{5}" text-anchor="end">{6}</text>)"
-                "\n",
-                num(Y(t)), num(ox), num(ox + pw), num(ox - 5), num(ox - 8), num(Y(t) + 4),
-                xml_escape(y_human ? human(t * ys.factor, y_kind) : tick_text(t)));
-        svg += fmt::format(R"(<text x="{}" y="{}" text-anchor="middle">{}</text>)"
-                           "\n",
-                           num(ox + pw / 2), num(oy + ph + 40), xml_escape(x_label));
-        svg += fmt::format(
-            R"svg(<text x="{0}" y="{1}" text-anchor="middle" transform="rotate(-90 {0} {1})">{2}</text>)svg"
-            "\n",
-            num(ox - 58), num(oy + ph / 2), xml_escape(y_label));
-        for (std::size_t si = 0; si < series_names.size(); ++si) {
-            auto it = cells[f].find(series_names[si]);
-            if (it == cells[f].end()) continue;
-            std::string pts;
-            std::string marks;
-            for (const auto& [x, c] : it->second) {
-                const double m = c.mean() / ys.factor;
-                if (!std::isfinite(m)) continue;
-                const double px = X(x / xs.factor), py = Y(m);
-                pts += num(px) + "," + num(py) + " ";
-                const auto [lo, hi] = std::minmax_element(c.ys.begin(), c.ys.end());
-                if (*hi > *lo)  // repetitions (seeds): their range
-                    marks +=
-                        fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}"/>)"
-                                    "\n",
-                                    num(px), num(Y(*lo / ys.factor)), num(Y(*hi / ys.factor)),
-                                    kColors[si % 10]);
-                marks += fmt::format(
-                    R"(<circle cx="{}" cy="{}" r="3.5" fill="{}"><title>{}: {} = {}, {} = {}</title></circle>)"
-                    "\n",
-                    num(px), num(py), kColors[si % 10], xml_escape(series_names[si]),
-                    xml_escape(pretty(o.x)),
-                    xml_escape(x_kind == Kind::Category ? x_categories[static_cast<std::size_t>(x)]
-                                                        : x_text[x]),
-                    xml_escape(o.speedup ? "speed-up" : pretty(o.y)),
-                    xml_escape(o.speedup ? fmt::format("{:.3g}", m)
-                                         : human(m * ys.factor, y_kind)));
-            }
-            if (!pts.empty()) pts.pop_back();
-            svg += fmt::format(R"(<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>)"
-                               "\n",
-                               kColors[si % 10], pts);
-            svg += marks;
-        }
-        svg += "</g>\n";
-    }
+            panel(g, l, o, g.facets[fi], 10 + static_cast<double>(fi % cols) * (ml + pw + mr) + ml,
+                  top + static_cast<double>(fi / cols) * (mt + ph + mb) + mt);
     svg += "</svg>\n";
+    return svg;
+}
+
+}  // namespace
+
+std::string plot(const PlotOptions& o) {
+    std::string path = o.results;
+    if (std::error_code ec; fs::is_directory(path, ec)) path += "/results.jsonl";
+    refuse_non_file(path);
+    {
+        std::ifstream in(path);
+        if (!in) throw InputError(path, 0, "cannot read the results file");
+    }
+    if (o.x.empty()) throw InputError("--x", 0, "expected a field name");
+    if (o.y.empty()) throw InputError("--y", 0, "expected a field name");
+    std::size_t failed = 0;
+    const std::vector<nlohmann::json> records = read_ok_records(path, failed);
+    Grid grid = collect(records, o);
+    transform_and_check(grid, o);
+    const Labels labels = labels_of(grid, o);
+    const std::string table = best_table(grid, o, failed);
+    if (!o.table.empty()) {
+        std::ofstream t(o.table);
+        if (!t) throw InputError(o.table, 0, "cannot write the table");
+        t << table;
+    }
+    if (o.svg.empty()) return table;
+    const std::string svg = figure(grid, labels, o);
     std::ofstream out(o.svg);
     out << svg;
     if (!out) throw InputError(o.svg, 0, "cannot write the figure");
