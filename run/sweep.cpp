@@ -211,8 +211,10 @@ SweepSpec load_sweep(const std::string& path) {
     return parse_sweep(ss.str(), path);
 }
 
-SweepSpec parse_sweep(const std::string& text, const std::string& path) {
-    const Ctx c{text, path};
+namespace {
+
+// The document, or an InputError at the line of its first syntax error.
+ojson parse_document(const std::string& text, const std::string& path) {
     ojson doc;
     if (clustersim::run::json_too_deep(text))
         throw InputError(path, 1, clustersim::run::json_depth_message());
@@ -232,19 +234,11 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
         if (auto p = msg.find("] "); p != std::string::npos) msg = msg.substr(p + 2);
         throw InputError(path, 0, "not valid JSON: " + msg);
     }
-    if (!doc.is_object()) c.fail({}, "expected a JSON object with \"base\" and \"axes\"");
-    SweepSpec s;
-    s.file = path;
-    s.dir = fs::absolute(fs::path(path)).parent_path().string();
-    s.name = fs::path(path).stem().string();
-    for (const auto& [key, v] : doc.items())
-        if (key != "base" && key != "axes" && key != "zip" && key != "limits" &&
-            key != "description" && key != "plots")
-            c.fail({key}, fmt::format("unknown key '{}'; expected base, axes, zip, limits, plots "
-                                      "or description",
-                                      key));
+    return doc;
+}
 
-    // The base run.
+// "base": the model (a file or a generator), the apps and traces, and the run's flags.
+void parse_base(const Ctx& c, const ojson& doc, SweepSpec& s) {
     const ojson base = doc.value("base", ojson::object());
     if (!base.is_object()) c.fail({"base"}, "base: expected an object");
     for (const auto& [key, v] : base.items()) {
@@ -304,8 +298,11 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
     }
     if (!s.model.empty() && !s.generate_kind.empty())
         c.fail({"base", "generate"}, "base: give either model or generate, not both");
+}
 
-    // Axes.
+// "axes": each axis's values; a generator axis needs a generated base model.
+void parse_axes(const Ctx& c, const ojson& doc, SweepSpec& s) {
+    const std::string& text = c.text;
     const ojson axes = doc.value("axes", ojson::object());
     if (!axes.is_object()) c.fail({"axes"}, "axes: expected an object of name: [values]");
     std::set<std::string> app_params;
@@ -349,18 +346,11 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
             c.fail(k, fmt::format("axes: app parameter '{}' given twice", a.param));
         s.axes.push_back(std::move(a));
     }
-    bool has_model = !s.model.empty() || !s.generate_kind.empty();
-    bool has_app = !s.apps.empty();
-    for (const auto& a : s.axes) {
-        has_model = has_model || a.kind == AxisKind::Model;
-        has_app = has_app || a.kind == AxisKind::App || a.kind == AxisKind::Trace;
-    }
-    if (!has_model)
-        c.fail({"base"}, "base: needs a model (base.model, base.generate or axes.model)");
-    if (!has_app)
-        c.fail({"base"}, "base: needs an app (base.app, base.trace, or an app or trace axis)");
+}
 
-    // Zip groups: listed axes advance together; every other axis is a group of its own.
+// Zip groups: listed axes advance together; every other axis is a group of its own. The
+// groups are ordered by their first axis in file order; at most 200,000 points.
+void parse_zip(const Ctx& c, const ojson& doc, SweepSpec& s) {
     std::vector<int> group_of(s.axes.size(), -1);
     if (doc.contains("zip")) {
         const ojson& zip = doc["zip"];
@@ -409,7 +399,10 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
         c.fail({"axes"},
                fmt::format("axes: {:g} points; at most 200,000 per sweep (split it into several)",
                            total));
+}
 
+// "limits": wall_time and memory of one point.
+void parse_limits(const Ctx& c, const ojson& doc, SweepSpec& s) {
     if (doc.contains("limits")) {
         const ojson& l = doc["limits"];
         if (!l.is_object())
@@ -431,6 +424,10 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
             }
         }
     }
+}
+
+// "plots": the figures `sweep` draws once every point has run.
+void parse_plots(const Ctx& c, const ojson& doc, SweepSpec& s) {
     if (doc.contains("plots")) {
         const ojson& plots = doc["plots"];
         if (!plots.is_array())
@@ -459,6 +456,41 @@ SweepSpec parse_sweep(const std::string& text, const std::string& path) {
             s.plots.push_back(nlohmann::json::parse(pl.dump()));
         }
     }
+}
+
+}  // namespace
+
+SweepSpec parse_sweep(const std::string& text, const std::string& path) {
+    const Ctx c{text, path};
+    const ojson doc = parse_document(text, path);
+    if (!doc.is_object()) c.fail({}, "expected a JSON object with \"base\" and \"axes\"");
+    SweepSpec s;
+    s.file = path;
+    s.dir = fs::absolute(fs::path(path)).parent_path().string();
+    s.name = fs::path(path).stem().string();
+    for (const auto& [key, v] : doc.items())
+        if (key != "base" && key != "axes" && key != "zip" && key != "limits" &&
+            key != "description" && key != "plots")
+            c.fail({key}, fmt::format("unknown key '{}'; expected base, axes, zip, limits, plots "
+                                      "or description",
+                                      key));
+
+    parse_base(c, doc, s);
+    parse_axes(c, doc, s);
+    bool has_model = !s.model.empty() || !s.generate_kind.empty();
+    bool has_app = !s.apps.empty();
+    for (const auto& a : s.axes) {
+        has_model = has_model || a.kind == AxisKind::Model;
+        has_app = has_app || a.kind == AxisKind::App || a.kind == AxisKind::Trace;
+    }
+    if (!has_model)
+        c.fail({"base"}, "base: needs a model (base.model, base.generate or axes.model)");
+    if (!has_app)
+        c.fail({"base"}, "base: needs an app (base.app, base.trace, or an app or trace axis)");
+
+    parse_zip(c, doc, s);
+    parse_limits(c, doc, s);
+    parse_plots(c, doc, s);
     return s;
 }
 
