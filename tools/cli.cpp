@@ -500,20 +500,9 @@ std::string empty_value(const CLI::App& app) {
     return {};
 }
 
-int main(int argc, char** argv) {
-    CLI::App app{"clustersim: predict how MPI applications perform on a described cluster"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", version_line(), "print the version and git revision");
-    app.footer(
-        "Run 'clustersim list' for every app, algorithm, network model and trace format, "
-        "and 'clustersim COMMAND --help' for a command's flags.");
+namespace {
 
-    std::string validate_model;
-    auto* validate =
-        app.add_subcommand("validate", "Build a model and print what was built, or its errors");
-    validate->add_option("MODEL", validate_model, "cluster model XML file")->required();
-
-    GenerateFlags g;
+CLI::App* add_generate(CLI::App& app, GenerateFlags& g) {
     auto* generate =
         app.add_subcommand("generate", "Write a generated cluster model XML to stdout");
     generate->add_option("KIND", g.kind, "star, fat-tree, torus or dragonfly")
@@ -568,7 +557,10 @@ int main(int argc, char** argv) {
     generate->add_option("--global-bandwidth", g.global_bandwidth,
                          "dragonfly: bandwidth between groups (default: --link-bandwidth)");
 
-    RunFlags r;
+    return generate;
+}
+
+CLI::App* add_run(CLI::App& app, RunFlags& r) {
     auto* run =
         app.add_subcommand("run", "Simulate applications (built-in or traces) on a cluster model");
     run->add_option("MODEL", r.model, "cluster model XML file")->required();
@@ -648,7 +640,10 @@ int main(int argc, char** argv) {
                         names(c.apps), algs, names(c.networks), names(c.formats), names(c.caches)));
     }
 
-    ConvertFlags cv;
+    return run;
+}
+
+CLI::App* add_convert(CLI::App& app, ConvertFlags& cv) {
     auto* convert = app.add_subcommand(
         "convert", "Convert a trace to the native text or binary format, or OTF2");
     convert->add_option("INPUT", cv.input, "trace (any readable format)")->required();
@@ -662,7 +657,11 @@ int main(int argc, char** argv) {
                         "simgrid-ti, hdtrace, otf2, dumpi");
     convert->add_flag("--skip-unknown", cv.skip_unknown, "skip unsupported records");
 
-    MergeFlags mf;
+    return convert;
+}
+
+// `trace merge`: returns `merge`.
+CLI::App* add_trace_merge(CLI::App& app, MergeFlags& mf) {
     auto* trace = app.add_subcommand("trace", "Work with traces recorded by the MPI tracer");
     trace->require_subcommand(1);
     auto* merge = trace->add_subcommand(
@@ -677,7 +676,10 @@ int main(int argc, char** argv) {
                       "instructions/s of a core of the traced machine (e.g. 2.8G; from "
                       "clustersim-calibrate): stored in the trace for projection at replay");
 
-    ImportFlags im;
+    return merge;
+}
+
+CLI::App* add_import(CLI::App& app, ImportFlags& im) {
     auto* import = app.add_subcommand(
         "import",
         "Convert a PIOsimHD model or a SimGrid platform into a clustersim model (stdout)");
@@ -693,7 +695,10 @@ int main(int argc, char** argv) {
                        "piosimhd: sock = the ranks ran MPICH2's ch3:sock (TCP): each pair of "
                        "ranks connects on its first message, 2 round trips (traces/README.md)");
 
-    CompareFlags cf;
+    return import;
+}
+
+CLI::App* add_compare(CLI::App& app, CompareFlags& cf) {
     auto* compare = app.add_subcommand(
         "compare", "Compare a recorded run (trace with times) with a simulated one");
     compare->add_option("RECORDED", cf.recorded, "trace with recorded times")->required();
@@ -710,10 +715,10 @@ int main(int argc, char** argv) {
                         "FROM,TO: the excerpt compare_timeline.svg draws (e.g. 0s,50ms; "
                         "default: the whole run)");
 
-    JitterCommands jc;
-    add_jitter_commands(app, jc);
+    return compare;
+}
 
-    RecordFlags rec;
+CLI::App* add_record(CLI::App& app, RecordFlags& rec) {
     auto* record = app.add_subcommand(
         "record",
         "Run an MPI program with the tracer preloaded and merge its rank files into one trace: "
@@ -732,6 +737,117 @@ int main(int argc, char** argv) {
         ->required();
     record->positionals_at_end();
 
+    return record;
+}
+
+// The command line, for a generated file's first comment: from `generate` on, arguments that a
+// shell would split or expand quoted.
+std::string generate_command_line(int argc, char** argv) {
+    std::string command = "clustersim";
+    bool after = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (!after && a != "generate") continue;
+        after = true;
+        const bool plain = !a.empty() && a.find_first_not_of(
+                                             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
+                                             "TUVWXYZ0123456789-_.,:/=+@%") == std::string::npos;
+        command += " " + (plain ? a : "'" + a + "'");
+    }
+    return command;
+}
+
+// `clustersim help [COMMAND]`.
+int print_help(CLI::App& app, const std::vector<std::string>& help_topic) {
+    if (help_topic.empty()) {
+        std::cout << app.get_formatter()->make_help(&app, "clustersim", CLI::AppFormatMode::Normal);
+        return 0;
+    }
+    CLI::App* topic = nullptr;
+    std::vector<std::string> names;
+    for (CLI::App* s : app.get_subcommands({})) {
+        names.push_back(s->get_name());
+        if (s->get_name() == help_topic.front()) topic = s;
+    }
+    if (topic == nullptr) {
+        std::cerr << fmt::format(
+            "clustersim: error: help: unknown command '{}'{} (see "
+            "clustersim --help)\n",
+            help_topic.front(), did_you_mean(help_topic.front(), names));
+        return kBadInput;
+    }
+    std::cout << topic->help();
+    return 0;
+}
+
+// `clustersim completion SHELL`.
+int print_completion(CLI::App& app, const std::string& completion_shell) {
+    if (completion_shell != "bash") {
+        std::cerr << fmt::format("clustersim: error: completion: '{}': only bash is supported\n",
+                                 completion_shell);
+        return kBadInput;
+    }
+    std::cout << bash_completion(app);
+    return 0;
+}
+
+// Runs a command; its errors become one line on stderr and an exit code: 2 for bad input
+// (and for memory the input asked for), 1 for a bug.
+template <typename F>
+int guarded(F command) {
+    try {
+        return command();
+    } catch (const InputError& e) {
+        std::cerr << "clustersim: error: " << e.what() << "\n";
+        return kBadInput;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "clustersim: error: out of memory: the run needs more memory than this "
+                     "process may use (the machine's, or a limit such as ulimit -v)\n";
+        return kBadInput;
+    } catch (const std::filesystem::filesystem_error& e) {
+        // A path the system refuses (too long, a loop of links, no permission) where a
+        // reader asked std::filesystem about it: the path and the system's reason.
+        std::cerr << fmt::format("clustersim: error: {}: {}\n", e.path1().string(),
+                                 e.code().message());
+        return kBadInput;
+    } catch (const std::exception& e) {  // a bug, not the user's input: say so
+        std::cerr << "clustersim: internal error: " << e.what() << " (please report it)\n";
+        return 1;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"clustersim: predict how MPI applications perform on a described cluster"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", version_line(), "print the version and git revision");
+    app.footer(
+        "Run 'clustersim list' for every app, algorithm, network model and trace format, "
+        "and 'clustersim COMMAND --help' for a command's flags.");
+
+    std::string validate_model;
+    auto* validate =
+        app.add_subcommand("validate", "Build a model and print what was built, or its errors");
+    validate->add_option("MODEL", validate_model, "cluster model XML file")->required();
+
+    GenerateFlags g;
+    auto* generate = add_generate(app, g);
+    RunFlags r;
+    auto* run = add_run(app, r);
+    ConvertFlags cv;
+    auto* convert = add_convert(app, cv);
+    MergeFlags mf;
+    auto* merge = add_trace_merge(app, mf);
+    ImportFlags im;
+    auto* import = add_import(app, im);
+    CompareFlags cf;
+    auto* compare = add_compare(app, cf);
+    JitterCommands jc;
+    add_jitter_commands(app, jc);
+
+    RecordFlags rec;
+    auto* record = add_record(app, rec);
     std::vector<std::string> list_kinds;
     auto* list = app.add_subcommand(
         "list",
@@ -780,57 +896,15 @@ int main(int argc, char** argv) {
         std::cout << version_line() << "\n";
         return 0;
     }
-    if (*help) {
-        if (help_topic.empty()) {
-            std::cout << app.get_formatter()->make_help(&app, "clustersim",
-                                                        CLI::AppFormatMode::Normal);
-            return 0;
-        }
-        CLI::App* topic = nullptr;
-        std::vector<std::string> names;
-        for (CLI::App* s : app.get_subcommands({})) {
-            names.push_back(s->get_name());
-            if (s->get_name() == help_topic.front()) topic = s;
-        }
-        if (topic == nullptr) {
-            std::cerr << fmt::format(
-                "clustersim: error: help: unknown command '{}'{} (see "
-                "clustersim --help)\n",
-                help_topic.front(), did_you_mean(help_topic.front(), names));
-            return kBadInput;
-        }
-        std::cout << topic->help();
-        return 0;
-    }
-    if (*completion) {
-        if (completion_shell != "bash") {
-            std::cerr << fmt::format(
-                "clustersim: error: completion: '{}': only bash is supported\n", completion_shell);
-            return kBadInput;
-        }
-        std::cout << bash_completion(app);
-        return 0;
-    }
+    if (*help) return print_help(app, help_topic);
+    if (*completion) return print_completion(app, completion_shell);
 
-    try {
+    return guarded([&] {
         if (*validate) return cmd_validate(validate_model);
         if (*generate) {
             for (const CLI::Option* opt : generate->get_options())
                 if (opt->count() > 0) g.given.push_back(opt->get_name());
-            // The command line, for the generated file's first comment (arguments that a shell
-            // would split or expand quoted).
-            g.command = "clustersim";
-            bool after = false;
-            for (int i = 1; i < argc; ++i) {
-                const std::string a = argv[i];
-                if (!after && a != "generate") continue;
-                after = true;
-                const bool plain =
-                    !a.empty() && a.find_first_not_of(
-                                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRS"
-                                      "TUVWXYZ0123456789-_.,:/=+@%") == std::string::npos;
-                g.command += " " + (plain ? a : "'" + a + "'");
-            }
+            g.command = generate_command_line(argc, argv);
             return cmd_generate(g);
         }
         if (*run) return cmd_run(r);
@@ -842,24 +916,8 @@ int main(int argc, char** argv) {
         if (*list) return cmd_list(list_kinds);
         if (int code = 0; run_jitter_commands(jc, code)) return code;
         if (int code = 0; run_sweep_command(sw, code)) return code;
-    } catch (const InputError& e) {
-        std::cerr << "clustersim: error: " << e.what() << "\n";
-        return kBadInput;
-    } catch (const std::bad_alloc&) {
-        std::cerr << "clustersim: error: out of memory: the run needs more memory than this "
-                     "process may use (the machine's, or a limit such as ulimit -v)\n";
-        return kBadInput;
-    } catch (const std::filesystem::filesystem_error& e) {
-        // A path the system refuses (too long, a loop of links, no permission) where a
-        // reader asked std::filesystem about it: the path and the system's reason.
-        std::cerr << fmt::format("clustersim: error: {}: {}\n", e.path1().string(),
-                                 e.code().message());
-        return kBadInput;
-    } catch (const std::exception& e) {  // a bug, not the user's input: say so
-        std::cerr << "clustersim: internal error: " << e.what() << " (please report it)\n";
-        return 1;
-    }
-    return 0;
+        return 0;
+    });
 }
 
 }  // namespace clustersim::cli
