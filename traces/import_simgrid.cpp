@@ -177,6 +177,8 @@ void split_on(std::string_view s, char sep, std::vector<std::string>& out) {
 std::vector<std::int64_t> parse_radical(std::string_view text, bool& ok, bool& too_many,
                                         std::uint64_t max_hosts);
 
+struct ClusterSpec;
+
 class SimgridImporter {
   public:
     SimgridImporter(std::string path, std::uint64_t max_hosts)
@@ -232,6 +234,16 @@ class SimgridImporter {
     void link(pugi::xml_node n);
     void router(pugi::xml_node n);
     void cluster(pugi::xml_node n);
+    ClusterSpec read_cluster(pugi::xml_node n);
+    topo::XmlElement cluster_generator(pugi::xml_node n, const ClusterSpec& cl,
+                                       std::string_view kind, const std::string& node_prefix);
+    void register_cluster_hosts(pugi::xml_node n, const ClusterSpec& cl,
+                                const std::string& node_prefix);
+    void not_routable_router(const ClusterSpec& cl, const std::string& why);
+    bool fat_tree_cluster(pugi::xml_node n, const ClusterSpec& cl, std::string& star_reason);
+    bool torus_cluster(pugi::xml_node n, const ClusterSpec& cl, std::string& star_reason);
+    bool dragonfly_cluster(pugi::xml_node n, const ClusterSpec& cl, std::string& star_reason);
+    void flat_cluster(pugi::xml_node n, const ClusterSpec& cl, const std::string& star_reason);
     void config(pugi::xml_node n);
     void route(pugi::xml_node n, bool zone_route);
     void props(pugi::xml_node n, const std::string& owner);
@@ -981,279 +993,337 @@ bool parse_list(std::string_view text, std::vector<std::uint64_t>& out) {
     return true;
 }
 
-void SimgridImporter::cluster(pugi::xml_node n) {
-    const std::string id = required(n, "id");
-    const std::string what = fmt::format("cluster '{}'", id);
+// A <cluster>'s attributes as read (SimgridImporter::read_cluster), for the importer of its
+// topology.
+struct ClusterSpec {
+    std::string id, what, prefix, suffix;
+    std::vector<std::int64_t> radical;  // host numbers
+    std::size_t count = 0;              // hosts
+    TypeKey key;                        // the node type of its hosts
+    std::uint64_t bw = 0;               // private links
+    Time lat;
+    Policy pol = Policy::SplitDuplex;
+    std::string topology;  // FLAT, FAT_TREE, TORUS, DRAGONFLY
+    bool has_bb = false;   // a backbone
+    std::uint64_t bb_bw = 0;
+    Time bb_lat;
+    Policy bb_pol = Policy::Shared;
+    std::uint64_t limiter = 0;  // limiter_link (0: none)
+    std::string params;         // topo_parameters
+    // The node types of a flat cluster and of a generated topology (their loopbacks differ).
+    TypeKey flat_key, gen_key;
+    std::string base;         // the clustersim node name prefix
+    std::string router_name;  // SimGrid's name of its router
+    bool contiguous = true;   // radical is 0..count-1
+};
+
+ClusterSpec SimgridImporter::read_cluster(pugi::xml_node n) {
+    ClusterSpec cl;
+    cl.id = required(n, "id");
+    cl.what = fmt::format("cluster '{}'", cl.id);
     extra_attributes(
-        n, what,
+        n, cl.what,
         {"id", "prefix", "suffix", "radical", "speed", "power", "core", "bw", "lat",
          "sharing_policy", "topology", "topo_parameters", "bb_bw", "bb_lat", "bb_sharing_policy",
          "loopback_bw", "loopback_lat", "limiter_link", "router_id"});
-    const std::string prefix = n.attribute("prefix").value();
-    const std::string suffix = n.attribute("suffix").value();
+    cl.prefix = n.attribute("prefix").value();
+    cl.suffix = n.attribute("suffix").value();
     bool ok = false, too_many = false;
-    const std::vector<std::int64_t> radical =
-        parse_radical(required(n, "radical"), ok, too_many, max_hosts_);
-    imported_hosts_ += radical.size();
+    cl.radical = parse_radical(required(n, "radical"), ok, too_many, max_hosts_);
+    imported_hosts_ += cl.radical.size();
     if (too_many || imported_hosts_ > max_hosts_)
         fail(n, fmt::format("<cluster> attribute 'radical': '{}': more than {} hosts in the "
                             "platform; at most {} (docs/limits.md)",
                             n.attribute("radical").value(), max_hosts_, max_hosts_));
-    if (!ok || radical.empty())
+    if (!ok || cl.radical.empty())
         fail(n, fmt::format("<cluster> attribute 'radical': '{}' is not a list of numbers and "
                             "ranges; expected e.g. 0-99 or 0-3,5,7-9",
                             n.attribute("radical").value()));
-    const std::size_t count = radical.size();
-    TypeKey key;
-    key.speed = speed(n, "speed", what);
-    key.cores = cores(n);
-    const std::uint64_t bw = bandwidth(n, "bw", required(n, "bw"));
-    const Time lat = n.attribute("lat") ? latency(n, "lat", n.attribute("lat").value()) : Time();
-    const Policy pol = policy(n, "sharing_policy", Policy::SplitDuplex);
-    std::string topology = n.attribute("topology").value();
-    if (topology.empty()) topology = "FLAT";
-    if (pol == Policy::Shared && topology != "FLAT")
-        unmapped(n, fmt::format("sharing policy SHARED of {}'s links", what),
+    cl.count = cl.radical.size();
+    cl.key.speed = speed(n, "speed", cl.what);
+    cl.key.cores = cores(n);
+    cl.bw = bandwidth(n, "bw", required(n, "bw"));
+    cl.lat = n.attribute("lat") ? latency(n, "lat", n.attribute("lat").value()) : Time();
+    cl.pol = policy(n, "sharing_policy", Policy::SplitDuplex);
+    cl.topology = n.attribute("topology").value();
+    if (cl.topology.empty()) cl.topology = "FLAT";
+    if (cl.pol == Policy::Shared && cl.topology != "FLAT")
+        unmapped(n, fmt::format("sharing policy SHARED of {}'s links", cl.what),
                  "the links between switches are full-duplex cables: both directions get the "
                  "full bandwidth (the hosts' own links are shared: their NICs relay at it)");
-    else if (pol == Policy::Fatpipe)
-        unmapped(n, fmt::format("sharing policy FATPIPE of {}'s links", what),
+    else if (cl.pol == Policy::Fatpipe)
+        unmapped(n, fmt::format("sharing policy FATPIPE of {}'s links", cl.what),
                  "flows crossing one cable share its bandwidth");
-    const bool has_bb = n.attribute("bb_bw");
-    const std::uint64_t bb_bw = has_bb ? bandwidth(n, "bb_bw", n.attribute("bb_bw").value()) : 0;
-    const Time bb_lat =
+    cl.has_bb = n.attribute("bb_bw");
+    cl.bb_bw = cl.has_bb ? bandwidth(n, "bb_bw", n.attribute("bb_bw").value()) : 0;
+    cl.bb_lat =
         n.attribute("bb_lat") ? latency(n, "bb_lat", n.attribute("bb_lat").value()) : Time();
-    const Policy bb_pol = policy(n, "bb_sharing_policy", Policy::Shared);
-    std::uint64_t limiter = 0;
+    cl.bb_pol = policy(n, "bb_sharing_policy", Policy::Shared);
     if (const pugi::xml_attribute a = n.attribute("limiter_link"))
-        key.limiter = limiter = bandwidth(n, "limiter_link", a.value());
+        cl.key.limiter = cl.limiter = bandwidth(n, "limiter_link", a.value());
     // SHARED private links (SimGrid: one resource for both directions): the NIC relays
     // in + out at the link's bandwidth. On a flat cluster that is the whole private link;
     // on a torus, fat tree or dragonfly the hosts' links to the first hop.
-    if (pol == Policy::Shared) key.limiter = key.limiter == 0 ? bw : std::min(key.limiter, bw);
-    const std::string params = n.attribute("topo_parameters").value();
+    if (cl.pol == Policy::Shared)
+        cl.key.limiter = cl.key.limiter == 0 ? cl.bw : std::min(cl.key.limiter, cl.bw);
+    cl.params = n.attribute("topo_parameters").value();
     // Same-node messages: the loopback link; without one, a flat cluster's go out and back
     // over the private link (and backbone), the others' take SimGrid's default loopback.
-    TypeKey flat_key = key, gen_key = key;
+    cl.flat_key = cl.gen_key = cl.key;
     if (const pugi::xml_attribute a = n.attribute("loopback_bw")) {
-        key.loop_bw = bandwidth(n, "loopback_bw", a.value());
-        key.loop_ps = n.attribute("loopback_lat")
-                          ? latency(n, "loopback_lat", n.attribute("loopback_lat").value()).ps()
-                          : 0;
-        flat_key = gen_key = key;
+        cl.key.loop_bw = bandwidth(n, "loopback_bw", a.value());
+        cl.key.loop_ps = n.attribute("loopback_lat")
+                             ? latency(n, "loopback_lat", n.attribute("loopback_lat").value()).ps()
+                             : 0;
+        cl.flat_key = cl.gen_key = cl.key;
     } else {
-        flat_key.loop_bw = has_bb ? std::min(bw, bb_bw) : bw;
-        flat_key.loop_ps = (lat + lat + bb_lat).ps();
-        gen_key.loop_bw = default_loopback_.bw;
-        gen_key.loop_ps = default_loopback_.latency.ps();
+        cl.flat_key.loop_bw = cl.has_bb ? std::min(cl.bw, cl.bb_bw) : cl.bw;
+        cl.flat_key.loop_ps = (cl.lat + cl.lat + cl.bb_lat).ps();
+        cl.gen_key.loop_bw = default_loopback_.bw;
+        cl.gen_key.loop_ps = default_loopback_.latency.ps();
     }
-    auto gen_type = [&] {
-        if (!n.attribute("loopback_bw"))
-            unmapped(n, fmt::format("same-node messages of {}", what),
-                     "no loopback_bw given: SimGrid's default loopback is used");
-        return type_for(gen_key);
-    };
     if (n.attribute("loopback_lat") && !n.attribute("loopback_bw"))
-        unmapped(n, fmt::format("{} attribute 'loopback_lat'", what),
+        unmapped(n, fmt::format("{} attribute 'loopback_lat'", cl.what),
                  "SimGrid ignores it without loopback_bw");
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() == pugi::node_element && std::string_view(c.name()) != "prop")
-            unmapped(c, fmt::format("<{}> in {}", c.name(), what), "clustersim has no equivalent");
+            unmapped(c, fmt::format("<{}> in {}", c.name(), cl.what),
+                     "clustersim has no equivalent");
     }
-    props(n, what);
-    // A generator block, its link attributes last.
-    auto generator = [&](std::string_view kind, const std::string& node_prefix) {
-        topo::XmlElement e{std::string(kind)};
-        e.text("type", gen_type()).text("prefix", node_prefix);
-        return e;
-    };
-    const std::string base = sanitize(prefix.empty() ? id : prefix);
-    const std::string router_name = n.attribute("router_id")
-                                        ? std::string(n.attribute("router_id").value())
-                                        : prefix + id + "_router" + suffix;
-    bool contiguous = true;
-    for (std::size_t i = 0; i < count; ++i)
-        contiguous = contiguous && radical[i] == static_cast<std::int64_t>(i);
+    props(n, cl.what);
+    cl.base = sanitize(cl.prefix.empty() ? cl.id : cl.prefix);
+    cl.router_name = n.attribute("router_id") ? std::string(n.attribute("router_id").value())
+                                              : cl.prefix + cl.id + "_router" + cl.suffix;
+    for (std::size_t i = 0; i < cl.count; ++i)
+        cl.contiguous = cl.contiguous && cl.radical[i] == static_cast<std::int64_t>(i);
 
-    // The generators name nodes <prefix>0 .. <prefix>N-1 in radical order.
-    std::string star_reason;
-    auto register_hosts = [&](const std::string& node_prefix) {
-        for (std::size_t i = 0; i < count; ++i)
-            netpoints_[prefix + std::to_string(radical[i]) + suffix] =
-                Netpoint{node_prefix + std::to_string(i) + ".nic", -1, {}};
-        if (!contiguous)
-            unmapped(n,
-                     fmt::format("host numbers of {} (radical '{}')", what,
-                                 n.attribute("radical").value()),
-                     fmt::format("the generator numbers its nodes {}0..{}{}", node_prefix,
-                                 node_prefix, count - 1));
-    };
-    auto not_routable_router = [&](const std::string& why) {
-        netpoints_[router_name] = Netpoint{{}, -1, why};
-    };
-    if (topology == "FAT_TREE") {
-        std::vector<std::string> parts;
-        split_on(params, ';', parts);
-        std::vector<std::uint64_t> down, up, par;
-        std::uint64_t levels = 0;
-        bool good = parts.size() == 4 && parse_list(parts[0], down) && down.size() == 1;
-        if (good) levels = down[0];
-        good = good && parse_list(parts[1], down) && parse_list(parts[2], up) &&
-               parse_list(parts[3], par) && down.size() == levels && up.size() == levels &&
-               par.size() == levels;
-        std::uint64_t nodes = 1;
-        for (const std::uint64_t d : down) nodes *= d;
-        if (!good) {
-            star_reason = fmt::format(
-                "topo_parameters '{}' are not 'levels;down,...;up,...;"
-                "parallel,...'",
-                params);
-        } else if (nodes != count) {
-            star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", params,
-                                      nodes, count);
-        } else {
-            const std::string p = node_prefix(base, id, count);
-            const std::string sw = unique(sanitize(id) + "_sw");
-            topo::XmlElement e = generator("fat-tree", p);
-            e.text("switch-prefix", sw)
-                .count("levels", levels)
-                .list("down", down)
-                .list("up", up)
-                .list("parallel", par)
-                .bandwidth_if_limited("switch-bandwidth", Bandwidth{limiter})
-                .link("link", lat, Bandwidth{bw});
-            items_.push_back(Item{-1, {std::move(e)}});
-            register_hosts(p);
-            not_routable_router("the router of a FAT_TREE cluster has no clustersim vertex");
-            if (has_bb)
-                unmapped(n, fmt::format("backbone of {}", what), "a FAT_TREE has no backbone");
-            return;
-        }
-    } else if (topology == "TORUS") {
-        std::vector<std::uint64_t> dims;
-        std::uint64_t nodes = 1;
-        const bool good = parse_list(params, dims);
-        for (const std::uint64_t d : dims) nodes *= d;
-        if (!good) {
-            star_reason = fmt::format("topo_parameters '{}' are not dimensions 'a,b,...'", params);
-        } else if (nodes != count) {
-            star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", params,
-                                      nodes, count);
-        } else {
-            // SimGrid's first dimension varies fastest, clustersim's last: reverse them.
-            const std::string p = node_prefix(base, id, count);
-            topo::XmlElement e = generator("torus", p);
-            e.list("dims", std::vector<std::uint64_t>(dims.rbegin(), dims.rend()))
-                .text("wiring", "simgrid")
-                .link("link", lat, Bandwidth{bw});
-            items_.push_back(Item{-1, {std::move(e)}});
-            register_hosts(p);
-            not_routable_router("the router of a TORUS cluster has no clustersim vertex");
-            if (has_bb) unmapped(n, fmt::format("backbone of {}", what), "a TORUS has no backbone");
-            return;
-        }
-    } else if (topology == "DRAGONFLY") {
-        // groups,blue-links;chassis,black-links;routers,green-links;nodes-per-router
-        std::vector<std::string> parts;
-        split_on(params, ';', parts);
-        std::vector<std::uint64_t> g, c, b, p;
-        const bool good = parts.size() == 4 && parse_list(parts[0], g) && g.size() == 2 &&
-                          parse_list(parts[1], c) && c.size() == 2 && parse_list(parts[2], b) &&
-                          b.size() == 2 && parse_list(parts[3], p) && p.size() == 1;
-        const std::uint64_t nodes = good ? g[0] * c[0] * b[0] * p[0] : 0;
-        if (!good) {
-            star_reason = fmt::format(
-                "topo_parameters '{}' are not 'groups,links;chassis,links;"
-                "routers,links;nodes'",
-                params);
-        } else if (nodes != count) {
-            star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", params,
-                                      nodes, count);
-        } else if (g[0] > b[0]) {
-            fail(n, fmt::format("<cluster> attribute 'topo_parameters': '{}': {} groups but {} "
-                                "routers per chassis; SimGrid's dragonfly reaches group j over "
-                                "router j of each group, so it needs groups <= routers",
-                                params, g[0], b[0]));
-        } else {
-            // SimGrid's wiring (DragonflyZone): green links inside a chassis (x green count),
-            // black links between chassis (x black count), one blue link per pair of groups
-            // (x blue count); the limiter caps every router.
-            const std::string px = node_prefix(base, id, count);
-            const std::string sw = unique(sanitize(id) + "_df");
-            topo::XmlElement e = generator("dragonfly", px);
-            e.text("wiring", "simgrid")
-                .text("switch-prefix", sw)
-                .count("groups", g[0])
-                .count("chassis", c[0])
-                .count("routers", b[0])
-                .count("nodes-per-router", p[0])
-                .bandwidth_if_limited("router-bandwidth", Bandwidth{limiter})
-                .link("link", lat, Bandwidth{bw})
-                .link("local", lat, Bandwidth{bw * b[1]})
-                .link("chassis", lat, Bandwidth{bw * c[1]})
-                .link("global", lat, Bandwidth{bw * g[1]});
-            items_.push_back(Item{-1, {std::move(e)}});
-            register_hosts(px);
-            not_routable_router("the router of a DRAGONFLY cluster has no clustersim vertex");
-            if (has_bb)
-                unmapped(n, fmt::format("backbone of {}", what), "a DRAGONFLY has no backbone");
-            return;
-        }
-    } else if (topology != "FLAT") {
-        star_reason =
-            fmt::format("topology '{}' is not FLAT, FAT_TREE, TORUS or DRAGONFLY", topology);
+    return cl;
+}
+
+// A generator block, its link attributes last.
+topo::XmlElement SimgridImporter::cluster_generator(pugi::xml_node n, const ClusterSpec& cl,
+                                                    std::string_view kind,
+                                                    const std::string& node_prefix) {
+    if (!n.attribute("loopback_bw"))
+        unmapped(n, fmt::format("same-node messages of {}", cl.what),
+                 "no loopback_bw given: SimGrid's default loopback is used");
+    topo::XmlElement e{std::string(kind)};
+    e.text("type", type_for(cl.gen_key)).text("prefix", node_prefix);
+    return e;
+}
+
+// The generators name nodes <prefix>0 .. <prefix>N-1 in radical order.
+void SimgridImporter::register_cluster_hosts(pugi::xml_node n, const ClusterSpec& cl,
+                                             const std::string& node_prefix) {
+    for (std::size_t i = 0; i < cl.count; ++i)
+        netpoints_[cl.prefix + std::to_string(cl.radical[i]) + cl.suffix] =
+            Netpoint{node_prefix + std::to_string(i) + ".nic", -1, {}};
+    if (!cl.contiguous)
+        unmapped(n,
+                 fmt::format("host numbers of {} (radical '{}')", cl.what,
+                             n.attribute("radical").value()),
+                 fmt::format("the generator numbers its nodes {}0..{}{}", node_prefix, node_prefix,
+                             cl.count - 1));
+}
+
+void SimgridImporter::not_routable_router(const ClusterSpec& cl, const std::string& why) {
+    netpoints_[cl.router_name] = Netpoint{{}, -1, why};
+}
+
+// FAT_TREE: "levels;down,...;up,...;parallel,..."; false (with `star_reason`) when the
+// parameters do not describe the hosts.
+bool SimgridImporter::fat_tree_cluster(pugi::xml_node n, const ClusterSpec& cl,
+                                       std::string& star_reason) {
+    std::vector<std::string> parts;
+    split_on(cl.params, ';', parts);
+    std::vector<std::uint64_t> down, up, par;
+    std::uint64_t levels = 0;
+    bool good = parts.size() == 4 && parse_list(parts[0], down) && down.size() == 1;
+    if (good) levels = down[0];
+    good = good && parse_list(parts[1], down) && parse_list(parts[2], up) &&
+           parse_list(parts[3], par) && down.size() == levels && up.size() == levels &&
+           par.size() == levels;
+    std::uint64_t nodes = 1;
+    for (const std::uint64_t d : down) nodes *= d;
+    if (!good) {
+        star_reason = fmt::format(
+            "topo_parameters '{}' are not 'levels;down,...;up,...;"
+            "parallel,...'",
+            cl.params);
+    } else if (nodes != cl.count) {
+        star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", cl.params,
+                                  nodes, cl.count);
+    } else {
+        const std::string p = node_prefix(cl.base, cl.id, cl.count);
+        const std::string sw = unique(sanitize(cl.id) + "_sw");
+        topo::XmlElement e = cluster_generator(n, cl, "fat-tree", p);
+        e.text("switch-prefix", sw)
+            .count("levels", levels)
+            .list("down", down)
+            .list("up", up)
+            .list("parallel", par)
+            .bandwidth_if_limited("switch-bandwidth", Bandwidth{cl.limiter})
+            .link("link", cl.lat, Bandwidth{cl.bw});
+        items_.push_back(Item{-1, {std::move(e)}});
+        register_cluster_hosts(n, cl, p);
+        not_routable_router(cl, "the router of a FAT_TREE cluster has no clustersim vertex");
+        if (cl.has_bb)
+            unmapped(n, fmt::format("backbone of {}", cl.what), "a FAT_TREE has no backbone");
+        return true;
     }
-    if (!star_reason.empty())
-        unmapped(n, fmt::format("topology of {}", what),
-                 star_reason + "; imported as a flat cluster (one switch)");
+    return false;
+}
 
+// TORUS: "a,b,...".
+bool SimgridImporter::torus_cluster(pugi::xml_node n, const ClusterSpec& cl,
+                                    std::string& star_reason) {
+    std::vector<std::uint64_t> dims;
+    std::uint64_t nodes = 1;
+    const bool good = parse_list(cl.params, dims);
+    for (const std::uint64_t d : dims) nodes *= d;
+    if (!good) {
+        star_reason = fmt::format("topo_parameters '{}' are not dimensions 'a,b,...'", cl.params);
+    } else if (nodes != cl.count) {
+        star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", cl.params,
+                                  nodes, cl.count);
+    } else {
+        // SimGrid's first dimension varies fastest, clustersim's last: reverse them.
+        const std::string p = node_prefix(cl.base, cl.id, cl.count);
+        topo::XmlElement e = cluster_generator(n, cl, "torus", p);
+        e.list("dims", std::vector<std::uint64_t>(dims.rbegin(), dims.rend()))
+            .text("wiring", "simgrid")
+            .link("link", cl.lat, Bandwidth{cl.bw});
+        items_.push_back(Item{-1, {std::move(e)}});
+        register_cluster_hosts(n, cl, p);
+        not_routable_router(cl, "the router of a TORUS cluster has no clustersim vertex");
+        if (cl.has_bb)
+            unmapped(n, fmt::format("backbone of {}", cl.what), "a TORUS has no backbone");
+        return true;
+    }
+    return false;
+}
+
+// DRAGONFLY: "groups,links;chassis,links;routers,links;nodes".
+bool SimgridImporter::dragonfly_cluster(pugi::xml_node n, const ClusterSpec& cl,
+                                        std::string& star_reason) {
+    // groups,blue-links;chassis,black-links;routers,green-links;nodes-per-router
+    std::vector<std::string> parts;
+    split_on(cl.params, ';', parts);
+    std::vector<std::uint64_t> g, c, b, p;
+    const bool good = parts.size() == 4 && parse_list(parts[0], g) && g.size() == 2 &&
+                      parse_list(parts[1], c) && c.size() == 2 && parse_list(parts[2], b) &&
+                      b.size() == 2 && parse_list(parts[3], p) && p.size() == 1;
+    const std::uint64_t nodes = good ? g[0] * c[0] * b[0] * p[0] : 0;
+    if (!good) {
+        star_reason = fmt::format(
+            "topo_parameters '{}' are not 'groups,links;chassis,links;"
+            "routers,links;nodes'",
+            cl.params);
+    } else if (nodes != cl.count) {
+        star_reason = fmt::format("topo_parameters '{}' give {} hosts, the radical {}", cl.params,
+                                  nodes, cl.count);
+    } else if (g[0] > b[0]) {
+        fail(n, fmt::format("<cluster> attribute 'topo_parameters': '{}': {} groups but {} "
+                            "routers per chassis; SimGrid's dragonfly reaches group j over "
+                            "router j of each group, so it needs groups <= routers",
+                            cl.params, g[0], b[0]));
+    } else {
+        // SimGrid's wiring (DragonflyZone): green links inside a chassis (x green count),
+        // black links between chassis (x black count), one blue link per pair of groups
+        // (x blue count); the limiter caps every router.
+        const std::string px = node_prefix(cl.base, cl.id, cl.count);
+        const std::string sw = unique(sanitize(cl.id) + "_df");
+        topo::XmlElement e = cluster_generator(n, cl, "dragonfly", px);
+        e.text("wiring", "simgrid")
+            .text("switch-prefix", sw)
+            .count("groups", g[0])
+            .count("chassis", c[0])
+            .count("routers", b[0])
+            .count("nodes-per-router", p[0])
+            .bandwidth_if_limited("router-bandwidth", Bandwidth{cl.limiter})
+            .link("link", cl.lat, Bandwidth{cl.bw})
+            .link("local", cl.lat, Bandwidth{cl.bw * b[1]})
+            .link("chassis", cl.lat, Bandwidth{cl.bw * c[1]})
+            .link("global", cl.lat, Bandwidth{cl.bw * g[1]});
+        items_.push_back(Item{-1, {std::move(e)}});
+        register_cluster_hosts(n, cl, px);
+        not_routable_router(cl, "the router of a DRAGONFLY cluster has no clustersim vertex");
+        if (cl.has_bb)
+            unmapped(n, fmt::format("backbone of {}", cl.what), "a DRAGONFLY has no backbone");
+        return true;
+    }
+    return false;
+}
+
+// FLAT, and any topology clustersim cannot generate (`star_reason` says why).
+void SimgridImporter::flat_cluster(pugi::xml_node n, const ClusterSpec& cl,
+                                   const std::string& star_reason) {
     // Flat: private links (bw, lat) to one switch; a backbone's bb_lat is split over the two
     // private links of a host-to-host route, its bandwidth caps the switch (SHARED).
     FlatCluster fc;
-    fc.sw = unique(sanitize(id));
-    fc.half_bb = Time::ps(bb_lat.ps() / 2);
-    fc.bb_bw = bb_bw;
-    const Time link_lat = lat + fc.half_bb;
+    fc.sw = unique(sanitize(cl.id));
+    fc.half_bb = Time::ps(cl.bb_lat.ps() / 2);
+    fc.bb_bw = cl.bb_bw;
+    const Time link_lat = cl.lat + fc.half_bb;
     Bandwidth relay;  // the switch's relay rate (0: unlimited)
-    if (has_bb && bb_pol != Policy::Fatpipe)
-        relay = Bandwidth{bb_bw};
-    else if (has_bb)
-        unmapped(n, fmt::format("FATPIPE backbone of {}", what),
+    if (cl.has_bb && cl.bb_pol != Policy::Fatpipe)
+        relay = Bandwidth{cl.bb_bw};
+    else if (cl.has_bb)
+        unmapped(n, fmt::format("FATPIPE backbone of {}", cl.what),
                  "flows through the switch are not capped at the backbone bandwidth");
-    const std::string type = type_for(flat_key);
-    if (contiguous || !star_reason.empty()) {
-        const std::string p = node_prefix(base, id, count);
+    const std::string type = type_for(cl.flat_key);
+    if (cl.contiguous || !star_reason.empty()) {
+        const std::string p = node_prefix(cl.base, cl.id, cl.count);
         topo::XmlElement e("star");
         e.text("type", type)
             .text("prefix", p)
-            .count("nodes", count)
+            .count("nodes", cl.count)
             .text("switch", fc.sw)
             .bandwidth_if_limited("switch-bandwidth", relay)
-            .link("link", link_lat, Bandwidth{bw});
+            .link("link", link_lat, Bandwidth{cl.bw});
         items_.push_back(Item{-1, {std::move(e)}});
-        register_hosts(p);
+        register_cluster_hosts(n, cl, p);
     } else {
         // Keep SimGrid's host numbers: explicit nodes on a switch.
         Item block;
         std::vector<std::string> names;
-        for (const std::int64_t r : radical) {
-            const std::string name = unique(base + std::to_string(r));
+        for (const std::int64_t r : cl.radical) {
+            const std::string name = unique(cl.base + std::to_string(r));
             names.push_back(name);
-            netpoints_[prefix + std::to_string(r) + suffix] = Netpoint{name + ".nic", -1, {}};
+            netpoints_[cl.prefix + std::to_string(r) + cl.suffix] = Netpoint{name + ".nic", -1, {}};
             block.elements.emplace_back("node").text("name", name).text("type", type);
         }
         block.elements.emplace_back("switch")
             .text("name", fc.sw)
             .bandwidth_if_limited("bandwidth", relay);
         items_.push_back(std::move(block));
-        for (const std::string& name : names) add_cable(name + ".nic", fc.sw, link_lat, bw);
+        for (const std::string& name : names) add_cable(name + ".nic", fc.sw, link_lat, cl.bw);
     }
-    if (has_bb) {
-        netpoints_[router_name] = Netpoint{{}, static_cast<int>(flat_.size()), {}};
+    if (cl.has_bb) {
+        netpoints_[cl.router_name] = Netpoint{{}, static_cast<int>(flat_.size()), {}};
     } else {
-        netpoints_[router_name] = Netpoint{fc.sw, -1, {}};
+        netpoints_[cl.router_name] = Netpoint{fc.sw, -1, {}};
     }
     flat_.push_back(fc);
+}
+
+void SimgridImporter::cluster(pugi::xml_node n) {
+    const ClusterSpec cl = read_cluster(n);
+    std::string star_reason;
+    if (cl.topology == "FAT_TREE") {
+        if (fat_tree_cluster(n, cl, star_reason)) return;
+    } else if (cl.topology == "TORUS") {
+        if (torus_cluster(n, cl, star_reason)) return;
+    } else if (cl.topology == "DRAGONFLY") {
+        if (dragonfly_cluster(n, cl, star_reason)) return;
+    } else if (cl.topology != "FLAT") {
+        star_reason =
+            fmt::format("topology '{}' is not FLAT, FAT_TREE, TORUS or DRAGONFLY", cl.topology);
+    }
+    if (!star_reason.empty())
+        unmapped(n, fmt::format("topology of {}", cl.what),
+                 star_reason + "; imported as a flat cluster (one switch)");
+    flat_cluster(n, cl, star_reason);
 }
 
 // ---- routes ----------------------------------------------------------------------------------
