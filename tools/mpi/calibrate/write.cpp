@@ -171,19 +171,17 @@ std::string library_profile(const std::string& mpi_library) {
     return "";
 }
 
-std::string write_model(const Measured& m, const Derived& d, const std::string& name,
-                        bool local_curves) {
-    std::ostringstream x;  // the comment before the root
-    const bool multi_node = m.hosts.size() > 1;
-    const bool multi_socket = std::any_of(m.hosts.begin(), m.hosts.end(),
-                                          [](const Host& h) { return h.cores.size() > 1; });
+namespace {
+
+// The comment before the model's root: what was measured and how the model was derived.
+void comment_header(std::ostream& x, const Measured& m, const std::string& name,
+                    const std::string& profile) {
     x << name << ": the machine clustersim-calibrate ran on, as a clustersim cluster model\n"
       << "     (PIOsimHD section 5.1 parameterization; PSINS's simple model in <comm-model>).\n\n";
     x << "     command: on the <?clustersim-calibrate ...?> line below the comment (a comment\n"
       << "              cannot hold the flags' double hyphens); " << m.world << " MPI ranks\n";
     x << "     date:    " << m.date << "\n";
     x << "     MPI:     " << m.mpi_library << "; within a node its shared-memory path\n";
-    const std::string profile = library_profile(m.mpi_library);
     if (!profile.empty())
         x << "              <collectives profile=\"" << profile
           << "\" buffer-copies=\"yes\">: that library's decision rules\n"
@@ -195,6 +193,9 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
       << " passes of the pass's median\n"
       << "     (ping-pong: one way = round trip / 2; sendrecv: both directions at once,\n"
       << "     aggregate = 2 x size / time):\n";
+}
+
+void comment_measured(std::ostream& x, const Measured& m, const Derived& d) {
     for (int c = 0; c < kClasses; ++c) {
         const ClassResult& r = m.classes[static_cast<std::size_t>(c)];
         const ClassFigures& f = d.fig[static_cast<std::size_t>(c)];
@@ -219,6 +220,10 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
         x << "         " << size_text(m.local.copy[i].first) << ": copy "
           << mbps_text(m.local.copy[i].second) << ", reduce " << mbps_text(m.local.reduce[i].second)
           << "\n";
+}
+
+// The per-message costs and the stream (send gap).
+void comment_overheads(std::ostream& x, const Measured& m) {
     if (!m.overheads.empty()) {
         const Pair& p = m.classes[static_cast<std::size_t>(m.overhead_class)].pair;
         x << "       per-message costs (" << class_name(m.overhead_class) << ", ranks " << p.a
@@ -255,7 +260,12 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             x << "\n";
         }
     }
+}
 
+void comment_derived(std::ostream& x, const Measured& m, const Derived& d) {
+    const bool multi_node = m.hosts.size() > 1;
+    const bool multi_socket = std::any_of(m.hosts.begin(), m.hosts.end(),
+                                          [](const Host& h) { return h.cores.size() > 1; });
     x << "\n     Derived: every memory node, switch and NIC forwards cut-through, so a message of\n"
       << "     m bytes takes (sum of the path's latencies) + m / (its bottleneck bandwidth).\n"
       << "       s - mem: latency = intra-socket latency (less o_s + o_r) / 2 = "
@@ -291,6 +301,10 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     }
     x << "       eager-threshold: " << d.eager_source << ".\n";
     for (const std::string& note : d.notes) x << "       note: " << note << "\n";
+}
+
+// <comm-model> and the measured curves it carries.
+void comment_curves(std::ostream& x, const Measured& m, const Derived& d) {
     x << "\n     <comm-model>: PSINS's simple model with the measured latency and bandwidth; it "
          "is\n"
       << "     the default network model of this file (run with network packet to use the graph).\n"
@@ -328,6 +342,9 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             x << "\n";
         }
     }
+}
+
+void comment_io(std::ostream& x, const Measured& m, const Derived& d) {
     if (d.io) {
         x << "\n     I/O:\n";
         for (const std::string& line : io_report(m, d)) x << "       " << line << "\n";
@@ -339,12 +356,11 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     } else if (m.io.measured) {
         x << "\n     I/O: not measured (" << m.io.error << "); no I/O server.\n";
     }
-    topo::ModelDocument doc(name);
-    doc.set_encoding("UTF-8");
-    doc.add_comment(x.str());
-    doc.add_processing_instruction("clustersim-calibrate", m.command);
-    topo::XmlElement& cluster = doc.cluster();
+}
 
+// The graph: node types (sockets, memory nodes, the QPI switch, the NIC), nodes and the switch.
+void add_graph(topo::XmlElement& cluster, const Measured& m, const Derived& d) {
+    const bool multi_node = m.hosts.size() > 1;
     cluster.add_network()
         .text("forwarding", "cut-through")
         .size("granularity", 100 * KiB)
@@ -388,7 +404,11 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
             cluster.add_cable(strf("n%zu.nic", h), "sw", model_time_of(d.link_latency),
                               link_bandwidth);
     }
-    // PSINS's simple model: within a node the intra-socket figures (the inter-socket ones if
+}
+
+// PSINS's simple model with the measured point-to-point curves.
+void add_comm_model(topo::XmlElement& cluster, const Measured& m, const Derived& d) {
+    // Within a node the intra-socket figures (the inter-socket ones if
     // no pair shared a socket), between nodes the inter-node ones.
     const ClassFigures& in =
         d.fig[kIntraSocket].present ? d.fig[kIntraSocket] : d.fig[kInterSocket];
@@ -416,7 +436,10 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
         }
         write_concurrent_curve(comm, scope, curve);
     }
-    // The per-message software costs, as measured (OverheadResult).
+}
+
+// The per-message software costs, as measured (OverheadResult).
+void add_overheads(topo::XmlElement& cluster, const Measured& m) {
     if (!m.overheads.empty()) {
         topo::XmlElement& overhead = cluster.add_mpi_overhead();
         for (const auto& [tag, member] :
@@ -443,6 +466,10 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
         // size costs more written than untouched.
         write_fresh_send(overhead, m);
     }
+}
+
+void add_collectives(topo::XmlElement& cluster, const Measured& m, const std::string& profile,
+                     bool local_curves) {
     // Collectives' local work at the measured rates (rank 0, memcpy and MPI_Reduce_local of
     // doubles): the attributes the largest size's rates, the curves (--local-curves) every
     // size's (cache effects). Communicator creation: the local cost beyond the 8-byte
@@ -473,6 +500,10 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
     // The barrier's own cost beyond its messages (Measured::barrier_local).
     if (m.barrier_measured) collectives.time("barrier", model_time_of(m.barrier_local()));
     add_collective_curves(m, collectives);  // the real library's curves (coll_curves.cpp)
+}
+
+// The I/O server and the file system's costs.
+void add_io(topo::XmlElement& cluster, const Measured& m, const Derived& d) {
     if (d.io) {
         // One I/O server on the node rank 0 wrote from, the kernel's page cache as its
         // write-behind cache, the disk a simple one at the measured rate.
@@ -501,6 +532,30 @@ std::string write_model(const Measured& m, const Derived& d, const std::string& 
         if (m.first_use.measured && model_time_of(m.first_use.open()) > Time::zero())
             fs.time("first-open", model_time_of(m.first_use.open()));
     }
+}
+
+}  // namespace
+
+std::string write_model(const Measured& m, const Derived& d, const std::string& name,
+                        bool local_curves) {
+    std::ostringstream x;  // the comment before the root
+    const std::string profile = library_profile(m.mpi_library);
+    comment_header(x, m, name, profile);
+    comment_measured(x, m, d);
+    comment_overheads(x, m);
+    comment_derived(x, m, d);
+    comment_curves(x, m, d);
+    comment_io(x, m, d);
+    topo::ModelDocument doc(name);
+    doc.set_encoding("UTF-8");
+    doc.add_comment(x.str());
+    doc.add_processing_instruction("clustersim-calibrate", m.command);
+    topo::XmlElement& cluster = doc.cluster();
+    add_graph(cluster, m, d);
+    add_comm_model(cluster, m, d);
+    add_overheads(cluster, m);
+    add_collectives(cluster, m, profile, local_curves);
+    add_io(cluster, m, d);
     return doc.str();
 }
 
