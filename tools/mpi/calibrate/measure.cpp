@@ -848,21 +848,11 @@ void wait_quietly() {
     quiet_barrier();
 }
 
-int run(int rank, int world, const Options& opt) {
-    const Settings s = resolve(opt);
-    // The very first messages between ranks 0 and 1 (before the outputs' check, placement
-    // and every other measurement): the lazy peer set-up's ping-pongs.
-    const std::vector<double> setup_rtt = setup_round_trips(rank);
-    if (opt.peer_setup_only) {
-        if (rank == 0) print_setup_total(setup_rtt);
-        return 0;
-    }
-    // A process's first uses (measure_first.cpp), before any other MPI-IO call.
-    Measured first;
-    measure_first_uses(s, rank, first);
+namespace {
 
-    // Outputs are opened up front, so a bad path fails before the measurements.
-    Outputs out;
+// Outputs are opened up front on rank 0, so a bad path (or an I/O directory where no file can be
+// made) fails on every rank before the measurements.
+void check_outputs(int rank, const Options& opt, const Settings& s, Outputs& out) {
     std::string open_error;
     if (rank == 0) {
         open_error = open_outputs(opt, out);
@@ -880,10 +870,10 @@ int run(int rank, int world, const Options& opt) {
     int failed = open_error.empty() ? 0 : 1;
     MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (failed != 0) throw UsageError(open_error);
+}
 
-    Measured m;
-    m.first_use = first.first_use;
-    if (rank == 0) print_first_uses(m);
+// The library, the ranks and the hosts they run on.
+void describe_machine(Measured& m, int world, const Settings& s, const Options& opt) {
     m.world = world;
     m.passes = static_cast<int>(s.passes);
     m.command = strf("mpirun -np %d ", world) + opt.command;
@@ -917,67 +907,69 @@ int run(int rank, int world, const Options& opt) {
         }
         it->ranks.push_back(static_cast<int>(r));
     }
-    const auto pairs = choose_pairs(m.ranks, m.hosts);
-    if (rank == 0) print_placement(m, pairs);
-    if (rank == 0) {  // the set-up's ping-pongs ran between ranks 0 and 1: their class
-        const RankInfo &r0 = m.ranks[0], &r1 = m.ranks[1];
-        m.setup_round_trips = setup_rtt;
-        m.setup_class = std::strcmp(r0.host, r1.host) != 0 ? kInterNode
-                        : r0.socket == r1.socket           ? kIntraSocket
-                                                           : kInterSocket;
-        int cost_class = -1;  // as ov_class below
-        for (const int c : {kIntraSocket, kInterSocket, kInterNode})
-            if (cost_class < 0 && pairs[static_cast<std::size_t>(c)].present) cost_class = c;
-        print_peer_setup(m, cost_class);
-    }
+}
 
-    // Passes: each runs the CPU kernel on every rank at once (as in a parallel run), then
-    // every class's latency, ping-pong and sendrecv ladders, so a disturbance of the machine
-    // hits one pass, not one size. Samples stay on the measuring rank (a) until the end.
-    //
-    // The CPU kernel runs on at most one rank per online CPU of each host (the first ones in
-    // rank order), so that ranks sharing a core do not halve the speed measured.
+// The first pair's class (the lazy set-up's ping-pongs ran between ranks 0 and 1), on rank 0.
+void note_setup(Measured& m, const std::array<Pair, kClasses>& pairs,
+                const std::vector<double>& setup_rtt) {
+    const RankInfo &r0 = m.ranks[0], &r1 = m.ranks[1];
+    m.setup_round_trips = setup_rtt;
+    m.setup_class = std::strcmp(r0.host, r1.host) != 0 ? kInterNode
+                    : r0.socket == r1.socket           ? kIntraSocket
+                                                       : kInterSocket;
+    int cost_class = -1;  // as run()'s ov_class
+    for (const int c : {kIntraSocket, kInterSocket, kInterNode})
+        if (cost_class < 0 && pairs[static_cast<std::size_t>(c)].present) cost_class = c;
+    print_peer_setup(m, cost_class);
+}
+
+// The samples of the passes; each stays on the rank that measured it until the end.
+struct ClassSamples {
+    Samples latency;
+    std::vector<Samples> pingpong, sendrecv, concurrent, stream;
+};
+// The I/O test runs on rank 0 alone (the others wait in quiet_barrier), last in a pass.
+struct IoSamples {
+    Samples open, write_cached, close, write_small, sync_small, synced_small, write_synced, sync,
+        synced, small_write;
+};
+struct OverheadSamples {
+    Samples send, post, recv;
+};
+struct PassSamples {
+    Samples cpu;
+    std::array<ClassSamples, kClasses> cs;
+    IoSamples io;
+    std::string io_error;
+    std::vector<OverheadSamples> ov{kOverheadSizes.size()};
+};
+
+// Passes: each runs the CPU kernel on every rank at once (as in a parallel run), then every
+// class's latency, ping-pong and sendrecv ladders, so a disturbance of the machine hits one
+// pass, not one size. The CPU kernel runs on at most one rank per online CPU of each host (the
+// first ones in rank order), so that ranks sharing a core do not halve the speed measured.
+void run_passes(int rank, const Settings& s, const Measured& m,
+                const std::array<Pair, kClasses>& pairs, int ov_class, std::uint64_t ov_reps,
+                Bench& bench, PassSamples& ps) {
     bool runs_cpu = false;
     for (const Host& h : m.hosts) {
         const auto at = std::find(h.ranks.begin(), h.ranks.end(), rank);
         if (at != h.ranks.end()) runs_cpu = at - h.ranks.begin() < std::max(1, h.cpus);
     }
-    Bench bench(rank, s);
-    Samples cpu;
-    struct ClassSamples {
-        Samples latency;
-        std::vector<Samples> pingpong, sendrecv, concurrent, stream;
-    };
-    std::array<ClassSamples, kClasses> cs;
-    for (ClassSamples& c : cs) {
+    for (ClassSamples& c : ps.cs) {
         c.pingpong.resize(s.sizes.size());
         c.sendrecv.resize(s.sizes.size());
         c.concurrent.resize(s.sizes.size());
         c.stream.resize(s.sizes.size());
     }
-    // The I/O test runs on rank 0 alone (the others wait in quiet_barrier), last in a pass.
-    struct IoSamples {
-        Samples open, write_cached, close, write_small, sync_small, synced_small, write_synced,
-            sync, synced, small_write;
-    } io;
-    std::string io_error;
     const std::vector<char> io_buffer(rank == 0 ? s.io_transfer : 0, 'c');
-    // The per-message costs: on the pair of the class the intra-node curve comes from.
-    int ov_class = -1;
-    for (const int c : {kIntraSocket, kInterSocket, kInterNode})
-        if (ov_class < 0 && pairs[static_cast<std::size_t>(c)].present) ov_class = c;
-    struct OverheadSamples {
-        Samples send, post, recv;
-    };
-    std::vector<OverheadSamples> ov(kOverheadSizes.size());
-    const std::uint64_t ov_reps = std::max<std::uint64_t>(s.min_repeats, s.repeats / 4);
     for (std::uint64_t pass = 0; pass < s.passes; ++pass) {
         quiet_barrier();
-        if (runs_cpu) add_pass(cpu, cpu_runs(rank, s));
+        if (runs_cpu) add_pass(ps.cpu, cpu_runs(rank, s));
         for (int c = 0; c < kClasses; ++c) {
             const Pair& p = pairs[static_cast<std::size_t>(c)];
             if (!p.present) continue;
-            ClassSamples& x = cs[static_cast<std::size_t>(c)];
+            ClassSamples& x = ps.cs[static_cast<std::size_t>(c)];
             quiet_barrier();
             add_pass(x.latency, bench.pingpong(p.a, p.b, 0, 10 * s.repeats));
             for (std::size_t i = 0; i < s.sizes.size(); ++i)
@@ -999,146 +991,137 @@ int run(int rank, int world, const Options& opt) {
             for (std::size_t i = 0; i < kOverheadSizes.size(); ++i) {
                 std::vector<double> send, post, recv;
                 bench.overheads(p.a, p.b, kOverheadSizes[i], ov_reps, send, post, recv);
-                add_pass(ov[i].send, send);
-                add_pass(ov[i].post, post);
-                add_pass(ov[i].recv, recv);
+                add_pass(ps.ov[i].send, send);
+                add_pass(ps.ov[i].post, post);
+                add_pass(ps.ov[i].recv, recv);
             }
         }
         quiet_barrier();
-        if (rank == 0 && io_error.empty()) {
+        if (rank == 0 && ps.io_error.empty()) {
             const IoPass p = io_pass(s, io_buffer);
-            io_error = p.error;
-            if (io_error.empty()) {
-                add_pass(io.open, {p.open});
-                add_pass(io.write_cached, {p.write_cached});
-                add_pass(io.close, {p.close});
+            ps.io_error = p.error;
+            if (ps.io_error.empty()) {
+                add_pass(ps.io.open, {p.open});
+                add_pass(ps.io.write_cached, {p.write_cached});
+                add_pass(ps.io.close, {p.close});
                 std::vector<double> both;
                 for (std::size_t i = 0; i < p.sync_small.size(); ++i)
                     both.push_back(p.write_small[i] + p.sync_small[i]);
-                add_pass(io.write_small, p.write_small);
-                add_pass(io.sync_small, p.sync_small);
-                add_pass(io.synced_small, both);
-                add_pass(io.write_synced, {p.write_synced});
-                add_pass(io.synced, {p.write_synced + p.sync});
-                add_pass(io.sync, {p.sync});
-                add_pass(io.small_write, {p.small_write});
+                add_pass(ps.io.write_small, p.write_small);
+                add_pass(ps.io.sync_small, p.sync_small);
+                add_pass(ps.io.synced_small, both);
+                add_pass(ps.io.write_synced, {p.write_synced});
+                add_pass(ps.io.synced, {p.write_synced + p.sync});
+                add_pass(ps.io.sync, {p.sync});
+                add_pass(ps.io.small_write, {p.small_write});
             }
         }
     }
-    quiet_barrier();
-    if (rank == 0) {
-        // The median over the passes (see IoMeasured).
-        const auto median_stats = [](const Samples& x) {
-            Stats st = summarize(x);
-            st.value = st.median_all;
-            return st;
-        };
-        m.io.measured = true;
-        m.io.error = io_error;
-        m.io.dir = s.io_dir;
-        m.io.fs = fs_type(s.io_dir);
-        m.io.size = s.io_size;
-        m.io.transfer = s.io_transfer;
-        m.io.open = median_stats(io.open);
-        m.io.write_cached = median_stats(io.write_cached);
-        m.io.close = median_stats(io.close);
-        m.io.write_small = median_stats(io.write_small);
-        m.io.sync_small = median_stats(io.sync_small);
-        m.io.synced_small = median_stats(io.synced_small);
-        m.io.write_synced = median_stats(io.write_synced);
-        m.io.synced = median_stats(io.synced);
-        m.io.sync = median_stats(io.sync);
-        m.io.small_write = median_stats(io.small_write);
-        m.io.dirty = dirty_limits();
-    }
-    // The collective open and close, every rank taking part (when rank 0's I/O worked).
-    {
-        int ok = rank == 0 && io_error.empty() ? 1 : 0;
-        MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        if (ok != 0) {
-            IoWorld w = io_world(s, rank);
-            if (rank == 0 && w.error.empty()) {
-                const auto stats = [](const std::vector<double>& v) {
-                    Samples x;
-                    x.all = v;
-                    Stats st = summarize(x);
-                    st.value = st.median_all;
-                    return st;
-                };
-                m.io.world = world;
-                m.io.open_world = stats(w.open);
-                m.io.close_world = stats(w.close);
-                m.io.late_close = stats(w.late_close);
-                if (!w.sync_apart.empty()) m.io.sync_apart = stats(w.sync_apart);
-            }
+}
+
+// The I/O test's medians over the passes (see IoMeasured), on rank 0.
+void summarize_io(Measured& m, const Settings& s, const PassSamples& ps) {
+    // The median over the passes (see IoMeasured).
+    const auto median_stats = [](const Samples& x) {
+        Stats st = summarize(x);
+        st.value = st.median_all;
+        return st;
+    };
+    m.io.measured = true;
+    m.io.error = ps.io_error;
+    m.io.dir = s.io_dir;
+    m.io.fs = fs_type(s.io_dir);
+    m.io.size = s.io_size;
+    m.io.transfer = s.io_transfer;
+    m.io.open = median_stats(ps.io.open);
+    m.io.write_cached = median_stats(ps.io.write_cached);
+    m.io.close = median_stats(ps.io.close);
+    m.io.write_small = median_stats(ps.io.write_small);
+    m.io.sync_small = median_stats(ps.io.sync_small);
+    m.io.synced_small = median_stats(ps.io.synced_small);
+    m.io.write_synced = median_stats(ps.io.write_synced);
+    m.io.synced = median_stats(ps.io.synced);
+    m.io.sync = median_stats(ps.io.sync);
+    m.io.small_write = median_stats(ps.io.small_write);
+    m.io.dirty = dirty_limits();
+}
+
+void measure_io_world(int rank, int world, const Settings& s, const PassSamples& ps, Measured& m) {
+    int ok = rank == 0 && ps.io_error.empty() ? 1 : 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ok != 0) {
+        IoWorld w = io_world(s, rank);
+        if (rank == 0 && w.error.empty()) {
+            const auto stats = [](const std::vector<double>& v) {
+                Samples x;
+                x.all = v;
+                Stats st = summarize(x);
+                st.value = st.median_all;
+                return st;
+            };
+            m.io.world = world;
+            m.io.open_world = stats(w.open);
+            m.io.close_world = stats(w.close);
+            m.io.late_close = stats(w.late_close);
+            if (!w.sync_apart.empty()) m.io.sync_apart = stats(w.sync_apart);
         }
     }
+}
 
-    // Collectives' local work, rank 0 alone while the others wait.
-    quiet_barrier();
-    if (rank == 0) m.local = local_rates();
-    quiet_barrier();
-
-    // Communicator creation: MPI_Comm_dup (freed after each) against an 8-byte allreduce,
-    // every rank taking part, each call after a barrier; rank 0's medians.
-    {
-        constexpr int kCreateRuns = 31;
-        std::vector<double> dup, agree;
-        for (int i = 0; i < kCreateRuns; ++i) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            const double t0 = MPI_Wtime();
-            MPI_Comm c;
-            MPI_Comm_dup(MPI_COMM_WORLD, &c);
-            const double t1 = MPI_Wtime();
-            MPI_Comm_free(&c);
-            dup.push_back(t1 - t0);
-            MPI_Barrier(MPI_COMM_WORLD);
-            double in = 1, out = 0;
-            const double t2 = MPI_Wtime();
-            MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-            agree.push_back(MPI_Wtime() - t2);
-        }
-        auto median = [](std::vector<double> v) {
-            std::sort(v.begin(), v.end());
-            return v[v.size() / 2];
-        };
-        m.comm_dup = median(dup);
-        m.agreement = median(agree);
+// Communicator creation: MPI_Comm_dup (freed after each) against an 8-byte allreduce, every
+// rank taking part, each call after a barrier; rank 0's medians.
+void measure_comm_create(Measured& m) {
+    constexpr int kCreateRuns = 31;
+    std::vector<double> dup, agree;
+    for (int i = 0; i < kCreateRuns; ++i) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        MPI_Comm c;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        const double t1 = MPI_Wtime();
+        MPI_Comm_free(&c);
+        dup.push_back(t1 - t0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double in = 1, out = 0;
+        const double t2 = MPI_Wtime();
+        MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        agree.push_back(MPI_Wtime() - t2);
     }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    m.comm_dup = median(dup);
+    m.agreement = median(agree);
+}
 
-    // MPI_Barrier: kBarrierRuns runs of kBarrierCalls barriers, every rank taking part, the
-    // time per call of each run on rank 0 (a few warm-up calls first).
-    {
-        for (int i = 0; i < 8; ++i) MPI_Barrier(MPI_COMM_WORLD);
-        std::vector<double> per_call;
-        for (int i = 0; i < kBarrierRuns; ++i) {
-            MPI_Barrier(MPI_COMM_WORLD);
-            const double t0 = MPI_Wtime();
-            for (int k = 0; k < kBarrierCalls; ++k) MPI_Barrier(MPI_COMM_WORLD);
-            per_call.push_back((MPI_Wtime() - t0) / kBarrierCalls);
-        }
-        Samples x;
-        x.all = per_call;
-        m.barrier = summarize(x);
-        m.barrier.value = m.barrier.median_all;
-        m.barrier_measured = true;
+// MPI_Barrier: kBarrierRuns runs of kBarrierCalls barriers, every rank taking part, the time
+// per call of each run on rank 0 (a few warm-up calls first).
+void measure_barrier(Measured& m) {
+    for (int i = 0; i < 8; ++i) MPI_Barrier(MPI_COMM_WORLD);
+    std::vector<double> per_call;
+    for (int i = 0; i < kBarrierRuns; ++i) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        for (int k = 0; k < kBarrierCalls; ++k) MPI_Barrier(MPI_COMM_WORLD);
+        per_call.push_back((MPI_Wtime() - t0) / kBarrierCalls);
     }
-    // The real library's collective curves (measure_collectives.cpp).
-    measure_coll_curves(s, rank, world, m);
-    // Fresh send buffers (measure_fresh.cpp), on the pair the per-message costs come from.
-    if (ov_class >= 0) {
-        const Pair& p = pairs[static_cast<std::size_t>(ov_class)];
-        measure_fresh_sends(s, rank, p.a, p.b, ov_class, m);
-        if (rank == 0) print_fresh_sends(m);
-        measure_cold_sends(s, rank, p.a, p.b, ov_class, m);
-        if (rank == 0) print_cold_sends(m);
-    }
+    Samples x;
+    x.all = per_call;
+    m.barrier = summarize(x);
+    m.barrier.value = m.barrier.median_all;
+    m.barrier_measured = true;
+}
 
-    // To rank 0: the CPU figures of every rank, each class's statistics, its eager threshold.
+// To rank 0: the CPU figures of every rank, each class's statistics, its eager threshold, the
+// per-message costs.
+void gather_results(int rank, int world, const Settings& s, const std::array<Pair, kClasses>& pairs,
+                    int ov_class, std::uint64_t ov_reps, Bench& bench, const PassSamples& ps,
+                    Measured& m) {
     m.cpu_instructions = s.cpu_steps * kInstructionsPerStep;
     {
         double mine[kStatsDoubles];
-        pack(summarize(cpu), mine);
+        pack(summarize(ps.cpu), mine);
         std::vector<double> all(rank == 0 ? kStatsDoubles * static_cast<std::size_t>(world) : 0);
         MPI_Gather(mine, kStatsDoubles, MPI_DOUBLE, all.data(), kStatsDoubles, MPI_DOUBLE, 0,
                    MPI_COMM_WORLD);
@@ -1151,7 +1134,7 @@ int run(int rank, int world, const Options& opt) {
         ClassResult& r = m.classes[static_cast<std::size_t>(c)];
         r.pair = pairs[static_cast<std::size_t>(c)];
         if (!r.pair.present) continue;
-        const ClassSamples& x = cs[static_cast<std::size_t>(c)];
+        const ClassSamples& x = ps.cs[static_cast<std::size_t>(c)];
         r.latency = to_root(rank, r.pair.a, x.latency);
         for (std::size_t i = 0; i < s.sizes.size(); ++i) {
             SizeResult sr;
@@ -1173,12 +1156,69 @@ int run(int rank, int world, const Options& opt) {
         const int a = pairs[static_cast<std::size_t>(ov_class)].a;
         m.overhead_class = ov_class;
         for (std::size_t i = 0; i < kOverheadSizes.size(); ++i)
-            m.overheads.push_back(OverheadResult{kOverheadSizes[i], to_root(rank, a, ov[i].send),
-                                                 to_root(rank, a, ov[i].post),
-                                                 to_root(rank, a, ov[i].recv)});
+            m.overheads.push_back(OverheadResult{kOverheadSizes[i], to_root(rank, a, ps.ov[i].send),
+                                                 to_root(rank, a, ps.ov[i].post),
+                                                 to_root(rank, a, ps.ov[i].recv)});
         m.overhead_bursts = static_cast<int>(ov_reps);
         if (rank == 0) print_overheads(m);
     }
+}
+
+}  // namespace
+
+int run(int rank, int world, const Options& opt) {
+    const Settings s = resolve(opt);
+    // The very first messages between ranks 0 and 1 (before the outputs' check, placement
+    // and every other measurement): the lazy peer set-up's ping-pongs.
+    const std::vector<double> setup_rtt = setup_round_trips(rank);
+    if (opt.peer_setup_only) {
+        if (rank == 0) print_setup_total(setup_rtt);
+        return 0;
+    }
+    // A process's first uses (measure_first.cpp), before any other MPI-IO call.
+    Measured first;
+    measure_first_uses(s, rank, first);
+    Outputs out;
+    check_outputs(rank, opt, s, out);
+
+    Measured m;
+    m.first_use = first.first_use;
+    if (rank == 0) print_first_uses(m);
+    describe_machine(m, world, s, opt);
+    const auto pairs = choose_pairs(m.ranks, m.hosts);
+    if (rank == 0) print_placement(m, pairs);
+    if (rank == 0) note_setup(m, pairs, setup_rtt);
+
+    Bench bench(rank, s);
+    PassSamples ps;
+    // The per-message costs: on the pair of the class the intra-node curve comes from.
+    int ov_class = -1;
+    for (const int c : {kIntraSocket, kInterSocket, kInterNode})
+        if (ov_class < 0 && pairs[static_cast<std::size_t>(c)].present) ov_class = c;
+    const std::uint64_t ov_reps = std::max<std::uint64_t>(s.min_repeats, s.repeats / 4);
+    run_passes(rank, s, m, pairs, ov_class, ov_reps, bench, ps);
+    quiet_barrier();
+    if (rank == 0) summarize_io(m, s, ps);
+    // The collective open and close, every rank taking part (when rank 0's I/O worked).
+    measure_io_world(rank, world, s, ps, m);
+
+    // Collectives' local work, rank 0 alone while the others wait.
+    quiet_barrier();
+    if (rank == 0) m.local = local_rates();
+    quiet_barrier();
+    measure_comm_create(m);
+    measure_barrier(m);
+    // The real library's collective curves (measure_collectives.cpp).
+    measure_coll_curves(s, rank, world, m);
+    // Fresh send buffers (measure_fresh.cpp), on the pair the per-message costs come from.
+    if (ov_class >= 0) {
+        const Pair& p = pairs[static_cast<std::size_t>(ov_class)];
+        measure_fresh_sends(s, rank, p.a, p.b, ov_class, m);
+        if (rank == 0) print_fresh_sends(m);
+        measure_cold_sends(s, rank, p.a, p.b, ov_class, m);
+        if (rank == 0) print_cold_sends(m);
+    }
+    gather_results(rank, world, s, pairs, ov_class, ov_reps, bench, ps, m);
     quiet_barrier();
 
     if (rank == 0) finish(m, opt, out);
