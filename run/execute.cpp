@@ -236,6 +236,7 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
 
     // Each program runs with the speeds of the cores its ranks are placed on.
     mpi::MultiProgram multi;
+    mpi::Program* single = nullptr;
     std::vector<io::FileDecl> files;
     std::uint32_t first = 0;
     for (auto& p : setup.programs) {
@@ -244,7 +245,8 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
             const auto& loc = setup.placement[first + r];
             speed[r] = t.nodes[loc.node].sockets[loc.socket].speed;
         }
-        multi.add(p->bind(std::move(speed)), p->ranks());
+        single = &p->bind(std::move(speed));
+        multi.add(*single, p->ranks());
         for (auto& d : p->files()) files.push_back(std::move(d));
         first += p->ranks();
     }
@@ -254,10 +256,12 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
     options.io = io::io_factory(model.io, std::move(files));
     options.jitter_loader = sources.jitter;
     if (setup.programs.size() > 1) options.app_sizes = multi.sizes();
-    mpi::Program* program = &multi;
+    // One program runs as itself (no per-operation forwarding through the MultiProgram).
+    mpi::Program* const programs = setup.programs.size() == 1 ? single : &multi;
+    mpi::Program* program = programs;
     if (hooks.wrap) {
         mpi::OpObserver* observer = nullptr;
-        if (mpi::Program* wrapped = hooks.wrap(multi, setup, observer)) program = wrapped;
+        if (mpi::Program* wrapped = hooks.wrap(*programs, setup, observer)) program = wrapped;
         options.observer = observer;
     }
     if (hooks.progress) {
@@ -267,13 +271,13 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
             : t.settings.model == topo::NetworkModel::Analytic ? ""
                                                                : "packet hops";
         options.progress_every = hooks.progress_every;
-        options.progress = [&hooks, &multi, work_unit](std::uint64_t events, Time now,
-                                                       const net::NetworkStats& n,
-                                                       std::uint64_t running) {
+        options.progress = [&hooks, programs, work_unit](std::uint64_t events, Time now,
+                                                         const net::NetworkStats& n,
+                                                         std::uint64_t running) {
             // Completed, not started: what the programs handed out less the operations the
             // ranks are still inside (a collective app's 256 operations were "100.0%" from
             // the first line, all of them started at once).
-            const mpi::ProgramProgress p = multi.progress();
+            const mpi::ProgramProgress p = programs->progress();
             hooks.progress(RunProgress{events, now,
                                        p.done - std::min<std::uint64_t>(p.done, running), p.total,
                                        &n, work_unit});
