@@ -711,6 +711,10 @@ CLI::App* add_compare(CLI::App& app, CompareFlags& cf) {
                         "format of RECORDED: auto (default), native-text, native-binary, "
                         "simgrid-ti, hdtrace, otf2, dumpi");
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
+    compare->add_flag("--by-size", cf.by_size,
+                      "also compare per operation and message size class (0 B, up to 64 B, "
+                      "1 KiB, 16 KiB, 256 KiB, 4 MiB, 64 MiB, above): calls, recorded and "
+                      "simulated time, error, time per call (and in compare.csv with --out)");
     compare->add_option("--timeline-window", cf.timeline_window,
                         "FROM,TO: the excerpt compare_timeline.svg draws (e.g. 0s,50ms; "
                         "default: the whole run)");

@@ -314,13 +314,13 @@ int cmd_compare(const CompareFlags& f) {
     c.overhead_bursts = overhead.bursts;
     std::cout << fmt::format("clustersim compare: {} (recorded, {}) vs {} (simulated)\n",
                              f.recorded, rec.format, f.simulated);
-    std::cout << traces::format_comparison(c);
+    std::cout << traces::format_comparison(c, 32, f.by_size);
     if (!f.out.empty()) {
         make_dir(f.out, "--out");
         const fs::path d(f.out);
         traces::write_timelines({{"recorded", &a}, {"simulated", &b}},
                                 (d / "compare_timeline.json").string());
-        traces::write_comparison_csv(c, (d / "compare.csv").string());
+        traces::write_comparison_csv(c, (d / "compare.csv").string(), f.by_size);
         std::vector<std::string> ranks;
         std::vector<double> rec_s, sim_s;
         for (const auto& r : c.ranks) {

@@ -46,6 +46,7 @@ struct CompareFlags {
     std::string recorded, simulated, out, format = "auto";
     std::string timeline_window;  // "FROM,TO" of compare_timeline.svg (default: whole run)
     bool skip_unknown = false;
+    bool by_size = false;  // --by-size: the table per operation and message size class
 };
 int cmd_compare(const CompareFlags& f);
 

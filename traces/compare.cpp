@@ -23,6 +23,8 @@ struct Totals {
     std::vector<Time> rank_end;
     std::vector<Time> rank_comm;
     std::map<int, std::pair<std::uint64_t, Time>> ops;  // kind -> (count, summed duration)
+    // (kind, size class) -> (count, summed duration), every kind but compute
+    std::map<std::pair<int, int>, std::pair<std::uint64_t, Time>> by_size;
     Time end;
 };
 
@@ -39,6 +41,11 @@ Totals totals(const RunLog& log) {
         auto& o = t.ops[e.kind];
         ++o.first;
         o.second += e.end - e.start;
+        if (e.kind != static_cast<int>(mpi::OpKind::Compute)) {
+            auto& z = t.by_size[{e.kind, size_class_of(e.bytes)}];
+            ++z.first;
+            z.second += e.end - e.start;
+        }
     }
     return t;
 }
@@ -48,7 +55,37 @@ std::string percent(double e) {
     return fmt::format("{:+.1f}%", 100.0 * e);
 }
 
+// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string out = "\"";
+    for (const char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return out + "\"";
+}
+
+// The per-call time of a row's side ("-" without calls).
+std::string per_call(Time total, std::uint64_t calls) {
+    if (calls == 0) return "-";
+    return format_time(Time::ps(total.ps() / static_cast<std::int64_t>(calls)));
+}
+
 }  // namespace
+
+int size_class_of(std::uint64_t bytes) {
+    if (bytes == 0) return 0;
+    int c = 1;
+    for (std::uint64_t limit = 64; c < kSizeClasses - 1 && bytes > limit; limit *= 16) ++c;
+    return c;
+}
+
+std::string size_class_name(int size_class) {
+    if (size_class <= 0) return "0 B";
+    std::uint64_t upper = 64;
+    for (int c = 1; c < size_class; ++c) upper *= 16;
+    if (size_class >= kSizeClasses - 1) return "> " + format_size(upper / 16);
+    return fmt::format("({}, {}]", format_size(size_class == 1 ? 0 : upper / 16),
+                       format_size(upper));
+}
 
 std::string program_mismatch(const RunLog& recorded, const RunLog& simulated) {
     auto ranks_of = [](const RunLog& log) {
@@ -113,10 +150,25 @@ Comparison compare_runs(const RunLog& recorded, const RunLog& simulated) {
                                           row.count_recorded, row.count_simulated));
         c.ops.push_back(row);
     }
+    std::map<std::pair<int, int>, CompareRow> sized;
+    for (const auto& [key, v] : a.by_size) {
+        auto& row = sized[key];
+        row.count_recorded = v.first;
+        row.recorded = v.second;
+    }
+    for (const auto& [key, v] : b.by_size) {
+        auto& row = sized[key];
+        row.count_simulated = v.first;
+        row.simulated = v.second;
+    }
+    for (auto& [key, row] : sized) {
+        row.name = fmt::format("{} {}", mpi::stat_name(key.first), size_class_name(key.second));
+        c.by_size.push_back(row);
+    }
     return c;
 }
 
-std::string format_comparison(const Comparison& c, std::size_t max_rank_rows) {
+std::string format_comparison(const Comparison& c, std::size_t max_rank_rows, bool by_size) {
     std::string out;
     out += fmt::format("  total runtime: recorded {}, simulated {}, error {}\n",
                        format_time(c.total.recorded), format_time(c.total.simulated),
@@ -142,6 +194,19 @@ std::string format_comparison(const Comparison& c, std::size_t max_rank_rows) {
                                ? std::to_string(r.count_recorded)
                                : fmt::format("{}/{}", r.count_recorded, r.count_simulated),
                            format_time(r.recorded), format_time(r.simulated), percent(r.error()));
+    if (by_size) {
+        out +=
+            "\n  operation (size class), summed over ranks       calls   recorded   simulated  "
+            "   error   per call: recorded  simulated\n";
+        for (const auto& r : c.by_size)
+            out += fmt::format("  {:<44} {:>7}   {:>9}   {:>9}   {:>7}   {:>18}  {:>9}\n", r.name,
+                               r.count_recorded == r.count_simulated
+                                   ? std::to_string(r.count_recorded)
+                                   : fmt::format("{}/{}", r.count_recorded, r.count_simulated),
+                               format_time(r.recorded), format_time(r.simulated),
+                               percent(r.error()), per_call(r.recorded, r.count_recorded),
+                               per_call(r.simulated, r.count_simulated));
+    }
     if (c.overhead_bursts > 0)
         out += fmt::format(
             "  tracer overhead: {} (buffer writes in {} compute bursts, summed over ranks) "
@@ -153,20 +218,22 @@ std::string format_comparison(const Comparison& c, std::size_t max_rank_rows) {
     return out;
 }
 
-void write_comparison_csv(const Comparison& c, const std::string& path) {
+void write_comparison_csv(const Comparison& c, const std::string& path, bool by_size) {
     std::ofstream f(path);
     if (!f) throw InputError(path, 0, "cannot write the comparison CSV");
     f << "what,name,calls_recorded,calls_simulated,recorded_s,simulated_s,relative_error\n";
     auto row = [&](const char* what, const CompareRow& r) {
         f << fmt::format(
-            "{},{},{},{},{:.12g},{:.12g},{}\n", what, r.name, r.count_recorded, r.count_simulated,
-            r.recorded.seconds(), r.simulated.seconds(),
+            "{},{},{},{},{:.12g},{:.12g},{}\n", what, csv_field(r.name), r.count_recorded,
+            r.count_simulated, r.recorded.seconds(), r.simulated.seconds(),
             std::isinf(r.error()) ? std::string("") : fmt::format("{:.6g}", r.error()));
     };
     row("total", c.total);
     for (const auto& r : c.ranks) row("rank", r);
     for (const auto& r : c.rank_comm) row("rank_mpi_io", r);
     for (const auto& r : c.ops) row("operation", r);
+    if (by_size)
+        for (const auto& r : c.by_size) row("operation_size", r);
 }
 
 }  // namespace clustersim::traces

@@ -24,13 +24,26 @@ struct Comparison {
     std::vector<CompareRow> ranks;  // per rank: its last end (its runtime)
     // per rank: time in MPI and MPI-IO calls (everything but compute), as PSINS compares
     std::vector<CompareRow> rank_comm;
-    std::vector<CompareRow> ops;     // per operation kind: summed durations over ranks
+    std::vector<CompareRow> ops;  // per operation kind: summed durations over ranks
+    // per operation kind and message size class (size_class_of), MPI and MPI-IO calls only:
+    // summed durations over ranks; named "Allreduce (64 B, 1 KiB]" (`compare --by-size`)
+    std::vector<CompareRow> by_size;
     std::vector<std::string> notes;  // e.g. rank counts differ
     // Tracer overhead taken out of the recorded side (run_log_from_trace's TracerOverhead;
     // set by the caller): its time summed over ranks and the compute bursts that held it.
     Time overhead_subtracted;
     std::uint64_t overhead_bursts = 0;
 };
+
+// Message size classes of `compare --by-size`: 0 B, then powers of 16 from 64 B:
+// (0, 64 B], (64 B, 1 KiB], (1 KiB, 16 KiB], (16 KiB, 256 KiB], (256 KiB, 4 MiB],
+// (4 MiB, 64 MiB], and above 64 MiB. A call's size is the bytes it moved (its payload, or a
+// file call's data).
+inline constexpr int kSizeClasses = 8;
+int size_class_of(std::uint64_t bytes);
+// "0 B", "(0 B, 64 B]", "(64 B, 1 KiB]", ..., "> 64 MiB": each class holds the sizes above its
+// lower bound up to and including its upper one.
+std::string size_class_name(int size_class);
 
 Comparison compare_runs(const RunLog& recorded, const RunLog& simulated);
 // Whether the two runs are of one program: the same number of ranks, and on every rank the
@@ -39,9 +52,12 @@ Comparison compare_runs(const RunLog& recorded, const RunLog& simulated);
 // counts are compared, not the order). Empty when they agree, else the first difference
 // ("rank 3 made 12 Allreduce calls in the recorded run, 10 in the simulated one").
 std::string program_mismatch(const RunLog& recorded, const RunLog& simulated);
-// The readable table for stdout (units on every number; errors in percent).
-std::string format_comparison(const Comparison& c, std::size_t max_rank_rows = 32);
-// CSV with one row per rank and per operation.
-void write_comparison_csv(const Comparison& c, const std::string& path);
+// The readable table for stdout (units on every number; errors in percent); `by_size` adds the
+// table per operation and size class, with the time per call.
+std::string format_comparison(const Comparison& c, std::size_t max_rank_rows = 32,
+                              bool by_size = false);
+// CSV with one row per rank and per operation (and with `by_size`, per operation and size
+// class: what "operation_size", name "Allreduce (64 B, 1 KiB]").
+void write_comparison_csv(const Comparison& c, const std::string& path, bool by_size = false);
 
 }  // namespace clustersim::traces
