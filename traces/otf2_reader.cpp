@@ -495,77 +495,16 @@ class Otf2RankReader {
     // Maps a call by its events; false: not a modelled operation (an unmodeled record).
     bool map_call(Call& c) {
         const std::string& n = *c.short_name;
-        auto first = [&](Otf2Event::Kind k) -> const Otf2Event* {
-            for (const Otf2Event& e : c.events)
-                if (e.kind == k) return &e;
-            return nullptr;
-        };
-        auto p2p = [&](Record& r, const Otf2Event& e) -> bool {
-            const std::int32_t h = comm_of(c, e.comm);
-            if (h < 0) {
-                ++sh_.unknown_comm_calls;
-                return false;
-            }
-            r.comm = h;
-            r.peer = e.peer == kOtf2Undef32 ? mpi::kAnySource : static_cast<std::int32_t>(e.peer);
-            r.tag = static_cast<std::int32_t>(e.tag);
-            r.bytes = e.bytes;
-            return true;
-        };
         // communicator creation
         if (n == "comm_split" || n == "comm_dup" || n == "comm_create" || n == "comm_split_type" ||
             n == "comm_dup_with_info" || n == "comm_create_group" || n == "comm_idup" ||
             n == "cart_create" || n == "cart_sub" || n == "graph_create" ||
-            n == "dist_graph_create" || n == "dist_graph_create_adjacent") {
-            Record r;
-            const bool dup = n == "comm_dup" || n == "comm_dup_with_info" || n == "comm_idup";
-            r.kind = dup ? mpi::OpKind::CommDup : mpi::OpKind::CommSplit;
-            if (!dup) r.color = mpi::kUndefined;  // until its communicator is known
-            r.newcomm = next_comm_++;
-            push(r, c);
-            const std::size_t idx = records_.size() - 1;
-            const Otf2Event* created = first(Otf2Event::CommCreate);
-            if (c.attrs.values.count("color") || c.attrs.values.count("newcomm")) {
-                Record& w = records_[idx];
-                // written by clustersim: a topology's arguments
-                if (auto t = c.attrs.texts.find("counts"); t != c.attrs.texts.end()) {
-                    w.kind = n == "cart_create" ? mpi::OpKind::CartCreate
-                             : n == "dist_graph_create_adjacent"
-                                 ? mpi::OpKind::DistGraphCreateAdjacent
-                             : n == "dist_graph_create" ? mpi::OpKind::DistGraphCreate
-                                                        : w.kind;
-                    if (mpi::creates_topology(w.kind))
-                        w.counts = sh_.trace->add_counts(parse_counts_attr(t->second));
-                }
-                w.comm = sattr(c, "comm", 0);
-                const bool topology = mpi::creates_topology(w.kind);  // split by its arguments
-                w.color = topology ? 0 : sattr(c, "color", 0);
-                w.key = topology ? 0 : sattr(c, "key", 0);
-                w.newcomm = static_cast<std::uint32_t>(attr(c, "newcomm", w.newcomm));
-                next_comm_ = std::max(next_comm_, w.newcomm + 1);
-                if (created != nullptr)
-                    comm_handle_[created->comm] = static_cast<std::int32_t>(w.newcomm);
-            } else if (created != nullptr) {
-                bind_creation(idx, created->comm);
-            } else {
-                creations_.push_back(idx);
-            }
-            return true;
-        }
+            n == "dist_graph_create" || n == "dist_graph_create_adjacent")
+            return map_comm_creation(c);
         // point-to-point
-        if (const Otf2Event* s = first(Otf2Event::Send);
-            s && (n == "sendrecv" || n == "sendrecv_replace")) {
-            const Otf2Event* rv = first(Otf2Event::Recv);
-            if (rv == nullptr) return false;
-            Record r, q;
-            r.kind = mpi::OpKind::Sendrecv;
-            if (!p2p(r, *s) || !p2p(q, *rv)) return false;
-            r.peer2 = q.peer;
-            r.tag2 = q.tag;
-            r.bytes2 = q.bytes;
-            push(r, c);
-            return true;
-        }
+        if (const Otf2Event* s = first(c, Otf2Event::Send);
+            s && (n == "sendrecv" || n == "sendrecv_replace"))
+            return map_sendrecv(c, *s);
         if (n == "comm_free" && c.attrs.values.count("comm")) {  // written by clustersim
             Record r;
             r.kind = mpi::OpKind::CommFree;
@@ -580,27 +519,119 @@ class Otf2RankReader {
             push(r, c);
             return true;
         }
+        if (std::optional<bool> mapped = map_point_to_point(c)) return *mapped;
+        // collectives
+        mpi::CollOp op{};
+        bool nonblocking = false;
+        if (coll_from_mpi_name(c.name, op, nonblocking) && mpi::is_neighbor(op))
+            return map_neighbor_collective(c, op, nonblocking);
+        if (coll_from_mpi_name(c.name, op, nonblocking)) return map_collective(c, op, nonblocking);
+        // MPI-IO: the OTF2 I/O events of the call (Score-P's I/O recording, clustersim's
+        // writer), then the clustersim:* attributes where there are some
+        if (n.rfind("file_", 0) == 0) return map_file_io(c);
+        // waits and tests
+        if (n == "wait" || n == "waitall" || n == "waitany" || n == "waitsome" || n == "test" ||
+            n == "testall" || n == "testany" || n == "testsome")
+            return map_completion(c);
+        return false;
+    }
+
+    // The call's first event of kind `k` (null: none).
+    static const Otf2Event* first(const Call& c, Otf2Event::Kind k) {
+        for (const Otf2Event& e : c.events)
+            if (e.kind == k) return &e;
+        return nullptr;
+    }
+
+    // A point-to-point record's communicator, peer, tag and size from its event; false: an
+    // unknown communicator.
+    bool p2p(const Call& c, Record& r, const Otf2Event& e) {
+        const std::int32_t h = comm_of(c, e.comm);
+        if (h < 0) {
+            ++sh_.unknown_comm_calls;
+            return false;
+        }
+        r.comm = h;
+        r.peer = e.peer == kOtf2Undef32 ? mpi::kAnySource : static_cast<std::int32_t>(e.peer);
+        r.tag = static_cast<std::int32_t>(e.tag);
+        r.bytes = e.bytes;
+        return true;
+    }
+
+    bool map_comm_creation(const Call& c) {
+        const std::string& n = *c.short_name;
+        Record r;
+        const bool dup = n == "comm_dup" || n == "comm_dup_with_info" || n == "comm_idup";
+        r.kind = dup ? mpi::OpKind::CommDup : mpi::OpKind::CommSplit;
+        if (!dup) r.color = mpi::kUndefined;  // until its communicator is known
+        r.newcomm = next_comm_++;
+        push(r, c);
+        const std::size_t idx = records_.size() - 1;
+        const Otf2Event* created = first(c, Otf2Event::CommCreate);
+        if (c.attrs.values.count("color") || c.attrs.values.count("newcomm")) {
+            Record& w = records_[idx];
+            // written by clustersim: a topology's arguments
+            if (auto t = c.attrs.texts.find("counts"); t != c.attrs.texts.end()) {
+                w.kind = n == "cart_create"                  ? mpi::OpKind::CartCreate
+                         : n == "dist_graph_create_adjacent" ? mpi::OpKind::DistGraphCreateAdjacent
+                         : n == "dist_graph_create"          ? mpi::OpKind::DistGraphCreate
+                                                             : w.kind;
+                if (mpi::creates_topology(w.kind))
+                    w.counts = sh_.trace->add_counts(parse_counts_attr(t->second));
+            }
+            w.comm = sattr(c, "comm", 0);
+            const bool topology = mpi::creates_topology(w.kind);  // split by its arguments
+            w.color = topology ? 0 : sattr(c, "color", 0);
+            w.key = topology ? 0 : sattr(c, "key", 0);
+            w.newcomm = static_cast<std::uint32_t>(attr(c, "newcomm", w.newcomm));
+            next_comm_ = std::max(next_comm_, w.newcomm + 1);
+            if (created != nullptr)
+                comm_handle_[created->comm] = static_cast<std::int32_t>(w.newcomm);
+        } else if (created != nullptr) {
+            bind_creation(idx, created->comm);
+        } else {
+            creations_.push_back(idx);
+        }
+        return true;
+    }
+
+    bool map_sendrecv(const Call& c, const Otf2Event& s) {
+        const Otf2Event* rv = first(c, Otf2Event::Recv);
+        if (rv == nullptr) return false;
+        Record r, q;
+        r.kind = mpi::OpKind::Sendrecv;
+        if (!p2p(c, r, s) || !p2p(c, q, *rv)) return false;
+        r.peer2 = q.peer;
+        r.tag2 = q.tag;
+        r.bytes2 = q.bytes;
+        push(r, c);
+        return true;
+    }
+
+    // Sends, receives and their nonblocking forms; nullopt: not one of them.
+    std::optional<bool> map_point_to_point(const Call& c) {
+        const std::string& n = *c.short_name;
         if (n == "send" || n == "bsend" || n == "ssend" || n == "rsend") {
-            const Otf2Event* e = first(Otf2Event::Send);
+            const Otf2Event* e = first(c, Otf2Event::Send);
             Record r;
             r.kind = mpi::OpKind::Send;
-            if (e == nullptr || !p2p(r, *e)) return false;
+            if (e == nullptr || !p2p(c, r, *e)) return false;
             push(r, c);
             return true;
         }
         if (n == "recv") {
-            const Otf2Event* e = first(Otf2Event::Recv);
+            const Otf2Event* e = first(c, Otf2Event::Recv);
             Record r;
             r.kind = mpi::OpKind::Recv;
-            if (e == nullptr || !p2p(r, *e)) return false;
+            if (e == nullptr || !p2p(c, r, *e)) return false;
             push(r, c);
             return true;
         }
         if (n == "isend" || n == "ibsend" || n == "issend" || n == "irsend") {
-            const Otf2Event* e = first(Otf2Event::Isend);
+            const Otf2Event* e = first(c, Otf2Event::Isend);
             Record r;
             r.kind = mpi::OpKind::Isend;
-            if (e == nullptr || !p2p(r, *e)) return false;
+            if (e == nullptr || !p2p(c, r, *e)) return false;
             r.handle = handle_attr(c);
             requests_[e->request] = r.handle;
             push(r, c);
@@ -608,7 +639,7 @@ class Otf2RankReader {
             return true;
         }
         if (n == "irecv") {
-            const Otf2Event* e = first(Otf2Event::IrecvRequest);
+            const Otf2Event* e = first(c, Otf2Event::IrecvRequest);
             if (e == nullptr) return false;
             Record r;
             r.kind = mpi::OpKind::Irecv;
@@ -621,184 +652,185 @@ class Otf2RankReader {
             complete(c, records_.size() - 1);
             return true;
         }
-        // collectives
-        mpi::CollOp op{};
-        bool nonblocking = false;
-        if (coll_from_mpi_name(c.name, op, nonblocking) && mpi::is_neighbor(op)) {
-            // OTF2 has no neighbourhood collective event: only clustersim's attributes say
-            // what the call moved (another tracer's call is unmodeled)
-            if (!c.attrs.values.count("bytes")) return false;
-            Record r;
-            r.kind = mpi::OpKind::Collective;
-            r.coll = op;
-            r.nonblocking = nonblocking;
+        return std::nullopt;
+    }
+
+    bool map_neighbor_collective(const Call& c, mpi::CollOp op, bool nonblocking) {
+        // OTF2 has no neighbourhood collective event: only clustersim's attributes say
+        // what the call moved (another tracer's call is unmodeled)
+        if (!c.attrs.values.count("bytes")) return false;
+        Record r;
+        r.kind = mpi::OpKind::Collective;
+        r.coll = op;
+        r.nonblocking = nonblocking;
+        r.comm = sattr(c, "comm", 0);
+        r.bytes = attr(c, "bytes", 0);
+        if (nonblocking) r.handle = handle_attr(c);
+        if (auto t = c.attrs.texts.find("counts"); t != c.attrs.texts.end())
+            r.counts = sh_.trace->add_counts(parse_counts_attr(t->second));
+        push(r, c);
+        return true;
+    }
+
+    bool map_collective(const Call& c, mpi::CollOp op, bool nonblocking) {
+        const Otf2Event* e = first(c, nonblocking ? Otf2Event::NbcRequest : Otf2Event::CollEnd);
+        if (e == nullptr) {
+            if (nonblocking) ++sh_.nonblocking_without_events;
+            return false;
+        }
+        Record r;
+        r.kind = mpi::OpKind::Collective;
+        r.coll = op;
+        r.nonblocking = nonblocking;
+        if (nonblocking && c.attrs.values.count("handle")) {
+            // written by clustersim: every field is in the attributes
+            r.handle = handle_attr(c);
+            r.root = sattr(c, "root", 0);
             r.comm = sattr(c, "comm", 0);
             r.bytes = attr(c, "bytes", 0);
-            if (nonblocking) r.handle = handle_attr(c);
             if (auto t = c.attrs.texts.find("counts"); t != c.attrs.texts.end())
                 r.counts = sh_.trace->add_counts(parse_counts_attr(t->second));
+            requests_[e->request] = r.handle;
             push(r, c);
             return true;
         }
-        if (coll_from_mpi_name(c.name, op, nonblocking)) {
-            const Otf2Event* e = first(nonblocking ? Otf2Event::NbcRequest : Otf2Event::CollEnd);
-            if (e == nullptr) {
-                if (nonblocking) ++sh_.nonblocking_without_events;
-                return false;
+        if (nonblocking) {
+            r.handle = handle_attr(c);
+            requests_[e->request] = r.handle;
+            push(r, c);
+            open_nbc_[e->request] = records_.size() - 1;
+            complete(c, records_.size() - 1);
+            return true;
+        }
+        if (!fill_collective(r, *e, c)) return false;
+        push(r, c);
+        return true;
+    }
+
+    bool map_file_io(const Call& c) {
+        static const std::map<std::string, mpi::OpKind> io = {
+            {"file_open", mpi::OpKind::FileOpen},
+            {"file_close", mpi::OpKind::FileClose},
+            {"file_set_view", mpi::OpKind::FileSetView},
+            {"file_seek", mpi::OpKind::FileSeek},
+            {"file_write", mpi::OpKind::FileWrite},
+            {"file_read", mpi::OpKind::FileRead},
+            {"file_write_at", mpi::OpKind::FileWriteAt},
+            {"file_read_at", mpi::OpKind::FileReadAt},
+            {"file_write_all", mpi::OpKind::FileWriteAll},
+            {"file_read_all", mpi::OpKind::FileReadAll},
+            {"file_write_at_all", mpi::OpKind::FileWriteAtAll},
+            {"file_read_at_all", mpi::OpKind::FileReadAtAll},
+            {"file_sync", mpi::OpKind::FileSync}};
+        auto k = io.find(*c.short_name);
+        if (k == io.end()) return false;
+        const bool attrs = c.attrs.values.count("file") != 0;
+        Record r;
+        r.kind = k->second;
+        const Otf2Event* ev = nullptr;
+        switch (r.kind) {
+            case mpi::OpKind::FileOpen:
+                ev = first(c, Otf2Event::IoCreate);
+                break;
+            case mpi::OpKind::FileClose:
+                ev = first(c, Otf2Event::IoDestroy);
+                break;
+            case mpi::OpKind::FileSeek:
+                ev = first(c, Otf2Event::IoSeek);
+                break;
+            case mpi::OpKind::FileSetView:
+                break;
+            default:
+                ev = first(c, Otf2Event::IoBegin);
+                break;
+        }
+        if (ev == nullptr && !attrs) return false;
+        if (ev != nullptr && !io_from_event(c, r, *ev, attrs)) return false;
+        if (attrs) {
+            r.file = static_cast<std::uint32_t>(attr(c, "file", r.file));
+            r.comm = sattr(c, "comm", r.comm);
+            if (auto t = c.attrs.texts.find("path"); t != c.attrs.texts.end())
+                r.path = sh_.trace->intern(t->second);
+            r.bytes = attr(c, "bytes", r.bytes);
+            r.offset = attr(c, "offset", r.offset);
+            r.view_block = attr(c, "view_block", 0);
+            r.view_stride = attr(c, "view_stride", 0);
+            r.whence = static_cast<std::uint8_t>(attr(c, "whence", r.whence));
+        }
+        push(r, c);
+        return true;
+    }
+
+    // An MPI-IO record's file, size and seek from the call's I/O event `ev`; false: an I/O
+    // handle not created in the trace and no clustersim:* attributes (`attrs`) to say more.
+    bool io_from_event(const Call& c, Record& r, const Otf2Event& ev, bool attrs) {
+        const auto h = static_cast<std::uint32_t>(ev.request);
+        if (r.kind == mpi::OpKind::FileOpen) {
+            io_file_[h] = next_file_++;
+            auto d = sh_.defs->io_handles.find(h);
+            if (d != sh_.defs->io_handles.end()) {
+                auto f = sh_.defs->io_files.find(d->second.file);
+                if (f != sh_.defs->io_files.end()) r.path = sh_.trace->intern(f->second);
+                if (d->second.comm != kOtf2Undef32) r.comm = std::max(handle_of(d->second.comm), 0);
             }
+        }
+        auto f = io_file_.find(h);
+        if (f == io_file_.end() && !attrs) {
+            ++sh_.io_without_open;
+            return false;
+        }
+        if (f != io_file_.end()) r.file = f->second;
+        if (ev.kind == Otf2Event::IoBegin) {
+            const Otf2Event* done = first(c, Otf2Event::IoComplete);
+            r.bytes = done != nullptr ? done->bytes : ev.bytes;
+        }
+        if (ev.kind == Otf2Event::IoSeek) {
+            r.offset = ev.bytes;
+            r.whence = ev.root == OTF2_IO_SEEK_FROM_CURRENT ? mpi::kSeekCur
+                       : ev.root == OTF2_IO_SEEK_FROM_END   ? mpi::kSeekEnd
+                                                            : mpi::kSeekSet;
+        }
+        if (!attrs &&
+            (r.kind == mpi::OpKind::FileWriteAt || r.kind == mpi::OpKind::FileReadAt ||
+             r.kind == mpi::OpKind::FileWriteAtAll || r.kind == mpi::OpKind::FileReadAtAll))
+            ++sh_.io_offsets_unknown;
+        return true;
+    }
+
+    bool map_completion(const Call& c) {
+        const std::string& n = *c.short_name;
+        std::vector<std::uint32_t> handles = completions(c);
+        if (c.attrs.values.count("handle")) {  // written by clustersim
             Record r;
-            r.kind = mpi::OpKind::Collective;
-            r.coll = op;
-            r.nonblocking = nonblocking;
-            if (nonblocking && c.attrs.values.count("handle")) {
-                // written by clustersim: every field is in the attributes
-                r.handle = handle_attr(c);
-                r.root = sattr(c, "root", 0);
-                r.comm = sattr(c, "comm", 0);
-                r.bytes = attr(c, "bytes", 0);
-                if (auto t = c.attrs.texts.find("counts"); t != c.attrs.texts.end())
-                    r.counts = sh_.trace->add_counts(parse_counts_attr(t->second));
-                requests_[e->request] = r.handle;
-                push(r, c);
-                return true;
-            }
-            if (nonblocking) {
-                r.handle = handle_attr(c);
-                requests_[e->request] = r.handle;
-                push(r, c);
-                open_nbc_[e->request] = records_.size() - 1;
-                complete(c, records_.size() - 1);
-                return true;
-            }
-            if (!fill_collective(r, *e, c)) return false;
+            r.kind = n == "waitall" ? mpi::OpKind::Waitall : mpi::OpKind::Wait;
+            r.handle = static_cast<std::uint32_t>(attr(c, "handle", 0));
+            r.count = static_cast<std::uint32_t>(attr(c, "count", 0));
             push(r, c);
             return true;
         }
-        // MPI-IO: the OTF2 I/O events of the call (Score-P's I/O recording, clustersim's
-        // writer), then the clustersim:* attributes where there are some
-        if (n.rfind("file_", 0) == 0) {
-            static const std::map<std::string, mpi::OpKind> io = {
-                {"file_open", mpi::OpKind::FileOpen},
-                {"file_close", mpi::OpKind::FileClose},
-                {"file_set_view", mpi::OpKind::FileSetView},
-                {"file_seek", mpi::OpKind::FileSeek},
-                {"file_write", mpi::OpKind::FileWrite},
-                {"file_read", mpi::OpKind::FileRead},
-                {"file_write_at", mpi::OpKind::FileWriteAt},
-                {"file_read_at", mpi::OpKind::FileReadAt},
-                {"file_write_all", mpi::OpKind::FileWriteAll},
-                {"file_read_all", mpi::OpKind::FileReadAll},
-                {"file_write_at_all", mpi::OpKind::FileWriteAtAll},
-                {"file_read_at_all", mpi::OpKind::FileReadAtAll},
-                {"file_sync", mpi::OpKind::FileSync}};
-            auto k = io.find(n);
-            if (k == io.end()) return false;
-            const bool attrs = c.attrs.values.count("file") != 0;
+        if (handles.empty()) return false;
+        const bool all = n == "waitall" || n == "testall";
+        std::vector<std::uint32_t> sorted = handles;
+        std::sort(sorted.begin(), sorted.end());
+        const bool contiguous = sorted.back() - sorted.front() + 1 == sorted.size();
+        if (all && contiguous && sorted.size() > 1) {
             Record r;
-            r.kind = k->second;
-            const Otf2Event* ev = nullptr;
-            switch (r.kind) {
-                case mpi::OpKind::FileOpen:
-                    ev = first(Otf2Event::IoCreate);
-                    break;
-                case mpi::OpKind::FileClose:
-                    ev = first(Otf2Event::IoDestroy);
-                    break;
-                case mpi::OpKind::FileSeek:
-                    ev = first(Otf2Event::IoSeek);
-                    break;
-                case mpi::OpKind::FileSetView:
-                    break;
-                default:
-                    ev = first(Otf2Event::IoBegin);
-                    break;
-            }
-            if (ev == nullptr && !attrs) return false;
-            if (ev != nullptr) {
-                const auto h = static_cast<std::uint32_t>(ev->request);
-                if (r.kind == mpi::OpKind::FileOpen) {
-                    io_file_[h] = next_file_++;
-                    auto d = sh_.defs->io_handles.find(h);
-                    if (d != sh_.defs->io_handles.end()) {
-                        auto f = sh_.defs->io_files.find(d->second.file);
-                        if (f != sh_.defs->io_files.end()) r.path = sh_.trace->intern(f->second);
-                        if (d->second.comm != kOtf2Undef32)
-                            r.comm = std::max(handle_of(d->second.comm), 0);
-                    }
-                }
-                auto f = io_file_.find(h);
-                if (f == io_file_.end() && !attrs) {
-                    ++sh_.io_without_open;
-                    return false;
-                }
-                if (f != io_file_.end()) r.file = f->second;
-                if (ev->kind == Otf2Event::IoBegin) {
-                    const Otf2Event* done = first(Otf2Event::IoComplete);
-                    r.bytes = done != nullptr ? done->bytes : ev->bytes;
-                }
-                if (ev->kind == Otf2Event::IoSeek) {
-                    r.offset = ev->bytes;
-                    r.whence = ev->root == OTF2_IO_SEEK_FROM_CURRENT ? mpi::kSeekCur
-                               : ev->root == OTF2_IO_SEEK_FROM_END   ? mpi::kSeekEnd
-                                                                     : mpi::kSeekSet;
-                }
-                if (!attrs &&
-                    (r.kind == mpi::OpKind::FileWriteAt || r.kind == mpi::OpKind::FileReadAt ||
-                     r.kind == mpi::OpKind::FileWriteAtAll || r.kind == mpi::OpKind::FileReadAtAll))
-                    ++sh_.io_offsets_unknown;
-            }
-            if (attrs) {
-                r.file = static_cast<std::uint32_t>(attr(c, "file", r.file));
-                r.comm = sattr(c, "comm", r.comm);
-                if (auto t = c.attrs.texts.find("path"); t != c.attrs.texts.end())
-                    r.path = sh_.trace->intern(t->second);
-                r.bytes = attr(c, "bytes", r.bytes);
-                r.offset = attr(c, "offset", r.offset);
-                r.view_block = attr(c, "view_block", 0);
-                r.view_stride = attr(c, "view_stride", 0);
-                r.whence = static_cast<std::uint8_t>(attr(c, "whence", r.whence));
-            }
+            r.kind = mpi::OpKind::Waitall;
+            r.handle = sorted.front();
+            r.count = static_cast<std::uint32_t>(sorted.size());
             push(r, c);
-            return true;
-        }
-        // waits and tests
-        if (n == "wait" || n == "waitall" || n == "waitany" || n == "waitsome" || n == "test" ||
-            n == "testall" || n == "testany" || n == "testsome") {
-            std::vector<std::uint32_t> handles = completions(c);
-            if (c.attrs.values.count("handle")) {  // written by clustersim
+        } else {
+            // one Wait per request, the last one ends with the call
+            for (std::size_t i = 0; i < handles.size(); ++i) {
                 Record r;
-                r.kind = n == "waitall" ? mpi::OpKind::Waitall : mpi::OpKind::Wait;
-                r.handle = static_cast<std::uint32_t>(attr(c, "handle", 0));
-                r.count = static_cast<std::uint32_t>(attr(c, "count", 0));
+                r.kind = mpi::OpKind::Wait;
+                r.handle = handles[i];
                 push(r, c);
-                return true;
+                if (i + 1 < handles.size() && records_.back().timed) records_.back().end = c.start;
             }
-            if (handles.empty()) return false;
-            const bool all = n == "waitall" || n == "testall";
-            std::vector<std::uint32_t> sorted = handles;
-            std::sort(sorted.begin(), sorted.end());
-            const bool contiguous = sorted.back() - sorted.front() + 1 == sorted.size();
-            if (all && contiguous && sorted.size() > 1) {
-                Record r;
-                r.kind = mpi::OpKind::Waitall;
-                r.handle = sorted.front();
-                r.count = static_cast<std::uint32_t>(sorted.size());
-                push(r, c);
-            } else {
-                // one Wait per request, the last one ends with the call
-                for (std::size_t i = 0; i < handles.size(); ++i) {
-                    Record r;
-                    r.kind = mpi::OpKind::Wait;
-                    r.handle = handles[i];
-                    push(r, c);
-                    if (i + 1 < handles.size() && records_.back().timed)
-                        records_.back().end = c.start;
-                }
-            }
-            for (std::uint32_t h : handles) release(h);
-            return true;
         }
-        return false;
+        for (std::uint32_t h : handles) release(h);
+        return true;
     }
 
     // The rank's handle of an event's communicator: the writer's attribute if there is one.
@@ -1183,6 +1215,216 @@ void read_properties(OTF2_Reader* r, const std::string& path, Trace& t) {
         }
 }
 
+// The archive's files besides the anchor (for `convert`'s size figures): the global
+// definitions and the per-location files in the folder of the anchor's name.
+void list_otf2_inputs(const std::string& path, ReadReport& report) {
+    const fs::path anchor(path);
+    const fs::path stem = anchor.parent_path() / anchor.stem();
+    std::error_code ec;
+    if (fs::is_regular_file(stem.string() + ".def", ec))
+        report.inputs.push_back(stem.string() + ".def");
+    if (fs::is_directory(stem, ec))
+        for (const auto& e : fs::recursive_directory_iterator(stem, ec))
+            if (e.is_regular_file(ec)) report.inputs.push_back(e.path().string());
+}
+
+Defs read_otf2_global_defs(OTF2_Reader* r, const std::string& path) {
+    Defs defs;
+    OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(r);
+    if (gdr == nullptr) throw InputError(path, 0, "cannot read the global definitions");
+    OTF2_GlobalDefReaderCallbacks* cb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_location_group);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetIoRegularFileCallback(cb, def_io_file);
+    OTF2_GlobalDefReaderCallbacks_SetIoHandleCallback(cb, def_io_handle);
+    OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, cb, &defs);
+    OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    std::uint64_t n = 0;
+    check(OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &n), path, "global definitions");
+    OTF2_Reader_CloseGlobalDefReader(r, gdr);
+    return defs;
+}
+
+// The location of each rank: the MPI COMM_LOCATIONS group, else the first location of each
+// process.
+std::vector<std::uint64_t> otf2_rank_locations(const Defs& defs, const std::string& path,
+                                               ReadReport& report) {
+    std::vector<std::uint64_t> rank_location;
+    for (const auto& [id, g] : defs.groups)
+        if (g.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && g.paradigm == OTF2_PARADIGM_MPI) {
+            rank_location = g.members;
+            break;
+        }
+    if (rank_location.empty()) {
+        std::set<std::uint32_t> seen;
+        for (const auto& [id, l] : defs.locations) {
+            auto lg = defs.location_groups.find(l.group);
+            if (lg == defs.location_groups.end() || lg->second != OTF2_LOCATION_GROUP_TYPE_PROCESS)
+                continue;
+            if (seen.insert(l.group).second) rank_location.push_back(id);
+        }
+        report.notes.push_back("no MPI location group: one rank per process (its first location)");
+    }
+    if (rank_location.empty()) throw InputError(path, 0, "the archive defines no locations");
+    for (std::uint64_t loc : rank_location)
+        if (defs.locations.count(loc) == 0)
+            throw InputError(path, 0,
+                             fmt::format("the MPI locations name location {}, which is not "
+                                         "defined",
+                                         loc));
+    return rank_location;
+}
+
+// MPI_COMM_WORLD: a parentless communicator over every rank
+void find_otf2_world(const Defs& defs, Shared& sh, ReadReport& report) {
+    for (const auto& [id, c] : defs.comms) {
+        auto g = defs.groups.find(c.group);
+        if (c.parent != kOtf2Undef32 || g == defs.groups.end()) continue;
+        if (g->second.type != OTF2_GROUP_TYPE_COMM_GROUP || g->second.members.size() != sh.ranks)
+            continue;
+        if (sh.world < 0 || c.name == "MPI_COMM_WORLD") sh.world = static_cast<std::int32_t>(id);
+    }
+    if (sh.world < 0) {
+        sh.world = std::numeric_limits<std::int32_t>::max();
+        report.notes.push_back("no communicator over every rank: MPI_COMM_WORLD not defined");
+    }
+}
+
+OTF2_EvtReaderCallbacks* new_otf2_event_callbacks() {
+    OTF2_EvtReaderCallbacks* cb = OTF2_EvtReaderCallbacks_New();
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, ev_comm_create);
+    OTF2_EvtReaderCallbacks_SetIoCreateHandleCallback(cb, ev_io_create);
+    OTF2_EvtReaderCallbacks_SetIoDestroyHandleCallback(cb, ev_io_destroy);
+    OTF2_EvtReaderCallbacks_SetIoOperationBeginCallback(cb, ev_io_begin);
+    OTF2_EvtReaderCallbacks_SetIoOperationCompleteCallback(cb, ev_io_complete);
+    OTF2_EvtReaderCallbacks_SetIoSeekCallback(cb, ev_io_seek);
+    return cb;
+}
+
+// Selects the ranks' locations, reads their local definitions (where there are some) and
+// opens the event files.
+void open_otf2_locations(OTF2_Reader* r, const std::vector<std::uint64_t>& rank_location,
+                         const std::string& path) {
+    for (std::uint64_t loc : rank_location)
+        check(OTF2_Reader_SelectLocation(r, loc), path, "select location");
+    const bool defs_open = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
+    check(OTF2_Reader_OpenEvtFiles(r), path, "open the event files");
+    for (std::uint64_t loc : rank_location) {
+        if (defs_open) {
+            OTF2_DefReader* dr = OTF2_Reader_GetDefReader(r, loc);
+            if (dr != nullptr) {
+                std::uint64_t n = 0;
+                check(OTF2_Reader_ReadAllLocalDefinitions(r, dr, &n), path,
+                      fmt::format("local definitions of location {}", loc));
+                OTF2_Reader_CloseDefReader(r, dr);
+            }
+        }
+    }
+    if (defs_open) OTF2_Reader_CloseDefFiles(r);
+}
+
+// Reads the events of `rank` (at location `loc`) into the trace.
+void read_otf2_rank(OTF2_Reader* r, OTF2_EvtReaderCallbacks* cb, Shared& sh, std::uint32_t rank,
+                    std::uint64_t loc) {
+    const std::string& path = sh.path;
+    OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(r, loc);
+    if (er == nullptr) {
+        const fs::path evt =
+            fs::path(path).parent_path() / fs::path(path).stem() / fmt::format("{}.evt", loc);
+        std::error_code ec;
+        throw InputError(
+            path, 0,
+            fmt::format("location {} (rank {}): cannot open its events ({})", loc, rank,
+                        fs::exists(evt, ec) ? otf2_error(OTF2_ERROR_INVALID)
+                                            : "'" + evt.string() + "' is missing"));
+    }
+    Otf2RankReader rank_reader(sh, rank, loc);
+    check(OTF2_Reader_RegisterEvtCallbacks(r, er, cb, &rank_reader), path, "callbacks");
+    std::uint64_t n = 0;
+    g_otf2_error.clear();
+    const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalEvents(r, er, &n);
+    if (rank_reader.error) std::rethrow_exception(rank_reader.error);
+    if (code != OTF2_SUCCESS)
+        throw InputError(
+            path, 0,
+            fmt::format("location {} (rank {}) event {}: {}", loc, rank, n + 1, otf2_error(code)));
+    const std::uint64_t expected = sh.defs->locations.at(loc).events;
+    if (expected != 0 && n != expected)
+        throw InputError(path, 0,
+                         fmt::format("location {} (rank {}) event {}: truncated: the "
+                                     "definitions announce {} events",
+                                     loc, rank, n + 1, expected));
+    rank_reader.finish();
+    OTF2_Reader_CloseEvtReader(r, er);
+}
+
+// The notes of what was read approximately or skipped.
+void add_otf2_notes(const Shared& sh, std::uint64_t other_locations, std::uint64_t other_events,
+                    ReadReport& report) {
+    if (other_locations > 0)
+        report.notes.push_back(
+            fmt::format("{} location(s) that are not MPI ranks (threads) ignored, {} events",
+                        other_locations, other_events));
+    if (sh.nonblocking_without_events > 0)
+        report.notes.push_back(fmt::format(
+            "{} nonblocking collective call(s) without NonBlockingCollective events (Score-P "
+            "before 7 records none): kept as unmodeled calls, their completing waits too",
+            sh.nonblocking_without_events));
+    if (sh.parentless > 0)
+        report.notes.push_back(
+            fmt::format("{} communicator creation(s) whose communicator has no parent in the "
+                        "definitions: split from MPI_COMM_WORLD",
+                        sh.parentless));
+    if (sh.unmatched_creations > 0)
+        report.notes.push_back(
+            fmt::format("{} communicator creation(s) whose communicator is never used: color "
+                        "MPI_UNDEFINED",
+                        sh.unmatched_creations));
+    if (sh.unknown_comm_calls > 0)
+        report.notes.push_back(fmt::format(
+            "{} call(s) on a communicator with no creating call on that rank: unmodeled",
+            sh.unknown_comm_calls));
+    if (sh.untracked_completions > 0)
+        report.notes.push_back(
+            fmt::format("{} completion event(s) of requests not started in the trace: ignored",
+                        sh.untracked_completions));
+    if (sh.cancelled > 0)
+        report.notes.push_back(
+            fmt::format("{} cancelled request(s): their Wait is kept", sh.cancelled));
+    if (sh.events_outside_calls > 0)
+        report.notes.push_back(fmt::format("{} MPI or I/O event(s) outside any MPI region: ignored",
+                                           sh.events_outside_calls));
+    if (sh.io_without_open > 0)
+        report.notes.push_back(
+            fmt::format("{} MPI-IO call(s) on an I/O handle not created in the trace: unmodeled",
+                        sh.io_without_open));
+    if (sh.io_offsets_unknown > 0)
+        report.notes.push_back(fmt::format(
+            "{} explicit-offset MPI-IO call(s): OTF2's I/O events carry no offset, 0 is used",
+            sh.io_offsets_unknown));
+    if (sh.open_irecvs > 0)
+        report.notes.push_back(fmt::format(
+            "{} Irecv(s) never completed in the trace: any source, any tag, 0 B", sh.open_irecvs));
+}
+
 class Otf2Reader final : public TraceReader {
   public:
     std::string name() const override { return "otf2"; }
@@ -1207,18 +1449,7 @@ class Otf2Reader final : public TraceReader {
     }
     Trace read(const std::string& given, const ReadOptions&, ReadReport& report) const override {
         const std::string path = anchor_of(given);
-        {
-            // The archive's files besides the anchor (for `convert`'s size figures): the global
-            // definitions and the per-location files in the folder of the anchor's name.
-            const fs::path anchor(path);
-            const fs::path stem = anchor.parent_path() / anchor.stem();
-            std::error_code ec;
-            if (fs::is_regular_file(stem.string() + ".def", ec))
-                report.inputs.push_back(stem.string() + ".def");
-            if (fs::is_directory(stem, ec))
-                for (const auto& e : fs::recursive_directory_iterator(stem, ec))
-                    if (e.is_regular_file(ec)) report.inputs.push_back(e.path().string());
-        }
+        list_otf2_inputs(path, report);
         refuse_non_file(path);
         g_otf2_error.clear();
         OTF2_Error_RegisterCallback(on_otf2_error, nullptr);
@@ -1230,59 +1461,15 @@ class Otf2Reader final : public TraceReader {
         OTF2_Reader* r = reader.get();
         check(OTF2_Reader_SetSerialCollectiveCallbacks(r), path, "OTF2 reader");
 
-        Defs defs;
+        const Defs defs = read_otf2_global_defs(r, path);
         bool sh_clustersim = false;
-        {
-            OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(r);
-            if (gdr == nullptr) throw InputError(path, 0, "cannot read the global definitions");
-            OTF2_GlobalDefReaderCallbacks* cb = OTF2_GlobalDefReaderCallbacks_New();
-            OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, def_clock);
-            OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, def_string);
-            OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, def_region);
-            OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, def_location);
-            OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, def_location_group);
-            OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, def_group);
-            OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, def_comm);
-            OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, def_attribute);
-            OTF2_GlobalDefReaderCallbacks_SetIoRegularFileCallback(cb, def_io_file);
-            OTF2_GlobalDefReaderCallbacks_SetIoHandleCallback(cb, def_io_handle);
-            OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, cb, &defs);
-            OTF2_GlobalDefReaderCallbacks_Delete(cb);
-            std::uint64_t n = 0;
-            check(OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &n), path, "global definitions");
-            OTF2_Reader_CloseGlobalDefReader(r, gdr);
-        }
         for (const auto& [id, name] : defs.regions)
             if (name == kOtf2ComputeRegion) sh_clustersim = true;
         if (defs.ticks_per_s == 0)
             throw InputError(path, 0, "the clock properties give 0 ticks per second");
 
         // ranks
-        std::vector<std::uint64_t> rank_location;
-        for (const auto& [id, g] : defs.groups)
-            if (g.type == OTF2_GROUP_TYPE_COMM_LOCATIONS && g.paradigm == OTF2_PARADIGM_MPI) {
-                rank_location = g.members;
-                break;
-            }
-        if (rank_location.empty()) {
-            std::set<std::uint32_t> seen;
-            for (const auto& [id, l] : defs.locations) {
-                auto lg = defs.location_groups.find(l.group);
-                if (lg == defs.location_groups.end() ||
-                    lg->second != OTF2_LOCATION_GROUP_TYPE_PROCESS)
-                    continue;
-                if (seen.insert(l.group).second) rank_location.push_back(id);
-            }
-            report.notes.push_back(
-                "no MPI location group: one rank per process (its first location)");
-        }
-        if (rank_location.empty()) throw InputError(path, 0, "the archive defines no locations");
-        for (std::uint64_t loc : rank_location)
-            if (defs.locations.count(loc) == 0)
-                throw InputError(path, 0,
-                                 fmt::format("the MPI locations name location {}, which is not "
-                                             "defined",
-                                             loc));
+        const std::vector<std::uint64_t> rank_location = otf2_rank_locations(defs, path, report);
 
         Shared sh;
         sh.clustersim = sh_clustersim;
@@ -1292,20 +1479,7 @@ class Otf2Reader final : public TraceReader {
         sh.path = path;
         sh.report = &report;
         sh.ranks = static_cast<std::uint32_t>(rank_location.size());
-        // MPI_COMM_WORLD: a parentless communicator over every rank
-        for (const auto& [id, c] : defs.comms) {
-            auto g = defs.groups.find(c.group);
-            if (c.parent != kOtf2Undef32 || g == defs.groups.end()) continue;
-            if (g->second.type != OTF2_GROUP_TYPE_COMM_GROUP ||
-                g->second.members.size() != sh.ranks)
-                continue;
-            if (sh.world < 0 || c.name == "MPI_COMM_WORLD")
-                sh.world = static_cast<std::int32_t>(id);
-        }
-        if (sh.world < 0) {
-            sh.world = std::numeric_limits<std::int32_t>::max();
-            report.notes.push_back("no communicator over every rank: MPI_COMM_WORLD not defined");
-        }
+        find_otf2_world(defs, sh, report);
 
         Trace trace;
         trace.resize(sh.ranks);
@@ -1324,124 +1498,14 @@ class Otf2Reader final : public TraceReader {
                 }
         }
 
-        OTF2_EvtReaderCallbacks* cb = OTF2_EvtReaderCallbacks_New();
-        OTF2_EvtReaderCallbacks_SetEnterCallback(cb, ev_enter);
-        OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, ev_leave);
-        OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, ev_send);
-        OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, ev_isend);
-        OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, ev_isend_complete);
-        OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, ev_irecv_request);
-        OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, ev_recv);
-        OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, ev_irecv);
-        OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, ev_cancelled);
-        OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, ev_coll_end);
-        OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, ev_nbc_request);
-        OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, ev_nbc_complete);
-        OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, ev_comm_create);
-        OTF2_EvtReaderCallbacks_SetIoCreateHandleCallback(cb, ev_io_create);
-        OTF2_EvtReaderCallbacks_SetIoDestroyHandleCallback(cb, ev_io_destroy);
-        OTF2_EvtReaderCallbacks_SetIoOperationBeginCallback(cb, ev_io_begin);
-        OTF2_EvtReaderCallbacks_SetIoOperationCompleteCallback(cb, ev_io_complete);
-        OTF2_EvtReaderCallbacks_SetIoSeekCallback(cb, ev_io_seek);
         std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cb_owner(
-            cb, OTF2_EvtReaderCallbacks_Delete);
-
-        for (std::uint64_t loc : rank_location)
-            check(OTF2_Reader_SelectLocation(r, loc), path, "select location");
-        const bool defs_open = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
-        check(OTF2_Reader_OpenEvtFiles(r), path, "open the event files");
-        for (std::uint64_t loc : rank_location) {
-            if (defs_open) {
-                OTF2_DefReader* dr = OTF2_Reader_GetDefReader(r, loc);
-                if (dr != nullptr) {
-                    std::uint64_t n = 0;
-                    check(OTF2_Reader_ReadAllLocalDefinitions(r, dr, &n), path,
-                          fmt::format("local definitions of location {}", loc));
-                    OTF2_Reader_CloseDefReader(r, dr);
-                }
-            }
-        }
-        if (defs_open) OTF2_Reader_CloseDefFiles(r);
-
-        for (std::uint32_t rank = 0; rank < sh.ranks; ++rank) {
-            const std::uint64_t loc = rank_location[rank];
-            OTF2_EvtReader* er = OTF2_Reader_GetEvtReader(r, loc);
-            if (er == nullptr) {
-                const fs::path evt = fs::path(path).parent_path() / fs::path(path).stem() /
-                                     fmt::format("{}.evt", loc);
-                std::error_code ec;
-                throw InputError(
-                    path, 0,
-                    fmt::format("location {} (rank {}): cannot open its events ({})", loc, rank,
-                                fs::exists(evt, ec) ? otf2_error(OTF2_ERROR_INVALID)
-                                                    : "'" + evt.string() + "' is missing"));
-            }
-            Otf2RankReader rank_reader(sh, rank, loc);
-            check(OTF2_Reader_RegisterEvtCallbacks(r, er, cb, &rank_reader), path, "callbacks");
-            std::uint64_t n = 0;
-            g_otf2_error.clear();
-            const OTF2_ErrorCode code = OTF2_Reader_ReadAllLocalEvents(r, er, &n);
-            if (rank_reader.error) std::rethrow_exception(rank_reader.error);
-            if (code != OTF2_SUCCESS)
-                throw InputError(path, 0,
-                                 fmt::format("location {} (rank {}) event {}: {}", loc, rank, n + 1,
-                                             otf2_error(code)));
-            const std::uint64_t expected = defs.locations.at(loc).events;
-            if (expected != 0 && n != expected)
-                throw InputError(path, 0,
-                                 fmt::format("location {} (rank {}) event {}: truncated: the "
-                                             "definitions announce {} events",
-                                             loc, rank, n + 1, expected));
-            rank_reader.finish();
-            OTF2_Reader_CloseEvtReader(r, er);
-        }
+            new_otf2_event_callbacks(), OTF2_EvtReaderCallbacks_Delete);
+        open_otf2_locations(r, rank_location, path);
+        for (std::uint32_t rank = 0; rank < sh.ranks; ++rank)
+            read_otf2_rank(r, cb_owner.get(), sh, rank, rank_location[rank]);
         OTF2_Reader_CloseEvtFiles(r);
 
-        if (other_locations > 0)
-            report.notes.push_back(
-                fmt::format("{} location(s) that are not MPI ranks (threads) ignored, {} events",
-                            other_locations, other_events));
-        if (sh.nonblocking_without_events > 0)
-            report.notes.push_back(fmt::format(
-                "{} nonblocking collective call(s) without NonBlockingCollective events (Score-P "
-                "before 7 records none): kept as unmodeled calls, their completing waits too",
-                sh.nonblocking_without_events));
-        if (sh.parentless > 0)
-            report.notes.push_back(
-                fmt::format("{} communicator creation(s) whose communicator has no parent in the "
-                            "definitions: split from MPI_COMM_WORLD",
-                            sh.parentless));
-        if (sh.unmatched_creations > 0)
-            report.notes.push_back(
-                fmt::format("{} communicator creation(s) whose communicator is never used: color "
-                            "MPI_UNDEFINED",
-                            sh.unmatched_creations));
-        if (sh.unknown_comm_calls > 0)
-            report.notes.push_back(fmt::format(
-                "{} call(s) on a communicator with no creating call on that rank: unmodeled",
-                sh.unknown_comm_calls));
-        if (sh.untracked_completions > 0)
-            report.notes.push_back(
-                fmt::format("{} completion event(s) of requests not started in the trace: ignored",
-                            sh.untracked_completions));
-        if (sh.cancelled > 0)
-            report.notes.push_back(
-                fmt::format("{} cancelled request(s): their Wait is kept", sh.cancelled));
-        if (sh.events_outside_calls > 0)
-            report.notes.push_back(fmt::format(
-                "{} MPI or I/O event(s) outside any MPI region: ignored", sh.events_outside_calls));
-        if (sh.io_without_open > 0)
-            report.notes.push_back(fmt::format(
-                "{} MPI-IO call(s) on an I/O handle not created in the trace: unmodeled",
-                sh.io_without_open));
-        if (sh.io_offsets_unknown > 0)
-            report.notes.push_back(fmt::format(
-                "{} explicit-offset MPI-IO call(s): OTF2's I/O events carry no offset, 0 is used",
-                sh.io_offsets_unknown));
-        if (sh.open_irecvs > 0)
-            report.notes.push_back(
-                fmt::format("{} Irecv(s) never completed in the trace: any source, any tag, 0 B",
-                            sh.open_irecvs));
+        add_otf2_notes(sh, other_locations, other_events, report);
         return trace;
     }
 };
