@@ -492,18 +492,17 @@ bool at_least(const std::uint8_t v[3], int a, int b, int c) {
     return v[2] >= c;
 }
 
-}  // namespace
+// Where the parts of a DUMPI file are (byte offsets; 0: absent).
+struct DumpiIndex {
+    std::uint64_t sizelbl = 0, header = 0, body = 0;
+};
 
-DumpiFile read_dumpi_file(const std::string& path) {
-    Bytes in(path, read_dumpi_bytes(path));
-    DumpiFile f;
-    if (in.size() < 8 || in.u64() != kDumpiMagic)
-        throw InputError(path, 0, "not a DUMPI trace: it does not start with the DUMPI magic");
+DumpiIndex read_dumpi_index(Bytes& in) {
     // the index at the end (older files lack sizelbl, addrlbl, perflbl: read as SST does)
     if (in.size() < 8 + 64) in.corrupt("truncated: no room for the index");
     in.seek(in.size() - 64, "index");
     in.context("index");
-    std::uint64_t sizelbl = 0;
+    DumpiIndex where;
     std::uint64_t m = in.u64();
     std::uint64_t labels_at[3] = {0, 0, 0};  // sizelbl, addrlbl, perflbl
     for (auto& at : labels_at) {
@@ -512,28 +511,182 @@ DumpiFile read_dumpi_file(const std::string& path) {
         else
             at = in.u64();
     }
-    sizelbl = labels_at[0];
+    where.sizelbl = labels_at[0];
     if (m != kDumpiMagic) in.corrupt("no DUMPI index (file truncated?)");
-    const std::uint64_t header = in.u64(), body = in.u64();
+    where.header = in.u64();
+    where.body = in.u64();
     (void)in.u64();  // footer: call counts, not needed
+    return where;
+}
+
+// Reads a record's config mask and what it announces before the arguments (thread, cpu and
+// wall times, perf counters); returns the mask.
+std::uint8_t read_dumpi_call_prefix(Bytes& in, DumpiCall& c, std::int64_t cpu_offset,
+                                    std::int64_t wall_offset) {
+    const std::uint8_t mask = in.u8();
+    if (mask & 0x40) c.thread = in.u16();
+    auto times = [&](std::int64_t off, std::int64_t& a, std::int64_t& b) {
+        const std::int64_t s0 = in.u16() + off;
+        const std::int64_t n0 = in.u32();
+        const std::int64_t s1 = in.u16() + off;
+        const std::int64_t n1 = in.u32();
+        a = s0 * 1'000'000'000 + n0;
+        b = s1 * 1'000'000'000 + n1;
+    };
+    if (mask & 0x04) {
+        c.has_cpu = true;
+        times(cpu_offset, c.cpu_start, c.cpu_end);
+    }
+    if (mask & 0x08) {
+        c.has_wall = true;
+        times(wall_offset, c.wall_start, c.wall_end);
+        if (c.wall_end < c.wall_start)
+            in.corrupt(
+                fmt::format("the call returns at wall time {} ns, before it starts at "
+                            "{} ns",
+                            c.wall_end, c.wall_start));
+    }
+    if (mask & 0x80) {
+        const std::uint8_t n = in.u8();
+        in.need(16ull * n);
+        for (int i = 0; i < 2 * n; ++i) (void)in.u64();
+    }
+    return mask;
+}
+
+// Reads the argument of layout token `tok` ("T:name") into the call (`mask`: the record's
+// config mask; `status_tag`: statuses carry their tag).
+void read_dumpi_argument(Bytes& in, DumpiCall& c, const std::string& tok, std::uint8_t mask,
+                         const std::uint8_t version[3], bool status_tag) {
+    const char t = tok[0];
+    const std::string an = tok.substr(2);
+    switch (t) {
+        case 'i':
+            c.args.emplace_back(an, in.i32());
+            break;
+        case 'r':
+            c.args.emplace_back(an, in.u32());
+            break;
+        case 'l':
+            c.args.emplace_back(an, static_cast<std::int64_t>(in.u64()));
+            break;
+        case 'd':
+        case 'c':
+        case 'g':
+        case 'f':
+        case 'I':
+        case 'h':
+            c.args.emplace_back(an, in.u16());
+            break;
+        case 'o':
+        case 'm':
+        case 'w':
+        case 'b':
+            c.args.emplace_back(an, in.u8());
+            break;
+        case 'A':
+        case 'D':
+        case 'B': {
+            const std::uint32_t n = in.u32();
+            const int width = t == 'A' ? 4 : t == 'D' ? 2 : 1;
+            in.need(static_cast<std::uint64_t>(width) * n);
+            std::vector<std::int64_t> v(n);
+            for (auto& x : v) x = t == 'A' ? in.i32() : static_cast<std::int64_t>(in.get(width));
+            c.arrays.emplace_back(an, std::move(v));
+            break;
+        }
+        case 'P':
+        case 'Q': {
+            if (at_least(version, 0, 6, t == 'P' ? 9 : 8)) {
+                const std::uint32_t n = in.u32();
+                in.need(4ull * n);
+                std::vector<std::int64_t> v(n);
+                for (auto& x : v) x = in.i32();
+                c.arrays.emplace_back(an, std::move(v));
+            } else {
+                c.arrays.emplace_back(an, std::vector<std::int64_t>{in.i32()});
+            }
+            break;
+        }
+        case 'M': {
+            const std::uint32_t n = in.u32();
+            in.need(4ull * n);
+            for (std::uint32_t i = 0; i < n; ++i) {
+                const std::uint32_t k = in.u32();
+                in.need(4ull * k);
+                for (std::uint32_t j = 0; j < k; ++j) (void)in.u32();
+            }
+            break;
+        }
+        case 'S':
+            c.strings.emplace_back(an, in.bytes(in.u32()));
+            break;
+        case 'W':
+        case 'X': {
+            const std::uint32_t n = in.u32();
+            in.need(4ull * n);
+            for (std::uint32_t i = 0; i < n; ++i) {
+                const std::uint32_t k = t == 'X' ? in.u32() : 1;
+                in.need(4ull * k);
+                for (std::uint32_t j = 0; j < k; ++j)
+                    c.strings.emplace_back(an, in.bytes(in.u32()));
+            }
+            break;
+        }
+        case 'V':    // argv: argc char arrays (files before 0.6.2 repeat argc)
+        case 'v': {  // the same without the repetition (MPI_Init_thread)
+            const std::int64_t n = c.arg("argc");
+            if (t == 'V' && !at_least(version, 0, 6, 2)) (void)in.u32();
+            if (n < 0) in.corrupt(fmt::format("negative argc {}", n));
+            in.need(4ull * static_cast<std::uint64_t>(n));
+            for (std::int64_t i = 0; i < n; ++i) c.strings.emplace_back(an, in.bytes(in.u32()));
+            break;
+        }
+        case 's': {
+            if ((mask & 0x03) == 0) break;
+            const std::uint32_t n = in.u32();
+            const std::uint64_t each = status_tag ? 14 : 10;
+            in.need(each * n);
+            for (std::uint32_t i = 0; i < n; ++i) {
+                c.status_bytes.push_back(in.i32());
+                (void)in.u32();  // source
+                (void)in.u8();   // cancelled
+                (void)in.u8();   // error
+                if (status_tag) (void)in.u32();
+            }
+            break;
+        }
+        default:
+            throw std::logic_error(std::string("dumpi layout token ") + t);
+    }
+}
+
+}  // namespace
+
+DumpiFile read_dumpi_file(const std::string& path) {
+    Bytes in(path, read_dumpi_bytes(path));
+    DumpiFile f;
+    if (in.size() < 8 || in.u64() != kDumpiMagic)
+        throw InputError(path, 0, "not a DUMPI trace: it does not start with the DUMPI magic");
+    const DumpiIndex where = read_dumpi_index(in);
     // header
-    if (header > 0) {
-        in.seek(header, "header");
+    if (where.header > 0) {
+        in.seek(where.header, "header");
         in.context("header");
         for (auto& v : f.version) v = in.u8();
         (void)in.u64();  // start time
         f.hostname = in.bytes(in.u16());
         f.username = in.bytes(in.u16());
     }
-    if (sizelbl > 0) {
-        in.seek(sizelbl, "datatype size table");
+    if (where.sizelbl > 0) {
+        in.seek(where.sizelbl, "datatype size table");
         in.context("datatype sizes");
         const std::uint32_t n = in.u32();
         in.need(4ull * n);
         for (std::uint32_t i = 0; i < n; ++i) f.datatype_sizes.push_back(in.u32());
     }
     // body
-    in.seek(body, "body");
+    in.seek(where.body, "body");
     in.context("body");
     const std::int64_t cpu_offset = in.u32();
     const std::int64_t wall_offset = in.u32();
@@ -557,34 +710,7 @@ DumpiFile read_dumpi_file(const std::string& path) {
         c.name = name;
         c.label = label;
         c.offset = at;
-        const std::uint8_t mask = in.u8();
-        if (mask & 0x40) c.thread = in.u16();
-        auto times = [&](std::int64_t off, std::int64_t& a, std::int64_t& b) {
-            const std::int64_t s0 = in.u16() + off;
-            const std::int64_t n0 = in.u32();
-            const std::int64_t s1 = in.u16() + off;
-            const std::int64_t n1 = in.u32();
-            a = s0 * 1'000'000'000 + n0;
-            b = s1 * 1'000'000'000 + n1;
-        };
-        if (mask & 0x04) {
-            c.has_cpu = true;
-            times(cpu_offset, c.cpu_start, c.cpu_end);
-        }
-        if (mask & 0x08) {
-            c.has_wall = true;
-            times(wall_offset, c.wall_start, c.wall_end);
-            if (c.wall_end < c.wall_start)
-                in.corrupt(
-                    fmt::format("the call returns at wall time {} ns, before it starts at "
-                                "{} ns",
-                                c.wall_end, c.wall_start));
-        }
-        if (mask & 0x80) {
-            const std::uint8_t n = in.u8();
-            in.need(16ull * n);
-            for (int i = 0; i < 2 * n; ++i) (void)in.u64();
-        }
+        const std::uint8_t mask = read_dumpi_call_prefix(in, c, cpu_offset, wall_offset);
         std::istringstream tokens(lay->second.args);
         std::string tok;
         while (tokens >> tok) {
@@ -597,109 +723,7 @@ DumpiFile read_dumpi_file(const std::string& path) {
                 const char* me = c.has("commrank") ? "commrank" : "oldcommrank";
                 if (!c.has(me) || !c.has("root") || c.arg(me) != c.arg("root")) continue;
             }
-            const char t = tok[0];
-            const std::string an = tok.substr(2);
-            switch (t) {
-                case 'i':
-                    c.args.emplace_back(an, in.i32());
-                    break;
-                case 'r':
-                    c.args.emplace_back(an, in.u32());
-                    break;
-                case 'l':
-                    c.args.emplace_back(an, static_cast<std::int64_t>(in.u64()));
-                    break;
-                case 'd':
-                case 'c':
-                case 'g':
-                case 'f':
-                case 'I':
-                case 'h':
-                    c.args.emplace_back(an, in.u16());
-                    break;
-                case 'o':
-                case 'm':
-                case 'w':
-                case 'b':
-                    c.args.emplace_back(an, in.u8());
-                    break;
-                case 'A':
-                case 'D':
-                case 'B': {
-                    const std::uint32_t n = in.u32();
-                    const int width = t == 'A' ? 4 : t == 'D' ? 2 : 1;
-                    in.need(static_cast<std::uint64_t>(width) * n);
-                    std::vector<std::int64_t> v(n);
-                    for (auto& x : v)
-                        x = t == 'A' ? in.i32() : static_cast<std::int64_t>(in.get(width));
-                    c.arrays.emplace_back(an, std::move(v));
-                    break;
-                }
-                case 'P':
-                case 'Q': {
-                    if (at_least(f.version, 0, 6, t == 'P' ? 9 : 8)) {
-                        const std::uint32_t n = in.u32();
-                        in.need(4ull * n);
-                        std::vector<std::int64_t> v(n);
-                        for (auto& x : v) x = in.i32();
-                        c.arrays.emplace_back(an, std::move(v));
-                    } else {
-                        c.arrays.emplace_back(an, std::vector<std::int64_t>{in.i32()});
-                    }
-                    break;
-                }
-                case 'M': {
-                    const std::uint32_t n = in.u32();
-                    in.need(4ull * n);
-                    for (std::uint32_t i = 0; i < n; ++i) {
-                        const std::uint32_t k = in.u32();
-                        in.need(4ull * k);
-                        for (std::uint32_t j = 0; j < k; ++j) (void)in.u32();
-                    }
-                    break;
-                }
-                case 'S':
-                    c.strings.emplace_back(an, in.bytes(in.u32()));
-                    break;
-                case 'W':
-                case 'X': {
-                    const std::uint32_t n = in.u32();
-                    in.need(4ull * n);
-                    for (std::uint32_t i = 0; i < n; ++i) {
-                        const std::uint32_t k = t == 'X' ? in.u32() : 1;
-                        in.need(4ull * k);
-                        for (std::uint32_t j = 0; j < k; ++j)
-                            c.strings.emplace_back(an, in.bytes(in.u32()));
-                    }
-                    break;
-                }
-                case 'V':    // argv: argc char arrays (files before 0.6.2 repeat argc)
-                case 'v': {  // the same without the repetition (MPI_Init_thread)
-                    const std::int64_t n = c.arg("argc");
-                    if (t == 'V' && !at_least(f.version, 0, 6, 2)) (void)in.u32();
-                    if (n < 0) in.corrupt(fmt::format("negative argc {}", n));
-                    in.need(4ull * static_cast<std::uint64_t>(n));
-                    for (std::int64_t i = 0; i < n; ++i)
-                        c.strings.emplace_back(an, in.bytes(in.u32()));
-                    break;
-                }
-                case 's': {
-                    if ((mask & 0x03) == 0) break;
-                    const std::uint32_t n = in.u32();
-                    const std::uint64_t each = status_tag ? 14 : 10;
-                    in.need(each * n);
-                    for (std::uint32_t i = 0; i < n; ++i) {
-                        c.status_bytes.push_back(in.i32());
-                        (void)in.u32();  // source
-                        (void)in.u8();   // cancelled
-                        (void)in.u8();   // error
-                        if (status_tag) (void)in.u32();
-                    }
-                    break;
-                }
-                default:
-                    throw std::logic_error(std::string("dumpi layout token ") + t);
-            }
+            read_dumpi_argument(in, c, tok, mask, f.version, status_tag);
         }
         f.calls.push_back(std::move(c));
     }
@@ -901,61 +925,19 @@ class RankMapper {
 
     void map(const DumpiCall& c) {
         const std::string& n = c.name;
-        Record r;
-        std::int32_t cm = 0;
-        auto p2p = [&](mpi::OpKind k, const char* peer) {
-            if (!comm(c, "comm", cm)) return unmodeled(c);
-            r.kind = k;
-            r.comm = cm;
-            // -1 is DUMPI's MPI_ANY_SOURCE (receives only); other negative peers are
-            // MPI_PROC_NULL, whose value the traced MPI chose: no transfer
-            const std::int64_t p = c.arg(peer);
-            const bool receive = k == mpi::OpKind::Recv || k == mpi::OpKind::Irecv;
-            if (p < (receive ? -1 : 0)) return unmodeled(c);
-            r.peer = static_cast<std::int32_t>(p);
-            r.tag = static_cast<std::int32_t>(c.arg("tag"));
-            if (r.tag < 0) r.tag = mpi::kAnyTag;
-            r.bytes = bytes(c, "count", "datatype");
-            if (k == mpi::OpKind::Isend || k == mpi::OpKind::Irecv)
-                r.handle = new_handle(c.arg("request"));
-            push(r, c);
-        };
+        // point-to-point
         if (n == "MPI_Send" || n == "MPI_Bsend" || n == "MPI_Ssend" || n == "MPI_Rsend")
-            return p2p(mpi::OpKind::Send, "dest");
-        if (n == "MPI_Recv") return p2p(mpi::OpKind::Recv, "source");
+            return p2p(c, mpi::OpKind::Send, "dest");
+        if (n == "MPI_Recv") return p2p(c, mpi::OpKind::Recv, "source");
         if (n == "MPI_Isend" || n == "MPI_Ibsend" || n == "MPI_Issend" || n == "MPI_Irsend")
-            return p2p(mpi::OpKind::Isend, "dest");
-        if (n == "MPI_Irecv") return p2p(mpi::OpKind::Irecv, "source");
-        if (n == "MPI_Sendrecv") {
-            if (!comm(c, "comm", cm)) return unmodeled(c);
-            r.kind = mpi::OpKind::Sendrecv;
-            r.comm = cm;
-            r.peer = static_cast<std::int32_t>(c.arg("dest"));
-            r.tag = static_cast<std::int32_t>(c.arg("sendtag"));
-            r.bytes = bytes(c, "sendcount", "sendtype");
-            r.peer2 = static_cast<std::int32_t>(c.arg("source"));
-            r.tag2 = static_cast<std::int32_t>(c.arg("recvtag"));
-            r.bytes2 = bytes(c, "recvcount", "recvtype");
-            return push(r, c);
-        }
+            return p2p(c, mpi::OpKind::Isend, "dest");
+        if (n == "MPI_Irecv") return p2p(c, mpi::OpKind::Irecv, "source");
+        if (n == "MPI_Sendrecv") return sendrecv(c);
+        // waits and tests
         if (n == "MPI_Wait") return waits(c, complete({c.arg("request")}), false);
         if (n == "MPI_Waitall") return waits(c, complete(*c.array("requests")), true);
-        if (n == "MPI_Waitany" || n == "MPI_Testany") {
-            const auto& reqs = *c.array("requests");
-            const std::int64_t i = c.arg("index");
-            if ((n == "MPI_Testany" && c.arg("flag") == 0) || i < 0 ||
-                static_cast<std::size_t>(i) >= reqs.size())
-                return unmodeled(c);
-            return waits(c, complete({reqs[static_cast<std::size_t>(i)]}), false);
-        }
-        if (n == "MPI_Waitsome" || n == "MPI_Testsome") {
-            const auto& reqs = *c.array("requests");
-            std::vector<std::int64_t> done;
-            for (std::int64_t i : *c.array("indices"))
-                if (i >= 0 && static_cast<std::size_t>(i) < reqs.size())
-                    done.push_back(reqs[static_cast<std::size_t>(i)]);
-            return waits(c, complete(done), false);
-        }
+        if (n == "MPI_Waitany" || n == "MPI_Testany") return wait_any(c);
+        if (n == "MPI_Waitsome" || n == "MPI_Testsome") return wait_some(c);
         if (n == "MPI_Test") {
             if (c.arg("flag") == 0) return unmodeled(c);
             return waits(c, complete({c.arg("request")}), false);
@@ -964,201 +946,285 @@ class RankMapper {
             if (c.arg("flag") == 0) return unmodeled(c);
             return waits(c, complete(*c.array("requests")), true);
         }
-        if (n == "MPI_Comm_split" || n == "MPI_Comm_dup" || n == "MPI_Comm_create") {
-            if (!comm(c, "oldcomm", cm)) return unmodeled(c);
-            r.comm = cm;
-            const std::int64_t nc = c.arg("newcomm");
-            r.newcomm = next_comm_++;
-            if (n == "MPI_Comm_dup") {
-                r.kind = mpi::OpKind::CommDup;
-            } else {
-                r.kind = mpi::OpKind::CommSplit;
-                if (n == "MPI_Comm_split") {
-                    r.color = static_cast<std::int32_t>(c.arg("color"));
-                    r.key = static_cast<std::int32_t>(c.arg("key"));
-                    if (r.color < 0) r.color = mpi::kUndefined;
-                } else {
-                    // Comm_create: the group is not in the trace; members are the ranks
-                    // that got a communicator (COMM_NULL is 1).
-                    r.color = nc == 1 ? mpi::kUndefined : 0;
-                    r.key = static_cast<std::int32_t>(rank_);
-                    ++notes_
-                        ["MPI_Comm_create: split by whether the rank got a "
-                         "communicator, ordered by world rank"];
-                }
-            }
-            if (nc != 1 && r.color != mpi::kUndefined)
-                comm_[nc] = static_cast<std::int32_t>(r.newcomm);
-            return push(r, c);
-        }
-        if (n == "MPI_Comm_free") {
-            if (!comm(c, "comm", cm)) return unmodeled(c);
-            r.kind = mpi::OpKind::CommFree;
-            r.comm = cm;
-            comm_.erase(c.arg("comm"));  // the handle may be reused for a later communicator
-            return push(r, c);
-        }
-        if (n == "MPI_Cart_create") {  // DUMPI is MPI-2: no dist graphs, no neighbour calls
-            if (!comm(c, "oldcomm", cm)) return unmodeled(c);
-            const auto& dims = *c.array("dims");
-            const auto& periods = *c.array("periods");
-            if (dims.empty() || dims.size() != periods.size()) return unmodeled(c);
-            mpi::TopoSpec spec;
-            for (std::size_t i = 0; i < dims.size(); ++i) {
-                if (dims[i] <= 0 || dims[i] > INT32_MAX) return unmodeled(c);
-                spec.dims.push_back(static_cast<std::int32_t>(dims[i]));
-                spec.periods.push_back(periods[i] != 0 ? 1 : 0);
-            }
-            spec.reorder = c.arg("reorder") != 0;
-            r.kind = mpi::OpKind::CartCreate;
-            r.comm = cm;
-            r.newcomm = next_comm_++;
-            r.counts = t_.add_counts(mpi::encode_topo_spec(r.kind, spec));
-            const std::int64_t nc = c.arg("newcomm");
-            if (nc != 1) comm_[nc] = static_cast<std::int32_t>(r.newcomm);  // 1: MPI_COMM_NULL
-            return push(r, c);
-        }
+        // communicators
+        if (n == "MPI_Comm_split" || n == "MPI_Comm_dup" || n == "MPI_Comm_create")
+            return comm_create(c);
+        if (n == "MPI_Comm_free") return comm_free(c);
+        if (n == "MPI_Cart_create") return cart_create(c);
         // collectives
         mpi::CollOp op{};
         bool nb = false;
-        if (coll_from_mpi_name(n, op, nb) && !nb) {
-            if (!comm(c, "comm", cm)) return unmodeled(c);
-            r.kind = mpi::OpKind::Collective;
-            r.coll = op;
-            r.comm = cm;
-            if (c.has("root")) r.root = static_cast<std::int32_t>(c.arg("root"));
-            using mpi::CollOp;
-            switch (op) {
-                case CollOp::Barrier:
-                    break;
-                case CollOp::Bcast:
-                case CollOp::Reduce:
-                case CollOp::Allreduce:
-                case CollOp::Scan:
-                case CollOp::Exscan:
-                    r.bytes = bytes(c, "count", "datatype");
-                    break;
-                case CollOp::ReduceScatterBlock:
-                    r.bytes = bytes(c, "recvcount", "datatype");
-                    break;
-                case CollOp::Alltoallw:
-                    // per-pair datatypes: the sizes need every type's size and the receive
-                    // side; kept as its recorded duration
-                    return unmodeled(c);
-                case CollOp::NeighborAllgather:  // not in DUMPI's (MPI-2) call table
-                case CollOp::NeighborAllgatherv:
-                case CollOp::NeighborAlltoall:
-                case CollOp::NeighborAlltoallv:
-                case CollOp::NeighborAlltoallw:
-                    return unmodeled(c);
-                case CollOp::Gather:
-                case CollOp::Allgather:
-                case CollOp::Alltoall:
-                    r.bytes = bytes(c, "sendcount", "sendtype");
-                    break;
-                case CollOp::Scatter:
-                    r.bytes = bytes(c, "recvcount", "recvtype");
-                    break;
-                case CollOp::ReduceScatter: {
-                    const auto& rc = *c.array("recvcounts");
-                    std::uint64_t sum = 0;
-                    for (auto x : rc)
-                        sum += static_cast<std::uint64_t>(std::max<std::int64_t>(x, 0));
-                    const std::uint64_t k = rc.empty() ? 0 : (sum + rc.size() - 1) / rc.size();
-                    r.bytes = k * dsize(c.arg("datatype"));
-                    break;
-                }
-                case CollOp::Gatherv:
-                case CollOp::Scatterv:
-                case CollOp::Allgatherv: {
-                    const auto size = static_cast<std::size_t>(c.arg("commsize"));
-                    r.counts = vlist(c.arg("comm"), op, size);
-                    auto& l = t_.count_lists[static_cast<std::size_t>(r.counts)];
-                    const char* arr = op == CollOp::Scatterv ? "sendcounts" : "recvcounts";
-                    const char* type = op == CollOp::Scatterv ? "sendtype" : "recvtype";
-                    if (const auto* all = c.array(arr); all && all->size() == size) {
-                        for (std::size_t i = 0; i < size; ++i)
-                            l[i] =
-                                static_cast<std::uint64_t>(std::max<std::int64_t>((*all)[i], 0)) *
-                                dsize(c.arg(type));
-                    } else if (c.has("commrank")) {
-                        const auto me = static_cast<std::size_t>(c.arg("commrank"));
-                        if (me < size)
-                            l[me] = op == CollOp::Scatterv ? bytes(c, "recvcount", "recvtype")
-                                                           : bytes(c, "sendcount", "sendtype");
-                    }
-                    break;
-                }
-                case CollOp::Alltoallv: {
-                    const auto size = static_cast<std::size_t>(c.arg("commsize"));
-                    r.counts = vlist(c.arg("comm"), op, size * size);
-                    auto& l = t_.count_lists[static_cast<std::size_t>(r.counts)];
-                    const auto* sc = c.array("sendcounts");
-                    // the row of this rank: its rank in the communicator is known for
-                    // MPI_COMM_WORLD only
-                    const std::size_t me = cm == 0 ? rank_ : 0;
-                    if (cm != 0)
-                        ++notes_
-                            ["MPI_Alltoallv on a split communicator: its row "
-                             "is written as row 0"];
-                    if (sc && sc->size() == size && me < size)
-                        for (std::size_t j = 0; j < size; ++j)
-                            l[me * size + j] =
-                                static_cast<std::uint64_t>(std::max<std::int64_t>((*sc)[j], 0)) *
-                                dsize(c.arg("sendtype"));
-                    break;
-                }
-            }
-            return push(r, c);
-        }
+        if (coll_from_mpi_name(n, op, nb) && !nb) return collective(c, op);
         // MPI-IO
-        if (n.rfind("MPI_File_", 0) == 0 && c.has("file")) {
-            if (n == "MPI_File_open") {
-                if (!comm(c, "comm", cm)) return unmodeled(c);
-                r.kind = mpi::OpKind::FileOpen;
-                r.comm = cm;
-                r.file = static_cast<std::uint32_t>(c.arg("file"));
-                for (const auto& [k, v] : c.strings)
-                    if (k == "filename") r.path = t_.intern(v);
-                return push(r, c);
-            }
-            r.file = static_cast<std::uint32_t>(c.arg("file"));
-            if (n == "MPI_File_close")
-                r.kind = mpi::OpKind::FileClose;
-            else if (n == "MPI_File_sync")
-                r.kind = mpi::OpKind::FileSync;
-            else if (n == "MPI_File_seek") {
-                r.kind = mpi::OpKind::FileSeek;
-                r.offset = static_cast<std::uint64_t>(c.arg("offset"));
-                const std::int64_t w = c.arg("whence");
-                // DUMPI whences: 1 set, 2 cur, 3 end (0 is its error value)
-                if (w < 1 || w > 3) return unmodeled(c);
-                r.whence = w == 1 ? mpi::kSeekSet : w == 2 ? mpi::kSeekCur : mpi::kSeekEnd;
-            } else if (n == "MPI_File_set_view") {
-                r.kind = mpi::OpKind::FileSetView;
-                r.offset = static_cast<std::uint64_t>(c.arg("offset"));
-                ++notes_
-                    ["MPI_File_set_view: the filetype's layout is not in DUMPI traces: "
-                     "a contiguous view"];
+        if (n.rfind("MPI_File_", 0) == 0 && c.has("file")) return file_io(c);
+        unmodeled(c);
+    }
+
+    void p2p(const DumpiCall& c, mpi::OpKind k, const char* peer) {
+        Record r;
+        std::int32_t cm = 0;
+        if (!comm(c, "comm", cm)) return unmodeled(c);
+        r.kind = k;
+        r.comm = cm;
+        // -1 is DUMPI's MPI_ANY_SOURCE (receives only); other negative peers are
+        // MPI_PROC_NULL, whose value the traced MPI chose: no transfer
+        const std::int64_t p = c.arg(peer);
+        const bool receive = k == mpi::OpKind::Recv || k == mpi::OpKind::Irecv;
+        if (p < (receive ? -1 : 0)) return unmodeled(c);
+        r.peer = static_cast<std::int32_t>(p);
+        r.tag = static_cast<std::int32_t>(c.arg("tag"));
+        if (r.tag < 0) r.tag = mpi::kAnyTag;
+        r.bytes = bytes(c, "count", "datatype");
+        if (k == mpi::OpKind::Isend || k == mpi::OpKind::Irecv)
+            r.handle = new_handle(c.arg("request"));
+        push(r, c);
+    }
+    void sendrecv(const DumpiCall& c) {
+        Record r;
+        std::int32_t cm = 0;
+        if (!comm(c, "comm", cm)) return unmodeled(c);
+        r.kind = mpi::OpKind::Sendrecv;
+        r.comm = cm;
+        r.peer = static_cast<std::int32_t>(c.arg("dest"));
+        r.tag = static_cast<std::int32_t>(c.arg("sendtag"));
+        r.bytes = bytes(c, "sendcount", "sendtype");
+        r.peer2 = static_cast<std::int32_t>(c.arg("source"));
+        r.tag2 = static_cast<std::int32_t>(c.arg("recvtag"));
+        r.bytes2 = bytes(c, "recvcount", "recvtype");
+        push(r, c);
+    }
+
+    // MPI_Waitany, MPI_Testany
+    void wait_any(const DumpiCall& c) {
+        const auto& reqs = *c.array("requests");
+        const std::int64_t i = c.arg("index");
+        if ((c.name == "MPI_Testany" && c.arg("flag") == 0) || i < 0 ||
+            static_cast<std::size_t>(i) >= reqs.size())
+            return unmodeled(c);
+        waits(c, complete({reqs[static_cast<std::size_t>(i)]}), false);
+    }
+    // MPI_Waitsome, MPI_Testsome
+    void wait_some(const DumpiCall& c) {
+        const auto& reqs = *c.array("requests");
+        std::vector<std::int64_t> done;
+        for (std::int64_t i : *c.array("indices"))
+            if (i >= 0 && static_cast<std::size_t>(i) < reqs.size())
+                done.push_back(reqs[static_cast<std::size_t>(i)]);
+        waits(c, complete(done), false);
+    }
+
+    // MPI_Comm_split, MPI_Comm_dup, MPI_Comm_create
+    void comm_create(const DumpiCall& c) {
+        const std::string& n = c.name;
+        Record r;
+        std::int32_t cm = 0;
+        if (!comm(c, "oldcomm", cm)) return unmodeled(c);
+        r.comm = cm;
+        const std::int64_t nc = c.arg("newcomm");
+        r.newcomm = next_comm_++;
+        if (n == "MPI_Comm_dup") {
+            r.kind = mpi::OpKind::CommDup;
+        } else {
+            r.kind = mpi::OpKind::CommSplit;
+            if (n == "MPI_Comm_split") {
+                r.color = static_cast<std::int32_t>(c.arg("color"));
+                r.key = static_cast<std::int32_t>(c.arg("key"));
+                if (r.color < 0) r.color = mpi::kUndefined;
             } else {
-                static const std::map<std::string, mpi::OpKind> rw = {
-                    {"MPI_File_read", mpi::OpKind::FileRead},
-                    {"MPI_File_write", mpi::OpKind::FileWrite},
-                    {"MPI_File_read_all", mpi::OpKind::FileReadAll},
-                    {"MPI_File_write_all", mpi::OpKind::FileWriteAll},
-                    {"MPI_File_read_at", mpi::OpKind::FileReadAt},
-                    {"MPI_File_write_at", mpi::OpKind::FileWriteAt},
-                    {"MPI_File_read_at_all", mpi::OpKind::FileReadAtAll},
-                    {"MPI_File_write_at_all", mpi::OpKind::FileWriteAtAll}};
-                auto it = rw.find(n);
-                if (it == rw.end()) return unmodeled(c);
-                r.kind = it->second;
-                r.bytes = bytes(c, "count", "datatype");
-                if (c.has("offset")) r.offset = static_cast<std::uint64_t>(c.arg("offset"));
+                // Comm_create: the group is not in the trace; members are the ranks
+                // that got a communicator (COMM_NULL is 1).
+                r.color = nc == 1 ? mpi::kUndefined : 0;
+                r.key = static_cast<std::int32_t>(rank_);
+                ++notes_
+                    ["MPI_Comm_create: split by whether the rank got a "
+                     "communicator, ordered by world rank"];
             }
+        }
+        if (nc != 1 && r.color != mpi::kUndefined) comm_[nc] = static_cast<std::int32_t>(r.newcomm);
+        push(r, c);
+    }
+    void comm_free(const DumpiCall& c) {
+        Record r;
+        std::int32_t cm = 0;
+        if (!comm(c, "comm", cm)) return unmodeled(c);
+        r.kind = mpi::OpKind::CommFree;
+        r.comm = cm;
+        comm_.erase(c.arg("comm"));  // the handle may be reused for a later communicator
+        push(r, c);
+    }
+    void cart_create(const DumpiCall& c) {  // DUMPI is MPI-2: no dist graphs, no neighbour calls
+        Record r;
+        std::int32_t cm = 0;
+        if (!comm(c, "oldcomm", cm)) return unmodeled(c);
+        const auto& dims = *c.array("dims");
+        const auto& periods = *c.array("periods");
+        if (dims.empty() || dims.size() != periods.size()) return unmodeled(c);
+        mpi::TopoSpec spec;
+        for (std::size_t i = 0; i < dims.size(); ++i) {
+            if (dims[i] <= 0 || dims[i] > INT32_MAX) return unmodeled(c);
+            spec.dims.push_back(static_cast<std::int32_t>(dims[i]));
+            spec.periods.push_back(periods[i] != 0 ? 1 : 0);
+        }
+        spec.reorder = c.arg("reorder") != 0;
+        r.kind = mpi::OpKind::CartCreate;
+        r.comm = cm;
+        r.newcomm = next_comm_++;
+        r.counts = t_.add_counts(mpi::encode_topo_spec(r.kind, spec));
+        const std::int64_t nc = c.arg("newcomm");
+        if (nc != 1) comm_[nc] = static_cast<std::int32_t>(r.newcomm);  // 1: MPI_COMM_NULL
+        push(r, c);
+    }
+
+    // A blocking collective.
+    void collective(const DumpiCall& c, mpi::CollOp op) {
+        Record r;
+        std::int32_t cm = 0;
+        if (!comm(c, "comm", cm)) return unmodeled(c);
+        r.kind = mpi::OpKind::Collective;
+        r.coll = op;
+        r.comm = cm;
+        if (c.has("root")) r.root = static_cast<std::int32_t>(c.arg("root"));
+        using mpi::CollOp;
+        switch (op) {
+            case CollOp::Barrier:
+                break;
+            case CollOp::Bcast:
+            case CollOp::Reduce:
+            case CollOp::Allreduce:
+            case CollOp::Scan:
+            case CollOp::Exscan:
+                r.bytes = bytes(c, "count", "datatype");
+                break;
+            case CollOp::ReduceScatterBlock:
+                r.bytes = bytes(c, "recvcount", "datatype");
+                break;
+            case CollOp::Alltoallw:
+                // per-pair datatypes: the sizes need every type's size and the receive
+                // side; kept as its recorded duration
+                return unmodeled(c);
+            case CollOp::NeighborAllgather:  // not in DUMPI's (MPI-2) call table
+            case CollOp::NeighborAllgatherv:
+            case CollOp::NeighborAlltoall:
+            case CollOp::NeighborAlltoallv:
+            case CollOp::NeighborAlltoallw:
+                return unmodeled(c);
+            case CollOp::Gather:
+            case CollOp::Allgather:
+            case CollOp::Alltoall:
+                r.bytes = bytes(c, "sendcount", "sendtype");
+                break;
+            case CollOp::Scatter:
+                r.bytes = bytes(c, "recvcount", "recvtype");
+                break;
+            case CollOp::ReduceScatter: {
+                const auto& rc = *c.array("recvcounts");
+                std::uint64_t sum = 0;
+                for (auto x : rc) sum += static_cast<std::uint64_t>(std::max<std::int64_t>(x, 0));
+                const std::uint64_t k = rc.empty() ? 0 : (sum + rc.size() - 1) / rc.size();
+                r.bytes = k * dsize(c.arg("datatype"));
+                break;
+            }
+            case CollOp::Gatherv:
+            case CollOp::Scatterv:
+            case CollOp::Allgatherv:
+                r.counts = v_counts(c, op);
+                break;
+            case CollOp::Alltoallv:
+                r.counts = alltoallv_counts(c, cm);
+                break;
+        }
+        push(r, c);
+    }
+    // The count list of a Gatherv, Scatterv or Allgatherv: every rank's count where the call
+    // has them, else this rank's.
+    std::int32_t v_counts(const DumpiCall& c, mpi::CollOp op) {
+        using mpi::CollOp;
+        const auto size = static_cast<std::size_t>(c.arg("commsize"));
+        const std::int32_t counts = vlist(c.arg("comm"), op, size);
+        auto& l = t_.count_lists[static_cast<std::size_t>(counts)];
+        const char* arr = op == CollOp::Scatterv ? "sendcounts" : "recvcounts";
+        const char* type = op == CollOp::Scatterv ? "sendtype" : "recvtype";
+        if (const auto* all = c.array(arr); all && all->size() == size) {
+            for (std::size_t i = 0; i < size; ++i)
+                l[i] = static_cast<std::uint64_t>(std::max<std::int64_t>((*all)[i], 0)) *
+                       dsize(c.arg(type));
+        } else if (c.has("commrank")) {
+            const auto me = static_cast<std::size_t>(c.arg("commrank"));
+            if (me < size)
+                l[me] = op == CollOp::Scatterv ? bytes(c, "recvcount", "recvtype")
+                                               : bytes(c, "sendcount", "sendtype");
+        }
+        return counts;
+    }
+    // The count matrix of an Alltoallv on the rank's communicator `cm`: this rank's row.
+    std::int32_t alltoallv_counts(const DumpiCall& c, std::int32_t cm) {
+        const auto size = static_cast<std::size_t>(c.arg("commsize"));
+        const std::int32_t counts = vlist(c.arg("comm"), mpi::CollOp::Alltoallv, size * size);
+        auto& l = t_.count_lists[static_cast<std::size_t>(counts)];
+        const auto* sc = c.array("sendcounts");
+        // the row of this rank: its rank in the communicator is known for
+        // MPI_COMM_WORLD only
+        const std::size_t me = cm == 0 ? rank_ : 0;
+        if (cm != 0)
+            ++notes_
+                ["MPI_Alltoallv on a split communicator: its row "
+                 "is written as row 0"];
+        if (sc && sc->size() == size && me < size)
+            for (std::size_t j = 0; j < size; ++j)
+                l[me * size + j] = static_cast<std::uint64_t>(std::max<std::int64_t>((*sc)[j], 0)) *
+                                   dsize(c.arg("sendtype"));
+        return counts;
+    }
+
+    // MPI_File_* on a file
+    void file_io(const DumpiCall& c) {
+        const std::string& n = c.name;
+        Record r;
+        std::int32_t cm = 0;
+        if (n == "MPI_File_open") {
+            if (!comm(c, "comm", cm)) return unmodeled(c);
+            r.kind = mpi::OpKind::FileOpen;
+            r.comm = cm;
+            r.file = static_cast<std::uint32_t>(c.arg("file"));
+            for (const auto& [k, v] : c.strings)
+                if (k == "filename") r.path = t_.intern(v);
             return push(r, c);
         }
-        unmodeled(c);
+        r.file = static_cast<std::uint32_t>(c.arg("file"));
+        if (n == "MPI_File_close")
+            r.kind = mpi::OpKind::FileClose;
+        else if (n == "MPI_File_sync")
+            r.kind = mpi::OpKind::FileSync;
+        else if (n == "MPI_File_seek") {
+            r.kind = mpi::OpKind::FileSeek;
+            r.offset = static_cast<std::uint64_t>(c.arg("offset"));
+            const std::int64_t w = c.arg("whence");
+            // DUMPI whences: 1 set, 2 cur, 3 end (0 is its error value)
+            if (w < 1 || w > 3) return unmodeled(c);
+            r.whence = w == 1 ? mpi::kSeekSet : w == 2 ? mpi::kSeekCur : mpi::kSeekEnd;
+        } else if (n == "MPI_File_set_view") {
+            r.kind = mpi::OpKind::FileSetView;
+            r.offset = static_cast<std::uint64_t>(c.arg("offset"));
+            ++notes_
+                ["MPI_File_set_view: the filetype's layout is not in DUMPI traces: "
+                 "a contiguous view"];
+        } else {
+            static const std::map<std::string, mpi::OpKind> rw = {
+                {"MPI_File_read", mpi::OpKind::FileRead},
+                {"MPI_File_write", mpi::OpKind::FileWrite},
+                {"MPI_File_read_all", mpi::OpKind::FileReadAll},
+                {"MPI_File_write_all", mpi::OpKind::FileWriteAll},
+                {"MPI_File_read_at", mpi::OpKind::FileReadAt},
+                {"MPI_File_write_at", mpi::OpKind::FileWriteAt},
+                {"MPI_File_read_at_all", mpi::OpKind::FileReadAtAll},
+                {"MPI_File_write_at_all", mpi::OpKind::FileWriteAtAll}};
+            auto it = rw.find(n);
+            if (it == rw.end()) return unmodeled(c);
+            r.kind = it->second;
+            r.bytes = bytes(c, "count", "datatype");
+            if (c.has("offset")) r.offset = static_cast<std::uint64_t>(c.arg("offset"));
+        }
+        push(r, c);
     }
 
     Trace& t_;
