@@ -34,8 +34,8 @@ TEST(CompareBySize, ClassBoundsArePowersOfSixteenFrom64Bytes) {
     EXPECT_EQ(size_class_name(7), "> 64 MiB");
 }
 
-mpi::OpEvent op(std::int32_t rank, int kind, std::uint64_t bytes, std::int64_t start_us,
-                std::int64_t end_us) {
+mpi::OpEvent sized_op(std::int32_t rank, int kind, std::uint64_t bytes, std::int64_t start_us,
+                      std::int64_t end_us) {
     mpi::OpEvent e;
     e.rank = rank;
     e.kind = kind;
@@ -56,11 +56,11 @@ TEST(CompareBySize, TheClassesAddUpToEachOperationOnBothSides) {
         const int kind = b == 0
                              ? mpi::stat_kind(mpi::OpKind::Collective, mpi::CollOp::Barrier, false)
                              : mpi::stat_kind(mpi::OpKind::Send, {}, false);
-        rec.ops.push_back(op(0, kind, b, t, t + 10));
-        sim.ops.push_back(op(0, kind, b, t, t + 7));
+        rec.ops.push_back(sized_op(0, kind, b, t, t + 10));
+        sim.ops.push_back(sized_op(0, kind, b, t, t + 7));
         const int compute = mpi::stat_kind(mpi::OpKind::Compute, {}, false);
-        rec.ops.push_back(op(1, compute, 0, t, t + 3));
-        sim.ops.push_back(op(1, compute, 0, t, t + 4));
+        rec.ops.push_back(sized_op(1, compute, 0, t, t + 3));
+        sim.ops.push_back(sized_op(1, compute, 0, t, t + 4));
         t += 20;
     }
     const traces::Comparison c = traces::compare_runs(rec, sim);

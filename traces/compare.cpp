@@ -26,7 +26,15 @@ struct Totals {
     // (kind, size class) -> (count, summed duration), every kind but compute
     std::map<std::pair<int, int>, std::pair<std::uint64_t, Time>> by_size;
     Time end;
+    // Summed over ranks: replayed (compute, unmodeled calls: their recorded durations) and
+    // modelled (every other call) time.
+    Time replayed, modelled;
 };
+
+bool is_replayed(int kind) {
+    return kind == static_cast<int>(mpi::OpKind::Compute) ||
+           kind == static_cast<int>(mpi::OpKind::Unmodeled);
+}
 
 Totals totals(const RunLog& log) {
     Totals t;
@@ -38,6 +46,7 @@ Totals totals(const RunLog& log) {
         t.rank_end[r] = max(t.rank_end[r], e.end);
         if (e.kind != static_cast<int>(mpi::OpKind::Compute)) t.rank_comm[r] += e.end - e.start;
         t.end = max(t.end, e.end);
+        (is_replayed(e.kind) ? t.replayed : t.modelled) += e.end - e.start;
         auto& o = t.ops[e.kind];
         ++o.first;
         o.second += e.end - e.start;
@@ -115,6 +124,15 @@ Comparison compare_runs(const RunLog& recorded, const RunLog& simulated) {
     const Totals a = totals(recorded), b = totals(simulated);
     Comparison c;
     c.total = CompareRow{"total runtime", recorded.ops.size(), simulated.ops.size(), a.end, b.end};
+    // Where the ranks' time went, summed over ranks: the parts add up to the ranks' runtimes.
+    Time sum_a, sum_b;
+    for (const Time t : a.rank_end) sum_a += t;
+    for (const Time t : b.rank_end) sum_b += t;
+    c.split = {CompareRow{"replayed (compute, unmodeled calls)", 0, 0, a.replayed, b.replayed},
+               CompareRow{"modelled (MPI, MPI-IO)", 0, 0, a.modelled, b.modelled},
+               CompareRow{"not in any record (gaps)", 0, 0, sum_a - a.replayed - a.modelled,
+                          sum_b - b.replayed - b.modelled},
+               CompareRow{"rank runtimes, summed", 0, 0, sum_a, sum_b}};
     if (a.rank_end.size() != b.rank_end.size())
         c.notes.push_back(fmt::format("the recorded run has {} ranks, the simulated one {}",
                                       a.rank_end.size(), b.rank_end.size()));
@@ -173,6 +191,12 @@ std::string format_comparison(const Comparison& c, std::size_t max_rank_rows, bo
     out += fmt::format("  total runtime: recorded {}, simulated {}, error {}\n",
                        format_time(c.total.recorded), format_time(c.total.simulated),
                        percent(c.total.error()));
+    if (!c.split.empty()) {
+        out += "\n  where the time went (summed over ranks)   recorded   simulated     error\n";
+        for (const auto& r : c.split)
+            out += fmt::format("  {:<38} {:>11}   {:>9}   {:>7}\n", r.name, format_time(r.recorded),
+                               format_time(r.simulated), percent(r.error()));
+    }
     out +=
         "\n  rank         runtime: recorded  simulated    error   MPI + I/O: recorded  simulated   "
         " error\n";
@@ -229,6 +253,7 @@ void write_comparison_csv(const Comparison& c, const std::string& path, bool by_
             std::isinf(r.error()) ? std::string("") : fmt::format("{:.6g}", r.error()));
     };
     row("total", c.total);
+    for (const auto& r : c.split) row("split", r);
     for (const auto& r : c.ranks) row("rank", r);
     for (const auto& r : c.rank_comm) row("rank_mpi_io", r);
     for (const auto& r : c.ops) row("operation", r);

@@ -20,7 +20,11 @@ struct CompareRow {
 };
 
 struct Comparison {
-    CompareRow total;               // runtime: the last rank's end
+    CompareRow total;  // runtime: the last rank's end
+    // Where the ranks' time went, summed over ranks: replayed (compute and unmodeled calls,
+    // replayed at their recorded durations), modelled (MPI and MPI-IO calls), the time in no
+    // record (before a rank's first, between records), and their sum, the ranks' runtimes.
+    std::vector<CompareRow> split;
     std::vector<CompareRow> ranks;  // per rank: its last end (its runtime)
     // per rank: time in MPI and MPI-IO calls (everything but compute), as PSINS compares
     std::vector<CompareRow> rank_comm;
