@@ -128,11 +128,11 @@ Comparison compare_runs(const RunLog& recorded, const RunLog& simulated) {
     Time sum_a, sum_b;
     for (const Time t : a.rank_end) sum_a += t;
     for (const Time t : b.rank_end) sum_b += t;
-    c.split = {CompareRow{"replayed (compute, unmodeled calls)", 0, 0, a.replayed, b.replayed},
-               CompareRow{"modelled (MPI, MPI-IO)", 0, 0, a.modelled, b.modelled},
+    c.split = {CompareRow{"replayed (compute and unmodeled calls)", 0, 0, a.replayed, b.replayed},
+               CompareRow{"modelled (MPI and MPI-IO calls)", 0, 0, a.modelled, b.modelled},
                CompareRow{"not in any record (gaps)", 0, 0, sum_a - a.replayed - a.modelled,
                           sum_b - b.replayed - b.modelled},
-               CompareRow{"rank runtimes, summed", 0, 0, sum_a, sum_b}};
+               CompareRow{"rank runtimes summed", 0, 0, sum_a, sum_b}};
     if (a.rank_end.size() != b.rank_end.size())
         c.notes.push_back(fmt::format("the recorded run has {} ranks, the simulated one {}",
                                       a.rank_end.size(), b.rank_end.size()));
