@@ -141,7 +141,89 @@ class CollectiveApp final : public App {
         return p;
     }
 
+    // OSU-style figures (the OSU micro-benchmarks' osu_bcast, osu_allreduce, ...): each rank's
+    // time per call (its finish / iterations: the ranks start together at 0), averaged, least
+    // and most over the ranks; and NCCL-tests' bandwidths from the average: algbw = S / t,
+    // busbw = algbw x the operation's bus factor (collectives/README.md, "Collective apps").
+    std::vector<AppResult> summarize_ranks(Time, const std::vector<Time>& finish) const override {
+        if (iterations_ == 0 || finish.empty()) return {};
+        const auto calls = static_cast<std::int64_t>(iterations_);
+        std::size_t lo = 0, hi = 0;
+        double sum_s = 0;
+        for (std::size_t r = 0; r < finish.size(); ++r) {
+            if (finish[r] < finish[lo]) lo = r;
+            if (finish[r] > finish[hi]) hi = r;
+            sum_s += finish[r].seconds();
+        }
+        const double avg_s =
+            sum_s / static_cast<double>(finish.size()) / static_cast<double>(calls);
+        const Time avg = Time::ps(static_cast<std::int64_t>(avg_s * 1e12 + 0.5));
+        const Time least = Time::ps(finish[lo].ps() / calls),
+                   most = Time::ps(finish[hi].ps() / calls);
+        std::vector<AppResult> out{
+            {"latency avg",
+             fmt::format("{} per call: each rank's time / {} call{}, averaged over {} ranks",
+                         format_time(avg), iterations_, iterations_ == 1 ? "" : "s", finish.size()),
+             "latency_avg_s", avg_s},
+            {"latency min", fmt::format("{} (rank {})", format_time(least), lo), "latency_min_s",
+             least.seconds()},
+            {"latency max", fmt::format("{} (rank {})", format_time(most), hi), "latency_max_s",
+             most.seconds()}};
+        const BusFactor b = bus_factor(op_, finish.size());
+        if (b.volume == 0 || size_ == 0 || avg_s <= 0) return out;
+        const double bytes = static_cast<double>(size_) * static_cast<double>(b.volume);
+        const double algbw = bytes / avg_s, busbw = algbw * b.factor;
+        out.push_back({"algbw",
+                       fmt::format("{}: S / latency avg, S = {} ({})",
+                                   format_bandwidth(Bandwidth{static_cast<std::uint64_t>(algbw)}),
+                                   format_size(static_cast<std::uint64_t>(bytes)), b.what),
+                       "algbw_bytes_per_s", algbw});
+        out.push_back(
+            {"busbw",
+             fmt::format("{}: algbw x {}",
+                         format_bandwidth(Bandwidth{static_cast<std::uint64_t>(busbw)}), b.formula),
+             "busbw_bytes_per_s", busbw});
+        return out;
+    }
+
   private:
+    // NCCL-tests' definitions: S, the data size, as a multiple `volume` of what one rank
+    // passes; busbw = algbw x `factor`. volume 0: no bandwidth (barrier, scans, v-forms, whose
+    // blocks differ between ranks).
+    struct BusFactor {
+        std::uint64_t volume = 0;
+        double factor = 0;
+        std::string what, formula;
+    };
+    static BusFactor bus_factor(CollOp op, std::size_t ranks) {
+        const auto n = static_cast<double>(ranks);
+        switch (op) {
+            case CollOp::Bcast:
+                return {1, 1.0, "the root's buffer", "1"};
+            case CollOp::Reduce:
+                return {1, 1.0, "one rank's buffer", "1"};
+            case CollOp::Allreduce:
+                return {1, 2 * (n - 1) / n, "one rank's buffer",
+                        fmt::format("2(n-1)/n, n = {}", ranks)};
+            case CollOp::Allgather:
+                return {ranks, (n - 1) / n, "n blocks: the gathered buffer",
+                        fmt::format("(n-1)/n, n = {}", ranks)};
+            case CollOp::Gather:
+            case CollOp::Scatter:
+                return {ranks, (n - 1) / n, "n blocks: the root's buffer",
+                        fmt::format("(n-1)/n, n = {}", ranks)};
+            case CollOp::ReduceScatter:
+            case CollOp::ReduceScatterBlock:
+                return {ranks, (n - 1) / n, "n blocks: the reduced vector",
+                        fmt::format("(n-1)/n, n = {}", ranks)};
+            case CollOp::Alltoall:
+                return {ranks, (n - 1) / n, "n blocks: one rank's send buffer",
+                        fmt::format("(n-1)/n, n = {}", ranks)};
+            default:
+                return {};
+        }
+    }
+
     CollOp op_;
     bool nonblocking_;
     std::uint64_t size_, iterations_;

@@ -42,6 +42,13 @@ class App : public Program {
         (void)simulated;
         return {};
     }
+    // The same with each of its ranks' finish times (index = the app's rank): apps whose
+    // figures are per rank (the collectives' OSU-style latencies) override this one.
+    virtual std::vector<AppResult> summarize_ranks(Time simulated,
+                                                   const std::vector<Time>& finish) const {
+        (void)finish;
+        return summarize(simulated);
+    }
     // Told each rank's core speed (instructions per second, index = the app's rank) before
     // the run. simulate() does it when the program it runs is an App; whoever wraps apps in
     // another Program (several apps, a recorder) calls it for each. Apps whose work is a time

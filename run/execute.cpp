@@ -302,9 +302,17 @@ RunReport make_report(const RunSpec& spec, const RunOutcome& outcome) {
     report.network = spec.network;
     report.loaded = &outcome.model;
     report.result = &outcome.result;
-    for (const auto& p : outcome.setup.programs)
-        for (mpi::AppResult& x : p->summarize(outcome.result.simulated))
+    std::uint32_t r0 = 0;
+    for (const auto& p : outcome.setup.programs) {
+        std::vector<Time> finish;
+        for (std::uint32_t r = 0; r < p->ranks(); ++r)
+            finish.push_back(r0 + r < outcome.result.ranks.size()
+                                 ? outcome.result.ranks[r0 + r].finish
+                                 : Time::zero());
+        for (mpi::AppResult& x : p->summarize(outcome.result.simulated, finish))
             report.summary.push_back(std::move(x));
+        r0 += p->ranks();
+    }
     report.model_load_s = outcome.model_load_s;
     return report;
 }

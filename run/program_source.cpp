@@ -52,8 +52,9 @@ class LoadedApp final : public LoadedProgram {
     }
     std::string name() const override { return spec_; }
     std::string describe() const override { return spec_; }
-    std::vector<mpi::AppResult> summarize(Time simulated) const override {
-        return app_->summarize(simulated);
+    std::vector<mpi::AppResult> summarize(Time simulated,
+                                          const std::vector<Time>& finish) const override {
+        return app_->summarize_ranks(simulated, finish);
     }
 
   private:

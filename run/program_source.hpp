@@ -50,9 +50,12 @@ class LoadedProgram {
     virtual std::string describe() const = 0;
     // What the progress line counts: "operations" or "records".
     virtual std::string_view unit() const { return "operations"; }
-    // Its own results for the summary (a ping-pong's one-way time).
-    virtual std::vector<mpi::AppResult> summarize(Time simulated) const {
+    // Its own results for the summary (a ping-pong's one-way time, a collective's latency per
+    // call); `finish`: when each of its ranks finished (index = its rank).
+    virtual std::vector<mpi::AppResult> summarize(Time simulated,
+                                                  const std::vector<Time>& finish) const {
         (void)simulated;
+        (void)finish;
         return {};
     }
     // The input an error of this program names (a trace file); empty: errors stay as thrown.

@@ -106,11 +106,13 @@ TEST(CliSweep, EveryRecordEqualsTheIndividualRunOfItsCommand) {
         for (int p : {4, 8})
             EXPECT_LT(time_of[alg + "/" + std::to_string(p) + "/1024"],
                       time_of[alg + "/" + std::to_string(p) + "/262144"]);
-    // The CSV has a row per point, in the same order.
+    // The CSV has a row per point, in the same order; the app's own figures (the bcast's
+    // OSU-style latencies and bandwidths) are columns too.
     const std::string csv = slurp(s.out + "/results.csv");
     EXPECT_EQ(csv.substr(0, csv.find('\n')),
               "index,hash,size,algorithm,ranks,status,simulated_time_s,simulated_time_ps,events,"
-              "result_ranks,messages,bytes_delivered,wall_time_s,peak_memory_bytes,error");
+              "result_ranks,messages,bytes_delivered,algbw_bytes_per_s,busbw_bytes_per_s,"
+              "latency_avg_s,latency_max_s,latency_min_s,wall_time_s,peak_memory_bytes,error");
     EXPECT_EQ(lines(s.out + "/results.csv"), 9u);
     EXPECT_NE(csv.find("\n0," + rs[0]["hash"].get<std::string>() + ",1KiB,bcast=binomial,4,ok,"),
               std::string::npos);

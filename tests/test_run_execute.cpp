@@ -49,7 +49,7 @@ class LoadedToy final : public run::LoadedProgram {
     }
     std::string name() const override { return "toy"; }
     std::string describe() const override { return spec_ + " (toy)"; }
-    std::vector<mpi::AppResult> summarize(Time simulated) const override {
+    std::vector<mpi::AppResult> summarize(Time simulated, const std::vector<Time>&) const override {
         return {{"toy bytes", std::to_string(bytes_), "toy_bytes", static_cast<double>(bytes_)},
                 {"toy time", format_time(simulated), "toy_time_s", simulated.seconds()}};
     }
