@@ -500,7 +500,11 @@ std::pair<PlotAxis, PlotAxis> axes_of(const Grid& g, const Labels& l, const Plot
 // The panel of facet `f` with its top-left corner of the plot area at (ox, oy).
 std::string panel(const Grid& g, const Labels& l, const PlotOptions& o, const std::string& f,
                   double ox, double oy) {
-    const auto [xa, ya] = axes_of(g, l, o, f);
+    // Named references, not a structured binding: lambdas below capture them (C++20 lets a
+    // lambda capture a binding only from clang 16).
+    const std::pair<PlotAxis, PlotAxis> axes = axes_of(g, l, o, f);
+    const PlotAxis& xa = axes.first;
+    const PlotAxis& ya = axes.second;
     auto X = [&](double v) { return ox + pw * xa.pos(v); };
     auto Y = [&](double v) { return oy + ph * (1 - ya.pos(v)); };
     std::string svg = fmt::format("<g class=\"panel\">\n");
