@@ -10,6 +10,7 @@
 #include "collectives/placement.hpp"
 #include "collectives/rank_error.hpp"
 #include "iosys/cache.hpp"
+#include "run/network_models.hpp"
 #include "simulator/configured_registry.hpp"
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
@@ -30,8 +31,9 @@ void note(const RunHooks& hooks, const std::string& line) {
 // An analytic network model that times each collective call as a whole runs no algorithm:
 // say so rather than let --algorithm (and --mpi's choices) pass unused. Collective I/O
 // algorithms (write_all=two_phase) are the I/O system's and are used all the same.
-void note_unused_algorithms(const RunSpec& spec, const Model& model, const RunHooks& hooks) {
-    if (model.topology.settings.model != topo::NetworkModel::Analytic ||
+void note_unused_algorithms(const RunSpec& spec, const Model& model, const std::string& network,
+                            const RunHooks& hooks) {
+    if (!capabilities_of(model.topology.settings, model.comm, network).analytic ||
         model.comm.collectives_as_messages)
         return;
     std::string unused;
@@ -219,7 +221,7 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
     const topo::Topology& t = model.topology;
     mpi::SimulationOptions options;
     if (!spec.network.empty()) options.network = mpi::choose_network(model, spec.network);
-    note_unused_algorithms(spec, model, hooks);
+    note_unused_algorithms(spec, model, options.network, hooks);
     if (!spec.cpu.empty()) options.cpu = select_flag("--cpu", cpu::cpu_models(), spec.cpu);
     apply_cache(spec, model);
     out.model_load_s = seconds_since(t_load);
@@ -265,11 +267,8 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
         options.observer = observer;
     }
     if (hooks.progress) {
-        // The network model's own work, named as the summary names it.
-        const std::string_view work_unit =
-            t.settings.model == topo::NetworkModel::Fluid      ? "rate recomputations"
-            : t.settings.model == topo::NetworkModel::Analytic ? ""
-                                                               : "packet hops";
+        // The network model's own work, named as the summary names it (NetworkCapabilities).
+        const std::string work_unit = capabilities_of(t.settings, model.comm, options.network).work;
         options.progress_every = hooks.progress_every;
         options.progress = [&hooks, programs, work_unit](std::uint64_t events, Time now,
                                                          const net::NetworkStats& n,
@@ -280,7 +279,7 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
             const mpi::ProgramProgress p = programs->progress();
             hooks.progress(RunProgress{events, now,
                                        p.done - std::min<std::uint64_t>(p.done, running), p.total,
-                                       &n, work_unit});
+                                       &n, std::string_view(work_unit)});
         };
     }
     if (spec.hardware_activity) {

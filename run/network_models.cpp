@@ -65,7 +65,9 @@ std::unique_ptr<net::Transport> make_analytic(const TransportContext& c) {
 
 NetworkModelEntry analytic_entry(const comm::CommModelEntry& e) {
     const std::string name = e.name;
-    return {e.name, e.doc, comm::analytic_params(),
+    return {e.name,
+            e.doc,
+            comm::analytic_params(),
             [name](topo::NetworkSettings& settings, comm::CommModelSpec& spec,
                    const std::vector<KeyValue>& values) {
                 settings.model = topo::NetworkModel::Analytic;
@@ -78,7 +80,8 @@ NetworkModelEntry analytic_entry(const comm::CommModelEntry& e) {
                     }
                 }
             },
-            make_analytic};
+            make_analytic,
+            {"", "", false, true}};
 }
 
 std::unique_ptr<net::Transport> make_packet(const TransportContext& c) {
@@ -125,7 +128,8 @@ NetworkModelRegistry& network_models() {
                    s.model = topo::NetworkModel::Packet;
                    s.forwarding = topo::kStoreAndForward;
                },
-               make_packet});
+               make_packet,
+               {"packets", "packet hops", true, false}});
         r.add({"cut-through",
                "the packet model with cut-through switches",
                {},
@@ -133,7 +137,8 @@ NetworkModelRegistry& network_models() {
                    s.model = topo::NetworkModel::Packet;
                    s.forwarding = topo::kCutThrough;
                },
-               make_packet});
+               make_packet,
+               {"packets", "packet hops", true, false}});
         r.add({"fluid",
                "one flow per message, max-min fair shares of links and relays",
                {},
@@ -143,7 +148,8 @@ NetworkModelRegistry& network_models() {
                [](const TransportContext& c) -> std::unique_ptr<net::Transport> {
                    return std::make_unique<net::FluidNetwork>(c.engine, c.topology, c.router,
                                                               c.client, c.seed);
-               }});
+               },
+               {"flows", "rate recomputations", false, false}});
         return r;
     }();
     return registry;
@@ -161,6 +167,14 @@ std::unique_ptr<net::Transport> make_transport(TransportContext c, const std::st
     if (chosen.empty() && c.topology.settings.model == topo::NetworkModel::Analytic)
         return make_analytic(c);
     throw InputError("--network", 0, fmt::format("unknown network model '{}'", name));
+}
+
+NetworkCapabilities capabilities_of(const topo::NetworkSettings& settings,
+                                    const comm::CommModelSpec& comm, const std::string& chosen) {
+    const std::string name =
+        chosen.empty() ? network_model_of(settings, comm) : chosen.substr(0, chosen.find(':'));
+    if (const auto entry = network_models().find(name)) return entry->caps;
+    return {};
 }
 
 std::string network_model_of(const topo::NetworkSettings& settings,

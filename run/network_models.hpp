@@ -44,6 +44,22 @@ struct TransportContext {
     std::vector<KeyValue> params = {};
 };
 
+// What a network model does, declared by it, so that the run, its report and its timeline ask
+// the model rather than test which one it is.
+struct NetworkCapabilities {
+    // What its NetworkStats::packets and ::packet_hops count, as the summary names them:
+    // "packets" and "packet hops" (the packet models), "flows" and "rate recomputations" (the
+    // fluid model); empty: it counts neither (the analytic models, a model registered later
+    // that does not say).
+    std::string units, work;
+    // It records each link's busy intervals (SimulationOptions::link_activity;
+    // `--timeline-detail hardware`).
+    bool link_activity = false;
+    // An analytic communication model (models/comm_model.hpp): its summary line names the
+    // <comm-model> and how collectives are timed.
+    bool analytic = false;
+};
+
 struct NetworkModelEntry {
     std::string name;
     std::string doc;  // one line
@@ -54,6 +70,7 @@ struct NetworkModelEntry {
     std::function<void(topo::NetworkSettings&, comm::CommModelSpec&, const std::vector<KeyValue>&)>
         select;
     std::function<std::unique_ptr<net::Transport>(const TransportContext&)> make;
+    NetworkCapabilities caps = {};
 };
 
 class NetworkModelRegistry {
@@ -71,6 +88,12 @@ class NetworkModelRegistry {
     std::vector<NetworkModelEntry> entries_;
 };
 NetworkModelRegistry& network_models();
+
+// The capabilities of the network model a run builds: `chosen` ("NAME[:key=value,...]" as
+// choose_network() accepted it), or if it is empty the one the settings select. A name no
+// entry has (an unknown <comm-model>, refused when the run builds it): none.
+NetworkCapabilities capabilities_of(const topo::NetworkSettings& settings,
+                                    const comm::CommModelSpec& comm, const std::string& chosen);
 
 // The name of the network model the settings select: packet, cut-through, fluid or the
 // <comm-model>'s model.

@@ -1,4 +1,5 @@
 #include "run/report.hpp"
+#include "run/network_models.hpp"
 
 #include <algorithm>
 #include <array>
@@ -126,14 +127,16 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
                     {"bytes_delivered", res.network.bytes_delivered},
                     {"messages_waited", res.network.messages_waited},
                     {"resource_wait_s", res.network.resource_wait.seconds()}};
-    // What the model moved: packets and their link traversals (packet model), or flows
-    // and the times their rates were solved (fluid model).
-    if (t.settings.model == topo::NetworkModel::Fluid) {
-        j["network"]["flows"] = res.network.packets;
-        j["network"]["rate_recomputations"] = res.network.packet_hops;
-    } else if (t.settings.model == topo::NetworkModel::Packet) {
-        j["network"]["packets"] = res.network.packets;
-        j["network"]["packet_hops"] = res.network.packet_hops;
+    // What the model moved, as it names it (NetworkCapabilities): packets and their link
+    // traversals (packet model), or flows and the times their rates were solved (fluid model).
+    const NetworkCapabilities caps = capabilities_of(t.settings, m.comm, rep.network);
+    if (!caps.units.empty()) {
+        auto key = [](std::string name) {
+            std::replace(name.begin(), name.end(), ' ', '_');
+            return name;
+        };
+        j["network"][key(caps.units)] = res.network.packets;
+        j["network"][key(caps.work)] = res.network.packet_hops;
     }
     nlohmann::json ops = nlohmann::json::object();
     const auto totals = op_totals(res);
@@ -193,7 +196,8 @@ void render_text(const RunReport& rep, std::ostream& out) {
     out << fmt::format("\n  simulated time     {}\n", format_time(res.simulated));
     for (const mpi::AppResult& x : rep.summary)
         out << fmt::format("  {:<18} {}\n", x.label, x.text);
-    if (t.settings.model == topo::NetworkModel::Analytic) {
+    const NetworkCapabilities caps = capabilities_of(t.settings, m.comm, rep.network);
+    if (caps.analytic) {
         out << fmt::format("  network model      {} (analytic{})\n", m.comm.model,
                            m.comm.collectives_as_messages ? ", collectives as messages"
                                                           : ", collectives timed as a whole");
@@ -201,16 +205,16 @@ void render_text(const RunReport& rep, std::ostream& out) {
             "  messages           {} ({} delivered; {} waited for a bus or link, {} in all)\n",
             with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
             with_commas(res.network.messages_waited), format_time(res.network.resource_wait));
-    } else if (t.settings.model == topo::NetworkModel::Fluid) {
-        out << fmt::format(
-            "  messages           {} ({} delivered in {} flows, {} rate recomputations)\n",
-            with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
-            with_commas(res.network.packets), with_commas(res.network.packet_hops));
-    } else {
-        out << fmt::format("  messages           {} ({} delivered in {} packets, {} packet hops)\n",
+    } else if (!caps.units.empty()) {
+        out << fmt::format("  messages           {} ({} delivered in {} {}, {} {})\n",
                            with_commas(res.network.messages_delivered),
                            format_size(res.network.bytes_delivered),
-                           with_commas(res.network.packets), with_commas(res.network.packet_hops));
+                           with_commas(res.network.packets), caps.units,
+                           with_commas(res.network.packet_hops), caps.work);
+    } else {
+        out << fmt::format("  messages           {} ({} delivered)\n",
+                           with_commas(res.network.messages_delivered),
+                           format_size(res.network.bytes_delivered));
     }
     if (!m.jitter.empty()) {
         // OS jitter met by the ranks' CPU work (the model's <jitter> elements).

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run/execute.hpp"
+#include "run/network_models.hpp"
 #include "run/report.hpp"
 #include "simulator/error.hpp"
 #include "simulator/memory.hpp"
@@ -86,11 +87,13 @@ void label_recording(traces::Recorder& recorder, const run::RunOutcome& o, const
             fmt::format("disk {}",
                         a.track < servers.size() ? servers[a.track].node : std::to_string(a.track)),
             a.start, a.end, format_size(a.bytes)});
-    if (f.timeline_detail == "hardware" && t.settings.model != topo::NetworkModel::Packet)
+    if (f.timeline_detail == "hardware" &&
+        !run::capabilities_of(t.settings, o.model.comm, f.network).link_activity)
         std::cerr << fmt::format(
             "clustersim: note: the {} network model keeps no per-link "
             "intervals; the timeline has disk tracks only\n",
-            t.settings.model == topo::NetworkModel::Fluid ? "fluid" : o.model.comm.model);
+            f.network.empty() ? run::network_model_of(t.settings, o.model.comm)
+                              : f.network.substr(0, f.network.find(':')));
     // One program read from an input (a trace) lends the simulated trace its name.
     recorder.trace().name =
         programs.size() == 1 && !programs[0]->input().empty() ? programs[0]->name() : "simulated";
