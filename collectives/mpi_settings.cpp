@@ -37,8 +37,8 @@ class MpiReader {
 
 void MpiReader::read_collectives(pugi::xml_node n) {
     x_.check_attributes(n, {"reduce-instructions-per-byte", "reduce-bandwidth", "copy-bandwidth",
-                            "profile", "comm-create", "buffer-copies", "barrier", "curves",
-                            "buffer-footprint", "first-topology"});
+                            "profile", "comm-create", "comm-free", "buffer-copies", "barrier",
+                            "curves", "buffer-footprint", "first-topology"});
     MpiSettings& m = mpi_;
     if (const auto v = x_.yes_no(n, "buffer-footprint")) m.buffer_footprint = *v;
     if (const auto v = x_.yes_no(n, "buffer-copies")) m.buffer_copies = *v;
@@ -57,6 +57,10 @@ void MpiReader::read_collectives(pugi::xml_node n) {
         m.comm_create_modelled = true;
         m.comm_create_local = x_.with_unit(n, "comm-create", *v, parse_time);
         if (m.comm_create_local < Time::zero()) x_.fail(n, "comm-create: a negative time");
+    }
+    if (const auto v = x_.optional(n, "comm-free")) {
+        m.comm_free = x_.with_unit(n, "comm-free", *v, parse_time);
+        if (m.comm_free < Time::zero()) x_.fail(n, "comm-free: a negative time");
     }
     if (const auto v = x_.optional(n, "first-topology")) {
         if (!m.comm_create_modelled)

@@ -113,6 +113,10 @@ struct MpiSettings {
     // synchronises, at no cost.
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives comm-free="2us">: MPI_Comm_free costs this on the rank's core, and nothing
+    // else: Open MPI and MPICH free a communicator without its other members (no agreement,
+    // no message). Zero (absent): free and immediate.
+    Time comm_free;
     // <collectives first-topology="300us">: a rank's first communicator with a topology
     // (MPI_Cart_create, MPI_Dist_graph_create*) costs this more on its core (Open MPI loads
     // its topo framework then). Needs comm-create. Zero (absent): nothing.

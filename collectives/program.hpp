@@ -56,9 +56,8 @@ enum class OpKind : std::uint8_t {
     // Request cancellation (new kinds go after this one).
     Cancel,  // cancels request `handle`: an unmatched receive is withdrawn and matches
              // nothing, an unmatched send is withdrawn; a matched one completes as usual
-    // MPI_Comm_free of communicator `comm`: with <collectives comm-create> it costs what a
-    // creation does (an agreement over the communicator, then the local cost); without it,
-    // nothing (local, immediate).
+    // MPI_Comm_free of communicator `comm`: local (no agreement, no message); it costs
+    // <collectives comm-free> on the rank's core, nothing without it.
     CommFree,
 };
 inline constexpr int kOpKinds = 30;

@@ -184,6 +184,8 @@ struct RuntimeConfig {
     // over the parent, then `comm_create_local` on each member's core (comm_create_step).
     bool comm_create_modelled = false;
     Time comm_create_local;
+    // <collectives comm-free>: MPI_Comm_free's cost on the rank's core (local: no agreement).
+    Time comm_free;
     // <collectives first-topology>: a rank's first Cart_create / Dist_graph_create* adds
     // this to comm_create_local (comm_create_step).
     Time first_topology;

@@ -49,6 +49,7 @@ RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const Mpi
     c.cold_after = mpi.cold_after;
     c.comm_create_modelled = mpi.comm_create_modelled;
     c.comm_create_local = mpi.comm_create_local;
+    c.comm_free = mpi.comm_free;
     c.first_topology = mpi.first_topology;
     c.barrier_cost = mpi.barrier_cost;
     if (mpi.collective_curves_on)

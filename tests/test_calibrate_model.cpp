@@ -252,6 +252,23 @@ TEST(CalibrateJson, SavedMeasurementReadsBackToTheSameModel) {
     EXPECT_EQ(cal::write_csv(back), cal::write_csv(m));
 }
 
+// MPI_Comm_free (issue 57): its median is the model's <collectives comm-free>, a local cost; it
+// survives JSON, and a measurement without it (a file saved before) writes no attribute.
+TEST(CalibrateWrite, CommFreeIsTheMeasuredFree) {
+    cal::Measured m = synthetic();
+    m.comm_free = 1.25e-6;
+    const std::string xml = cal::write_model(m, cal::derive(m, false), "synthetic", false);
+    EXPECT_NE(xml.find("comm-free=\"1250ns\""), std::string::npos) << xml;
+    EXPECT_EQ(run::parse_model(xml, "synthetic.xml").mpi.comm_free, clustersim::Time::ns(1250));
+    EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
+    const cal::Measured back = cal::measured_from_json(cal::measured_to_json(m), "saved.json");
+    EXPECT_DOUBLE_EQ(back.comm_free, 1.25e-6);
+    m.comm_free = 0;
+    const std::string none = cal::write_model(m, cal::derive(m, false), "synthetic", false);
+    EXPECT_EQ(none.find("comm-free"), std::string::npos);
+    EXPECT_EQ(run::parse_model(none, "synthetic.xml").mpi.comm_free, clustersim::Time::zero());
+}
+
 // The barrier (issue 23): the measured time per MPI_Barrier less ceil(log2 world) rounds of
 // the slowest class's smallest MPI_Sendrecv is the model's <collectives barrier>, never below
 // 0; it survives JSON, and a measurement without it writes no attribute.

@@ -290,7 +290,7 @@ TEST(CollLocalWork, BarrierCostAddsExactlyItsTimePerBarrier) {
     expect_error([&] { comm_star(R"(barrier="3")"); }, "barrier");
 }
 
-TEST(Communicators, FreeingCostsLikeCreatingWhenModelledAndNothingOtherwise) {
+TEST(Communicators, FreeingIsLocalAndCostsCommFreeOnTheCore) {
     Op dup;
     dup.kind = OpKind::CommDup;
     dup.newcomm = 1;
@@ -298,25 +298,34 @@ TEST(Communicators, FreeingCostsLikeCreatingWhenModelledAndNothingOtherwise) {
     free_op.kind = OpKind::CommFree;
     free_op.comm = 1;
     const Op barrier = coll(CollOp::Barrier, 0, 0);
-    auto run = [&](const run::Model& t, const std::vector<Op>& ops) {
-        ScriptProgram prog(std::vector<std::vector<Op>>(4, ops));
+    auto run = [&](const run::Model& t, const std::vector<std::vector<Op>>& script) {
+        ScriptProgram prog(script);
         return mpi::simulate(t, one_rank_per_node(t, 4), prog);
     };
-    // Modelled: the free is an 8-byte allreduce over the freed communicator, then 20 us on
-    // each member's core, exactly as spelled out by hand.
-    const auto modelled = run(comm_star(R"(comm-create="20us")"), {dup, free_op, barrier});
-    const Op local = compute(20'000);  // 20 us at 1 G instructions/s
-    const auto spelled = run(comm_star(""), {coll(CollOp::Allreduce, 8, 0), local, dup,
-                                             coll(CollOp::Allreduce, 8, 1), local, barrier});
-    // Not modelled: the free costs nothing (local and immediate).
-    const auto free_unmodelled = run(comm_star(""), {dup, free_op, barrier});
-    const auto without = run(comm_star(""), {dup, barrier});
-    for (int r = 0; r < 4; ++r) {
-        EXPECT_EQ(modelled.ranks[r].finish, spelled.ranks[r].finish) << r;
-        EXPECT_EQ(free_unmodelled.ranks[r].finish, without.ranks[r].finish) << r;
-        EXPECT_EQ(modelled.ranks[r].ops[static_cast<int>(OpKind::CommFree)].count, 1u);
-        EXPECT_EQ(free_unmodelled.ranks[r].ops[static_cast<int>(OpKind::CommFree)].count, 1u);
+    auto same = [](const std::vector<Op>& ops) { return std::vector<std::vector<Op>>(4, ops); };
+    // With comm-free: 3 us on the rank's core and nothing else (no agreement, no message),
+    // exactly a 3 us compute burst in its place; comm-create does not make it collective.
+    const Op three_us = compute(3'000);  // at 1 G instructions/s
+    for (const char* attrs : {R"(comm-free="3us")", R"(comm-create="20us" comm-free="3us")"}) {
+        const auto freed = run(comm_star(attrs), same({dup, free_op, barrier}));
+        const auto spelled = run(comm_star(attrs), same({dup, three_us, barrier}));
+        for (int r = 0; r < 4; ++r) {
+            EXPECT_EQ(freed.ranks[r].finish, spelled.ranks[r].finish) << attrs << " rank " << r;
+            EXPECT_EQ(freed.ranks[r].ops[static_cast<int>(OpKind::CommFree)].count, 1u);
+        }
+        EXPECT_EQ(freed.network.messages_delivered, spelled.network.messages_delivered) << attrs;
     }
+    // Local: one rank freeing late (after 1 ms of compute) delays no other rank's free.
+    std::vector<std::vector<Op>> late = same({dup, free_op});
+    late[2].insert(late[2].begin() + 1, compute(1'000'000));
+    const auto skewed = run(comm_star(R"(comm-create="20us" comm-free="3us")"), late);
+    const auto even = run(comm_star(R"(comm-create="20us" comm-free="3us")"), same({dup, free_op}));
+    for (const int r : {0, 1, 3}) EXPECT_EQ(skewed.ranks[r].finish, even.ranks[r].finish) << r;
+    EXPECT_EQ(skewed.ranks[2].finish, even.ranks[2].finish + Time::ms(1));
+    // Without comm-free the free costs nothing (local and immediate).
+    const auto free_unmodelled = run(comm_star(""), same({dup, free_op, barrier}));
+    const auto without = run(comm_star(""), same({dup, barrier}));
+    for (int r = 0; r < 4; ++r) EXPECT_EQ(free_unmodelled.ranks[r].finish, without.ranks[r].finish);
 }
 
 TEST(Communicators, UsingAMissingCommunicatorIsAnError) {

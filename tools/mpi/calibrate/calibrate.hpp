@@ -442,6 +442,9 @@ struct Measured {
     // cost (<collectives comm-create>) is their difference, at least 0.
     double comm_dup = 0, agreement = 0;
     double comm_create_local() const { return std::max(0.0, comm_dup - agreement); }
+    // MPI_Comm_free of each duplicate, rank 0's median (issue 57): <collectives comm-free>,
+    // a local cost. 0: not measured (files saved before it).
+    double comm_free = 0;
     // MPI_Barrier on MPI_COMM_WORLD (issue 23): the time per call of kBarrierRuns runs of
     // kBarrierCalls barriers each, rank 0's median over the runs (`value`) and their spread.
     // Not measured (an older --save-measured file): no <collectives barrier>.

@@ -1072,7 +1072,7 @@ void measure_io_world(int rank, int world, const Settings& s, const PassSamples&
 // rank taking part, each call after a barrier; rank 0's medians.
 void measure_comm_create(Measured& m) {
     constexpr int kCreateRuns = 31;
-    std::vector<double> dup, agree;
+    std::vector<double> dup, agree, freed;
     for (int i = 0; i < kCreateRuns; ++i) {
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
@@ -1080,6 +1080,7 @@ void measure_comm_create(Measured& m) {
         MPI_Comm_dup(MPI_COMM_WORLD, &c);
         const double t1 = MPI_Wtime();
         MPI_Comm_free(&c);
+        freed.push_back(MPI_Wtime() - t1);
         dup.push_back(t1 - t0);
         MPI_Barrier(MPI_COMM_WORLD);
         double in = 1, out = 0;
@@ -1093,6 +1094,7 @@ void measure_comm_create(Measured& m) {
     };
     m.comm_dup = median(dup);
     m.agreement = median(agree);
+    m.comm_free = median(freed);
 }
 
 // MPI_Barrier: kBarrierRuns runs of kBarrierCalls barriers, every rank taking part, the time

@@ -380,6 +380,7 @@ std::string measured_to_json(const Measured& m) {
     j["overheads"] = ov;
     j["comm_dup"] = num(m.comm_dup);
     j["agreement"] = num(m.agreement);
+    if (m.comm_free > 0) j["comm_free"] = num(m.comm_free);
     if (m.barrier_measured) j["barrier"] = stats(m.barrier);
     if (!m.coll_curves.empty()) j["collective_curves"] = coll_curves_json(m);
     if (!m.setup_round_trips.empty()) {
@@ -579,6 +580,12 @@ Measured measured_from_json(std::string_view text, const std::string& file) {
     }
     m.comm_dup = r.number("comm_dup");
     m.agreement = r.number("agreement");
+    // Files saved before MPI_Comm_free was timed have no "comm_free": none in the model.
+    if (r.raw().contains("comm_free")) {
+        m.comm_free = r.number("comm_free");
+        if (!(m.comm_free >= 0) || !std::isfinite(m.comm_free))
+            r.fail("comm_free", "expected a finite time >= 0");
+    }
     // Version 1 files, saved before the barrier was measured, have no "barrier": none in the
     // model.
     if (version >= 2 && r.raw().contains("barrier")) {

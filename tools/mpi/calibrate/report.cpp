@@ -228,8 +228,8 @@ void print_fresh_sends(const Measured& m) {
 void print_summary(const Measured& m, const Derived& d) {
     std::printf(
         "\ncommunicator creation (rank 0, median of 31 calls): MPI_Comm_dup %.2f us, 8-byte "
-        "MPI_Allreduce %.2f us: comm-create %.2f us\n",
-        m.comm_dup * 1e6, m.agreement * 1e6, m.comm_create_local() * 1e6);
+        "MPI_Allreduce %.2f us: comm-create %.2f us; MPI_Comm_free %.2f us: comm-free\n",
+        m.comm_dup * 1e6, m.agreement * 1e6, m.comm_create_local() * 1e6, m.comm_free * 1e6);
     if (m.barrier_measured)
         std::printf(
             "barrier (rank 0, median of %d runs of %d calls, p10-p90 %.3f-%.3f us): MPI_Barrier "

@@ -494,6 +494,9 @@ void add_collectives(topo::XmlElement& cluster, const Measured& m, const std::st
             }
     }
     collectives.time("comm-create", model_time_of(m.comm_create_local()));
+    // MPI_Comm_free, local (Measured::comm_free).
+    if (model_time_of(m.comm_free) > Time::zero())
+        collectives.time("comm-free", model_time_of(m.comm_free));
     // A process's first communicator with a topology (Measured::first_use).
     if (m.first_use.measured && model_time_of(m.first_use.topology()) > Time::zero())
         collectives.time("first-topology", model_time_of(m.first_use.topology()));
