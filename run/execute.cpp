@@ -301,6 +301,8 @@ RunReport make_report(const RunSpec& spec, const RunOutcome& outcome) {
     report.network = spec.network;
     report.loaded = &outcome.model;
     report.result = &outcome.result;
+    for (const auto& p : outcome.setup.programs)
+        for (std::string& w : p->warnings()) report.warnings.push_back(std::move(w));
     std::uint32_t r0 = 0;
     for (const auto& p : outcome.setup.programs) {
         std::vector<Time> finish;

@@ -48,6 +48,9 @@ class LoadedProgram {
     virtual std::string name() const = 0;
     // Its entry in the summary's header: "pingpong:size=1MiB", "trace:x (4 ranks, 1,024 events)".
     virtual std::string describe() const = 0;
+    // What a run of it should not be trusted for, one line each without "warning:" (a trace
+    // with no modelled MPI call, one cut before MPI_Finalize): the summary repeats them.
+    virtual std::vector<std::string> warnings() const { return {}; }
     // What the progress line counts: "operations" or "records".
     virtual std::string_view unit() const { return "operations"; }
     // Its own results for the summary (a ping-pong's one-way time, a collective's latency per

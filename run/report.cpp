@@ -154,6 +154,7 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
     nlohmann::json summary = nlohmann::json::object();
     for (const mpi::AppResult& x : rep.summary) summary[x.key] = x.value;
     j["app_summary"] = summary;
+    if (!rep.warnings.empty()) j["warnings"] = rep.warnings;
     if (res.has_io) j["io"] = io_json(res.io);
     if (!m.jitter.empty()) {
         Time sum, most;
@@ -194,6 +195,7 @@ void render_text(const RunReport& rep, std::ostream& out) {
     }
     out << (res.placement.size() > show ? ", ...\n" : "\n");
     out << fmt::format("\n  simulated time     {}\n", format_time(res.simulated));
+    for (const std::string& w : rep.warnings) out << fmt::format("  warning            {}\n", w);
     for (const mpi::AppResult& x : rep.summary)
         out << fmt::format("  {:<18} {}\n", x.label, x.text);
     const NetworkCapabilities caps = capabilities_of(t.settings, m.comm, rep.network);

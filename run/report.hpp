@@ -28,6 +28,7 @@ struct RunReport {
     const Model* loaded = nullptr;  // the model file as read (graph and parts)
     const mpi::SimulationResult* result = nullptr;
     std::vector<mpi::AppResult> summary;  // the built-in apps' own results, in app order
+    std::vector<std::string> warnings;    // what the run should not be trusted for (traces)
     double model_load_s = 0;
     std::uint64_t peak_memory_bytes = 0;
 };

@@ -165,6 +165,7 @@ int cmd_run(const RunFlags& f) {
     if (progress) progress->finish();
     if (recorder) label_recording(*recorder, outcome, f);
     run::RunReport report = run::make_report(spec, outcome);
+    for (const std::string& w : report.warnings) std::cerr << "clustersim: warning: " << w << "\n";
     report.peak_memory_bytes = peak_memory_bytes();
     if (f.json)
         std::cout << run::render_json(report, f.per_rank).dump(2) << "\n";

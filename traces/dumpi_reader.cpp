@@ -855,6 +855,7 @@ class RankMapper {
         r.compute_time = c.has_wall ? Time::ps((c.wall_end - c.wall_start) * 1000) : Time::zero();
         push(r, c);
         ++rep_.unmodeled[c.name];
+        if (c.name == "MPI_Finalize") rep_.finalized.insert(rank_);
     }
     bool comm(const DumpiCall& c, const char* arg, std::int32_t& out) {
         auto it = comm_.find(c.arg(arg));

@@ -421,6 +421,7 @@ class Otf2RankReader {
             attr(c, "compute_time", static_cast<std::uint64_t>((c.end - c.start).ps()))));
         push(r, c);
         ++sh_.report->unmodeled[c.name];
+        if (c.name == "MPI_Finalize") sh_.report->finalized.insert(rank_);
     }
 
     void push(Record r, const Call& c) {

@@ -110,6 +110,40 @@ std::string unmodeled_line(const ReadReport& report, const std::string& path) {
         total, path, list);
 }
 
+std::string trace_warnings(const Trace& trace, const ReadReport& report, const std::string& path) {
+    std::string out;
+    // Any MPI call the simulator models, on any rank: the first ones usually are.
+    bool modelled = false;
+    for (std::uint32_t r = 0; r < trace.ranks() && !modelled; ++r) {
+        Trace::Cursor c = trace.cursor(r);
+        for (Record rec; !modelled && c.next(rec);)
+            modelled = rec.kind != mpi::OpKind::Compute && rec.kind != mpi::OpKind::Unmodeled;
+    }
+    if (!modelled && trace.total_events() > 0)
+        out += fmt::format(
+            "clustersim: warning: {}: no MPI call the simulator models ({} record{} of compute "
+            "and unmodeled calls): the run replays their recorded durations and predicts "
+            "nothing\n",
+            path, trace.total_events(), trace.total_events() == 1 ? "" : "s");
+    if (report.finalize_always || !report.finalized.empty()) {
+        std::vector<std::uint32_t> cut;
+        for (std::uint32_t r = 0; r < trace.ranks(); ++r)
+            if (report.finalized.count(r) == 0) cut.push_back(r);
+        if (!cut.empty()) {
+            std::string list;
+            for (std::size_t i = 0; i < cut.size() && i < 8; ++i)
+                list += fmt::format("{}{}", i == 0 ? "" : ", ", cut[i]);
+            if (cut.size() > 8) list += fmt::format(" and {} more", cut.size() - 8);
+            out += fmt::format(
+                "clustersim: warning: {}: {} of {} rank{} end{} before MPI_Finalize (rank{} {}): "
+                "the recording was cut; the run replays what was recorded\n",
+                path, cut.size(), trace.ranks(), trace.ranks() == 1 ? "" : "s",
+                cut.size() == 1 ? "s" : "", cut.size() == 1 ? "" : "s", list);
+        }
+    }
+    return out;
+}
+
 void check_trace_format(const std::string& format) {
     if (format == "auto") return;
     ReaderRegistry registry;

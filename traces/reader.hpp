@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,19 @@ struct ReadReport {
     // MPI calls kept as `unmodeled` records (replayed as their recorded duration), by MPI
     // function name (OTF2 and DUMPI readers).
     std::map<std::string, std::uint64_t> unmodeled;
+    // The ranks whose MPI_Finalize the trace records (a SimGrid TI `finalize`, an OTF2 or
+    // DUMPI MPI_Finalize). `finalize_always`: the format records every rank's (SimGrid TI),
+    // so a rank without one was cut; otherwise a rank without one is cut only when another
+    // rank has one (clustersim's own traces record none).
+    std::set<std::uint32_t> finalized;
+    bool finalize_always = false;
 };
+
+// One warning line (with its newline) per thing a trace lacks that a replay of it needs: no
+// MPI call the simulator models (the run replays recorded durations only), or ranks whose
+// recording ends before MPI_Finalize (cut: the run replays what was recorded). Empty when
+// there is none.
+std::string trace_warnings(const Trace& trace, const ReadReport& report, const std::string& path);
 
 class TraceReader {
   public:

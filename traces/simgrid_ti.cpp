@@ -887,7 +887,9 @@ void Parser::map(const Line& l) {
         s.dtype = l.args.empty() ? 1 : 8;
         if (!l.args.empty()) double_default_ = true;
     } else if (a == "finalize") {
-        // nothing: outstanding requests are waited for at the end of the rank
+        // Outstanding requests are waited for at the end of the rank; the rank's recording is
+        // whole (trace_warnings).
+        report_.finalized.insert(static_cast<std::uint32_t>(l.rank));
     } else if (a == "comm_size") {
         arity(l, 1, 1, "comm_size <ranks>");
         integer(l, 0, "communicator size");
@@ -1039,6 +1041,9 @@ Trace Parser::read() {
     state_.assign(static_cast<std::size_t>(ranks_), RankState{});
     pass_ = 2;
     for_each_line([&](const Line& l, std::size_t, const std::string&) { map(l); });
+    // SMPI writes `finalize` at the end of every rank's MPI trace: a rank without one was cut
+    // (trace_warnings). The S4U actor form has no such action.
+    report_.finalize_always = !actors_;
     for (std::int32_t r = 0; r < ranks_; ++r) {
         if (state_[static_cast<std::size_t>(r)].outstanding.empty()) continue;
         end_waits_ += state_[static_cast<std::size_t>(r)].outstanding.size();

@@ -18,8 +18,13 @@ constexpr std::string_view kPrefix = "trace:";
 
 class LoadedTrace final : public run::LoadedProgram {
   public:
-    LoadedTrace(std::string spec, Trace trace, std::uint64_t traced_speed)
-        : spec_(std::move(spec)), trace_(std::move(trace)), traced_speed_(traced_speed) {}
+    LoadedTrace(std::string spec, Trace trace, std::uint64_t traced_speed,
+                std::vector<std::string> warnings)
+        : spec_(std::move(spec)),
+          trace_(std::move(trace)),
+          traced_speed_(traced_speed),
+          warnings_(std::move(warnings)) {}
+    std::vector<std::string> warnings() const override { return warnings_; }
     std::uint32_t ranks() const override { return trace_.ranks(); }
     std::vector<io::FileDecl> files() const override { return trace_.files; }
     mpi::Program& bind(std::vector<std::uint64_t> core_speeds) override {
@@ -43,6 +48,7 @@ class LoadedTrace final : public run::LoadedProgram {
     std::string spec_;
     Trace trace_;
     std::uint64_t traced_speed_;
+    std::vector<std::string> warnings_;
     std::unique_ptr<TraceProgram> replay_;
 };
 
@@ -64,7 +70,18 @@ class TraceSource final : public run::ProgramSource {
             *o.notes << unmodeled_line(report, path);
         }
         if (trace.ranks() == 0) throw InputError(path, 0, "the trace has no ranks");
-        return std::make_unique<LoadedTrace>(spec, std::move(trace), o.traced_speed);
+        // Warnings for the run's summary (LoadedProgram::warnings); `clustersim run` prints
+        // them on stderr once the run has succeeded (an error stays the one line).
+        const std::string lines = trace_warnings(trace, report, path);
+        std::vector<std::string> warnings;
+        const std::string_view prefix = "clustersim: warning: ";
+        for (std::size_t at = 0; at < lines.size();) {
+            const std::size_t end = lines.find('\n', at);
+            warnings.push_back(lines.substr(at + prefix.size(), end - at - prefix.size()));
+            at = end + 1;
+        }
+        return std::make_unique<LoadedTrace>(spec, std::move(trace), o.traced_speed,
+                                             std::move(warnings));
     }
     void check(const run::SourceOptions& o) const override { check_trace_format(o.format); }
     std::vector<std::string> flags_set(const run::SourceOptions& o) const override {
