@@ -50,6 +50,10 @@ struct IoServerReport {
     std::uint64_t cache_hits = 0, cache_hit_bytes = 0, cache_misses = 0;
     std::uint64_t merged = 0, write_stalls = 0, peak_memory = 0;
     std::uint64_t readahead_waits = 0;  // read chunks that waited for a read-ahead in flight
+    // Written data still in the server's cache when the last rank finished its program, which
+    // its disk wrote after that (write-behind), and when the disk finished it.
+    std::uint64_t drained_bytes = 0;
+    Time drain_end;
 };
 
 struct IoReport {
@@ -71,6 +75,9 @@ class IoService : public net::NetworkClient {
     // What the rank waits for, for deadlock reports ("" if nothing to add).
     virtual std::string describe(std::int32_t rank) const = 0;
     virtual IoReport report() const = 0;
+    // Every rank has finished its program (the run's simulated time): what the servers write
+    // to disk from now on is reported as drained after the run (IoServerReport).
+    virtual void programs_done() {}
     // From now on, append every disk request's service interval to `out` (track = server
     // index, in report() order); null stops.
     virtual void record_disks(std::vector<net::Activity>* out) = 0;

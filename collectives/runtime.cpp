@@ -1591,7 +1591,7 @@ void Runtime::advance(std::int32_t rank) {
                 if (r.computing) enter_mpi(rank);  // MPI_Finalize progresses
                 r.finished = true;
                 results_[rank].finish = engine_.now();
-                ++finished_;
+                if (++finished_ == ranks_.size() && io_ != nullptr) io_->programs_done();
                 return;
             }
             r.op_start = engine_.now();

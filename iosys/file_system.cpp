@@ -223,9 +223,14 @@ struct Server final : CacheHost {
     std::unique_ptr<Disk> disk;
     std::unique_ptr<CacheLayer> cache;
     std::vector<std::uint64_t> slot_token;
+    std::vector<std::uint64_t> slot_written;  // bytes the slot's request writes (0: a read)
     std::vector<std::uint32_t> free_slots;
     std::uint32_t busy = 0;
     std::uint64_t bytes_written = 0, bytes_read = 0;
+    // Bytes of finished disk writes, that count when the programs finished
+    // (FileSystem::programs_done; max: not yet), and when the disk's last request ended.
+    std::uint64_t disk_written_done = 0, disk_written_at_end = UINT64_MAX;
+    Time last_disk_done;
     void chunk_done(std::uint64_t id) override;
     void wake() override;
     Time now() const override;
@@ -241,6 +246,9 @@ class FileSystem final : public mpi::IoService, public Component {
     void message_injected(std::uint64_t) override {}
     std::string describe(std::int32_t rank) const override;
     mpi::IoReport report() const override;
+    void programs_done() override {
+        for (Server& sv : servers_) sv.disk_written_at_end = sv.disk_written_done;
+    }
     void record_disks(std::vector<net::Activity>* out) override { disk_activity_ = out; }
     void handle(Engine& engine, const Event& event) override;
     std::string name() const override { return "file-system"; }
@@ -467,6 +475,8 @@ void FileSystem::handle(Engine&, const Event& e) {
     Server& sv = servers_[s];
     const std::uint64_t token = sv.slot_token[slot];
     sv.free_slots.push_back(slot);
+    sv.disk_written_done += sv.slot_written[slot];
+    sv.last_disk_done = engine_.now();
     --sv.busy;
     sv.cache->disk_done(token);
     pump(s);
@@ -487,9 +497,11 @@ void FileSystem::pump(std::uint32_t s) {
             slot = sv.free_slots.back();
             sv.free_slots.pop_back();
             sv.slot_token[slot] = token;
+            sv.slot_written[slot] = req.write ? req.bytes : 0;
         } else {
             slot = static_cast<std::uint32_t>(sv.slot_token.size());
             sv.slot_token.push_back(token);
+            sv.slot_written.push_back(req.write ? req.bytes : 0);
         }
         ++sv.busy;
         engine_.schedule_in(t, id_, kDiskDone, (static_cast<std::uint64_t>(s) << 32) | slot);
@@ -1264,6 +1276,10 @@ mpi::IoReport FileSystem::report() const {
         s.write_stalls = c.write_stalls;
         s.peak_memory = c.peak_memory;
         s.readahead_waits = c.readahead_waits;
+        if (sv.disk_written_at_end != UINT64_MAX && sv.disk_written_done > sv.disk_written_at_end) {
+            s.drained_bytes = sv.disk_written_done - sv.disk_written_at_end;
+            s.drain_end = sv.last_disk_done;
+        }
         r.servers.push_back(std::move(s));
     }
     return r;

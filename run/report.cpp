@@ -25,7 +25,22 @@ std::array<mpi::OpStats, mpi::kStatKinds> op_totals(const mpi::SimulationResult&
     return total;
 }
 
-nlohmann::json io_json(const mpi::IoReport& io) {
+// Written data the servers' caches still held when the last rank finished (`end`), and how
+// long after it their disks were done writing it.
+struct Drain {
+    std::uint64_t bytes = 0;
+    Time time;
+};
+Drain drain_of(const mpi::IoReport& io, Time end) {
+    Drain d;
+    for (const auto& s : io.servers) {
+        d.bytes += s.drained_bytes;
+        if (s.drained_bytes > 0 && s.drain_end > end) d.time = max(d.time, s.drain_end - end);
+    }
+    return d;
+}
+
+nlohmann::json io_json(const mpi::IoReport& io, Time end) {
     nlohmann::json j;
     j["bytes_written"] = io.bytes_written;
     j["bytes_read"] = io.bytes_read;
@@ -54,12 +69,16 @@ nlohmann::json io_json(const mpi::IoReport& io) {
                            {"merged_chunks", s.merged},
                            {"write_stalls", s.write_stalls},
                            {"peak_cache_bytes", s.peak_memory},
-                           {"readahead_waits", s.readahead_waits}});
+                           {"readahead_waits", s.readahead_waits},
+                           {"drained_after_run_bytes", s.drained_bytes}});
     j["servers"] = servers;
+    const Drain d = drain_of(io, end);
+    j["drained_after_run_bytes"] = d.bytes;
+    j["drain_after_run_s"] = d.time.seconds();
     return j;
 }
 
-void print_io(const mpi::IoReport& io, std::ostream& out) {
+void print_io(const mpi::IoReport& io, Time end, std::ostream& out) {
     const bool any = io.first_start != Time::max() && io.last_end > io.first_start;
     const Time span = any ? io.last_end - io.first_start : Time::zero();
     out << fmt::format("  file data          {} written, {} read, {} file(s)\n",
@@ -70,6 +89,12 @@ void print_io(const mpi::IoReport& io, std::ostream& out) {
             format_bandwidth(Bandwidth{static_cast<std::uint64_t>(
                 static_cast<double>(io.bytes_written + io.bytes_read) / span.seconds())}),
             format_time(span));
+    // The run ends when the last rank does; write-behind caches may still hold data then.
+    if (const Drain d = drain_of(io, end); d.bytes > 0)
+        out << fmt::format(
+            "  still cached       {} in the servers' caches when the last rank finished: the "
+            "disks write it in the {} after the run\n",
+            format_size(d.bytes), format_time(d.time));
     // Columns as wide as their widest entry (node names can be long: "PVS-Node_11").
     std::size_t wn = 6, wc = 5, wd = 4;
     for (const auto& s : io.servers)
@@ -155,7 +180,7 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
     for (const mpi::AppResult& x : rep.summary) summary[x.key] = x.value;
     j["app_summary"] = summary;
     if (!rep.warnings.empty()) j["warnings"] = rep.warnings;
-    if (res.has_io) j["io"] = io_json(res.io);
+    if (res.has_io) j["io"] = io_json(res.io, res.simulated);
     if (!m.jitter.empty()) {
         Time sum, most;
         for (const auto& r : res.ranks) sum += r.jitter, most = max(most, r.jitter);
@@ -232,7 +257,7 @@ void render_text(const RunReport& rep, std::ostream& out) {
         out << fmt::format("  OS jitter          {} per rank on average, at most {} (rank {})\n",
                            format_time(mean), format_time(most), worst);
     }
-    if (res.has_io) print_io(res.io, out);
+    if (res.has_io) print_io(res.io, res.simulated, out);
     const auto totals = op_totals(res);
     std::size_t wop = 14;  // "operation" column: as wide as the longest name shown
     for (int k = 0; k < mpi::kStatKinds; ++k)

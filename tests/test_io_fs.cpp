@@ -314,6 +314,40 @@ TEST(IoFs, SyncWaitsForWriteBehindToReachTheDisk) {
     EXPECT_LT(rel_err(res.simulated.seconds(), want), 0.01) << res.simulated.seconds();
 }
 
+// Write-behind data still cached when the last rank finishes is written after the run: the
+// disk (simple, 50 MB/s, no access time) takes W / rate from the first chunk's arrival, the
+// run ends after W / network rate; what the disk had not written by then is reported as drained
+// after the run, and a sync before close leaves nothing to drain.
+TEST(IoFs, WriteBehindReportsWhatTheDisksWriteAfterTheRun) {
+    const std::string server = R"(<io-server node="n1"><cache model="write_behind" memory="1GiB"/>
+        <disk model="simple" rate="50MB/s"/></io-server>)";
+    const auto t = io_model(2, "1GB/s", server);
+    const std::uint64_t w = 128 * MiB;
+    ScriptProgram p({sequential_write(w, w)});
+    const auto res = simulate_io(t, ranks_on(t, 1), p);
+    ASSERT_EQ(res.io.servers.size(), 1u);
+    const auto& s = res.io.servers[0];
+    EXPECT_EQ(s.disk_bytes_written, w);
+    const double net = static_cast<double>(w) / 1e9, disk = static_cast<double>(w) / 50e6;
+    EXPECT_LT(rel_err(res.simulated.seconds(), net), 0.02) << res.simulated.seconds();
+    // By the end of the run the disk finished at most net * 50 MB/s of it (a request in
+    // flight still counts as cached), and at least its first 1 MiB chunk.
+    ASSERT_LT(s.drained_bytes, w);
+    const double written_by_end = static_cast<double>(w - s.drained_bytes);
+    EXPECT_LE(written_by_end, net * 50e6);
+    EXPECT_GE(written_by_end, static_cast<double>(MiB));
+    EXPECT_LT(rel_err(s.drain_end.seconds(), disk), 0.01) << s.drain_end.seconds();
+    EXPECT_GT(s.drain_end, res.simulated);
+
+    auto synced = sequential_write(w, w);
+    synced.insert(synced.end() - 1, file_op(OpKind::FileSync));
+    ScriptProgram q({synced});
+    const auto res2 = simulate_io(t, ranks_on(t, 1), q);
+    EXPECT_EQ(res2.io.servers[0].drained_bytes, 0u);
+    EXPECT_EQ(res2.io.servers[0].disk_bytes_written, w);
+    EXPECT_LT(rel_err(res2.simulated.seconds(), disk), 0.01) << res2.simulated.seconds();
+}
+
 TEST(IoFs, StripingSplitsDataEvenlyOverServers) {
     // Two servers, 64 KiB stripes: each holds half the file, contiguously in its object, so
     // each disk does one access and streams 512 MiB.
