@@ -10,6 +10,21 @@
 #include "simulator/units.hpp"
 
 namespace clustersim::run {
+
+IoThroughput io_throughput(const mpi::SimulationResult& res) {
+    IoThroughput t;
+    t.bytes = res.io.bytes_written + res.io.bytes_read;
+    for (std::size_t r = 0; r < res.ranks.size(); ++r) {
+        Time in_io;
+        for (int k = static_cast<int>(mpi::OpKind::FileOpen);
+             k <= static_cast<int>(mpi::OpKind::FileSync); ++k)
+            in_io += res.ranks[r].ops[k].time;
+        if (in_io > t.slowest) t.slowest = in_io, t.rank = static_cast<int>(r);
+    }
+    if (t.slowest.ps() > 0) t.bytes_per_s = static_cast<double>(t.bytes) / t.slowest.seconds();
+    return t;
+}
+
 namespace {
 
 // Per-operation totals over all ranks.
@@ -40,16 +55,17 @@ Drain drain_of(const mpi::IoReport& io, Time end) {
     return d;
 }
 
-nlohmann::json io_json(const mpi::IoReport& io, Time end) {
+nlohmann::json io_json(const mpi::SimulationResult& res) {
+    const mpi::IoReport& io = res.io;
     nlohmann::json j;
     j["bytes_written"] = io.bytes_written;
     j["bytes_read"] = io.bytes_read;
     j["files"] = io.files;
     const bool any = io.first_start != Time::max() && io.last_end > io.first_start;
-    const double span = any ? (io.last_end - io.first_start).seconds() : 0.0;
-    j["io_span_s"] = span;
-    j["aggregate_throughput_bytes_per_s"] =
-        span > 0 ? static_cast<double>(io.bytes_written + io.bytes_read) / span : 0.0;
+    j["io_span_s"] = any ? (io.last_end - io.first_start).seconds() : 0.0;
+    const IoThroughput t = io_throughput(res);
+    j["slowest_rank_io_time_s"] = t.slowest.seconds();
+    j["throughput_bytes_per_s"] = t.bytes_per_s;
     nlohmann::json servers = nlohmann::json::array();
     for (const auto& s : io.servers)
         servers.push_back({{"node", s.node},
@@ -72,25 +88,23 @@ nlohmann::json io_json(const mpi::IoReport& io, Time end) {
                            {"readahead_waits", s.readahead_waits},
                            {"drained_after_run_bytes", s.drained_bytes}});
     j["servers"] = servers;
-    const Drain d = drain_of(io, end);
+    const Drain d = drain_of(io, res.simulated);
     j["drained_after_run_bytes"] = d.bytes;
     j["drain_after_run_s"] = d.time.seconds();
     return j;
 }
 
-void print_io(const mpi::IoReport& io, Time end, std::ostream& out) {
-    const bool any = io.first_start != Time::max() && io.last_end > io.first_start;
-    const Time span = any ? io.last_end - io.first_start : Time::zero();
+void print_io(const mpi::SimulationResult& res, std::ostream& out) {
+    const mpi::IoReport& io = res.io;
     out << fmt::format("  file data          {} written, {} read, {} file(s)\n",
                        format_size(io.bytes_written), format_size(io.bytes_read), io.files);
-    if (span.ps() > 0)
+    if (const IoThroughput t = io_throughput(res); t.slowest.ps() > 0)
         out << fmt::format(
-            "  I/O throughput     {} (first request to last completion: {})\n",
-            format_bandwidth(Bandwidth{static_cast<std::uint64_t>(
-                static_cast<double>(io.bytes_written + io.bytes_read) / span.seconds())}),
-            format_time(span));
+            "  I/O throughput     {} ({} over the slowest rank's {} in MPI-IO calls, rank {})\n",
+            format_bandwidth(Bandwidth{static_cast<std::uint64_t>(t.bytes_per_s)}),
+            format_size(t.bytes), format_time(t.slowest), t.rank);
     // The run ends when the last rank does; write-behind caches may still hold data then.
-    if (const Drain d = drain_of(io, end); d.bytes > 0)
+    if (const Drain d = drain_of(io, res.simulated); d.bytes > 0)
         out << fmt::format(
             "  still cached       {} in the servers' caches when the last rank finished: the "
             "disks write it in the {} after the run\n",
@@ -180,7 +194,7 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
     for (const mpi::AppResult& x : rep.summary) summary[x.key] = x.value;
     j["app_summary"] = summary;
     if (!rep.warnings.empty()) j["warnings"] = rep.warnings;
-    if (res.has_io) j["io"] = io_json(res.io, res.simulated);
+    if (res.has_io) j["io"] = io_json(res);
     if (!m.jitter.empty()) {
         Time sum, most;
         for (const auto& r : res.ranks) sum += r.jitter, most = max(most, r.jitter);
@@ -257,7 +271,7 @@ void render_text(const RunReport& rep, std::ostream& out) {
         out << fmt::format("  OS jitter          {} per rank on average, at most {} (rank {})\n",
                            format_time(mean), format_time(most), worst);
     }
-    if (res.has_io) print_io(res.io, res.simulated, out);
+    if (res.has_io) print_io(res, out);
     const auto totals = op_totals(res);
     std::size_t wop = 14;  // "operation" column: as wide as the longest name shown
     for (int k = 0; k < mpi::kStatKinds; ++k)

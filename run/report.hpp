@@ -33,6 +33,18 @@ struct RunReport {
     std::uint64_t peak_memory_bytes = 0;
 };
 
+// The run's one I/O throughput, Darshan's agg_perf_by_slowest: the file data the ranks
+// wrote and read through MPI-IO over the slowest rank's time in MPI-IO calls (open, set_view,
+// seek, data, sync and close; waits for the other members of collective ones included). I/O
+// in phases between computation is not diluted by the computation.
+struct IoThroughput {
+    std::uint64_t bytes = 0;   // written + read through MPI-IO
+    Time slowest;              // the longest time one rank spent in MPI-IO calls
+    int rank = -1;             // that rank (-1: no rank spent time in MPI-IO)
+    double bytes_per_s = 0.0;  // bytes / slowest; 0 without time
+};
+IoThroughput io_throughput(const mpi::SimulationResult& result);
+
 // The summary of `clustersim run` (README.md, "What the first command prints").
 void render_text(const RunReport& report, std::ostream& out);
 // One JSON object (docs/schema: the run JSON Schema); `per_rank` adds the per-rank array.

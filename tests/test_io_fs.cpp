@@ -5,6 +5,7 @@
 #include <map>
 
 #include "io_fixtures.hpp"
+#include "run/report.hpp"
 #include "sim_fixtures.hpp"
 #include "simulator/error.hpp"
 
@@ -346,6 +347,26 @@ TEST(IoFs, WriteBehindReportsWhatTheDisksWriteAfterTheRun) {
     EXPECT_EQ(res2.io.servers[0].drained_bytes, 0u);
     EXPECT_EQ(res2.io.servers[0].disk_bytes_written, w);
     EXPECT_LT(rel_err(res2.simulated.seconds(), disk), 0.01) << res2.simulated.seconds();
+}
+
+// The run's one I/O throughput is the data over the slowest rank's time in MPI-IO calls
+// (Darshan's agg_perf_by_slowest): two 100 MiB writes at 100 MB/s with 10 s of computation
+// between them still give 100 MB/s, where data / run time would give a sixth of it.
+TEST(IoFs, ThroughputIsDataOverTheSlowestRanksTimeInMpiIo) {
+    const auto t = io_model(
+        2, "100MB/s", R"(<io-server node="n1"><disk model="simple" rate="1GB/s"/></io-server>)");
+    auto ops = sequential_write(100 * MiB, 100 * MiB);
+    ops.insert(ops.end() - 1, compute(10'000'000'000ULL));  // 10 s at 1 G instructions/s
+    ops.insert(ops.end() - 1, file_op(OpKind::FileWrite));
+    ops[ops.size() - 2].bytes = 100 * MiB;
+    ScriptProgram p({ops});
+    const auto res = simulate_io(t, ranks_on(t, 1), p);
+    const run::IoThroughput io = run::io_throughput(res);
+    EXPECT_EQ(io.bytes, 200 * MiB);
+    EXPECT_EQ(io.rank, 0);
+    EXPECT_EQ(io.slowest, res.simulated - Time::s(10));  // all but the computation
+    EXPECT_DOUBLE_EQ(io.bytes_per_s, static_cast<double>(200 * MiB) / io.slowest.seconds());
+    EXPECT_LT(rel_err(io.bytes_per_s, 100e6), 0.01) << io.bytes_per_s;
 }
 
 TEST(IoFs, StripingSplitsDataEvenlyOverServers) {
