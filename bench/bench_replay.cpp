@@ -117,7 +117,9 @@ int bench_main(int argc, char** argv) {
     // loop, and the loop.
     double cpu0 = 0;
     run::RunHooks hooks;
-    hooks.placed = [&cpu0](const run::RunSetup&) { cpu0 = process_cpu_seconds(); };
+    hooks.placed = [&cpu0](const run::RunSetup&, const run::Model&) {
+        cpu0 = process_cpu_seconds();
+    };
     const run::RunOutcome outcome = run::execute(std::move(spec), sources, hooks);
     const double sim_cpu = process_cpu_seconds() - cpu0;
     const mpi::SimulationResult& res = outcome.result;

@@ -234,7 +234,7 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
     check_cores(spec, t, setup.ranks);
     setup.placement = mpi::place_ranks(t, setup.ranks, spec.placement);
     setup.unit = unit_of(setup.programs);
-    if (hooks.placed) hooks.placed(setup);
+    if (hooks.placed) hooks.placed(setup, out.model);
 
     // Each program runs with the speeds of the cores its ranks are placed on.
     mpi::MultiProgram multi;
@@ -290,12 +290,17 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
     return out;
 }
 
+std::string describe_programs(const RunSetup& setup) {
+    std::string line;
+    for (const auto& p : setup.programs) line += (line.empty() ? "" : " + ") + p->describe();
+    return line;
+}
+
 RunReport make_report(const RunSpec& spec, const RunOutcome& outcome) {
     RunReport report;
     report.model = spec.model_path;
     report.apps = spec.apps;
-    for (const auto& p : outcome.setup.programs)
-        report.app_line += (report.app_line.empty() ? "" : " + ") + p->describe();
+    report.app_line = describe_programs(outcome.setup);
     report.ranks = outcome.setup.ranks;
     report.placement = spec.placement;
     report.network = spec.network;

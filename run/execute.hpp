@@ -58,8 +58,9 @@ struct RunProgress {
 struct RunSetup;
 
 struct RunHooks {
-    // Once the programs are read and placed, before they are bound to their cores' speeds.
-    std::function<void(const RunSetup& setup)> placed;
+    // Once the programs are read and placed (on `model`, as the run uses it), before they are
+    // bound to their cores' speeds.
+    std::function<void(const RunSetup& setup, const Model& model)> placed;
     // Once the programs are loaded and placed, before the run: may return another program to
     // run in place of `program` (a recorder wrapping it) and set `observer`. Null: unchanged.
     std::function<mpi::Program*(mpi::Program& program, const RunSetup& setup,
@@ -91,6 +92,10 @@ struct RunOutcome {
 
 // Runs `spec`; bad input is an InputError naming the file and line or the flag.
 RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks = {});
+
+// The programs as the summary names them: "pingpong:size=1MiB + trace:x.cstrace (4 ranks,
+// 1,024 events)".
+std::string describe_programs(const RunSetup& setup);
 
 // The report of a run (run/report.hpp) as `clustersim run` prints it; points into `outcome`.
 RunReport make_report(const RunSpec& spec, const RunOutcome& outcome);

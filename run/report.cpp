@@ -218,21 +218,29 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
     return j;
 }
 
+void render_header(const std::string& model_path, const Model& model, const std::string& app_line,
+                   std::uint32_t ranks, const std::string& placement,
+                   const std::vector<mpi::RankLocation>& where, std::ostream& out) {
+    const topo::Topology& t = model.topology;
+    out << fmt::format("clustersim run: model {} ({} nodes), app {}\n", model_path, t.nodes.size(),
+                       app_line);
+    out << fmt::format("  {} ranks placed {}", ranks, placement);
+    const std::size_t show = std::min<std::size_t>(where.size(), 4);
+    for (std::size_t r = 0; r < show; ++r) {
+        const auto& loc = where[r];
+        out << fmt::format("{} rank {} on {} socket {} core {}", r == 0 ? ":" : ",", r,
+                           t.nodes[loc.node].name, loc.socket, loc.core);
+    }
+    out << (where.size() > show ? ", ...\n" : "\n");
+}
+
 void render_text(const RunReport& rep, std::ostream& out) {
     const Model& m = *rep.loaded;
     const topo::Topology& t = m.topology;
     const mpi::SimulationResult& res = *rep.result;
     const double eps = events_per_s(res);
-    out << fmt::format("clustersim run: model {} ({} nodes), app {}\n", rep.model, t.nodes.size(),
-                       rep.app_line);
-    out << fmt::format("  {} ranks placed {}", rep.ranks, rep.placement);
-    const std::size_t show = std::min<std::size_t>(res.placement.size(), 4);
-    for (std::size_t r = 0; r < show; ++r) {
-        const auto& loc = res.placement[r];
-        out << fmt::format("{} rank {} on {} socket {} core {}", r == 0 ? ":" : ",", r,
-                           t.nodes[loc.node].name, loc.socket, loc.core);
-    }
-    out << (res.placement.size() > show ? ", ...\n" : "\n");
+    if (!rep.header_shown)
+        render_header(rep.model, m, rep.app_line, rep.ranks, rep.placement, res.placement, out);
     out << fmt::format("\n  simulated time     {}\n", format_time(res.simulated));
     for (const std::string& w : rep.warnings) out << fmt::format("  warning            {}\n", w);
     for (const mpi::AppResult& x : rep.summary)

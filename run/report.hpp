@@ -31,7 +31,14 @@ struct RunReport {
     std::vector<std::string> warnings;    // what the run should not be trusted for (traces)
     double model_load_s = 0;
     std::uint64_t peak_memory_bytes = 0;
+    bool header_shown = false;  // render_header printed it before the run: render_text skips it
 };
+
+// The summary's first lines, what runs where: model, apps, ranks and their placement. Printed
+// before the run (render_text's first lines otherwise).
+void render_header(const std::string& model_path, const Model& model, const std::string& app_line,
+                   std::uint32_t ranks, const std::string& placement,
+                   const std::vector<mpi::RankLocation>& where, std::ostream& out);
 
 // The run's one I/O throughput, Darshan's agg_perf_by_slowest: the file data the ranks
 // wrote and read through MPI-IO over the slowest rank's time in MPI-IO calls (open, set_view,

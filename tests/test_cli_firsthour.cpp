@@ -83,8 +83,9 @@ TEST(FirstHour, MisspeltNamesGetASuggestion) {
     EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
 }
 
-// --progress in a batch job (stderr is a file here, not a terminal): full lines with the
-// fraction done and the time left; without it nothing; --quiet never.
+// --progress in a batch job (stderr is a file here, not a terminal): the run's header, then
+// full lines with the fraction done and the time left, never going back and ending at 100.0 %
+// when the run is complete; without it nothing; --quiet never.
 TEST(FirstHour, ProgressLinesInBatchMode) {
     const std::string args =
         "run " + example("star-16.xml") + " --app allreduce:size=64KiB,iterations=400 --ranks 16";
@@ -98,7 +99,14 @@ TEST(FirstHour, ProgressLinesInBatchMode) {
         R"(  progress +\d+\.\d% \([\d,]+ of 6,400 operations\)(, about .+ left)?; [\d,]+ events \([\d.]+ M events/s\), simulated .+ (s|ms|us), .+ wall)");
     std::size_t lines = 0;
     double last = -1;
-    std::size_t pos = 0;
+    const std::string header = "clustersim run: model " + example("star-16.xml") +
+                               " (16 nodes), app allreduce:size=64KiB,iterations=400\n  16 ranks "
+                               "placed round-robin: rank 0 on n0 socket 0 core 0, rank 1 on n1 "
+                               "socket 0 core 0, rank 2 on n2 socket 0 core 0, rank 3 on n3 "
+                               "socket 0 core 0, ...\n";
+    ASSERT_EQ(p.err.substr(0, header.size()), header) << "the header comes first";
+    EXPECT_EQ(p.out.substr(0, header.size()), header) << "and heads the summary";
+    std::size_t pos = header.size();
     while (pos < p.err.size()) {
         const std::size_t nl = p.err.find('\n', pos);
         const std::string l = p.err.substr(pos, nl - pos);
@@ -110,6 +118,7 @@ TEST(FirstHour, ProgressLinesInBatchMode) {
         ++lines;
     }
     EXPECT_GE(lines, 2u) << p.err;
+    EXPECT_EQ(last, 100.0) << "the last line is the completed run: " << p.err;
     // The results are the same (all but the last line, the simulator's own wall time).
     auto results = [](const std::string& out) { return out.substr(0, out.find("  simulator:")); };
     EXPECT_EQ(results(p.out), results(plain.out)) << "progress changes nothing of the results";
@@ -121,8 +130,8 @@ TEST(FirstHour, ProgressLinesInBatchMode) {
 }
 
 TEST(FirstHour, ProgressLinesBeforeTheEndEstimateTheTimeLeft) {
-    // 1.44 M events: progress is reported after chunks of at most 262,144 events, so lines come before the end,
-    // and those give an estimate of the time left.
+    // 1.44 M events: progress is reported after chunks of at most 262,144 events, so lines come
+    // before the end, and those give an estimate of the time left.
     const Result r = run("run " + example("star-16.xml") +
                          " --app allreduce:size=64KiB,iterations=400 --ranks 16 --progress "
                          "--progress-interval 0s");

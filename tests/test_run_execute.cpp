@@ -174,7 +174,7 @@ TEST(RunExecute, TheHooksSeeThePlacementWrapTheProgramAndTheNotes) {
     counting.ops = &wrapped_ops;
     run::RunHooks hooks;
     hooks.notes = &notes;
-    hooks.placed = [&](const run::RunSetup& s) { placed = s.ranks; };
+    hooks.placed = [&](const run::RunSetup& s, const run::Model&) { placed = s.ranks; };
     hooks.wrap = [&](mpi::Program& program, const run::RunSetup&,
                      mpi::OpObserver*&) -> mpi::Program* {
         counting.inner = &program;

@@ -59,22 +59,39 @@ std::string ProgressLine::format(double elapsed_s, std::uint64_t events, Time si
 void ProgressLine::update(std::uint64_t events, Time simulated, std::uint64_t done,
                           std::uint64_t total, const NetworkProgress& network) {
     if (mode_ == ProgressMode::Quiet) return;
+    last_.events = events, last_.simulated = simulated, last_.done = done, last_.total = total;
+    last_.network = network;
+    last_.work_unit = network.work_unit;
+    last_.any = true;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (elapsed < next_at_s_) return;
-    const std::string line = format(elapsed, events, simulated, done, total, unit_, network);
+    show(format(elapsed, events, simulated, done, total, unit_, network));
+    if (mode_ == ProgressMode::Periodic)
+        next_at_s_ = interval_s_ > 0 ? (std::floor(elapsed / interval_s_) + 1) * interval_s_ : 0;
+    else
+        next_at_s_ = elapsed + 1.0;
+}
+
+void ProgressLine::show(const std::string& line) {
+    if (lines_ == 0) out_ << header_;
     if (mode_ == ProgressMode::Periodic) {
         out_ << line << "\n" << std::flush;
-        next_at_s_ = interval_s_ > 0 ? (std::floor(elapsed / interval_s_) + 1) * interval_s_ : 0;
     } else {
         out_ << "\r" << line << "   " << std::flush;
         in_place_shown_ = true;
-        next_at_s_ = elapsed + 1.0;
     }
     ++lines_;
 }
 
 void ProgressLine::finish() {
+    if (lines_ > 0 && last_.any) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        NetworkProgress n = last_.network;
+        n.work_unit = last_.work_unit;
+        show(format(elapsed, last_.events, last_.simulated, last_.done, last_.total, unit_, n));
+    }
     if (in_place_shown_) out_ << "\n" << std::flush;
     in_place_shown_ = false;
 }

@@ -7,6 +7,10 @@
 //    terminal or not, so a batch job's log shows how far the run has got.
 //  - quiet (--quiet): nothing.
 //
+// The run's header (model, apps, placement: set_header) comes before the first line, so a
+// long run says what it simulates at once; and once the run is over, finish() shows its
+// final state (100.0% when every operation completed) if any line was shown.
+//
 // A line shows the fraction done and an estimate of the time left where the total is known
 // (trace records, app operations), otherwise the event rate; and always events, the
 // simulated time reached, what the network model has done (messages delivered of those
@@ -45,7 +49,11 @@ class ProgressLine {
     // Called often (every engine chunk); prints when a line is due. `total` 0: unknown.
     void update(std::uint64_t events, Time simulated, std::uint64_t done, std::uint64_t total,
                 const NetworkProgress& network = {});
-    // Ends an in-place line with a newline (call once the run is over).
+    // Printed (as given, ending with a newline) before the first progress line.
+    void set_header(std::string header) { header_ = std::move(header); }
+    // Once the run is over: if a line was shown, shows the last update's state (the run's
+    // final state: the simulation reports once more after its last event), then ends an
+    // in-place line with a newline.
     void finish();
     bool active() const { return mode_ != ProgressMode::Quiet; }
     std::uint64_t lines() const { return lines_; }
@@ -65,6 +73,17 @@ class ProgressLine {
     double next_at_s_;
     bool in_place_shown_ = false;
     std::uint64_t lines_ = 0;
+    std::string header_;
+    // The last update's state, for finish() (the network's work unit copied: the caller's
+    // view may not outlive the run).
+    struct Last {
+        std::uint64_t events = 0, done = 0, total = 0;
+        Time simulated;
+        NetworkProgress network;
+        std::string work_unit;
+        bool any = false;
+    } last_;
+    void show(const std::string& line);
 };
 
 }  // namespace clustersim::cli

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "run/execute.hpp"
@@ -152,8 +154,13 @@ int cmd_run(const RunFlags& f) {
                               : f.progress ? ProgressMode::Periodic
                                            : ProgressMode::Auto;
     if (mode != ProgressMode::Quiet) {
-        hooks.placed = [&](const run::RunSetup& setup) {
+        hooks.placed = [&](const run::RunSetup& setup, const run::Model& model) {
             progress.emplace(mode, progress_interval, ::isatty(2) != 0, std::cerr, setup.unit);
+            // What the run simulates, before its first progress line.
+            std::ostringstream header;
+            run::render_header(f.model, model, run::describe_programs(setup), setup.ranks,
+                               f.placement, setup.placement, header);
+            progress->set_header(header.str());
         };
         hooks.progress = [&](const run::RunProgress& p) {
             progress->update(p.events, p.simulated, p.done, p.total,
