@@ -7,6 +7,7 @@
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
+#include "simulator/spelling.hpp"
 
 namespace clustersim::mpi {
 namespace {
@@ -538,8 +539,8 @@ std::string AppRegistry::names() const {
 
 const AppInfo& AppRegistry::find(const std::string& spec) const {
     const std::string name = app_name(spec);
-    for (const auto& a : apps_)
-        if (a.name == name) return a;
+    if (const AppInfo* a = find_named(apps_, name, [](const AppInfo& x) { return x.name; }))
+        return *a;
     fail(spec, fmt::format("unknown app '{}'{}, expected one of: {}", name,
                            did_you_mean(name, split_names(names())), names()));
 }

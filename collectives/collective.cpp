@@ -1,4 +1,5 @@
 #include "collectives/collective.hpp"
+#include "simulator/spelling.hpp"
 
 #include <algorithm>
 #include <array>
@@ -288,6 +289,11 @@ void CollectiveRegistry::add(CollOp op, std::string name, std::string help,
 const Algorithm* CollectiveRegistry::find(CollOp op, const std::string& name) const {
     for (const auto& a : algorithms_)
         if (a.op == op && a.name == name) return a.impl.get();
+    for (const auto& a : algorithms_)
+        if (a.op == op && same_but_separators(a.name, name)) {
+            note_spelling(name, a.name);
+            return a.impl.get();
+        }
     return nullptr;
 }
 

@@ -3,27 +3,46 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "simulator/error.hpp"
+#include "simulator/spelling.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::mpi {
 
+namespace {
+struct NamedPlacement {
+    const char* name;
+    PlacementKind kind;
+};
+constexpr NamedPlacement kPlacements[] = {{"round-robin", PlacementKind::RoundRobin},
+                                          {"sequential", PlacementKind::Sequential}};
+}  // namespace
+
 PlacementKind parse_placement(const std::string& name) {
-    if (name == "round-robin") return PlacementKind::RoundRobin;
-    if (name == "sequential") return PlacementKind::Sequential;
-    throw InputError(
-        "--placement", 0,
-        fmt::format("unknown placement '{}', expected one of: round-robin, sequential, map:FILE",
-                    name));
+    if (const NamedPlacement* p =
+            find_named(kPlacements, name, [](const NamedPlacement& x) { return x.name; }))
+        return p->kind;
+    std::vector<std::string> names;
+    for (const NamedPlacement& p : kPlacements) names.emplace_back(p.name);
+    names.emplace_back("map:FILE");
+    throw InputError("--placement", 0,
+                     fmt::format("unknown placement '{}'{}, expected one of: {}, map:FILE", name,
+                                 did_you_mean(name, names),
+                                 fmt::join(std::begin(names), std::end(names) - 1, ", ")));
 }
 
 const char* to_string(PlacementKind kind) {
-    return kind == PlacementKind::RoundRobin ? "round-robin" : "sequential";
+    for (const NamedPlacement& p : kPlacements)
+        if (p.kind == kind) return p.name;
+    return "?";
 }
 
 std::vector<RankLocation> place_ranks(const topo::Topology& t, std::uint32_t ranks,

@@ -14,6 +14,7 @@
 #include "simulator/suggest.hpp"
 #include "simulator/time.hpp"
 #include "topologies/topology.hpp"
+#include "simulator/spelling.hpp"
 
 namespace clustersim::io {
 
@@ -76,9 +77,7 @@ class Registry {
     explicit Registry(std::string kind) : kind_(std::move(kind)) {}
     void add(Entry<T> e) { entries_.push_back(std::move(e)); }
     const Entry<T>* find(const std::string& name) const {
-        for (const auto& e : entries_)
-            if (e.name == name) return &e;
-        return nullptr;
+        return find_named(entries_, name, [](const Entry<T>& e) { return e.name; });
     }
     const std::vector<Entry<T>>& entries() const { return entries_; }
     std::string names_list() const {

@@ -1,4 +1,5 @@
 #include "models/comm_model.hpp"
+#include "simulator/spelling.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -264,10 +265,14 @@ void CommModelRegistry::add(CommModelEntry entry) {
     entries_.push_back(std::move(entry));
 }
 
-const CommModelEntry* CommModelRegistry::find(std::string_view name) const {
+const CommModelEntry* CommModelRegistry::find_exact(std::string_view name) const {
     for (const CommModelEntry& e : entries_)
         if (e.name == name) return &e;
     return nullptr;
+}
+
+const CommModelEntry* CommModelRegistry::find(std::string_view name) const {
+    return find_named(entries_, name, [](const CommModelEntry& e) { return e.name; });
 }
 
 CommModelRegistry& comm_models() {

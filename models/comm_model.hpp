@@ -197,7 +197,9 @@ class CommModelRegistry {
   public:
     // Throws std::logic_error if the name is taken or empty, or the factory missing.
     void add(CommModelEntry entry);
+    // `name`, or the one equal up to '-' and '_' (simulator/spelling.hpp); null if none.
     const CommModelEntry* find(std::string_view name) const;
+    const CommModelEntry* find_exact(std::string_view name) const;  // `name` as written only
     const std::vector<CommModelEntry>& entries() const { return entries_; }
 
   private:

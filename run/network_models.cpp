@@ -10,6 +10,7 @@
 #include "models/fluid.hpp"
 #include "models/network.hpp"
 #include "simulator/error.hpp"
+#include "simulator/spelling.hpp"
 
 namespace clustersim::run {
 
@@ -108,6 +109,11 @@ std::vector<NetworkModelEntry> NetworkModelRegistry::entries() const {
 std::optional<NetworkModelEntry> NetworkModelRegistry::find(std::string_view name) const {
     for (const NetworkModelEntry& e : entries_)
         if (e.name == name) return e;
+    if (const comm::CommModelEntry* e = comm::comm_models().find_exact(name))
+        return analytic_entry(*e);
+    if (const NetworkModelEntry* e =
+            find_named(entries_, name, [](const NetworkModelEntry& x) { return x.name; }))
+        return *e;
     if (const comm::CommModelEntry* e = comm::comm_models().find(name)) return analytic_entry(*e);
     return std::nullopt;
 }

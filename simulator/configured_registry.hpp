@@ -26,6 +26,8 @@
 
 #include "simulator/error.hpp"
 #include "simulator/params.hpp"
+#include "simulator/spelling.hpp"
+#include "simulator/suggest.hpp"
 
 namespace clustersim {
 
@@ -96,12 +98,14 @@ class ConfiguredRegistry {
             if (configured_[id].spec == text) return static_cast<Id>(id);
         const std::size_t colon = text.find(':');
         const std::string_view name = text.substr(0, colon);
-        const Entry* entry = nullptr;
-        for (const Entry& e : entries_)
-            if (e.name == name) entry = &e;
-        if (entry == nullptr)
-            throw std::invalid_argument(
-                fmt::format("'{}' is not valid; expected {}", text, or_list(entries_)));
+        const Entry* entry = find_named(entries_, name, [](const Entry& e) { return e.name; });
+        if (entry == nullptr) {
+            std::vector<std::string> names;
+            for (const Entry& e : entries_) names.push_back(e.name);
+            throw std::invalid_argument(fmt::format("'{}' is not valid{}; expected {}", text,
+                                                    did_you_mean(name, names),
+                                                    or_list(entries_)));
+        }
         std::vector<KeyValue> params;
         if (colon != std::string_view::npos) {
             for (const KeyValueItem& item : split_key_values(text.substr(colon + 1))) {

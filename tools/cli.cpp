@@ -22,6 +22,7 @@
 #include "run/simulation.hpp"
 #include "simulator/error.hpp"
 #include "simulator/params.hpp"
+#include "simulator/spelling.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
@@ -823,6 +824,8 @@ int guarded(F command) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A registered name given with the other separator ('-' for '_') is read with a note.
+    set_spelling_notes(&std::cerr);
     CLI::App app{"clustersim: predict how MPI applications perform on a described cluster"};
     app.require_subcommand(1);
     app.set_version_flag("--version", version_line(), "print the version and git revision");

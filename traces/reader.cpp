@@ -8,6 +8,7 @@
 
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
+#include "simulator/spelling.hpp"
 
 namespace clustersim::traces {
 
@@ -42,9 +43,8 @@ void ReaderRegistry::add(std::unique_ptr<TraceReader> reader) {
 }
 
 const TraceReader* ReaderRegistry::find(const std::string& name) const {
-    for (const auto& r : readers_)
-        if (r->name() == name) return r.get();
-    return nullptr;
+    const auto* r = find_named(readers_, name, [](const auto& x) { return x->name(); });
+    return r != nullptr ? r->get() : nullptr;
 }
 
 const TraceReader& ReaderRegistry::detect(const std::string& path) const {
