@@ -14,7 +14,7 @@ trap 'rm -f "$model"' EXIT
 cat > "$model" <<XML
 <?xml version="1.0"?>
 <cluster name="fat-tree-$((per_leaf * 32))">
-  <network granularity="64KiB" routing="round-robin" nic="packet" eager-threshold="64KiB"/>
+  <network granularity="64KiB" routing="round_robin" nic="packet" eager-threshold="64KiB"/>
   <node-type name="node" memory="16GiB">
     <socket name="s0" cores="1" speed="2.5G"/>
     <memory-node name="mem0" bandwidth="20GB/s" local-bandwidth="20GB/s"/>

@@ -3,7 +3,7 @@
 //
 //   bench_models N APP MODEL      e.g.  bench_models 1024 allgather:size=10KiB fluid
 //   APP: an --app spec (allgather uses the ring algorithm, bcast the binary tree)
-//   MODEL: packet | cut-through | fluid
+//   MODEL: packet | cut_through | fluid
 #include <chrono>
 #include <string>
 

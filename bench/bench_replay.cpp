@@ -108,7 +108,7 @@ int bench_main(int argc, char** argv) {
     spec.model = run::parse_model(topo::generate_model_xml(o), spec.model_path);
     spec.network = network == "analytical" ? "packet" : network;
     spec.apps = {"trace:" + path};
-    spec.source.format = format == "otf2" ? "otf2" : "native-binary";
+    spec.source.format = format == "otf2" ? "otf2" : "native_binary";
     run::Sources sources;
     traces::add_trace_sources(sources);
     // The simulation's CPU time counts from the hook, once the trace is read and placed: the

@@ -16,7 +16,7 @@ cs="$build/tools/clustersim"
 [ -x "$cs" ] || { echo "bench/bitcmp.sh: $cs is not built" >&2; exit 2; }
 mkdir -p "$out"
 ext=../shared/external
-networks=(packet cut-through fluid simple contention)
+networks=(packet cut_through fluid simple contention)
 apps=("pingpong:size=1MiB,iterations=10" "bcast:size=4MiB" "allreduce:size=1MiB"
   "allgather:size=64KiB" "alltoall:size=4KiB" "reduce:size=4MiB" "barrier")
 n=0
@@ -51,7 +51,7 @@ for m in star-16 fat-tree-16 dragonfly-72 torus-4x4 psins-16; do
   for net in packet fluid simple; do
     for a in "${apps[@]:1}"; do
       one "$m.16.$net.${a%%:*}" "topologies/examples/$m.xml" --app "$a" --network "$net" \
-        --ranks 16 --mpi openmpi-4.1
+        --ranks 16 --mpi openmpi_4.1
     done
   done
 done

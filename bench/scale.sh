@@ -177,7 +177,7 @@ if [[ " $sections " == *" replay "* ]]; then
   echo " loop (CPU): the event loop's own CPU time)"
   echo "| build | network | engine events | read + simulate (wall) | simulate only (wall) | simulate only (CPU) | loop (CPU) | process CPU | peak memory |"
   echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-  for net in packet analytical cut-through fluid simple bus_only incoming_link_only outgoing_link_only contention pmac; do
+  for net in packet analytical cut_through fluid simple bus_only incoming_link_only outgoing_link_only contention pmac; do
     for r in $(seq 1 "$repeats"); do
       for b in $(order "$r"); do
         if ! timed "$b/bench/bench_replay" 1024 10000 "$net"; then

@@ -8,7 +8,7 @@
 #               setting its default;
 #   clustersim: clustersim import simgrid, then run --network fluid --mpi simgrid;
 # rank i on the platform's i-th host in both (SimGrid: a hostfile of the hosts in order;
-# clustersim: round-robin over the imported nodes, which keep SimGrid's order), and prints
+# clustersim: round_robin over the imported nodes, which keep SimGrid's order), and prints
 # one row per case: both simulated times and their ratio. Skips with a message where
 # SimGrid (Debian libsimgrid-dev: smpirun) is not installed.
 #

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
+#include "simulator/spelling.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
-#include "simulator/spelling.hpp"
 
 namespace clustersim::mpi {
 namespace {
@@ -674,7 +674,7 @@ void register_builtin_apps(AppRegistry& registry) {
         }
     }
     // The compute/barrier loop (OS jitter), under its short and its DESIGN.md name.
-    for (const char* name : {"loop", "barrier-loop"}) {
+    for (const char* name : {"loop", "barrier_loop"}) {
         registry.add(AppInfo{
             name,
             "every rank computes `work` then calls MPI_Barrier, `iterations` times",

@@ -1,4 +1,5 @@
 #include "collectives/coll_curve.hpp"
+#include "simulator/spelling.hpp"
 
 #include <stdexcept>
 
@@ -45,11 +46,11 @@ Time CollectiveCurve::at(std::uint64_t bytes) const {
 }
 
 bool parse_curve_scope(const std::string& text, CurveScope& out) {
-    if (text == "intra-node") {
+    if (same_but_separators(text, "intra_node")) {
         out = CurveScope::IntraNode;
         return true;
     }
-    if (text == "inter-node") {
+    if (same_but_separators(text, "inter_node")) {
         out = CurveScope::InterNode;
         return true;
     }
@@ -57,7 +58,7 @@ bool parse_curve_scope(const std::string& text, CurveScope& out) {
 }
 
 const char* to_string(CurveScope s) {
-    return s == CurveScope::IntraNode ? "intra-node" : "inter-node";
+    return s == CurveScope::IntraNode ? "intra_node" : "inter_node";
 }
 
 }  // namespace clustersim::mpi

@@ -297,6 +297,12 @@ const Algorithm* CollectiveRegistry::find(CollOp op, const std::string& name) co
     return nullptr;
 }
 
+std::string CollectiveRegistry::registered_name(CollOp op, const std::string& name) const {
+    for (const auto& a : algorithms_)
+        if (a.op == op && same_but_separators(a.name, name)) return a.name;
+    return name;
+}
+
 std::vector<std::string> CollectiveRegistry::names(CollOp op) const {
     std::vector<std::string> out;
     for (const auto& a : algorithms_)

@@ -274,7 +274,10 @@ struct AlgorithmInfo {
 class CollectiveRegistry {
   public:
     void add(CollOp op, std::string name, std::string help, std::shared_ptr<const Algorithm> impl);
-    const Algorithm* find(CollOp op, const std::string& name) const;  // nullptr if unknown
+    // nullptr if unknown; `name` with '-' for '_' finds the registered one (simulator/spelling.hpp)
+    const Algorithm* find(CollOp op, const std::string& name) const;
+    // `name` as registered for `op` (the given spelling if no algorithm is called so).
+    std::string registered_name(CollOp op, const std::string& name) const;
     std::vector<std::string> names(CollOp op) const;
     std::string names_list(CollOp op) const;  // "binomial, linear, ..."
     const std::vector<AlgorithmInfo>& all() const { return algorithms_; }

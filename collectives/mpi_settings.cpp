@@ -308,7 +308,7 @@ CollectiveCurveSpec MpiReader::read_collective_curve(pugi::xml_node n) const {
     CurveScope scope{};
     if (!parse_curve_scope(curve.scope, scope))
         x_.fail(n, fmt::format("<collective-curve> attribute 'scope': '{}' is not valid; expected "
-                               "intra-node or inter-node",
+                               "intra_node or inter_node",
                                curve.scope));
     pugi::xml_node previous;
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {

@@ -42,8 +42,8 @@ struct OverheadSpec {
 };
 
 // One <collective-curve> of the model's <collectives> (issue 23): the measured time of
-// `operation` on a communicator of `ranks` members placed as `scope` ("intra-node",
-// "inter-node"), against the size one rank passes (collectives/coll_curve.hpp).
+// `operation` on a communicator of `ranks` members placed as `scope` ("intra_node",
+// "inter_node"), against the size one rank passes (collectives/coll_curve.hpp).
 struct CollectiveCurveSpec {
     std::string operation;
     std::uint32_t ranks = 0;
@@ -54,7 +54,7 @@ struct CollectiveCurveSpec {
 
 struct MpiSettings {
     std::vector<CollectiveRule> collectives;
-    // <collectives profile="openmpi-4.1">: choose like that library (collectives/selection.hpp
+    // <collectives profile="openmpi_4.1">: choose like that library (collectives/selection.hpp
     // checks the name); "" = none.
     std::string profile;
     int profile_line = 0;

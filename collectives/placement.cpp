@@ -22,7 +22,7 @@ struct NamedPlacement {
     const char* name;
     PlacementKind kind;
 };
-constexpr NamedPlacement kPlacements[] = {{"round-robin", PlacementKind::RoundRobin},
+constexpr NamedPlacement kPlacements[] = {{"round_robin", PlacementKind::RoundRobin},
                                           {"sequential", PlacementKind::Sequential}};
 }  // namespace
 

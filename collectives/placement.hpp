@@ -34,7 +34,7 @@ std::vector<RankLocation> place_ranks(const topo::Topology& topology, std::uint3
 // Reads a map file (format above); errors name the file and line.
 std::vector<RankLocation> place_ranks_from_map(const topo::Topology& topology, std::uint32_t ranks,
                                                const std::string& path);
-// "round-robin", "sequential" or "map:FILE".
+// "round_robin", "sequential" or "map:FILE".
 std::vector<RankLocation> place_ranks(const topo::Topology& topology, std::uint32_t ranks,
                                       const std::string& spec);
 

@@ -193,7 +193,7 @@ struct RuntimeConfig {
     // after its algorithm's last step (the library's own work beyond the messages). Zero:
     // no cost and no event.
     Time barrier_cost;
-    // <network progress="in-mpi">: a rendezvous request-to-send that meets a posted receive
+    // <network progress="in_mpi">: a rendezvous request-to-send that meets a posted receive
     // while the receiver computes (an OpKind::Compute of its program) is answered (its
     // clear-to-send sent) when the receiver's next operation that is not a Compute starts,
     // or when its program ends; false: at once.

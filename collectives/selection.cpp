@@ -7,6 +7,7 @@
 
 #include "collectives/io_service.hpp"
 #include "simulator/error.hpp"
+#include "simulator/spelling.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 
@@ -71,6 +72,8 @@ Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
                      const std::string& profile)
     : registry_(registry), profile_(profile.empty() ? mpi.profile : profile) {
     const auto& names = profile_names();
+    if (const std::string* p = find_named(names, profile_, [](const std::string& n) { return n; }))
+        profile_ = *p;  // as registered ("openmpi-4.1" reads as openmpi_4.1)
     if (!profile_.empty() && std::find(names.begin(), names.end(), profile_) == names.end()) {
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -105,7 +108,8 @@ Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
                             did_you_mean(r.algorithm, split_names(registry.names_list(op))),
                             registry.names_list(op)));
         rules_[static_cast<std::size_t>(op)].push_back(
-            Rule{r.min_bytes, r.max_bytes, r.segment, Choice{alg, r.algorithm, r.segment}});
+            Rule{r.min_bytes, r.max_bytes, r.segment,
+                 Choice{alg, registry.registered_name(op, r.algorithm), r.segment}});
     }
     for (const auto& o : overrides) {
         const auto eq = o.find('=');
@@ -152,7 +156,8 @@ Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
             throw InputError("--algorithm", 0,
                              fmt::format("'{}': {} is given an algorithm twice (once is enough)", o,
                                          to_string(op)));
-        overrides_[static_cast<std::size_t>(op)] = Choice{alg, name, segment};
+        overrides_[static_cast<std::size_t>(op)] =
+            Choice{alg, registry.registered_name(op, name), segment};
     }
 }
 
@@ -591,14 +596,14 @@ ProfileChoice simgrid_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
 }  // namespace
 
 const std::vector<std::string>& profile_names() {
-    static const std::vector<std::string> names{"openmpi-4.1", "mpich-4", "simgrid"};
+    static const std::vector<std::string> names{"openmpi_4.1", "mpich_4", "simgrid"};
     return names;
 }
 
 ProfileChoice profile_choice(const std::string& profile, CollOp op, std::uint64_t bytes,
                              std::int32_t comm_size) {
-    if (profile == "openmpi-4.1") return ompi_choice(op, bytes, comm_size);
-    if (profile == "mpich-4") return mpich_choice(op, bytes, comm_size);
+    if (profile == "openmpi_4.1") return ompi_choice(op, bytes, comm_size);
+    if (profile == "mpich_4") return mpich_choice(op, bytes, comm_size);
     if (profile == "simgrid") return simgrid_choice(op, bytes, comm_size);
     return {""};
 }

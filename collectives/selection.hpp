@@ -1,7 +1,7 @@
 // Which algorithm runs a collective call: the model's <collectives> rules (by operation
 // and size range, first match wins), overridden per operation on the command line
 // (--algorithm bcast=binomial), then the decision profile of a real MPI library when one is
-// named (--mpi openmpi-4.1 / mpich-4 / simgrid, or <collectives profile="...">), falling back to
+// named (--mpi openmpi_4.1 / mpich_4 / simgrid, or <collectives profile="...">), falling back to
 // the default table below (MPICH-like).
 //
 // Default table (size = what one rank passes, p = communicator size):
@@ -35,7 +35,7 @@ struct Choice {
 // What a library's default decision rules choose for a call of `op` where one rank passes
 // `bytes` on a communicator of `comm_size` ranks: our algorithm's name and segment size (0:
 // the CollArgs default). Profiles (collectives/README.md has their tables):
-//   openmpi-4.1  coll/tuned's fixed decision rules of Open MPI 4.1 (commutative operations),
+//   openmpi_4.1  coll/tuned's fixed decision rules of Open MPI 4.1 (commutative operations),
 //                each Open MPI algorithm number mapped to ours; Open MPI passes segment size
 //                0 (no segmentation) from these rules, so a segmented algorithm runs whole.
 //   mpich-4      MPICH 4's default selection (its built-in coll_selection.json) for
@@ -60,7 +60,7 @@ struct ProfileProtocol {
     bool reduction_work = true;
 };
 ProfileProtocol profile_protocol(const std::string& profile);
-// The profiles profile_choice knows: "openmpi-4.1", "mpich-4", "simgrid".
+// The profiles profile_choice knows: "openmpi_4.1", "mpich_4", "simgrid".
 const std::vector<std::string>& profile_names();
 // A Markdown table of what `profile` chooses for bcast, allreduce, alltoall and allgather at
 // 2, 16, 128 and 1024 ranks and 8 B, 64 KiB and 8 MiB per rank (collectives/README.md shows

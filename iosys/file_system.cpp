@@ -399,8 +399,11 @@ FileSystem::FileSystem(const mpi::IoContext& ctx, const IoSettings& io_settings,
         sv.index = static_cast<std::uint32_t>(i);
         sv.node = s.node;
         sv.vertex = node.sockets.at(0).vertex;
-        sv.cache_name = s.cache.model;
-        sv.disk_name = s.disk.model;
+        // As registered ("write-behind" given reads as write_behind: simulator/spelling.hpp).
+        const auto* cache_entry = caches.find(s.cache.model);
+        const auto* disk_entry = disks.find(s.disk.model);
+        sv.cache_name = cache_entry != nullptr ? cache_entry->name : s.cache.model;
+        sv.disk_name = disk_entry != nullptr ? disk_entry->name : s.disk.model;
         sv.disk = disks.make(s.disk, topo_.source, node.memory);
         sv.cache = caches.make(s.cache, topo_.source, node.memory);
         sv.cache->attach(sv);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "simulator/spelling.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::comm {
@@ -191,19 +192,19 @@ void CommReader::read_p2p(pugi::xml_node n) {
     }
     std::vector<std::pair<std::uint64_t, Bandwidth>>* curve = nullptr;
     int* line = nullptr;
-    if (scope == "intra-node") {
+    if (same_but_separators(scope, "intra_node")) {
         curve = both ? &spec_.intra_two_way
                      : (concurrent ? &spec_.intra_concurrent : &spec_.intra_curve);
         line = both ? &spec_.intra_two_way_line
                     : (concurrent ? &spec_.intra_concurrent_line : &spec_.intra_curve_line);
-    } else if (scope == "inter-node") {
+    } else if (same_but_separators(scope, "inter_node")) {
         curve = both ? &spec_.inter_two_way
                      : (concurrent ? &spec_.inter_concurrent : &spec_.inter_curve);
         line = both ? &spec_.inter_two_way_line
                     : (concurrent ? &spec_.inter_concurrent_line : &spec_.inter_curve_line);
     } else {
         x_.fail(n, fmt::format("<point-to-point> attribute 'scope': '{}' is not valid; expected "
-                               "intra-node or inter-node",
+                               "intra_node or inter_node",
                                scope));
     }
     const char* direction =

@@ -142,7 +142,7 @@ CpuModelRegistry& cpu_models() {
     static CpuModelRegistry registry("CPU model", 256);  // CpuModelId is one byte
     static const bool builtins = [] {
         CpuModelRegistry& r = registry;
-        r.add({"processor-sharing",
+        r.add({"processor_sharing",
                "the jobs on a core share it equally: n jobs each run at 1/n of its speed",
                {},
                [](const std::vector<KeyValue>&) -> CpuModelFactory {
@@ -150,7 +150,7 @@ CpuModelRegistry& cpu_models() {
                        return std::make_unique<Cpus>(engine, client);
                    };
                }});
-        r.add({"run-to-completion",
+        r.add({"run_to_completion",
                "a core runs one job at a time to its end, first started first; the others wait",
                {},
                [](const std::vector<KeyValue>&) -> CpuModelFactory {
@@ -159,8 +159,8 @@ CpuModelRegistry& cpu_models() {
                    };
                }});
         // Their ids are kProcessorSharing and kRunToCompletion.
-        r.select("processor-sharing");
-        r.select("run-to-completion");
+        r.select("processor_sharing");
+        r.select("run_to_completion");
         return true;
     }();
     (void)builtins;

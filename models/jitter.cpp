@@ -1,4 +1,5 @@
 #include "models/jitter.hpp"
+#include "simulator/suggest.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -180,7 +181,8 @@ StartPolicy parse_start_policy(const std::string& name) {
     if (name == "synchronized") return StartPolicy::Synchronized;
     if (name == "coscheduled") return StartPolicy::Coscheduled;
     throw std::invalid_argument(fmt::format(
-        "unknown start policy '{}': expected unsynchronized, synchronized or coscheduled", name));
+        "unknown start policy '{}'{}: expected unsynchronized, synchronized or coscheduled", name,
+        did_you_mean(name, {"unsynchronized", "synchronized", "coscheduled"})));
 }
 
 const char* to_string(StartPolicy policy) {

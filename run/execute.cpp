@@ -10,9 +10,12 @@
 #include "collectives/placement.hpp"
 #include "collectives/rank_error.hpp"
 #include "iosys/cache.hpp"
+#include "models/cpu.hpp"
 #include "run/network_models.hpp"
+#include "run/simulation.hpp"
 #include "simulator/configured_registry.hpp"
 #include "simulator/error.hpp"
+#include "simulator/spelling.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 
@@ -60,13 +63,14 @@ void apply_cache(const RunSpec& spec, Model& model) {
             fmt::format("the model {} has no <io-server> to give a cache layer", spec.model_path));
     io::CacheRegistry caches("cache");
     io::register_builtin_caches(caches);
-    if (caches.find(spec.cache) == nullptr)
+    const auto* entry = caches.find(spec.cache);
+    if (entry == nullptr)
         throw InputError("--cache", 0,
                          fmt::format("unknown cache layer '{}'{}; valid: {}", spec.cache,
                                      did_you_mean(spec.cache, split_names(caches.names_list())),
                                      caches.names_list()));
     for (auto& s : model.io.servers)
-        if (s.cache.model != spec.cache) s.cache = io::ComponentSpec{spec.cache, {}, 0};
+        if (s.cache.model != entry->name) s.cache = io::ComponentSpec{entry->name, {}, 0};
 }
 
 // Reads every --app through its source; --ranks counts the apps whose source takes a count.
@@ -209,7 +213,38 @@ mpi::SimulationResult simulate_naming_inputs(const Model& model, const RunSetup&
 
 }  // namespace
 
+namespace {
+// `text` ("NAME[:params]") with NAME as one of `names` spells it, if equal up to separators.
+std::string canonical_name(const std::string& text, const std::vector<std::string>& names) {
+    const std::size_t colon = text.find(':');
+    const std::string name = text.substr(0, colon);
+    const std::string* found = find_named(names, name, [](const std::string& n) { return n; });
+    if (found == nullptr || *found == name) return text;
+    return *found + (colon == std::string::npos ? "" : text.substr(colon));
+}
+}  // namespace
+
+void canonicalize_names(RunSpec& spec) {
+    if (!spec.placement.empty() && spec.placement.rfind("map:", 0) != 0)
+        spec.placement =
+            canonical_name(spec.placement, {mpi::to_string(mpi::PlacementKind::RoundRobin),
+                                            mpi::to_string(mpi::PlacementKind::Sequential)});
+    if (!spec.network.empty())
+        spec.network = canonical_name(spec.network, split_names(mpi::network_names()));
+    if (!spec.cpu.empty()) {
+        std::vector<std::string> names;
+        for (const auto& e : cpu::cpu_models().entries()) names.push_back(e.name);
+        spec.cpu = canonical_name(spec.cpu, names);
+    }
+    if (!spec.cache.empty()) {
+        io::CacheRegistry caches("cache");
+        io::register_builtin_caches(caches);
+        spec.cache = canonical_name(spec.cache, split_names(caches.names_list()));
+    }
+}
+
 RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) {
+    canonicalize_names(spec);
     RunOutcome out;
     const auto t_load = std::chrono::steady_clock::now();
     if (spec.model)

@@ -34,7 +34,7 @@ struct RunSpec {
     std::optional<Model> model;        // or a model already read (model_path then only names it)
     std::vector<std::string> apps;     // --app specs, in order
     std::vector<std::uint32_t> ranks;  // --ranks, one per app whose source takes a count
-    std::string placement = "round-robin";
+    std::string placement = "round_robin";
     bool oversubscribe = false;
     std::string network;  // --network NAME[:key=value,...] ("": the model's)
     std::string cpu;      // --cpu NAME[:key=value,...] ("": the model's)
@@ -89,6 +89,11 @@ struct RunOutcome {
     double model_load_s = 0;                                  // reading the model
     double programs_load_s = 0;                               // reading the programs (traces)
 };
+
+// Rewrites the registered names `spec` gives in the other spelling ('-' for '_',
+// simulator/spelling.hpp) as registered: --placement, --network, --cpu, --cache (with a note
+// each). execute() does it too; a caller that reports the spec calls it first.
+void canonicalize_names(RunSpec& spec);
 
 // Runs `spec`; bad input is an InputError naming the file and line or the flag.
 RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks = {});

@@ -136,7 +136,7 @@ NetworkModelRegistry& network_models() {
                },
                make_packet,
                {"packets", "packet hops", true, false}});
-        r.add({"cut-through",
+        r.add({"cut_through",
                "the packet model with cut-through switches",
                {},
                [](topo::NetworkSettings& s, comm::CommModelSpec&, const std::vector<KeyValue>&) {
@@ -187,7 +187,7 @@ std::string network_model_of(const topo::NetworkSettings& settings,
                              const comm::CommModelSpec& comm) {
     switch (settings.model) {
         case topo::NetworkModel::Packet:
-            return settings.forwarding == topo::kCutThrough ? "cut-through" : "packet";
+            return settings.forwarding == topo::kCutThrough ? "cut_through" : "packet";
         case topo::NetworkModel::Fluid:
             return "fluid";
         case topo::NetworkModel::Analytic:

@@ -13,6 +13,7 @@
 
 #include "run/sweep.hpp"
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/text.hpp"
 #include "simulator/units.hpp"
 
@@ -248,6 +249,30 @@ nlohmann::json field_of(const nlohmann::json& r, const std::string& name, std::s
 
 namespace {
 
+// The names field_of finds in a record: its axes, the result's numbers (also without their
+// _s or _bytes suffix), app_summary and network keys, the record's own numbers.
+std::vector<std::string> field_names(const nlohmann::json& r) {
+    std::vector<std::string> out;
+    auto keys = [&](const nlohmann::json& o, bool strip) {
+        if (!o.is_object()) return;
+        for (const auto& [k, v] : o.items()) {
+            if (v.is_object()) continue;
+            out.push_back(k);
+            for (const std::string suffix : {"_s", "_bytes"})
+                if (strip && k.ends_with(suffix))
+                    out.push_back(k.substr(0, k.size() - suffix.size()));
+        }
+    };
+    if (r.contains("axes")) keys(r["axes"], false);
+    if (r.contains("result")) {
+        keys(r["result"], true);
+        if (r["result"].contains("app_summary")) keys(r["result"]["app_summary"], false);
+        if (r["result"].contains("network")) keys(r["result"]["network"], false);
+    }
+    keys(r, true);
+    return out;
+}
+
 // The successful records of a results file (`failed`: how many points failed).
 std::vector<nlohmann::json> read_ok_records(const std::string& path, std::size_t& failed) {
     std::ifstream in(path);
@@ -316,13 +341,13 @@ Grid collect(const std::vector<nlohmann::json>& records, const PlotOptions& o) {
         std::string xk, yk;
         const nlohmann::json xv = field_of(r, o.x, &xk), yv = field_of(r, o.y, &yk);
         if (xv.is_null())
-            throw InputError(
-                "--x", 0,
-                fmt::format("no field '{}' in the results (point {})", o.x, r.value("index", 0)));
+            throw InputError("--x", 0,
+                             fmt::format("no field '{}' in the results (point {}){}", o.x,
+                                         r.value("index", 0), did_you_mean(o.x, field_names(r))));
         if (yv.is_null())
-            throw InputError(
-                "--y", 0,
-                fmt::format("no field '{}' in the results (point {})", o.y, r.value("index", 0)));
+            throw InputError("--y", 0,
+                             fmt::format("no field '{}' in the results (point {}){}", o.y,
+                                         r.value("index", 0), did_you_mean(o.y, field_names(r))));
         Quantity xq = quantity(xv, xk), yq = quantity(yv, yk);
         if (yq.kind == Kind::Category)
             throw InputError("--y", 0, fmt::format("'{}' is not a number ('{}')", o.y, yq.text));

@@ -44,7 +44,7 @@ void check_routes(const topo::Topology& topology, topo::Router& router,
 
 struct SimulationOptions {
     std::vector<std::string> algorithm_overrides;  // "bcast=binomial" (--algorithm)
-    std::string mpi_profile;  // --mpi: openmpi-4.1, mpich-4, simgrid ("": the model's, or none)
+    std::string mpi_profile;  // --mpi: openmpi_4.1, mpich_4, simgrid ("": the model's, or none)
     std::uint64_t seed = 1;   // random choices (Valiant routing)
     // The registered network model to build, "NAME[:key=value,...]" as choose_network()
     // accepted and returned it (run/network_models.hpp); empty: the one the model's

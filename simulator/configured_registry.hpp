@@ -102,9 +102,8 @@ class ConfiguredRegistry {
         if (entry == nullptr) {
             std::vector<std::string> names;
             for (const Entry& e : entries_) names.push_back(e.name);
-            throw std::invalid_argument(fmt::format("'{}' is not valid{}; expected {}", text,
-                                                    did_you_mean(name, names),
-                                                    or_list(entries_)));
+            throw std::invalid_argument(fmt::format("'{}' is not valid; expected {}{}", text,
+                                                    or_list(entries_), did_you_mean(name, names)));
         }
         std::vector<KeyValue> params;
         if (colon != std::string_view::npos) {

@@ -4,7 +4,7 @@
 // relay); every link has latency L = 1 us and bandwidth B = 1 GB/s; whole-message transfers;
 // every message eager (sends complete when their last byte has left); reductions free
 // unless asked. A message of m bytes between two ranks thus takes
-//     T(m) = 2 L + 2 m / B     (two store-and-forward hops)
+//     T(m) = 2 L + 2 m / B     (two store_and_forward hops)
 // and each rank has one up-link and one down-link: two messages into one rank serialize on
 // its down-link (m / B each), two out of one rank on its up-link.
 #pragma once

@@ -96,7 +96,7 @@ inline std::string comm_model_xml(const std::string& inner) {
 }
 // The network models a per-message overhead test runs in: the graph models and two analytic
 // ones (contention with its collectives as messages).
-inline const std::vector<std::string> kOverheadModels = {"packet", "cut-through", "fluid", "simple",
+inline const std::vector<std::string> kOverheadModels = {"packet", "cut_through", "fluid", "simple",
                                                          "contention:collectives=messages"};
 
 // Two nodes n0, n1 on a switch: 1 GB/s, 1 us links, whole messages, eager up to 64 KiB,

@@ -66,7 +66,7 @@ TEST(CalibrateCurves, SizesAreTheGridsWholeDoublesForReductions) {
 // run had (one host: intra-node); the model reads them back as written.
 TEST(CalibrateCurves, ModelCarriesTheMedianPerOperationAndSize) {
     const cal::Measured m = with_curves();
-    ASSERT_EQ(cal::coll_curve_scope(m), "intra-node");
+    ASSERT_EQ(cal::coll_curve_scope(m), "intra_node");
     const std::string xml = cal::write_model(m, cal::derive(m, false), "curves", false);
     EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
     const auto model = clustersim::run::parse_model(xml, "curves.xml");
@@ -74,7 +74,7 @@ TEST(CalibrateCurves, ModelCarriesTheMedianPerOperationAndSize) {
     ASSERT_EQ(curves.size(), 2u);
     EXPECT_EQ(curves[0].operation, "barrier");
     EXPECT_EQ(curves[0].ranks, 2u);
-    EXPECT_EQ(curves[0].scope, "intra-node");
+    EXPECT_EQ(curves[0].scope, "intra_node");
     EXPECT_EQ(curves[0].points,
               (std::vector<std::pair<std::uint64_t, Time>>{{0, Time::ps(1'250'000)}}));
     EXPECT_EQ(curves[1].operation, "allreduce");
@@ -83,11 +83,11 @@ TEST(CalibrateCurves, ModelCarriesTheMedianPerOperationAndSize) {
     EXPECT_TRUE(model.mpi.collective_curves_on);
     // The CSV: one row per point, the median and the spread in microseconds.
     const std::string csv = cal::write_csv(m);
-    EXPECT_NE(csv.find("collective_allreduce,intra-node,-1,-1,16384,,5,15,8.0000,8.0000,7.0000,"
+    EXPECT_NE(csv.find("collective_allreduce,intra_node,-1,-1,16384,,5,15,8.0000,8.0000,7.0000,"
                        "7.0000,9.0000,9.0000,,\n"),
               std::string::npos)
         << csv;
-    EXPECT_NE(csv.find("collective_barrier,intra-node,-1,-1,0,"), std::string::npos);
+    EXPECT_NE(csv.find("collective_barrier,intra_node,-1,-1,0,"), std::string::npos);
     // Ranks on several hosts, some sharing one: no placement the simulator could match.
     cal::Measured mixed = m;
     mixed.hosts.push_back(mixed.hosts[0]);
@@ -95,7 +95,7 @@ TEST(CalibrateCurves, ModelCarriesTheMedianPerOperationAndSize) {
     mixed.hosts[1].ranks = {2};
     EXPECT_EQ(cal::coll_curve_scope(mixed), "");
     mixed.hosts[0].ranks = {0};
-    EXPECT_EQ(cal::coll_curve_scope(mixed), "inter-node");
+    EXPECT_EQ(cal::coll_curve_scope(mixed), "inter_node");
 }
 
 // --save-measured / --from keep the curves; a file saved before them (the fixture) has none,

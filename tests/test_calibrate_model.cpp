@@ -314,15 +314,15 @@ TEST(CalibrateWrite, CollectiveTransfersArePricedAtTheirBuffer) {
 TEST(CalibrateWrite, OpenMpi41GetsItsProfileAndBufferCopies) {
     cal::Measured m = synthetic();
     m.mpi_library = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4";
-    EXPECT_EQ(cal::library_profile(m.mpi_library), "openmpi-4.1");
+    EXPECT_EQ(cal::library_profile(m.mpi_library), "openmpi_4.1");
     const auto& known = clustersim::mpi::profile_names();
-    EXPECT_NE(std::find(known.begin(), known.end(), "openmpi-4.1"), known.end());
+    EXPECT_NE(std::find(known.begin(), known.end(), "openmpi_4.1"), known.end());
     const cal::Derived d = cal::derive(m, false);
     const std::string xml = cal::write_model(m, d, "synthetic", false);
     const run::Model model = run::parse_model(xml, "synthetic.xml");
-    EXPECT_EQ(model.mpi.profile, "openmpi-4.1");
+    EXPECT_EQ(model.mpi.profile, "openmpi_4.1");
     EXPECT_TRUE(model.mpi.buffer_copies);
-    EXPECT_NE(xml.find("<collectives profile=\"openmpi-4.1\" buffer-copies=\"yes\">: that "
+    EXPECT_NE(xml.find("<collectives profile=\"openmpi_4.1\" buffer-copies=\"yes\">: that "
                        "library's decision rules"),
               std::string::npos);
     EXPECT_EQ(clustersim::testing::rewritten(xml), xml);
@@ -413,7 +413,7 @@ TEST(CalibrateJson, NonFiniteFiguresSurvive) {
 //     --save-measured measured.json
 // (tests/data/calibrate/): --from rewrites its model and CSV byte for byte (model.xml
 // regenerated with --from when calibrate moved onto the model writer, and again when it
-// began to write <collectives profile="openmpi-4.1" buffer-copies="yes"> for the Open MPI
+// began to write <collectives profile="openmpi_4.1" buffer-copies="yes"> for the Open MPI
 // 4.1.4 this run used, and when it began to write buffer-footprint="yes"; the model as first
 // written is model-hand-written.xml, checked below to load to the same values).
 TEST(CalibrateFrom, RewritesARealCalibrationByteForByte) {

@@ -39,8 +39,8 @@ TEST(FirstHour, VersionNamesTheGitRevisionThreeWays) {
 TEST(FirstHour, RunHelpNamesEveryAppAlgorithmAndNetworkModel) {
     const Result r = run("run --help");
     ASSERT_EQ(r.code, 0) << r.err;
-    for (const char* name : {"pingpong", "alltoallv", "barrier-loop", "io", "bcast=binomial",
-                             "allreduce=ring", "reduce_scatter=recursive_halving", "cut-through",
+    for (const char* name : {"pingpong", "alltoallv", "barrier_loop", "io", "bcast=binomial",
+                             "allreduce=ring", "reduce_scatter=recursive_halving", "cut_through",
                              "fluid", "bus_only", "pmac", "hdtrace", "write_behind"})
         EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }
@@ -58,6 +58,45 @@ TEST(FirstHour, ListPrintsEachKindWithItsParameters) {
     expect_bad_input("list netwroks", "did you mean 'networks'?");
 }
 
+// A registered name given with '-' for '_' (or the other way round) is that name, with one
+// note each on stderr: the same results, the registered names in the outputs.
+TEST(FirstHour, TheOtherSeparatorReadsAsTheRegisteredName) {
+    auto swapped = [](std::string n) {
+        for (char& c : n) c = c == '-' ? '_' : c == '_' ? '-' : c;
+        return n;
+    };
+    auto args = [&](bool swap) {
+        auto n = [&](const std::string& x) { return swap ? swapped(x) : x; };
+        return "run " + example("figure5-io-8.xml") + " --ranks 4 --app " + n("barrier_loop") +
+               ":work=1ms,iterations=3 --app io:op=write,size=1MiB --ranks 4 --oversubscribe" +
+               " --placement " + n("round_robin") + " --network " + n("cut_through") + " --cpu " +
+               n("run_to_completion") + " --cache " + n("write_behind") +
+               " --algorithm barrier=" + n("recursive_doubling") + " --json";
+    };
+    // Whichever spelling is registered, the other is read as it.
+    const Result a = run(args(false)), b = run(args(true));
+    ASSERT_EQ(a.code, 0) << a.err;
+    ASSERT_EQ(b.code, 0) << b.err;
+    auto notes = [](const std::string& err) {
+        std::size_t n = 0;
+        for (std::size_t p = 0; (p = err.find("clustersim: note: '", p)) != std::string::npos; ++p)
+            ++n;
+        return n;
+    };
+    // Six names (the app counts once), each in one spelling or the other.
+    EXPECT_EQ(notes(a.err) + notes(b.err), 6u) << a.err << b.err;
+    auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+    for (auto* j : {&ja, &jb})
+        for (const char* k : {"wall_time_s", "events_per_s", "cpu_time_s", "model_load_s",
+                              "peak_memory_bytes", "app"})
+            j->erase(k);
+    EXPECT_EQ(ja, jb);
+    EXPECT_EQ(ja.at("placement"), "round_robin");
+    EXPECT_EQ(ja.at("network").at("model"), "cut_through");
+    EXPECT_EQ(ja.at("io").at("servers").at(0).at("cache"), "write_behind");
+    EXPECT_EQ(ja.at("collective_algorithms").begin().key(), "barrier/recursive_doubling");
+}
+
 TEST(FirstHour, MisspeltNamesGetASuggestion) {
     const std::string model = example("star-16.xml");
     expect_bad_input("run " + model + " --app bcast:size=1MiB --rank 16",
@@ -73,10 +112,14 @@ TEST(FirstHour, MisspeltNamesGetASuggestion) {
     const std::string trace =
         std::string(CLUSTERSIM_SHARED_DIR) + "/external/simgrid-ti-traces/replay/actions0.txt";
     expect_bad_input("run " + model + " --app trace:" + trace + " --format simgrid",
-                     "(did you mean 'simgrid-ti'?)");
+                     "(did you mean 'simgrid_ti'?)");
     expect_bad_input(
-        "run " + example("figure5-io-8.xml") + " --app io:op=write,size=1MiB --cache write-behind",
+        "run " + example("figure5-io-8.xml") + " --app io:op=write,size=1MiB --cache write_behnd",
         "(did you mean 'write_behind'?)");
+    expect_bad_input("run " + model + " --app barrier --ranks 2 --placement round-robbin",
+                     "--placement: unknown placement 'round-robbin' (did you mean");
+    expect_bad_input("run " + model + " --app barrier --ranks 2 --cpu procesor-sharing",
+                     "(did you mean");
     // Nothing close: no suggestion, still the list.
     const Result r = run("run " + model + " --app zzzzzz:size=1MiB");
     EXPECT_EQ(r.code, 2);
@@ -101,7 +144,7 @@ TEST(FirstHour, ProgressLinesInBatchMode) {
     double last = -1;
     const std::string header = "clustersim run: model " + example("star-16.xml") +
                                " (16 nodes), app allreduce:size=64KiB,iterations=400\n  16 ranks "
-                               "placed round-robin: rank 0 on n0 socket 0 core 0, rank 1 on n1 "
+                               "placed round_robin: rank 0 on n0 socket 0 core 0, rank 1 on n1 "
                                "socket 0 core 0, rank 2 on n2 socket 0 core 0, rank 3 on n3 "
                                "socket 0 core 0, ...\n";
     ASSERT_EQ(p.err.substr(0, header.size()), header) << "the header comes first";

@@ -1,6 +1,6 @@
 // `clustersim generate` with the defaults a new user trusts (issue 52): a generated fabric
 // routes as it is built to (a fat tree over all its spines: D-mod-k; a torus
-// dimension-order), a hand-written <fat-tree> or <torus> naming no routing gets the same, one
+// dimension_order), a hand-written <fat-tree> or <torus> naming no routing gets the same, one
 // flag has one meaning (--link-bandwidth sets every link class of a dragonfly unless a class
 // flag names it), a flag the kind of fabric does not use is refused, and the file records
 // the command that made it.
@@ -35,21 +35,21 @@ double simulated_s(const std::string& model_xml, const std::string& name, const 
     return nlohmann::json::parse(r.out).at("simulated_time_s").get<double>();
 }
 
-// A full-bisection fat tree of 256 nodes: shortest-path sent every message of a linear
+// A full-bisection fat tree of 256 nodes: shortest_path sent every message of a linear
 // alltoall over one spine (201.5 ms against 13.54 ms, 15x); the default is now D-mod-k, which
-// is the best of the fat tree's routings here (round-robin per packet gives the same).
+// is the best of the fat tree's routings here (round_robin per packet gives the same).
 TEST(GenerateDefaults, AFatTreeRoutesOverAllItsSpinesByDefault) {
     const std::string dflt = generated("fat-tree --nodes 256");
-    EXPECT_NE(dflt.find("routing=\"d-mod-k\""), std::string::npos) << dflt;
+    EXPECT_NE(dflt.find("routing=\"d_mod_k\""), std::string::npos) << dflt;
     const std::string app = "alltoall:size=64KiB";
     const std::string alg = "--algorithm alltoall=linear";
     const double d = simulated_s(dflt, "ft-default.xml", app, 256, alg);
     double best = d;
-    for (const char* r : {"shortest-path", "round-robin", "d-mod-k"}) {
+    for (const char* r : {"shortest_path", "round_robin", "d_mod_k"}) {
         const double t = simulated_s(generated(std::string("fat-tree --nodes 256 --routing ") + r),
                                      std::string("ft-") + r + ".xml", app, 256, alg);
         best = std::min(best, t);
-        if (std::string(r) == "shortest-path") {
+        if (std::string(r) == "shortest_path") {
             EXPECT_GT(t, 10 * d) << "one spine";
         }
     }
@@ -57,13 +57,13 @@ TEST(GenerateDefaults, AFatTreeRoutesOverAllItsSpinesByDefault) {
 }
 
 TEST(GenerateDefaults, EachFabricNamesTheRoutingItIsBuiltFor) {
-    EXPECT_NE(generated("torus --nodes 16").find("routing=\"dimension-order\""), std::string::npos);
-    EXPECT_NE(generated("star --nodes 16").find("routing=\"shortest-path\""), std::string::npos);
-    EXPECT_NE(generated("dragonfly --nodes 72").find("routing=\"shortest-path\""),
+    EXPECT_NE(generated("torus --nodes 16").find("routing=\"dimension_order\""), std::string::npos);
+    EXPECT_NE(generated("star --nodes 16").find("routing=\"shortest_path\""), std::string::npos);
+    EXPECT_NE(generated("dragonfly --nodes 72").find("routing=\"shortest_path\""),
               std::string::npos);
     // --routing still wins.
     EXPECT_NE(
-        generated("fat-tree --nodes 16 --routing round-robin").find("routing=\"round-robin\""),
+        generated("fat-tree --nodes 16 --routing round_robin").find("routing=\"round_robin\""),
         std::string::npos);
 }
 
@@ -84,18 +84,18 @@ TEST(GenerateDefaults, AHandWrittenFabricNamingNoRoutingGetsItsOwn) {
                            "link-latency=\"1us\" link-bandwidth=\"1GB/s\"/>\n</cluster>\n";
     Result v = run("validate " + write_temp("ft.xml", ft));
     ASSERT_EQ(v.code, 0) << v.err;
-    EXPECT_NE(v.out.find("routing          d-mod-k"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("routing          d_mod_k"), std::string::npos) << v.out;
     const std::string torus = "<cluster name=\"t\">\n  " + node +
                               "\n  <torus type=\"node\" dims=\"4,4\" link-latency=\"1us\" "
                               "link-bandwidth=\"1GB/s\"/>\n</cluster>\n";
     v = run("validate " + write_temp("torus.xml", torus));
     ASSERT_EQ(v.code, 0) << v.err;
-    EXPECT_NE(v.out.find("routing          dimension-order"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("routing          dimension_order"), std::string::npos) << v.out;
     std::string named = ft;
-    named.replace(named.find("granularity"), 0, "routing=\"shortest-path\" ");
+    named.replace(named.find("granularity"), 0, "routing=\"shortest_path\" ");
     v = run("validate " + write_temp("ft-named.xml", named));
     ASSERT_EQ(v.code, 0) << v.err;
-    EXPECT_NE(v.out.find("routing          shortest-path"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("routing          shortest_path"), std::string::npos) << v.out;
 }
 
 // --link-bandwidth alone gives the same model, and so the same result, as every class flag
@@ -120,13 +120,13 @@ TEST(GenerateDefaults, LinkBandwidthAloneSetsEveryLinkClass) {
 }
 
 // validate names the switches' forwarding and how many network links the routes use: a fat
-// tree routed shortest-path leaves 480 of its 1,024 network links idle and is warned about;
-// d-mod-k uses all of them.
+// tree routed shortest_path leaves 480 of its 1,024 network links idle and is warned about;
+// d_mod_k uses all of them.
 TEST(GenerateDefaults, ValidateReportsForwardingAndPathDiversity) {
     Result v = run("validate " +
-                   write_temp("sp.xml", generated("fat-tree --nodes 256 --routing shortest-path")));
+                   write_temp("sp.xml", generated("fat-tree --nodes 256 --routing shortest_path")));
     ASSERT_EQ(v.code, 0) << v.err;
-    EXPECT_NE(v.out.find("forwarding       store-and-forward switches"), std::string::npos)
+    EXPECT_NE(v.out.find("forwarding       store_and_forward switches"), std::string::npos)
         << v.out;
     EXPECT_NE(v.out.find("path diversity   544 of 1,024 network links carry a route (53.1%); "
                          "warning: 480 links no route takes"),
@@ -139,7 +139,7 @@ TEST(GenerateDefaults, ValidateReportsForwardingAndPathDiversity) {
         << v.out;
     // Per-packet routings are not judged by their first choice.
     v = run("validate " +
-            write_temp("rr.xml", generated("fat-tree --nodes 256 --routing round-robin")));
+            write_temp("rr.xml", generated("fat-tree --nodes 256 --routing round_robin")));
     EXPECT_EQ(v.out.find("path diversity"), std::string::npos) << v.out;
 }
 

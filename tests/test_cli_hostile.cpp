@@ -53,7 +53,7 @@ const std::string kStar = example("star-16.xml");
 
 TEST(HostileTime, MessageBeyondTheHorizonIsRefusedInEveryNetworkModel) {
     // 100 MB over 1 B/s links: 10^8 s. It used to print 9,216,000 s (wrapped) and exit 0.
-    for (const char* network : {"packet", "fluid", "cut-through"})
+    for (const char* network : {"packet", "fluid", "cut_through"})
         expect_refused(
             "run " + hostile("slow-links.xml") +
                 " --app pingpong:size=100MB,iterations=1 --network " + network,
@@ -392,7 +392,7 @@ TEST(HostileDefaults, DirectoryGivenAsAFileIsNamedAsOne) {
     expect_refused("validate " + dir, "folder.xml: is a directory; expected a file");
     expect_refused("run " + kStar + " --app trace:" + dir,
                    "folder.xml: is a directory that is not a trace project clustersim can read");
-    expect_refused("run " + kStar + " --app trace:" + dir + " --format native-text",
+    expect_refused("run " + kStar + " --app trace:" + dir + " --format native_text",
                    "folder.xml: is a directory; expected a file");
 }
 
@@ -470,14 +470,14 @@ TEST(HostileMemory, ADeviceGivenAsAFileIsRefusedNotReadUntilMemoryRunsOut) {
     expect_refused("run " + zero + " --app bcast", needle);
     expect_refused("import simgrid " + zero, needle);
     expect_refused("import piosimhd " + zero, needle);
-    for (const char* format : {"native-text", "native-binary", "simgrid-ti", "hdtrace", "dumpi"})
+    for (const char* format : {"native_text", "native_binary", "simgrid_ti", "hdtrace", "dumpi"})
         expect_refused("run " + kStar + " --app trace:" + zero + " --format " + format, needle);
     expect_refused("run " + kStar + " --app bcast:size=1KiB --ranks 4 --placement map:" + zero,
                    needle);
     expect_refused("sweep " + zero + " --list", needle);
     expect_refused("sweep plot " + zero + " --x size --y simulated_time", needle);
     expect_refused(
-        "jitter --model max-of-distributions --distributions " + zero + " --tasks 4 --latency 1us",
+        "jitter --model max_of_distributions --distributions " + zero + " --tasks 4 --latency 1us",
         needle);
     expect_refused("jitter-trace info " + zero, needle);
     // A pipe is read to its end: a model piped in (or given by process substitution) loads.

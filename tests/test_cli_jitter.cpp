@@ -1,6 +1,6 @@
 // `clustersim jitter` (jitSim fast path and the Garg–De mode) and `clustersim jitter-trace`
 // end to end: jitSim's Figure 2 through the command line, the JSON/CSV/SVG outputs, the
-// max-of-distributions bounds and anomalous nodes, and one check per bad input.
+// max_of_distributions bounds and anomalous nodes, and one check per bad input.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -81,6 +81,16 @@ TEST(CliJitter, WorkAsTimeNeedsAFrequency) {
     const json j = json::parse(r.out);
     EXPECT_EQ(j.at("curves")[0].at("work_cycles"), 50);
     EXPECT_TRUE(j.at("curves")[0].at("results")[0].contains("mean_phase_s"));
+}
+
+// Misspelt policy and barrier names get a suggestion; the other separator reads as the name.
+TEST(CliJitter, PolicyAndBarrierNamesSuggestAndReadEitherSeparator) {
+    const std::string trace = write_temp("quiet2.jtr", "# frequency: 1GHz\n0 1000000\n");
+    const std::string base = "jitter --trace " + trace + " --work 10us --phases 2 --tasks 1..4";
+    expect_bad_input(base + " --policy synchronised", "(did you mean 'synchronized'?)");
+    expect_bad_input(base + " --barrier binary_tre", "(did you mean 'binary_tree'?)");
+    const Result r = run(base + " --barrier binary-tree --mpi-latency 1us --json");
+    EXPECT_EQ(r.code, 0) << r.err;
 }
 
 TEST(CliJitter, NoJitterMeansNoSlowdown) {
@@ -196,7 +206,7 @@ std::string distribution_file() {
 TEST(CliJitter, MaxOfDistributionsBoundsAndAnomalousNode) {
     const std::string dist = distribution_file(), csv = temp_path("max.csv");
     const Result r =
-        run("jitter --model max-of-distributions --distributions " + dist +
+        run("jitter --model max_of_distributions --distributions " + dist +
             " --tasks 1,7,255,4096 --latency 2us --iterations 500 --json --csv " + csv);
     ASSERT_EQ(r.code, 0) << r.err;
     const json j = json::parse(r.out);
@@ -234,7 +244,7 @@ TEST(CliJitter, MaxOfDistributionsBoundsAndAnomalousNode) {
     EXPECT_EQ(a.at("processes"), json({16, 17, 18, 19, 20, 21, 22, 23}));
     EXPECT_EQ(lines_of(slurp(csv)).size(), 5u);
 
-    const Result text = run("jitter --model max-of-distributions --distributions " + dist +
+    const Result text = run("jitter --model max_of_distributions --distributions " + dist +
                             " --tasks 7 --latency 2us --iterations 200");
     ASSERT_EQ(text.code, 0) << text.err;
     EXPECT_NE(text.out.find("slow: 8 of its 8 processes"), std::string::npos) << text.out;
@@ -244,16 +254,16 @@ TEST(CliJitter, MaxOfDistributionsBadInputs) {
     const std::string dist = distribution_file();
     const std::string bad = write_temp("bad.csv", "process,node,value\n0,a,1ms\n0,a,-2ms\n");
     expect_bad_input(
-        "jitter --model max-of-distributions --distributions " + bad + " --tasks 4 --latency 1us",
+        "jitter --model max_of_distributions --distributions " + bad + " --tasks 4 --latency 1us",
         bad + ":3: value '-2ms' is negative");
-    expect_bad_input("jitter --model max-of-distributions --distributions " + dist + " --tasks 4",
+    expect_bad_input("jitter --model max_of_distributions --distributions " + dist + " --tasks 4",
                      "--latency: expected the one-way message latency");
     expect_bad_input(
-        "jitter --model max-of-distributions --distributions " + dist + " --tasks 4 --latency fast",
+        "jitter --model max_of_distributions --distributions " + dist + " --tasks 4 --latency fast",
         "--latency: 'fast'");
-    expect_bad_input("jitter --model max-of-distributions --distributions " + dist +
+    expect_bad_input("jitter --model max_of_distributions --distributions " + dist +
                          " --tasks 4 --latency 1us --trace x.jtr",
-                     "--trace: not used by --model max-of-distributions");
+                     "--trace: not used by --model max_of_distributions");
 }
 
 TEST(CliJitter, JitterTraceGenerateConvertInfo) {

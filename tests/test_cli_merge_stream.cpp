@@ -117,7 +117,7 @@ TEST(MergeStream, FiveMillionRecordsMergeAndReplayUnderAMemoryLimit) {
     // Record by record: compute 600 ns (less a buffer write where there was one), then the
     // allreduce, for each call; the tail up to MPI_Finalize.
     traces::ReadReport rep;
-    const traces::Trace t = traces::load_trace(trace, "native-binary", {}, rep);
+    const traces::Trace t = traces::load_trace(trace, "native_binary", {}, rep);
     ASSERT_EQ(t.ranks(), 2u);
     for (std::uint32_t rank = 0; rank < 2; ++rank) {
         ASSERT_EQ(t.events(rank), 2 * kPerRank + 1);

@@ -29,7 +29,7 @@ TEST(ParamsOnce, AKeyGivenTwiceIsRefusedInEveryParameterList) {
 
 TEST(ParamsOnce, AKeyWithNoValueIsRefused) {
     expect_bad_input(kRun + "--network simple:latency=", "'latency' has no value");
-    expect_bad_input(kRun + "--cpu processor-sharing:", "--cpu");
+    expect_bad_input(kRun + "--cpu processor_sharing:", "--cpu");
 }
 
 TEST(ParamsOnce, EachKeyOnceIsStillAccepted) {

@@ -59,17 +59,17 @@ TEST(Cli, JsonHasTheDocumentedFieldsAndRunsAreDeterministic) {
 TEST(Cli, MpiProfileChoosesAndReportsTheAlgorithm) {
     const std::string args =
         "run " + example("star-16.xml") + " --app scan:size=8B,iterations=3 --ranks 16 ";
-    const Result j = run(args + "--mpi openmpi-4.1 --json");
+    const Result j = run(args + "--mpi openmpi_4.1 --json");
     ASSERT_EQ(j.code, 0) << j.err;
     const auto json = nlohmann::json::parse(j.out);
     EXPECT_EQ(json["collective_algorithms"], nlohmann::json({{"scan/linear", 3}}));
     EXPECT_EQ(json["operations"]["Scan"]["count"], 48);
-    const Result t = run(args + "--mpi mpich-4");
+    const Result t = run(args + "--mpi mpich_4");
     ASSERT_EQ(t.code, 0) << t.err;
     EXPECT_NE(t.out.find("scan/recursive_doubling"), std::string::npos) << t.out;
     // The timeline names each call's algorithm: 3 calls on each of the 16 ranks.
     const std::string out = temp_path("mpi-profile-out");
-    const Result o = run(args + "--mpi mpich-4 --out " + out);
+    const Result o = run(args + "--mpi mpich_4 --out " + out);
     ASSERT_EQ(o.code, 0) << o.err;
     const std::string timeline = slurp(out + "/timeline.json");
     std::size_t n = 0;
@@ -92,7 +92,7 @@ TEST(CliBadInput, BadSegmentInTheAlgorithmFlag) {
 TEST(CliBadInput, UnknownMpiProfile) {
     expect_bad_input(
         "run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 4 --mpi lam",
-        "--mpi: unknown MPI profile 'lam'; expected one of: openmpi-4.1, mpich-4, simgrid");
+        "--mpi: unknown MPI profile 'lam'; expected one of: openmpi_4.1, mpich_4, simgrid");
 }
 
 TEST(Cli, GeneratedModelsValidateAndRun) {
@@ -203,7 +203,7 @@ TEST(CliBadInput, BadUnitInGenerateFlag) {
 }
 
 TEST(CliBadInput, RankOnANodeWithoutRouteToTheOthers) {
-    // n1 has no cable to the switch: rank 1 (round-robin) lands on it.
+    // n1 has no cable to the switch: rank 1 (round_robin) lands on it.
     const std::string path = write_temp("island.xml", R"(<cluster name="island">
   <network granularity="100KiB"/>
   <node-type name="n" memory="1GiB">
@@ -258,12 +258,12 @@ TEST(Cli, CollectiveJsonHasPerOperationTotals) {
 TEST(CliBadInput, UnknownNetworkModel) {
     expect_bad_input(
         "run " + example("star-16.xml") + " --app pingpong:size=1KiB --network wormhole",
-        "--network: unknown network model 'wormhole', expected one of: packet, cut-through, fluid, "
+        "--network: unknown network model 'wormhole', expected one of: packet, cut_through, fluid, "
         "simple, bus_only, incoming_link_only, outgoing_link_only, contention, pmac");
 }
 
 TEST(Cli, EveryNetworkModelRunsTheSameApp) {
-    for (const char* model : {"packet", "cut-through", "fluid"}) {
+    for (const char* model : {"packet", "cut_through", "fluid"}) {
         const Result r = run("run " + example("dragonfly-72.xml") +
                              " --app allreduce:size=1MiB --ranks 72 --json --network " + model);
         ASSERT_EQ(r.code, 0) << model << r.err;
@@ -316,9 +316,9 @@ TEST(Cli, AnAlgorithmAnAnalyticModelDoesNotRunIsNamedInANote) {
     const std::string base =
         "run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 8 --json";
     const Result whole =
-        run(base + " --network simple --algorithm bcast=binomial --mpi openmpi-4.1");
+        run(base + " --network simple --algorithm bcast=binomial --mpi openmpi_4.1");
     ASSERT_EQ(whole.code, 0) << whole.err;
-    EXPECT_NE(whole.err.find("clustersim: note: --algorithm bcast=binomial, --mpi openmpi-4.1 not "
+    EXPECT_NE(whole.err.find("clustersim: note: --algorithm bcast=binomial, --mpi openmpi_4.1 not "
                              "used: the simple network model times each collective call as a "
                              "whole; add collectives=messages to --network"),
               std::string::npos)

@@ -64,12 +64,12 @@ TEST(SmpiWrittenTi, WaitallWithAndWithoutItsCountAndABadCount) {
     for (const char* w : {"waitall", "waitall 2", "waitall 6"}) {
         const clustersim::testing::Result r =
             clustersim::testing::run("run " + clustersim::testing::example("star-16.xml") +
-                                     " --app trace:" + trace("ok.txt", w) + " --format simgrid-ti");
+                                     " --app trace:" + trace("ok.txt", w) + " --format simgrid_ti");
         EXPECT_EQ(r.code, 0) << w << ": " << r.err;
     }
     clustersim::testing::expect_bad_input("run " + clustersim::testing::example("star-16.xml") +
                                               " --app trace:" + trace("bad.txt", "waitall two") +
-                                              " --format simgrid-ti",
+                                              " --format simgrid_ti",
                                           "waitall");
 }
 

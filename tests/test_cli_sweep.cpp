@@ -418,6 +418,11 @@ TEST(CliSweepBadInput, OneLineNamingTheFileLineOrFlag) {
     ASSERT_EQ(run("sweep " + s.file + " --jobs 2 --out " + s.out).code, 0);
     expect_bad_input("sweep plot " + s.out + " --x size --y nothing_like_this",
                      "--y: no field 'nothing_like_this'");
+    expect_bad_input("sweep plot " + s.out + " --x size --y simulated_tim",
+                     "--y: no field 'simulated_tim' in the results (point 0) (did you mean "
+                     "'simulated_time'?)");
+    expect_bad_input("sweep plot " + s.out + " --x sise --y simulated_time",
+                     "(did you mean 'size'?)");
     expect_bad_input("sweep plot " + s.out + " --x algorithm --y simulated_time --log-x",
                      "--log-x:");
     // A plot of the file naming a field the results lack: the results are written, then

@@ -75,7 +75,7 @@ void expect_model_error(const std::string& extra, const std::string& needle,
 // computes r x 10 us first, so every rank leaves at 30 us + 5 us; the second barrier, entered
 // by all at 35 us, ends at 40 us.
 TEST(CollectiveCurves, BarrierCostsExactlyTheCurveTimeAfterTheLastArrival) {
-    const auto m = star(4, R"(<collective-curve operation="barrier" ranks="4" scope="inter-node">
+    const auto m = star(4, R"(<collective-curve operation="barrier" ranks="4" scope="inter_node">
       <point size="0B" time="5us"/></collective-curve>)");
     std::vector<std::vector<Op>> ops;
     for (int r = 0; r < 4; ++r)
@@ -99,7 +99,7 @@ TEST(CollectiveCurves, BarrierCostsExactlyTheCurveTimeAfterTheLastArrival) {
 // the last the last point's bandwidth (16 us at 64 KiB).
 TEST(CollectiveCurves, AllreduceBetweenTwoPointsInterpolatesLogLog) {
     const std::string curve =
-        R"(<collective-curve operation="allreduce" ranks="2" scope="intra-node">
+        R"(<collective-curve operation="allreduce" ranks="2" scope="intra_node">
       <point size="1KiB" time="1us"/><point size="16KiB" time="4us"/></collective-curve>)";
     const auto m = star(2, curve);
     const std::vector<std::pair<std::uint64_t, double>> want{
@@ -131,13 +131,13 @@ TEST(CollectiveCurves, AllreduceBetweenTwoPointsInterpolatesLogLog) {
 // <collectives curves="off">.
 TEST(CollectiveCurves, UnmatchedCallsRunTheirAlgorithmUnchanged) {
     const std::string two =
-        R"(<collective-curve operation="allreduce" ranks="2" scope="inter-node"><point size="1KiB" time="1ms"/></collective-curve>)";
+        R"(<collective-curve operation="allreduce" ranks="2" scope="inter_node"><point size="1KiB" time="1ms"/></collective-curve>)";
     const std::string intra4 =
-        R"(<collective-curve operation="allreduce" ranks="4" scope="intra-node"><point size="1KiB" time="1ms"/></collective-curve>)";
+        R"(<collective-curve operation="allreduce" ranks="4" scope="intra_node"><point size="1KiB" time="1ms"/></collective-curve>)";
     const std::string bcast4 =
-        R"(<collective-curve operation="bcast" ranks="4" scope="inter-node"><point size="1KiB" time="1ms"/></collective-curve>)";
+        R"(<collective-curve operation="bcast" ranks="4" scope="inter_node"><point size="1KiB" time="1ms"/></collective-curve>)";
     const std::string inter4 =
-        R"(<collective-curve operation="allreduce" ranks="4" scope="inter-node"><point size="1KiB" time="1ms"/></collective-curve>)";
+        R"(<collective-curve operation="allreduce" ranks="4" scope="inter_node"><point size="1KiB" time="1ms"/></collective-curve>)";
     const auto plain = star(4, "");
     const std::vector<std::vector<Op>> ops(
         4, {coll(CollOp::Allreduce, 4096), compute(1000), coll(CollOp::Allreduce, 4096)});
@@ -187,26 +187,26 @@ TEST(CollectiveCurves, UnmatchedCallsRunTheirAlgorithmUnchanged) {
 
 TEST(CollectiveCurves, BadCurvesAreOneLineNamingTheFileAndAttribute) {
     const auto pt = std::string(R"(<point size="1KiB" time="1us"/>)");
-    expect_model_error(R"(<collective-curve operation="allgatherv" ranks="2" scope="intra-node">)" +
+    expect_model_error(R"(<collective-curve operation="allgatherv" ranks="2" scope="intra_node">)" +
                            pt + "</collective-curve>",
                        "'operation': 'allgatherv' is not valid");
-    expect_model_error(R"(<collective-curve operation="bcast" ranks="1" scope="intra-node">)" + pt +
+    expect_model_error(R"(<collective-curve operation="bcast" ranks="1" scope="intra_node">)" + pt +
                            "</collective-curve>",
                        "'ranks': 1 is not valid");
     expect_model_error(R"(<collective-curve operation="bcast" ranks="2" scope="socket">)" + pt +
                            "</collective-curve>",
                        "'scope': 'socket' is not valid");
-    expect_model_error(R"(<collective-curve operation="bcast" ranks="2" scope="intra-node"/>)",
+    expect_model_error(R"(<collective-curve operation="bcast" ranks="2" scope="intra_node"/>)",
                        "without <point> elements");
     expect_model_error(
-        R"(<collective-curve operation="bcast" ranks="2" scope="intra-node"><point size="1KiB" time="0s"/></collective-curve>)",
+        R"(<collective-curve operation="bcast" ranks="2" scope="intra_node"><point size="1KiB" time="0s"/></collective-curve>)",
         "expected a positive time");
     expect_model_error(
-        R"(<collective-curve operation="bcast" ranks="2" scope="intra-node"><point size="1KiB" time="1us"/><point size="1KiB" time="2us"/></collective-curve>)",
+        R"(<collective-curve operation="bcast" ranks="2" scope="intra_node"><point size="1KiB" time="1us"/><point size="1KiB" time="2us"/></collective-curve>)",
         "expected sizes strictly rising");
-    const std::string one = R"(<collective-curve operation="bcast" ranks="2" scope="intra-node">)" +
+    const std::string one = R"(<collective-curve operation="bcast" ranks="2" scope="intra_node">)" +
                             pt + "</collective-curve>";
-    expect_model_error(one + one, "second <collective-curve> of bcast on 2 ranks intra-node");
+    expect_model_error(one + one, "second <collective-curve> of bcast on 2 ranks intra_node");
     expect_model_error("", "'curves': 'maybe' is not valid", R"(curves="maybe")");
 }
 
@@ -220,7 +220,7 @@ TEST(CollectiveCurves, ACurveTimedCallCountsTowardThePeerSetUp) {
             fmt::format(
                 R"(<cluster name="one">
   <network granularity="message" eager-threshold="1TiB"/>
-  <collectives reduce-instructions-per-byte="0"><collective-curve operation="barrier" ranks="2" scope="intra-node"><point size="0B" time="5us"/></collective-curve></collectives>
+  <collectives reduce-instructions-per-byte="0"><collective-curve operation="barrier" ranks="2" scope="intra_node"><point size="0B" time="5us"/></collective-curve></collectives>
   {}
   <node-type name="n" memory="1GiB"><socket name="s0" cores="4" speed="1G"/>
     <memory-node name="mem0"/><cable from="s0" to="mem0" latency="1us" bandwidth="1GB/s"/></node-type>

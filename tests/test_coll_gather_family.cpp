@@ -144,7 +144,7 @@ struct Round {
 // previous busy round ended. Its message leaves its up-link S(b) later (the link is free:
 // the previous send had left before the previous round ended), reaches the switch L after
 // that, waits for the receiver's down-link, crosses it (S(b)) and arrives L later. A
-// down-link serves messages in the order they reach the switch (round-robin between streams
+// down-link serves messages in the order they reach the switch (round_robin between streams
 // is that order here: the messages queued at a receiver come from distinct senders, or all
 // from one; ties go to the earlier-started send, then the lower rank, as ranks start in rank
 // order). A round ends when its send has left and its message has arrived (never before

@@ -1,4 +1,4 @@
-// Decision profiles (--mpi openmpi-4.1 / mpich-4): the choices follow the libraries' rules
+// Decision profiles (--mpi openmpi_4.1 / mpich_4): the choices follow the libraries' rules
 // (cells worked out by hand from Open MPI 4.1's coll_tuned_decision_fixed.c and MPICH 4's
 // CVAR defaults), name only registered algorithms, are what a run uses and reports, yield
 // to --algorithm, can come from the model, and collectives/README.md shows their table.
@@ -33,7 +33,7 @@ TEST(Profiles, EveryChoiceIsARegisteredAlgorithm) {
 }
 
 TEST(Profiles, OpenMpiCellsFollowItsFixedRules) {
-    const std::string o = "openmpi-4.1";
+    const std::string o = "openmpi_4.1";
     // bcast: p < 4 and < 32 B: pipeline (unsegmented); 16 <= p < 32 and < 4 KiB: knomial;
     // 128 <= p < 256 and >= 64 KiB: knomial; 16 <= p < 32 and >= 1 MiB: scatter_allgather.
     EXPECT_EQ(profile_choice(o, CollOp::Bcast, 8, 2).name, "pipeline");
@@ -65,7 +65,7 @@ TEST(Profiles, OpenMpiCellsFollowItsFixedRules) {
 }
 
 TEST(Profiles, MpichCellsFollowItsThresholds) {
-    const std::string m = "mpich-4";
+    const std::string m = "mpich_4";
     EXPECT_EQ(profile_choice(m, CollOp::Bcast, 12288, 64).name, "binomial");
     EXPECT_EQ(profile_choice(m, CollOp::Bcast, 12289, 64).name, "scatter_rd_allgather");
     EXPECT_EQ(profile_choice(m, CollOp::Bcast, 64 << 10, 16).name, "scatter_rd_allgather");
@@ -115,14 +115,14 @@ mpi::SimulationResult run_profile(int p, CollOp op, std::uint64_t bytes, const s
 
 TEST(Profiles, RunsUseAndReportTheProfilesChoice) {
     // 16 ranks, 8 B bcast: Open MPI 4.1 takes knomial, MPICH binomial; each call counted once.
-    const auto ompi = run_profile(16, CollOp::Bcast, 8, "openmpi-4.1");
+    const auto ompi = run_profile(16, CollOp::Bcast, 8, "openmpi_4.1");
     EXPECT_EQ(ompi.algorithms, (std::map<std::string, std::uint64_t>{{"bcast/knomial", 2}}));
-    const auto mpich = run_profile(16, CollOp::Bcast, 8, "mpich-4");
+    const auto mpich = run_profile(16, CollOp::Bcast, 8, "mpich_4");
     EXPECT_EQ(mpich.algorithms, (std::map<std::string, std::uint64_t>{{"bcast/binomial", 2}}));
     // knomial's two levels (root -> 4, 8, 12 at once; then each to its 3) beat binomial's 4.
     EXPECT_LT(ompi.simulated, mpich.simulated);
     // --algorithm wins over the profile.
-    const auto forced = run_profile(16, CollOp::Bcast, 8, "openmpi-4.1", {"bcast=linear"});
+    const auto forced = run_profile(16, CollOp::Bcast, 8, "openmpi_4.1", {"bcast=linear"});
     EXPECT_EQ(forced.algorithms, (std::map<std::string, std::uint64_t>{{"bcast/linear", 2}}));
 }
 
@@ -147,14 +147,14 @@ TEST(Profiles, TheModelCanNameTheProfile) {
     call.kind = mpi::OpKind::Collective;
     call.coll = CollOp::Bcast;
     call.bytes = 8;
-    const auto t = star_with_profile("mpich-4");
+    const auto t = star_with_profile("mpich_4");
     ScriptProgram prog(std::vector<std::vector<mpi::Op>>(4, {call}));
     const auto from_model = mpi::simulate(t, one_rank_per_node(t, 4), prog, {});
     EXPECT_EQ(from_model.algorithms, (std::map<std::string, std::uint64_t>{{"bcast/binomial", 1}}));
     // --mpi wins over the model: Open MPI 4.1 takes the binary tree for 4 ranks, 8 B.
     ScriptProgram prog2(std::vector<std::vector<mpi::Op>>(4, {call}));
     mpi::SimulationOptions o;
-    o.mpi_profile = "openmpi-4.1";
+    o.mpi_profile = "openmpi_4.1";
     const auto flagged = mpi::simulate(t, one_rank_per_node(t, 4), prog2, o);
     EXPECT_EQ(flagged.algorithms, (std::map<std::string, std::uint64_t>{{"bcast/binary_tree", 1}}));
     // An unknown name in the model: its file and line.
@@ -175,7 +175,7 @@ TEST(Profiles, UnknownProfileIsAnInputError) {
         FAIL() << "no error";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("--mpi"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("openmpi-4.1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("openmpi_4.1"), std::string::npos) << e.what();
     }
 }
 

@@ -41,7 +41,7 @@ std::vector<Where> where(const std::vector<mpi::RankLocation>& v) {
     return out;
 }
 
-// PIOsimHD's configuration 2-5 (MPICH round-robin): ((0,4),(2)),((1),(3)).
+// PIOsimHD's configuration 2-5 (MPICH round_robin): ((0,4),(2)),((1),(3)).
 TEST(Placement, RoundRobinOverNodesThenSockets) {
     const auto t = dual_socket_nodes(2, 4);
     const auto p = where(mpi::place_ranks(t, 5, mpi::PlacementKind::RoundRobin));

@@ -85,7 +85,7 @@ TEST(CommSimple, MessageTakesLatencyPlusSizeOverBandwidth) {
 
 TEST(CommSimple, CostsFromTheGraphAreALowerBoundOfThePacketModel) {
     // No latency or bandwidth given: the route's latencies (2 x 1 us) and its bottleneck
-    // (1 GB/s). The packet model adds the store-and-forward hop: 2 L + 2 m / B.
+    // (1 GB/s). The packet model adds the store_and_forward hop: 2 L + 2 m / B.
     const auto t = star(2, "simple");
     const auto res = run_script(t, {{send(1, kMiB)}, {recv(0, kMiB)}});
     EXPECT_EQ(res.ranks[1].finish, us(2) + at_1gbs(kMiB));
@@ -118,7 +118,7 @@ TEST(CommSimple, IntraNodeCostsApplyWithinANode) {
 }
 
 TEST(CommSimple, MeasuredPointToPointCurveTimesTheTransfer) {
-    // Two ranks on one socket with an intra-node curve (<point-to-point scope="intra-node">):
+    // Two ranks on one socket with an intra-node curve (<point-to-point scope="intra_node">):
     // a message of s bytes takes the latency plus s / curve(s); at a measured point exactly
     // that point's bandwidth, between points a bandwidth between theirs.
     run::Model t{one_node()};

@@ -535,7 +535,7 @@ TEST(IoCache, WriteBehindOldFlushDoesNotCleanANewerOne) {
 }
 
 // `streams` blocking clients each read their own region of file 0 (stream s from s * region)
-// sequentially in `chunk` pieces: round-robin, each submitting its next chunk only once its
+// sequentially in `chunk` pieces: round_robin, each submitting its next chunk only once its
 // previous one is done. Returns the number of chunks.
 std::uint64_t read_streams(Rig& rig, std::uint64_t streams, std::uint64_t region,
                            std::uint64_t bytes, std::uint64_t chunk, std::uint64_t object_end) {

@@ -471,7 +471,7 @@ TEST(IoFs, ForwarderRelaysAllTrafficOfItsClients) {
     const auto r2 = simulate_io(forwarded, ranks_on(forwarded, 1), p2);
     EXPECT_EQ(nic_in(direct.topology, r1), 0u);
     EXPECT_GE(nic_in(forwarded.topology, r2), 64 * MiB);
-    EXPECT_GT(r2.simulated, r1.simulated);  // an extra store-and-forward hop per message
+    EXPECT_GT(r2.simulated, r1.simulated);  // an extra store_and_forward hop per message
     EXPECT_EQ(r2.io.servers[0].bytes_written, 64 * MiB);
 }
 

@@ -161,7 +161,7 @@ TEST(JitterCpu, NoNoiseIsPlainProcessorSharing) {
     EXPECT_EQ(rig.client.done[1].jitter, Time::zero());
 }
 
-// The run-to-completion model (cpu::cpu_models()' "run-to-completion"): one job at a time
+// The run_to_completion model (cpu::cpu_models()' "run_to_completion"): one job at a time
 // per core, in start order.
 struct RunToCompletionRig {
     Engine engine;

@@ -1,4 +1,4 @@
-// Garg & De's max-of-distributions model (models/noise_max.hpp): Theorem 1's bound on every
+// Garg & De's max_of_distributions model (models/noise_max.hpp): Theorem 1's bound on every
 // sampled iteration, the tree's θ, the max of N uniforms, the exact path against sampling,
 // histogram quantiles, and the SDSC anomalous-node case.
 #include <gtest/gtest.h>

@@ -38,7 +38,7 @@ run::Model machine(const std::string& points, const std::string& footprint,
   </node-type>
   <node name="n0" type="n"/>
   <comm-model model="simple" intra-latency="1us" intra-bandwidth="1GB/s" collectives="messages">
-    <point-to-point scope="intra-node">{}</point-to-point>
+    <point-to-point scope="intra_node">{}</point-to-point>
   </comm-model>
   <collectives reduce-instructions-per-byte="0"{}>{}</collectives>
 </cluster>

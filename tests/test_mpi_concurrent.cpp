@@ -40,7 +40,7 @@ run::Model machine(const std::string& curves, const std::string& eager = "1MiB",
 }
 
 std::string concurrent(const std::string& points) {
-    return "    <point-to-point scope=\"intra-node\" direction=\"concurrent\">" + points +
+    return "    <point-to-point scope=\"intra_node\" direction=\"concurrent\">" + points +
            "</point-to-point>\n";
 }
 
@@ -94,13 +94,13 @@ TEST(Concurrent, ReadFromTheModel) {
 
 TEST(Concurrent, BadElementsNameTheirLine) {
     const std::vector<std::pair<std::string, std::string>> bad = {
-        {R"(<point-to-point scope="intra-node" direction="parallel"><point size="1B" bandwidth="1GB/s"/></point-to-point>)",
+        {R"(<point-to-point scope="intra_node" direction="parallel"><point size="1B" bandwidth="1GB/s"/></point-to-point>)",
          "'direction': 'parallel' is not valid; expected one-way, both or concurrent"},
-        {R"(<point-to-point scope="inter-node" direction="concurrent"><point size="1B" bandwidth="1GB/s"/></point-to-point>
-            <point-to-point scope="inter-node" direction="concurrent"><point size="1B" bandwidth="1GB/s"/></point-to-point>)",
-         "second <point-to-point scope=\"inter-node\" direction=\"concurrent\">"},
-        {R"(<point-to-point scope="intra-node" direction="concurrent"/>)", "without <point>"},
-        {R"(<point-to-point scope="intra-node" direction="concurrent"><point size="1B" bandwidth="0B/s"/></point-to-point>)",
+        {R"(<point-to-point scope="inter_node" direction="concurrent"><point size="1B" bandwidth="1GB/s"/></point-to-point>
+            <point-to-point scope="inter_node" direction="concurrent"><point size="1B" bandwidth="1GB/s"/></point-to-point>)",
+         "second <point-to-point scope=\"inter_node\" direction=\"concurrent\">"},
+        {R"(<point-to-point scope="intra_node" direction="concurrent"/>)", "without <point>"},
+        {R"(<point-to-point scope="intra_node" direction="concurrent"><point size="1B" bandwidth="0B/s"/></point-to-point>)",
          "bad.xml:"},
     };
     testing::expect_input_errors(bad, "bad.xml:", [](const std::string& inner) {
@@ -189,7 +189,7 @@ TEST(Concurrent, OverlapIsPricedPiecewise) {
 // With Bc = 0.5 GB/s the sharing wins: 2 s / 0.5 GB/s = 4 T1.
 TEST(Concurrent, CombinesWithTheTwoWayCurve) {
     const std::string half =
-        R"(    <point-to-point scope="intra-node" direction="both"><point size="1B" bandwidth="500MB/s"/></point-to-point>
+        R"(    <point-to-point scope="intra_node" direction="both"><point size="1B" bandwidth="500MB/s"/></point-to-point>
 )";
     const std::uint64_t s = 1000;
     std::vector<mpi::Op> a, b;

@@ -34,7 +34,7 @@ run::Model pair(const std::string& overhead, int nodes = 2) {
     return run::parse_model(xml + "</cluster>\n", "overhead.xml");
 }
 
-const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "simple",
+const std::vector<std::string> kModels = {"packet", "cut_through", "fluid", "simple",
                                           "contention:collectives=messages"};
 
 Time pingpong(const std::string& model, const std::string& overhead, int k, std::uint64_t bytes) {
@@ -221,7 +221,7 @@ TEST(Overhead, CollectiveSchedulesGrowByTheClosedForm) {
         const Time pw = run(o, mpi::CollOp::Alltoall, "pairwise");
         EXPECT_EQ(pw - pw0, (p - 1) * Time::ns(2500));
         if (model == "packet") {
-            // T(m) on this star: two store-and-forward hops, 2 us + 2 us.
+            // T(m) on this star: two store_and_forward hops, 2 us + 2 us.
             const Time linear = run(o, mpi::CollOp::Bcast, "linear");
             EXPECT_EQ(linear, (p - 1) * Time::us(2) + Time::us(4) + Time::ns(500));
         }

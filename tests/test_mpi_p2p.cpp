@@ -56,7 +56,7 @@ TEST(Matching, TagSelectsALaterMessage) {
 TEST(Matching, NonOvertakingBetweenOnePair) {
     const auto t = star(2);
     // Same tag, different sizes: the first receive must get the first message (100 B): it
-    // completes after 6 us + 6 * 100 ns (whole message, 6 store-and-forward hops), long
+    // completes after 6 us + 6 * 100 ns (whole message, 6 store_and_forward hops), long
     // before the 50 KB message could have arrived.
     ScriptProgram prog({{recv(1, 0, 5)}, {send(0, 100, 5), send(0, 50'000, 5)}});
     const auto res = mpi::simulate(t, one_rank_per_node(t, 2), prog);

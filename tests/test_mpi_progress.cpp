@@ -1,4 +1,4 @@
-// Progress only inside MPI calls (issue 23; <network progress="in-mpi">): an MPI library
+// Progress only inside MPI calls (issue 23; <network progress="in_mpi">): an MPI library
 // without a progress thread answers a rendezvous request-to-send only while the receiver is
 // inside an MPI call. Closed forms in every network model: a receiver that posts its
 // receive, computes T and then waits lets the message go exactly when a receiver that
@@ -32,7 +32,7 @@ run::Model pair(const std::string& progress) {
     return run::parse_model(xml + "</cluster>\n", "progress.xml");
 }
 
-const std::vector<std::string> kModels = {"packet", "cut-through", "fluid", "simple",
+const std::vector<std::string> kModels = {"packet", "cut_through", "fluid", "simple",
                                           "contention:collectives=messages"};
 
 mpi::SimulationResult run(const std::string& model, const std::string& progress,
@@ -53,7 +53,7 @@ TEST(Progress, RendezvousWaitsForTheReceiversNextMpiCall) {
         SCOPED_TRACE(model);
         // posted, then 100 us of compute, then the wait: the clear-to-send goes at the wait
         const auto in_mpi =
-            run(model, "in-mpi", {send(1, kBig)}, {irecv(0, kBig, 0), work, wait(0)});
+            run(model, "in_mpi", {send(1, kBig)}, {irecv(0, kBig, 0), work, wait(0)});
         const auto spelled = run(model, "", {send(1, kBig)}, {work, irecv(0, kBig, 0), wait(0)});
         const auto always =
             run(model, "always", {send(1, kBig)}, {irecv(0, kBig, 0), work, wait(0)});
@@ -67,9 +67,9 @@ TEST(Progress, RendezvousWaitsForTheReceiversNextMpiCall) {
         EXPECT_LT(none.ranks[0].finish, Time::us(100));
         EXPECT_GT(in_mpi.ranks[0].finish, Time::us(100));
         // no compute between the post and the wait, or an eager message: no change
-        const auto direct = run(model, "in-mpi", {send(1, kBig)}, {irecv(0, kBig, 0), wait(0)});
+        const auto direct = run(model, "in_mpi", {send(1, kBig)}, {irecv(0, kBig, 0), wait(0)});
         const auto direct_none = run(model, "", {send(1, kBig)}, {irecv(0, kBig, 0), wait(0)});
-        const auto eager = run(model, "in-mpi", {send(1, 512)}, {irecv(0, 512, 0), work, wait(0)});
+        const auto eager = run(model, "in_mpi", {send(1, 512)}, {irecv(0, 512, 0), work, wait(0)});
         const auto eager_none = run(model, "", {send(1, 512)}, {irecv(0, 512, 0), work, wait(0)});
         for (int r = 0; r < 2; ++r) {
             EXPECT_EQ(direct.ranks[r].finish, direct_none.ranks[r].finish) << r;
@@ -78,7 +78,7 @@ TEST(Progress, RendezvousWaitsForTheReceiversNextMpiCall) {
         // a request-to-send that meets the posted receive during the receiver's last compute
         // is answered when its program ends
         const auto last =
-            run(model, "in-mpi", {isend(1, kBig, 0), wait(0)}, {irecv(0, kBig, 0), work});
+            run(model, "in_mpi", {isend(1, kBig, 0), wait(0)}, {irecv(0, kBig, 0), work});
         EXPECT_GT(last.ranks[0].finish, Time::us(100));
     }
 }

@@ -24,7 +24,7 @@ run::Model machine(const std::string& two_way, const std::string& eager = "1MiB"
                    const std::string& model = "simple") {
     std::string curve;
     if (!two_way.empty())
-        curve = "    <point-to-point scope=\"intra-node\" direction=\"both\">" + two_way +
+        curve = "    <point-to-point scope=\"intra_node\" direction=\"both\">" + two_way +
                 "</point-to-point>\n";
     const std::string xml = fmt::format(R"(<cluster name="two-way">
   <network granularity="message" eager-threshold="{}"/>
@@ -82,12 +82,12 @@ TEST(TwoWay, ReadFromTheModel) {
 
 TEST(TwoWay, BadElementsNameTheirLine) {
     const std::vector<std::pair<std::string, std::string>> bad = {
-        {R"(<point-to-point scope="intra-node" direction="sideways"><point size="1B" bandwidth="1GB/s"/></point-to-point>)",
+        {R"(<point-to-point scope="intra_node" direction="sideways"><point size="1B" bandwidth="1GB/s"/></point-to-point>)",
          "'direction': 'sideways' is not valid"},
-        {R"(<point-to-point scope="intra-node" direction="both"><point size="1B" bandwidth="1GB/s"/></point-to-point>
-            <point-to-point scope="intra-node" direction="both"><point size="1B" bandwidth="1GB/s"/></point-to-point>)",
-         "second <point-to-point scope=\"intra-node\" direction=\"both\">"},
-        {R"(<point-to-point scope="intra-node" direction="both"/>)", "without <point>"},
+        {R"(<point-to-point scope="intra_node" direction="both"><point size="1B" bandwidth="1GB/s"/></point-to-point>
+            <point-to-point scope="intra_node" direction="both"><point size="1B" bandwidth="1GB/s"/></point-to-point>)",
+         "second <point-to-point scope=\"intra_node\" direction=\"both\">"},
+        {R"(<point-to-point scope="intra_node" direction="both"/>)", "without <point>"},
     };
     testing::expect_input_errors(bad, "bad.xml:", [](const std::string& inner) {
         (void)run::parse_model(testing::comm_model_xml(inner), "bad.xml");

@@ -1,5 +1,5 @@
 // The flow network against closed forms: a message over k hops of uniform links takes
-// k * latency + size / bandwidth + (k - 1) * last_packet / bandwidth (store-and-forward
+// k * latency + size / bandwidth + (k - 1) * last_packet / bandwidth (store_and_forward
 // pipeline fill), for both NIC models, from 1 B to 1 GiB; fair sharing of a link; bytes
 // conservation; determinism.
 #include <gtest/gtest.h>
@@ -151,7 +151,7 @@ TEST(FairSharing, TwoStreamsFromOneSenderGetHalfEach) {
     }
 }
 
-// The exact round-robin order of one link's queued streams (models/network.hpp keeps the
+// The exact round_robin order of one link's queued streams (models/network.hpp keeps the
 // ring of queues by its tail alone): rank 0 sends 2, 4 and 6 packets of P = 102.4 us to
 // ranks 1, 2 and 3 at once, so three streams share its link. The first packet finds the
 // link idle; then the link serves A2, and B and C alternate one packet each (B1 C1 B2 C2 B3
@@ -160,7 +160,7 @@ TEST(FairSharing, TwoStreamsFromOneSenderGetHalfEach) {
 // 1 us: 3P + 2 us, 10P + 2 us, 13P + 2 us, to the picosecond. Served first come, first
 // served, B's last packet would leave at 6P and B would end at 7P + 2 us instead.
 TEST(FairSharing, StreamsOfOneLinkAreServedRoundRobinOnePacketEach) {
-    const auto t = topo::parse_model(model(2, "packet", "100KiB", 2), "round-robin.xml");
+    const auto t = topo::parse_model(model(2, "packet", "100KiB", 2), "round_robin.xml");
     const std::uint64_t packet = 100 << 10;
     ScriptProgram prog({{testing::isend(1, 2 * packet, 0), testing::isend(2, 4 * packet, 1),
                          testing::isend(3, 6 * packet, 2), testing::waitall(0, 3)},
@@ -317,10 +317,10 @@ namespace CLUSTERSIM_TEST_FILE {
 
 // A two-level fat tree with two spines: node 0 and node 2 hang off different leaves, so
 // there are two equal-cost paths. Shortest-path routing always takes the first spine;
-// round-robin alternates packet by packet, so each uplink carries half, and messages
+// round_robin alternates packet by packet, so each uplink carries half, and messages
 // still match in order.
 TEST(Routing, RoundRobinSpreadsPacketsOverEqualCostPaths) {
-    for (const char* routing : {"shortest-path", "round-robin"}) {
+    for (const char* routing : {"shortest_path", "round_robin"}) {
         const auto t = topo::parse_model(fmt::format(R"(<cluster name="ft">
   <network granularity="10KiB" routing="{}" eager-threshold="1GiB"/>
   <node-type name="n" memory="1GiB">
@@ -350,7 +350,7 @@ TEST(Routing, RoundRobinSpreadsPacketsOverEqualCostPaths) {
             if (t.vertex(t.target_of(e)).kind == topo::VertexKind::Switch)
                 up.push_back(res.edge_bytes[e]);
         ASSERT_EQ(up.size(), 2u) << routing;
-        if (std::string(routing) == "shortest-path") {
+        if (std::string(routing) == "shortest_path") {
             EXPECT_EQ(up[0], 4'006'000u);
             EXPECT_EQ(up[1], 0u);
         } else {

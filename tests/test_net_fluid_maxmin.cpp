@@ -76,7 +76,7 @@ std::string random_cluster(Rng& rng) {
         return *(v.begin() + static_cast<std::ptrdiff_t>(rng.below(v.size())));
     };
     std::string x = R"(<cluster name="random">
-  <network granularity="100KiB" routing="shortest-path" nic="packet" eager-threshold="64KiB"/>
+  <network granularity="100KiB" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>
 )";
     for (int t = 0; t < 3; ++t) {
         const int sockets = t == 2 ? 2 : 1;
@@ -262,7 +262,7 @@ TEST(FluidMaxMin, FlowsStartingAtOneInstantAreOneSolve) {
     const int p = 64;
     Engine engine;
     const std::string xml = fmt::format(R"(<cluster name="star">
-  <network granularity="100KiB" routing="shortest-path" nic="packet" eager-threshold="64KiB"/>
+  <network granularity="100KiB" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>
   <node-type name="node" memory="1GiB">
     <socket name="s0" cores="1" speed="1G"/>
     <memory-node name="mem0" bandwidth="20GB/s"/>

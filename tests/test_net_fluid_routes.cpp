@@ -51,7 +51,7 @@ std::string node_type(const char* name, const char* mem, const char* nic) {
                        name, mem, nic);
 }
 const std::string kRelays = R"(<cluster name="relays">
-  <network granularity="100KiB" routing="shortest-path" nic="packet" eager-threshold="64KiB"/>
+  <network granularity="100KiB" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>
 )" + node_type("fast", "9GB/s", "8GB/s") +
                             node_type("slowmem", "0.3GB/s", "8GB/s") +
                             node_type("slownic", "9GB/s", "0.4GB/s") + R"(

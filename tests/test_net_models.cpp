@@ -1,6 +1,6 @@
 // The three network models on one topology: max-min shares against a hand-computed case,
 // fluid vs packet (small packets) agreement within 2% on a star and a 3-level fat tree with
-// and without contention, and cut-through's closed form.
+// and without contention, and cut_through's closed form.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -151,7 +151,7 @@ TEST(FluidVsPacket, ThreeLevelFatTreeWithin2Percent) {
 }
 
 // Cut-through: a packet's head goes on as soon as it has arrived, so k hops cost
-// k * latency + size / bandwidth, with no store-and-forward fill; a store-and-forward
+// k * latency + size / bandwidth, with no store_and_forward fill; a store_and_forward
 // vertex on the path (here the sender's NIC) adds one packet time.
 TEST(CutThrough, KHopsTakeKLatenciesPlusSizeOverBandwidth) {
     const double L = 1e-6, B = 1e9;
@@ -170,7 +170,7 @@ TEST(CutThrough, KHopsTakeKLatenciesPlusSizeOverBandwidth) {
                                       "latency=\"1us\" bandwidth=\"1GB/s\"/>"
                                     : "");
                 for (int i = 0; i < switches; ++i)
-                    xml += fmt::format("  <switch name=\"sw{}\" forwarding=\"cut-through\"/>\n", i);
+                    xml += fmt::format("  <switch name=\"sw{}\" forwarding=\"cut_through\"/>\n", i);
                 const std::string a = nic ? "n0.nic" : "n0.s0", b = nic ? "n1.nic" : "n1.s0";
                 xml += fmt::format(
                     "  <cable from=\"{}\" to=\"sw0\" latency=\"1us\" bandwidth=\"1GB/s\"/>\n", a);
@@ -203,7 +203,7 @@ TEST(CutThrough, KHopsTakeKLatenciesPlusSizeOverBandwidth) {
 TEST(CutThrough, ContentionStillDelays) {
     std::string xml = star_xml(3, "", "4KiB");
     xml.replace(xml.find("<switch name=\"sw\"/>"), 19,
-                "<switch name=\"sw\" forwarding=\"cut-through\"/>");
+                "<switch name=\"sw\" forwarding=\"cut_through\"/>");
     const auto t = topo::parse_model(xml, "ct.xml");
     const std::uint64_t m = 100 << 20;
     using testing::irecv;
@@ -237,9 +237,9 @@ TEST(Valiant, SpreadsPacketsOverGlobalCablesInBothModels) {
     ASSERT_FALSE(xml.empty());
     const std::uint64_t m = 10 << 20;
     for (const char* model : {"packet", "fluid"}) {
-        for (const char* routing : {"shortest-path", "valiant"}) {
+        for (const char* routing : {"shortest_path", "valiant"}) {
             std::string x = xml;
-            x.replace(x.find("routing=\"shortest-path\""), 23,
+            x.replace(x.find("routing=\"shortest_path\""), 23,
                       fmt::format("routing=\"{}\" model=\"{}\"", routing, model));
             const auto t = topo::parse_model(x, "df.xml");
             auto run = [&](std::uint64_t seed) {
@@ -267,7 +267,7 @@ TEST(Valiant, SpreadsPacketsOverGlobalCablesInBothModels) {
                     ++global_used;
             }
             SCOPED_TRACE(fmt::format("{} / {}", model, routing));
-            if (std::string(routing) == "shortest-path")
+            if (std::string(routing) == "shortest_path")
                 EXPECT_EQ(global_used, 1);
             else
                 EXPECT_GT(global_used, 4);
@@ -281,17 +281,17 @@ TEST(Valiant, SpreadsPacketsOverGlobalCablesInBothModels) {
 namespace clustersim {
 namespace CLUSTERSIM_TEST_FILE {
 
-// The issue's form: one store-and-forward vertex (a switch at the sender's side), then
-// cut-through switches: k * latency + size / bandwidth + one packet time.
+// The issue's form: one store_and_forward vertex (a switch at the sender's side), then
+// cut_through switches: k * latency + size / bandwidth + one packet time.
 TEST(CutThrough, OneStoreAndForwardHopAddsOnePacketTime) {
     const double L = 1e-6, B = 1e9;
     const std::uint64_t g = 4096;
     for (int ct : {1, 3}) {
         std::string xml = fmt::format(R"(<cluster name="chain">
-  <network granularity="{}B" eager-threshold="1TiB" forwarding="cut-through"/>
+  <network granularity="{}B" eager-threshold="1TiB" forwarding="cut_through"/>
   <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <nodes prefix="n" count="2" type="n"/>
-  <switch name="sf" forwarding="store-and-forward"/>
+  <switch name="sf" forwarding="store_and_forward"/>
 )",
                                       g);
         for (int i = 0; i < ct; ++i) xml += fmt::format("  <switch name=\"ct{}\"/>\n", i);

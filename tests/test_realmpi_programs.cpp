@@ -1,7 +1,7 @@
 // The MPI programs of tools/mpi/ on a real MPI (short runs): the benchmark suite writes one
 // CSV row per phase and refuses a bad flag with one line and exit code 2; the Jacobi solver
 // converges and reads its checkpoint back; the Garg-De benchmark's histograms load in
-// `clustersim jitter --model max-of-distributions`; the calibration writes a model that
+// `clustersim jitter --model max_of_distributions`; the calibration writes a model that
 // `clustersim validate` accepts.
 #include <gtest/gtest.h>
 
@@ -80,7 +80,7 @@ TEST(RealMpiPrograms, GargDeHistogramsLoadInTheJitterModel) {
     const Result r =
         mpi(2, std::string(CLUSTERSIM_MPI_GARGDE) + " --work 100us --iterations 200 --out " + csv);
     ASSERT_EQ(r.code, 0) << r.out << r.err;
-    const Result j = run("jitter --model max-of-distributions --distributions " + csv +
+    const Result j = run("jitter --model max_of_distributions --distributions " + csv +
                          " --tasks 2,4,1024 --latency 1us");
     ASSERT_EQ(j.code, 0) << j.err;
     // The mean of the max over N processes of w + δ: about the 100 µs quantum or more, and not
@@ -125,8 +125,8 @@ TEST(RealMpiPrograms, CalibrationWritesAModelThatLoadsAndReplaysItsPingPong) {
         << r.out;
     // Issue 23: the two-way curve has a point for every point of the one-way curve; the page
     // cache's copy rate, the request overhead and the collective open/close are written.
-    const auto one_way = model.find("<point-to-point scope=\"intra-node\">");
-    const auto both = model.find("<point-to-point scope=\"intra-node\" direction=\"both\">");
+    const auto one_way = model.find("<point-to-point scope=\"intra_node\">");
+    const auto both = model.find("<point-to-point scope=\"intra_node\" direction=\"both\">");
     ASSERT_NE(one_way, std::string::npos) << model;
     ASSERT_NE(both, std::string::npos) << model;
     const auto points = [&](std::size_t from) {

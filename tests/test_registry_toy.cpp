@@ -102,7 +102,7 @@ class ToyNic final : public topo::NicBehaviour {
 };
 
 // A toy switch forwarding model: a vertex forwards a packet `k[0]` (its `delay`) after the
-// packet's last byte has arrived (store-and-forward plus a fixed processing time).
+// packet's last byte has arrived (store_and_forward plus a fixed processing time).
 Time toy_forward_at(const topo::ForwardRule& rule, Time, Time, Time tail) {
     return tail + rule.k[0];
 }
@@ -165,7 +165,7 @@ const bool registered = [] {
          }});
     topo::forwarding_models().add(
         {"toy_fwd",
-         "toy: store-and-forward plus a fixed processing delay",
+         "toy: store_and_forward plus a fixed processing delay",
          {{"delay", "time", "s", "1us", "from a packet's last byte in to its forwarding"}},
          [](const std::vector<KeyValue>& params) {
              topo::ForwardRule rule{&toy_forward_at, {parse_time("1us"), Time::zero()}};
@@ -307,7 +307,7 @@ TEST(RegistryToy, ToyNicModelRunsThroughTheCommandLine) {
     ASSERT_FALSE(d.is_null());
     EXPECT_EQ(d["simulated_time_ps"].get<std::int64_t>(), 20'000'000);
     // The built-in NICs on the same model route through the 6 edges (6 us of latency, 6
-    // store-and-forward copies of 1 us): 12 us one way, 120 us, both the same here.
+    // store_and_forward copies of 1 us): 12 us one way, 120 us, both the same here.
     for (const std::string nic : {"packet", "analytical"}) {
         const nlohmann::json b =
             run_model_json(two_nodes_with_nic(nic, "toy-nic-builtin.xml"), app);
@@ -364,12 +364,12 @@ TEST(RegistryToy, ToyForwardingModelRunsThroughTheCommandLine) {
     // way, 10 one-way trips: 120 us. The toy's switch waits `delay` more: 12 us + 2 us one
     // way, 140 us.
     for (const auto& [spec, ps] : std::vector<std::pair<std::string, std::int64_t>>{
-             {"store-and-forward", 120'000'000},
+             {"store_and_forward", 120'000'000},
              {"toy_fwd:delay=2us", 140'000'000},
              {"toy_fwd", 130'000'000},  // its default delay, 1 us
              // Cut-through: the switch sends the head on once it has crossed its 1 us link, so
              // the copy into the switch overlaps the copy out: 11 us one way.
-             {"cut-through", 110'000'000}}) {
+             {"cut_through", 110'000'000}}) {
         const nlohmann::json j =
             run_model_json(two_nodes_with_forwarding(spec, "toy-fwd.xml"), app);
         ASSERT_FALSE(j.is_null()) << spec;
@@ -392,7 +392,7 @@ TEST(RegistryToy, ToyForwardingParametersAreCheckedAgainstTheRegistry) {
     const CliResult u = clustersim({"run", unknown, "--app", "pingpong:size=1000B", "--json"});
     EXPECT_EQ(u.code, 2);
     EXPECT_NE(u.err.find("toy-fwd-unknown.xml:10: <network> attribute 'forwarding': 'wormhole' "
-                         "is not valid; expected cut-through, store-and-forward or toy_fwd"),
+                         "is not valid; expected cut_through, store_and_forward or toy_fwd"),
               std::string::npos)
         << u.err;
     EXPECT_THROW(topo::forwarding_models().add({"toy_fwd", "again", {}, nullptr}),
@@ -422,10 +422,10 @@ std::string one_core_map() {
 
 TEST(RegistryToy, ToyCpuModelRunsThroughTheCommandLine) {
     ASSERT_TRUE(registered);
-    // barrier-loop: each rank computes 10 us (10^4 instructions at 1G/s) then a barrier, 3
+    // barrier_loop: each rank computes 10 us (10^4 instructions at 1G/s) then a barrier, 3
     // times; one rank per node. The toy stretches each compute by `slowdown`; the barriers
     // are the same, so the run is 3 x (slowdown - 1) x 10 us longer than processor sharing.
-    const std::vector<std::string> app = {"--app", "barrier-loop:work=10us,iterations=3", "--ranks",
+    const std::vector<std::string> app = {"--app", "barrier_loop:work=10us,iterations=3", "--ranks",
                                           "2"};
     auto with = [&](std::vector<std::string> more) {
         std::vector<std::string> args = app;
@@ -461,7 +461,7 @@ TEST(RegistryToy, ToyCpuModelRunsThroughTheCommandLine) {
     EXPECT_EQ(from_xml["simulated_time_ps"], toy3["simulated_time_ps"]);
     // --cpu wins over the model's.
     std::vector<std::string> over = app;
-    over.insert(over.end(), {"--cpu", "processor-sharing"});
+    over.insert(over.end(), {"--cpu", "processor_sharing"});
     const nlohmann::json overridden = run_args_json(over, model);
     ASSERT_FALSE(overridden.is_null());
     EXPECT_EQ(overridden["simulated_time_ps"], ps["simulated_time_ps"]);
@@ -469,22 +469,22 @@ TEST(RegistryToy, ToyCpuModelRunsThroughTheCommandLine) {
 
 TEST(RegistryToy, ToyCpuParametersAreCheckedAgainstTheRegistry) {
     const CliResult r = clustersim(
-        {"run", kModel, "--app", "barrier-loop", "--cpu", "toy_cpu:colour=red", "--json"});
+        {"run", kModel, "--app", "barrier_loop", "--cpu", "toy_cpu:colour=red", "--json"});
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("--cpu: 'toy_cpu:colour=red': CPU model 'toy_cpu' has no parameter "
                          "'colour'; expected slowdown"),
               std::string::npos)
         << r.err;
     const CliResult zero = clustersim(
-        {"run", kModel, "--app", "barrier-loop", "--cpu", "toy_cpu:slowdown=0", "--json"});
+        {"run", kModel, "--app", "barrier_loop", "--cpu", "toy_cpu:slowdown=0", "--json"});
     EXPECT_EQ(zero.code, 2);
     EXPECT_NE(zero.err.find("--cpu: 'toy_cpu:slowdown=0': slowdown: expected 1 to 1000"),
               std::string::npos)
         << zero.err;
     const CliResult unknown =
-        clustersim({"run", kModel, "--app", "barrier-loop", "--cpu", "toy_cpx", "--json"});
+        clustersim({"run", kModel, "--app", "barrier_loop", "--cpu", "toy_cpx", "--json"});
     EXPECT_EQ(unknown.code, 2);
-    EXPECT_NE(unknown.err.find("--cpu: 'toy_cpx': expected processor-sharing, run-to-completion "
+    EXPECT_NE(unknown.err.find("--cpu: 'toy_cpx': expected processor_sharing, run_to_completion "
                                "or toy_cpu"),
               std::string::npos)
         << unknown.err;
@@ -495,7 +495,7 @@ TEST(RegistryToy, ToyCpuParametersAreCheckedAgainstTheRegistry) {
     const std::string model = (std::filesystem::temp_directory_path() / "toy-cpu-bad.xml").string();
     std::ofstream(model) << xml;
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"run", model, "--app", "barrier-loop"},
+         {std::vector<std::string>{"run", model, "--app", "barrier_loop"},
           std::vector<std::string>{"validate", model}}) {
         const CliResult x = clustersim(args);
         EXPECT_EQ(x.code, 2) << args[0];
@@ -517,17 +517,17 @@ TEST(RegistryToy, ToyCpuParametersAreCheckedAgainstTheRegistry) {
     EXPECT_THROW(cpu::cpu_models().add({"toy_cpu", "again", {}, nullptr}), std::logic_error);
 }
 
-// The built-in run-to-completion model through the command line: two ranks on one core,
-// barrier-loop with one iteration of 10 us. Processor sharing: both computes end at 20 us
+// The built-in run_to_completion model through the command line: two ranks on one core,
+// barrier_loop with one iteration of 10 us. Processor sharing: both computes end at 20 us
 // (40 us of Compute in all); run to completion: rank 0's at 10 us, rank 1's at 20 us (30 us).
 // Either way the barrier ends when rank 1's message has crossed the memory node (2 us).
 TEST(RegistryToy, RunToCompletionThroughTheCommandLine) {
-    std::vector<std::string> args = {"--app",          "barrier-loop:work=10us,iterations=1",
+    std::vector<std::string> args = {"--app",          "barrier_loop:work=10us,iterations=1",
                                      "--ranks",        "2",
                                      "--placement",    "map:" + one_core_map(),
                                      "--oversubscribe"};
     const nlohmann::json ps = run_args_json(args);
-    args.insert(args.end(), {"--cpu", "run-to-completion"});
+    args.insert(args.end(), {"--cpu", "run_to_completion"});
     const nlohmann::json rtc = run_args_json(args);
     ASSERT_FALSE(ps.is_null() || rtc.is_null());
     EXPECT_DOUBLE_EQ(compute_seconds(ps), 40e-6);
@@ -550,7 +550,7 @@ TEST(RegistryToy, ListShowsTheToysWithTheirParameters) {
         std::string::npos)
         << r.out;
     EXPECT_NE(
-        r.out.find("  toy_fwd            toy: store-and-forward plus a fixed processing delay\n"
+        r.out.find("  toy_fwd            toy: store_and_forward plus a fixed processing delay\n"
                    "    delay  time (s), default 1us: from a packet's last byte in to its "
                    "forwarding\n"),
         std::string::npos)

@@ -158,7 +158,7 @@ TEST(RunExecute, TheHooksSeeThePlacementWrapTheProgramAndTheNotes) {
     Fixture f;
     run::RunSpec spec = spec_of({"pingpong:size=1000B,iterations=1"});
     spec.ranks = {2};
-    spec.source.format = "native-text";  // a trace flag with no trace: app
+    spec.source.format = "native_text";  // a trace flag with no trace: app
     std::ostringstream notes;
     std::uint32_t placed = 0;
     std::uint64_t wrapped_ops = 0;
@@ -186,7 +186,7 @@ TEST(RunExecute, TheHooksSeeThePlacementWrapTheProgramAndTheNotes) {
     // The round trip is two one-way times of the toy's 12 us.
     EXPECT_EQ(o.result.simulated, Time::us(24));
     EXPECT_EQ(notes.str(),
-              "clustersim: note: --format native-text not used: no --app is a trace: app\n");
+              "clustersim: note: --format native_text not used: no --app is a trace: app\n");
 }
 
 TEST(RunExecute, AModelGivenInMemoryIsUsedAsIs) {

@@ -57,7 +57,7 @@ mpi::SimulationResult simulate(const std::string& network, bool with_progress,
 }
 
 TEST(RunProgress, CallsComeAfterEveryFewEventsWithTheNetworksCountersInEveryModel) {
-    for (const char* network : {"packet", "cut-through", "fluid", "simple:collectives=messages"}) {
+    for (const char* network : {"packet", "cut_through", "fluid", "simple:collectives=messages"}) {
         SCOPED_TRACE(network);
         std::vector<Call> calls;
         const mpi::SimulationResult quiet = simulate(network, false, nullptr);

@@ -183,11 +183,11 @@ TEST(TopoCommModel, UnknownTopLevelElementListsCommModel) {
 TEST(TopoCommModel, PointToPointCurvesPerScope) {
     const run::Model t =
         run::parse_model(with_comm(R"(<comm-model model="simple" collectives="messages">
-  <point-to-point scope="intra-node">
+  <point-to-point scope="intra_node">
     <point size="1KiB" bandwidth="2GB/s"/>
     <point size="1MiB" bandwidth="10GB/s"/>
   </point-to-point>
-  <point-to-point scope="inter-node"><point size="64KiB" bandwidth="1GB/s"/></point-to-point>
+  <point-to-point scope="inter_node"><point size="64KiB" bandwidth="1GB/s"/></point-to-point>
 </comm-model>)"),
                          "p2p.xml");
     ASSERT_EQ(t.comm.intra_curve.size(), 2u);
@@ -235,29 +235,29 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"p2p_bad_scope",
                 R"(<comm-model model="simple"><point-to-point scope="node"/></comm-model>)", 2,
                 "<point-to-point> attribute 'scope': 'node' is not valid",
-                "expected intra-node or inter-node"},
+                "expected intra_node or inter_node"},
         BadCase{"p2p_no_scope", R"(<comm-model model="simple"><point-to-point/></comm-model>)", 2,
                 "<point-to-point> is missing required attribute 'scope'"},
         BadCase{"p2p_twice",
-                "<comm-model model=\"simple\">\n<point-to-point scope=\"intra-node\"><point "
+                "<comm-model model=\"simple\">\n<point-to-point scope=\"intra_node\"><point "
                 "size=\"1KiB\" bandwidth=\"1GB/s\"/></point-to-point>\n<point-to-point "
-                "scope=\"intra-node\"/></comm-model>",
-                4, "second <point-to-point scope=\"intra-node\">", "the first is on line 3"},
+                "scope=\"intra_node\"/></comm-model>",
+                4, "second <point-to-point scope=\"intra_node\">", "the first is on line 3"},
         BadCase{"p2p_empty",
-                R"(<comm-model model="simple"><point-to-point scope="inter-node"/></comm-model>)",
+                R"(<comm-model model="simple"><point-to-point scope="inter_node"/></comm-model>)",
                 2, "<point-to-point> without <point> elements"},
         BadCase{"p2p_not_rising",
-                "<comm-model model=\"simple\"><point-to-point scope=\"intra-node\">\n<point "
+                "<comm-model model=\"simple\"><point-to-point scope=\"intra_node\">\n<point "
                 "size=\"1MiB\" bandwidth=\"1GB/s\"/>\n<point size=\"1KiB\" "
                 "bandwidth=\"1GB/s\"/></point-to-point></comm-model>",
                 4, "'1KiB' is not larger than the previous point's '1MiB' (line 3)"},
         BadCase{
             "p2p_zero_size",
-            R"(<comm-model model="simple"><point-to-point scope="intra-node"><point size="0B" bandwidth="1GB/s"/></point-to-point></comm-model>)",
+            R"(<comm-model model="simple"><point-to-point scope="intra_node"><point size="0B" bandwidth="1GB/s"/></point-to-point></comm-model>)",
             2, "<point> attribute 'size': expected a size larger than 0B"},
         BadCase{
             "p2p_text",
-            R"(<comm-model model="simple"><point-to-point scope="intra-node">x</point-to-point></comm-model>)",
+            R"(<comm-model model="simple"><point-to-point scope="intra_node">x</point-to-point></comm-model>)",
             2, "unexpected content in <point-to-point>; expected only <point> elements"},
         // <comm-model> itself
         BadCase{"missing_model", R"(<comm-model latency="1us"/>)", 2,
@@ -265,7 +265,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"empty_model", R"(<comm-model model=""/>)", 2,
                 "<comm-model> attribute 'model' must not be empty"},
         BadCase{"unknown_attribute", R"(<comm-model model="simple" bandwith="1GB/s"/>)", 2,
-                "<comm-model> has unknown attribute 'bandwith'",
+                "<comm-model> has unknown attribute 'bandwith' (did you mean 'bandwidth'?)",
                 "valid attributes: model, latency, bandwidth, intra-latency, intra-bandwidth, "
                 "buses, in-links, out-links, collectives"},
         BadCase{"duplicate_attribute", R"(<comm-model model="simple" buses="2" buses="3"/>)", 2,

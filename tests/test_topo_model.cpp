@@ -180,7 +180,7 @@ TEST(TopoModel, TwoNodesExampleLoads) {
 // ---- format features --------------------------------------------------------------------
 
 constexpr const char* kFeatures = R"(<cluster name="features">
-  <network granularity="1MiB" routing="round-robin" nic="analytical" eager-threshold="8KiB"/>
+  <network granularity="1MiB" routing="round_robin" nic="analytical" eager-threshold="8KiB"/>
   <node-type name="fast" memory="2GiB" nic="packet" granularity="message">
     <edge from="s0" to="nic" latency="2us" bandwidth="3GB/s"/>
     <socket name="s0" cores="4" speed="3G"/>
@@ -475,14 +475,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"two-nics.xml", 7, "already has a NIC 'nic0'", "at most one"},
         BadCase{"generator-without-nic.xml", 7, "<torus>: node-type 't' has no <nic>"},
         BadCase{"bad-routing.xml", 4, "'fastest' is not valid",
-                "expected shortest-path or round-robin"},
+                "expected shortest_path or round_robin"},
         BadCase{"bad-nic-model.xml", 4, "'flow' is not valid", "expected packet or analytical"},
         BadCase{"bad-network-model.xml", 4, "<network> attribute 'model': 'wormhole' is not valid",
                 "expected packet or fluid"},
         BadCase{"bad-forwarding.xml", 8, "<switch> attribute 'forwarding': 'virtual-cut-through'",
-                "expected cut-through or store-and-forward"},
+                "expected cut_through or store_and_forward"},
         BadCase{"bad-forwarding-in-type.xml", 6, "<nic> attribute 'forwarding': 'wormhole'",
-                "expected cut-through or store-and-forward"},
+                "expected cut_through or store_and_forward"},
         BadCase{"zero-granularity.xml", 4, "'granularity'", "'message'"},
         BadCase{"fat-tree-levels.xml", 8, "attribute 'up': expected 2 values", "got 3"},
         BadCase{"bad-list.xml", 8, "attribute 'dims'", "comma-separated list"},
@@ -499,7 +499,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"dragonfly-bad-unit.xml", 8, "<dragonfly> attribute 'global-bandwidth'",
                 "unknown unit 'GBs'"},
         BadCase{"dragonfly-valiant-without-groups.xml", 4, "'valiant' needs a <dragonfly>",
-                "expected shortest-path or round-robin"},
+                "expected shortest_path or round_robin"},
         BadCase{"io-fs-server-without-io-server.xml", 11,
                 "<file-system> attribute 'servers': node 'n5' has no <io-server>",
                 "(files cannot be striped over it)"},

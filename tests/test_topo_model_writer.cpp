@@ -102,7 +102,7 @@ TEST(ModelWriter, EveryElementRoundTripsThroughTheReader) {
     XmlElement& c = doc.cluster();
     c.add_network()
         .size("granularity", 4096)
-        .text("routing", "round-robin")
+        .text("routing", "round_robin")
         .text("nic", "analytical")
         .size("eager-threshold", 12'000);
     XmlElement& coll = c.add_collectives();
@@ -129,7 +129,7 @@ TEST(ModelWriter, EveryElementRoundTripsThroughTheReader) {
         .bandwidth("local-bandwidth", Bandwidth{8'000'000'000});
     type.add_memory_node("mem1");
     type.add_switch("qpi", Bandwidth{12ULL << 30});
-    type.add_nic("nic", Bandwidth{1'250'000'000}).text("forwarding", "cut-through");
+    type.add_nic("nic", Bandwidth{1'250'000'000}).text("forwarding", "cut_through");
     type.add_cable("s0", "mem0", Time::ns(200), Bandwidth{6'000'000'000});
     type.add_cable("s1", "mem1", Time::ps(1), Bandwidth{1});
     type.add_edge("mem0", "qpi", Time::ns(300), Bandwidth{4'000'000'000});
@@ -288,7 +288,7 @@ void expect_same_graph(const Topology& a, const Topology& b) {
 
 // The options below, as a person would write them (other unit spellings on purpose). A
 // dragonfly's local cables take the link latency and its global ones twice it unless given
-// (issue 52: one meaning per flag); a torus that names no routing takes dimension-order, as a
+// (issue 52: one meaning per flag); a torus that names no routing takes dimension_order, as a
 // generated one does.
 constexpr const char* kHandType = R"(
   <node-type name="node" memory="8GiB">
@@ -325,7 +325,7 @@ GenerateOptions options(const char* kind) {
 
 TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
     const std::string net =
-        R"(<network granularity="100KiB" routing="shortest-path" nic="packet" eager-threshold="64KiB"/>)";
+        R"(<network granularity="100KiB" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>)";
     {
         GenerateOptions o = options("star");
         o.nodes = 5;
@@ -348,7 +348,7 @@ TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
             parse_model(generate_model_xml(o), "gen.xml"),
             parse_model(
                 by_hand("fat-tree-12",
-                        R"(<network granularity="message" routing="d-mod-k" nic="analytical"/>)",
+                        R"(<network granularity="message" routing="d_mod_k" nic="analytical"/>)",
                         R"(<fat-tree type="node" levels="3" down="2,3,2" up="1,2,3")"
                         R"( link-latency="1500ns" link-bandwidth="1.25GB/s"/>)"),
                 "hand.xml"));

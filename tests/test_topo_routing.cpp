@@ -138,7 +138,7 @@ TEST(TopoSummary, Figure1) {
     EXPECT_THAT(text, HasSubstr("120 cores"));
     EXPECT_THAT(text, HasSubstr("100 KiB packets"));
     EXPECT_THAT(text, HasSubstr("64 KiB"));
-    EXPECT_THAT(text, HasSubstr("shortest-path"));
+    EXPECT_THAT(text, HasSubstr("shortest_path"));
     EXPECT_THAT(text, HasSubstr("380 of 380 ordered socket pairs (100%)"));
     EXPECT_THAT(text, HasSubstr("120 GiB"));
     EXPECT_THAT(text, HasSubstr("11 (10 inside nodes, 1 in the network)"));

@@ -1,5 +1,5 @@
 // The routings that follow SimGrid's cluster zones (topologies/routing.cpp, fabric_path):
-// torus dimension-order (TorusZone), fat-tree D-mod-k (FatTreeZone) and the minimal routing
+// torus dimension_order (TorusZone), fat-tree D-mod-k (FatTreeZone) and the minimal routing
 // of SimGrid's dragonfly wiring (DragonflyZone), hop by hop against the rules SimGrid's
 // sources state, and the cable counts of SimGrid's wirings.
 #include <map>
@@ -101,7 +101,7 @@ std::string torus_xml(const std::vector<std::uint64_t>& simgrid_dims) {
 TEST(SimgridRouting, TorusDimensionOrderEveryPairAsSimGrid) {
     for (const std::vector<std::uint64_t>& dims : std::vector<std::vector<std::uint64_t>>{
              {3, 2, 2}, {4, 4}, {5, 3}, {6}, {2, 1, 3}, {4, 2, 3}}) {
-        const Topology t = model("dimension-order", torus_xml(dims));
+        const Topology t = model("dimension_order", torus_xml(dims));
         const Router r(t);
         const std::size_t n = t.nodes.size();
         for (std::size_t a = 0; a < n; ++a) {
@@ -121,14 +121,14 @@ TEST(SimgridRouting, TorusDimensionOrderEveryPairAsSimGrid) {
 
 TEST(SimgridRouting, TorusByHand) {
     // SimGrid 4x4: node 0 = (0,0) to node 10 = (2,2): x first, +1 twice (2 <= 0 + 4/2), then y.
-    const Topology t = model("dimension-order", torus_xml({4, 4}));
+    const Topology t = model("dimension_order", torus_xml({4, 4}));
     const Router r(t);
     EXPECT_EQ(hops(t, r, "n0.nic", "n10.nic"),
               (std::vector<std::string>{"n1.nic", "n2.nic", "n6.nic", "n10.nic"}));
     // Node 3 = (3,0) to node 1 = (1,0): 3 > 2 and (3 + 2) % 4 = 1 >= 1: right, across the wrap.
     EXPECT_EQ(hops(t, r, "n3.nic", "n1.nic"), (std::vector<std::string>{"n0.nic", "n1.nic"}));
     // Shortest-path on the same torus takes its own (lowest edge id) way for the first.
-    const Topology s = model("shortest-path", torus_xml({4, 4}));
+    const Topology s = model("shortest_path", torus_xml({4, 4}));
     const Router rs(s);
     EXPECT_EQ(rs.path(s.find_vertex("n0.nic"), s.find_vertex("n10.nic")).size(), 4u);
 }
@@ -136,14 +136,14 @@ TEST(SimgridRouting, TorusByHand) {
 TEST(SimgridRouting, TorusCableCountsPerNodeAndDimension) {
     // SimGrid: one link per node and dimension. 3,2,2: 12 x 3 = 36 (clustersim wiring: 24);
     // 2,1,3: 6 x 3 less the size-1 dimension's 6 self-links = 12.
-    EXPECT_EQ(network_cables(model("shortest-path", torus_xml({3, 2, 2}))), 36u);
+    EXPECT_EQ(network_cables(model("shortest_path", torus_xml({3, 2, 2}))), 36u);
     EXPECT_EQ(
-        network_cables(model("shortest-path", R"(<torus type="n" dims="2,2,3" )"
+        network_cables(model("shortest_path", R"(<torus type="n" dims="2,2,3" )"
                                               R"(link-latency="1us" link-bandwidth="1GB/s"/>)")),
         24u);
-    EXPECT_EQ(network_cables(model("shortest-path", torus_xml({2, 1, 3}))), 12u);
+    EXPECT_EQ(network_cables(model("shortest_path", torus_xml({2, 1, 3}))), 12u);
     // Size 2: both ways over the lower node's cable (the first of the two), as SimGrid.
-    const Topology t = model("dimension-order", torus_xml({2}));
+    const Topology t = model("dimension_order", torus_xml({2}));
     const Router r(t);
     const auto ab = r.path(t.find_vertex("n0.nic"), t.find_vertex("n1.nic"));
     const auto ba = r.path(t.find_vertex("n1.nic"), t.find_vertex("n0.nic"));
@@ -160,7 +160,7 @@ TEST(SimgridRouting, FatTreeDModKByHand) {
     // SimGrid's cluster_fat_tree.xml shape: 2;4,4;1,2;1,2. From a leaf switch the up port is
     // d = dst mod (u_2 p_2) = dst mod 4: top switch b = d mod 2, parallel cable d / 2. Down:
     // cable (src mod p_2).
-    const Topology t = model("d-mod-k", kFatTree);
+    const Topology t = model("d_mod_k", kFatTree);
     const Router r(t);
     for (std::uint64_t src : {0u, 1u, 6u}) {
         for (std::uint64_t dst = 0; dst < 16; ++dst) {
@@ -180,14 +180,14 @@ TEST(SimgridRouting, FatTreeDModKByHand) {
 
 TEST(SimgridRouting, FatTreeDModKSpreadsWhereShortestPathDoesNot) {
     // Node 0 to the 12 nodes under other leaves: D-mod-k uses all 4 up cables of its leaf,
-    // 3 destinations each; shortest-path always the first.
-    for (const char* routing : {"d-mod-k", "shortest-path"}) {
+    // 3 destinations each; shortest_path always the first.
+    for (const char* routing : {"d_mod_k", "shortest_path"}) {
         const Topology t = model(routing, kFatTree);
         const Router r(t);
         std::map<EdgeId, int> up;
         for (int dst = 4; dst < 16; ++dst)
             ++up[r.path(t.find_vertex("n0.nic"), t.find_vertex(fmt::format("n{}.nic", dst)))[1]];
-        if (std::string(routing) == "d-mod-k") {
+        if (std::string(routing) == "d_mod_k") {
             EXPECT_EQ(up.size(), 4u);
             for (const auto& [e, n] : up) EXPECT_EQ(n, 3) << e;
         } else {
@@ -199,7 +199,7 @@ TEST(SimgridRouting, FatTreeDModKSpreadsWhereShortestPathDoesNot) {
 TEST(SimgridRouting, FatTreeThreeLevelsEveryPathIsMinimalAndDModK) {
     // XGFT(3; 2,2,2; 1,2,2): up ports at level l are dst / (u_1..u_l) mod u_{l+1}.
     const Topology t =
-        model("d-mod-k", R"(<fat-tree type="n" levels="3" down="2,2,2" )"
+        model("d_mod_k", R"(<fat-tree type="n" levels="3" down="2,2,2" )"
                          R"(up="1,2,2" link-latency="1us" link-bandwidth="1GB/s"/>)");
     const Router r(t);
     for (int src = 0; src < 8; ++src) {
@@ -274,23 +274,23 @@ TEST(SimgridRouting, DragonflyMinimalAsSimGrid) {
 }
 
 TEST(SimgridRouting, RoutingNamesAndErrors) {
-    EXPECT_STREQ(to_string(Routing::DimensionOrder), "dimension-order");
-    EXPECT_STREQ(to_string(Routing::DModK), "d-mod-k");
+    EXPECT_STREQ(to_string(Routing::DimensionOrder), "dimension_order");
+    EXPECT_STREQ(to_string(Routing::DModK), "d_mod_k");
     EXPECT_STREQ(to_string(Routing::SimGrid), "simgrid");
     EXPECT_TRUE(fixed_path(Routing::SimGrid));
     EXPECT_FALSE(fixed_path(Routing::RoundRobin));
     EXPECT_EQ(model("simgrid", kFatTree).settings.routing, Routing::SimGrid);
     try {
-        model("dimension-order", kFatTree);
+        model("dimension_order", kFatTree);
         ADD_FAILURE() << "no error";
     } catch (const InputError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("'dimension-order' needs a <torus>"));
+        EXPECT_THAT(e.what(), HasSubstr("'dimension_order' needs a <torus>"));
     }
     try {
-        model("d-mod-k", torus_xml({4}));
+        model("d_mod_k", torus_xml({4}));
         ADD_FAILURE() << "no error";
     } catch (const InputError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("'d-mod-k' needs a <fat-tree>"));
+        EXPECT_THAT(e.what(), HasSubstr("'d_mod_k' needs a <fat-tree>"));
     }
     try {
         model("simgrid",
@@ -305,7 +305,7 @@ TEST(SimgridRouting, RoutingNamesAndErrors) {
     EXPECT_THROW(model("simgrid", R"(<torus type="n" dims="4" wiring="ibm" link-latency="1us" )"
                                   R"(link-bandwidth="1GB/s"/>)"),
                  InputError);
-    // Outside the fabrics, and on a Kim-wired dragonfly, simgrid is shortest-path.
+    // Outside the fabrics, and on a Kim-wired dragonfly, simgrid is shortest_path.
     const Topology k =
         model("simgrid", R"(<dragonfly type="n" groups="3" routers="2" )"
                          R"(nodes-per-router="1" global-links="1" link-latency="1us" )"
@@ -313,7 +313,7 @@ TEST(SimgridRouting, RoutingNamesAndErrors) {
                          R"(local-bandwidth="1GB/s" global-latency="1us" )"
                          R"(global-bandwidth="1GB/s"/>)");
     const Topology ks =
-        model("shortest-path", R"(<dragonfly type="n" groups="3" routers="2" )"
+        model("shortest_path", R"(<dragonfly type="n" groups="3" routers="2" )"
                                R"(nodes-per-router="1" global-links="1" link-latency="1us" )"
                                R"(link-bandwidth="1GB/s" local-latency="1us" )"
                                R"(local-bandwidth="1GB/s" global-latency="1us" )"
@@ -328,7 +328,7 @@ TEST(SimgridRouting, RoutingNamesAndErrors) {
 }
 
 TEST(SimgridRouting, GeneratedModelsTakeTheRoutingNames) {
-    // `clustersim generate torus --dims 4,4 --routing dimension-order` routes as SimGrid.
+    // `clustersim generate torus --dims 4,4 --routing dimension_order` routes as SimGrid.
     GenerateOptions o;
     o.kind = "torus";
     o.dims = {4, 4};

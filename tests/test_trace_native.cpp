@@ -666,29 +666,29 @@ TEST(TraceNative, ReadersDetectNativeFormats) {
     ReaderRegistry registry;
     registry.add(make_native_binary_reader());
     registry.add(make_native_text_reader());
-    EXPECT_EQ(registry.names(), "native-binary, native-text");
-    EXPECT_EQ(registry.detect(text).name(), "native-text");
-    EXPECT_EQ(registry.detect(commented).name(), "native-text");
-    EXPECT_EQ(registry.detect(bin).name(), "native-binary");
-    EXPECT_EQ(registry.find("native-text")->name(), "native-text");
+    EXPECT_EQ(registry.names(), "native_binary, native_text");
+    EXPECT_EQ(registry.detect(text).name(), "native_text");
+    EXPECT_EQ(registry.detect(commented).name(), "native_text");
+    EXPECT_EQ(registry.detect(bin).name(), "native_binary");
+    EXPECT_EQ(registry.find("native_text")->name(), "native_text");
     EXPECT_EQ(registry.find("nope"), nullptr);
     const std::string junk = temp_path("junk.bin");
     spit(junk, "\x01\x02 not a trace\n");
     EXPECT_THAT(error_of([&] { registry.detect(junk); }),
-                HasSubstr(junk + ": not a trace clustersim can read; formats: native-binary, "
-                                 "native-text"));
+                HasSubstr(junk + ": not a trace clustersim can read; formats: native_binary, "
+                                 "native_text"));
 
     ReadReport report;
     const Trace a = load_trace(text, "auto", ReadOptions{}, report);
-    EXPECT_EQ(a.format, "native-text");
+    EXPECT_EQ(a.format, "native_text");
     EXPECT_EQ(a.source, text);
     const Trace b = load_trace(bin, "auto", ReadOptions{}, report);
-    EXPECT_EQ(b.format, "native-binary");
+    EXPECT_EQ(b.format, "native_binary");
     expect_same(a, b);
-    EXPECT_EQ(load_trace(bin, "native-binary", ReadOptions{}, report).format, "native-binary");
+    EXPECT_EQ(load_trace(bin, "native_binary", ReadOptions{}, report).format, "native_binary");
     const std::string e = error_of([&] { load_trace(text, "vampir", ReadOptions{}, report); });
-    EXPECT_THAT(e, HasSubstr("--format: unknown trace format 'vampir'; valid: auto, native-binary, "
-                             "native-text, simgrid-ti, hdtrace"));
+    EXPECT_THAT(e, HasSubstr("--format: unknown trace format 'vampir'; valid: auto, native_binary, "
+                             "native_text, simgrid_ti, hdtrace"));
     EXPECT_THAT(
         error_of([&] { load_trace(temp_path("missing.trace"), "auto", ReadOptions{}, report); }),
         HasSubstr("missing.trace: cannot open"));

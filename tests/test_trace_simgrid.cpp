@@ -87,7 +87,7 @@ TEST(SimgridTi, Actions01IndexRecordsByHand) {
     ReadReport report;
     const Trace t = read(kDir + "/actions01.index.txt", report);
     EXPECT_EQ(t.name, "actions01");
-    EXPECT_EQ(t.format, "simgrid-ti");
+    EXPECT_EQ(t.format, "simgrid_ti");
     EXPECT_EQ(t.traced_speed, 0u);
     ASSERT_EQ(t.ranks(), 2u);
     // actions0.txt: init, send 1 0 1e6, recv 1 1 1e6, send 1 2 1e6, finalize -> 3 records.

@@ -157,22 +157,12 @@ int cmd_generate(const GenerateFlags& f) {
     o.nic = select_flag("--nic", topo::nic_models(), f.nic);
     if (f.routing.empty())
         o.routing.reset();  // the fabric's own (topo::natural_routing)
-    else if (f.routing == "shortest-path")
-        o.routing = topo::Routing::ShortestPath;
-    else if (f.routing == "round-robin")
-        o.routing = topo::Routing::RoundRobin;
-    else if (f.routing == "valiant")
-        o.routing = topo::Routing::Valiant;
-    else if (f.routing == "dimension-order")
-        o.routing = topo::Routing::DimensionOrder;
-    else if (f.routing == "d-mod-k")
-        o.routing = topo::Routing::DModK;
-    else if (f.routing == "simgrid")
-        o.routing = topo::Routing::SimGrid;
+    else if (const std::optional<topo::Routing> r = topo::parse_routing(f.routing))
+        o.routing = *r;
     else
         throw InputError("--routing", 0,
-                         fmt::format("'{}': expected shortest-path, round-robin, simgrid, "
-                                     "valiant (dragonfly), dimension-order (torus) or d-mod-k "
+                         fmt::format("'{}': expected shortest_path, round_robin, simgrid, "
+                                     "valiant (dragonfly), dimension_order (torus) or d_mod_k "
                                      "(fat-tree)",
                                      f.routing));
     // 0 is "choose for me" inside GenerateOptions; given as a flag it is a mistake, not a
@@ -210,10 +200,10 @@ int cmd_generate(const GenerateFlags& f) {
                          fmt::format("valiant routing needs a dragonfly, not a {}", f.kind));
     if (o.routing && *o.routing == topo::Routing::DimensionOrder && f.kind != "torus")
         throw InputError("--routing", 0,
-                         fmt::format("dimension-order routing needs a torus, not a {}", f.kind));
+                         fmt::format("dimension_order routing needs a torus, not a {}", f.kind));
     if (o.routing && *o.routing == topo::Routing::DModK && f.kind != "fat-tree")
         throw InputError("--routing", 0,
-                         fmt::format("d-mod-k routing needs a fat-tree, not a {}", f.kind));
+                         fmt::format("d_mod_k routing needs a fat-tree, not a {}", f.kind));
     // generate_model_xml names no flag (it also serves the library): when the shape the flags
     // describe is impossible, name the flags that describe it.
     const char* flags = f.kind == "dragonfly"
@@ -534,9 +524,9 @@ CLI::App* add_generate(CLI::App& app, GenerateFlags& g) {
                          "parameters NAME:key=value,...");
     generate->add_option(
         "--routing", g.routing,
-        "shortest-path, round-robin, simgrid, valiant (dragonfly), dimension-order "
-        "(torus) or d-mod-k (fat-tree) (default: the fabric's own: d-mod-k on a fat-tree, "
-        "dimension-order on a torus, shortest-path (minimal) on a star or dragonfly)");
+        "shortest_path, round_robin, simgrid, valiant (dragonfly), dimension_order "
+        "(torus) or d_mod_k (fat-tree) (default: the fabric's own: d_mod_k on a fat-tree, "
+        "dimension_order on a torus, shortest_path (minimal) on a star or dragonfly)");
     generate->add_option("--memory", g.memory, "memory per node, e.g. 64GiB");
     generate->add_option("--eager-threshold", g.eager_threshold, "largest eagerly sent message");
     generate->add_option("--down", g.down, "fat-tree: children per switch per level, e.g. 8,4");
@@ -574,7 +564,7 @@ CLI::App* add_run(CLI::App& app, RunFlags& r) {
                     "ranks of each built-in app, in --app order (default: the app's minimum; a "
                     "trace brings its own)");
     run->add_option("--placement", r.placement,
-                    "round-robin, sequential, or map:FILE (lines: RANK NODE [SOCKET [CORE]])");
+                    "round_robin, sequential, or map:FILE (lines: RANK NODE [SOCKET [CORE]])");
     run->add_flag("--oversubscribe", r.oversubscribe,
                   "allow more ranks than cores (ranks then share cores)");
     run->add_option("--algorithm", r.algorithms,
@@ -583,15 +573,15 @@ CLI::App* add_run(CLI::App& app, RunFlags& r) {
     run->add_option(
         "--mpi", r.mpi,
         "choose collective algorithms (and segment sizes) per call as an MPI "
-        "library's default decision rules do: openmpi-4.1, mpich-4, simgrid (--algorithm "
+        "library's default decision rules do: openmpi_4.1, mpich_4, simgrid (--algorithm "
         "still wins)");
     run->add_option("--network", r.network,
-                    "network model: packet, cut-through, fluid, or an analytic communication "
+                    "network model: packet, cut_through, fluid, or an analytic communication "
                     "model: simple, bus_only, incoming_link_only, outgoing_link_only, "
                     "contention, pmac, with optional parameters, e.g. bus_only:buses=4 "
                     "(default: the model's)");
     run->add_option("--cpu", r.cpu,
-                    "CPU model of every core: processor-sharing or run-to-completion, or one "
+                    "CPU model of every core: processor_sharing or run_to_completion, or one "
                     "registered later, NAME[:key=value,...] (default: the model's)");
     run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)")
         ->check(whole_number(UINT64_MAX));
@@ -599,7 +589,7 @@ CLI::App* add_run(CLI::App& app, RunFlags& r) {
                     "cache layer (I/O scheduler) for every I/O server, replacing the model's: "
                     "none, write_behind, aggregation, reorder");
     run->add_option("--format", r.format,
-                    "trace format of trace: apps: auto, native-text, native-binary, simgrid-ti, "
+                    "trace format of trace: apps: auto, native_text, native_binary, simgrid_ti, "
                     "hdtrace, otf2, dumpi");
     run->add_flag("--skip-unknown", r.skip_unknown,
                   "skip trace records clustersim does not support (counted per kind) instead "
@@ -654,8 +644,8 @@ CLI::App* add_convert(CLI::App& app, ConvertFlags& cv) {
         "text, binary or otf2 (default: by OUTPUT's extension: .txt = text, .otf2 = "
         "otf2: OUTPUT is the anchor file, NAME.def and NAME/ go beside it)");
     convert->add_option("--format", cv.format,
-                        "format of INPUT: auto (default), native-text, native-binary, "
-                        "simgrid-ti, hdtrace, otf2, dumpi");
+                        "format of INPUT: auto (default), native_text, native_binary, "
+                        "simgrid_ti, hdtrace, otf2, dumpi");
     convert->add_flag("--skip-unknown", cv.skip_unknown, "skip unsupported records");
 
     return convert;
@@ -709,8 +699,8 @@ CLI::App* add_compare(CLI::App& app, CompareFlags& cf) {
         "--out", cf.out,
         "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
     compare->add_option("--format", cf.format,
-                        "format of RECORDED: auto (default), native-text, native-binary, "
-                        "simgrid-ti, hdtrace, otf2, dumpi");
+                        "format of RECORDED: auto (default), native_text, native_binary, "
+                        "simgrid_ti, hdtrace, otf2, dumpi");
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
     compare->add_flag("--by-size", cf.by_size,
                       "also compare per operation and message size class (0 B, up to 64 B, "

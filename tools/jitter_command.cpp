@@ -19,6 +19,8 @@
 #include "models/noise_gen.hpp"
 #include "models/noise_max.hpp"
 #include "simulator/error.hpp"
+#include "simulator/spelling.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
 #include "tools/whole_number.hpp"
@@ -381,7 +383,7 @@ int cmd_jitsim(const JitterFlags& f) {
         throw InputError("--trace", 0, "expected at least one jitter trace (a file or gen:SPEC)");
     if (!f.distributions.empty() || !f.latency.empty())
         throw InputError(f.distributions.empty() ? "--latency" : "--distributions", 0,
-                         "only used with --model max-of-distributions");
+                         "only used with --model max_of_distributions");
     if (f.work.empty())
         throw InputError("--work", 0,
                          "expected the work quantum per phase "
@@ -443,18 +445,20 @@ int cmd_jitsim(const JitterFlags& f) {
                 throw InputError(flag, 0,
                                  "only used with a tree barrier (--barrier binary_tree or "
                                  "kary_tree); --barrier none is an ideal barrier of zero cost");
-    } else if (f.barrier == "binary_tree") {
+    } else if (same_but_separators(f.barrier, "binary_tree")) {
         barrier.kind = jitter::BarrierSpec::Kind::Tree;
         if (f.arity != 0 && f.arity != 2)
             throw InputError("--arity", 0, "a binary tree has arity 2; use --barrier kary_tree");
         barrier.arity = 2;
-    } else if (f.barrier == "kary_tree") {
+    } else if (same_but_separators(f.barrier, "kary_tree")) {
         barrier.kind = jitter::BarrierSpec::Kind::Tree;
         if (f.arity == 0) throw InputError("--arity", 0, "kary_tree needs --arity K (K >= 1)");
         barrier.arity = f.arity;
     } else {
-        throw InputError("--barrier", 0,
-                         fmt::format("'{}': expected none, binary_tree or kary_tree", f.barrier));
+        throw InputError(
+            "--barrier", 0,
+            fmt::format("'{}'{}: expected none, binary_tree or kary_tree", f.barrier,
+                        did_you_mean(f.barrier, {"none", "binary_tree", "kary_tree"})));
     }
     const Quantity work = parse_quantity("--work", f.work);
     const Quantity zero = parse_quantity("--mpi-latency", "0cycles");
@@ -579,11 +583,11 @@ int cmd_jitsim(const JitterFlags& f) {
     return 0;
 }
 
-// ---- max-of-distributions --------------------------------------------------------------
+// ---- max_of_distributions --------------------------------------------------------------
 
 int cmd_max_of_distributions(const JitterFlags& f) {
     if (!f.traces.empty())
-        throw InputError("--trace", 0, "not used by --model max-of-distributions");
+        throw InputError("--trace", 0, "not used by --model max_of_distributions");
     for (const auto& [flag, given] :
          {std::pair{"--work", !f.work.empty()}, std::pair{"--policy", !f.policy.empty()},
           std::pair{"--start-indices", !f.start_indices.empty()},
@@ -594,7 +598,7 @@ int cmd_max_of_distributions(const JitterFlags& f) {
           std::pair{"--network-latency", !f.network_latency.empty()},
           std::pair{"--mpi-latency", !f.mpi_latency.empty()},
           std::pair{"--shm-latency", !f.shm_latency.empty()}})
-        if (given) throw InputError(flag, 0, "not used by --model max-of-distributions");
+        if (given) throw InputError(flag, 0, "not used by --model max_of_distributions");
     if (f.distributions.empty())
         throw InputError("--distributions", 0,
                          "expected the per-process distribution file (CSV: process,node,value or "
@@ -628,7 +632,7 @@ int cmd_max_of_distributions(const JitterFlags& f) {
 
     if (f.json) {
         json j;
-        j["model"] = "max-of-distributions";
+        j["model"] = "max_of_distributions";
         j["distributions"] = f.distributions;
         j["processes"] = dists.size();
         j["latency_s"] = tau;
@@ -775,9 +779,9 @@ std::string trace_summary(const jitter::JitterTrace& t) {
 
 int cmd_jitter(const JitterFlags& f) {
     if (f.model == "jitsim") return cmd_jitsim(f);
-    if (f.model == "max-of-distributions") return cmd_max_of_distributions(f);
+    if (same_but_separators(f.model, "max_of_distributions")) return cmd_max_of_distributions(f);
     throw InputError("--model", 0,
-                     fmt::format("'{}': expected jitsim or max-of-distributions", f.model));
+                     fmt::format("'{}': expected jitsim or max_of_distributions", f.model));
 }
 
 int cmd_jitter_trace_generate(const JitterTraceFlags& f) {
@@ -873,10 +877,10 @@ void add_jitter_commands(CLI::App& app, JitterCommands& c) {
     auto* jit = app.add_subcommand(
         "jitter",
         "Predict the slowdown OS jitter causes at any task count (jitSim), or the Garg-De max "
-        "of per-process distributions (--model max-of-distributions)");
+        "of per-process distributions (--model max_of_distributions)");
     c.jitter_app = jit;
     jit->add_option("--model", j.model,
-                    "jitsim (default: tasks run through jitter traces) or max-of-distributions "
+                    "jitsim (default: tasks run through jitter traces) or max_of_distributions "
                     "(Garg-De: sample max(w + delta) from per-process distributions)");
     jit->add_option("--trace", j.traces,
                     "jitter trace file (.jtr text, .jtb binary, .noise LogGOPSim), or gen:SPEC "
@@ -927,11 +931,11 @@ void add_jitter_commands(CLI::App& app, JitterCommands& c) {
     jit->add_option("--csv", j.csv, "also write one CSV row per curve and task count here");
     jit->add_option("--svg", j.svg, "also write a plot of slowdown (%) vs task count here");
     jit->add_option("--distributions", j.distributions,
-                    "max-of-distributions: per-process CSV (process,node,value or "
+                    "max_of_distributions: per-process CSV (process,node,value or "
                     "process,node,lower,upper,count; values with a time unit or in seconds)");
-    jit->add_option("--latency", j.latency, "max-of-distributions: one-way message latency tau");
+    jit->add_option("--latency", j.latency, "max_of_distributions: one-way message latency tau");
     jit->add_option("--iterations", j.iterations,
-                    "max-of-distributions: sampled iterations per task count (default 10000)");
+                    "max_of_distributions: sampled iterations per task count (default 10000)");
 
     JitterTraceFlags& t = c.trace;
     auto* tr = app.add_subcommand("jitter-trace", "Generate, convert or summarize jitter traces");

@@ -2,7 +2,7 @@
 //
 //   clustersim jitter [--model jitsim]            jitSim's fast prediction: slowdown of a
 //                                                 compute + barrier loop vs task count
-//   clustersim jitter --model max-of-distributions  Garg–De: distribution of max(w + δ) over
+//   clustersim jitter --model max_of_distributions  Garg–De: distribution of max(w + δ) over
 //                                                 N processes, its bound, anomalous nodes
 //   clustersim jitter-trace generate|convert|info  synthetic traces, format conversion, and
 //                                                 a summary of a trace

@@ -133,6 +133,7 @@ int cmd_run(const RunFlags& f) {
     if (!f.traced_speed.empty())
         spec.source.traced_speed = flag_value("--traced-speed", f.traced_speed, parse_speed);
     spec.hardware_activity = f.timeline_detail == "hardware";
+    run::canonicalize_names(spec);
 
     run::Sources sources;
     run::add_app_source(sources);
@@ -159,7 +160,7 @@ int cmd_run(const RunFlags& f) {
             // What the run simulates, before its first progress line.
             std::ostringstream header;
             run::render_header(f.model, model, run::describe_programs(setup), setup.ranks,
-                               f.placement, setup.placement, header);
+                               spec.placement, setup.placement, header);
             progress->set_header(header.str());
         };
         hooks.progress = [&](const run::RunProgress& p) {

@@ -8,12 +8,12 @@
 namespace clustersim::cli {
 
 struct RunFlags {
-    std::string model, placement = "round-robin";
+    std::string model, placement = "round_robin";
     std::vector<std::string> apps;
     std::vector<std::uint32_t> ranks;
     bool json = false, per_rank = false, oversubscribe = false, skip_unknown = false;
     std::vector<std::string> algorithms;
-    std::string mpi;  // --mpi: decision profile (openmpi-4.1, mpich-4, simgrid)
+    std::string mpi;  // --mpi: decision profile (openmpi_4.1, mpich_4, simgrid)
     std::string network;
     std::string cpu;  // --cpu: CPU model, NAME[:key=value,...]
     std::string cache;

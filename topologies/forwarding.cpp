@@ -20,21 +20,21 @@ ForwardingRegistry& forwarding_models() {
         ForwardingRegistry& r = registry;
         // Listed in this order, so the error of an unknown name reads "expected cut-through
         // or store-and-forward".
-        r.add({"cut-through",
+        r.add({"cut_through",
                "the next vertex forwards a packet's head after the link's latency",
                {},
                [](const std::vector<KeyValue>&) {
                    return ForwardRule{&head_after_latency, {}};
                }});
-        r.add({"store-and-forward",
+        r.add({"store_and_forward",
                "the next vertex forwards a packet once its last byte has arrived",
                {},
                [](const std::vector<KeyValue>&) {
                    return ForwardRule{&whole_packet, {}};
                }});
         // Their ids are kStoreAndForward and kCutThrough.
-        r.select("store-and-forward");
-        r.select("cut-through");
+        r.select("store_and_forward");
+        r.select("cut_through");
         return true;
     }();
     (void)builtins;

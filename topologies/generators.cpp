@@ -601,14 +601,14 @@ std::string generate_model_xml(const GenerateOptions& options) {
     if (routing == Routing::Valiant && o.kind != "dragonfly") {
         throw InputError("", 0,
                          fmt::format("valiant routing needs a dragonfly (it routes through a "
-                                     "random other group); expected shortest-path or "
-                                     "round-robin for a {}",
+                                     "random other group); expected shortest_path or "
+                                     "round_robin for a {}",
                                      o.kind));
     }
     if ((routing == Routing::DimensionOrder && o.kind != "torus") ||
         (routing == Routing::DModK && o.kind != "fat-tree")) {
         throw InputError("", 0,
-                         fmt::format("{} routing needs a {}; expected shortest-path, round-robin "
+                         fmt::format("{} routing needs a {}; expected shortest_path, round_robin "
                                      "or simgrid for a {}",
                                      to_string(routing),
                                      routing == Routing::DModK ? "fat-tree" : "torus", o.kind));

@@ -18,6 +18,7 @@
 #include <pugixml.hpp>
 
 #include "simulator/error.hpp"
+#include "simulator/spelling.hpp"
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/nic_models.hpp"
@@ -389,17 +390,17 @@ Topology Reader::read() {
     if (tb_.settings().routing == Routing::Valiant && !has_groups) {
         fail(network,
              "<network> attribute 'routing': 'valiant' needs a <dragonfly> (it routes "
-             "through a random router of another group); expected shortest-path or "
-             "round-robin for this cluster");
+             "through a random router of another group); expected shortest_path or "
+             "round_robin for this cluster");
     }
     if (tb_.settings().routing == Routing::DimensionOrder && !has_torus)
         fail(network,
-             "<network> attribute 'routing': 'dimension-order' needs a <torus>; expected "
-             "shortest-path, round-robin or simgrid for this cluster");
+             "<network> attribute 'routing': 'dimension_order' needs a <torus>; expected "
+             "shortest_path, round_robin or simgrid for this cluster");
     if (tb_.settings().routing == Routing::DModK && !has_fat_tree)
         fail(network,
-             "<network> attribute 'routing': 'd-mod-k' needs a <fat-tree>; expected "
-             "shortest-path, round-robin or simgrid for this cluster");
+             "<network> attribute 'routing': 'd_mod_k' needs a <fat-tree>; expected "
+             "shortest_path, round_robin or simgrid for this cluster");
 
     // Pass 3: top-level links.
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
@@ -434,22 +435,12 @@ void Reader::read_network(pugi::xml_node n) {
     if (const auto v = optional(n, "granularity")) s.granularity = granularity_attr(n, *v);
     if (const auto v = optional(n, "routing")) {
         routing_given_ = true;
-        if (*v == "shortest-path") {
-            s.routing = Routing::ShortestPath;
-        } else if (*v == "round-robin") {
-            s.routing = Routing::RoundRobin;
-        } else if (*v == "valiant") {
-            s.routing = Routing::Valiant;
-        } else if (*v == "dimension-order") {
-            s.routing = Routing::DimensionOrder;
-        } else if (*v == "d-mod-k") {
-            s.routing = Routing::DModK;
-        } else if (*v == "simgrid") {
-            s.routing = Routing::SimGrid;
+        if (const std::optional<Routing> r = parse_routing(*v)) {
+            s.routing = *r;
         } else {
             fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid; expected "
-                                "shortest-path or round-robin, or simgrid, valiant (dragonfly "
-                                "only), dimension-order (torus only), d-mod-k (fat tree only)",
+                                "shortest_path or round_robin, or simgrid, valiant (dragonfly "
+                                "only), dimension_order (torus only), d_mod_k (fat tree only)",
                                 *v));
         }
     }
@@ -457,11 +448,11 @@ void Reader::read_network(pugi::xml_node n) {
     if (const auto v = optional(n, "eager-threshold"))
         s.eager_threshold = with_unit(n, "eager-threshold", *v, parse_size);
     if (const auto v = optional(n, "progress")) {
-        if (*v == "in-mpi")
+        if (same_but_separators(*v, "in_mpi"))
             s.progress_in_mpi = true;
         else if (*v != "always")
             fail(n, fmt::format("<network> attribute 'progress': '{}' is not valid; expected "
-                                "in-mpi or always",
+                                "in_mpi or always",
                                 *v));
     }
 }

@@ -1,4 +1,5 @@
 #include "topologies/schema_part.hpp"
+#include "simulator/suggest.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -55,8 +56,9 @@ void ElementReader::check_attributes(pugi::xml_node n,
     for (pugi::xml_attribute a = n.first_attribute(); a; a = a.next_attribute()) {
         if (std::find(allowed.begin(), allowed.end(), std::string_view(a.name())) ==
             allowed.end()) {
-            fail(n, fmt::format("{} has unknown attribute '{}'; valid attributes: {}", tag(n),
-                                a.name(), join_names(allowed)));
+            std::vector<std::string> names(allowed.begin(), allowed.end());
+            fail(n, fmt::format("{} has unknown attribute '{}'{}; valid attributes: {}", tag(n),
+                                a.name(), did_you_mean(a.name(), names), join_names(allowed)));
         }
     }
     check_unique_attributes(n);

@@ -301,7 +301,7 @@ ModelSummary summarize(const Topology& t, Router& router) {
     s.socket_pairs = static_cast<std::uint64_t>(s.sockets) * (s.sockets == 0 ? 0 : s.sockets - 1);
     s.routed_pairs = count_routes(t, router);
     s.router_core = router.core_size();
-    s.forwarding = t.settings.forwarding == kCutThrough ? "cut-through" : "store-and-forward";
+    s.forwarding = t.settings.forwarding == kCutThrough ? "cut_through" : "store_and_forward";
     path_diversity(t, router, s);
     return s;
 }
@@ -371,8 +371,8 @@ std::string format_summary(const ModelSummary& s) {
         if (s.links_used < s.network_links)
             d += fmt::format(
                 "; warning: {} links no route takes (parallel links the routing "
-                "leaves idle? a fat tree's d-mod-k, a torus's dimension-order or "
-                "round-robin spread over them)",
+                "leaves idle? a fat tree's d_mod_k, a torus's dimension_order or "
+                "round_robin spread over them)",
                 s.network_links - s.links_used);
         row("path diversity", d);
     }

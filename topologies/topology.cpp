@@ -1,5 +1,6 @@
 #include "topologies/topology.hpp"
 
+#include "simulator/spelling.hpp"
 #include "topologies/nic_models.hpp"
 
 #include <algorithm>
@@ -38,22 +39,30 @@ const char* to_string(NetworkModel model) {
     return "?";
 }
 
+namespace {
+struct NamedRouting {
+    const char* name;
+    Routing routing;
+};
+constexpr NamedRouting kRoutings[] = {{"shortest_path", Routing::ShortestPath},
+                                      {"round_robin", Routing::RoundRobin},
+                                      {"valiant", Routing::Valiant},
+                                      {"dimension_order", Routing::DimensionOrder},
+                                      {"d_mod_k", Routing::DModK},
+                                      {"simgrid", Routing::SimGrid}};
+}  // namespace
+
 const char* to_string(Routing routing) {
-    switch (routing) {
-        case Routing::ShortestPath:
-            return "shortest-path";
-        case Routing::RoundRobin:
-            return "round-robin";
-        case Routing::Valiant:
-            return "valiant";
-        case Routing::DimensionOrder:
-            return "dimension-order";
-        case Routing::DModK:
-            return "d-mod-k";
-        case Routing::SimGrid:
-            return "simgrid";
-    }
+    for (const NamedRouting& r : kRoutings)
+        if (r.routing == routing) return r.name;
     return "?";
+}
+
+std::optional<Routing> parse_routing(std::string_view text) {
+    if (const NamedRouting* r =
+            find_named(kRoutings, text, [](const NamedRouting& x) { return x.name; }))
+        return r->routing;
+    return std::nullopt;
 }
 
 VertexId Topology::find_vertex(const std::string& name) const {

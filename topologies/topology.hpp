@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,6 +53,9 @@ enum class Routing : std::uint8_t {
     SimGrid,         // all three: DimensionOrder, DModK, and a SimGrid-wired <dragonfly>'s minimal
 };
 const char* to_string(Routing routing);
+// The routing `text` names ("shortest_path", "round_robin", "valiant", "dimension_order",
+// "d_mod_k", "simgrid"; '-' for '_' read alike: simulator/spelling.hpp), nullopt if none.
+std::optional<Routing> parse_routing(std::string_view text);
 // Every packet of a pair takes one path, fixed when the pair first sends (all but RoundRobin
 // and Valiant): the packet model keeps it instead of asking the router hop by hop.
 inline bool fixed_path(Routing r) {
@@ -119,7 +124,7 @@ struct NetworkSettings {
     // processor sharing. `cpu_model_line`: the <network> element's line.
     std::string cpu_model;
     int cpu_model_line = 0;
-    // <network progress="in-mpi">: the MPI library moves a rendezvous message only while its
+    // <network progress="in_mpi">: the MPI library moves a rendezvous message only while its
     // receiver is inside an MPI call (no progress thread): a request-to-send that meets a
     // posted receive while the receiver computes is answered when the receiver's next MPI
     // call starts. False ("always", the default): answered at once.

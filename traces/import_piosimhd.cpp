@@ -630,16 +630,16 @@ ImportResult PiosimhdImporter::run() {
     }
 
     // Routing: PaketFirstRoute takes the first shortest route, PaketRoundRobinRoute rotates.
-    std::string routing = "shortest-path";
+    std::string routing = "shortest_path";
     if (routing_.size() == 1 && *routing_.begin() == "PaketRoundRobinRoute")
-        routing = "round-robin";
+        routing = "round_robin";
     for (const auto& r : routing_)
         if (r != "PaketFirstRoute" && r != "PaketRoundRobinRoute")
             unmapped(project, fmt::format("packet routing {}", r),
-                     "clustersim routes by fewest hops (shortest-path)");
+                     "clustersim routes by fewest hops (shortest_path)");
     if (routing_.size() > 1)
         unmapped(project, "switches with different packet routing algorithms",
-                 "clustersim has one routing rule per model; shortest-path is used");
+                 "clustersim has one routing rule per model; shortest_path is used");
 
     // The model.
     topo::ModelDocument doc(model_name(fs::path(path_).stem().string()));

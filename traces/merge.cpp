@@ -413,7 +413,7 @@ void open_run(const std::vector<std::string>& inputs, const MergeOptions& option
     report.program = text_of(first.header.program);
     t.name = options.name.empty() ? report.program : options.name;
     t.source = paths.size() == 1 ? paths.front() : inputs.front();
-    t.format = "native-binary";
+    t.format = "native_binary";
     t.traced_speed = options.traced_speed;
     t.resize(report.ranks);
     for (const RankFile* f : by_rank) {

@@ -90,7 +90,7 @@ class BinaryInput {
 
 class NativeBinaryReader final : public TraceReader {
   public:
-    std::string name() const override { return "native-binary"; }
+    std::string name() const override { return "native_binary"; }
     std::string description() const override {
         return "clustersim's own binary trace (magic CSTRACE1)";
     }

@@ -649,7 +649,7 @@ class TextReader {
 
 class NativeTextReader final : public TraceReader {
   public:
-    std::string name() const override { return "native-text"; }
+    std::string name() const override { return "native_text"; }
     std::string description() const override {
         return "clustersim's own text trace (first line 'clustersim-trace 1')";
     }

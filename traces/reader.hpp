@@ -45,7 +45,7 @@ std::string trace_warnings(const Trace& trace, const ReadReport& report, const s
 class TraceReader {
   public:
     virtual ~TraceReader() = default;
-    virtual std::string name() const = 0;         // "native-text", "simgrid-ti", "hdtrace"
+    virtual std::string name() const = 0;         // "native_text", "simgrid_ti", "hdtrace"
     virtual std::string description() const = 0;  // one line for --help and errors
     // True if `path` (a file or directory) looks like this format; `head` is the first bytes
     // of the file (empty for a directory).
@@ -66,7 +66,7 @@ class ReaderRegistry {
     const TraceReader* find(const std::string& name) const;
     // The first reader whose sniff() accepts `path`; InputError listing the formats if none.
     const TraceReader& detect(const std::string& path) const;
-    std::string names() const;  // "native-text, native-binary, simgrid-ti, hdtrace"
+    std::string names() const;  // "native_text, native_binary, simgrid_ti, hdtrace"
 
   private:
     std::vector<std::unique_ptr<TraceReader>> readers_;

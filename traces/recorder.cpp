@@ -7,7 +7,7 @@ Recorder::Recorder(mpi::Program& program, std::uint32_t ranks, bool keep_trace,
     : program_(program), keep_trace_(keep_trace), current_(ranks) {
     if (!spill_path.empty()) spill_ = std::make_unique<OpSpill>(spill_path);
     trace_.resize(ranks);
-    trace_.format = "native-binary";
+    trace_.format = "native_binary";
     log_.ranks.resize(ranks);
 }
 

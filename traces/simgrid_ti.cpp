@@ -148,7 +148,7 @@ std::string trace_name(const std::string& path) {
     for (const std::string_view ext : {std::string_view(".txt"), std::string_view(".index")}) {
         if (name.size() > ext.size() && name.ends_with(ext)) name.resize(name.size() - ext.size());
     }
-    return name.empty() ? std::string("simgrid-ti") : name;
+    return name.empty() ? std::string("simgrid_ti") : name;
 }
 
 // Sizes of SimGrid's predefined datatypes by id (smpi_datatype.cpp; x86-64 sizes).
@@ -1035,7 +1035,7 @@ Trace Parser::read() {
     first_pass();
     trace_.name = trace_name(source_);
     trace_.source = source_;
-    trace_.format = "simgrid-ti";
+    trace_.format = "simgrid_ti";
     trace_.traced_speed = 0;
     trace_.resize(static_cast<std::uint32_t>(ranks_));
     state_.assign(static_cast<std::size_t>(ranks_), RankState{});
@@ -1086,7 +1086,7 @@ Trace Parser::read() {
 
 class SimgridTiReader final : public TraceReader {
   public:
-    std::string name() const override { return "simgrid-ti"; }
+    std::string name() const override { return "simgrid_ti"; }
     std::string description() const override {
         return "SimGrid time-independent trace: '<rank> <action> <args>' lines in one file, or "
                "an index file listing one action file per rank";

@@ -66,7 +66,7 @@ class Trace {
     // ---- metadata ----
     std::string name;    // for outputs ("partdiff-par")
     std::string source;  // the file or folder it was read from (errors)
-    std::string format;  // the reader that produced it ("native-text", "simgrid-ti", ...)
+    std::string format;  // the reader that produced it ("native_text", "simgrid_ti", ...)
     // Instructions per second of one core of the traced machine; compute_time records are
     // projected with it (0: unknown, the target core's speed is used: times are kept).
     std::uint64_t traced_speed = 0;

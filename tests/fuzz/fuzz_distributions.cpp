@@ -1,5 +1,5 @@
 // Per-process jitter distributions (traces/distributions.cpp, `clustersim jitter --model
-// max-of-distributions --distributions FILE`): the bytes as the CSV file.
+// max_of_distributions --distributions FILE`): the bytes as the CSV file.
 #include "fuzz_common.hpp"
 #include "traces/distributions.hpp"
 

@@ -1,4 +1,4 @@
-// The native-binary trace reader (traces/), through its TraceReader: the input as a file.
+// The native_binary trace reader (traces/), through its TraceReader: the input as a file.
 #include "fuzz_common.hpp"
 #include "traces/reader.hpp"
 

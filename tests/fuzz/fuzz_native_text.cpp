@@ -1,4 +1,4 @@
-// The native-text trace reader (traces/), through its TraceReader: the input as a file.
+// The native_text trace reader (traces/), through its TraceReader: the input as a file.
 #include "fuzz_common.hpp"
 #include "traces/reader.hpp"
 

@@ -40,7 +40,7 @@ CLUSTERSIM_FUZZ_HARNESS(fuzz_run_spec) {
         return m;
     }();
     std::vector<std::string> apps, algorithms;
-    std::string network, mpi_profile, cpu, placement = "round-robin";
+    std::string network, mpi_profile, cpu, placement = "round_robin";
     std::uint64_t ranks = 0;
     std::size_t which = 0;
     std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

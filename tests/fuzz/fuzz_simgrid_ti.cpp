@@ -1,4 +1,4 @@
-// The simgrid-ti trace reader (traces/), through its TraceReader: the input as a file.
+// The simgrid_ti trace reader (traces/), through its TraceReader: the input as a file.
 #include "fuzz_common.hpp"
 #include "traces/reader.hpp"
 

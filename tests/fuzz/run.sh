@@ -109,8 +109,8 @@ printf 'process,node,lower,upper,count\n0,n0,0.001,0.002,10\n0,n0,0.002,0.004,3\
 mkdir -p "$build/corpus/fuzz_run_spec"
 s="$build/corpus/fuzz_run_spec"
 printf 'app bcast:size=64KiB\nranks \x08\nnetwork fluid\nalgorithm bcast=pipeline:segment=8KiB\n' > "$s/bcast"
-printf 'app allreduce:size=1KiB\nranks \x10\nmodel \x01\nmpi openmpi-4.1\nnetwork packet\n' > "$s/allreduce"
-printf 'app alltoallv:size=1KiB\nranks \x04\nnetwork simple:collectives=messages\ncpu run-to-completion\n' > "$s/alltoallv"
+printf 'app allreduce:size=1KiB\nranks \x10\nmodel \x01\nmpi openmpi_4.1\nnetwork packet\n' > "$s/allreduce"
+printf 'app alltoallv:size=1KiB\nranks \x04\nnetwork simple:collectives=messages\ncpu run_to_completion\n' > "$s/alltoallv"
 printf 'app io:op=write,size=1MiB\nranks \x04\nmodel \x03\nalgorithm write_all=two_phase\n' > "$s/io"
 printf 'app pingpong:size=1KiB,iterations=3\napp barrier\nranks \x02\nplacement sequential\n' > "$s/two-apps"
 

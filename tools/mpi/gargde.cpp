@@ -2,7 +2,7 @@
 // of collectives: an empirical evaluation", Algorithm 1). It measures, per process, the
 // distribution of w + δ (the time of a fixed quantum of work plus the OS noise it met), of
 // the barrier time b and of the iteration time θ, as fixed-width histograms, for
-// `clustersim jitter --model max-of-distributions`. MPI's C API and the standard library only.
+// `clustersim jitter --model max_of_distributions`. MPI's C API and the standard library only.
 //
 // Every iteration (Algorithm 1):
 //

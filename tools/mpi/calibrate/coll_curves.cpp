@@ -12,10 +12,10 @@
 namespace clustersim::calibrate {
 
 std::string coll_curve_scope(const Measured& m) {
-    if (m.hosts.size() == 1) return "intra-node";
+    if (m.hosts.size() == 1) return "intra_node";
     if (std::all_of(m.hosts.begin(), m.hosts.end(),
                     [](const Host& h) { return h.ranks.size() == 1; }))
-        return "inter-node";
+        return "inter_node";
     return "";
 }
 

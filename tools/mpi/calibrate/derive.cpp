@@ -179,10 +179,10 @@ std::vector<CurvePoint> transfer_curve(const ClassResult& r, const Measured& m, 
 std::vector<std::pair<int, const char*>> curve_classes(const Derived& d) {
     std::vector<std::pair<int, const char*>> out;
     if (d.fig[kIntraSocket].present)
-        out.emplace_back(kIntraSocket, "intra-node");
+        out.emplace_back(kIntraSocket, "intra_node");
     else if (d.fig[kInterSocket].present)
-        out.emplace_back(kInterSocket, "intra-node");
-    if (d.fig[kInterNode].present) out.emplace_back(kInterNode, "inter-node");
+        out.emplace_back(kInterSocket, "intra_node");
+    if (d.fig[kInterNode].present) out.emplace_back(kInterNode, "inter_node");
     return out;
 }
 

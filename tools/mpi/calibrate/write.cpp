@@ -167,7 +167,7 @@ void write_fresh_send(topo::XmlElement& overhead, const Measured& m) {
 std::string library_profile(const std::string& mpi_library) {
     // MPI_Get_library_version of Open MPI 4.1.x: "Open MPI v4.1.4, package: ...".
     const std::string_view open_mpi_41 = "Open MPI v4.1.";
-    if (mpi_library.compare(0, open_mpi_41.size(), open_mpi_41) == 0) return "openmpi-4.1";
+    if (mpi_library.compare(0, open_mpi_41.size(), open_mpi_41) == 0) return "openmpi_4.1";
     return "";
 }
 
@@ -362,9 +362,9 @@ void comment_io(std::ostream& x, const Measured& m, const Derived& d) {
 void add_graph(topo::XmlElement& cluster, const Measured& m, const Derived& d) {
     const bool multi_node = m.hosts.size() > 1;
     cluster.add_network()
-        .text("forwarding", "cut-through")
+        .text("forwarding", "cut_through")
         .size("granularity", 100 * KiB)
-        .text("routing", "shortest-path")
+        .text("routing", "shortest_path")
         .text("nic", "packet")
         .size("eager-threshold", d.eager);
     const Bandwidth sm_bandwidth = model_bandwidth_of(d.sm_bandwidth);
@@ -378,14 +378,14 @@ void add_graph(topo::XmlElement& cluster, const Measured& m, const Derived& d) {
         for (std::size_t s = 0; s < sockets; ++s)
             type.add_memory_node(strf("mem%zu", s))
                 .bandwidth("local-bandwidth", sm_bandwidth)
-                .text("forwarding", "cut-through");
+                .text("forwarding", "cut_through");
         // A relay rate of 0 was not measured: the switch or NIC is unlimited.
         if (sockets > 1)
             type.add_switch("qpi", d.qpi_relay > 0 ? model_bandwidth_of(d.qpi_relay) : Bandwidth{})
-                .text("forwarding", "cut-through");
+                .text("forwarding", "cut_through");
         if (multi_node)
             type.add_nic("nic", d.nic_relay > 0 ? model_bandwidth_of(d.nic_relay) : Bandwidth{})
-                .text("forwarding", "cut-through");
+                .text("forwarding", "cut_through");
         for (std::size_t s = 0; s < sockets; ++s)
             type.add_cable(strf("s%zu", s), strf("mem%zu", s), model_time_of(d.sm_latency),
                            sm_bandwidth);
@@ -399,7 +399,7 @@ void add_graph(topo::XmlElement& cluster, const Measured& m, const Derived& d) {
     for (std::size_t h = 0; h < m.hosts.size(); ++h)
         cluster.add_node(strf("n%zu", h), d.types[d.type_of_host[h]].name);
     if (multi_node) {
-        cluster.add_switch("sw").text("forwarding", "cut-through");
+        cluster.add_switch("sw").text("forwarding", "cut_through");
         for (std::size_t h = 0; h < m.hosts.size(); ++h)
             cluster.add_cable(strf("n%zu.nic", h), "sw", model_time_of(d.link_latency),
                               link_bandwidth);
