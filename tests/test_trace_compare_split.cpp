@@ -54,6 +54,41 @@ TEST(CompareSplit, ReplayedModelledAndGapsAddUpToTheRanksRuntimes) {
     const std::string table = traces::format_comparison(c);
     EXPECT_NE(table.find("modelled (MPI and MPI-IO calls)"), std::string::npos) << table;
     EXPECT_NE(table.find("-26.3%"), std::string::npos) << table;
+
+    // The same split in JSON, per rank too: each side's parts add up, per rank and in all.
+    const nlohmann::json j = traces::comparison_json(c);
+    ASSERT_EQ(j.at("split").size(), 4u);
+    for (const char* side : {"recorded_s", "simulated_s"}) {
+        const auto& p = j.at("split");
+        EXPECT_DOUBLE_EQ(
+            p[0].at(side).get<double>() + p[1].at(side).get<double>() + p[2].at(side).get<double>(),
+            p[3].at(side).get<double>());
+    }
+    EXPECT_DOUBLE_EQ(j.at("split")[1].at("error").get<double>(), 140.0 / 190.0 - 1);
+    ASSERT_EQ(j.at("ranks").size(), 2u);
+    EXPECT_DOUBLE_EQ(j.at("ranks")[0].at("modelled").at("recorded_s").get<double>(), 40e-6);
+    EXPECT_DOUBLE_EQ(j.at("ranks")[0].at("modelled").at("simulated_s").get<double>(), 20e-6);
+    EXPECT_DOUBLE_EQ(j.at("ranks")[1].at("modelled").at("recorded_s").get<double>(), 150e-6);
+    EXPECT_DOUBLE_EQ(j.at("ranks")[1].at("modelled").at("simulated_s").get<double>(), 120e-6);
+    double modelled_ranks = 0;
+    for (const auto& r : j.at("ranks"))
+        modelled_ranks += r.at("modelled").at("recorded_s").get<double>();
+    EXPECT_DOUBLE_EQ(modelled_ranks, j.at("split")[1].at("recorded_s").get<double>());
+    EXPECT_DOUBLE_EQ(j.at("runtime").at("recorded_s").get<double>(), 160e-6);
+    EXPECT_FALSE(j.contains("by_size"));
+    EXPECT_TRUE(traces::comparison_json(c, true).contains("by_size"));
+}
+
+// A row whose recorded time is 0 and simulated time is not has no error: null, not inf.
+TEST(CompareSplit, AnErrorWithoutARecordedTimeIsNull) {
+    traces::RunLog rec, sim;
+    rec.ranks.resize(1);
+    sim.ranks.resize(1);
+    rec.ops = {split_op(0, mpi::OpKind::Compute, 0, 100)};
+    sim.ops = {split_op(0, mpi::OpKind::Compute, 0, 100), split_op(0, mpi::OpKind::Send, 100, 110)};
+    const nlohmann::json j = traces::comparison_json(traces::compare_runs(rec, sim));
+    EXPECT_TRUE(j.at("split")[1].at("error").is_null()) << j.dump();
+    EXPECT_EQ(j.at("split")[2].at("error").get<double>(), 0.0);
 }
 
 }  // namespace

@@ -702,6 +702,9 @@ CLI::App* add_compare(CLI::App& app, CompareFlags& cf) {
                         "format of RECORDED: auto (default), native_text, native_binary, "
                         "simgrid_ti, hdtrace, otf2, dumpi");
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
+    compare->add_flag("--json", cf.json,
+                      "print one JSON object instead of the tables: runtime, the split "
+                      "(replayed, modelled, no record), ranks, operations (and by size)");
     compare->add_flag("--by-size", cf.by_size,
                       "also compare per operation and message size class (0 B, up to 64 B, "
                       "1 KiB, 16 KiB, 256 KiB, 4 MiB, 64 MiB, above): calls, recorded and "

@@ -312,15 +312,37 @@ int cmd_compare(const CompareFlags& f) {
     traces::Comparison c = traces::compare_runs(a, b);
     c.overhead_subtracted = overhead.total;
     c.overhead_bursts = overhead.bursts;
-    std::cout << fmt::format("clustersim compare: {} (recorded, {}) vs {} (simulated)\n",
-                             f.recorded, rec.format, f.simulated);
-    std::cout << traces::format_comparison(c, 32, f.by_size);
+    nlohmann::json j = traces::comparison_json(c, f.by_size);
+    j["recorded"] = {{"path", f.recorded}, {"format", rec.format}};
+    j["simulated"] = {{"path", f.simulated}};
+    if (f.json) {
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << fmt::format("clustersim compare: {} (recorded, {}) vs {} (simulated)\n",
+                                 f.recorded, rec.format, f.simulated);
+        std::cout << traces::format_comparison(c, 32, f.by_size);
+    }
     if (!f.out.empty()) {
         make_dir(f.out, "--out");
         const fs::path d(f.out);
         traces::write_timelines({{"recorded", &a}, {"simulated", &b}},
                                 (d / "compare_timeline.json").string());
         traces::write_comparison_csv(c, (d / "compare.csv").string(), f.by_size);
+        std::ofstream(d / "compare.json") << j.dump(2) << "\n";
+        // Where the ranks' time went, recorded against simulated: replayed, modelled, no record.
+        std::vector<std::string> parts;
+        std::vector<double> part_rec, part_sim;
+        for (const auto& r : c.split) {
+            parts.push_back(r.name);
+            part_rec.push_back(r.recorded.seconds());
+            part_sim.push_back(r.simulated.seconds());
+        }
+        std::ofstream split_svg(d / "compare_split.svg");
+        if (!split_svg)
+            throw InputError((d / "compare_split.svg").string(), 0, "cannot write the plot");
+        split_svg << traces::svg_bar_chart(
+            fmt::format("{}: where the ranks' time went, summed over ranks", rec.name), parts,
+            {{"recorded", part_rec}, {"simulated", part_sim}}, "time (s)");
         std::vector<std::string> ranks;
         std::vector<double> rec_s, sim_s;
         for (const auto& r : c.ranks) {
@@ -339,9 +361,10 @@ int cmd_compare(const CompareFlags& f) {
                              "cannot write the timeline picture");
         gantt << traces::svg_timelines(fmt::format("{}: recorded vs simulated timeline", rec.name),
                                        {{"recorded", &a}, {"simulated", &b}}, from, to);
-        std::cout << fmt::format(
-            "\n  wrote {}: compare_timeline.json (both runs side by side), compare.csv, "
-            "compare_ranks.svg, compare_timeline.svg ({} \u2013 {})\n",
+        (f.json ? std::cerr : std::cout) << fmt::format(
+            "\n  wrote {}: compare_timeline.json (both runs side by side), compare.json, "
+            "compare.csv, compare_split.svg, compare_ranks.svg, compare_timeline.svg ({} "
+            "\u2013 {})\n",
             f.out, from == Time::zero() ? std::string("0 s") : format_time(from), format_time(to));
     }
     return 0;

@@ -47,6 +47,7 @@ struct CompareFlags {
     std::string timeline_window;  // "FROM,TO" of compare_timeline.svg (default: whole run)
     bool skip_unknown = false;
     bool by_size = false;  // --by-size: the table per operation and message size class
+    bool json = false;     // --json: one JSON object on stdout instead of the tables
 };
 int cmd_compare(const CompareFlags& f);
 

@@ -22,6 +22,7 @@ namespace {
 struct Totals {
     std::vector<Time> rank_end;
     std::vector<Time> rank_comm;
+    std::vector<Time> rank_modelled;  // per rank: its modelled (MPI, MPI-IO) calls' time
     std::map<int, std::pair<std::uint64_t, Time>> ops;  // kind -> (count, summed duration)
     // (kind, size class) -> (count, summed duration), every kind but compute
     std::map<std::pair<int, int>, std::pair<std::uint64_t, Time>> by_size;
@@ -40,9 +41,12 @@ Totals totals(const RunLog& log) {
     Totals t;
     t.rank_end.resize(log.ranks.size());
     t.rank_comm.resize(log.ranks.size());
+    t.rank_modelled.resize(log.ranks.size());
     for (const auto& e : log.ops) {
         const auto r = static_cast<std::size_t>(e.rank);
-        if (r >= t.rank_end.size()) t.rank_end.resize(r + 1), t.rank_comm.resize(r + 1);
+        if (r >= t.rank_end.size())
+            t.rank_end.resize(r + 1), t.rank_comm.resize(r + 1), t.rank_modelled.resize(r + 1);
+        if (!is_replayed(e.kind)) t.rank_modelled[r] += e.end - e.start;
         t.rank_end[r] = max(t.rank_end[r], e.end);
         if (e.kind != static_cast<int>(mpi::OpKind::Compute)) t.rank_comm[r] += e.end - e.start;
         t.end = max(t.end, e.end);
@@ -148,6 +152,11 @@ Comparison compare_runs(const RunLog& recorded, const RunLog& simulated) {
         if (r < a.rank_comm.size()) comm.recorded = a.rank_comm[r];
         if (r < b.rank_comm.size()) comm.simulated = b.rank_comm[r];
         c.rank_comm.push_back(comm);
+        CompareRow modelled;
+        modelled.name = row.name;
+        if (r < a.rank_modelled.size()) modelled.recorded = a.rank_modelled[r];
+        if (r < b.rank_modelled.size()) modelled.simulated = b.rank_modelled[r];
+        c.rank_modelled.push_back(modelled);
     }
     std::map<int, CompareRow> ops;
     for (const auto& [k, v] : a.ops) {
@@ -240,6 +249,40 @@ std::string format_comparison(const Comparison& c, std::size_t max_rank_rows, bo
         out += "  tracer overhead: none recorded, nothing subtracted\n";
     for (const auto& n : c.notes) out += "  note: " + n + "\n";
     return out;
+}
+
+nlohmann::json comparison_json(const Comparison& c, bool by_size) {
+    auto row = [](const CompareRow& r) {
+        const double e = r.error();
+        return nlohmann::json{{"name", r.name},
+                              {"calls_recorded", r.count_recorded},
+                              {"calls_simulated", r.count_simulated},
+                              {"recorded_s", r.recorded.seconds()},
+                              {"simulated_s", r.simulated.seconds()},
+                              {"error", std::isfinite(e) ? nlohmann::json(e) : nlohmann::json()}};
+    };
+    auto rows = [&](const std::vector<CompareRow>& v) {
+        nlohmann::json a = nlohmann::json::array();
+        for (const CompareRow& r : v) a.push_back(row(r));
+        return a;
+    };
+    nlohmann::json j;
+    j["runtime"] = row(c.total);
+    j["split"] = rows(c.split);
+    nlohmann::json ranks = nlohmann::json::array();
+    for (std::size_t i = 0; i < c.ranks.size(); ++i) {
+        nlohmann::json r = row(c.ranks[i]);
+        if (i < c.rank_modelled.size()) r["modelled"] = row(c.rank_modelled[i]);
+        if (i < c.rank_comm.size()) r["not_compute"] = row(c.rank_comm[i]);
+        ranks.push_back(std::move(r));
+    }
+    j["ranks"] = std::move(ranks);
+    j["operations"] = rows(c.ops);
+    if (by_size) j["by_size"] = rows(c.by_size);
+    j["notes"] = c.notes;
+    j["tracer_overhead_subtracted_s"] = c.overhead_subtracted.seconds();
+    j["tracer_overhead_bursts"] = c.overhead_bursts;
+    return j;
 }
 
 void write_comparison_csv(const Comparison& c, const std::string& path, bool by_size) {

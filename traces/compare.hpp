@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "traces/run_log.hpp"
 
 namespace clustersim::traces {
@@ -28,6 +30,8 @@ struct Comparison {
     std::vector<CompareRow> ranks;  // per rank: its last end (its runtime)
     // per rank: time in MPI and MPI-IO calls (everything but compute), as PSINS compares
     std::vector<CompareRow> rank_comm;
+    // per rank: time in modelled calls (MPI and MPI-IO; the split's modelled part per rank)
+    std::vector<CompareRow> rank_modelled;
     std::vector<CompareRow> ops;  // per operation kind: summed durations over ranks
     // per operation kind and message size class (size_class_of), MPI and MPI-IO calls only:
     // summed durations over ranks; named "Allreduce (64 B, 1 KiB]" (`compare --by-size`)
@@ -60,6 +64,14 @@ std::string program_mismatch(const RunLog& recorded, const RunLog& simulated);
 // table per operation and size class, with the time per call.
 std::string format_comparison(const Comparison& c, std::size_t max_rank_rows = 32,
                               bool by_size = false);
+// The comparison as one JSON object (`compare --json`, and compare.json with --out;
+// docs/schema/compare.schema.json): the runtime, the split (replayed, modelled, no record,
+// the ranks' runtimes; the first three add up to the last on each side), per rank its
+// runtime, its modelled calls' time and its time outside compute, per operation, per operation and
+// size class with `by_size`, the notes and the tracer overhead taken out. Each row: name, calls on
+// each side, recorded_s, simulated_s and error ((simulated - recorded) / recorded; null when only
+// the recorded time is 0).
+nlohmann::json comparison_json(const Comparison& c, bool by_size = false);
 // CSV with one row per rank and per operation (and with `by_size`, per operation and size
 // class: what "operation_size", name "Allreduce (64 B, 1 KiB]").
 void write_comparison_csv(const Comparison& c, const std::string& path, bool by_size = false);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Validates `clustersim run --json` against docs/schema/run.schema.json (python3-jsonschema).
+"""Validates `clustersim run --json` against docs/schema/run.schema.json, and `compare --json`
+against docs/schema/compare.schema.json (python3-jsonschema).
 
 Runs the command on runs that exercise every part of the object (an app summary, I/O
 servers, OS jitter, per-rank results, several apps, the packet, fluid and analytic network
@@ -12,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import jsonschema
 
@@ -59,7 +61,34 @@ def main():
             failed += 1
         else:
             print("ok   a string with a unit in app_summary is rejected")
-    print(f"{len(runs) + 1 - failed} passed, {failed} failed")
+    # `clustersim compare --json` (docs/schema/compare.schema.json): a run of a trace and its
+    # comparison with the recording, with --by-size.
+    cschema = json.load(open(os.path.join(root, "docs", "schema", "compare.schema.json")))
+    jsonschema.Draft7Validator.check_schema(cschema)
+    cvalidator = jsonschema.Draft7Validator(cschema)
+    trace = f"{shared}/otf2-scorep-sst-macro/traces.otf2"
+    with tempfile.TemporaryDirectory() as out:
+        p = subprocess.run([binary, "run", f"{ex}/figure1-westmere-10.xml", "--app",
+                            f"trace:{trace}", "--out", out], capture_output=True, text=True)
+        c = subprocess.run([binary, "compare", trace, out, "--json", "--by-size"],
+                           capture_output=True, text=True)
+        if p.returncode != 0 or c.returncode != 0:
+            print(f"FAIL clustersim compare --json: {p.stderr.strip()} {c.stderr.strip()}")
+            failed += 1
+        else:
+            doc = json.loads(c.stdout)
+            errors = list(cvalidator.iter_errors(doc))
+            for e in errors:
+                print(f"FAIL compare --json: at {'/'.join(map(str, e.path)) or '(top)'}: {e.message}")
+            parts = doc["split"]
+            for side in ("recorded_s", "simulated_s"):
+                if abs(parts[0][side] + parts[1][side] + parts[2][side] - parts[3][side]) > 1e-9:
+                    print(f"FAIL compare --json: the split's {side} does not add up")
+                    errors.append(side)
+            failed += 1 if errors else 0
+            if not errors:
+                print("ok   clustersim compare --json --by-size")
+    print(f"{len(runs) + 2 - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 
