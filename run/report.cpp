@@ -135,10 +135,8 @@ double events_per_s(const mpi::SimulationResult& res) {
 std::string report_network_name(const RunReport& rep) {
     const Model& m = *rep.loaded;
     const topo::Topology& t = m.topology;
-    return !rep.network.empty() ? rep.network
-           : t.settings.model == topo::NetworkModel::Analytic
-               ? m.comm.model
-               : std::string(topo::to_string(t.settings.model));
+    // The model that ran: a model file whose switches forward cut-through runs cut_through.
+    return !rep.network.empty() ? rep.network : network_model_of(t.settings, m.comm);
 }
 
 nlohmann::json render_json(const RunReport& rep, bool per_rank) {

@@ -108,6 +108,26 @@ TEST(Cli, GeneratedModelsValidateAndRun) {
     }
 }
 
+// The report names the model that ran: a model file whose switches forward cut-through runs
+// the cut_through packet model, and --json says so (it said "packet").
+TEST(Cli, AModelFileForwardingCutThroughIsReportedAsCutThrough) {
+    const Result g = run("generate star --nodes 2");
+    ASSERT_EQ(g.code, 0) << g.err;
+    std::string xml = g.out;
+    const std::string tag = "<network ";
+    ASSERT_NE(xml.find(tag), std::string::npos);
+    xml.insert(xml.find(tag) + tag.size(), "forwarding=\"cut_through\" ");
+    const std::string path = write_temp("cut.xml", xml);
+    const Result r = run("run " + path + " --app pingpong:size=1MiB --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("network").at("model"), "cut_through");
+    // and it is the cut_through model's result, the same as asking for it by flag
+    const Result f = run("run " + path + " --app pingpong:size=1MiB --json --network cut_through");
+    ASSERT_EQ(f.code, 0) << f.err;
+    EXPECT_EQ(nlohmann::json::parse(f.out).at("simulated_time_ps"), j.at("simulated_time_ps"));
+}
+
 TEST(CliBadInput, UnknownAppListsTheValidOnes) {
     expect_bad_input("run " + example("two-nodes.xml") + " --app frobnicate:size=1MiB",
                      "expected one of: pingpong");
