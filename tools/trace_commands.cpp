@@ -257,6 +257,24 @@ int cmd_import(const ImportFlags& f) {
     return 0;
 }
 
+namespace {
+// A bar chart of comparison rows, recorded against simulated, in seconds.
+void write_compare_bars(const fs::path& path, const std::string& title,
+                        const std::vector<traces::CompareRow>& rows) {
+    std::vector<std::string> names;
+    std::vector<double> rec_s, sim_s;
+    for (const auto& r : rows) {
+        names.push_back(r.name);
+        rec_s.push_back(r.recorded.seconds());
+        sim_s.push_back(r.simulated.seconds());
+    }
+    std::ofstream svg(path);
+    if (!svg) throw InputError(path.string(), 0, "cannot write the plot");
+    svg << traces::svg_bar_chart(title, names, {{"recorded", rec_s}, {"simulated", sim_s}},
+                                 "time (s)");
+}
+}  // namespace
+
 int cmd_compare(const CompareFlags& f) {
     if (!f.out.empty()) prepare_output_dir("--out", f.out);
     // --timeline-window FROM,TO: checked before the traces are read.
@@ -329,32 +347,14 @@ int cmd_compare(const CompareFlags& f) {
                                 (d / "compare_timeline.json").string());
         traces::write_comparison_csv(c, (d / "compare.csv").string(), f.by_size);
         std::ofstream(d / "compare.json") << j.dump(2) << "\n";
-        // Where the ranks' time went, recorded against simulated: replayed, modelled, no record.
-        std::vector<std::string> parts;
-        std::vector<double> part_rec, part_sim;
-        for (const auto& r : c.split) {
-            parts.push_back(r.name);
-            part_rec.push_back(r.recorded.seconds());
-            part_sim.push_back(r.simulated.seconds());
-        }
-        std::ofstream split_svg(d / "compare_split.svg");
-        if (!split_svg)
-            throw InputError((d / "compare_split.svg").string(), 0, "cannot write the plot");
-        split_svg << traces::svg_bar_chart(
-            fmt::format("{}: where the ranks' time went, summed over ranks", rec.name), parts,
-            {{"recorded", part_rec}, {"simulated", part_sim}}, "time (s)");
-        std::vector<std::string> ranks;
-        std::vector<double> rec_s, sim_s;
-        for (const auto& r : c.ranks) {
-            ranks.push_back(r.name);
-            rec_s.push_back(r.recorded.seconds());
-            sim_s.push_back(r.simulated.seconds());
-        }
-        std::ofstream svg(d / "compare_ranks.svg");
-        if (!svg) throw InputError((d / "compare_ranks.svg").string(), 0, "cannot write the plot");
-        svg << traces::svg_bar_chart(
-            fmt::format("{}: recorded vs simulated time per rank", rec.name), ranks,
-            {{"recorded", rec_s}, {"simulated", sim_s}}, "time (s)");
+        // Where the ranks' time went (replayed, modelled, no record), and each rank's runtime,
+        // recorded against simulated.
+        write_compare_bars(
+            d / "compare_split.svg",
+            fmt::format("{}: where the ranks' time went, summed over ranks", rec.name), c.split);
+        write_compare_bars(d / "compare_ranks.svg",
+                           fmt::format("{}: recorded vs simulated time per rank", rec.name),
+                           c.ranks);
         std::ofstream gantt(d / "compare_timeline.svg");
         if (!gantt)
             throw InputError((d / "compare_timeline.svg").string(), 0,
