@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Runs every clustersim command line the Markdown docs show, so that none goes stale.
+
+doctest.py checks the examples marked `<!-- doctest -->` line by line against their shown
+output. This script covers every other command line in a fenced code block (`clustersim ...`,
+`$ clustersim ...`, `./build/tools/clustersim ...`; a trailing `\\` continues a line):
+
+- the command lines of one block run in order in one scratch folder (`import ... > pvs.xml`,
+  then `run pvs.xml ...`), inputs found as doctest.py finds them;
+- a command the block shows failing (its next line is `clustersim: error: ...`) must exit
+  with 2 and print that line; every other command must exit with 0;
+- a synopsis is not run but listed: a line with `[...]`, `a|b` or a placeholder in capitals
+  (`MODEL.xml`, `FILE`, `--cache C`), or one that writes to an absolute path outside the
+  scratch folder (`--emit-array /shared/study`).
+
+Usage: commands.py CLUSTERSIM_BINARY REPO_ROOT FILE.md...   (exit 0: every command held)
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import doctest  # noqa: E402  (tests/doc/doctest.py: its runner)
+
+COMMAND = re.compile(r"^\s*(?:\$ )?((?:\./build/tools/)?clustersim(?: |$).*)$")
+OUTPUT = re.compile(r"^clustersim [a-z-]+: ")  # "clustersim run: model ..." is output
+MISSING = re.compile(r"clustersim: error: ([^:\s]+): cannot (?:read|open)")
+PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9._/-])[A-Z][A-Z0-9_]*(?:\.[a-z]+)?(?![A-Za-z0-9])")
+
+
+def blocks(path):
+    """(line, [(line, command, expected_error or None)], marked) per fenced block."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    i, marked = 0, False
+    while i < len(lines):
+        s = lines[i].strip()
+        if doctest.MARK.match(s):
+            marked = True
+        elif s.startswith("```"):
+            start, cmds, j = i + 1, [], i + 1
+            end = j
+            while end < len(lines) and not lines[end].strip().startswith("```"):
+                end += 1
+            # A block with `$ ` prompts shows output too: only its prompted lines are commands.
+            prompted = any(lines[k].lstrip().startswith("$ ") for k in range(j, end))
+            while j < len(lines) and not lines[j].strip().startswith("```"):
+                m = COMMAND.match(lines[j])
+                if prompted and not lines[j].lstrip().startswith("$ "):
+                    m = None
+                if m and not OUTPUT.match(m.group(1)):
+                    cmd, at = m.group(1).strip(), j + 1
+                    while cmd.endswith("\\") and j + 1 < len(lines):
+                        j += 1
+                        cmd = cmd[:-1].rstrip() + " " + lines[j].strip()
+                    nxt = lines[j + 1].strip() if j + 1 < len(lines) else ""
+                    error = nxt if nxt.startswith("clustersim: error:") else None
+                    cmds.append((at, re.sub(r"\s+#.*$", "", cmd), error))
+                j += 1
+            if cmds:
+                yield start, cmds, marked
+            marked = False
+            i = j
+        elif s:
+            marked = False
+        i += 1
+
+
+def synopsis(cmd, root):
+    """Why `cmd` is a synopsis, not a command ("" if it is one to run)."""
+    words = cmd.split("#")[0]
+    if re.search(r"\[.*\]", words) or re.search(r"\w\|\w", words):
+        return "a synopsis ([...] or a|b)"
+    if m := PLACEHOLDER.search(words):
+        return f"a placeholder ({m.group()})"
+    for w in words.split():
+        if w.startswith("/") and not os.path.exists(w):
+            return f"writes to {w}"
+    return ""
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__)
+        return 2
+    binary, root, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+    ran = failed = skipped = covered = 0
+    for path in files:
+        for start, cmds, marked in blocks(path):
+            if marked:
+                covered += len(cmds)
+                continue
+            runnable = []
+            for line, cmd, error in cmds:
+                why = synopsis(cmd, root)
+                if why:
+                    skipped += 1
+                    print(f"skip {path}:{line}: {why}: {cmd}")
+                else:
+                    runnable.append((line, cmd, error))
+            # One scratch folder per block: the commands before a failing example, then it.
+            done = []
+            for line, cmd, error in runnable:
+                chain = " && ".join([c for _, c, _ in done] + [cmd])
+                code, out = doctest.run(binary, root, chain)
+                text = "\n".join(out)
+                # An illustration with the reader's own file (`island.xml`, `gd.csv`): listed.
+                own = MISSING.search(text)
+                if code != 0 and own and not os.path.exists(os.path.join(root, own.group(1))):
+                    skipped += 1
+                    print(f"skip {path}:{line}: names a file of the reader's own "
+                          f"({own.group(1)}): {cmd}")
+                    continue
+                ran += 1
+                if error is None and code != 0:
+                    failed += 1
+                    print(f"FAIL {path}:{line}: `{cmd}` exited with {code}:\n  " +
+                          "\n  ".join(out[-5:]))
+                elif error is not None and (code != 2 or error not in text):
+                    failed += 1
+                    print(f"FAIL {path}:{line}: `{cmd}` should fail with\n  {error}\n"
+                          f"  exited with {code}:\n  " + "\n  ".join(out[-3:]))
+                else:
+                    print(f"ok   {path}:{line}: {cmd}")
+                if error is None:
+                    done.append((line, cmd, error))
+    print(f"{ran - failed} ran and held, {failed} failed, {covered} in doctest blocks, "
+          f"{skipped} synopses not run")
+    return 1 if failed or ran == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
