@@ -95,6 +95,18 @@ TEST(CliOtf2Dumpi, FormatFlagAndConvertToOtf2) {
     const Result r = run("run " + model("star") + " --json --format otf2 --app trace:" + anchor);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out).at("ranks").get<int>(), 4);
+    // `--to otf2 OUT` writes the archive OUT.otf2 + OUT.def + OUT/, as the README says.
+    const std::string stem = temp_path("dumpi-stem");
+    const Result s = run("convert --format dumpi " + external(kDumpi) + " " + stem + " --to otf2");
+    ASSERT_EQ(s.code, 0) << s.err;
+    EXPECT_NE(s.out.find("to " + stem + ".otf2 (otf2 format"), std::string::npos) << s.out;
+    EXPECT_TRUE(std::filesystem::is_regular_file(stem + ".otf2"));
+    EXPECT_TRUE(std::filesystem::is_regular_file(stem + ".def"));
+    EXPECT_TRUE(std::filesystem::is_directory(stem));
+    const Result t = run("run " + model("star") + " --json --app trace:" + stem + ".otf2");
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_EQ(nlohmann::json::parse(t.out).at("simulated_time_ps"),
+              nlohmann::json::parse(r.out).at("simulated_time_ps"));
     expect_bad_input("convert --format otf2 " + external(kDumpi) + " " + temp_path("x.txt"),
                      "not a readable OTF2 archive");
     expect_bad_input("convert --format dumpi " + external(kScorep) + " " + temp_path("x.txt"),

@@ -100,8 +100,8 @@ void write_outputs(const std::string& dir, const traces::RunLog& log,
         dir);
 }
 
-int cmd_convert(const ConvertFlags& f) {
-    check_output_file("OUTPUT", f.output);
+int cmd_convert(const ConvertFlags& flags) {
+    ConvertFlags f = flags;
     std::string to = f.to;
     if (to.empty()) {
         const std::string ext = fs::path(f.output).extension().string();
@@ -109,6 +109,9 @@ int cmd_convert(const ConvertFlags& f) {
     }
     if (to != "text" && to != "binary" && to != "otf2")  // checked before reading the input
         throw InputError("--to", 0, fmt::format("'{}': expected text, binary or otf2", to));
+    // An OTF2 archive is OUT.otf2 (its anchor), OUT.def and OUT/: `--to otf2 OUT` names them.
+    if (to == "otf2" && fs::path(f.output).extension() != ".otf2") f.output += ".otf2";
+    check_output_file("OUTPUT", f.output);
     traces::ReadReport report;
     const traces::Trace t = load(f.input, f.format, f.skip_unknown, &report);
     if (to == "text")
