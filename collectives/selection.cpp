@@ -77,8 +77,8 @@ Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
     if (!profile_.empty() && std::find(names.begin(), names.end(), profile_) == names.end()) {
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-        const std::string what =
-            fmt::format("unknown MPI profile '{}'; expected one of: {}", profile_, list);
+        const std::string what = fmt::format("unknown MPI profile '{}'{}; expected one of: {}",
+                                             profile_, did_you_mean(profile_, names), list);
         if (!profile.empty()) throw InputError("--mpi", 0, what);
         throw InputError(source, mpi.profile_line, what);
     }

@@ -120,6 +120,20 @@ TEST(FirstHour, MisspeltNamesGetASuggestion) {
                      "--placement: unknown placement 'round-robbin' (did you mean");
     expect_bad_input("run " + model + " --app barrier --ranks 2 --cpu procesor-sharing",
                      "(did you mean");
+    // Every enumerated flag value and XML value suggests the name it is close to.
+    expect_bad_input("run " + model + " --app barrier --ranks 2 --mpi openmpi",
+                     "(did you mean 'openmpi_4.1'?)");
+    expect_bad_input("run " + model + " --app barrier --ranks 2 --out " + ::testing::TempDir() +
+                         "/fh --timeline-detail hardwar",
+                     "(did you mean 'hardware'?)");
+    expect_bad_input("generate fat-tree --down 4,2 --up 1,2 --routing d_mod_j",
+                     "(did you mean 'd_mod_k'?)");
+    expect_bad_input("convert x.txt y --to otf", "(did you mean 'otf2'?)");
+    const std::string xml =
+        write_temp("routing.xml", R"(<cluster name="r"><network routing="shortest_pth"/>
+  <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <node name="n0" type="t"/></cluster>)");
+    expect_bad_input("validate " + xml, "(did you mean 'shortest_path'?)");
     // Nothing close: no suggestion, still the list.
     const Result r = run("run " + model + " --app zzzzzz:size=1MiB");
     EXPECT_EQ(r.code, 2);

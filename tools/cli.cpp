@@ -161,10 +161,10 @@ int cmd_generate(const GenerateFlags& f) {
         o.routing = *r;
     else
         throw InputError("--routing", 0,
-                         fmt::format("'{}': expected shortest_path, round_robin, simgrid, "
+                         fmt::format("'{}'{}: expected shortest_path, round_robin, simgrid, "
                                      "valiant (dragonfly), dimension_order (torus) or d_mod_k "
                                      "(fat-tree)",
-                                     f.routing));
+                                     f.routing, did_you_mean(f.routing, topo::routing_names())));
     // 0 is "choose for me" inside GenerateOptions; given as a flag it is a mistake, not a
     // silent default.
     const auto positive = [](const char* flag, std::uint32_t v) {

@@ -781,7 +781,8 @@ int cmd_jitter(const JitterFlags& f) {
     if (f.model == "jitsim") return cmd_jitsim(f);
     if (same_but_separators(f.model, "max_of_distributions")) return cmd_max_of_distributions(f);
     throw InputError("--model", 0,
-                     fmt::format("'{}': expected jitsim or max_of_distributions", f.model));
+                     fmt::format("'{}'{}: expected jitsim or max_of_distributions", f.model,
+                                 did_you_mean(f.model, {"jitsim", "max_of_distributions"})));
 }
 
 int cmd_jitter_trace_generate(const JitterTraceFlags& f) {

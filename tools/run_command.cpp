@@ -21,6 +21,7 @@
 #include "run/report.hpp"
 #include "simulator/error.hpp"
 #include "simulator/memory.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
 #include "tools/progress.hpp"
@@ -112,7 +113,8 @@ int cmd_run(const RunFlags& f) {
         flag_value("--progress-interval", f.progress_interval, parse_time).seconds();
     if (f.timeline_detail != "ranks" && f.timeline_detail != "hardware")
         throw InputError("--timeline-detail", 0,
-                         fmt::format("'{}': expected ranks or hardware", f.timeline_detail));
+                         fmt::format("'{}'{}: expected ranks or hardware", f.timeline_detail,
+                                     did_you_mean(f.timeline_detail, {"ranks", "hardware"})));
     if (f.timeline_detail == "hardware" && f.out.empty())
         throw InputError("--timeline-detail", 0, "'hardware' needs --out (it is a timeline)");
     run::RunSpec spec;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
 #include "tools/run_command.hpp"
@@ -108,7 +109,9 @@ int cmd_convert(const ConvertFlags& flags) {
         to = ext == ".txt" || ext == ".cstrace-text" ? "text" : ext == ".otf2" ? "otf2" : "binary";
     }
     if (to != "text" && to != "binary" && to != "otf2")  // checked before reading the input
-        throw InputError("--to", 0, fmt::format("'{}': expected text, binary or otf2", to));
+        throw InputError("--to", 0,
+                         fmt::format("'{}'{}: expected text, binary or otf2", to,
+                                     did_you_mean(to, {"text", "binary", "otf2"})));
     // An OTF2 archive is OUT.otf2 (its anchor), OUT.def and OUT/: `--to otf2 OUT` names them.
     if (to == "otf2" && fs::path(f.output).extension() != ".otf2") f.output += ".otf2";
     check_output_file("OUTPUT", f.output);

@@ -19,6 +19,7 @@
 
 #include "simulator/error.hpp"
 #include "simulator/spelling.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "topologies/generators.hpp"
 #include "topologies/nic_models.hpp"
@@ -427,9 +428,10 @@ void Reader::read_network(pugi::xml_node n) {
         else if (*v == "fluid")
             s.model = NetworkModel::Fluid;
         else
-            fail(n, fmt::format(
-                        "<network> attribute 'model': '{}' is not valid; expected packet or fluid",
-                        *v));
+            fail(n,
+                 fmt::format(
+                     "<network> attribute 'model': '{}' is not valid{}; expected packet or fluid",
+                     *v, did_you_mean(*v, {"packet", "fluid"})));
     }
     if (optional(n, "forwarding")) s.forwarding = forwarding_attr(n);
     if (const auto v = optional(n, "granularity")) s.granularity = granularity_attr(n, *v);
@@ -438,10 +440,10 @@ void Reader::read_network(pugi::xml_node n) {
         if (const std::optional<Routing> r = parse_routing(*v)) {
             s.routing = *r;
         } else {
-            fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid; expected "
+            fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid{}; expected "
                                 "shortest_path or round_robin, or simgrid, valiant (dragonfly "
                                 "only), dimension_order (torus only), d_mod_k (fat tree only)",
-                                *v));
+                                *v, did_you_mean(*v, routing_names())));
         }
     }
     if (const auto v = optional(n, "nic")) s.nic_model = nic_attr(n, *v);
@@ -451,9 +453,9 @@ void Reader::read_network(pugi::xml_node n) {
         if (same_but_separators(*v, "in_mpi"))
             s.progress_in_mpi = true;
         else if (*v != "always")
-            fail(n, fmt::format("<network> attribute 'progress': '{}' is not valid; expected "
+            fail(n, fmt::format("<network> attribute 'progress': '{}' is not valid{}; expected "
                                 "in_mpi or always",
-                                *v));
+                                *v, did_you_mean(*v, {"in_mpi", "always"})));
     }
 }
 

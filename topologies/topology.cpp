@@ -58,6 +58,12 @@ const char* to_string(Routing routing) {
     return "?";
 }
 
+std::vector<std::string> routing_names() {
+    std::vector<std::string> out;
+    for (const NamedRouting& r : kRoutings) out.emplace_back(r.name);
+    return out;
+}
+
 std::optional<Routing> parse_routing(std::string_view text) {
     if (const NamedRouting* r =
             find_named(kRoutings, text, [](const NamedRouting& x) { return x.name; }))

@@ -56,6 +56,7 @@ const char* to_string(Routing routing);
 // The routing `text` names ("shortest_path", "round_robin", "valiant", "dimension_order",
 // "d_mod_k", "simgrid"; '-' for '_' read alike: simulator/spelling.hpp), nullopt if none.
 std::optional<Routing> parse_routing(std::string_view text);
+std::vector<std::string> routing_names();  // the names parse_routing reads, in table order
 // Every packet of a pair takes one path, fixed when the pair first sends (all but RoundRobin
 // and Valiant): the packet model keeps it instead of asking the router hop by hop.
 inline bool fixed_path(Routing r) {
