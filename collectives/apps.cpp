@@ -569,8 +569,9 @@ std::unique_ptr<App> AppRegistry::create(const std::string& spec, std::uint32_t 
             if (!known) {
                 std::string valid;
                 for (const auto& p : info.params) valid += (valid.empty() ? "" : ", ") + p.name;
-                fail(spec, fmt::format("unknown parameter '{}' for app '{}', expected one of: {}",
-                                       key, info.name, valid));
+                fail(spec,
+                     fmt::format("unknown parameter '{}' for app '{}'{}, expected one of: {}", key,
+                                 info.name, did_you_mean(key, split_names(valid)), valid));
             }
             if (!values.emplace(key, item.substr(eq + 1)).second)
                 fail(spec, fmt::format("parameter '{}' given twice", key));

@@ -97,8 +97,9 @@ Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
         if (!parse_coll_op(r.operation, op))
             throw InputError(
                 source, r.line,
-                fmt::format("<algorithm> operation '{}' is unknown; expected one of: {}",
-                            r.operation, op_names()));
+                fmt::format("<algorithm> operation '{}' is unknown{}; expected one of: {}",
+                            r.operation, did_you_mean(r.operation, split_names(op_names())),
+                            op_names()));
         const Algorithm* alg = registry.find(op, r.algorithm);
         if (alg == nullptr)
             throw InputError(

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::io {
@@ -140,8 +141,11 @@ void IoReader::read_io_server(pugi::xml_node n) {
                            topo::join_names(kIoServerChildren));
         }
         if (!topo::has_name(kIoServerChildren, c.name())) {
-            x_.fail(c, fmt::format("unknown element <{}> in <io-server>; expected one of: {}",
-                                   c.name(), topo::join_names(kIoServerChildren)));
+            x_.fail(
+                c, fmt::format(
+                       "unknown element <{}> in <io-server>{}; expected one of: {}", c.name(),
+                       did_you_mean(c.name(), {kIoServerChildren.begin(), kIoServerChildren.end()}),
+                       topo::join_names(kIoServerChildren)));
         }
         pugi::xml_node& slot = std::strcmp(c.name(), "cache") == 0 ? cache : disk;
         if (slot) {

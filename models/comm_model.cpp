@@ -1,5 +1,6 @@
 #include "models/comm_model.hpp"
 #include "simulator/spelling.hpp"
+#include "simulator/suggest.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -310,7 +311,8 @@ std::unique_ptr<CommModel> make_comm_model(std::string_view name) {
     std::string list;
     for (const std::string& n : comm_model_names()) list += (list.empty() ? "" : ", ") + n;
     throw std::invalid_argument(
-        fmt::format("unknown communication model '{}'; expected one of: {}", name, list));
+        fmt::format("unknown communication model '{}'{}; expected one of: {}", name,
+                    did_you_mean(name, comm_model_names()), list));
 }
 
 }  // namespace clustersim::comm

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "simulator/spelling.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::comm {
@@ -87,8 +88,10 @@ void CommReader::read(pugi::xml_node n) {
                            topo::join_names(kCommChildren));
         if (std::find(kCommChildren.begin(), kCommChildren.end(), std::string_view(c.name())) ==
             kCommChildren.end()) {
-            x_.fail(c, fmt::format("unknown element <{}> in <comm-model>; expected one of: {}",
-                                   c.name(), topo::join_names(kCommChildren)));
+            x_.fail(c, fmt::format(
+                           "unknown element <{}> in <comm-model>{}; expected one of: {}", c.name(),
+                           did_you_mean(c.name(), {kCommChildren.begin(), kCommChildren.end()}),
+                           topo::join_names(kCommChildren)));
         }
         if (std::strcmp(c.name(), "node-type") == 0)
             read_node_type(c);

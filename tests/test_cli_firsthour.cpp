@@ -134,6 +134,14 @@ TEST(FirstHour, MisspeltNamesGetASuggestion) {
   <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
   <node name="n0" type="t"/></cluster>)");
     expect_bad_input("validate " + xml, "(did you mean 'shortest_path'?)");
+    expect_bad_input("run " + model + " --app pingpong:sise=1KiB", "(did you mean 'size'?)");
+    expect_bad_input("import simgird x.xml", "(did you mean 'simgrid'?)");
+    const std::string element = write_temp("element.xml", R"(<cluster name="r">
+  <node-typ name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-typ>
+</cluster>)");
+    expect_bad_input("validate " + element,
+                     "unknown element <node-typ> in <cluster> (did you "
+                     "mean 'node-type'?)");
     // Nothing close: no suggestion, still the list.
     const Result r = run("run " + model + " --app zzzzzz:size=1MiB");
     EXPECT_EQ(r.code, 2);

@@ -51,6 +51,7 @@
 
 #include "models/jitter.hpp"
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "traces/jitter_io.hpp"
 
@@ -319,7 +320,9 @@ int run(const std::string& duration_text, const std::string& cores_text,
                              "this CPU has no time-stamp counter clustersim can read; use "
                              "--clock steady");
     } else if (!clock_text.empty()) {
-        throw InputError("--clock", 0, fmt::format("'{}': expected tsc or steady", clock_text));
+        throw InputError("--clock", 0,
+                         fmt::format("'{}'{}: expected tsc or steady", clock_text,
+                                     clustersim::did_you_mean(clock_text, {"tsc", "steady"})));
     }
     const std::string clock_name = clock == ClockKind::Tsc ? "tsc" : "steady";
     const std::vector<int> cores = parse_cores(cores_text, allowed_cores());

@@ -169,7 +169,9 @@ int cmd_trace_merge(const MergeFlags& f) {
         to = ext == ".txt" || ext == ".cstrace-text" ? "text" : "binary";
     }
     if (to != "text" && to != "binary")
-        throw InputError("--to", 0, fmt::format("'{}': expected text or binary", to));
+        throw InputError("--to", 0,
+                         fmt::format("'{}'{}: expected text or binary", to,
+                                     did_you_mean(to, {"text", "binary"})));
     traces::MergeReport rep;
     std::uint64_t records = 0;
     if (to == "text") {
@@ -251,7 +253,9 @@ int cmd_import(const ImportFlags& f) {
     else if (f.kind == "simgrid")
         r = traces::import_simgrid(f.input);
     else
-        throw InputError("import", 0, fmt::format("'{}': expected piosimhd or simgrid", f.kind));
+        throw InputError("import", 0,
+                         fmt::format("'{}'{}: expected piosimhd or simgrid", f.kind,
+                                     did_you_mean(f.kind, {"piosimhd", "simgrid"})));
     check_written_model(r.xml, f.input);
     std::cout << r.xml;
     for (const auto& u : r.unmapped) std::cerr << "clustersim: import: " << u << "\n";

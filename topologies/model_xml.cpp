@@ -231,8 +231,10 @@ Topology Reader::read() {
                  "unexpected text in <cluster>; expected only elements: " + join_names(top_level));
         }
         if (!has_name(top_level, c.name())) {
-            fail(c, fmt::format("unknown element <{}> in <cluster>; expected one of: {}", c.name(),
-                                join_names(top_level)));
+            fail(c,
+                 fmt::format("unknown element <{}> in <cluster>{}; expected one of: {}", c.name(),
+                             did_you_mean(c.name(), {top_level.begin(), top_level.end()}),
+                             join_names(top_level)));
         }
         if (std::strcmp(c.name(), "network") == 0) {
             if (network) {
@@ -477,8 +479,10 @@ void Reader::read_node_type(pugi::xml_node n) {
             fail(c,
                  "unexpected text in <node-type>; expected only elements: " + join_names(children));
         if (!has_name(children, c.name())) {
-            fail(c, fmt::format("unknown element <{}> in <node-type>; expected one of: {}",
-                                c.name(), join_names(children)));
+            fail(c,
+                 fmt::format("unknown element <{}> in <node-type>{}; expected one of: {}", c.name(),
+                             did_you_mean(c.name(), {children.begin(), children.end()}),
+                             join_names(children)));
         }
     }
     // Vertices first, so an edge may name a vertex declared after it.

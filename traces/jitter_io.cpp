@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "traces/text.hpp"
 
@@ -381,10 +382,11 @@ JitterFormat parse_jitter_format(const std::string& name) {
     if (name == "text") return JitterFormat::Text;
     if (name == "binary") return JitterFormat::Binary;
     if (name == "loggopsim") return JitterFormat::LogGOPSim;
-    throw InputError("--format", 0,
-                     fmt::format("unknown jitter trace format '{}'; expected one of auto, text, "
-                                 "binary, loggopsim",
-                                 name));
+    throw InputError(
+        "--format", 0,
+        fmt::format("unknown jitter trace format '{}'{}; expected one of auto, text, "
+                    "binary, loggopsim",
+                    name, did_you_mean(name, {"auto", "text", "binary", "loggopsim"})));
 }
 
 JitterFormat detect_jitter_format(const std::string& path) {
