@@ -31,7 +31,7 @@ void note_spelling(std::string_view given, std::string_view registered) {
     const std::lock_guard lock(n.mutex);
     if (n.out == nullptr || !n.told.emplace(given, registered).second) return;
     *n.out << "clustersim: note: '" << given << "' is read as '" << registered
-           << "' (registered names join words with '_')\n";
+           << "', its registered spelling\n";
 }
 
 }  // namespace clustersim

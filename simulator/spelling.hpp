@@ -2,10 +2,11 @@
 // algorithms, network, CPU and communication models, cache layers, disks, trace formats,
 // placements, jitter policies and barriers) is lowercase with words joined by '_', as MPI's
 // and Open MPI's names are (`reduce_scatter`, `recursive_doubling`, `write_behind`). Keys
-// (flags, XML attributes, `key=value` parameters) join words with '-'. A name given with '-'
+// (flags, XML elements and attributes, `key=value` parameters) join words with '-', and so do
+// the fabric kinds of `generate`, which are XML element names (`fat-tree`). A name given with '-'
 // where the registered one has '_' (or the other way round) is accepted as that name, with
 // one note per name on the stream set_spelling_notes gives (the command line's stderr):
-//   clustersim: note: 'round-robin' is read as 'round_robin' (registered names join words with '_')
+//   clustersim: note: 'round-robin' is read as 'round_robin', its registered spelling
 #pragma once
 
 #include <cstddef>

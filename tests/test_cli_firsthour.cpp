@@ -136,6 +136,10 @@ TEST(FirstHour, MisspeltNamesGetASuggestion) {
     expect_bad_input("validate " + xml, "(did you mean 'shortest_path'?)");
     expect_bad_input("run " + model + " --app pingpong:sise=1KiB", "(did you mean 'size'?)");
     expect_bad_input("import simgird x.xml", "(did you mean 'simgrid'?)");
+    expect_bad_input("generate startt", "KIND: 'startt' (did you mean 'star'?)");
+    const Result fat = run("generate fat_tree --down 2 --up 1");
+    EXPECT_EQ(fat.code, 0) << fat.err;
+    EXPECT_NE(fat.err.find("'fat_tree' is read as 'fat-tree'"), std::string::npos) << fat.err;
     const std::string element = write_temp("element.xml", R"(<cluster name="r">
   <node-typ name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-typ>
 </cluster>)");

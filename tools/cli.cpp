@@ -498,7 +498,20 @@ CLI::App* add_generate(CLI::App& app, GenerateFlags& g) {
         app.add_subcommand("generate", "Write a generated cluster model XML to stdout");
     generate->add_option("KIND", g.kind, "star, fat-tree, torus or dragonfly")
         ->required()
-        ->check(CLI::IsMember({"star", "fat-tree", "torus", "dragonfly"}));
+        ->transform(CLI::Validator(
+            [](std::string& kind) {
+                // The fabric kinds are the XML's element names (keys: words joined by '-');
+                // '_' reads as '-' with a note, a misspelling gets a suggestion.
+                const std::vector<std::string> kinds{"star", "fat-tree", "torus", "dragonfly"};
+                if (const std::string* k =
+                        find_named(kinds, kind, [](const std::string& n) { return n; })) {
+                    kind = *k;
+                    return std::string();
+                }
+                return fmt::format("'{}'{}: expected star, fat-tree, torus or dragonfly", kind,
+                                   did_you_mean(kind, kinds));
+            },
+            "KIND"));
     generate->add_option("--nodes", g.nodes,
                          "number of nodes (star; torus/fat-tree default shape)");
     generate->add_option("--sockets", g.sockets, "sockets per node");
