@@ -9,6 +9,9 @@ output. This script covers every other command line in a fenced code block (`clu
   then `run pvs.xml ...`), inputs found as doctest.py finds them;
 - a command the block shows failing (its next line is `clustersim: error: ...`) must exit
   with 2 and print that line; every other command must exit with 0;
+- no command may write into the checkout (`git status` is compared before and after; a path
+  after `--out`, `-o` or `>` stays in the scratch folder even where the repository has a
+  folder of that name);
 - a synopsis is not run but listed: a line with `[...]`, `a|b` or a placeholder in capitals
   (`MODEL.xml`, `FILE`, `--cache C`), or one that writes to an absolute path outside the
   scratch folder (`--emit-array /shared/study`).
@@ -17,6 +20,7 @@ Usage: commands.py CLUSTERSIM_BINARY REPO_ROOT FILE.md...   (exit 0: every comma
 """
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -65,6 +69,16 @@ def blocks(path):
         i += 1
 
 
+def git_status(root):
+    """`git status --porcelain` of the checkout (untracked files too), None outside git."""
+    try:
+        p = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=all"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return p.stdout if p.returncode == 0 else None
+
+
 def synopsis(cmd, root):
     """Why `cmd` is a synopsis, not a command ("" if it is one to run)."""
     words = cmd.split("#")[0]
@@ -84,6 +98,7 @@ def main():
         return 2
     binary, root, files = sys.argv[1], sys.argv[2], sys.argv[3:]
     ran = failed = skipped = covered = 0
+    status = git_status(root)
     for path in files:
         for start, cmds, marked in blocks(path):
             if marked:
@@ -123,6 +138,10 @@ def main():
                     print(f"ok   {path}:{line}: {cmd}")
                 if error is None:
                     done.append((line, cmd, error))
+    # The commands run in scratch folders: none may write into the checkout.
+    if status is not None and git_status(root) != status:
+        failed += 1
+        print("FAIL a command wrote into the repository: git status changed")
     print(f"{ran - failed} ran and held, {failed} failed, {covered} in doctest blocks, "
           f"{skipped} synopses not run")
     return 1 if failed or ran == 0 else 0

@@ -105,9 +105,20 @@ def run(binary, root, cmd):
                     os.path.normpath(os.path.join(root, "..", "shared")),
                     os.path.normpath(os.path.join(given_root, "..", "shared"))}
     fixed = []
+    # A path after an output flag or `>` is the command's output: it stays in the scratch folder
+    # even where the repository has a folder of that name (`--out run/`).
+    outputs = ("--out", "-o", ">", "--svg", "--csv", "--placement-out", "--emit-array",
+               "--save-measured")
+    prev, written = "", set()
     for w in shlex.split(cmd):
+        is_output, prev = prev in outputs, w
         if w in ("clustersim", "./build/tools/clustersim"):
             fixed.append(binary)
+            continue
+        # ... and so is a later mention of it (`compare TRACE run/` after `--out run/`).
+        if is_output or w.rstrip("/") in written:
+            written.add(w.rstrip("/"))
+            fixed.append(w)
             continue
         prefix, rest = "", w
         m = re.match(r"^([a-z]+:)(.+)$", w)
@@ -122,6 +133,10 @@ def run(binary, root, cmd):
     ops = ("&&", "|", ">", "2>&1", ";")
     shell = " ".join(w if w in ops else shlex.quote(w) for w in fixed)
     with tempfile.TemporaryDirectory(prefix="clustersim-doctest-") as work:
+        for w in written:  # an output's folder exists in the scratch folder as in the checkout
+            parent = os.path.dirname(w)
+            if parent and not os.path.isabs(parent):
+                os.makedirs(os.path.join(work, parent), exist_ok=True)
         p = subprocess.run(shell, shell=True, cwd=work, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=300)
     text = p.stdout
