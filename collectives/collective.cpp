@@ -286,21 +286,25 @@ void CollectiveRegistry::add(CollOp op, std::string name, std::string help,
     algorithms_.push_back(AlgorithmInfo{op, std::move(name), std::move(help), std::move(impl)});
 }
 
-const Algorithm* CollectiveRegistry::find(CollOp op, const std::string& name) const {
+const AlgorithmInfo* CollectiveRegistry::info(CollOp op, const std::string& name) const {
     for (const auto& a : algorithms_)
-        if (a.op == op && a.name == name) return a.impl.get();
+        if (a.op == op && a.name == name) return &a;
     for (const auto& a : algorithms_)
         if (a.op == op && same_but_separators(a.name, name)) {
             note_spelling(name, a.name);
-            return a.impl.get();
+            return &a;
         }
     return nullptr;
 }
 
+const Algorithm* CollectiveRegistry::find(CollOp op, const std::string& name) const {
+    const AlgorithmInfo* a = info(op, name);
+    return a != nullptr ? a->impl.get() : nullptr;
+}
+
 std::string CollectiveRegistry::registered_name(CollOp op, const std::string& name) const {
-    for (const auto& a : algorithms_)
-        if (a.op == op && same_but_separators(a.name, name)) return a.name;
-    return name;
+    const AlgorithmInfo* a = info(op, name);
+    return a != nullptr ? a->name : name;
 }
 
 std::vector<std::string> CollectiveRegistry::names(CollOp op) const {

@@ -283,6 +283,8 @@ class CollectiveRegistry {
     const std::vector<AlgorithmInfo>& all() const { return algorithms_; }
 
   private:
+    // `op`'s algorithm called `name`, else the one equal up to '-'/'_' (noted); null if none.
+    const AlgorithmInfo* info(CollOp op, const std::string& name) const;
     std::vector<AlgorithmInfo> algorithms_;
 };
 

@@ -72,9 +72,10 @@ Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
                      const std::string& profile)
     : registry_(registry), profile_(profile.empty() ? mpi.profile : profile) {
     const auto& names = profile_names();
-    if (const std::string* p = find_named(names, profile_, [](const std::string& n) { return n; }))
-        profile_ = *p;  // as registered ("openmpi-4.1" reads as openmpi_4.1)
-    if (!profile_.empty() && std::find(names.begin(), names.end(), profile_) == names.end()) {
+    const std::string* registered =
+        find_named(names, profile_, [](const std::string& n) { return n; });
+    if (registered != nullptr) profile_ = *registered;  // "openmpi-4.1" reads as openmpi_4.1
+    if (!profile_.empty() && registered == nullptr) {
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
         const std::string what = fmt::format("unknown MPI profile '{}'{}; expected one of: {}",
