@@ -32,6 +32,7 @@ if [ "${1:-}" != "--run" ] && [ "${1:-}" != "--fuzz" ]; then
   otf2-tools            # otf2-print: the test that OTF2 tools read clustersim's archives
   libopenmpi-dev openmpi-bin  # the MPI tracer, calibration and benchmark programs, and the
                               # end-to-end test that runs them under mpirun
+  gfortran              # the Fortran programs the tracer's Fortran test traces
   help2man              # man pages made from the commands' own --help (cmake/package.cmake)
   python3 python3-jsonschema  # the doc-test (tests/doc/doctest.py), the JSON Schema test of
                               # run --json, bench/io_tables.sh

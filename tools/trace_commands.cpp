@@ -193,6 +193,11 @@ int cmd_trace_merge(const MergeFlags& f) {
         rep.run_id, rep.program, rep.ranks,
         rep.hosts.empty() ? std::string("?") : rep.hosts.front(), with_commas(calls),
         with_commas(records));
+    // Every recorded call by the name the program called it by (a Cart_sub is replayed as the
+    // Comm_split it equals, and the trace names the record by what it replays as).
+    std::cout << "  calls       ";
+    for (const auto& [name, n] : rep.calls) std::cout << fmt::format(" {} x{}", name, with_commas(n));
+    std::cout << (rep.calls.empty() ? " none\n" : "\n");
     std::cout << fmt::format("  rank files   {} in {} files\n", format_size(rep.raw_bytes),
                              rep.ranks);
     std::cout << fmt::format(

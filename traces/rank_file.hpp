@@ -106,7 +106,7 @@ static_assert(sizeof(RawRecord) == 120);
 
 // The MPI functions the tracer wraps. Modeled ones become native records; the others are
 // kept as `unmodeled` records named by their entry here. Append only: files store indices.
-inline constexpr std::array<std::string_view, 99> kCallNames{
+inline constexpr std::array<std::string_view, 100> kCallNames{
     // point to point
     "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Issend",
     "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
@@ -140,7 +140,9 @@ inline constexpr std::array<std::string_view, 99> kCallNames{
     "MPI_Ineighbor_alltoall", "MPI_Ineighbor_alltoallv", "MPI_Ineighbor_alltoallw",
     "MPI_Ialltoallw",
     // issue 19: matched probes (kept as unmodeled when they find a message)
-    "MPI_Improbe"};
+    "MPI_Improbe",
+    // issue 54: recorded as the MPI_Comm_split it equals (MPI_Comm_split_type above too)
+    "MPI_Cart_sub"};
 
 inline constexpr std::uint16_t call_index(std::string_view name) {
     for (std::size_t i = 0; i < kCallNames.size(); ++i)

@@ -18,7 +18,9 @@
 //                            and `rc` (what PMPI_Name returned)
 // Each generated wrapper: when not recording (before MPI_Init, inside another wrapped call)
 // it is PMPI_Name itself; otherwise it marks the nesting, runs the `<` lines, times PMPI_Name
-// and runs the record lines. A malformed table is one line `TABLE:LINE: reason`, exit 2.
+// and runs the record lines. After the wrappers comes kGeneratedRedirects: each wrapper
+// under the PMPI name that MPI's Fortran bindings call (tools/mpi/bindings.hpp). A malformed
+// table is one line `TABLE:LINE: reason`, exit 2.
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -174,6 +176,13 @@ int main(int argc, char** argv) {
         for (const std::string& l : e.record) o << "    " << l << '\n';
         o << "    return rc;\n}\n";
     }
+    // Each wrapper under the PMPI name a language binding calls (tracer.cpp hands this to
+    // redirect_bindings, tools/mpi/bindings.hpp).
+    o << "\n// What a binding library's calls to PMPI_Name reach instead: the wrapper above.\n"
+      << "const clustersim::tracer::Redirect kGeneratedRedirects[] = {\n";
+    for (const Entry& e : entries)
+        o << "    {\"P" << e.name << "\", reinterpret_cast<void*>(&" << e.name << ")},\n";
+    o << "};\n";
     // Written only when it changed, so an unchanged table rebuilds nothing.
     const std::string out = argv[2];
     std::ifstream old(out);

@@ -12,6 +12,9 @@
 //   CLUSTERSIM_TRACE_POLLS   `fold` (default): a failed MPI_Test/Testany/Testsome/Testall,
 //                            MPI_Iprobe or MPI_Improbe is not recorded but counted, its time
 //                            left in the compute around it; `all`: recorded as `unmodeled`
+//   CLUSTERSIM_TRACE_BINDINGS the libraries of MPI's Fortran bindings whose calls to PMPI_Name
+//                            are sent through the wrappers (names before ".so", ':' between
+//                            them; `none`: not done; default: tools/mpi/bindings.hpp's list)
 // Rank r writes `DIR/NAME.r<r>.csrank` (format: traces/rank_file.hpp).
 //
 // Assumes MPI_THREAD_SINGLE or FUNNELED use (one thread calls MPI). Calls on communicators
@@ -29,12 +32,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <iterator>
 #include <random>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "tools/mpi/bindings.hpp"
 #include "traces/rank_file.hpp"
 
 namespace {
@@ -462,6 +467,41 @@ void topology(std::uint8_t kind, std::uint16_t call, std::int64_t start, MPI_Com
     g.put(r, words.data(), words.size());
 }
 
+// A call that splits `comm` into disjoint communicators (MPI_Cart_sub, MPI_Comm_split_type),
+// recorded as the MPI_Comm_split it equals, worked out from its result after the call
+// (outside its interval): colour = the lowest rank in `comm` among the new communicator's
+// members (so each part has its own), key = the rank in the new communicator (so the
+// split orders the ranks as the call did); MPI_UNDEFINED where the call gave no
+// communicator.
+void split_by_result(std::uint16_t call, std::int64_t start, MPI_Comm comm, int rc,
+                     MPI_Comm* newcomm) {
+    rf::RawRecord r = make(rf::kCommSplit, call, start);
+    r.color = -32766;  // mpi::kUndefined
+    if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
+        int n = 0;
+        PMPI_Comm_size(*newcomm, &n);
+        PMPI_Comm_rank(*newcomm, &r.key);
+        MPI_Group mine, parent;
+        PMPI_Comm_group(*newcomm, &mine);
+        PMPI_Comm_group(comm, &parent);
+        std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
+        PMPI_Group_translate_ranks(mine, n, in.data(), parent, out.data());
+        PMPI_Group_free(&mine);
+        PMPI_Group_free(&parent);
+        int lowest = -1;
+        for (int x : out)
+            if (x != MPI_UNDEFINED && (lowest < 0 || x < lowest)) lowest = x;
+        r.color = lowest;
+    }
+    if (on_comm(r, comm) && rc == MPI_SUCCESS) {
+        r.newcomm = static_cast<std::uint32_t>(g.next_comm);
+        if (*newcomm != MPI_COMM_NULL) g.comms[*newcomm] = g.next_comm;
+        ++g.next_comm;
+    }
+    g.put(r);
+}
+
 // Neighbourhood collectives: their counts are the rank's own (no gathering):
 // neighbor_allgatherv its send block, then its receive blocks; alltoallv/w its blocks to its
 // out-neighbours, then from its in-neighbours.
@@ -593,3 +633,37 @@ int MPI_Finalize() {
 #include "tracer_wrappers.inc"
 
 }  // extern "C"
+
+namespace {
+
+// MPI's Fortran bindings call PMPI_Name: at load, before the program's first MPI call, their
+// references are pointed at the wrappers (bindings.hpp), so a Fortran program is traced as a
+// C one is. CLUSTERSIM_TRACE_BINDINGS: the binding libraries by name, ':' between them, or
+// "none" (default: bindings.hpp's list).
+__attribute__((constructor)) void trace_language_bindings() {
+    namespace ct = clustersim::tracer;
+    std::vector<std::string> libraries = ct::default_binding_libraries();
+    if (const char* env = std::getenv("CLUSTERSIM_TRACE_BINDINGS")) {
+        libraries.clear();
+        std::string list = env;
+        if (list != "none") {
+            std::size_t from = 0;
+            while (from <= list.size()) {
+                const std::size_t to = std::min(list.find(':', from), list.size());
+                if (to > from) libraries.push_back(list.substr(from, to - from));
+                from = to + 1;
+            }
+        }
+    }
+    if (libraries.empty()) return;
+    std::vector<ct::Redirect> table(std::begin(kGeneratedRedirects), std::end(kGeneratedRedirects));
+    table.push_back({"PMPI_Init", reinterpret_cast<void*>(&MPI_Init)});
+    table.push_back({"PMPI_Init_thread", reinterpret_cast<void*>(&MPI_Init_thread)});
+    table.push_back({"PMPI_Finalize", reinterpret_cast<void*>(&MPI_Finalize)});
+    const ct::RedirectReport rep = ct::redirect_bindings(libraries, table.data(), table.size());
+    if (!rep.error.empty())
+        std::fprintf(stderr, "clustersim-trace: warning: %s; Fortran calls may go unrecorded\n",
+                     rep.error.c_str());
+}
+
+}  // namespace
