@@ -106,7 +106,7 @@ static_assert(sizeof(RawRecord) == 120);
 
 // The MPI functions the tracer wraps. Modeled ones become native records; the others are
 // kept as `unmodeled` records named by their entry here. Append only: files store indices.
-inline constexpr std::array<std::string_view, 100> kCallNames{
+inline constexpr std::array<std::string_view, 137> kCallNames{
     // point to point
     "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Isend", "MPI_Issend",
     "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
@@ -142,7 +142,17 @@ inline constexpr std::array<std::string_view, 100> kCallNames{
     // issue 19: matched probes (kept as unmodeled when they find a message)
     "MPI_Improbe",
     // issue 54: recorded as the MPI_Comm_split it equals (MPI_Comm_split_type above too)
-    "MPI_Cart_sub"};
+    "MPI_Cart_sub",
+    // issue 54: one-sided communication and communicator constructors, recorded unmodeled
+    "MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Fetch_and_op",
+    "MPI_Compare_and_swap", "MPI_Rput", "MPI_Rget", "MPI_Raccumulate", "MPI_Rget_accumulate",
+    "MPI_Win_create", "MPI_Win_allocate", "MPI_Win_allocate_shared", "MPI_Win_create_dynamic",
+    "MPI_Win_attach", "MPI_Win_detach", "MPI_Win_free", "MPI_Win_fence", "MPI_Win_post",
+    "MPI_Win_start", "MPI_Win_complete", "MPI_Win_wait", "MPI_Win_lock", "MPI_Win_unlock",
+    "MPI_Win_lock_all", "MPI_Win_unlock_all", "MPI_Win_flush", "MPI_Win_flush_all",
+    "MPI_Win_flush_local", "MPI_Win_flush_local_all", "MPI_Win_sync", "MPI_Win_test",
+    "MPI_Comm_create_group", "MPI_Comm_idup", "MPI_Intercomm_create", "MPI_Intercomm_merge",
+    "MPI_Graph_create"};
 
 inline constexpr std::uint16_t call_index(std::string_view name) {
     for (std::size_t i = 0; i < kCallNames.size(); ++i)
