@@ -4,6 +4,8 @@
 // them. Now each is recorded under its own name and count (merge's `calls` line), as
 // `unmodeled` (the simulator has no windows yet: replayed as their recorded time), and the
 // Cart_sub is the comm_split it equals, so the Allreduce on its communicator is simulated.
+// The matched receives (MPI_Mprobe + MPI_Mrecv, MPI_Improbe + MPI_Imrecv) become the recv and
+// irecv they equal, MPI_Comm_dup_with_info a comm_dup, MPI_Ireduce_scatter a reduce_scatter.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -72,6 +74,17 @@ TEST(OneSided, EveryOneSidedCallIsRecordedByName) {
     EXPECT_EQ(calls.at("MPI_Cart_sub"), n);
     EXPECT_EQ(unmodeled.count("MPI_Cart_sub"), 0u);
     EXPECT_EQ(unmodeled.count("MPI_Allreduce"), 0u) << merged.out;
+
+    // Matched receives are the recv and irecv they equal, on the probe's communicator; the
+    // duplicate with info a comm_dup; the reduce-scatter of equal counts simulated.
+    EXPECT_EQ(calls.at("MPI_Mrecv"), 1);
+    EXPECT_EQ(calls.at("MPI_Imrecv"), 1);
+    EXPECT_EQ(calls.at("MPI_Mprobe"), 1);
+    EXPECT_EQ(calls.at("MPI_Comm_dup_with_info"), n);
+    EXPECT_EQ(calls.at("MPI_Ireduce_scatter"), n);
+    for (const char* name :
+         {"MPI_Mrecv", "MPI_Imrecv", "MPI_Comm_dup_with_info", "MPI_Ireduce_scatter"})
+        EXPECT_EQ(unmodeled.count(name), 0u) << name << "\n" << merged.out;
 
     const Result replay = run("run " + std::string(CLUSTERSIM_SOURCE_DIR) +
                               "/topologies/examples/two-nodes.xml --app trace:" + trace);

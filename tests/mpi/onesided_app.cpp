@@ -4,7 +4,9 @@
 // the right neighbour and an MPI_Get from the left, and under passive-target synchronisation
 // (MPI_Win_lock / MPI_Win_unlock) an MPI_Accumulate to rank 0 and an MPI_Fetch_and_op on a
 // counter there; then MPI_Win_lock_all, MPI_Get_accumulate, MPI_Win_flush_all,
-// MPI_Win_unlock_all. Usage: onesided_app [ITERATIONS]; rank 0 prints the counter and the sum.
+// MPI_Win_unlock_all; then MPI_Comm_dup_with_info, on it rank 1 takes rank 0's two messages
+// with MPI_Mprobe + MPI_Mrecv and MPI_Improbe + MPI_Imrecv, and an MPI_Ireduce_scatter.
+// Usage: onesided_app [ITERATIONS]; rank 0 prints the counter and the sum.
 #include <mpi.h>
 
 #include <cstdio>
@@ -60,6 +62,30 @@ int main(int argc, char** argv) {
         std::printf("onesided_app: %d ranks, counter %.0f, row sum %.0f\n", size, base[n + 1],
                     row_sum);
     MPI_Win_free(&win);
+
+    // Matched probes and receives, a duplicate with info, a nonblocking reduce-scatter.
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &dup);
+    if (rank == 0) {
+        MPI_Send(local.data(), 16, MPI_DOUBLE, 1, 7, dup);
+        MPI_Send(local.data(), 32, MPI_DOUBLE, 1, 8, dup);
+    } else if (rank == 1) {
+        MPI_Message m;
+        MPI_Status st;
+        MPI_Mprobe(0, 7, dup, &m, &st);
+        MPI_Mrecv(got.data(), 16, MPI_DOUBLE, &m, MPI_STATUS_IGNORE);
+        int flag = 0;
+        while (flag == 0) MPI_Improbe(0, 8, dup, &flag, &m, MPI_STATUS_IGNORE);
+        MPI_Request r;
+        MPI_Imrecv(got.data(), 32, MPI_DOUBLE, &m, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    std::vector<int> counts(static_cast<std::size_t>(size), 4);
+    std::vector<double> all(4 * static_cast<std::size_t>(size), 1.0), part(4);
+    MPI_Request rs;
+    MPI_Ireduce_scatter(all.data(), part.data(), counts.data(), MPI_DOUBLE, MPI_SUM, dup, &rs);
+    MPI_Wait(&rs, MPI_STATUS_IGNORE);
+    MPI_Comm_free(&dup);
     MPI_Comm_free(&row);
     MPI_Comm_free(&cart);
     MPI_Finalize();

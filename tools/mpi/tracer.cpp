@@ -114,6 +114,21 @@ struct Tracer {
     std::int32_t next_comm = 1;
     std::unordered_map<MPI_File, std::uint32_t> files;
     std::unordered_map<MPI_File, std::uint64_t> etype_size;  // for offsets in etypes
+    // Messages a matched probe (MPI_Mprobe, MPI_Improbe) found, until their MPI_Mrecv or
+    // MPI_Imrecv: where they came from and their size in bytes.
+    struct Probed {
+        MPI_Comm comm;
+        int source = 0, tag = 0;
+        std::uint64_t bytes = 0;
+    };
+    std::unordered_map<MPI_Message, Probed> messages;
+    void probed(MPI_Message m, MPI_Comm c, const MPI_Status& st) {
+        if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
+        int n = 0;
+        PMPI_Get_count(&st, MPI_BYTE, &n);
+        messages[m] = Probed{c, st.MPI_SOURCE, st.MPI_TAG,
+                             n == MPI_UNDEFINED || n < 0 ? 0 : static_cast<std::uint64_t>(n)};
+    }
     std::uint32_t next_file = 1;
     // Request handles the application called MPI_Cancel on (until their completion).
     std::unordered_set<std::uint32_t> cancelled;
@@ -465,6 +480,28 @@ void topology(std::uint8_t kind, std::uint16_t call, std::int64_t start, MPI_Com
     if (*newcomm != MPI_COMM_NULL) g.comms[*newcomm] = g.next_comm;
     ++g.next_comm;
     g.put(r, words.data(), words.size());
+}
+
+// MPI_Mrecv (request null) or MPI_Imrecv of a message a wrapped matched probe found: a
+// recv (irecv) from the probed source and tag, of the probed size, on the probe's
+// communicator; unmodeled for a message the tracer did not see probed (MPI_MESSAGE_NO_PROC,
+// a probe made before tracing started).
+void matched_receive(std::uint16_t call, std::int64_t start, MPI_Message msg,
+                     MPI_Request* request, int rc) {
+    rf::RawRecord r = make(request != nullptr ? rf::kIrecv : rf::kRecv, call, start);
+    auto it = g.messages.find(msg);
+    if (it == g.messages.end() || rc != MPI_SUCCESS) {
+        if (it != g.messages.end()) g.messages.erase(it);
+        r.kind = rf::kUnmodeled;
+        return g.put(r);
+    }
+    const Tracer::Probed p = it->second;
+    g.messages.erase(it);
+    r.peer = p.source;
+    r.tag = p.tag;
+    r.bytes = p.bytes;
+    if (on_comm(r, p.comm) && request != nullptr) r.handle = g.new_request(*request);
+    g.put(r);
 }
 
 // A call that splits `comm` into disjoint communicators (MPI_Cart_sub, MPI_Comm_split_type),
