@@ -220,6 +220,16 @@ int cmd_trace_merge(const MergeFlags& f) {
                                      format_time(Time::ns(static_cast<std::int64_t>(p.ns))));
         std::cout << "\n";
     }
+    if (!rep.local_queries.empty()) {
+        std::uint64_t n = 0, ns = 0;
+        for (const auto& [name, p] : rep.local_queries) n += p.calls, ns += p.ns;
+        std::cout << fmt::format("  local        {} queries, {} (folded into the compute bursts):",
+                                 with_commas(n),
+                                 format_time(Time::ns(static_cast<std::int64_t>(ns))));
+        for (const auto& [name, p] : rep.local_queries)
+            std::cout << fmt::format(" {} x{}", name, with_commas(p.calls));
+        std::cout << "\n";
+    }
     if (rep.cancelled_completions > 0)
         std::cout << fmt::format("  cancel       {} cancelled requests completed\n",
                                  rep.cancelled_completions);

@@ -238,7 +238,11 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
                 fmt::format("record {} at byte {}: unknown call number {}", n, at0, r.call));
         const std::string call(rf::kCallNames[r.call]);
         if (r.kind == rf::kPolls) {  // failed polls: their time is in the compute gaps
-            PollCount& p = report.failed_polls[call];
+            // Local queries are calls the program made (the `calls` line names them); a
+            // failed poll is not counted as one.
+            if (rf::is_local_query(call)) report.calls[call] += r.bytes;
+            PollCount& p = rf::is_local_query(call) ? report.local_queries[call]
+                                                    : report.failed_polls[call];
             p.calls += r.bytes;
             p.ns += r.bytes2;
             continue;

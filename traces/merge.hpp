@@ -43,6 +43,7 @@ struct MergeReport {
     std::map<std::string, std::uint64_t> unmodeled;  // the unmodeled ones, by MPI name
     std::uint64_t unmodeled_ns = 0;                  // their time, summed over ranks
     std::map<std::string, PollCount> failed_polls;   // folded, not recorded; by MPI name
+    std::map<std::string, PollCount> local_queries;  // folded likewise (rf::is_local_query)
     std::uint64_t cancelled_completions = 0;         // waits that completed a cancelled request
 };
 

@@ -73,7 +73,8 @@ enum RawKind : std::uint8_t {
     kFlush = 100,           // the tracer writing its buffer: not the application's time
     kEnd = 101,             // trailer: `bytes` = records before it, start = MPI_Finalize's start
     // Failed polls of one MPI function (`call`: MPI_Test, MPI_Testany, MPI_Testsome,
-    // MPI_Testall, MPI_Iprobe, MPI_Improbe) that completed or found nothing: not recorded one
+    // MPI_Testall, MPI_Iprobe, MPI_Improbe, MPI_Win_test) that completed or found nothing, or
+    // the calls of one local query (is_local_query: MPI_Comm_rank, ...): not recorded one
     // by one but folded into the compute around them (their time stays in the gaps between
     // records); `bytes` = how many, `bytes2` = their summed duration in ns. Written by
     // MPI_Finalize just before the trailer, one per function that had any.
@@ -166,6 +167,13 @@ inline constexpr std::array<std::string_view, 173> kCallNames{
     "MPI_File_write_at_all_end", "MPI_File_read_ordered_begin", "MPI_File_read_ordered_end",
     "MPI_File_write_ordered_begin", "MPI_File_write_ordered_end", "MPI_File_delete",
     "MPI_File_set_size", "MPI_File_preallocate"};
+
+// Local queries (MPI_Comm_rank, MPI_Comm_size, MPI_Get_count): no communication, by the
+// standard's definition local; the tracer folds them (counted, their time left in the compute
+// around them) as it folds failed polls, and merge reports them apart from the polls.
+inline constexpr bool is_local_query(std::string_view name) {
+    return name == "MPI_Comm_rank" || name == "MPI_Comm_size" || name == "MPI_Get_count";
+}
 
 inline constexpr std::uint16_t call_index(std::string_view name) {
     for (std::size_t i = 0; i < kCallNames.size(); ++i)

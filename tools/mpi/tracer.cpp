@@ -282,7 +282,7 @@ void unmodeled(std::uint16_t call, std::int64_t start) {
 }
 
 void Tracer::fold(std::uint16_t call, std::int64_t start) {
-    if (!fold_polls) return unmodeled(call, start);
+    if (!fold_polls && !rf::is_local_query(rf::kCallNames[call])) return unmodeled(call, start);
     Polls& p = polls[call];  // call < kCallNames.size(): idx() values only
     ++p.count;
     p.ns += static_cast<std::uint64_t>(std::max<std::int64_t>(0, now() - start));
