@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/motifs.hpp"
 #include "simulator/error.hpp"
 #include "simulator/spelling.hpp"
 #include "simulator/suggest.hpp"
@@ -711,6 +712,7 @@ void register_builtin_apps(AppRegistry& registry) {
                                                     static_cast<std::int32_t>(root), ranks);
             }});
     }
+    register_motif_apps(registry);  // halo3d, cg, fft3d, ...: collectives/motifs.hpp
 }
 
 }  // namespace clustersim::mpi

@@ -1,0 +1,633 @@
+#include "collectives/motifs.hpp"
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "simulator/error.hpp"
+#include "simulator/units.hpp"
+
+namespace clustersim::mpi {
+namespace {
+
+[[noreturn]] void bad(const AppArgs& a, const std::string& what) {
+    throw InputError("--app", 0, fmt::format("'{}': {}", a.spec(), what));
+}
+
+// Products the input asks for are checked: anything past 2^62 (bytes, instructions) is
+// refused, never wrapped.
+constexpr std::uint64_t kMaxProduct = std::uint64_t{1} << 62;
+
+std::uint64_t checked_product(const AppArgs& a, std::initializer_list<std::uint64_t> factors,
+                              const char* what) {
+    std::uint64_t p = 1;
+    for (const std::uint64_t f : factors) {
+        if (f != 0 && p > kMaxProduct / f) bad(a, fmt::format("{} is beyond 2^62", what));
+        p *= f;
+    }
+    return p;
+}
+
+// "AxBxC" with exactly `d` parts, each 1 .. 2^20.
+std::vector<std::uint32_t> parse_extent(const AppArgs& a, const std::string& key, std::size_t d) {
+    const std::string& text = a.values().at(key);
+    std::vector<std::uint32_t> out;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        const std::size_t end = std::min(text.find('x', pos), text.size());
+        const std::string part = text.substr(pos, end - pos);
+        if (part.empty() || part.size() > 7 ||
+            part.find_first_not_of("0123456789") != std::string::npos || std::stoul(part) == 0 ||
+            std::stoul(part) > (1u << 20))
+            bad(a, fmt::format("parameter '{}' is '{}'; expected {} sizes from 1 to 1048576 "
+                               "joined by 'x', e.g. {}",
+                               key, text, d, d == 2 ? "64x64" : d == 3 ? "32x32x32" : "8x8x8x8"));
+        out.push_back(static_cast<std::uint32_t>(std::stoul(part)));
+        pos = end + 1;
+    }
+    if (out.size() != d)
+        bad(a, fmt::format("parameter '{}' is '{}': {} sizes, expected {}", key, text, out.size(),
+                           d));
+    return out;
+}
+
+// The process grid: `grid` (auto, or AxB...) over `ranks`.
+std::vector<std::uint32_t> process_grid(const AppArgs& a, std::uint32_t ranks, std::size_t d) {
+    if (a.values().at("grid") == "auto") return balanced_grid(ranks, d);
+    std::vector<std::uint32_t> g = parse_extent(a, "grid", d);
+    std::uint64_t p = 1;
+    for (const std::uint32_t x : g) p *= x;
+    if (p != ranks)
+        bad(a, fmt::format("grid={} has {} positions for {} ranks; give a grid of exactly the "
+                           "ranks (or grid=auto)",
+                           a.values().at("grid"), p, ranks));
+    return g;
+}
+
+// Row-major coordinates of `rank` on `grid` (the last dimension fastest, as MPI_Cart_create).
+template <std::size_t D>
+std::array<std::int64_t, D> coords_of(std::int64_t rank, const std::vector<std::uint32_t>& grid) {
+    std::array<std::int64_t, D> c{};
+    for (std::size_t i = D; i-- > 0;) {
+        c[i] = rank % grid[i];
+        rank /= grid[i];
+    }
+    return c;
+}
+
+class Motif : public App {
+  public:
+    explicit Motif(std::uint64_t iterations) : iterations_(iterations) {}
+    std::vector<AppResult> summarize(Time t) const override {
+        if (iterations_ == 0) return {};
+        const Time per = Time::ps(t.ps() / static_cast<std::int64_t>(iterations_));
+        return {{"iteration time", format_time(per) + " (simulated time / iterations)",
+                 "iteration_time_s", per.seconds()}};
+    }
+
+  protected:
+    static void compute(Op& op, std::uint64_t instructions) {
+        op.kind = OpKind::Compute;
+        op.instructions = instructions;
+    }
+    static void irecv(Op& op, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
+                      std::uint32_t handle) {
+        op.kind = OpKind::Irecv;
+        op.peer = peer, op.tag = tag, op.bytes = bytes, op.handle = handle;
+    }
+    static void isend(Op& op, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
+                      std::uint32_t handle) {
+        op.kind = OpKind::Isend;
+        op.peer = peer, op.tag = tag, op.bytes = bytes, op.handle = handle;
+    }
+    static void waitall(Op& op, std::uint32_t count) {
+        op.kind = OpKind::Waitall;
+        op.handle = 0, op.count = count;
+    }
+    std::uint64_t iterations_;
+};
+
+// ---------------------------------------------------------------------------------------
+// halo2d, halo3d, lqcd, cg: every iteration computes `work` instructions per cell of the
+// rank's `cells`, posts a receive from each neighbour, sends each neighbour its halo (one
+// layer of cells: a face, edge or corner of `value` bytes per cell), waits for all, then
+// (cg) computes and allreduces 8 bytes `allreduces` times. Neighbours are the grid offsets
+// in {-1, 0, 1}^D but 0 (full stencil: 8, 26, 80) or the faces only (4, 6, 8); a border rank
+// of a non-periodic grid has fewer. A message to the neighbour at offset o has tag index(o);
+// its receiver, which sees the sender at -o, receives tag index(o).
+template <std::size_t D>
+class HaloMotif final : public Motif {
+  public:
+    HaloMotif(std::vector<std::uint32_t> grid, std::vector<std::uint32_t> cells, bool full,
+              bool periodic, std::uint64_t value, std::uint64_t work, std::uint64_t iterations,
+              std::uint32_t allreduces, std::uint32_t ranks)
+        : Motif(iterations),
+          grid_(std::move(grid)),
+          periodic_(periodic),
+          allreduces_(allreduces),
+          state_(ranks) {
+        std::uint64_t n = 1;
+        for (const std::uint32_t c : cells) n *= c;
+        work_ = n * work;
+        std::array<std::int64_t, D> o{};
+        std::fill(o.begin(), o.end(), -1);
+        for (;;) {  // every offset in {-1, 0, 1}^D, lexicographically
+            int nonzero = 0;
+            for (const std::int64_t x : o) nonzero += x != 0 ? 1 : 0;
+            if (nonzero > 0 && (full || nonzero == 1)) {
+                std::uint64_t bytes = value;
+                for (std::size_t i = 0; i < D; ++i)
+                    if (o[i] == 0) bytes *= cells[i];
+                offsets_.push_back(o);
+                bytes_.push_back(bytes);
+            }
+            std::size_t i = D;
+            while (i > 0 && o[i - 1] == 1) o[--i] = -1;
+            if (i == 0) break;
+            ++o[i - 1];
+        }
+        for (const auto& off : offsets_) {
+            std::array<std::int64_t, D> neg{};
+            for (std::size_t i = 0; i < D; ++i) neg[i] = -off[i];
+            opposite_.push_back(static_cast<std::int32_t>(
+                std::find(offsets_.begin(), offsets_.end(), neg) - offsets_.begin()));
+        }
+    }
+
+    bool next(std::int32_t rank, Op& op) override {
+        State& s = state_[static_cast<std::size_t>(rank)];
+        op = Op{};
+        for (;;) {
+            if (s.it == iterations_) return false;
+            switch (s.phase) {
+                case 0:  // compute
+                    s.phase = 1, s.j = 0, s.v = 0;
+                    compute(op, work_);
+                    return true;
+                case 1:    // receive from each neighbour
+                case 2: {  // send to each
+                    for (; s.j < offsets_.size(); ++s.j) {
+                        const std::int32_t peer = neighbour(rank, s.j);
+                        if (peer < 0) continue;
+                        const std::uint32_t j = s.j++;
+                        if (s.phase == 1)
+                            irecv(op, peer, opposite_[j], bytes_[opposite_[j]], s.v++);
+                        else
+                            isend(op, peer, static_cast<std::int32_t>(j), bytes_[j],
+                                  s.nv + s.v++);
+                        return true;
+                    }
+                    if (s.phase == 1) s.nv = s.v;
+                    s.phase = s.phase == 1 ? 2 : 3;
+                    s.j = 0, s.v = 0;
+                    continue;
+                }
+                case 3:
+                    s.phase = 4, s.j = 0;
+                    if (s.nv == 0) continue;
+                    waitall(op, 2 * s.nv);
+                    return true;
+                default:  // cg's dot products: a little compute, then an 8-byte allreduce
+                    if (s.j < 2 * allreduces_) {
+                        if (s.j++ % 2 == 0) {
+                            compute(op, work_ / 8);
+                        } else {
+                            op.kind = OpKind::Collective;
+                            op.coll = CollOp::Allreduce;
+                            op.bytes = 8;
+                        }
+                        return true;
+                    }
+                    s.phase = 0;
+                    ++s.it;
+                    continue;
+            }
+        }
+    }
+    ProgramProgress progress() const override {
+        ProgramProgress p;
+        for (const State& s : state_) p.done += s.it;
+        p.total = state_.size() * iterations_;
+        return p;
+    }
+
+  private:
+    struct State {
+        std::uint32_t it = 0;
+        std::uint8_t phase = 0, j = 0, v = 0, nv = 0;
+    };
+    // The rank at offset j from `rank`, or -1 (past a non-periodic border).
+    std::int32_t neighbour(std::int32_t rank, std::uint32_t j) const {
+        auto c = coords_of<D>(rank, grid_);
+        std::int64_t r = 0;
+        for (std::size_t i = 0; i < D; ++i) {
+            std::int64_t x = c[i] + offsets_[j][i];
+            const std::int64_t n = grid_[i];
+            if (x < 0 || x >= n) {
+                if (!periodic_) return -1;
+                x = (x + n) % n;
+            }
+            r = r * n + x;
+        }
+        return static_cast<std::int32_t>(r);
+    }
+    std::vector<std::uint32_t> grid_;
+    bool periodic_;
+    std::uint32_t allreduces_;
+    std::uint64_t work_ = 0;
+    std::vector<std::array<std::int64_t, D>> offsets_;
+    std::vector<std::uint64_t> bytes_;
+    std::vector<std::int32_t> opposite_;
+    std::vector<State> state_;
+};
+
+// ---------------------------------------------------------------------------------------
+// fft3d: an n^3 complex grid (16 bytes a point) in pencils over a pr x pc grid: communicators
+// of the rows (newcomm 1) and columns (2) first, then per iteration a 1-D FFT pass of `work`
+// instructions per local point, the transpose in the row (an alltoall of the local points /
+// pc per pair), a pass, the transpose in the column (/ pr per pair), and a last pass.
+class Fft3dMotif final : public Motif {
+  public:
+    Fft3dMotif(std::uint32_t pr, std::uint32_t pc, std::uint64_t points, std::uint64_t work,
+               std::uint64_t iterations, std::uint32_t ranks)
+        : Motif(iterations), pr_(pr), pc_(pc), points_(points), work_(work), step_(ranks, 0) {}
+    bool next(std::int32_t rank, Op& op) override {
+        std::uint64_t& k = step_[static_cast<std::size_t>(rank)];
+        if (k == 2 + 5 * iterations_) return false;
+        op = Op{};
+        if (k < 2) {
+            op.kind = OpKind::CommSplit;
+            op.color = k == 0 ? rank / static_cast<std::int32_t>(pc_)
+                              : rank % static_cast<std::int32_t>(pc_);
+            op.key = rank;
+            op.newcomm = static_cast<std::uint32_t>(k + 1);
+        } else {
+            const std::uint64_t phase = (k - 2) % 5;
+            if (phase % 2 == 0) {
+                compute(op, points_ * work_);
+            } else {
+                op.kind = OpKind::Collective;
+                op.coll = CollOp::Alltoall;
+                op.comm = phase == 1 ? 1 : 2;
+                op.bytes = points_ * 16 / (phase == 1 ? pc_ : pr_);
+            }
+        }
+        ++k;
+        return true;
+    }
+    ProgramProgress progress() const override {
+        ProgramProgress p;
+        for (const std::uint64_t k : step_) p.done += k;
+        p.total = step_.size() * (2 + 5 * iterations_);
+        return p;
+    }
+
+  private:
+    std::uint32_t pr_, pc_;
+    std::uint64_t points_, work_;
+    std::vector<std::uint64_t> step_;
+};
+
+// ---------------------------------------------------------------------------------------
+// sweep3d: the KBA wavefront on a px x py grid, each rank nx x ny x nz cells. Per iteration,
+// for each of the 8 octants (x, y and z directions) and each block of `kb` planes of z: a
+// blocking receive from the upstream x and y neighbours (none at the border the sweep starts
+// from), `work` instructions per cell and angle of the block, and a blocking send to the
+// downstream ones: ny x kb x angles (x direction) or nx x kb x angles (y) values of 8 bytes.
+class Sweep3dMotif final : public Motif {
+  public:
+    Sweep3dMotif(std::uint32_t px, std::uint32_t py, std::vector<std::uint32_t> cells,
+                 std::uint32_t kb, std::uint32_t angles, std::uint64_t work,
+                 std::uint64_t iterations, std::uint32_t ranks)
+        : Motif(iterations), px_(px), py_(py), state_(ranks) {
+        blocks_ = (cells[2] + kb - 1) / kb;
+        x_bytes_ = std::uint64_t{cells[1]} * kb * angles * 8;
+        y_bytes_ = std::uint64_t{cells[0]} * kb * angles * 8;
+        block_work_ = std::uint64_t{cells[0]} * cells[1] * kb * angles * work;
+    }
+    bool next(std::int32_t rank, Op& op) override {
+        State& s = state_[static_cast<std::size_t>(rank)];
+        op = Op{};
+        const std::int64_t x = rank / py_, y = rank % py_;
+        for (;;) {
+            if (s.it == iterations_) return false;
+            const std::int64_t sx = (s.octant & 1) != 0 ? -1 : 1;
+            const std::int64_t sy = (s.octant & 2) != 0 ? -1 : 1;
+            const std::int32_t tag = static_cast<std::int32_t>(s.octant) * 2;
+            auto at = [&](std::int64_t cx, std::int64_t cy) -> std::int32_t {
+                if (cx < 0 || cx >= px_ || cy < 0 || cy >= py_) return -1;
+                return static_cast<std::int32_t>(cx * py_ + cy);
+            };
+            const std::uint8_t phase = s.phase++;
+            std::int32_t peer = -1;
+            switch (phase) {
+                case 0:  // from upstream in x
+                    if ((peer = at(x - sx, y)) < 0) continue;
+                    op.kind = OpKind::Recv, op.peer = peer, op.tag = tag, op.bytes = x_bytes_;
+                    return true;
+                case 1:  // from upstream in y
+                    if ((peer = at(x, y - sy)) < 0) continue;
+                    op.kind = OpKind::Recv, op.peer = peer, op.tag = tag + 1, op.bytes = y_bytes_;
+                    return true;
+                case 2: compute(op, block_work_); return true;
+                case 3:  // downstream in x
+                    if ((peer = at(x + sx, y)) < 0) continue;
+                    op.kind = OpKind::Send, op.peer = peer, op.tag = tag, op.bytes = x_bytes_;
+                    return true;
+                case 4:  // downstream in y
+                    if ((peer = at(x, y + sy)) < 0) continue;
+                    op.kind = OpKind::Send, op.peer = peer, op.tag = tag + 1, op.bytes = y_bytes_;
+                    return true;
+                default:
+                    s.phase = 0;
+                    if (++s.block == blocks_) {
+                        s.block = 0;
+                        if (++s.octant == 8) {
+                            s.octant = 0;
+                            ++s.it;
+                        }
+                    }
+                    continue;
+            }
+        }
+    }
+    ProgramProgress progress() const override {
+        ProgramProgress p;
+        for (const State& s : state_) p.done += s.it;
+        p.total = state_.size() * iterations_;
+        return p;
+    }
+
+  private:
+    struct State {
+        std::uint32_t it = 0, block = 0;
+        std::uint8_t octant = 0, phase = 0;
+    };
+    std::int64_t px_, py_;
+    std::uint32_t blocks_ = 0;
+    std::uint64_t x_bytes_ = 0, y_bytes_ = 0, block_work_ = 0;
+    std::vector<State> state_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Synthetic traffic, `iterations` rounds of `size` bytes:
+//   incast       every rank but `root` sends to the root, which receives from all
+//   bisection    rank r exchanges (sendrecv) with r + p/2 (the first half with the second)
+//   permutation  each rank sends to pi(r) and receives from pi^-1(r), pi a random permutation
+//                drawn once from `seed` (the same seed, the same permutation)
+enum class Traffic { Incast, Bisection, Permutation };
+
+class TrafficMotif final : public Motif {
+  public:
+    TrafficMotif(Traffic kind, std::uint64_t size, std::uint64_t iterations, std::int32_t root,
+                 std::uint64_t seed, std::uint32_t ranks)
+        : Motif(iterations), kind_(kind), size_(size), root_(root), step_(ranks, 0) {
+        if (kind != Traffic::Permutation) return;
+        to_.resize(ranks);
+        std::iota(to_.begin(), to_.end(), 0);
+        std::mt19937_64 gen(seed);
+        for (std::uint32_t i = ranks; i > 1; --i) {  // Fisher-Yates
+            const auto j = static_cast<std::uint32_t>(gen() % i);
+            std::swap(to_[i - 1], to_[j]);
+        }
+        from_.resize(ranks);
+        for (std::uint32_t r = 0; r < ranks; ++r) from_[static_cast<std::size_t>(to_[r])] = static_cast<std::int32_t>(r);
+    }
+    bool next(std::int32_t rank, Op& op) override {
+        std::uint64_t& k = step_[static_cast<std::size_t>(rank)];
+        const auto p = static_cast<std::int32_t>(step_.size());
+        op = Op{};
+        switch (kind_) {
+            case Traffic::Incast: {
+                if (rank != root_) {
+                    if (k == iterations_) return false;
+                    op.kind = OpKind::Send, op.peer = root_, op.bytes = size_;
+                    ++k;
+                    return true;
+                }
+                // The root: p - 1 receives and a waitall per round.
+                const std::uint64_t per = static_cast<std::uint64_t>(p);
+                if (k == iterations_ * per) return false;
+                const std::uint64_t i = k++ % per;
+                if (i == per - 1) {
+                    waitall(op, static_cast<std::uint32_t>(per - 1));
+                } else {
+                    const auto from = static_cast<std::int32_t>(i) < root_
+                                          ? static_cast<std::int32_t>(i)
+                                          : static_cast<std::int32_t>(i) + 1;
+                    irecv(op, from, 0, size_, static_cast<std::uint32_t>(i));
+                }
+                return true;
+            }
+            case Traffic::Bisection: {
+                if (k == iterations_) return false;
+                const std::int32_t partner = (rank + p / 2) % p;
+                op.kind = OpKind::Sendrecv;
+                op.peer = op.peer2 = partner;
+                op.bytes = op.bytes2 = size_;
+                ++k;
+                return true;
+            }
+            case Traffic::Permutation: {
+                if (k == 3 * iterations_) return false;
+                const std::uint64_t i = k++ % 3;
+                const auto r = static_cast<std::size_t>(rank);
+                if (i == 0) irecv(op, from_[r], 0, size_, 0);
+                if (i == 1) isend(op, to_[r], 0, size_, 1);
+                if (i == 2) waitall(op, 2);
+                return true;
+            }
+        }
+        return false;
+    }
+    ProgramProgress progress() const override {
+        ProgramProgress p;
+        for (const std::uint64_t k : step_) p.done += k;
+        return p;
+    }
+
+  private:
+    Traffic kind_;
+    std::uint64_t size_;
+    std::int32_t root_;
+    std::vector<std::uint64_t> step_;
+    std::vector<std::int32_t> to_, from_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Registration.
+
+const AppParam kIterations{"iterations", "count", "1", "number of iterations"};
+const AppParam kWork{"work", "count", "100",
+                     "compute per cell (grid point) and iteration, in instructions"};
+const AppParam kValue{"value", "size", "8B", "bytes per cell in a halo message"};
+const AppParam kPeriodic{"periodic", "0|1", "1", "1: every dimension of the grid wraps around"};
+
+bool periodic(const AppArgs& a) {
+    const std::string& v = a.values().at("periodic");
+    if (v != "0" && v != "1")
+        bad(a, fmt::format("parameter 'periodic' is '{}'; expected 0 or 1", v));
+    return v == "1";
+}
+
+template <std::size_t D>
+void add_halo(AppRegistry& registry, const std::string& name, const std::string& help,
+              const std::string& cells_default, bool full_default, std::uint32_t allreduces) {
+    const std::string small = D == 2 ? "5" : D == 3 ? "7" : "9";
+    const std::string large = D == 2 ? "9" : D == 3 ? "27" : "81";
+    std::vector<AppParam> params{
+        {"cells", "AxB...", cells_default,
+         fmt::format("cells per rank in each of the {} dimensions", D)},
+        {"grid", "auto|AxB...", "auto",
+         "process grid (auto: balanced, as MPI_Dims_create); its product is the rank count"},
+        kPeriodic, kValue, kWork, kIterations};
+    if (allreduces == 0)
+        params.insert(params.begin() + 2,
+                      AppParam{"stencil", small + "|" + large, full_default ? large : small,
+                               small + ": the faces' neighbours; " + large + ": every neighbour"});
+    registry.add(AppInfo{
+        name, help, params, 1,
+        [small, large, allreduces](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+            std::vector<std::uint32_t> cells = parse_extent(a, "cells", D);
+            bool full = false;
+            if (allreduces == 0) {
+                const std::string& st = a.values().at("stencil");
+                if (st != small && st != large)
+                    bad(a, fmt::format("parameter 'stencil' is '{}'; expected {} or {}", st, small,
+                                       large));
+                full = st == large;
+            }
+            std::uint64_t n = 1;
+            for (const std::uint32_t c : cells) n = checked_product(a, {n, c}, "the cells per rank");
+            checked_product(a, {n, a.count("work")}, "the compute per iteration");
+            checked_product(a, {n, a.size("value")}, "a halo message");
+            return std::make_unique<HaloMotif<D>>(process_grid(a, ranks, D), std::move(cells), full,
+                                                  periodic(a), a.size("value"), a.count("work"),
+                                                  a.count("iterations"), allreduces, ranks);
+        }});
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> balanced_grid(std::uint32_t ranks, std::size_t d) {
+    std::vector<std::uint32_t> primes;
+    std::uint32_t n = ranks;
+    for (std::uint32_t f = 2; f * f <= n; ++f)
+        while (n % f == 0) primes.push_back(f), n /= f;
+    if (n > 1) primes.push_back(n);
+    std::vector<std::uint32_t> grid(d, 1);
+    // The largest factors first, each to the dimension with the smallest product so far.
+    for (auto it = primes.rbegin(); it != primes.rend(); ++it)
+        *std::min_element(grid.begin(), grid.end()) *= *it;
+    std::sort(grid.rbegin(), grid.rend());
+    return grid;
+}
+
+void register_motif_apps(AppRegistry& registry) {
+    add_halo<2>(registry, "halo2d", "nearest-neighbour halo exchange on a 2-D grid (5 or 9 points)",
+                "256x256", false, 0);
+    add_halo<3>(registry, "halo3d",
+                "nearest-neighbour halo exchange on a 3-D grid (7 or 27 points)", "32x32x32",
+                false, 0);
+    add_halo<4>(registry, "lqcd",
+                "lattice QCD: halo exchange of a 4-D lattice's faces (value: bytes per site)",
+                "8x8x8x8", false, 0);
+    add_halo<3>(registry, "cg",
+                "conjugate gradient: a 7-point 3-D halo and two 8-byte allreduces per iteration",
+                "32x32x32", false, 2);
+
+    registry.add(AppInfo{
+        "fft3d",
+        "3-D FFT on a 2-D pencil grid: two transposes (alltoalls in rows and columns) per "
+        "iteration",
+        {{"n", "count", "256", "global grid points per dimension (n^3 complex values)"},
+         {"grid", "auto|AxB", "auto", "process grid rows x columns (auto: balanced)"},
+         {"work", "count", "50", "instructions per local point and FFT pass"},
+         kIterations},
+        1,
+        [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+            const std::vector<std::uint32_t> g = process_grid(a, ranks, 2);
+            const std::uint64_t n = a.count("n");
+            if (n == 0 || n % g[0] != 0 || n % g[1] != 0)
+                bad(a, fmt::format("n={} is not divisible by the grid {}x{}: pencils must be "
+                                   "whole",
+                                   n, g[0], g[1]));
+            const std::uint64_t points =
+                checked_product(a, {n, n / g[0], n / g[1]}, "the points per rank");
+            checked_product(a, {points, 16}, "a rank's data");
+            checked_product(a, {points, a.count("work")}, "the compute per pass");
+            return std::make_unique<Fft3dMotif>(g[0], g[1], points, a.count("work"),
+                                                a.count("iterations"), ranks);
+        }});
+
+    registry.add(AppInfo{
+        "sweep3d",
+        "KBA wavefront sweep (discrete ordinates): 8 octants of pipelined blocks on a 2-D grid",
+        {{"cells", "AxBxC", "16x16x64", "cells per rank (x, y, z)"},
+         {"grid", "auto|AxB", "auto", "process grid in x and y (auto: balanced)"},
+         {"kb", "count", "8", "planes of z per block"},
+         {"angles", "count", "6", "angles per group"},
+         {"work", "count", "20", "instructions per cell and angle"},
+         kIterations},
+        1,
+        [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+            const std::vector<std::uint32_t> g = process_grid(a, ranks, 2);
+            std::vector<std::uint32_t> cells = parse_extent(a, "cells", 3);
+            const std::uint64_t kb = a.count("kb"), angles = a.count("angles");
+            if (kb == 0 || kb > cells[2])
+                bad(a, fmt::format("kb={}: expected 1 to the {} planes of z", kb, cells[2]));
+            if (angles == 0 || angles > 4096)
+                bad(a, fmt::format("angles={}: expected 1 to 4096", angles));
+            checked_product(a, {cells[0], cells[1], kb, angles, a.count("work")},
+                            "the compute per block");
+            return std::make_unique<Sweep3dMotif>(g[0], g[1], std::move(cells),
+                                                  static_cast<std::uint32_t>(kb),
+                                                  static_cast<std::uint32_t>(angles),
+                                                  a.count("work"), a.count("iterations"), ranks);
+        }});
+
+    registry.add(AppInfo{"incast",
+                         "every rank but the root sends `size` to the root, `iterations` rounds",
+                         {{"size", "size", "", "message size"},
+                          kIterations,
+                          {"root", "count", "0", "the receiving rank"}},
+                         2,
+                         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+                             const std::uint64_t root = a.count("root");
+                             if (root >= ranks)
+                                 bad(a, fmt::format("root {} is out of range for {} ranks", root,
+                                                    ranks));
+                             return std::make_unique<TrafficMotif>(
+                                 Traffic::Incast, a.size("size"), a.count("iterations"),
+                                 static_cast<std::int32_t>(root), 0, ranks);
+                         }});
+    registry.add(AppInfo{"bisection",
+                         "rank r exchanges `size` with rank r + p/2 (sendrecv), `iterations` rounds",
+                         {{"size", "size", "", "message size"}, kIterations},
+                         2,
+                         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+                             if (ranks % 2 != 0)
+                                 bad(a, fmt::format("bisection needs an even rank count, got {}",
+                                                    ranks));
+                             return std::make_unique<TrafficMotif>(Traffic::Bisection,
+                                                                   a.size("size"),
+                                                                   a.count("iterations"), 0, 0,
+                                                                   ranks);
+                         }});
+    registry.add(AppInfo{"permutation",
+                         "each rank sends `size` to its image under a seeded random permutation",
+                         {{"size", "size", "", "message size"},
+                          kIterations,
+                          {"seed", "count", "1", "the permutation's seed"}},
+                         2,
+                         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+                             return std::make_unique<TrafficMotif>(
+                                 Traffic::Permutation, a.size("size"), a.count("iterations"), 0,
+                                 a.count("seed"), ranks);
+                         }});
+}
+
+}  // namespace clustersim::mpi

@@ -1,0 +1,136 @@
+// Motif apps (issue 58, collectives/motifs.hpp): each against its closed form on a uniform
+// star under the simple model (every message L + m/B, independent of the others; 2.5 G
+// instructions/s cores; a message above the eager threshold pays two more latencies for its
+// rendezvous), the message counts the grid and stencil imply, the balanced grid, and the
+// refusals of parameters that do not fit the rank count.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_fixtures.hpp"
+#include "collectives/motifs.hpp"
+
+namespace clustersim {
+namespace CLUSTERSIM_TEST_FILE {
+
+using namespace clustersim::testing;
+
+constexpr double kL = 1e-6, kB = 1e9, kSpeed = 2.5e9;
+
+nlohmann::json run_json(const std::string& app, int ranks = 8) {
+    const Result r = testing::run("run " + example("star-16.xml") + " --app " + app +
+                                  " --ranks " + std::to_string(ranks) +
+                                  " --network simple:latency=1us,bandwidth=1GB/s,intra-latency=0s,"
+                                  "collectives=messages --json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+double simulated(const nlohmann::json& j) {
+    return j.at("simulated_time_s").get<double>();
+}
+
+TEST(Motifs, Halo3dIsComputeThenOneMessageTime) {
+    // 2 x 2 x 2 ranks, 32^3 cells of 8 B, 100 instructions a cell: C = 32768 x 100 / 2.5e9;
+    // the six faces (8 KiB each) go at once: L + 8192 / B.
+    const double c = 32768 * 100 / kSpeed, t = c + kL + 8192 / kB;
+    const nlohmann::json j = run_json("halo3d:iterations=3");
+    EXPECT_NEAR(simulated(j), 3 * t, 1e-12);
+    EXPECT_NEAR(j.at("app_summary").at("iteration_time_s").get<double>(), t, 1e-12);
+    // Periodic on a grid of 2: both the -1 and the +1 neighbour of each dimension, the same
+    // rank, get a face: 6 messages a rank and iteration.
+    EXPECT_EQ(j.at("network").at("messages").get<int>(), 3 * 8 * 6);
+}
+
+TEST(Motifs, StencilAndBordersDecideTheNeighbours) {
+    // 27 points: 6 faces, 12 edges, 8 corners; on a non-periodic 2 x 2 x 2 grid each rank
+    // has 3 face, 3 edge and 1 corner neighbour.
+    const auto messages = [](const std::string& app) {
+        return run_json(app).at("network").at("messages").get<int>();
+    };
+    EXPECT_EQ(messages("halo3d:periodic=0"), 8 * 3);
+    EXPECT_EQ(messages("halo3d:periodic=0,stencil=27"), 8 * 7);
+    EXPECT_EQ(messages("halo3d:stencil=27"), 8 * 26);
+    // Bytes: a face 32 x 32, an edge 32, a corner 1 cell of 8 B.
+    const nlohmann::json j = run_json("halo3d:periodic=0,stencil=27");
+    EXPECT_EQ(j.at("network").at("bytes_sent").get<std::uint64_t>(),
+              8u * (3 * 8192 + 3 * 256 + 8));
+    // 2-D and 4-D: a 4 x 2 grid (balanced), non-periodic: 2 x 2 corner ranks with 2
+    // neighbours and 4 edge ranks with 3 (5 points); the 4-D lattice 2 x 2 x 2 x 1 of 8 ranks.
+    EXPECT_EQ(messages("halo2d:periodic=0"), 4 * 2 + 4 * 3);
+    EXPECT_EQ(messages("lqcd:periodic=0"), 8 * 3);
+}
+
+TEST(Motifs, CgAddsTwoAllreducesPerIteration) {
+    // The halo as above, then twice C/8 of compute and an 8-byte recursive-doubling
+    // allreduce over 8 ranks: 3 steps of L + 8 / B and a reduction of 8 B at 1 instruction a
+    // byte.
+    const double c = 32768 * 100 / kSpeed;
+    const double allreduce = 3 * (kL + 8 / kB + 8 / kSpeed);
+    const double t = c + kL + 8192 / kB + 2 * (c / 8 + allreduce);
+    const nlohmann::json j = run_json("cg:iterations=3");
+    EXPECT_NEAR(simulated(j), 3 * t, 1e-12);
+    EXPECT_EQ(j.at("collective_algorithms").at("allreduce/recursive_doubling").get<int>(), 6);
+}
+
+TEST(Motifs, Fft3dIsThreePassesAndTwoTransposes) {
+    // n = 64 on a 4 x 2 grid: 64 x 16 x 32 = 32768 points a rank, 50 instructions a point
+    // and pass; the row transpose (2 ranks) one exchange of 32768 x 16 / 2 B, the column
+    // transpose (4 ranks, pairwise) 3 exchanges of 32768 x 16 / 4 B, both rendezvous.
+    const double pass = 32768 * 50 / kSpeed;
+    const double t = 3 * pass + (3 * kL + 262144 / kB) + 3 * (3 * kL + 131072 / kB);
+    const nlohmann::json j = run_json("fft3d:n=64,iterations=2");
+    EXPECT_NEAR(simulated(j), 2 * t, 1e-12);
+    EXPECT_EQ(j.at("collective_algorithms").at("alltoall/pairwise").get<int>(), 12);
+}
+
+TEST(Motifs, Sweep3dOnALineIsEightWavesOfTheGrid) {
+    // 8 x 1 ranks, one block per octant: each octant is a wave through the 8 ranks (7 hops
+    // of L + m/B after each block's compute), and the next octant starts at the rank the
+    // last one ended on: 8 x (8 Tc + 7 Tm). Tc = 16 x 16 x 8 planes x 6 angles x 20 / speed,
+    // m = 16 x 8 x 6 x 8 B.
+    const double tc = 16.0 * 16 * 8 * 6 * 20 / kSpeed, tm = kL + 6144 / kB;
+    const nlohmann::json j = run_json("sweep3d:grid=8x1,cells=16x16x8,kb=8");
+    EXPECT_NEAR(simulated(j), 8 * (8 * tc + 7 * tm), 1e-12);
+}
+
+TEST(Motifs, SyntheticTrafficIsOneMessageTime) {
+    // 1 MiB is a rendezvous (L + L + L + m/B); on the simple model nothing is shared.
+    const double t = 3 * kL + 1048576 / kB;
+    EXPECT_NEAR(simulated(run_json("incast:size=1MiB")), t, 1e-12);
+    EXPECT_NEAR(simulated(run_json("bisection:size=1MiB")), t, 1e-12);
+    EXPECT_NEAR(simulated(run_json("permutation:size=4KiB")), kL + 4096 / kB, 1e-12);
+    EXPECT_EQ(run_json("incast:size=4KiB,iterations=2").at("network").at("messages").get<int>(),
+              2 * 7);
+    // The permutation is the seed's: the same seed, the same run; bytes sent = received.
+    const nlohmann::json a = run_json("permutation:size=4KiB,seed=7", 16);
+    const nlohmann::json b = run_json("permutation:size=4KiB,seed=7", 16);
+    EXPECT_EQ(a.at("simulated_time_ps"), b.at("simulated_time_ps"));
+    EXPECT_EQ(a.at("network").at("bytes_sent"), a.at("network").at("bytes_delivered"));
+}
+
+TEST(Motifs, BalancedGridsAreMpiDimsCreates) {
+    using V = std::vector<std::uint32_t>;
+    EXPECT_EQ(mpi::balanced_grid(8, 3), (V{2, 2, 2}));
+    EXPECT_EQ(mpi::balanced_grid(12, 2), (V{4, 3}));
+    EXPECT_EQ(mpi::balanced_grid(16, 3), (V{4, 2, 2}));
+    EXPECT_EQ(mpi::balanced_grid(1048576, 3), (V{128, 128, 64}));
+    EXPECT_EQ(mpi::balanced_grid(7, 2), (V{7, 1}));
+    EXPECT_EQ(mpi::balanced_grid(1, 4), (V{1, 1, 1, 1}));
+}
+
+TEST(Motifs, ParametersThatDoNotFitAreRefused) {
+    const std::string run = "run " + example("star-16.xml") + " --ranks 8 --app ";
+    expect_bad_input(run + "halo3d:grid=4x4x4",
+                     "grid=4x4x4 has 64 positions for 8 ranks; give a grid of exactly the ranks");
+    expect_bad_input(run + "halo3d:stencil=9", "parameter 'stencil' is '9'; expected 7 or 27");
+    expect_bad_input(run + "halo3d:cells=32x32", "parameter 'cells' is '32x32': 2 sizes, expected 3");
+    expect_bad_input(run + "fft3d:n=30", "n=30 is not divisible by the grid 4x2");
+    expect_bad_input(run + "halo3d:cells=1048576x1048576x1048576,work=1000000",
+                     "the compute per iteration is beyond 2^62");
+    expect_bad_input("run " + example("star-16.xml") + " --ranks 7 --app bisection:size=1KiB",
+                     "bisection needs an even rank count, got 7");
+}
+
+}  // namespace CLUSTERSIM_TEST_FILE
+}  // namespace clustersim
