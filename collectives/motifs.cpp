@@ -245,7 +245,8 @@ class HaloMotif final : public Motif {
 };
 
 // ---------------------------------------------------------------------------------------
-// fft3d: an n^3 complex grid (16 bytes a point) in pencils over a pr x pc grid: communicators
+// fft3d: an n^3 complex grid (16 bytes a point) in pencils over a pr x pc grid (blocks of
+// ceil(n / pr) x ceil(n / pc) pencils, as FFTW pads uneven ones): communicators
 // of the rows (newcomm 1) and columns (2) first, then per iteration a 1-D FFT pass of `work`
 // instructions per local point, the transpose in the row (an alltoall of the local points /
 // pc per pair), a pass, the transpose in the column (/ pr per pair), and a last pass.
@@ -423,8 +424,10 @@ class TrafficMotif final : public Motif {
                 return true;
             }
             case Traffic::Bisection: {
-                if (k == iterations_) return false;
-                const std::int32_t partner = (rank + p / 2) % p;
+                // With an odd count the last rank sits out (its half has no partner).
+                const std::int32_t h = p / 2;
+                if (k == iterations_ || rank == 2 * h) return false;
+                const std::int32_t partner = rank < h ? rank + h : rank - h;
                 op.kind = OpKind::Sendrecv;
                 op.peer = op.peer2 = partner;
                 op.bytes = op.bytes2 = size_;
@@ -551,12 +554,14 @@ void register_motif_apps(AppRegistry& registry) {
         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
             const std::vector<std::uint32_t> g = process_grid(a, ranks, 2);
             const std::uint64_t n = a.count("n");
-            if (n == 0 || n % g[0] != 0 || n % g[1] != 0)
-                bad(a, fmt::format("n={} is not divisible by the grid {}x{}: pencils must be "
-                                   "whole",
+            if (n < g[0] || n < g[1])
+                bad(a, fmt::format("n={} has fewer rows than the grid {}x{} has ranks in a "
+                                   "dimension: some ranks would hold no pencil",
                                    n, g[0], g[1]));
-            const std::uint64_t points =
-                checked_product(a, {n, n / g[0], n / g[1]}, "the points per rank");
+            // Blocks of ceil(n / ranks) rows, as FFTW's MPI transposes pad them: exact when
+            // the grid divides n.
+            const std::uint64_t points = checked_product(
+                a, {n, (n + g[0] - 1) / g[0], (n + g[1] - 1) / g[1]}, "the points per rank");
             checked_product(a, {points, 16}, "a rank's data");
             checked_product(a, {points, a.count("work")}, "the compute per pass");
             return std::make_unique<Fft3dMotif>(g[0], g[1], points, a.count("work"),
@@ -605,13 +610,11 @@ void register_motif_apps(AppRegistry& registry) {
                                  static_cast<std::int32_t>(root), 0, ranks);
                          }});
     registry.add(AppInfo{"bisection",
-                         "rank r exchanges `size` with rank r + p/2 (sendrecv), `iterations` rounds",
+                         "rank r < p/2 exchanges `size` with r + p/2 (sendrecv; an odd count's last rank "
+                         "sits out), `iterations` rounds",
                          {{"size", "size", "", "message size"}, kIterations},
                          2,
                          [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
-                             if (ranks % 2 != 0)
-                                 bad(a, fmt::format("bisection needs an even rank count, got {}",
-                                                    ranks));
                              return std::make_unique<TrafficMotif>(Traffic::Bisection,
                                                                    a.size("size"),
                                                                    a.count("iterations"), 0, 0,

@@ -99,6 +99,19 @@ TEST(Motifs, SyntheticTrafficIsOneMessageTime) {
     const double t = 3 * kL + 1048576 / kB;
     EXPECT_NEAR(simulated(run_json("incast:size=1MiB")), t, 1e-12);
     EXPECT_NEAR(simulated(run_json("bisection:size=1MiB")), t, 1e-12);
+    // An odd count: 0-2 and 1-3 exchange, rank 4 sits out.
+    EXPECT_EQ(run_json("bisection:size=4KiB", 5).at("network").at("messages").get<int>(), 4);
+    // n = 60 on 4 x 2 divides: 60 x 15 x 30 points a rank, the same formula as above.
+    const double pass = 60.0 * 15 * 30 * 50 / kSpeed;
+    EXPECT_NEAR(simulated(run_json("fft3d:n=60")),
+                3 * pass + (3 * kL + 60.0 * 15 * 30 * 16 / 2 / kB) +
+                    3 * (3 * kL + 60.0 * 15 * 30 * 16 / 4 / kB),
+                1e-12);
+    // n = 62 does not divide: blocks of ceil(62 / 4) = 16 and ceil(62 / 2) = 31 rows.
+    const double q = 62.0 * 16 * 31;
+    EXPECT_NEAR(simulated(run_json("fft3d:n=62")),
+                3 * q * 50 / kSpeed + (3 * kL + q * 16 / 2 / kB) + 3 * (3 * kL + q * 16 / 4 / kB),
+                1e-12);
     EXPECT_NEAR(simulated(run_json("permutation:size=4KiB")), kL + 4096 / kB, 1e-12);
     EXPECT_EQ(run_json("incast:size=4KiB,iterations=2").at("network").at("messages").get<int>(),
               2 * 7);
@@ -125,11 +138,9 @@ TEST(Motifs, ParametersThatDoNotFitAreRefused) {
                      "grid=4x4x4 has 64 positions for 8 ranks; give a grid of exactly the ranks");
     expect_bad_input(run + "halo3d:stencil=9", "parameter 'stencil' is '9'; expected 7 or 27");
     expect_bad_input(run + "halo3d:cells=32x32", "parameter 'cells' is '32x32': 2 sizes, expected 3");
-    expect_bad_input(run + "fft3d:n=30", "n=30 is not divisible by the grid 4x2");
+    expect_bad_input(run + "fft3d:n=3", "n=3 has fewer rows than the grid 4x2 has ranks");
     expect_bad_input(run + "halo3d:cells=1048576x1048576x1048576,work=1000000",
                      "the compute per iteration is beyond 2^62");
-    expect_bad_input("run " + example("star-16.xml") + " --ranks 7 --app bisection:size=1KiB",
-                     "bisection needs an even rank count, got 7");
 }
 
 }  // namespace CLUSTERSIM_TEST_FILE
