@@ -4,6 +4,7 @@
 #include <array>
 #include <numeric>
 #include <random>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -111,39 +112,47 @@ class Motif : public App {
 };
 
 // ---------------------------------------------------------------------------------------
-// halo2d, halo3d, lqcd, cg: every iteration computes `work` instructions per cell of the
+// halo2d, halo3d, lqcd, cg, mg: every iteration computes `work` instructions per cell of the
 // rank's `cells`, posts a receive from each neighbour, sends each neighbour its halo (one
 // layer of cells: a face, edge or corner of `value` bytes per cell), waits for all, then
 // (cg) computes and allreduces 8 bytes `allreduces` times. Neighbours are the grid offsets
 // in {-1, 0, 1}^D but 0 (full stencil: 8, 26, 80) or the faces only (4, 6, 8); a border rank
 // of a non-periodic grid has fewer. A message to the neighbour at offset o has tag index(o);
 // its receiver, which sees the sender at -o, receives tag index(o).
+//
+// mg (`levels` > 1) is a V-cycle: the compute and halo above on levels 0, 1, ..., L-1 and
+// back up to 0 (2L - 1 visits), level l with every dimension's cells halved l times (at
+// least 1), and an 8-byte allreduce at the coarsest level (the coarse solve).
+//
+// Checkpoints (`checkpoint` = N > 0): after every N-th iteration each rank writes
+// `checkpoint_bytes` at offset rank x that size of one shared file, collectively
+// (MPI_File_write_at_all; opened before the first, closed after the last iteration).
+struct HaloSpec {
+    std::vector<std::uint32_t> grid, cells;
+    bool full = false, periodic = true;
+    std::uint64_t value = 8, work = 100, iterations = 1;
+    std::uint32_t allreduces = 0, levels = 1;
+    std::uint64_t checkpoint = 0, checkpoint_bytes = 0;
+};
+
 template <std::size_t D>
 class HaloMotif final : public Motif {
   public:
-    HaloMotif(std::vector<std::uint32_t> grid, std::vector<std::uint32_t> cells, bool full,
-              bool periodic, std::uint64_t value, std::uint64_t work, std::uint64_t iterations,
-              std::uint32_t allreduces, std::uint32_t ranks)
-        : Motif(iterations),
-          grid_(std::move(grid)),
-          periodic_(periodic),
-          allreduces_(allreduces),
+    HaloMotif(HaloSpec spec, std::uint32_t ranks)
+        : Motif(spec.iterations),
+          grid_(spec.grid),
+          periodic_(spec.periodic),
+          allreduces_(spec.allreduces),
+          levels_(spec.levels),
+          checkpoint_(spec.checkpoint),
+          checkpoint_bytes_(spec.checkpoint_bytes),
           state_(ranks) {
-        std::uint64_t n = 1;
-        for (const std::uint32_t c : cells) n *= c;
-        work_ = n * work;
         std::array<std::int64_t, D> o{};
         std::fill(o.begin(), o.end(), -1);
         for (;;) {  // every offset in {-1, 0, 1}^D, lexicographically
             int nonzero = 0;
             for (const std::int64_t x : o) nonzero += x != 0 ? 1 : 0;
-            if (nonzero > 0 && (full || nonzero == 1)) {
-                std::uint64_t bytes = value;
-                for (std::size_t i = 0; i < D; ++i)
-                    if (o[i] == 0) bytes *= cells[i];
-                offsets_.push_back(o);
-                bytes_.push_back(bytes);
-            }
+            if (nonzero > 0 && (spec.full || nonzero == 1)) offsets_.push_back(o);
             std::size_t i = D;
             while (i > 0 && o[i - 1] == 1) o[--i] = -1;
             if (i == 0) break;
@@ -155,17 +164,36 @@ class HaloMotif final : public Motif {
             opposite_.push_back(static_cast<std::int32_t>(
                 std::find(offsets_.begin(), offsets_.end(), neg) - offsets_.begin()));
         }
+        for (std::uint32_t l = 0; l < levels_; ++l) {  // level l: every extent halved l times
+            std::uint64_t n = 1;
+            for (const std::uint32_t c : spec.cells) n *= std::max<std::uint32_t>(1, c >> l);
+            work_.push_back(n * spec.work);
+            for (const auto& off : offsets_) {
+                std::uint64_t bytes = spec.value;
+                for (std::size_t i = 0; i < D; ++i)
+                    if (off[i] == 0) bytes *= std::max<std::uint32_t>(1, spec.cells[i] >> l);
+                bytes_.push_back(bytes);
+            }
+        }
     }
 
     bool next(std::int32_t rank, Op& op) override {
         State& s = state_[static_cast<std::size_t>(rank)];
         op = Op{};
         for (;;) {
-            if (s.it == iterations_) return false;
+            if (s.it == iterations_) {
+                if (!s.opened) return false;
+                s.opened = false;  // the checkpoint file is closed after the last iteration
+                op.kind = OpKind::FileClose;
+                op.file = 1;
+                return true;
+            }
+            const std::uint32_t level = s.visit < levels_ ? s.visit : 2 * levels_ - 2 - s.visit;
+            const std::uint64_t* bytes = &bytes_[level * offsets_.size()];
             switch (s.phase) {
                 case 0:  // compute
                     s.phase = 1, s.j = 0, s.v = 0;
-                    compute(op, work_);
+                    compute(op, work_[level]);
                     return true;
                 case 1:    // receive from each neighbour
                 case 2: {  // send to each
@@ -174,10 +202,9 @@ class HaloMotif final : public Motif {
                         if (peer < 0) continue;
                         const std::uint32_t j = s.j++;
                         if (s.phase == 1)
-                            irecv(op, peer, opposite_[j], bytes_[opposite_[j]], s.v++);
+                            irecv(op, peer, opposite_[j], bytes[opposite_[j]], s.v++);
                         else
-                            isend(op, peer, static_cast<std::int32_t>(j), bytes_[j],
-                                  s.nv + s.v++);
+                            isend(op, peer, static_cast<std::int32_t>(j), bytes[j], s.nv + s.v++);
                         return true;
                     }
                     if (s.phase == 1) s.nv = s.v;
@@ -186,21 +213,49 @@ class HaloMotif final : public Motif {
                     continue;
                 }
                 case 3:
-                    s.phase = 4, s.j = 0;
+                    s.phase = 4;
                     if (s.nv == 0) continue;
                     waitall(op, 2 * s.nv);
                     return true;
-                default:  // cg's dot products: a little compute, then an 8-byte allreduce
-                    if (s.j < 2 * allreduces_) {
-                        if (s.j++ % 2 == 0) {
-                            compute(op, work_ / 8);
-                        } else {
-                            op.kind = OpKind::Collective;
-                            op.coll = CollOp::Allreduce;
-                            op.bytes = 8;
-                        }
+                case 4:  // mg: the coarse solve at the coarsest level; then the next visit
+                    s.phase = 0;
+                    if (levels_ > 1 && s.visit == levels_ - 1 && !s.coarse_done) {
+                        s.coarse_done = true;
+                        s.phase = 4;
+                        allreduce8(op);
                         return true;
                     }
+                    s.coarse_done = false;
+                    if (++s.visit < 2 * levels_ - 1) continue;
+                    s.visit = 0;
+                    s.phase = 5, s.j = 0;
+                    continue;
+                case 5:  // cg's dot products: a little compute, then an 8-byte allreduce
+                    if (s.j < 2 * allreduces_) {
+                        if (s.j++ % 2 == 0)
+                            compute(op, work_[0] / 8);
+                        else
+                            allreduce8(op);
+                        return true;
+                    }
+                    s.phase = 6;
+                    continue;
+                default:  // a checkpoint after every checkpoint_-th iteration
+                    if (checkpoint_ > 0 && (s.it + 1) % checkpoint_ == 0 && !s.written) {
+                        op.file = 1;
+                        if (!s.opened) {
+                            s.opened = true;
+                            op.kind = OpKind::FileOpen;
+                            op.path = &path_;
+                            return true;
+                        }
+                        s.written = true;
+                        op.kind = OpKind::FileWriteAtAll;
+                        op.bytes = checkpoint_bytes_;
+                        op.offset = static_cast<std::uint64_t>(rank) * checkpoint_bytes_;
+                        return true;
+                    }
+                    s.written = false;
                     s.phase = 0;
                     ++s.it;
                     continue;
@@ -217,8 +272,14 @@ class HaloMotif final : public Motif {
   private:
     struct State {
         std::uint32_t it = 0;
-        std::uint8_t phase = 0, j = 0, v = 0, nv = 0;
+        std::uint8_t phase = 0, j = 0, v = 0, nv = 0, visit = 0;
+        bool coarse_done = false, opened = false, written = false;
     };
+    static void allreduce8(Op& op) {
+        op.kind = OpKind::Collective;
+        op.coll = CollOp::Allreduce;
+        op.bytes = 8;
+    }
     // The rank at offset j from `rank`, or -1 (past a non-periodic border).
     std::int32_t neighbour(std::int32_t rank, std::uint32_t j) const {
         auto c = coords_of<D>(rank, grid_);
@@ -236,10 +297,12 @@ class HaloMotif final : public Motif {
     }
     std::vector<std::uint32_t> grid_;
     bool periodic_;
-    std::uint32_t allreduces_;
-    std::uint64_t work_ = 0;
+    std::uint32_t allreduces_, levels_;
+    std::uint64_t checkpoint_, checkpoint_bytes_;
+    const std::string path_ = "motif.checkpoint";
+    std::vector<std::uint64_t> work_;   // per level
     std::vector<std::array<std::int64_t, D>> offsets_;
-    std::vector<std::uint64_t> bytes_;
+    std::vector<std::uint64_t> bytes_;  // per level and offset
     std::vector<std::int32_t> opposite_;
     std::vector<State> state_;
 };
@@ -476,9 +539,16 @@ bool periodic(const AppArgs& a) {
     return v == "1";
 }
 
+const AppParam kCheckpoint{"checkpoint", "count", "0",
+                           "write a checkpoint after every N-th iteration (0: none; needs a "
+                           "model with a file system)"};
+const AppParam kCheckpointSize{"checkpoint-size", "size", "0B",
+                               "bytes each rank writes per checkpoint (0: its cells x value)"};
+
+// halo2d, halo3d, lqcd (allreduces 0, levels 1), cg (allreduces 2), mg (levels given).
 template <std::size_t D>
 void add_halo(AppRegistry& registry, const std::string& name, const std::string& help,
-              const std::string& cells_default, bool full_default, std::uint32_t allreduces) {
+              const std::string& cells_default, std::uint32_t allreduces, bool multigrid) {
     const std::string small = D == 2 ? "5" : D == 3 ? "7" : "9";
     const std::string large = D == 2 ? "9" : D == 3 ? "27" : "81";
     std::vector<AppParam> params{
@@ -486,30 +556,50 @@ void add_halo(AppRegistry& registry, const std::string& name, const std::string&
          fmt::format("cells per rank in each of the {} dimensions", D)},
         {"grid", "auto|AxB...", "auto",
          "process grid (auto: balanced, as MPI_Dims_create); its product is the rank count"},
-        kPeriodic, kValue, kWork, kIterations};
-    if (allreduces == 0)
+        kPeriodic, kValue, kWork, kIterations, kCheckpoint, kCheckpointSize};
+    if (allreduces == 0 && !multigrid)
         params.insert(params.begin() + 2,
-                      AppParam{"stencil", small + "|" + large, full_default ? large : small,
+                      AppParam{"stencil", small + "|" + large, small,
                                small + ": the faces' neighbours; " + large + ": every neighbour"});
+    if (multigrid)
+        params.insert(params.begin() + 2,
+                      AppParam{"levels", "count", "4",
+                               "levels of the V-cycle (each halves every dimension's cells)"});
     registry.add(AppInfo{
         name, help, params, 1,
-        [small, large, allreduces](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
-            std::vector<std::uint32_t> cells = parse_extent(a, "cells", D);
-            bool full = false;
-            if (allreduces == 0) {
+        [small, large, allreduces, multigrid](const AppArgs& a,
+                                              std::uint32_t ranks) -> std::unique_ptr<App> {
+            HaloSpec spec;
+            spec.cells = parse_extent(a, "cells", D);
+            if (allreduces == 0 && !multigrid) {
                 const std::string& st = a.values().at("stencil");
                 if (st != small && st != large)
                     bad(a, fmt::format("parameter 'stencil' is '{}'; expected {} or {}", st, small,
                                        large));
-                full = st == large;
+                spec.full = st == large;
+            }
+            if (multigrid) {
+                const std::uint64_t levels = a.count("levels");
+                if (levels == 0 || levels > 16)
+                    bad(a, fmt::format("levels={}: expected 1 to 16", levels));
+                spec.levels = static_cast<std::uint32_t>(levels);
             }
             std::uint64_t n = 1;
-            for (const std::uint32_t c : cells) n = checked_product(a, {n, c}, "the cells per rank");
-            checked_product(a, {n, a.count("work")}, "the compute per iteration");
-            checked_product(a, {n, a.size("value")}, "a halo message");
-            return std::make_unique<HaloMotif<D>>(process_grid(a, ranks, D), std::move(cells), full,
-                                                  periodic(a), a.size("value"), a.count("work"),
-                                                  a.count("iterations"), allreduces, ranks);
+            for (const std::uint32_t c : spec.cells)
+                n = checked_product(a, {n, c}, "the cells per rank");
+            spec.work = a.count("work");
+            spec.value = a.size("value");
+            checked_product(a, {n, spec.work}, "the compute per iteration");
+            checked_product(a, {n, spec.value}, "a halo message");
+            spec.checkpoint = a.count("checkpoint");
+            spec.checkpoint_bytes = a.size("checkpoint-size");
+            if (spec.checkpoint_bytes == 0) spec.checkpoint_bytes = n * spec.value;
+            checked_product(a, {spec.checkpoint_bytes, ranks}, "the checkpoint file");
+            spec.grid = process_grid(a, ranks, D);
+            spec.periodic = periodic(a);
+            spec.iterations = a.count("iterations");
+            spec.allreduces = allreduces;
+            return std::make_unique<HaloMotif<D>>(std::move(spec), ranks);
         }});
 }
 
@@ -531,16 +621,20 @@ std::vector<std::uint32_t> balanced_grid(std::uint32_t ranks, std::size_t d) {
 
 void register_motif_apps(AppRegistry& registry) {
     add_halo<2>(registry, "halo2d", "nearest-neighbour halo exchange on a 2-D grid (5 or 9 points)",
-                "256x256", false, 0);
+                "256x256", 0, false);
     add_halo<3>(registry, "halo3d",
-                "nearest-neighbour halo exchange on a 3-D grid (7 or 27 points)", "32x32x32",
-                false, 0);
+                "nearest-neighbour halo exchange on a 3-D grid (7 or 27 points)", "32x32x32", 0,
+                false);
     add_halo<4>(registry, "lqcd",
                 "lattice QCD: halo exchange of a 4-D lattice's faces (value: bytes per site)",
-                "8x8x8x8", false, 0);
+                "8x8x8x8", 0, false);
     add_halo<3>(registry, "cg",
                 "conjugate gradient: a 7-point 3-D halo and two 8-byte allreduces per iteration",
-                "32x32x32", false, 2);
+                "32x32x32", 2, false);
+    add_halo<3>(registry, "mg",
+                "multigrid V-cycle: 7-point halos on `levels` levels down and up, an 8-byte "
+                "allreduce at the coarsest",
+                "64x64x64", 0, true);
 
     registry.add(AppInfo{
         "fft3d",

@@ -6,6 +6,8 @@
 //                          7/27 and 9-point stencils), optionally periodic
 //   cg                     conjugate gradient: a 7-point halo (the SpMV) and two 8-byte
 //                          allreduces (the dot products) per iteration
+//   mg                     a multigrid V-cycle: halos shrinking level by level, down and up,
+//                          and an allreduce at the coarsest level
 //   fft3d                  a 3-D FFT on a 2-D pencil decomposition: two transposes per
 //                          iteration as alltoalls on the row and column communicators
 //   sweep3d                the KBA wavefront of discrete-ordinates transport: 8 octants,
@@ -14,7 +16,8 @@
 //                          its partner across the bisection, a seeded random permutation
 //
 // Compute is given per cell (or grid point) in instructions, so the core's speed, the CPU
-// model and OS jitter act on it; message sizes follow from the problem. Each is one class
+// model and OS jitter act on it; message sizes follow from the problem. The grid motifs can
+// write a checkpoint every N iterations through the model's file system (MPI-IO). Each is one class
 // and one registration in register_motif_apps; collectives/README.md ("Motifs") gives every
 // parameter, the closed forms the tests check and where each motif comes from. The state
 // kept per rank is a few words, so a motif runs at a million ranks.

@@ -73,6 +73,45 @@ TEST(Motifs, CgAddsTwoAllreducesPerIteration) {
     EXPECT_EQ(j.at("collective_algorithms").at("allreduce/recursive_doubling").get<int>(), 6);
 }
 
+TEST(Motifs, MgIsAVCycleOfShrinkingHalosAndACoarseAllreduce) {
+    // 64^3 cells, 4 levels: visits 0 1 2 3 2 1 0, level l with (64 >> l)^3 cells of compute and
+    // faces of (64 >> l)^2 x 8 B (all eager here), and at level 3 an 8-byte allreduce.
+    double t = 0;
+    for (const int l : {0, 1, 2, 3, 2, 1, 0}) {
+        const double n = 64 >> l;
+        t += n * n * n * 100 / kSpeed + kL + n * n * 8 / kB;
+    }
+    t += 3 * (kL + 8 / kB + 8 / kSpeed);
+    EXPECT_NEAR(simulated(run_json("mg:iterations=1")), t, 1e-12);
+    // One level is the plain 7-point halo.
+    EXPECT_NEAR(simulated(run_json("mg:levels=1")), 64.0 * 64 * 64 * 100 / kSpeed + kL + 32768 / kB,
+                1e-12);
+}
+
+TEST(Motifs, CheckpointsWriteEveryNthIterationThroughTheFileSystem) {
+    // 8 ranks of 32^3 cells of 8 B, 4 iterations, a checkpoint every 2nd: two collective
+    // writes of 256 KiB a rank into one file, opened once and closed once.
+    const Result r = testing::run("run " + example("figure5-io-8.xml") +
+                                  " --ranks 8 --app halo3d:iterations=4,checkpoint=2 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const auto& ops = j.at("operations");
+    EXPECT_EQ(ops.at("File_open").at("count").get<int>(), 8);
+    EXPECT_EQ(ops.at("File_write_at_all").at("count").get<int>(), 16);
+    EXPECT_EQ(ops.at("File_close").at("count").get<int>(), 8);
+    EXPECT_EQ(j.at("io").at("bytes_written").get<std::uint64_t>(), 2u * 8 * 32768 * 8);
+    // checkpoint-size overrides what a rank writes.
+    const Result s = testing::run(
+        "run " + example("figure5-io-8.xml") +
+        " --ranks 8 --app halo3d:iterations=2,checkpoint=1,checkpoint-size=1MiB --json");
+    ASSERT_EQ(s.code, 0) << s.err;
+    EXPECT_EQ(nlohmann::json::parse(s.out).at("io").at("bytes_written").get<std::uint64_t>(),
+              2u * 8 * 1048576);
+    // Without a file system a checkpoint is one line naming what is missing.
+    expect_bad_input("run " + example("star-16.xml") + " --ranks 8 --app halo3d:checkpoint=1",
+                     "but the model has no file system");
+}
+
 TEST(Motifs, Fft3dIsThreePassesAndTwoTransposes) {
     // n = 64 on a 4 x 2 grid: 64 x 16 x 32 = 32768 points a rank, 50 instructions a point
     // and pass; the row transpose (2 ranks) one exchange of 32768 x 16 / 2 B, the column
