@@ -35,175 +35,12 @@
 #include "models/cpu.hpp"
 #include "models/slot_map.hpp"
 #include "models/transport.hpp"
+#include "mpi/matching.hpp"
+#include "mpi/runtime_config.hpp"
+#include "mpi/stats.hpp"
 #include "simulator/pool.hpp"
 
 namespace clustersim::mpi {
-
-// Statistics kinds: the point-to-point OpKinds, then each collective blocking, then each
-// collective nonblocking.
-inline constexpr int kStatKinds = kOpKinds + 2 * kCollOps;
-std::string stat_name(int kind);  // "Send", "Bcast", "Ibcast", ...
-// The statistics kind of an operation (`coll` and `nonblocking` matter for Collective only).
-int stat_kind(OpKind kind, CollOp coll, bool nonblocking);
-
-struct OpStats {
-    std::uint64_t count = 0;
-    Time time;  // time ranks spent blocked in the operation
-    std::uint64_t bytes =
-        0;  // payload bytes: sent and received (point-to-point), passed (collectives)
-};
-
-// A rank's statistics by kind, holding only the kinds the rank used: a rank uses a few of
-// the kStatKinds, and a dense array of them cost 1.4 KiB per rank (docs/limits.md). Reading a
-// kind the rank never used gives zeros.
-class OpStatsTable {
-  public:
-    OpStats& operator[](int kind) {
-        for (auto& e : entries_)
-            if (e.first == kind) return e.second;
-        return entries_.emplace_back(kind, OpStats{}).second;
-    }
-    const OpStats& operator[](int kind) const {
-        for (const auto& e : entries_)
-            if (e.first == kind) return e.second;
-        static const OpStats none{};
-        return none;
-    }
-
-  private:
-    std::vector<std::pair<int, OpStats>> entries_;
-};
-
-struct RankResult {
-    Time finish;
-    std::uint64_t bytes_sent = 0;        // every payload byte the rank sent, collectives' included
-    std::uint64_t bytes_received = 0;    // every payload byte the rank received
-    std::uint64_t io_bytes_written = 0;  // file data written through MPI-IO
-    std::uint64_t io_bytes_read = 0;     // file data read through MPI-IO
-    Time jitter;                         // OS jitter met by the rank's CPU work (models/cpu.hpp)
-    OpStatsTable ops;
-};
-
-// One finished operation of a rank (compute bursts included), for timelines and statistics.
-struct OpEvent {
-    std::int32_t rank = 0;    // world rank
-    int kind = 0;             // statistics kind: stat_name(kind) ("Send", "Bcast", ...)
-    Time start, end;          // entered and returned
-    Time wait;                // part of [start, end) spent waiting for another rank: a
-                              // receive's (or rendezvous send's) time before the peer posted
-                              // the matching call; 0 where the runtime cannot tell (collectives:
-                              // see `comm`/`seq`)
-    std::uint64_t bytes = 0;  // payload (or file data) moved
-    std::int32_t peer = -1;   // point-to-point: world rank of the peer (-1: none/any)
-    std::uint32_t comm = 0;   // communicator id (collectives, communicator creation)
-    std::uint32_t seq = 0;    // the call's number among the communicator's collectives
-    std::uint32_t comm_size = 0;  // members of `comm` (with `comm`/`seq`; 0: not told)
-    // Collectives run by an algorithm: "bcast/binomial" (interned: valid for the program's
-    // life); null otherwise (timed as a whole by an analytic model).
-    const char* algorithm = nullptr;
-};
-
-// Told about every operation when it finishes (set with Runtime::set_observer).
-class OpObserver {
-  public:
-    virtual ~OpObserver() = default;
-    virtual void op_done(const OpEvent& event) = 0;
-};
-
-struct RuntimeConfig {
-    std::uint64_t eager_threshold = 64 * 1024;
-    // Bytes the network carries with every message's payload on top of it (eager messages
-    // and rendezvous data; not the zero-byte control messages): SimGrid's SMPI adds a 16-byte
-    // MPI envelope (tag, destination, communicator) to each message (--mpi simgrid).
-    std::uint64_t envelope_bytes = 0;
-    std::uint64_t reduce_instructions_per_byte = 1;
-    Bandwidth reduce_bandwidth = kInfiniteBandwidth;  // finite: wins over instructions/byte
-    Bandwidth copy_bandwidth = kInfiniteBandwidth;    // finite: a rank's own-block copies cost
-    comm::FittedCurve reduce_curve, copy_curve;       // non-empty: win over the bandwidths
-    // <collectives buffer-copies="yes">: the algorithms' own buffer copies
-    // (Algorithm::buffer_copies, Open MPI 4.1's) cost their bytes at the copy rate (the
-    // copy curve or copy_bandwidth) on the rank's core, before the first step and after the
-    // last. Off, or without a copy rate: no cost and no event.
-    bool buffer_copies = false;
-    // <collectives buffer-footprint="yes"> (issue 23): a rendezvous message of a collective's
-    // schedule is handed to the network with the size of the receive buffer it lands in
-    // (Runtime::landing_buffer), and the analytic models price it at the lower of their
-    // curve's bandwidths at its size and at that buffer's (net::Transport::send_within): a
-    // segment of a 100 MiB bcast moves at the 100 MiB bandwidth, as the real library's
-    // segments walk through the whole user buffer, not at that of a cache-resident
-    // segment-sized ping-pong. Off: every message at its own size.
-    bool buffer_footprint = false;
-    // Per-message software costs (LogGP's o; OverheadSpec), each run on the rank's core
-    // (so jitter and other work on the core stretch it), one at a time per rank in the order
-    // they arise: `send` (o_s) before a message is handed to the network (Send, Isend,
-    // Sendrecv, every send of a collective's schedule); `recv` (o_r) after a message has
-    // arrived and been matched, before its receive completes; `post` when a receive is posted
-    // (Recv, Irecv, Sendrecv, every receive of a schedule). Zero: no cost and no event.
-    OverheadSpec send_overhead, recv_overhead, post_overhead;
-    // The gap between one rank's sends (LogGP's g; <mpi-overhead><gap>, measured by
-    // clustersim-calibrate as a stream of blocking MPI_Send less o_s): a send (Send, Isend,
-    // Sendrecv's send, every send of a collective's schedule) completes no earlier than
-    // `send_gap` after its message was handed to the network, so back-to-back blocking
-    // sends are o_s + g apart however fast the network delivers. Zero: no such floor.
-    OverheadSpec send_gap;
-    // Lazy connection set-up (<mpi-overhead><peer-setup>; Open MPI's shared-memory fast box,
-    // InfiniBand endpoints): counted per directed pair of ranks over every message the
-    // runtime itself hands to the network (eager messages, rendezvous requests-to-send and
-    // clear-to-sends; not the data that follows a clear-to-send), the peer_setup_after-th is
-    // handed over peer_setup_time later, and so is any message for that peer handed over
-    // before the set-up ends (in order). A send's gap counts from the deferred hand-over.
-    // 0: none, no counter and no event.
-    std::uint32_t peer_setup_after = 0;
-    Time peer_setup_time;
-    // Connection set-up over a connection-oriented transport (<mpi-overhead><connect>;
-    // MPICH2's ch3:sock: TCP's SYN and SYN-ACK, then the channel's open request and open
-    // response): the first message a rank hands to the network for a peer it has no
-    // connection with, in either direction (an eager message or a rendezvous request-to-
-    // send), first sends connect_round_trips round trips of empty messages to that peer
-    // through the network; it, and every message between the two handed over before the
-    // last reply arrives, goes when that reply has arrived (in order). A send's gap counts
-    // from the hand-over it would have had without the set-up. 0: none, no state.
-    std::uint32_t connect_round_trips = 0;
-    // Fresh send buffers (<mpi-overhead><fresh-send>; Open MPI's single-copy transport pulls a
-    // buffer the sender has just written out of the sender's cache, slower): a Send, Isend or
-    // Sendrecv's send of s bytes whose rank computed at least s / fresh_write_rate (the
-    // Compute operations of its program, as they ran, since its previous call that sent
-    // above the eager threshold: sends_in_bulk) costs fresh_send.at(s) more. Above the eager
-    // threshold that extra delays the data after the clear-to-send (the receiver's pull is
-    // slower), not the request-to-send: a rank that waits in its send for a late peer pays it
-    // once the peer is there, as both ranks' pulls of a two-way exchange do at once. An eager
-    // message is handed to the network that much later. zero(): none, and no bookkeeping.
-    OverheadSpec fresh_send;
-    Bandwidth fresh_write_rate = kInfiniteBandwidth;
-    // Cold fresh sends (<mpi-overhead><cold-send after="…">): a fresh send whose rank computed
-    // at least cold_after since its previous bulk send costs cold_send.at(s) more (added to
-    // fresh_send's). zero(): none.
-    OverheadSpec cold_send;
-    Time cold_after;
-    // Communicator creation modelled (<collectives comm-create>): an 8-byte allreduce
-    // over the parent, then `comm_create_local` on each member's core (comm_create_step).
-    bool comm_create_modelled = false;
-    Time comm_create_local;
-    // <collectives comm-free>: MPI_Comm_free's cost on the rank's core (local: no agreement).
-    Time comm_free;
-    // <collectives first-topology>: a rank's first Cart_create / Dist_graph_create* adds
-    // this to comm_create_local (comm_create_step).
-    Time first_topology;
-    // <collectives barrier>: every barrier run as messages costs this on each member's core
-    // after its algorithm's last step (the library's own work beyond the messages). Zero:
-    // no cost and no event.
-    Time barrier_cost;
-    // <network progress="in_mpi">: a rendezvous request-to-send that meets a posted receive
-    // while the receiver computes (an OpKind::Compute of its program) is answered (its
-    // clear-to-send sent) when the receiver's next operation that is not a Compute starts,
-    // or when its program ends; false: at once.
-    bool progress_in_mpi = false;
-    // Measured collective curves (<collective-curve>, issue 23): a blocking collective whose
-    // operation and communicator size match a rule and whose members are all placed as its
-    // scope says costs the curve's time from its last member's entry; its algorithm does not
-    // run (Runtime::curve_for). Empty: every collective runs its algorithm.
-    std::vector<CollectiveCurveRule> collective_curves;
-};
 
 class Runtime final : public net::NetworkClient, public cpu::CpuClient, public IoHost {
   public:
@@ -245,47 +82,14 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void io_all_arrived(std::int32_t rank) override;
 
   private:
-    static constexpr std::uint32_t kNil = UINT32_MAX;
+    static constexpr std::uint32_t kNil = p2p::kNil;
+    using MsgKind = p2p::MsgKind;
+    using Msg = p2p::Msg;
+    using Request = p2p::Request;
+    using Queue = p2p::Queue;
     static constexpr std::uint64_t kCollCookie = 1ULL
                                                  << 63;  // CPU cookie of a collective's reduction
     static constexpr std::uint64_t kOverheadCookie = 1ULL << 62;  // a per-message software cost
-    // Connect: an empty message of a connection set-up (config_.connect_round_trips); its
-    // `seq` counts the one-way trips still to go after it.
-    enum class MsgKind : std::uint8_t { Eager, Rts, Cts, Data, Connect };
-    struct Msg {
-        MsgKind kind;
-        std::int32_t src, dst, tag,
-            context;  // world ranks; context = 2 * comm (+1 for collectives)
-        std::uint64_t bytes;
-        std::uint64_t seq;
-        std::uint32_t send_req, recv_req;
-        bool send_done, recv_done;
-        Time posted;                // when the sender posted it
-        std::uint32_t pair;         // index of (src, dst) in pairs_
-        std::uint32_t next = kNil;  // unexpected: next message in the receiver's queue
-        std::uint32_t prev = kNil;  // ... and the one before it
-        std::uint32_t pair_next = kNil, pair_prev = kNil;  // ... in its pair's queue
-        bool cancelled = false;  // withdrawn by MPI_Cancel: dropped when it arrives
-        Time pull{};             // rendezvous: the data goes this long after the clear-to-send
-    };
-    // One cache line each (64 bytes, aligned): a request is touched when posted, matched
-    // and completed, far apart in time.
-    struct alignas(64) Request {
-        bool is_send = false;
-        bool done = false;
-        bool waited = false;
-        bool charge_recv = false;  // a receive whose completion still owes o_r
-        std::int32_t rank = 0;     // world rank
-        std::int32_t peer = 0, tag = 0, context = 0;
-        std::uint32_t owner = kNil;  // collective run it belongs to, kNil for the program's own
-        std::uint32_t next = kNil;   // next receive in the rank's posted queue
-        std::uint32_t transfer = 0;  // collectives: step slot (bit 31) and transfer index
-        std::uint32_t msg = kNil;    // sends: their message (cancel looks for it)
-        std::uint32_t order = 0;     // posted receives: the rank's posting count (matching order)
-        std::uint64_t bytes = 0;
-        Time ready = Time::zero();  // when the peer posted the matching call (wait accounting)
-    };
-    static_assert(sizeof(Request) == 64, "a request is one cache line");
     // A per-message software cost waiting for (or running on) its rank's core, and what
     // follows it: go on with the rank's current operation, post a send or a receive, or
     // complete a receive.
@@ -297,46 +101,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint64_t bytes = 0;
         std::uint32_t owner = kNil, transfer = 0;  // Complete: `transfer` is the request
     };
-    // A first-in, first-out queue of pool entries linked through their `next` field: the
-    // posted receives (requests). MPI matching scans them from the front and takes out the
-    // first match, wherever it is; linking through the entries makes that removal O(1) and
-    // allocation-free (a std::deque erased in the middle shifts elements, and allocates and
-    // frees blocks as it goes).
-    //
-    // The matching index: a receive that names its source is queued in the (source,
-    // receiver) pair's entry of pairs_, a receive from any source in its rank's own queue,
-    // and each carries the rank's posting count, so an arriving message scans only its
-    // pair's receives and the any-source ones and takes the earlier posted of the two first
-    // matches: the receive MPI's single posted queue would give. An unexpected message is
-    // in two doubly linked queues, its rank's (arrival order, for any-source receives) and
-    // its pair's (for receives that name the source), and leaves both in O(1). So a root
-    // receiving from p ranks in rank order scans one pair's messages per receive, not p.
-    struct Queue {
-        std::uint32_t head = kNil;
-        std::uint32_t tail = kNil;
-        template <class P>
-        void push(P& pool, std::uint32_t i) {
-            pool[i].next = kNil;
-            if (tail == kNil)
-                head = i;
-            else
-                pool[tail].next = i;
-            tail = i;
-        }
-        // Takes out `i`, which follows `prev` (kNil: `i` is the head).
-        template <class P>
-        void unlink(P& pool, std::uint32_t prev, std::uint32_t i) {
-            const std::uint32_t after = pool[i].next;
-            if (prev == kNil)
-                head = after;
-            else
-                pool[prev].next = after;
-            if (tail == i) tail = prev;
-        }
-    };
-    // Destination -> pairs_ index of the pairs a rank sent on last, direct-mapped on the
+    // Destination -> match_.pairs index of the pairs a rank sent on last, direct-mapped on the
     // destination's low bits: a halo exchange or a collective's few peers hit it, so the
-    // per-message pair look-up rarely reaches pair_index_ (a hash probe into a table that
+    // per-message pair look-up rarely reaches Matching::pair (a hash probe into a table that
     // grows with the number of communicating pairs, a likely cache miss).
     static constexpr std::size_t kPairCache = 4;
     struct PairCacheEntry {
@@ -455,9 +222,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t waiting = 0;  // requests the current blocking op still waits for
         std::uint32_t posts = 0;    // receives posted so far (Request::order)
         std::array<std::uint32_t, 2>
-            blocking{};    // requests of a blocking Send/Recv/Sendrecv/collective
-        Queue posted_any;  // receive requests from any source, in posting order
-        Queue unexpected;  // messages (Eager or Rts), in arrival order (doubly linked)
+            blocking{};          // requests of a blocking Send/Recv/Sendrecv/collective
+        p2p::RankQueues queues;  // receives from any source, unexpected messages (matching)
         std::uint32_t core = 0;
         // comms[0] (the handle of MPI_COMM_WORLD, or whatever a program later put there),
         // kept here as well: comm_of reads it at nearly every operation. Written with comms
@@ -479,7 +245,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint32_t op_seq = 0;   // its call number on that communicator
         // Line 3.
         std::vector<std::uint32_t> handles;  // program request handle -> request
-        std::unordered_map<std::uint64_t, std::uint32_t> early;  // (src, seq) -> msg, out of order
+        p2p::EarlyMessages early;            // (src, seq) -> msg, out of order (arrive_in_order)
         // The rest.
         RankLocation where;
         std::array<PairCacheEntry, kPairCache> pair_cache{};  // see PairCacheEntry
@@ -498,7 +264,36 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     static_assert(offsetof(Rank, op_start) == 128 && offsetof(Rank, handles) == 192,
                   "Rank's lines as laid out above");
 
+    // The program interpreter (interpreter.cpp): runs the rank's operations until one blocks.
     void advance(std::int32_t rank);
+    // What starting an operation left: the rank blocks in it, it completed (record it), or it
+    // completed and is counted already (nonblocking calls: go on).
+    enum class Next : std::uint8_t { Block, Record, Continue };
+    // The rank's next operation from its program into rank.op; false when the program ends.
+    bool fetch(std::int32_t rank);
+    Next start_op(std::int32_t rank);
+    Next start_p2p(std::int32_t rank);  // Send, Recv, Sendrecv, Isend, Irecv
+    void start_io(std::int32_t rank);   // MPI-IO: handed to the I/O system
+    // The posting cost of a point-to-point call (o_s, the post cost) on the rank's core:
+    // true if it was charged now (the call goes on when it is paid), false if it is paid.
+    bool pay(std::int32_t rank, const OverheadSpec& a, std::uint64_t a_bytes, const OverheadSpec& b,
+             std::uint64_t b_bytes);
+    // 1 (and marked waited) if request `req` is not complete yet, else 0.
+    std::uint32_t wait_for(std::uint32_t req) {
+        if (match_.requests[req].done) return 0u;
+        match_.requests[req].waited = true;
+        return 1u;
+    }
+    // The rank's current operation's request handle is `req`; counts a nonblocking call.
+    void set_handle(std::int32_t rank, std::uint32_t req);
+    void count_nonblocking(std::int32_t rank, std::uint64_t bytes);
+    static int stat_index(const Op& op) { return stat_kind(op.kind, op.coll, op.nonblocking); }
+    static std::int32_t p2p_context(std::uint32_t comm) {
+        return static_cast<std::int32_t>(2 * comm);
+    }
+    static std::int32_t coll_context(std::uint32_t comm) {
+        return static_cast<std::int32_t>(2 * comm + 1);
+    }
     // Clear message m (a matched request-to-send) to send: the clear-to-send goes now.
     void send_cts(std::uint32_t m);
     // Hands message m (Eager, Rts, Cts, or Data after its pull delay) to the network now.
@@ -597,6 +392,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     void cancel(std::int32_t rank, std::uint32_t req);
     // Collectives and communicators.
     std::uint32_t start_collective(std::int32_t rank, const Op& op);
+    // The call's arguments on communicator `comm`, checked (root, counts, topology), and the
+    // size its algorithm is chosen by (v-variants: the mean count).
+    CollArgs collective_args(std::int32_t rank, std::uint32_t comm, const Op& op,
+                             std::uint64_t& size_for_choice) const;
     std::uint32_t start_comm_create(std::int32_t rank, const Op& op);
     // Posts what the run's steps allow, generates the next, completes steps and the call.
     void pump(std::uint32_t run);
@@ -644,10 +443,6 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::string name() const override { return "timed collectives"; }
     };
     std::uint32_t next_seq(std::int32_t rank, std::int32_t handle);
-    static bool matches(const Request& r, const Msg& m) {
-        return r.context == m.context && (r.peer == kAnySource || r.peer == m.src) &&
-               (r.tag == kAnyTag || r.tag == m.tag);
-    }
 
     Engine& engine_;
     net::Transport& network_;
@@ -684,40 +479,21 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         return column[static_cast<std::size_t>(rank)];
     }
     void flush_stats();
-    Pool<Request> requests_;
+    // The requests, messages and pairs with their matching queues (mpi/matching.hpp).
+    p2p::Matching match_;
     // With a send gap (config_.send_gap): per send request, the earliest time it may complete
     // (its message's hand-over to the network + g(bytes)); Time::zero() once applied. Beside
     // the requests, not in them, so a request stays one cache line and runs without a gap
     // pay nothing.
     std::vector<Time> send_floor_;
-    Pool<Msg> msgs_;
     Pool<CollRun> runs_;
     std::vector<Comm> comms_;
-    // Per ordered pair of ranks that have exchanged a message: the next sequence number to
-    // send and the next one the receiver expects (non-overtaking). One flat table for all
-    // pairs: no per-rank hash maps on the per-message path.
-    struct PairSeq {
-        std::uint64_t next_send = 0;
-        std::uint64_t next_recv = 0;
-        // The matching index (see Queue): the receiver's posted receives naming the source,
-        // and the source's unexpected messages at the receiver (doubly linked).
-        Queue posted;
-        Queue unexpected;
-    };
-    // The unexpected message `m` into, and out of, its receiver's and its pair's queues.
-    void push_unexpected(std::uint32_t m);
-    void unlink_unexpected(std::uint32_t m);
-    // The first posted receive in `q` that matches message `m` (kNil: none), and the one
-    // before it (for unlinking).
-    std::uint32_t find_posted(const Queue& q, const Msg& m, std::uint32_t& prev) const;
-    std::uint32_t pair_slot(std::int32_t src, std::int32_t dst) {  // index into pairs_
+    std::uint32_t pair_slot(std::int32_t src, std::int32_t dst) {  // index into match_.pairs
         const PairCacheEntry& e =
             ranks_[src].pair_cache[static_cast<std::uint32_t>(dst) % kPairCache];
         return e.dst == dst ? e.slot : pair_slot_miss(src, dst);
     }
     std::uint32_t pair_slot_miss(std::int32_t src, std::int32_t dst);
-    net::SlotMap pair_index_;
-    std::vector<PairSeq> pairs_;
     // config_.peer_setup_after only (empty otherwise): per directed pair (src << 32 | dst)
     // that has handed a message to the network, the messages counted (up to the threshold)
     // and when its connection set-up ends.
@@ -754,8 +530,5 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // all on one node | 4 if each on its own node).
     std::vector<std::uint8_t> comm_placement_;
 };
-
-// A string that lives as long as the program (one copy per distinct value).
-const char* intern(const std::string& s);
 
 }  // namespace clustersim::mpi
