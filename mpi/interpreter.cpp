@@ -74,7 +74,7 @@ void Runtime::set_handle(std::int32_t rank, std::uint32_t req) {
 
 void Runtime::count_nonblocking(std::int32_t rank, std::uint64_t bytes) {
     const int kind = stat_index(ranks_[rank].op);
-    OpStats& st = stat_entry(kind, rank);
+    OpStats& st = stats_.entry(kind, rank);
     ++st.count;
     st.bytes += bytes;
     if (observer_ != nullptr) observe(rank, kind, Time::zero(), bytes, -1);

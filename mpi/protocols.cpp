@@ -65,18 +65,16 @@ bool Runtime::connected(std::uint32_t m, Time delay) {
     if (msg.src == msg.dst) return true;
     const auto lo = static_cast<std::uint32_t>(std::min(msg.src, msg.dst));
     const auto hi = static_cast<std::uint32_t>(std::max(msg.src, msg.dst));
-    Connection& c = connections_[(static_cast<std::uint64_t>(lo) << 32) | hi];
-    if (c.ready) return true;
-    if (c.waiting.empty()) {  // the pair's first message: its sender connects
+    using State = decltype(connections_)::State;
+    const State state = connections_.send((static_cast<std::uint64_t>(lo) << 32) | hi, {m, delay});
+    if (state == State::Ready) return true;
+    if (state == State::Start) {  // the pair's first message: its sender connects
         const std::uint32_t h =
             match_.msgs.acquire(Msg{MsgKind::Connect, msg.src, msg.dst, 0, 0, 0,
                                     std::uint64_t{2} * config_.connect_round_trips - 1, kNil, kNil,
                                     true, true, engine_.now(), msg.pair});
-        c.waiting.emplace_back(m, delay);
         transmit(h);
-        return false;
     }
-    c.waiting.emplace_back(m, delay);
     return false;
 }
 
@@ -84,11 +82,9 @@ void Runtime::connection_ready(std::uint32_t m) {
     const Msg& msg = match_.msgs[m];
     const auto lo = static_cast<std::uint32_t>(std::min(msg.src, msg.dst));
     const auto hi = static_cast<std::uint32_t>(std::max(msg.src, msg.dst));
-    Connection& c = connections_[(static_cast<std::uint64_t>(lo) << 32) | hi];
     match_.msgs.release(m);
-    c.ready = true;
-    std::vector<std::pair<std::uint32_t, Time>> waiting;
-    waiting.swap(c.waiting);
+    const std::vector<std::pair<std::uint32_t, Time>> waiting =
+        connections_.connected((static_cast<std::uint64_t>(lo) << 32) | hi);
     const Time now = engine_.now();
     for (const auto& [w, delay] : waiting) hand_over(w, now + delay);
 }

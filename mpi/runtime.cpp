@@ -1,5 +1,5 @@
 // Runtime: construction, start, and the statistics and events of finished operations
-// (record, observe, flush_stats); what a blocked rank is in (blocked_ranks).
+// (record, observe); what a blocked rank is in (blocked_ranks).
 #include "mpi/runtime.hpp"
 
 #include <algorithm>
@@ -21,10 +21,10 @@ Runtime::Runtime(Engine& engine, net::Transport& network, cpu::CpuModel& cpus,
       cpus_(cpus),
       selection_(selection),
       config_(config),
-      program_(program) {
+      program_(program),
+      stats_(ranks.size()) {
     ranks_.resize(ranks.size());
     results_.resize(ranks.size());
-    stat_columns_.resize(kStatKinds);
     // Sized once from p: every rank of a collective over the world holds a run at once, and
     // a rank usually exchanges with at least one peer. Growing these by doubling copied
     // every run (512 B each) and faulted in twice the pages (issue 25: 11 % of a
@@ -59,26 +59,11 @@ void Runtime::start() {
     for (std::size_t r = 0; r < ranks_.size(); ++r) advance(static_cast<std::int32_t>(r));
 }
 
-void Runtime::flush_stats() {
-    for (int kind = 0; kind < kStatKinds; ++kind) {
-        std::vector<OpStats>& column = stat_columns_[static_cast<std::size_t>(kind)];
-        for (std::size_t rank = 0; rank < column.size(); ++rank) {
-            OpStats& from = column[rank];
-            if (from.count == 0) continue;  // a table holds the kinds its rank used
-            OpStats& to = results_[rank].ops[kind];
-            to.count += from.count;
-            to.time += from.time;
-            to.bytes += from.bytes;
-            from = OpStats{};
-        }
-    }
-}
-
 void Runtime::record(std::int32_t rank) {
     Rank& r = ranks_[rank];
     const Op& op = r.op;
     const int kind = stat_index(op);
-    OpStats& st = stat_entry(kind, rank);
+    OpStats& st = stats_.entry(kind, rank);
     ++st.count;
     const Time now = engine_.now();
     st.time += now - r.op_start;

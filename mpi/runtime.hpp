@@ -32,9 +32,12 @@
 #include "collectives/program.hpp"
 #include "collectives/selection.hpp"
 #include "models/comm_model.hpp"
+#include "models/connections.hpp"
 #include "models/cpu.hpp"
 #include "models/slot_map.hpp"
 #include "models/transport.hpp"
+#include "mpi/coll_state.hpp"
+#include "mpi/communicator.hpp"
 #include "mpi/matching.hpp"
 #include "mpi/runtime_config.hpp"
 #include "mpi/stats.hpp"
@@ -67,7 +70,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     std::vector<std::string> blocked_ranks() const;
     // Every rank's result; first moves the operation statistics gathered so far into them.
     const std::vector<RankResult>& results() {
-        flush_stats();
+        stats_.flush(results_);
         return results_;
     }
     // Collective calls by "operation/algorithm", counted at each call's comm rank 0.
@@ -110,105 +113,13 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::int32_t dst = -1;
         std::uint32_t slot = 0;
     };
-    struct Comm {
-        std::vector<std::int32_t> members;  // comm rank -> world rank
-        std::unordered_map<std::int32_t, std::int32_t>
-            rank_of;  // world -> comm rank (not for world)
-        bool world = false;
-        std::shared_ptr<const Topology> topo;  // MPI_Cart_create, MPI_Dist_graph_create*
-        std::int32_t comm_rank(std::int32_t world_rank) const {
-            return world ? world_rank : rank_of.at(world_rank);
-        }
-    };
-    // One step of a collective run in flight (see collective.hpp: two at a time). What
-    // posting and pumping read is in the slot's first cache line: the counts, which
-    // transfers are complete (a bit mask), the reduction's size, and the first two
-    // transfers (a copy, made when the step is generated): the step's own transfer list is
-    // a heap block the algorithm filled then, likely out of the cache by the time the step
-    // runs, and a ring or binomial step has at most two transfers.
-    struct alignas(64) StepSlot {
-        // A transfer as posting needs it: 16 bytes.
-        struct Posting {
-            std::uint64_t bytes = 0;
-            std::int32_t peer = 0;    // rank in the communicator
-            std::int32_t after2 = 0;  // 2 * Transfer::after + send
-            static Posting of(const Transfer& t) {
-                return Posting{t.bytes, t.peer, t.after * 2 + (t.send ? 1 : 0)};
-            }
-            bool send() const { return (after2 & 1) != 0; }
-            std::int32_t after() const { return after2 >> 1; }
-        };
-        static constexpr std::uint32_t kInline = 2;  // transfers copied into the slot
-        std::uint32_t posted = 0;                    // transfers posted so far (in order)
-        std::uint32_t pending = 0;                   // posted transfers not complete yet
-        std::uint32_t count = 0;                     // step.transfers.size()
-        std::uint32_t done_low = 0;                  // bit i: transfer i (< 32) complete
-        bool valid = false;
-        std::uint8_t reduce = 0;               // 0: not started, 1: running, 2: done
-        std::uint64_t reduce_bytes = 0;        // step.reduce_bytes
-        std::array<Posting, kInline> first{};  // step.transfers[0, kInline)
-        std::vector<bool> done_high;           // transfer 32 + i complete (larger steps)
-        Step step;
-        Posting at(std::uint32_t i) const {
-            return i < kInline ? first[i] : Posting::of(step.transfers[i]);
-        }
-        bool done(std::uint32_t i) const {
-            return i < 32 ? (done_low >> i & 1U) != 0 : done_high[i - 32];
-        }
-        void set_done(std::uint32_t i) {
-            if (i < 32)
-                done_low |= std::uint32_t{1} << i;
-            else
-                done_high[i - 32] = true;
-        }
-    };
-    static_assert(offsetof(StepSlot, done_high) == 64, "the posting fields fill one line");
-    // One rank's execution of one collective call (hot fields first).
-    struct CollRun {
-        std::int32_t rank;  // world rank
-        std::uint32_t comm;
-        std::int32_t tag;
-        std::uint32_t k;  // steps generated so far
-        std::uint32_t user_req;
-        std::uint8_t front;  // slots[front]: the older step
-        bool ended;          // the schedule has no step k
-        bool posting;        // inside pump (completions only count)
-        bool copied_after;   // the final local work (buffer copy, barrier cost) is started
-                             // or not needed
-        const Algorithm* alg;
-        CollArgs args;
-        std::array<StepSlot, 2> slots;
-    };
-    // Ranks of one communicator waiting in a global-view operation.
-    // What the first rank to enter a collective call (a communicator and its call number)
-    // passed, for the others to be checked against (check_collective_match): MPI requires the
-    // same operation, root and (for the collectives whose every rank passes one block) count.
-    struct CollCheck {
-        CollOp op;
-        std::int32_t root;
-        std::uint64_t bytes;
-        std::int32_t first_rank;
-        std::uint32_t arrived;
-    };
+    using StepSlot = coll::StepSlot;
+    using CollRun = coll::CollRun;
+    using CollCheck = coll::CollCheck;
+    using GlobalSync = coll::GlobalSync;
     std::unordered_map<std::uint64_t, CollCheck> coll_checks_;  // by comm << 32 | call number
     void check_collective_match(std::int32_t rank, std::uint32_t comm, std::uint32_t seq,
                                 const Op& op);
-    struct GlobalSync {
-        std::uint32_t arrived = 0;
-        bool timed = false;  // a collective timed by the network model as a whole
-        CollOp op = CollOp::Barrier;
-        std::uint64_t bytes = 0;  // timed: the largest size a member passed
-        std::int32_t root = 0;    // timed: the call's root and counts (collective_volume)
-        const std::vector<std::uint64_t>* counts = nullptr;
-        const CollectiveCurve* curve = nullptr;  // timed by a measured curve, not the network
-        struct Entry {
-            std::int32_t world_rank, comm_rank, color, key;
-            std::uint32_t newcomm, req;
-            OpKind kind = OpKind::CommSplit;                   // communicator creation: which call
-            const std::vector<std::uint64_t>* spec = nullptr;  // its encoded TopoSpec
-        };
-        std::vector<Entry> entries;
-    };
     // Laid out by use (issue 25): a 1,024-rank replay finds a rank's state cold at nearly
     // every event, so what every event reads is in as few cache lines as possible. Line 0:
     // the current operation's point-to-point and collective fields (the first 64 B of
@@ -466,19 +377,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     OpObserver* observer_ = nullptr;
     std::vector<Rank> ranks_;
     std::vector<RankResult> results_;
-    // Operation statistics while running, by kind and then by rank: a kind's column of p
-    // entries (24 B each) is made when some rank first uses the kind. Counting an operation
-    // touches one entry, and ranks advanced in turn share its cache lines; a rank's own
-    // table (RankResult::ops, a vector scanned by kind) cost a cache miss or two at every
-    // operation of a 1,024-rank replay (issue 25). results() moves them into results_.
-    std::vector<std::vector<OpStats>> stat_columns_;
-    OpStats& stat_entry(int kind, std::int32_t rank) {
-        std::vector<OpStats>& column = stat_columns_[static_cast<std::size_t>(kind)];
-        if (column.empty()) [[unlikely]]
-            column.resize(ranks_.size());
-        return column[static_cast<std::size_t>(rank)];
-    }
-    void flush_stats();
+    OpStatColumns stats_;  // operation statistics while running (stats.hpp)
     // The requests, messages and pairs with their matching queues (mpi/matching.hpp).
     p2p::Matching match_;
     // With a send gap (config_.send_gap): per send request, the earliest time it may complete
@@ -505,11 +404,7 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // config_.connect_round_trips only (empty otherwise): per unordered pair of ranks
     // (low << 32 | high) that has had a message, whether it is connected and the messages
     // waiting for its set-up (message, delay after it) in hand-over order.
-    struct Connection {
-        bool ready = false;
-        std::vector<std::pair<std::uint32_t, Time>> waiting;
-    };
-    std::unordered_map<std::uint64_t, Connection> connections_;
+    net::ConnectionTable<std::pair<std::uint32_t, Time>> connections_;
     std::map<std::pair<std::uint32_t, std::uint32_t>, GlobalSync> syncs_;  // (comm, call sequence)
     // Analytic network models time each collective call as a whole (Transport::
     // times_collectives): the members of calls waiting for their completion time.

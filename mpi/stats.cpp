@@ -28,4 +28,19 @@ int stat_kind(OpKind kind, CollOp coll, bool nonblocking) {
     return kOpKinds + (nonblocking ? kCollOps : 0) + static_cast<int>(coll);
 }
 
+void OpStatColumns::flush(std::vector<RankResult>& results) {
+    for (int kind = 0; kind < kStatKinds; ++kind) {
+        std::vector<OpStats>& column = columns_[static_cast<std::size_t>(kind)];
+        for (std::size_t rank = 0; rank < column.size(); ++rank) {
+            OpStats& from = column[rank];
+            if (from.count == 0) continue;  // a table holds the kinds its rank used
+            OpStats& to = results[rank].ops[kind];
+            to.count += from.count;
+            to.time += from.time;
+            to.bytes += from.bytes;
+            from = OpStats{};
+        }
+    }
+}
+
 }  // namespace clustersim::mpi

@@ -3,6 +3,7 @@
 // (OpEvent, OpObserver). Filled by Runtime (mpi/runtime.hpp), read by run/ and traces/.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -83,6 +84,30 @@ class OpObserver {
   public:
     virtual ~OpObserver() = default;
     virtual void op_done(const OpEvent& event) = 0;
+};
+
+// Operation statistics while running, by kind and then by rank: a kind's column of p
+// entries (24 B each) is made when some rank first uses the kind. Counting an operation
+// touches one entry, and ranks advanced in turn share its cache lines; a rank's own
+// table (RankResult::ops, a vector scanned by kind) cost a cache miss or two at every
+// operation of a 1,024-rank replay (issue 25). Runtime::results() flushes them into the
+// ranks' results.
+class OpStatColumns {
+  public:
+    explicit OpStatColumns(std::size_t ranks) : columns_(kStatKinds), ranks_(ranks) {}
+    OpStats& entry(int kind, std::int32_t rank) {
+        std::vector<OpStats>& column = columns_[static_cast<std::size_t>(kind)];
+        if (column.empty()) [[unlikely]]
+            column.resize(ranks_);
+        return column[static_cast<std::size_t>(rank)];
+    }
+    // Adds what was counted to each rank's table (`results[rank].ops`) and starts again from
+    // zero.
+    void flush(std::vector<RankResult>& results);
+
+  private:
+    std::vector<std::vector<OpStats>> columns_;
+    std::size_t ranks_;
 };
 
 // A string that lives as long as the program (one copy per distinct value).
