@@ -13,6 +13,12 @@
 // reduction work on the rank's core. Nonblocking collectives run the same machine in the
 // background and complete a request. Global-view operations (the virtual barrier,
 // communicator creation) complete when every member has entered, with no message.
+//
+// Runtime is the facade run/ drives; its parts (mpi/README.md): the matching and its pools
+// (p2p::Matching, matching.hpp), the collective executor's state (coll_state.hpp),
+// communicators (communicator.hpp), the running statistics (OpStatColumns, stats.hpp),
+// and its member functions by concern: interpreter.cpp, protocols.cpp, requests.cpp,
+// coll_executor.cpp, communicators.cpp, runtime.cpp.
 #pragma once
 
 #include <array>
