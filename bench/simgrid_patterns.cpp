@@ -19,7 +19,7 @@
 //                      rank 0 posts its p - 1 receives at once
 // A step ends when all its sends and receives have completed; the next starts then.
 //
-// Protocol, as clustersim's MPI runtime (collectives/runtime.hpp): a message of at most the
+// Protocol, as clustersim's MPI runtime (mpi/runtime.hpp): a message of at most the
 // eager threshold (default 64 KiB, the `eager-threshold` of `clustersim generate star`) is
 // sent at once. A larger one is a rendezvous: a zero-byte request-to-send to the receiver, a
 // zero-byte clear-to-send back once the receiver has the request (its receive is posted at the

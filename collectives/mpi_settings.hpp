@@ -1,7 +1,7 @@
 // The MPI library's settings from the model file (<collectives>, <mpi-overhead>) and their
 // schema part: collectives/ reads its own elements (topologies/schema_part.hpp), registered
-// by the run layer (run/model.cpp). Adding an attribute is one MpiSettings field plus its
-// lines in mpi_settings.cpp's reader.
+// by the run layer (run/model.cpp). Adding an attribute is one MpiCosts field (when the
+// runtime uses it as read) or MpiSettings field plus its lines in mpi_settings.cpp's reader.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +28,7 @@ struct CollectiveRule {
 };
 
 // One per-message software cost of the MPI library (LogGP's o), charged on the rank's core
-// (collectives/runtime.hpp says where). Either `time` + size / `bandwidth` (bandwidth
+// (mpi/runtime_config.hpp says where). Either `time` + size / `bandwidth` (bandwidth
 // infinite: the constant alone), or, with `points` (sizes strictly rising), the time
 // interpolated linearly in size between neighbouring points, the first point's time below
 // the first size and the last point's above the last. Zero (the default): no cost.
@@ -52,65 +52,88 @@ struct CollectiveCurveSpec {
     int line = 0;
 };
 
-struct MpiSettings {
-    std::vector<CollectiveRule> collectives;
-    // <collectives profile="openmpi_4.1">: choose like that library (collectives/selection.hpp
-    // checks the name); "" = none.
-    std::string profile;
-    int profile_line = 0;
-    std::uint64_t reduce_instructions_per_byte = 1;  // CPU cost of combining reduced data
+// The MPI library's costs and switches as the model gives them and the runtime uses them
+// unchanged: both MpiSettings (what the model file says) and mpi::RuntimeConfig (what the
+// runtime runs with, mpi/runtime_config.hpp) are one. Adding one is a field here, its lines
+// in mpi_settings.cpp's reader, and its use in the runtime.
+struct MpiCosts {
+    // The CPU cost of combining reduced data (<collectives reduce-instructions-per-byte>).
+    std::uint64_t reduce_instructions_per_byte = 1;
     // Measured rates instead (clustersim-calibrate): combining reduced data runs at
-    // `reduce_bandwidth` (wins over instructions per byte); a rank copying its own block
-    // (gather/scatter root, allgather, alltoall) costs it / `copy_bandwidth`. Infinite
-    // (the default): instructions per byte, and no copy cost.
+    // `reduce_bandwidth` (finite: wins over instructions per byte); a rank copying its own
+    // block (gather/scatter root, allgather, alltoall) costs it / `copy_bandwidth`. Infinite
+    // (the default): instructions per byte, and no copy cost. Curves win over both
+    // (MpiSettings::reduce_curve, RuntimeConfig::reduce_curve).
     Bandwidth reduce_bandwidth = kInfiniteBandwidth;
     Bandwidth copy_bandwidth = kInfiniteBandwidth;
-    // <reduce-rate>/<copy-rate> children: the rates against the size (sizes strictly rising);
-    // they win over the attributes.
-    std::vector<std::pair<std::uint64_t, Bandwidth>> reduce_curve, copy_curve;
-    // <collectives buffer-copies="yes">: the collective algorithms' own buffer copies (Open
-    // MPI 4.1's: an allreduce's send buffer into its receive buffer or a temporary,
-    // recursive doubling's result back) cost their bytes at the copy rate. Off by default.
+    // <collectives buffer-copies="yes">: the algorithms' own buffer copies
+    // (Algorithm::buffer_copies, Open MPI 4.1's: an allreduce's send buffer into its receive
+    // buffer or a temporary, recursive doubling's result back) cost their bytes at the copy
+    // rate (the copy curve or copy_bandwidth) on the rank's core, before the first step and
+    // after the last. Off (the default), or without a copy rate: no cost and no event.
     bool buffer_copies = false;
-    // <collectives buffer-footprint="yes">: a collective's rendezvous transfer is priced at
-    // the lower of the point-to-point curve's bandwidths at its size and at the size of the
-    // receive buffer it lands in (RuntimeConfig::buffer_footprint). Off by default.
+    // <collectives buffer-footprint="yes"> (issue 23): a rendezvous message of a collective's
+    // schedule is handed to the network with the size of the receive buffer it lands in
+    // (Runtime::landing_buffer), and the analytic models price it at the lower of their
+    // curve's bandwidths at its size and at that buffer's (net::Transport::send_within): a
+    // segment of a 100 MiB bcast moves at the 100 MiB bandwidth, as the real library's
+    // segments walk through the whole user buffer, not at that of a cache-resident
+    // segment-sized ping-pong. Off (the default): every message at its own size.
     bool buffer_footprint = false;
-    // <mpi-overhead>: per-message software costs. `send` (o_s) before a message leaves,
-    // `recv` (o_r) after it has arrived and before its receive completes, `post` when a
-    // receive is posted; all zero unless the model says otherwise.
+    // <mpi-overhead>: per-message software costs (LogGP's o; OverheadSpec), each run on the
+    // rank's core (so jitter and other work on the core stretch it), one at a time per rank
+    // in the order they arise: `send` (o_s) before a message is handed to the network (Send,
+    // Isend, Sendrecv, every send of a collective's schedule); `recv` (o_r) after a message
+    // has arrived and been matched, before its receive completes; `post` when a receive is
+    // posted (Recv, Irecv, Sendrecv, every receive of a schedule). Zero (the default): no
+    // cost and no event.
     OverheadSpec send_overhead, recv_overhead, post_overhead;
-    // <mpi-overhead><gap>: LogGP's g, the least time from a message leaving (after o_s) to
-    // its send's completion (RuntimeConfig::send_gap); zero: none.
+    // The gap between one rank's sends (LogGP's g; <mpi-overhead><gap>, measured by
+    // clustersim-calibrate as a stream of blocking MPI_Send less o_s): a send (Send, Isend,
+    // Sendrecv's send, every send of a collective's schedule) completes no earlier than
+    // `send_gap` after its message was handed to the network, so back-to-back blocking
+    // sends are o_s + g apart however fast the network delivers. Zero: no such floor.
     OverheadSpec send_gap;
-    // <mpi-overhead><peer-setup after="16" time="10us"/>: the library sets up a connection
-    // to a peer lazily: the after-th message a rank hands to the network for one peer waits
-    // `peer_setup_time` first (RuntimeConfig::peer_setup_after). 0: no such cost.
+    // Lazy connection set-up (<mpi-overhead><peer-setup after="16" time="10us"/>; Open MPI's
+    // shared-memory fast box, InfiniBand endpoints): counted per directed pair of ranks over
+    // every message the runtime itself hands to the network (eager messages, rendezvous
+    // requests-to-send and clear-to-sends; not the data that follows a clear-to-send), the
+    // peer_setup_after-th is handed over peer_setup_time later, and so is any message for
+    // that peer handed over before the set-up ends (in order). A send's gap counts from the
+    // deferred hand-over. 0: none, no counter and no event.
     std::uint32_t peer_setup_after = 0;
     Time peer_setup_time;
-    // <mpi-overhead><connect round-trips="N"/>: a connection-oriented transport (MPICH2's
-    // ch3:sock over TCP) connects two ranks on their first message in either direction:
-    // N round trips of empty messages through the network first (RuntimeConfig::
-    // connect_round_trips). 0: no such cost.
+    // Connection set-up over a connection-oriented transport (<mpi-overhead><connect
+    // round-trips="N"/>; MPICH2's ch3:sock: TCP's SYN and SYN-ACK, then the channel's open
+    // request and open response): the first message a rank hands to the network for a peer
+    // it has no connection with, in either direction (an eager message or a rendezvous
+    // request-to-send), first sends connect_round_trips round trips of empty messages to
+    // that peer through the network; it, and every message between the two handed over
+    // before the last reply arrives, goes when that reply has arrived (in order). A send's
+    // gap counts from the hand-over it would have had without the set-up. 0: none, no state.
     std::uint32_t connect_round_trips = 0;
-    // <mpi-overhead><fresh-send write-rate="…"> with a size → time curve: a send whose buffer
-    // its rank has just written (Open MPI's single-copy pull of lines dirty in the sender's
-    // cache) is handed to the network `fresh_send.at(bytes)` later (RuntimeConfig::fresh_send).
-    // zero(): no such cost.
+    // Fresh send buffers (<mpi-overhead><fresh-send write-rate="…"> with a size → time curve;
+    // Open MPI's single-copy transport pulls a buffer the sender has just written out of the
+    // sender's cache, slower): a Send, Isend or Sendrecv's send of s bytes whose rank
+    // computed at least s / fresh_write_rate (the Compute operations of its program, as they
+    // ran, since its previous call that sent above the eager threshold: sends_in_bulk) costs
+    // fresh_send.at(s) more. Above the eager threshold that extra delays the data after the
+    // clear-to-send (the receiver's pull is slower), not the request-to-send: a rank that
+    // waits in its send for a late peer pays it once the peer is there, as both ranks' pulls
+    // of a two-way exchange do at once. An eager message is handed to the network that much
+    // later. zero(): none, and no bookkeeping.
     OverheadSpec fresh_send;
     Bandwidth fresh_write_rate = kInfiniteBandwidth;
-    // <mpi-overhead><cold-send after="…"> with a size → time curve: a fresh send whose rank
-    // computed at least `cold_after` since its previous bulk send (long enough to have
-    // replaced its core's cache: both copies' other ends miss it) costs `cold_send.at(bytes)`
-    // more than a fresh one (RuntimeConfig::cold_send). zero(): no such cost. Needs
-    // <fresh-send>.
+    // Cold fresh sends (<mpi-overhead><cold-send after="…"> with a size → time curve): a
+    // fresh send whose rank computed at least cold_after since its previous bulk send (long
+    // enough to have replaced its core's cache: both copies' other ends miss it) costs
+    // cold_send.at(s) more (added to fresh_send's). zero(): none. Needs <fresh-send>.
     OverheadSpec cold_send;
     Time cold_after;
-    int overhead_line = 0;  // the <mpi-overhead> element's line (0: none)
-    // <collectives comm-create="14us">: communicator creation (comm_dup, comm_split) is
-    // modelled: an allreduce of 8 bytes over the parent communicator (the new context id's
-    // agreement), then this local cost on each member's core. Absent: creation only
-    // synchronises, at no cost.
+    // <collectives comm-create="14us">: communicator creation (comm_dup, comm_split, the
+    // topology constructors) is modelled: an 8-byte allreduce over the parent communicator
+    // (the new context id's agreement), then `comm_create_local` on each member's core
+    // (Runtime::comm_create_step). Absent: creation only synchronises, at no cost.
     bool comm_create_modelled = false;
     Time comm_create_local;
     // <collectives comm-free="2us">: MPI_Comm_free costs this on the rank's core, and nothing
@@ -118,13 +141,28 @@ struct MpiSettings {
     // no message). Zero (absent): free and immediate.
     Time comm_free;
     // <collectives first-topology="300us">: a rank's first communicator with a topology
-    // (MPI_Cart_create, MPI_Dist_graph_create*) costs this more on its core (Open MPI loads
-    // its topo framework then). Needs comm-create. Zero (absent): nothing.
+    // (MPI_Cart_create, MPI_Dist_graph_create*) adds this to comm_create_local (Open MPI
+    // loads its topo framework then). Needs comm-create. Zero (absent): nothing.
     Time first_topology;
     // <collectives barrier="0.9us">: what the library spends in MPI_Barrier beyond the
     // messages of its algorithm (Open MPI's flag round trips in shared memory), charged on
-    // each member's core after the algorithm's last step. Zero (absent): nothing.
+    // each member's core after the algorithm's last step. Zero (absent): no cost and no event.
     Time barrier_cost;
+};
+
+// The model file's <collectives> and <mpi-overhead>: the costs (MpiCosts), and what the run
+// turns into the runtime's form (rate curves, collective curves) or uses elsewhere (rules,
+// profile: the selection; lines: messages).
+struct MpiSettings : MpiCosts {
+    std::vector<CollectiveRule> collectives;
+    // <collectives profile="openmpi_4.1">: choose like that library (collectives/selection.hpp
+    // checks the name); "" = none.
+    std::string profile;
+    int profile_line = 0;
+    // <reduce-rate>/<copy-rate> children: the rates against the size (sizes strictly rising);
+    // they win over the attributes.
+    std::vector<std::pair<std::uint64_t, Bandwidth>> reduce_curve, copy_curve;
+    int overhead_line = 0;  // the <mpi-overhead> element's line (0: none)
     // <collective-curve> children of <collectives>: a blocking collective that matches one
     // (operation, communicator size, placement) costs the curve's time from its last member's
     // entry instead of its algorithm's messages. <collectives curves="off"> keeps them unused

@@ -13,6 +13,7 @@
 #include "iosys/cache.hpp"
 #include "iosys/disk.hpp"
 #include "iosys/layout.hpp"
+#include "models/connections.hpp"
 #include "simulator/error.hpp"
 #include "simulator/pool.hpp"
 #include "simulator/units.hpp"
@@ -347,11 +348,7 @@ class FileSystem final : public mpi::IoService, public Component {
     Pool<PendingOpen> opens_pending_;
     // spec_.connect_round_trips only (empty otherwise): per (client rank << 32 | server),
     // whether the connection is up and the messages waiting for it.
-    struct Connection {
-        bool ready = false;
-        std::vector<std::uint32_t> waiting;
-    };
-    std::unordered_map<std::uint64_t, Connection> connections_;
+    net::ConnectionTable<std::uint32_t> connections_;
     Pool<TwoPhase> runs_;
     std::vector<std::uint64_t> done_bytes_;  // per rank: bytes of the operation finishing
     std::vector<std::string> waiting_;       // per rank: what it waits for (describe)
@@ -529,14 +526,14 @@ void FileSystem::client_send(std::int32_t rank, std::uint32_t s, std::uint32_t m
         send(client, servers_[s].vertex, m, forwarder_of(rank));
         return;
     }
-    Connection& c =
-        connections_[(static_cast<std::uint64_t>(static_cast<std::uint32_t>(rank)) << 32) | s];
-    if (c.ready) {
+    using State = net::ConnectionTable<std::uint32_t>::State;
+    const State state = connections_.send(
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(rank)) << 32) | s, m);
+    if (state == State::Ready) {
         send(client, servers_[s].vertex, m, forwarder_of(rank));
         return;
     }
-    c.waiting.push_back(m);
-    if (c.waiting.size() > 1) return;  // the set-up is under way
+    if (state == State::Queued) return;  // the set-up is under way
     const std::uint32_t h = msgs_.acquire(Msg{MsgKind::Connect, false, topo::kNoVertex,
                                               static_cast<std::uint32_t>(rank), s,
                                               2 * spec_.connect_round_trips - 1, 1, 0});
@@ -558,11 +555,8 @@ void FileSystem::connect_trip(std::uint32_t m) {
         return;
     }
     msgs_.release(m);
-    Connection& c =
-        connections_[(static_cast<std::uint64_t>(static_cast<std::uint32_t>(rank)) << 32) | s];
-    c.ready = true;
-    std::vector<std::uint32_t> waiting;
-    waiting.swap(c.waiting);
+    const std::vector<std::uint32_t> waiting = connections_.connected(
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(rank)) << 32) | s);
     for (const std::uint32_t w : waiting) send(client, servers_[s].vertex, w, forwarder_of(rank));
 }
 

@@ -1,5 +1,5 @@
 // CPU models: how the jobs started on a core (a rank's compute, its MPI overheads, reduction
-// and copy work) share it. The runtime (collectives/runtime.hpp) holds a CpuModel and starts
+// and copy work) share it. The runtime (mpi/runtime.hpp) holds a CpuModel and starts
 // jobs on it; which model a run uses is chosen by name from cpu_models() (`<network
 // cpu="NAME[:key=value,...]">` in the model XML, `clustersim run --cpu`); `clustersim list
 // models` prints them. Built in:

@@ -27,31 +27,11 @@ namespace {
 RuntimeConfig local_work_config(const topo::NetworkSettings& settings, const MpiSettings& mpi,
                                 const std::string& profile) {
     RuntimeConfig c;
+    static_cast<MpiCosts&>(c) = mpi;  // the costs as the model gives them
     c.eager_threshold = settings.eager_threshold;
     c.progress_in_mpi = settings.progress_in_mpi;
-    c.reduce_instructions_per_byte = mpi.reduce_instructions_per_byte;
-    c.reduce_bandwidth = mpi.reduce_bandwidth;
-    c.copy_bandwidth = mpi.copy_bandwidth;
     c.reduce_curve = comm::FittedCurve::from(mpi.reduce_curve);
     c.copy_curve = comm::FittedCurve::from(mpi.copy_curve);
-    c.buffer_copies = mpi.buffer_copies;
-    c.buffer_footprint = mpi.buffer_footprint;
-    c.send_overhead = mpi.send_overhead;
-    c.recv_overhead = mpi.recv_overhead;
-    c.post_overhead = mpi.post_overhead;
-    c.send_gap = mpi.send_gap;
-    c.peer_setup_after = mpi.peer_setup_after;
-    c.peer_setup_time = mpi.peer_setup_time;
-    c.connect_round_trips = mpi.connect_round_trips;
-    c.fresh_send = mpi.fresh_send;
-    c.fresh_write_rate = mpi.fresh_write_rate;
-    c.cold_send = mpi.cold_send;
-    c.cold_after = mpi.cold_after;
-    c.comm_create_modelled = mpi.comm_create_modelled;
-    c.comm_create_local = mpi.comm_create_local;
-    c.comm_free = mpi.comm_free;
-    c.first_topology = mpi.first_topology;
-    c.barrier_cost = mpi.barrier_cost;
     if (mpi.collective_curves_on)
         for (const CollectiveCurveSpec& spec : mpi.collective_curves) {
             CollectiveCurveRule rule;

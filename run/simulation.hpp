@@ -11,7 +11,7 @@
 
 #include "collectives/io_service.hpp"
 #include "collectives/placement.hpp"
-#include "collectives/runtime.hpp"
+#include "mpi/runtime.hpp"
 #include "models/cpu.hpp"
 #include "models/jitter.hpp"
 #include "models/network.hpp"

@@ -64,7 +64,7 @@ TEST(Matching, NonOvertakingBetweenOnePair) {
     EXPECT_EQ(res.ranks[0].bytes_received, 100u);
 }
 
-// The matching index (runtime.hpp, Queue): receives naming a source wait in their pair's
+// The matching index (mpi/matching.hpp, Queue): receives naming a source wait in their pair's
 // queue, any-source ones in the rank's own, and an arriving message takes the one posted
 // first. Rank 1 sends 100 B at once, then 200 B after 1 ms; rank 0 posts two receives and
 // waits for the first-posted one, then releases rank 2. If that receive got the first

@@ -3,7 +3,7 @@
 // adds up to the table per operation on both sides.
 #include <gtest/gtest.h>
 
-#include "collectives/runtime.hpp"
+#include "mpi/runtime.hpp"
 #include "traces/compare.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 // covers; the parts add up to the ranks' runtimes on both sides.
 #include <gtest/gtest.h>
 
-#include "collectives/runtime.hpp"
+#include "mpi/runtime.hpp"
 #include "traces/compare.hpp"
 
 namespace {

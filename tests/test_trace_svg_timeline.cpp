@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
-#include "collectives/runtime.hpp"
+#include "mpi/runtime.hpp"
 #include "traces/run_log.hpp"
 #include "traces/svg.hpp"
 

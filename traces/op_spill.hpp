@@ -19,7 +19,7 @@
 #include <tuple>
 #include <vector>
 
-#include "collectives/runtime.hpp"
+#include "mpi/runtime.hpp"
 #include "traces/stats.hpp"
 
 namespace clustersim::traces {

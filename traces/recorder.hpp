@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "collectives/program.hpp"
-#include "collectives/runtime.hpp"
+#include "mpi/runtime.hpp"
 #include "traces/op_spill.hpp"
 #include "traces/run_log.hpp"
 #include "traces/trace.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "collectives/runtime.hpp"
+#include "mpi/runtime.hpp"
 #include "simulator/time.hpp"
 
 namespace clustersim::traces {

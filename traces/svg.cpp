@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "collectives/runtime.hpp"
+#include "mpi/runtime.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::traces {
