@@ -45,13 +45,16 @@ std::vector<std::uint32_t> parse_extent(const AppArgs& a, const std::string& key
             std::stoul(part) > (1u << 20))
             bad(a, fmt::format("parameter '{}' is '{}'; expected {} sizes from 1 to 1048576 "
                                "joined by 'x', e.g. {}",
-                               key, text, d, d == 2 ? "64x64" : d == 3 ? "32x32x32" : "8x8x8x8"));
+                               key, text, d,
+                               d == 2   ? "64x64"
+                               : d == 3 ? "32x32x32"
+                                        : "8x8x8x8"));
         out.push_back(static_cast<std::uint32_t>(std::stoul(part)));
         pos = end + 1;
     }
     if (out.size() != d)
-        bad(a, fmt::format("parameter '{}' is '{}': {} sizes, expected {}", key, text, out.size(),
-                           d));
+        bad(a,
+            fmt::format("parameter '{}' is '{}': {} sizes, expected {}", key, text, out.size(), d));
     return out;
 }
 
@@ -90,6 +93,14 @@ class Motif : public App {
     }
 
   protected:
+    // Progress in iterations: each rank's state's `it` of `iterations_` each.
+    template <class State>
+    ProgramProgress iterations_done(const std::vector<State>& states) const {
+        ProgramProgress p;
+        for (const State& s : states) p.done += s.it;
+        p.total = states.size() * iterations_;
+        return p;
+    }
     static void compute(Op& op, std::uint64_t instructions) {
         op.kind = OpKind::Compute;
         op.instructions = instructions;
@@ -262,12 +273,7 @@ class HaloMotif final : public Motif {
             }
         }
     }
-    ProgramProgress progress() const override {
-        ProgramProgress p;
-        for (const State& s : state_) p.done += s.it;
-        p.total = state_.size() * iterations_;
-        return p;
-    }
+    ProgramProgress progress() const override { return iterations_done(state_); }
 
   private:
     struct State {
@@ -300,7 +306,7 @@ class HaloMotif final : public Motif {
     std::uint32_t allreduces_, levels_;
     std::uint64_t checkpoint_, checkpoint_bytes_;
     const std::string path_ = "motif.checkpoint";
-    std::vector<std::uint64_t> work_;   // per level
+    std::vector<std::uint64_t> work_;  // per level
     std::vector<std::array<std::int64_t, D>> offsets_;
     std::vector<std::uint64_t> bytes_;  // per level and offset
     std::vector<std::int32_t> opposite_;
@@ -396,7 +402,9 @@ class Sweep3dMotif final : public Motif {
                     if ((peer = at(x, y - sy)) < 0) continue;
                     op.kind = OpKind::Recv, op.peer = peer, op.tag = tag + 1, op.bytes = y_bytes_;
                     return true;
-                case 2: compute(op, block_work_); return true;
+                case 2:
+                    compute(op, block_work_);
+                    return true;
                 case 3:  // downstream in x
                     if ((peer = at(x + sx, y)) < 0) continue;
                     op.kind = OpKind::Send, op.peer = peer, op.tag = tag, op.bytes = x_bytes_;
@@ -418,12 +426,7 @@ class Sweep3dMotif final : public Motif {
             }
         }
     }
-    ProgramProgress progress() const override {
-        ProgramProgress p;
-        for (const State& s : state_) p.done += s.it;
-        p.total = state_.size() * iterations_;
-        return p;
-    }
+    ProgramProgress progress() const override { return iterations_done(state_); }
 
   private:
     struct State {
@@ -458,7 +461,8 @@ class TrafficMotif final : public Motif {
             std::swap(to_[i - 1], to_[j]);
         }
         from_.resize(ranks);
-        for (std::uint32_t r = 0; r < ranks; ++r) from_[static_cast<std::size_t>(to_[r])] = static_cast<std::int32_t>(r);
+        for (std::uint32_t r = 0; r < ranks; ++r)
+            from_[static_cast<std::size_t>(to_[r])] = static_cast<std::int32_t>(r);
     }
     bool next(std::int32_t rank, Op& op) override {
         std::uint64_t& k = step_[static_cast<std::size_t>(rank)];
@@ -556,7 +560,12 @@ void add_halo(AppRegistry& registry, const std::string& name, const std::string&
          fmt::format("cells per rank in each of the {} dimensions", D)},
         {"grid", "auto|AxB...", "auto",
          "process grid (auto: balanced, as MPI_Dims_create); its product is the rank count"},
-        kPeriodic, kValue, kWork, kIterations, kCheckpoint, kCheckpointSize};
+        kPeriodic,
+        kValue,
+        kWork,
+        kIterations,
+        kCheckpoint,
+        kCheckpointSize};
     if (allreduces == 0 && !multigrid)
         params.insert(params.begin() + 2,
                       AppParam{"stencil", small + "|" + large, small,
@@ -565,42 +574,42 @@ void add_halo(AppRegistry& registry, const std::string& name, const std::string&
         params.insert(params.begin() + 2,
                       AppParam{"levels", "count", "4",
                                "levels of the V-cycle (each halves every dimension's cells)"});
-    registry.add(AppInfo{
-        name, help, params, 1,
-        [small, large, allreduces, multigrid](const AppArgs& a,
-                                              std::uint32_t ranks) -> std::unique_ptr<App> {
-            HaloSpec spec;
-            spec.cells = parse_extent(a, "cells", D);
-            if (allreduces == 0 && !multigrid) {
-                const std::string& st = a.values().at("stencil");
-                if (st != small && st != large)
-                    bad(a, fmt::format("parameter 'stencil' is '{}'; expected {} or {}", st, small,
-                                       large));
-                spec.full = st == large;
-            }
-            if (multigrid) {
-                const std::uint64_t levels = a.count("levels");
-                if (levels == 0 || levels > 16)
-                    bad(a, fmt::format("levels={}: expected 1 to 16", levels));
-                spec.levels = static_cast<std::uint32_t>(levels);
-            }
-            std::uint64_t n = 1;
-            for (const std::uint32_t c : spec.cells)
-                n = checked_product(a, {n, c}, "the cells per rank");
-            spec.work = a.count("work");
-            spec.value = a.size("value");
-            checked_product(a, {n, spec.work}, "the compute per iteration");
-            checked_product(a, {n, spec.value}, "a halo message");
-            spec.checkpoint = a.count("checkpoint");
-            spec.checkpoint_bytes = a.size("checkpoint-size");
-            if (spec.checkpoint_bytes == 0) spec.checkpoint_bytes = n * spec.value;
-            checked_product(a, {spec.checkpoint_bytes, ranks}, "the checkpoint file");
-            spec.grid = process_grid(a, ranks, D);
-            spec.periodic = periodic(a);
-            spec.iterations = a.count("iterations");
-            spec.allreduces = allreduces;
-            return std::make_unique<HaloMotif<D>>(std::move(spec), ranks);
-        }});
+    registry.add(
+        AppInfo{name, help, params, 1,
+                [small, large, allreduces, multigrid](const AppArgs& a,
+                                                      std::uint32_t ranks) -> std::unique_ptr<App> {
+                    HaloSpec spec;
+                    spec.cells = parse_extent(a, "cells", D);
+                    if (allreduces == 0 && !multigrid) {
+                        const std::string& st = a.values().at("stencil");
+                        if (st != small && st != large)
+                            bad(a, fmt::format("parameter 'stencil' is '{}'; expected {} or {}", st,
+                                               small, large));
+                        spec.full = st == large;
+                    }
+                    if (multigrid) {
+                        const std::uint64_t levels = a.count("levels");
+                        if (levels == 0 || levels > 16)
+                            bad(a, fmt::format("levels={}: expected 1 to 16", levels));
+                        spec.levels = static_cast<std::uint32_t>(levels);
+                    }
+                    std::uint64_t n = 1;
+                    for (const std::uint32_t c : spec.cells)
+                        n = checked_product(a, {n, c}, "the cells per rank");
+                    spec.work = a.count("work");
+                    spec.value = a.size("value");
+                    checked_product(a, {n, spec.work}, "the compute per iteration");
+                    checked_product(a, {n, spec.value}, "a halo message");
+                    spec.checkpoint = a.count("checkpoint");
+                    spec.checkpoint_bytes = a.size("checkpoint-size");
+                    if (spec.checkpoint_bytes == 0) spec.checkpoint_bytes = n * spec.value;
+                    checked_product(a, {spec.checkpoint_bytes, ranks}, "the checkpoint file");
+                    spec.grid = process_grid(a, ranks, D);
+                    spec.periodic = periodic(a);
+                    spec.iterations = a.count("iterations");
+                    spec.allreduces = allreduces;
+                    return std::make_unique<HaloMotif<D>>(std::move(spec), ranks);
+                }});
 }
 
 }  // namespace
@@ -682,38 +691,36 @@ void register_motif_apps(AppRegistry& registry) {
                 bad(a, fmt::format("angles={}: expected 1 to 4096", angles));
             checked_product(a, {cells[0], cells[1], kb, angles, a.count("work")},
                             "the compute per block");
-            return std::make_unique<Sweep3dMotif>(g[0], g[1], std::move(cells),
-                                                  static_cast<std::uint32_t>(kb),
-                                                  static_cast<std::uint32_t>(angles),
-                                                  a.count("work"), a.count("iterations"), ranks);
+            return std::make_unique<Sweep3dMotif>(
+                g[0], g[1], std::move(cells), static_cast<std::uint32_t>(kb),
+                static_cast<std::uint32_t>(angles), a.count("work"), a.count("iterations"), ranks);
         }});
 
-    registry.add(AppInfo{"incast",
-                         "every rank but the root sends `size` to the root, `iterations` rounds",
-                         {{"size", "size", "", "message size"},
-                          kIterations,
-                          {"root", "count", "0", "the receiving rank"}},
-                         2,
-                         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
-                             const std::uint64_t root = a.count("root");
-                             if (root >= ranks)
-                                 bad(a, fmt::format("root {} is out of range for {} ranks", root,
-                                                    ranks));
-                             return std::make_unique<TrafficMotif>(
-                                 Traffic::Incast, a.size("size"), a.count("iterations"),
-                                 static_cast<std::int32_t>(root), 0, ranks);
-                         }});
-    registry.add(AppInfo{"bisection",
-                         "rank r < p/2 exchanges `size` with r + p/2 (sendrecv; an odd count's last rank "
-                         "sits out), `iterations` rounds",
-                         {{"size", "size", "", "message size"}, kIterations},
-                         2,
-                         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
-                             return std::make_unique<TrafficMotif>(Traffic::Bisection,
-                                                                   a.size("size"),
-                                                                   a.count("iterations"), 0, 0,
-                                                                   ranks);
-                         }});
+    registry.add(AppInfo{
+        "incast",
+        "every rank but the root sends `size` to the root, `iterations` rounds",
+        {{"size", "size", "", "message size"},
+         kIterations,
+         {"root", "count", "0", "the receiving rank"}},
+        2,
+        [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+            const std::uint64_t root = a.count("root");
+            if (root >= ranks)
+                bad(a, fmt::format("root {} is out of range for {} ranks", root, ranks));
+            return std::make_unique<TrafficMotif>(Traffic::Incast, a.size("size"),
+                                                  a.count("iterations"),
+                                                  static_cast<std::int32_t>(root), 0, ranks);
+        }});
+    registry.add(
+        AppInfo{"bisection",
+                "rank r < p/2 exchanges `size` with r + p/2 (sendrecv; an odd count's last rank "
+                "sits out), `iterations` rounds",
+                {{"size", "size", "", "message size"}, kIterations},
+                2,
+                [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
+                    return std::make_unique<TrafficMotif>(Traffic::Bisection, a.size("size"),
+                                                          a.count("iterations"), 0, 0, ranks);
+                }});
     registry.add(AppInfo{"permutation",
                          "each rank sends `size` to its image under a seeded random permutation",
                          {{"size", "size", "", "message size"},

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <string>
 
 namespace clustersim::testing {
@@ -40,6 +42,32 @@ inline const std::string kMpirunFlags =
 #else
 inline const std::string kMpirunFlags = " --allow-run-as-root --oversubscribe";
 #endif
+#ifdef CLUSTERSIM_MPIEXEC
+// mpirun as the machines the real-MPI tests run on need it (as root in CI containers, more
+// ranks than cores on a 2-core machine), then `args`.
+inline std::string mpirun(const std::string& args) {
+    return std::string(CLUSTERSIM_MPIEXEC) + kMpirunFlags + " " + args;
+}
+#endif
+
+// A `WORD  MPI_Name xCOUNT MPI_Name xCOUNT ...` line of `clustersim trace merge` (`calls`,
+// `unmodeled`, `local`): name -> count; empty if the output has no such line.
+inline std::map<std::string, long> merge_counts(const std::string& merge_out,
+                                                const std::string& word) {
+    std::map<std::string, long> counts;
+    std::smatch line;
+    if (!std::regex_search(merge_out, line, std::regex("\n  " + word + " +([^\n]*)")))
+        return counts;
+    const std::string body = line[1];
+    const std::regex item(R"((MPI_\w+) x([0-9,]+))");
+    for (auto it = std::sregex_iterator(body.begin(), body.end(), item);
+         it != std::sregex_iterator(); ++it) {
+        std::string n = (*it)[2];
+        n.erase(std::remove(n.begin(), n.end(), ','), n.end());
+        counts[(*it)[1]] = std::stol(n);
+    }
+    return counts;
+}
 
 // Runs a shell command line, capturing its exit code, stdout and stderr.
 inline Result run_shell(const std::string& command) {

@@ -19,8 +19,8 @@ using namespace clustersim::testing;
 constexpr double kL = 1e-6, kB = 1e9, kSpeed = 2.5e9;
 
 nlohmann::json run_json(const std::string& app, int ranks = 8) {
-    const Result r = testing::run("run " + example("star-16.xml") + " --app " + app +
-                                  " --ranks " + std::to_string(ranks) +
+    const Result r = testing::run("run " + example("star-16.xml") + " --app " + app + " --ranks " +
+                                  std::to_string(ranks) +
                                   " --network simple:latency=1us,bandwidth=1GB/s,intra-latency=0s,"
                                   "collectives=messages --json");
     EXPECT_EQ(r.code, 0) << r.err;
@@ -53,8 +53,7 @@ TEST(Motifs, StencilAndBordersDecideTheNeighbours) {
     EXPECT_EQ(messages("halo3d:stencil=27"), 8 * 26);
     // Bytes: a face 32 x 32, an edge 32, a corner 1 cell of 8 B.
     const nlohmann::json j = run_json("halo3d:periodic=0,stencil=27");
-    EXPECT_EQ(j.at("network").at("bytes_sent").get<std::uint64_t>(),
-              8u * (3 * 8192 + 3 * 256 + 8));
+    EXPECT_EQ(j.at("network").at("bytes_sent").get<std::uint64_t>(), 8u * (3 * 8192 + 3 * 256 + 8));
     // 2-D and 4-D: a 4 x 2 grid (balanced), non-periodic: 2 x 2 corner ranks with 2
     // neighbours and 4 edge ranks with 3 (5 points); the 4-D lattice 2 x 2 x 2 x 1 of 8 ranks.
     EXPECT_EQ(messages("halo2d:periodic=0"), 4 * 2 + 4 * 3);
@@ -176,7 +175,8 @@ TEST(Motifs, ParametersThatDoNotFitAreRefused) {
     expect_bad_input(run + "halo3d:grid=4x4x4",
                      "grid=4x4x4 has 64 positions for 8 ranks; give a grid of exactly the ranks");
     expect_bad_input(run + "halo3d:stencil=9", "parameter 'stencil' is '9'; expected 7 or 27");
-    expect_bad_input(run + "halo3d:cells=32x32", "parameter 'cells' is '32x32': 2 sizes, expected 3");
+    expect_bad_input(run + "halo3d:cells=32x32",
+                     "parameter 'cells' is '32x32': 2 sizes, expected 3");
     expect_bad_input(run + "fft3d:n=3", "n=3 has fewer rows than the grid 4x2 has ranks");
     expect_bad_input(run + "halo3d:cells=1048576x1048576x1048576,work=1000000",
                      "the compute per iteration is beyond 2^62");

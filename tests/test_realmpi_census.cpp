@@ -42,7 +42,8 @@ std::map<std::string, Row> census_rows(const std::string& readme) {
 // `int MPI_Name(`), not the PMPI_ ones.
 std::set<std::string> declared(const std::string& header) {
     std::set<std::string> out;
-    const std::regex decl(R"((?:^|\n)\s*(?:OMPI_DECLSPEC\s+)?(?:int|double|MPI_\w+)\s+(MPI_\w+)\s*\()");
+    const std::regex decl(
+        R"((?:^|\n)\s*(?:OMPI_DECLSPEC\s+)?(?:int|double|MPI_\w+)\s+(MPI_\w+)\s*\()");
     for (auto it = std::sregex_iterator(header.begin(), header.end(), decl);
          it != std::sregex_iterator(); ++it)
         out.insert((*it)[1]);
@@ -120,7 +121,8 @@ TEST(MpiCensus, TracedAndSimulatedFollowTheWrapperTable) {
     std::smatch counts;
     ASSERT_TRUE(std::regex_search(
         readme, counts,
-        std::regex(R"(Counts: (\d+) traced, of which (\d+) simulated, (\d+) replayed as recorded,[^;]*; (\d+) not traced)")));
+        std::regex(
+            R"(Counts: (\d+) traced, of which (\d+) simulated, (\d+) replayed as recorded,[^;]*; (\d+) not traced)")));
     EXPECT_EQ(std::stoi(counts[1]), traced);
     EXPECT_EQ(std::stoi(counts[2]), simulated);
     EXPECT_EQ(std::stoi(counts[3]), recorded);

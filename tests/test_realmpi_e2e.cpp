@@ -28,12 +28,6 @@ namespace fs = std::filesystem;
 constexpr int kRanks = 2;  // one per core of a 2-core CI machine: no oversubscription
 constexpr int kIterations = 10;
 
-// mpirun as the machines this runs on need it: as root in CI containers, more ranks than
-// cores on a 2-core machine.
-std::string mpirun(const std::string& args) {
-    return std::string(CLUSTERSIM_MPIEXEC) + " --allow-run-as-root --oversubscribe " + args;
-}
-
 Result shell(const std::string& cmd) {
     return run_shell(cmd);
 }

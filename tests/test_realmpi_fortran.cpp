@@ -29,31 +29,11 @@ namespace fs = std::filesystem;
 constexpr int kRanks = 2;
 constexpr int kIterations = 20;
 
-std::string mpirun(const std::string& args) {
-    return std::string(CLUSTERSIM_MPIEXEC) + " --allow-run-as-root --oversubscribe " + args;
-}
-
 std::vector<std::string> programs() {
     std::vector<std::string> out;
     std::stringstream in(CLUSTERSIM_FORTRAN_APPS);
     for (std::string p; std::getline(in, p, ':');) out.push_back(p);
     return out;
-}
-
-// The `calls` line of `trace merge`: name -> count.
-std::map<std::string, long> calls_of(const std::string& merge_out) {
-    std::map<std::string, long> calls;
-    std::smatch line;
-    if (!std::regex_search(merge_out, line, std::regex(R"(\n  calls +([^\n]*))"))) return calls;
-    const std::string body = line[1];
-    const std::regex item(R"((MPI_\w+) x([0-9,]+))");
-    for (auto it = std::sregex_iterator(body.begin(), body.end(), item);
-         it != std::sregex_iterator(); ++it) {
-        std::string n = (*it)[2];
-        n.erase(std::remove(n.begin(), n.end(), ','), n.end());
-        calls[(*it)[1]] = std::stol(n);
-    }
-    return calls;
 }
 
 // One program's folder, its runs and its merge (a plain struct: run_shell names its output
@@ -110,15 +90,20 @@ void expect_traced(const std::string& path) {
     ASSERT_EQ(merged.code, 0) << merged.out << merged.err;
     const long n = kRanks;
     const long it = kIterations;
-    const std::map<std::string, long> want{
-        {"MPI_Irecv", 2 * it * n},     {"MPI_Isend", 2 * it * n},
-        {"MPI_Waitall", it * n},       {"MPI_Sendrecv", it * n},
-        {"MPI_Allreduce", (it + 1) * n}, {"MPI_Cart_create", n},
-        {"MPI_Cart_sub", n},           {"MPI_Bcast", n},
-        {"MPI_Comm_split_type", n},    {"MPI_Barrier", n},
-        {"MPI_Comm_free", 2 * n},      {"MPI_Comm_rank", n},
-        {"MPI_Comm_size", n}};
-    EXPECT_EQ(calls_of(merged.out), want) << merged.out;
+    const std::map<std::string, long> want{{"MPI_Irecv", 2 * it * n},
+                                           {"MPI_Isend", 2 * it * n},
+                                           {"MPI_Waitall", it * n},
+                                           {"MPI_Sendrecv", it * n},
+                                           {"MPI_Allreduce", (it + 1) * n},
+                                           {"MPI_Cart_create", n},
+                                           {"MPI_Cart_sub", n},
+                                           {"MPI_Bcast", n},
+                                           {"MPI_Comm_split_type", n},
+                                           {"MPI_Barrier", n},
+                                           {"MPI_Comm_free", 2 * n},
+                                           {"MPI_Comm_rank", n},
+                                           {"MPI_Comm_size", n}};
+    EXPECT_EQ(merge_counts(merged.out, "calls"), want) << merged.out;
     // Nothing unmodeled: the collectives on the MPI_Cart_sub and MPI_Comm_split_type
     // communicators are simulated, and the two local queries are folded into the compute.
     EXPECT_NE(merged.out.find("unmodeled    none: every recorded call is simulated"),
@@ -142,8 +127,8 @@ void expect_traced(const std::string& path) {
     }
 
     const Result replay =
-        run("run " + std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/two-nodes.xml --app trace:" +
-            trace_path + " --json");
+        run("run " + std::string(CLUSTERSIM_SOURCE_DIR) +
+            "/topologies/examples/two-nodes.xml --app trace:" + trace_path + " --json");
     ASSERT_EQ(replay.code, 0) << replay.err;
     EXPECT_NE(replay.out.find("\"Allreduce\""), std::string::npos) << replay.out;
 }
@@ -164,9 +149,10 @@ TEST(Fortran, WithoutTheBindingsNothingIsRecorded) {
     Traced f(program("halo_f08"));
     const fs::path off = f.dir / "off";
     fs::create_directories(off);
-    const Result r = run_shell(mpirun(
-        "-np " + std::to_string(kRanks) + " -x CLUSTERSIM_TRACE_BINDINGS=none -x LD_PRELOAD=" +
-        CLUSTERSIM_TRACER + " -x CLUSTERSIM_TRACE_DIR=" + off.string() + " " + f.program + " 2"));
+    const Result r =
+        run_shell(mpirun("-np " + std::to_string(kRanks) +
+                         " -x CLUSTERSIM_TRACE_BINDINGS=none -x LD_PRELOAD=" + CLUSTERSIM_TRACER +
+                         " -x CLUSTERSIM_TRACE_DIR=" + off.string() + " " + f.program + " 2"));
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(fs::is_empty(off));
 }

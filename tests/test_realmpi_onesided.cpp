@@ -24,32 +24,15 @@ namespace fs = std::filesystem;
 constexpr int kRanks = 2;
 constexpr int kIterations = 10;
 
-// A `NAME xCOUNT ...` line of `trace merge` (its first word after two spaces): name -> count.
-std::map<std::string, long> line_of(const std::string& out, const std::string& word) {
-    std::map<std::string, long> calls;
-    std::smatch line;
-    if (!std::regex_search(out, line, std::regex("\n  " + word + R"( +([^\n]*))"))) return calls;
-    const std::string body = line[1];
-    const std::regex item(R"((MPI_\w+) x([0-9,]+))");
-    for (auto it = std::sregex_iterator(body.begin(), body.end(), item);
-         it != std::sregex_iterator(); ++it) {
-        std::string n = (*it)[2];
-        n.erase(std::remove(n.begin(), n.end(), ','), n.end());
-        calls[(*it)[1]] = std::stol(n);
-    }
-    return calls;
-}
-
 TEST(OneSided, EveryOneSidedCallIsRecordedByName) {
     const fs::path dir =
         fs::temp_directory_path() / ("clustersim_onesided_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir / "ranks");
-    const Result traced = run_shell(
-        std::string(CLUSTERSIM_MPIEXEC) + " --allow-run-as-root --oversubscribe -np " +
-        std::to_string(kRanks) + " -x LD_PRELOAD=" + CLUSTERSIM_TRACER +
-        " -x CLUSTERSIM_TRACE_DIR=" + (dir / "ranks").string() + " " + CLUSTERSIM_ONESIDED_APP +
-        " " + std::to_string(kIterations));
+    const Result traced =
+        run_shell(mpirun("-np " + std::to_string(kRanks) + " -x LD_PRELOAD=" + CLUSTERSIM_TRACER +
+                         " -x CLUSTERSIM_TRACE_DIR=" + (dir / "ranks").string() + " " +
+                         CLUSTERSIM_ONESIDED_APP + " " + std::to_string(kIterations)));
     ASSERT_EQ(traced.code, 0) << traced.err;
     // Every rank adds 1 per iteration to rank 0's counter (the fetch-and-op).
     EXPECT_NE(traced.out.find("counter 20, row sum"), std::string::npos) << traced.out;
@@ -59,13 +42,13 @@ TEST(OneSided, EveryOneSidedCallIsRecordedByName) {
 
     const long n = kRanks, it = kIterations;
     const std::map<std::string, long> one_sided{
-        {"MPI_Win_allocate", n},   {"MPI_Win_fence", 3 * it * n}, {"MPI_Put", it * n},
-        {"MPI_Get", it * n},       {"MPI_Win_lock", it * n},      {"MPI_Accumulate", it * n},
-        {"MPI_Fetch_and_op", it * n}, {"MPI_Win_unlock", it * n}, {"MPI_Win_lock_all", n},
-        {"MPI_Get_accumulate", n}, {"MPI_Win_flush_all", n},    {"MPI_Win_unlock_all", n},
+        {"MPI_Win_allocate", n},      {"MPI_Win_fence", 3 * it * n}, {"MPI_Put", it * n},
+        {"MPI_Get", it * n},          {"MPI_Win_lock", it * n},      {"MPI_Accumulate", it * n},
+        {"MPI_Fetch_and_op", it * n}, {"MPI_Win_unlock", it * n},    {"MPI_Win_lock_all", n},
+        {"MPI_Get_accumulate", n},    {"MPI_Win_flush_all", n},      {"MPI_Win_unlock_all", n},
         {"MPI_Win_free", n}};
-    const std::map<std::string, long> calls = line_of(merged.out, "calls");
-    const std::map<std::string, long> unmodeled = line_of(merged.out, "unmodeled");
+    const std::map<std::string, long> calls = merge_counts(merged.out, "calls");
+    const std::map<std::string, long> unmodeled = merge_counts(merged.out, "unmodeled");
     for (const auto& [name, count] : one_sided) {
         EXPECT_EQ(calls.count(name) ? calls.at(name) : 0, count) << name << "\n" << merged.out;
         EXPECT_EQ(unmodeled.count(name) ? unmodeled.at(name) : 0, count) << name;

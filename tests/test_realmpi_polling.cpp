@@ -30,10 +30,6 @@ namespace fs = std::filesystem;
 constexpr int kRanks = 2;
 constexpr int kIterations = 20;
 
-std::string mpirun(const std::string& args) {
-    return std::string(CLUSTERSIM_MPIEXEC) + " --allow-run-as-root --oversubscribe " + args;
-}
-
 class Polling : public ::testing::Test {
   protected:
     void SetUp() override {

@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
     std::vector<double> local(n, rank), got(n);
     double* base = nullptr;
     MPI_Win win;
-    MPI_Win_allocate(static_cast<MPI_Aint>((n + 2) * sizeof(double)), sizeof(double),
-                     MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_allocate(static_cast<MPI_Aint>((n + 2) * sizeof(double)), sizeof(double), MPI_INFO_NULL,
+                     MPI_COMM_WORLD, &base, &win);
     for (int i = 0; i < n + 2; ++i) base[i] = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     const int right = (rank + 1) % size, left = (rank + size - 1) % size;

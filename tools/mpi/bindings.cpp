@@ -56,7 +56,8 @@ bool write_slot(void** slot, void* to, std::uintptr_t relro_begin, std::uintptr_
     const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
     void* first = reinterpret_cast<void*>(at & ~(page - 1));
     if (::mprotect(first, page, PROT_READ | PROT_WRITE) != 0) {
-        if (error.empty()) error = std::string("cannot make a GOT page writable: ") + std::strerror(errno);
+        if (error.empty())
+            error = std::string("cannot make a GOT page writable: ") + std::strerror(errno);
         return false;
     }
     *slot = to;
@@ -115,13 +116,20 @@ int visit(dl_phdr_info* info, std::size_t, void* data) {
             case DT_JMPREL:
                 jmprel = reinterpret_cast<const ElfW(Rela)*>(dyn_address(d->d_un.d_ptr, base));
                 break;
-            case DT_PLTRELSZ: jmprel_bytes = d->d_un.d_val; break;
-            case DT_PLTREL: plt_is_rela = d->d_un.d_val == DT_RELA; break;
+            case DT_PLTRELSZ:
+                jmprel_bytes = d->d_un.d_val;
+                break;
+            case DT_PLTREL:
+                plt_is_rela = d->d_un.d_val == DT_RELA;
+                break;
             case DT_RELA:
                 rela = reinterpret_cast<const ElfW(Rela)*>(dyn_address(d->d_un.d_ptr, base));
                 break;
-            case DT_RELASZ: rela_bytes = d->d_un.d_val; break;
-            default: break;
+            case DT_RELASZ:
+                rela_bytes = d->d_un.d_val;
+                break;
+            default:
+                break;
         }
     }
     if (symtab == nullptr || strtab == nullptr) return 0;

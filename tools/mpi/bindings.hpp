@@ -24,8 +24,9 @@ struct Redirect {
 // separated by ':', or "none") replaces this list.
 inline const std::vector<std::string>& default_binding_libraries() {
     static const std::vector<std::string> names{
-        "libmpi_mpifh",   "libmpi_usempif08", "libmpi_usempi_ignore_tkr", "libmpi_usempi",
-        "libmpifort",     "libmpichfort",     "libfmpich",                "libmpichf90"};
+        "libmpi_mpifh",  "libmpi_usempif08", "libmpi_usempi_ignore_tkr",
+        "libmpi_usempi", "libmpifort",       "libmpichfort",
+        "libfmpich",     "libmpichf90"};
     return names;
 }
 
