@@ -66,6 +66,26 @@ const char* to_string(OpKind kind) {
             return "Cancel";
         case OpKind::CommFree:
             return "Comm_free";
+        case OpKind::WinCreate:
+            return "Win_create";
+        case OpKind::WinFree:
+            return "Win_free";
+        case OpKind::Put:
+            return "Put";
+        case OpKind::Get:
+            return "Get";
+        case OpKind::Accumulate:
+            return "Accumulate";
+        case OpKind::GetAccumulate:
+            return "Get_accumulate";
+        case OpKind::WinFence:
+            return "Win_fence";
+        case OpKind::WinLock:
+            return "Win_lock";
+        case OpKind::WinUnlock:
+            return "Win_unlock";
+        case OpKind::WinFlush:
+            return "Win_flush";
     }
     return "?";
 }

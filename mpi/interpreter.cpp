@@ -142,8 +142,9 @@ Runtime::Next Runtime::start_op(std::int32_t rank) {
             r.waiting = wait_for(r.blocking[0]);
             return r.waiting != 0 ? Next::Block : Next::Record;
         }
-        default:  // MPI-IO
-            start_io(rank);
+        default:
+            if (is_onesided(op.kind)) return start_onesided(rank);
+            start_io(rank);  // MPI-IO
             return Next::Block;
     }
 }

@@ -215,7 +215,9 @@ void Runtime::bind(std::uint32_t m, std::uint32_t req) {
         msg.recv_done = true;
         maybe_free_msg(m);
         complete(req);
-    } else if (ranks_[msg.dst].computing) {  // progress_in_mpi: at its next MPI call
+    } else if (msg.context >= 0 && ranks_[msg.dst].computing) {
+        // progress_in_mpi: at its next MPI call (a one-sided message, context < 0, lands
+        // whatever its target's program does)
         ranks_[msg.dst].deferred_cts.push_back(m);
     } else {  // Rts: clear the sender to send
         send_cts(m);

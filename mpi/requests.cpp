@@ -72,6 +72,14 @@ void Runtime::complete(std::uint32_t req) {
         res.bytes_sent += q.bytes;
     else
         res.bytes_received += q.bytes;
+    if (q.owner == kRmaOwner) {  // one-sided: a landed message moves its operation on
+        const bool arrived = !q.is_send;
+        const std::uint32_t id = q.transfer;
+        const std::int32_t tag = q.tag;
+        match_.requests.release(req);
+        if (arrived) rma_arrived(id, tag);
+        return;
+    }
     if (q.owner != kNil) {  // a transfer of a collective: its run goes on
         const std::uint32_t run = q.owner, transfer = q.transfer;
         match_.requests.release(req);
@@ -138,6 +146,12 @@ void Runtime::io_all_arrived(std::int32_t rank) {
 }
 
 void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
+    if ((cookie & (kCollCookie | kOverheadCookie)) == 0 && (cookie & kRmaCookie) != 0) {
+        const auto id = static_cast<std::uint32_t>(cookie & ~kRmaCookie);
+        results_[rma_ops_[id].target].jitter += jitter;
+        rma_reduced(id);
+        return;
+    }
     if ((cookie & kCollCookie) == 0 && (cookie & kOverheadCookie) != 0) {
         overhead_done(static_cast<std::int32_t>(cookie & ~kOverheadCookie), jitter);
         return;
@@ -158,6 +172,11 @@ void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
 }
 
 std::string Runtime::describe_job(std::uint64_t cookie) const {
+    if ((cookie & (kCollCookie | kOverheadCookie)) == 0 && (cookie & kRmaCookie) != 0) {
+        const RmaOp& o = rma_ops_[static_cast<std::uint32_t>(cookie & ~kRmaCookie)];
+        return fmt::format("rank {} combining rank {}'s {}", o.target, o.origin,
+                           to_string(o.kind));
+    }
     if (cookie & kCollCookie) {
         const std::int32_t rank = runs_[static_cast<std::uint32_t>(cookie & ~kCollCookie)].rank;
         const Op& op = ranks_[rank].op;

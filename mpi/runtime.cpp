@@ -104,6 +104,11 @@ void Runtime::record(std::int32_t rank) {
             break;
         case OpKind::CommFree:  // local: no request
             break;
+        case OpKind::WinCreate:  // the address exchange, the barrier
+        case OpKind::WinFree:
+        case OpKind::WinFence:
+            release(r.blocking[0], false);
+            break;
         case OpKind::FileOpen:
         case OpKind::FileClose:
         case OpKind::FileSync:

@@ -347,6 +347,69 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // request), or when a message waiting for its pair's connection set-up goes (kind
     // kSetupKind, data: the message).
     static constexpr std::uint32_t kTimedKind = 0, kGapKind = 1, kSetupKind = 2;
+
+    // One-sided communication (mpi/onesided.cpp). A put, get or accumulate is internal
+    // messages in its window's context (rma_context: no user or collective message matches
+    // them) whose receives the runtime posts itself, at the target as the data's landing and
+    // at the origin for the reply: no call of the target's program takes part. The origin
+    // counts each operation until its completion at the target is known there (an ack, or
+    // the data a get brings back); fence, unlock and flush wait for those counts.
+    static constexpr std::uint32_t kRmaOwner = kNil - 1;     // Request::owner of RMA messages
+    static constexpr std::uint64_t kRmaCookie = 1ULL << 61;  // CPU cookie of a target's reduction
+    // Message tags within a window's context: what each RMA message is.
+    enum RmaTag : std::int32_t {
+        kRmaPut, kRmaAck, kRmaGetRequest, kRmaGetData, kRmaAccumulate, kRmaResult,
+        kRmaLockRequest, kRmaLockGrant, kRmaUnlock
+    };
+    static std::int32_t rma_context(std::uint32_t win) { return -1 - static_cast<std::int32_t>(win); }
+    struct Window {
+        std::uint32_t comm = 0;  // its communicator's id
+        struct Lock {             // passive-target locks held at one member
+            std::uint32_t shared = 0;
+            bool exclusive = false;
+            std::vector<std::uint32_t> waiting;  // lock requests (RmaOp ids), in arrival order
+        };
+        std::vector<Lock> locks;  // by comm rank (sized at the first lock)
+    };
+    struct RmaOp {  // one put, get, accumulate, lock or unlock in flight
+        OpKind kind;
+        std::int32_t origin, target;  // world ranks
+        std::uint32_t win;
+        std::uint64_t bytes, bytes2;
+        bool exclusive;  // WinLock
+    };
+    struct RankRma {  // a rank's windows and what it waits for
+        std::vector<std::uint32_t> wins;      // window handle -> window id (kNil: none)
+        std::vector<std::int32_t> win_comm;   // window handle -> its communicator's handle
+        std::unordered_map<std::uint64_t, bool> locked;  // (window, target) -> exclusive
+        // Operations not yet complete at their target: per window, and per (window, target).
+        std::unordered_map<std::uint32_t, std::uint32_t> pending;
+        std::unordered_map<std::uint64_t, std::uint32_t> pending_at;
+        // The current fence, unlock or flush waits for `wait_win`'s count (wait_target -1:
+        // all of them) to reach zero; a fence then synchronises (then_barrier).
+        std::uint32_t wait_win = kNil;
+        std::int32_t wait_target = -1;
+        bool then_barrier = false;
+        std::unordered_map<std::uint32_t, std::uint32_t> created;  // per comm id: windows made
+    };
+    Next start_onesided(std::int32_t rank);
+    std::uint32_t window_of(std::int32_t rank, std::uint32_t handle) const;
+    // Posts an RMA message `from` -> `to` and the receive that lands it, for operation `id`.
+    void rma_message(std::int32_t from, std::int32_t to, std::uint32_t win, RmaTag tag,
+                     std::uint64_t bytes, std::uint32_t id);
+    // A receive posted by rma_message is complete: the operation's next stage.
+    void rma_arrived(std::uint32_t id, std::int32_t tag);
+    void rma_reduced(std::uint32_t id);  // a target's combining work is done
+    void rma_complete(std::uint32_t id);  // known complete at the origin
+    void lock_release(std::uint32_t win, std::int32_t target);  // grants what may go next
+    // The rank's fence, unlock or flush, its operations complete: what follows (a fence's
+    // barrier, an unlock's release).
+    Next rma_proceed(std::int32_t rank);
+    std::uint32_t rma_pending(const RankRma& rr, std::uint32_t win, std::int32_t target) const;
+    std::vector<Window> windows_;
+    std::unordered_map<std::uint64_t, std::uint32_t> window_ids_;  // (comm, n-th) -> window
+    std::vector<RankRma> rma_ranks_;  // by rank (empty until a window is made)
+    Pool<RmaOp> rma_ops_;
     struct Timer final : Component {
         Runtime* rt = nullptr;
         void handle(Engine&, const Event& e) override {

@@ -50,17 +50,24 @@ std::set<std::string> declared(const std::string& header) {
     return out;
 }
 
-// wrappers.def: each wrapped call and whether its shared record lines make a modelled record.
+// wrappers.def: each wrapped call and whether its shared record lines make a modelled record
+// (a record of a modelled kind, or a call of one of tracer.cpp's helpers that make them).
+// Lines that make neither a modelled nor an unmodeled or folded record are a helper this
+// list does not know: the test says so rather than count the call as not simulated.
 std::map<std::string, bool> wrapped(const std::string& table) {
     std::map<std::string, bool> out;
     std::vector<std::string> group;
-    bool lines = false, modelled = false;
+    bool lines = false, modelled = false, recorded = false;
     const std::regex makes(
-        R"(make\(rf::k(?!Unmodeled)|\b(collective|topology|neighbor|split_by_result|matched_receive|completed)\()");
+        R"(make\(rf::k(?!Unmodeled)|\b(collective|topology|neighbor|split_by_result|matched_receive|completed|rma|win_made)\()");
+    const std::regex unmodeled(R"(\b(unmodeled|g\.fold)\()");
     auto end_group = [&] {
+        EXPECT_TRUE(group.empty() || modelled || recorded)
+            << group.front() << ": its lines in wrappers.def make no record this test knows; "
+            << "add the helper they call to `makes`";
         for (const std::string& n : group) out[n] = modelled;
         group.clear();
-        lines = modelled = false;
+        lines = modelled = recorded = false;
     };
     std::stringstream in(table);
     for (std::string l; std::getline(in, l);) {
@@ -70,6 +77,7 @@ std::map<std::string, bool> wrapped(const std::string& table) {
         } else if (l.rfind("    ", 0) == 0) {
             lines = true;
             modelled = modelled || std::regex_search(l, makes);
+            recorded = recorded || std::regex_search(l, unmodeled);
         }
     }
     end_group();

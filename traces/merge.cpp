@@ -35,6 +35,8 @@ static_assert(rf::kFileSync == static_cast<int>(mpi::OpKind::FileSync));
 static_assert(rf::kUnmodeled == static_cast<int>(mpi::OpKind::Unmodeled));
 static_assert(rf::kCancel == static_cast<int>(mpi::OpKind::Cancel));
 static_assert(rf::kCommFree == static_cast<int>(mpi::OpKind::CommFree));
+static_assert(rf::kWinCreate == static_cast<int>(mpi::OpKind::WinCreate));
+static_assert(rf::kWinFlush == static_cast<int>(mpi::OpKind::WinFlush));
 
 // A rank file's header and size (the records are read later, a piece at a time).
 struct RankFile {
@@ -248,7 +250,7 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
             continue;
         }
         ++report.calls[call];
-        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kCommFree);
+        const bool known = (r.kind >= rf::kSend && r.kind <= rf::kWinFlush);
         if (!known)
             throw InputError(
                 f.path, 0,
@@ -289,6 +291,11 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
         out.view_block = r.view_block;
         out.view_stride = r.view_stride;
         out.whence = r.whence;
+        if (mpi::is_onesided(out.kind)) {  // the raw record's `file` is the window handle
+            out.win = r.file;
+            out.file = 0;
+            out.count = r.count;
+        }
         switch (r.kind) {
             case rf::kCollective:
                 if (r.coll >= mpi::kCollOps)

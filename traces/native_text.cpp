@@ -77,6 +77,7 @@ enum TextField : std::uint8_t {
     TReorder,
     TSources,
     TDestinations,
+    TWin,  // one-sided: the window handle
     kTextFields
 };
 
@@ -84,7 +85,7 @@ constexpr std::array<const char*, kTextFields> kFieldNames{
     "file", "path",    "instructions", "time",       "peer",        "tag",    "bytes", "peer2",
     "tag2", "bytes2",  "comm",         "root",       "counts",      "handle", "count", "color",
     "key",  "newcomm", "offset",       "view_block", "view_stride", "whence", "start", "end",
-    "dims", "periods", "reorder",      "sources",    "destinations"};
+    "dims", "periods", "reorder",      "sources",    "destinations", "win"};
 
 std::string field_list() {
     std::string s;
@@ -210,6 +211,7 @@ void put_record(std::string& out, const Record& r, const Trace& t) {
         else
             fmt::format_to(std::back_inserter(out), "{}", r.whence);
     }
+    if (r.win != 0) num(TWin, r.win);
     if (r.timed) {
         field(TStart);
         put_time(out, r.start.ps());
@@ -582,6 +584,9 @@ class TextReader {
                     else
                         fail(fmt::format(
                             "expected whence to be set, cur or end (or 0, 1, 2), got '{}'", v));
+                    break;
+                case TWin:
+                    r.win = integer<std::uint32_t>(name, v);
                     break;
                 case TStart:
                     r.start = time(name, v);

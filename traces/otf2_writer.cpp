@@ -645,6 +645,26 @@ class Writer {
                 name = "MPI_Comm_free";
                 add_signed("comm", r.comm);
                 break;
+            case mpi::OpKind::WinCreate:
+            case mpi::OpKind::WinFree:
+            case mpi::OpKind::Put:
+            case mpi::OpKind::Get:
+            case mpi::OpKind::Accumulate:
+            case mpi::OpKind::GetAccumulate:
+            case mpi::OpKind::WinFence:
+            case mpi::OpKind::WinLock:
+            case mpi::OpKind::WinUnlock:
+            case mpi::OpKind::WinFlush:
+                // One-sided: a region named after the call, its fields in clustersim's
+                // attributes (OTF2's RMA events are not written yet).
+                name = std::string("MPI_") + mpi::to_string(r.kind);
+                add("win", r.win);
+                add_signed("peer", r.peer);
+                if (r.bytes != 0) add("bytes", r.bytes);
+                if (r.bytes2 != 0) add("bytes2", r.bytes2);
+                if (r.count != 0) add("count", r.count);
+                if (r.comm != 0) add_signed("comm", r.comm);
+                break;
             case mpi::OpKind::Sendrecv:
                 name = "MPI_Sendrecv";
                 break;

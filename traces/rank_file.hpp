@@ -70,6 +70,18 @@ enum RawKind : std::uint8_t {
     kDistGraphCreate = 27,  // its edges expanded: count, sources, destinations, reorder
     kCancel = 28,           // MPI_Cancel of request `handle`
     kCommFree = 29,         // MPI_Comm_free of `comm`
+    // One-sided (mpi::OpKind's values): `file` is the window handle; `peer` the target (-1:
+    // all, for lock, unlock and flush); `count` 1 for an exclusive lock.
+    kWinCreate = 30,  // over `comm`; `bytes` the window's size
+    kWinFree = 31,
+    kPut = 32,
+    kGet = 33,
+    kAccumulate = 34,
+    kGetAccumulate = 35,  // `bytes` sent, `bytes2` fetched
+    kWinFence = 36,
+    kWinLock = 37,
+    kWinUnlock = 38,
+    kWinFlush = 39,
     kFlush = 100,           // the tracer writing its buffer: not the application's time
     kEnd = 101,             // trailer: `bytes` = records before it, start = MPI_Finalize's start
     // Failed polls of one MPI function (`call`: MPI_Test, MPI_Testany, MPI_Testsome,

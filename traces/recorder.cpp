@@ -57,6 +57,7 @@ Record to_record(Trace& trace, const mpi::Op& op) {
     r.view_block = op.view_block;
     r.view_stride = op.view_stride;
     r.whence = op.whence;
+    r.win = op.win;
     if (r.kind != mpi::OpKind::Compute && r.kind != mpi::OpKind::Unmodeled) r.instructions = 0;
     return r;
 }

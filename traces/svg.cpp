@@ -224,6 +224,16 @@ constexpr const char* kOpColors[] = {
     "#cd853f",  // DistGraphCreate
     "#e6550d",  // Cancel
     "#8c6d31",  // CommFree
+    "#9e9ac8",  // WinCreate
+    "#bcbddc",  // WinFree
+    "#6a51a3",  // Put
+    "#807dba",  // Get
+    "#54278f",  // Accumulate
+    "#3f007d",  // GetAccumulate
+    "#dadaeb",  // WinFence
+    "#fdae6b",  // WinLock
+    "#fd8d3c",  // WinUnlock
+    "#d94801",  // WinFlush
 };
 static_assert(sizeof(kOpColors) / sizeof(kOpColors[0]) == mpi::kOpKinds);
 constexpr const char* kCollColors[] = {

@@ -17,7 +17,7 @@ namespace clustersim::traces {
 namespace {
 
 // ---- kind codes --------------------------------------------------------------------------
-// 0..24 (except 8): the mpi::OpKind value. Collectives: 0x40 + CollOp (blocking),
+// 0..39 (except 8): the mpi::OpKind value. Collectives: 0x40 + CollOp (blocking),
 // 0x60 + CollOp (nonblocking). Every other byte value is invalid.
 constexpr std::uint8_t kCollCode = 0x40;
 constexpr std::uint8_t kNonblockingBit = 0x20;
@@ -48,6 +48,7 @@ enum Field : std::uint8_t {
     FViewBlock,
     FViewStride,
     FWhence,
+    FWin,  // added last: an older trace's masks read the same
     kFields
 };
 
@@ -100,6 +101,16 @@ constexpr std::array<Order, mpi::kOpKinds> kOrders{{
     make_order({FTimed, FComm, FNewcomm, FCounts}),                     // DistGraphCreate
     make_order({FTimed, FHandle}),                                      // Cancel
     make_order({FTimed, FComm}),                                        // CommFree
+    make_order({FTimed, FComm, FWin, FBytes}),                          // WinCreate
+    make_order({FTimed, FWin}),                                         // WinFree
+    make_order({FTimed, FPeer, FBytes, FWin}),                          // Put
+    make_order({FTimed, FPeer, FBytes, FWin}),                          // Get
+    make_order({FTimed, FPeer, FBytes, FWin}),                          // Accumulate
+    make_order({FTimed, FPeer, FBytes, FBytes2, FWin}),                 // GetAccumulate
+    make_order({FTimed, FWin}),                                         // WinFence
+    make_order({FTimed, FPeer, FWin, FCount}),                          // WinLock
+    make_order({FTimed, FPeer, FWin}),                                  // WinUnlock
+    make_order({FTimed, FPeer, FWin}),                                  // WinFlush
 }};
 
 // What a kind code decodes to.
@@ -196,6 +207,8 @@ bool present(const Record& r, std::uint8_t f) {
             return r.view_stride != 0;
         case FWhence:
             return r.whence != mpi::kSeekSet;
+        case FWin:
+            return r.win != 0;
         default:
             return false;
     }
@@ -288,6 +301,9 @@ void encode(std::vector<std::uint8_t>& out, const Record& r, std::int64_t& last)
                 break;
             case FWhence:
                 put_varint(out, r.whence);
+                break;
+            case FWin:
+                put_varint(out, r.win);
                 break;
             default:
                 break;
@@ -532,6 +548,9 @@ inline void decode(In& in, Out& out, std::int64_t& last) {
                 f.whence = in.template fit<std::uint8_t>(in.varint(), "whence out of range");
                 if (f.whence > mpi::kSeekEnd) in.fail("whence out of range (0 set, 1 cur, 2 end)");
                 break;
+            case FWin:
+                f.win = in.template fit<std::uint32_t>(in.varint(), "window handle out of range");
+                break;
             default:
                 break;
         }
@@ -697,7 +716,17 @@ constexpr std::array<const char*, mpi::kOpKinds> kKindNames{"compute",
                                                             "dist_graph_create_adjacent",
                                                             "dist_graph_create",
                                                             "cancel",
-                                                            "comm_free"};
+                                                            "comm_free",
+                                                            "win_create",
+                                                            "win_free",
+                                                            "put",
+                                                            "get",
+                                                            "accumulate",
+                                                            "get_accumulate",
+                                                            "win_fence",
+                                                            "win_lock",
+                                                            "win_unlock",
+                                                            "win_flush"};
 }  // namespace
 
 std::string record_name(const Record& r) {

@@ -45,6 +45,7 @@ struct Record {
     std::int32_t path = kNone;  // FileOpen: index into Trace::strings
     std::uint64_t offset = 0, view_block = 0, view_stride = 0;
     std::uint8_t whence = mpi::kSeekSet;
+    std::uint32_t win = 0;  // one-sided: the window handle
     // Recorded times (absolute, from the trace's time origin), if the trace has them.
     bool timed = false;
     Time start, end;

@@ -122,6 +122,9 @@ struct Tracer {
         std::uint64_t bytes = 0;
     };
     std::unordered_map<MPI_Message, Probed> messages;
+    // Windows the tracer saw created, and their handles (from 1).
+    std::unordered_map<MPI_Win, std::uint32_t> wins;
+    std::uint32_t next_win = 1;
     void probed(MPI_Message m, MPI_Comm c, const MPI_Status& st) {
         if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC) return;
         int n = 0;
@@ -480,6 +483,41 @@ void topology(std::uint8_t kind, std::uint16_t call, std::int64_t start, MPI_Com
     if (*newcomm != MPI_COMM_NULL) g.comms[*newcomm] = g.next_comm;
     ++g.next_comm;
     g.put(r, words.data(), words.size());
+}
+
+// A window made over `comm` (MPI_Win_create, _allocate, _allocate_shared, _create_dynamic):
+// a win_create record with the window's new handle in `file` and its size in `bytes`;
+// unmodeled on a communicator the tracer does not know.
+void win_made(std::uint16_t call, std::int64_t start, MPI_Comm comm, int rc, MPI_Win* win,
+              std::uint64_t size) {
+    rf::RawRecord r = make(rf::kWinCreate, call, start);
+    r.bytes = size;
+    if (on_comm(r, comm) && rc == MPI_SUCCESS) {
+        r.file = g.next_win++;
+        g.wins[*win] = r.file;
+    } else {
+        r.kind = rf::kUnmodeled;
+    }
+    g.put(r);
+}
+
+// A one-sided call on `win`: `kind` with the target rank (-1: all), the bytes it sends and
+// fetches, and `count` (1: an exclusive lock); unmodeled on a window the tracer did not see
+// created or to MPI_PROC_NULL.
+void rma(std::uint8_t kind, std::uint16_t call, std::int64_t start, MPI_Win win, int target,
+         std::uint64_t bytes, std::uint64_t bytes2, std::uint32_t count) {
+    rf::RawRecord r = make(kind, call, start);
+    auto it = g.wins.find(win);
+    if (it == g.wins.end() || target == MPI_PROC_NULL) {
+        r.kind = rf::kUnmodeled;
+        return g.put(r);
+    }
+    r.file = it->second;
+    r.peer = target;
+    r.bytes = bytes;
+    r.bytes2 = bytes2;
+    r.count = count;
+    g.put(r);
 }
 
 // MPI_Mrecv (request null) or MPI_Imrecv of a message a wrapped matched probe found: a
