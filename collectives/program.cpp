@@ -170,4 +170,10 @@ bool MultiProgram::next(std::int32_t rank, mpi::Op& op) {
     return programs_[owner_[r]]->next(local_[r], op);
 }
 
+std::string handle_beyond_limit(const char* what, std::uint32_t handle) {
+    if (handle <= kMaxHandle) return "";
+    return fmt::format("{} handle {} is beyond the largest a program may use ({}, docs/limits.md)",
+                       what, handle, kMaxHandle);
+}
+
 }  // namespace clustersim::mpi

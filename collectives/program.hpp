@@ -149,6 +149,13 @@ struct Op {
 // The most ranks a run may have (2^24 = 16,777,216, the most nodes a model may have);
 // trace readers refuse a trace naming more (traces::kMaxRanks, docs/limits.md).
 inline constexpr std::uint32_t kMaxRanks = 1u << 24;
+// The largest handle a program may choose for a request, communicator, window or file: the
+// runtime keeps a table per rank indexed by them, so a trace naming handle 4,000,000,000 would
+// ask for gigabytes; such a handle is refused with one line naming the rank and the record
+// (docs/limits.md). Tracers and readers number handles from 0 or 1 and reuse freed ones.
+inline constexpr std::uint32_t kMaxHandle = (1u << 24) - 1;
+// "" if `handle` is within kMaxHandle, else the reason, for the rank's error line.
+std::string handle_beyond_limit(const char* what, std::uint32_t handle);
 
 // How far a program has got, for progress lines: `done` of `total` units (operations, trace
 // records); total 0 = unknown.

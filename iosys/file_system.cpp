@@ -809,6 +809,7 @@ void FileSystem::start(std::int32_t rank, const Op& op, const std::vector<std::i
     switch (op.kind) {
         case OpKind::FileOpen: {
             if (op.path == nullptr || op.path->empty()) fail(rank, op, "no file name");
+            if (op.file > mpi::kMaxHandle) fail(rank, op, mpi::handle_beyond_limit("file", op.file));
             if (op.file < hs.size() && hs[op.file].file != kNil)
                 fail(rank, op, fmt::format("file handle {} is already open", op.file));
             auto [it, fresh] = group_index_.emplace(*members, 0);

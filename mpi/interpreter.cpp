@@ -66,6 +66,8 @@ bool Runtime::pay(std::int32_t rank, const OverheadSpec& a, std::uint64_t a_byte
 void Runtime::set_handle(std::int32_t rank, std::uint32_t req) {
     Rank& r = ranks_[rank];
     const std::uint32_t handle = r.op.handle;
+    if (handle > kMaxHandle) [[unlikely]]
+        throw RankError(rank, fmt::format("rank {}: {}", rank, handle_beyond_limit("request", handle)));
     if (handle >= r.handles.size()) r.handles.resize(handle + 1, kNil);
     if (r.handles[handle] != kNil) [[unlikely]]
         reused_request(rank, handle);
@@ -134,6 +136,9 @@ Runtime::Next Runtime::start_op(std::int32_t rank) {
         case OpKind::CartCreate:
         case OpKind::DistGraphCreateAdjacent:
         case OpKind::DistGraphCreate: {
+            if (op.newcomm > kMaxHandle)
+                throw RankError(rank, fmt::format("rank {}: {}", rank,
+                                                  handle_beyond_limit("communicator", op.newcomm)));
             if (config_.comm_create_modelled) {
                 r.comm_stage = 0;
                 return comm_create_step(rank) ? Next::Record : Next::Block;

@@ -67,6 +67,9 @@ Runtime::Next Runtime::start_onesided(std::int32_t rank) {
     RankRma& rr = rma_ranks_[rank];
     switch (op.kind) {
         case OpKind::WinCreate: {
+            if (op.win > kMaxHandle)
+                throw RankError(
+                    rank, fmt::format("rank {}: {}", rank, handle_beyond_limit("window", op.win)));
             const std::uint32_t comm = comm_of(rank, op.comm);
             // The n-th window a rank makes on a communicator is every member's n-th there.
             const std::uint64_t key = (static_cast<std::uint64_t>(comm) << 32) | rr.created[comm]++;

@@ -543,5 +543,34 @@ TEST(HostileDefaults, PiosimhdImportRefusesWhatValidateWouldRefuse) {
                    "per node");
 }
 
+// A program-chosen handle sizes a table per rank (requests, communicators, windows, files):
+// handle 4,000,000,000 in a trace asked for 15 GiB before anything was simulated (found while
+// adding windows, issue 54). Each is refused in one line naming the rank and the record.
+TEST(HostileHandles, AHandleBeyondTheLimitIsRefusedBeforeAnyTableGrows) {
+    const struct {
+        const char* what;
+        const char* model;
+        std::string ranks;
+    } cases[] = {
+        {"request", "two-nodes.xml",
+         "rank 0\nisend peer=1 bytes=1B handle=4000000000\nrank 1\nrecv peer=0 bytes=1B\n"},
+        {"communicator", "two-nodes.xml",
+         "rank 0\ncomm_dup newcomm=4000000000\nrank 1\ncomm_dup newcomm=1\n"},
+        {"window", "two-nodes.xml",
+         "rank 0\nwin_create win=4000000000\nrank 1\nwin_create win=1\n"},
+        {"file", "figure5-io-8.xml",
+         "string 0 f.dat\nrank 0\nfile_open file=4000000000 path=0\nrank 1\nfile_open "
+         "file=1 path=0\n"},
+    };
+    for (const auto& c : cases) {
+        const std::string path = temp_path(std::string(c.what) + ".trace");
+        std::ofstream(path) << "clustersim-trace 1\n" << c.ranks;
+        expect_bad_input("run " + example(c.model) + " --app trace:" + path,
+                         std::string(c.what) +
+                             " handle 4000000000 is beyond the largest a program may use "
+                             "(16777215, docs/limits.md) (record 1 of rank 0)");
+    }
+}
+
 }  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::testing
