@@ -67,7 +67,8 @@ void Runtime::set_handle(std::int32_t rank, std::uint32_t req) {
     Rank& r = ranks_[rank];
     const std::uint32_t handle = r.op.handle;
     if (handle > kMaxHandle) [[unlikely]]
-        throw RankError(rank, fmt::format("rank {}: {}", rank, handle_beyond_limit("request", handle)));
+        throw RankError(rank,
+                        fmt::format("rank {}: {}", rank, handle_beyond_limit("request", handle)));
     if (handle >= r.handles.size()) r.handles.resize(handle + 1, kNil);
     if (r.handles[handle] != kNil) [[unlikely]]
         reused_request(rank, handle);

@@ -174,8 +174,7 @@ void Runtime::compute_done(std::uint64_t cookie, Time jitter) {
 std::string Runtime::describe_job(std::uint64_t cookie) const {
     if ((cookie & (kCollCookie | kOverheadCookie)) == 0 && (cookie & kRmaCookie) != 0) {
         const RmaOp& o = rma_ops_[static_cast<std::uint32_t>(cookie & ~kRmaCookie)];
-        return fmt::format("rank {} combining rank {}'s {}", o.target, o.origin,
-                           to_string(o.kind));
+        return fmt::format("rank {} combining rank {}'s {}", o.target, o.origin, to_string(o.kind));
     }
     if (cookie & kCollCookie) {
         const std::int32_t rank = runs_[static_cast<std::uint32_t>(cookie & ~kCollCookie)].rank;

@@ -358,13 +358,22 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     static constexpr std::uint64_t kRmaCookie = 1ULL << 61;  // CPU cookie of a target's reduction
     // Message tags within a window's context: what each RMA message is.
     enum RmaTag : std::int32_t {
-        kRmaPut, kRmaAck, kRmaGetRequest, kRmaGetData, kRmaAccumulate, kRmaResult,
-        kRmaLockRequest, kRmaLockGrant, kRmaUnlock
+        kRmaPut,
+        kRmaAck,
+        kRmaGetRequest,
+        kRmaGetData,
+        kRmaAccumulate,
+        kRmaResult,
+        kRmaLockRequest,
+        kRmaLockGrant,
+        kRmaUnlock
     };
-    static std::int32_t rma_context(std::uint32_t win) { return -1 - static_cast<std::int32_t>(win); }
+    static std::int32_t rma_context(std::uint32_t win) {
+        return -1 - static_cast<std::int32_t>(win);
+    }
     struct Window {
         std::uint32_t comm = 0;  // its communicator's id
-        struct Lock {             // passive-target locks held at one member
+        struct Lock {            // passive-target locks held at one member
             std::uint32_t shared = 0;
             bool exclusive = false;
             std::vector<std::uint32_t> waiting;  // lock requests (RmaOp ids), in arrival order
@@ -378,9 +387,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
         std::uint64_t bytes, bytes2;
         bool exclusive;  // WinLock
     };
-    struct RankRma {  // a rank's windows and what it waits for
-        std::vector<std::uint32_t> wins;      // window handle -> window id (kNil: none)
-        std::vector<std::int32_t> win_comm;   // window handle -> its communicator's handle
+    struct RankRma {                         // a rank's windows and what it waits for
+        std::vector<std::uint32_t> wins;     // window handle -> window id (kNil: none)
+        std::vector<std::int32_t> win_comm;  // window handle -> its communicator's handle
         std::unordered_map<std::uint64_t, bool> locked;  // (window, target) -> exclusive
         // Operations not yet complete at their target: per window, and per (window, target).
         std::unordered_map<std::uint32_t, std::uint32_t> pending;
@@ -399,8 +408,8 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
                      std::uint64_t bytes, std::uint32_t id);
     // A receive posted by rma_message is complete: the operation's next stage.
     void rma_arrived(std::uint32_t id, std::int32_t tag);
-    void rma_reduced(std::uint32_t id);  // a target's combining work is done
-    void rma_complete(std::uint32_t id);  // known complete at the origin
+    void rma_reduced(std::uint32_t id);                         // a target's combining work is done
+    void rma_complete(std::uint32_t id);                        // known complete at the origin
     void lock_release(std::uint32_t win, std::int32_t target);  // grants what may go next
     // The rank's fence, unlock or flush, its operations complete: what follows (a fence's
     // barrier, an unlock's release).

@@ -524,8 +524,8 @@ void rma(std::uint8_t kind, std::uint16_t call, std::int64_t start, MPI_Win win,
 // recv (irecv) from the probed source and tag, of the probed size, on the probe's
 // communicator; unmodeled for a message the tracer did not see probed (MPI_MESSAGE_NO_PROC,
 // a probe made before tracing started).
-void matched_receive(std::uint16_t call, std::int64_t start, MPI_Message msg,
-                     MPI_Request* request, int rc) {
+void matched_receive(std::uint16_t call, std::int64_t start, MPI_Message msg, MPI_Request* request,
+                     int rc) {
     rf::RawRecord r = make(request != nullptr ? rf::kIrecv : rf::kRecv, call, start);
     auto it = g.messages.find(msg);
     if (it == g.messages.end() || rc != MPI_SUCCESS) {
