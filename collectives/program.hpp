@@ -59,18 +59,21 @@ enum class OpKind : std::uint8_t {
     // MPI_Comm_free of communicator `comm`: local (no agreement, no message); it costs
     // <collectives comm-free> on the rank's core, nothing without it.
     CommFree,
-    // One-sided communication (issue 54). `win` is the rank's window handle (program-chosen,
-    // like request handles); `peer` a rank of the window's communicator (-1: every rank, for
+    // One-sided communication (issue 54). `file` is the rank's window handle (program-chosen,
+    // like request handles; a trace record names it `win`, and Op has no field of its own for
+    // it: a 128-byte Op without padding to fill is copied with vector moves where a
+    // zero-filled one became a `rep stos` that cost the replay 10 % of its decode); `peer` a rank of the window's communicator (-1: every rank, for
     // lock, unlock and flush). Puts, gets and accumulates are nonblocking at the origin and
     // complete remotely at the next synchronisation that covers them.
-    WinCreate,      // collective over `comm`: window handle `win` (`bytes`: its size)
+    WinCreate,      // collective over `comm`: window handle `file` (`bytes`: its size)
     WinFree,        // collective over the window's communicator
     Put,            // `bytes` from the origin into `peer`'s window
     Get,            // `bytes` from `peer`'s window to the origin
     Accumulate,     // `bytes` into `peer`'s window, combined there (a reduction of `bytes`)
     GetAccumulate,  // `bytes` combined at `peer`, whose old `bytes2` come back (also
                     // fetch-and-op, compare-and-swap)
-    WinFence,       // completes the rank's operations on `win`, then synchronises its members
+    WinFence,       // completes the rank's operations on the window, then synchronises its
+                    // members
     WinLock,        // passive target: a lock on `peer` (`count` 1: exclusive, 0: shared)
     WinUnlock,      // completes the rank's operations on `peer` and releases its lock
     WinFlush,       // completes the rank's operations on `peer`
@@ -143,7 +146,6 @@ struct Op {
     std::uint64_t view_block = 0;       // FileSetView: vector view, bytes per block
     std::uint64_t view_stride = 0;      // FileSetView: bytes from one block to the next
     std::uint8_t whence = kSeekSet;     // FileSeek
-    std::uint32_t win = 0;              // one-sided: the window handle
 };
 
 // The most ranks a run may have (2^24 = 16,777,216, the most nodes a model may have);

@@ -67,25 +67,25 @@ Runtime::Next Runtime::start_onesided(std::int32_t rank) {
     RankRma& rr = rma_ranks_[rank];
     switch (op.kind) {
         case OpKind::WinCreate: {
-            if (op.win > kMaxHandle)
+            if (op.file > kMaxHandle)
                 throw RankError(
-                    rank, fmt::format("rank {}: {}", rank, handle_beyond_limit("window", op.win)));
+                    rank, fmt::format("rank {}: {}", rank, handle_beyond_limit("window", op.file)));
             const std::uint32_t comm = comm_of(rank, op.comm);
             // The n-th window a rank makes on a communicator is every member's n-th there.
             const std::uint64_t key = (static_cast<std::uint64_t>(comm) << 32) | rr.created[comm]++;
             auto [it, fresh] =
                 window_ids_.try_emplace(key, static_cast<std::uint32_t>(windows_.size()));
             if (fresh) windows_.push_back(Window{comm, {}});
-            if (op.win >= rr.wins.size()) {
-                rr.wins.resize(std::size_t{op.win} + 1, kNil);
-                rr.win_comm.resize(std::size_t{op.win} + 1, 0);
+            if (op.file >= rr.wins.size()) {
+                rr.wins.resize(std::size_t{op.file} + 1, kNil);
+                rr.win_comm.resize(std::size_t{op.file} + 1, 0);
             }
-            if (rr.wins[op.win] != kNil)
+            if (rr.wins[op.file] != kNil)
                 throw RankError(rank, fmt::format("rank {} creates window handle {} while it is "
                                                   "in use",
-                                                  rank, op.win));
-            rr.wins[op.win] = it->second;
-            rr.win_comm[op.win] = op.comm;
+                                                  rank, op.file));
+            rr.wins[op.file] = it->second;
+            rr.win_comm[op.file] = op.comm;
             Op exchange;
             exchange.kind = OpKind::Collective;
             exchange.coll = CollOp::Allgather;
@@ -96,17 +96,17 @@ Runtime::Next Runtime::start_onesided(std::int32_t rank) {
             return r.waiting != 0 ? Next::Block : Next::Record;
         }
         case OpKind::WinFree: {
-            const std::uint32_t win = window_of(rank, op.win);
+            const std::uint32_t win = window_of(rank, op.file);
             if (rma_pending(rr, win, -1) != 0)
                 throw RankError(rank, fmt::format("rank {} frees window handle {} with {} "
                                                   "operation(s) not completed by a fence, unlock "
                                                   "or flush",
-                                                  rank, op.win, rma_pending(rr, win, -1)));
-            rr.wins[op.win] = kNil;
+                                                  rank, op.file, rma_pending(rr, win, -1)));
+            rr.wins[op.file] = kNil;
             Op barrier;
             barrier.kind = OpKind::Collective;
             barrier.coll = CollOp::Barrier;
-            barrier.comm = rr.win_comm[op.win];
+            barrier.comm = rr.win_comm[op.file];
             r.blocking[0] = start_collective(rank, barrier);
             r.waiting = wait_for(r.blocking[0]);
             return r.waiting != 0 ? Next::Block : Next::Record;
@@ -117,7 +117,7 @@ Runtime::Next Runtime::start_onesided(std::int32_t rank) {
         case OpKind::GetAccumulate: {
             const OverheadSpec none;
             if (pay(rank, config_.send_overhead, op.bytes, none, 0)) return Next::Block;
-            const std::uint32_t win = window_of(rank, op.win);
+            const std::uint32_t win = window_of(rank, op.file);
             const std::int32_t target = world_peer(rank, windows_[win].comm, op.peer, false);
             const std::uint32_t id =
                 rma_ops_.acquire(RmaOp{op.kind, rank, target, win, op.bytes, op.bytes2, false});
@@ -131,7 +131,7 @@ Runtime::Next Runtime::start_onesided(std::int32_t rank) {
             return Next::Continue;
         }
         case OpKind::WinLock: {
-            const std::uint32_t win = window_of(rank, op.win);
+            const std::uint32_t win = window_of(rank, op.file);
             if (op.peer < 0) return Next::Record;  // lock_all: acquired lazily
             const std::int32_t target = world_peer(rank, windows_[win].comm, op.peer, false);
             const bool exclusive = op.count != 0;
@@ -142,7 +142,7 @@ Runtime::Next Runtime::start_onesided(std::int32_t rank) {
             return Next::Block;
         }
         default: {  // WinFence, WinUnlock, WinFlush
-            const std::uint32_t win = window_of(rank, op.win);
+            const std::uint32_t win = window_of(rank, op.file);
             rr.wait_win = win;
             rr.wait_target = op.kind == OpKind::WinFence || op.peer < 0
                                  ? -1
@@ -170,7 +170,7 @@ Runtime::Next Runtime::rma_proceed(std::int32_t rank) {
         Op barrier;
         barrier.kind = OpKind::Collective;
         barrier.coll = CollOp::Barrier;
-        barrier.comm = rr.win_comm[r.op.win];
+        barrier.comm = rr.win_comm[r.op.file];
         r.blocking[0] = start_collective(rank, barrier);
         r.waiting = wait_for(r.blocking[0]);
         return r.waiting != 0 ? Next::Block : Next::Record;
@@ -180,7 +180,7 @@ Runtime::Next Runtime::rma_proceed(std::int32_t rank) {
         if (it == rr.locked.end())
             throw RankError(rank, fmt::format("rank {} unlocks rank {} of window handle {}, "
                                               "which it has not locked",
-                                              rank, r.op.peer, r.op.win));
+                                              rank, r.op.peer, r.op.file));
         const bool exclusive = it->second;
         rr.locked.erase(it);
         rma_message(rank, target, win, kRmaUnlock, 0,

@@ -57,7 +57,10 @@ Record to_record(Trace& trace, const mpi::Op& op) {
     r.view_block = op.view_block;
     r.view_stride = op.view_stride;
     r.whence = op.whence;
-    r.win = op.win;
+    if (mpi::is_onesided(op.kind)) {  // an Op's window handle is its `file`
+        r.win = op.file;
+        r.file = 0;
+    }
     if (r.kind != mpi::OpKind::Compute && r.kind != mpi::OpKind::Unmodeled) r.instructions = 0;
     return r;
 }

@@ -115,7 +115,7 @@ mpi::Op to_op(const Trace& trace, const Record& r, std::uint64_t instructions) {
     op.view_block = r.view_block;
     op.view_stride = r.view_stride;
     op.whence = r.whence;
-    op.win = r.win;
+    if (mpi::is_onesided(r.kind)) op.file = r.win;  // an Op's window handle
     return op;
 }
 

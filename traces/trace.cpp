@@ -400,6 +400,8 @@ struct RecordOut {
         r.nonblocking = k.nonblocking;
     }
     Record& fields() { return r; }
+    void win(std::uint32_t w) { r.win = w; }
+    void file(std::uint32_t v) { r.file = v; }
     void timed(Time start, Time end) {
         r.timed = true;
         r.start = start;
@@ -428,6 +430,10 @@ struct OpOut {
         op.nonblocking = k.nonblocking;
     }
     mpi::Op& fields() { return op; }
+    void win(std::uint32_t w) { op.file = w; }  // an Op's window handle (program.hpp)
+    void file(std::uint32_t v) {
+        if (!mpi::is_onesided(op.kind)) op.file = v;  // a one-sided Op's file is its window
+    }
     void timed(Time, Time) {}
     void instructions(std::uint64_t v) {
         if (is_burst(op.kind)) op.instructions = v;  // to_op: others get none
@@ -529,7 +535,7 @@ inline void decode(In& in, Out& out, std::int64_t& last) {
                 f.newcomm = in.template fit<std::uint32_t>(in.varint(), "newcomm out of range");
                 break;
             case FFile:
-                f.file = in.template fit<std::uint32_t>(in.varint(), "file out of range");
+                out.file(in.template fit<std::uint32_t>(in.varint(), "file out of range"));
                 break;
             case FPath:
                 out.path(in.template fit_signed<std::int32_t>(unzigzag(in.varint()),
@@ -549,7 +555,7 @@ inline void decode(In& in, Out& out, std::int64_t& last) {
                 if (f.whence > mpi::kSeekEnd) in.fail("whence out of range (0 set, 1 cur, 2 end)");
                 break;
             case FWin:
-                f.win = in.template fit<std::uint32_t>(in.varint(), "window handle out of range");
+                out.win(in.template fit<std::uint32_t>(in.varint(), "window handle out of range"));
                 break;
             default:
                 break;
