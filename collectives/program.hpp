@@ -62,9 +62,10 @@ enum class OpKind : std::uint8_t {
     // One-sided communication (issue 54). `file` is the rank's window handle (program-chosen,
     // like request handles; a trace record names it `win`, and Op has no field of its own for
     // it: a 128-byte Op without padding to fill is copied with vector moves where a
-    // zero-filled one became a `rep stos` that cost the replay 10 % of its decode); `peer` a rank of the window's communicator (-1: every rank, for
-    // lock, unlock and flush). Puts, gets and accumulates are nonblocking at the origin and
-    // complete remotely at the next synchronisation that covers them.
+    // zero-filled one became a `rep stos` that cost the replay 10 % of its decode); `peer` a rank
+    // of the window's communicator (-1: every rank, for lock, unlock and flush). Puts, gets and
+    // accumulates are nonblocking at the origin and complete remotely at the next synchronisation
+    // that covers them.
     WinCreate,      // collective over `comm`: window handle `file` (`bytes`: its size)
     WinFree,        // collective over the window's communicator
     Put,            // `bytes` from the origin into `peer`'s window
