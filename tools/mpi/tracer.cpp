@@ -542,6 +542,34 @@ void matched_receive(std::uint16_t call, std::int64_t start, MPI_Message msg, MP
     g.put(r);
 }
 
+// The lowest rank in `parent` among the members of `members` (-1 if none is in it): the
+// colour of the MPI_Comm_split a communicator creation equals.
+int lowest_parent_rank(MPI_Group members, MPI_Comm parent) {
+    int n = 0;
+    PMPI_Group_size(members, &n);
+    MPI_Group p;
+    PMPI_Comm_group(parent, &p);
+    std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
+    PMPI_Group_translate_ranks(members, n, in.data(), p, out.data());
+    PMPI_Group_free(&p);
+    int lowest = -1;
+    for (int x : out)
+        if (x != MPI_UNDEFINED && (lowest < 0 || x < lowest)) lowest = x;
+    return lowest;
+}
+
+// Records split record `r` on `comm`: the new communicator's handle when the call made one
+// on a communicator the tracer knows (else unmodeled).
+void put_split(rf::RawRecord& r, MPI_Comm comm, int rc, MPI_Comm* newcomm) {
+    if (on_comm(r, comm) && rc == MPI_SUCCESS) {
+        r.newcomm = static_cast<std::uint32_t>(g.next_comm);
+        if (*newcomm != MPI_COMM_NULL) g.comms[*newcomm] = g.next_comm;
+        ++g.next_comm;
+    }
+    g.put(r);
+}
+
 // A call that splits `comm` into disjoint communicators (MPI_Cart_sub, MPI_Comm_split_type),
 // recorded as the MPI_Comm_split it equals, worked out from its result after the call
 // (outside its interval): colour = the lowest rank in `comm` among the new communicator's
@@ -553,28 +581,13 @@ void split_by_result(std::uint16_t call, std::int64_t start, MPI_Comm comm, int 
     rf::RawRecord r = make(rf::kCommSplit, call, start);
     r.color = -32766;  // mpi::kUndefined
     if (rc == MPI_SUCCESS && *newcomm != MPI_COMM_NULL) {
-        int n = 0;
-        PMPI_Comm_size(*newcomm, &n);
         PMPI_Comm_rank(*newcomm, &r.key);
-        MPI_Group mine, parent;
+        MPI_Group mine;
         PMPI_Comm_group(*newcomm, &mine);
-        PMPI_Comm_group(comm, &parent);
-        std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
-        for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
-        PMPI_Group_translate_ranks(mine, n, in.data(), parent, out.data());
+        r.color = lowest_parent_rank(mine, comm);
         PMPI_Group_free(&mine);
-        PMPI_Group_free(&parent);
-        int lowest = -1;
-        for (int x : out)
-            if (x != MPI_UNDEFINED && (lowest < 0 || x < lowest)) lowest = x;
-        r.color = lowest;
     }
-    if (on_comm(r, comm) && rc == MPI_SUCCESS) {
-        r.newcomm = static_cast<std::uint32_t>(g.next_comm);
-        if (*newcomm != MPI_COMM_NULL) g.comms[*newcomm] = g.next_comm;
-        ++g.next_comm;
-    }
-    g.put(r);
+    put_split(r, comm, rc, newcomm);
 }
 
 // Neighbourhood collectives: their counts are the rank's own (no gathering):
