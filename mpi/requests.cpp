@@ -72,18 +72,15 @@ void Runtime::complete(std::uint32_t req) {
         res.bytes_sent += q.bytes;
     else
         res.bytes_received += q.bytes;
-    if (q.owner == kRmaOwner) {  // one-sided: a landed message moves its operation on
+    if (q.owner != kNil) {  // an internal transfer (a program's own request has none)
+        const std::uint32_t owner = q.owner, transfer = q.transfer;
         const bool arrived = !q.is_send;
-        const std::uint32_t id = q.transfer;
         const std::int32_t tag = q.tag;
         match_.requests.release(req);
-        if (arrived) rma_arrived(id, tag);
-        return;
-    }
-    if (q.owner != kNil) {  // a transfer of a collective: its run goes on
-        const std::uint32_t run = q.owner, transfer = q.transfer;
-        match_.requests.release(req);
-        transfer_done(run, transfer);
+        if (owner != kRmaOwner)
+            transfer_done(owner, transfer);  // a collective's: its run goes on
+        else if (arrived)
+            rma_arrived(transfer, tag);  // one-sided: a landed message moves its operation on
         return;
     }
     if (!q.waited) return;
