@@ -30,13 +30,18 @@ PlacementKind parse_placement(const std::string& name) {
     if (const NamedPlacement* p =
             find_named(kPlacements, name, [](const NamedPlacement& x) { return x.name; }))
         return p->kind;
-    std::vector<std::string> names;
-    for (const NamedPlacement& p : kPlacements) names.emplace_back(p.name);
+    std::vector<std::string> names = placement_names();
     names.emplace_back("map:FILE");
     throw InputError("--placement", 0,
                      fmt::format("unknown placement '{}'{}, expected one of: {}, map:FILE", name,
                                  did_you_mean(name, names),
                                  fmt::join(std::begin(names), std::end(names) - 1, ", ")));
+}
+
+std::vector<std::string> placement_names() {
+    std::vector<std::string> names;
+    for (const NamedPlacement& p : kPlacements) names.emplace_back(p.name);
+    return names;
 }
 
 const char* to_string(PlacementKind kind) {

@@ -19,6 +19,8 @@ namespace clustersim::mpi {
 enum class PlacementKind { RoundRobin, Sequential };
 PlacementKind parse_placement(const std::string& name);  // throws InputError naming --placement
 const char* to_string(PlacementKind kind);
+// The placements --placement names (map:FILE besides them).
+std::vector<std::string> placement_names();
 
 struct RankLocation {
     std::uint32_t node = 0;

@@ -176,13 +176,18 @@ std::uint64_t Timeline::available(std::uint64_t pos, std::uint64_t span,
     return static_cast<std::uint64_t>(total);
 }
 
+const std::vector<std::string>& start_policy_names() {
+    static const std::vector<std::string> names{"unsynchronized", "synchronized", "coscheduled"};
+    return names;
+}
+
 StartPolicy parse_start_policy(const std::string& name) {
     if (name == "unsynchronized") return StartPolicy::Unsynchronized;
     if (name == "synchronized") return StartPolicy::Synchronized;
     if (name == "coscheduled") return StartPolicy::Coscheduled;
     throw std::invalid_argument(fmt::format(
         "unknown start policy '{}'{}: expected unsynchronized, synchronized or coscheduled", name,
-        did_you_mean(name, {"unsynchronized", "synchronized", "coscheduled"})));
+        did_you_mean(name, start_policy_names())));
 }
 
 const char* to_string(StartPolicy policy) {

@@ -91,6 +91,7 @@ struct StartSpec {
 
 // Parses "unsynchronized" | "synchronized" | "coscheduled"; throws std::invalid_argument.
 StartPolicy parse_start_policy(const std::string& name);
+const std::vector<std::string>& start_policy_names();  // the names it reads
 const char* to_string(StartPolicy policy);
 
 // Checks `spec` against `timeline`; throws std::invalid_argument saying what is wrong: an

@@ -288,7 +288,7 @@ TEST(FirstHour, AppSummaryInJsonIsNumbersWithUnitsInTheKeys) {
 TEST(FirstHour, BashCompletionKnowsEveryCommandAndFlag) {
     const Result r = run("completion bash");
     ASSERT_EQ(r.code, 0) << r.err;
-    for (const char* w : {"complete -o filenames -F _clustersim clustersim", "run)", "record",
+    for (const char* w : {"complete -o filenames -F _clustersim clustersim", "\"run\")", "record",
                           "--progress", "--oversubscribe", "jitter-trace"})
         EXPECT_NE(r.out.find(w), std::string::npos) << w;
     // It is valid bash.

@@ -1,6 +1,7 @@
 #include "tools/cli.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -26,6 +27,7 @@
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/flag_values.hpp"
 #include "tools/jitter_command.hpp"
 #include "tools/record_command.hpp"
 #include "tools/run_command.hpp"
@@ -150,6 +152,12 @@ int cmd_generate(const GenerateFlags& f) {
         o.switch_bandwidth = flag_value("--switch-bandwidth", f.switch_bandwidth, parse_bandwidth);
     o.memory_bandwidth = flag_value("--memory-bandwidth", f.memory_bandwidth, parse_bandwidth);
     o.memory_latency = flag_value("--memory-latency", f.memory_latency, parse_time);
+    if (f.granularity != "message" && !f.granularity.empty() &&
+        std::isalpha(static_cast<unsigned char>(f.granularity.front())) &&
+        !closest_name(f.granularity, {"message"}).empty())
+        throw InputError("--granularity", 0,
+                         fmt::format("'{}'{}: expected a packet size or 'message'", f.granularity,
+                                     did_you_mean(f.granularity, {"message"})));
     o.granularity =
         f.granularity == "message" ? 0 : flag_value("--granularity", f.granularity, parse_size);
     if (f.granularity != "message" && o.granularity == 0)
@@ -221,43 +229,6 @@ int cmd_generate(const GenerateFlags& f) {
     check_written_model(xml, flags);
     std::cout << xml;
     return 0;
-}
-
-// What `clustersim list` prints and `run --help` ends with: every name a flag accepts.
-struct Catalogue {
-    std::vector<std::pair<std::string, std::string>> apps, algorithms, networks, formats, caches,
-        disks;
-};
-
-Catalogue catalogue() {
-    Catalogue c;
-    mpi::AppRegistry apps;
-    mpi::register_builtin_apps(apps);
-    io::register_io_apps(apps);
-    for (const auto& a : apps.apps()) {
-        std::string params;
-        for (const auto& p : a.params)
-            params += fmt::format("{}{}={}", params.empty() ? "" : ",", p.name,
-                                  p.default_value.empty() ? "(" + p.kind + ")" : p.default_value);
-        c.apps.emplace_back(a.name + (params.empty() ? "" : ":" + params), a.help);
-    }
-    mpi::CollectiveRegistry colls;
-    mpi::register_builtin_collectives(colls);
-    for (const auto& a : colls.all())
-        c.algorithms.emplace_back(fmt::format("{}={}", mpi::to_string(a.op), a.name), a.help);
-    for (const run::NetworkModelEntry& e : run::network_models().entries())
-        c.networks.emplace_back(e.name, e.doc);
-    traces::ReaderRegistry readers;
-    traces::register_builtin_readers(readers);
-    for (const std::string& n : split_names(readers.names()))
-        c.formats.emplace_back(n, readers.find(n)->description());
-    io::CacheRegistry caches("cache");
-    io::register_builtin_caches(caches);
-    for (const auto& e : caches.entries()) c.caches.emplace_back(e.name, e.doc);
-    io::DiskRegistry disks("disk");
-    io::register_builtin_disks(disks);
-    for (const auto& e : disks.entries()) c.disks.emplace_back(e.name, e.doc);
-    return c;
 }
 
 void print_section(std::ostream& out, const std::string& title,
@@ -338,15 +309,9 @@ void print_models(std::ostream& out) {
     print_io("disk models (<disk model=...>)", disks.entries());
 }
 
-// `clustersim list` without a kind; `models` holds the network models, caches and disks with
-// their parameters.
-const std::vector<std::string> kDefaultKinds = {"apps", "algorithms", "models", "formats"};
-const std::vector<std::string> kListKinds = {"apps",    "algorithms", "models", "networks",
-                                             "formats", "caches",     "disks"};
-
 int cmd_list(const std::vector<std::string>& kinds) {
     const Catalogue c = catalogue();
-    const std::vector<std::string> what = kinds.empty() ? kDefaultKinds : kinds;
+    const std::vector<std::string> what = kinds.empty() ? default_list_kinds() : kinds;
     bool first = true;
     for (const std::string& k : what) {
         if (!first) std::cout << "\n";
@@ -370,7 +335,7 @@ int cmd_list(const std::vector<std::string>& kinds) {
             throw InputError("list", 0,
                              fmt::format("unknown kind '{}'{}; expected one of: apps, algorithms, "
                                          "models, networks, formats, caches, disks",
-                                         k, did_you_mean(k, kListKinds)));
+                                         k, did_you_mean(k, list_kinds())));
     }
     return 0;
 }
@@ -433,46 +398,127 @@ std::string explain(const CLI::App& app, const CLI::ParseError& e, int argc, cha
     return fmt::format("{} (see {} --help)", line, path);
 }
 
-// Bash completion for every subcommand and its flags, from the command line's definition.
-std::string bash_completion(const CLI::App& app) {
-    std::string subs, cases;
+// The command path of `sub` below the app ("run", "trace merge").
+std::string command_path(const CLI::App& sub) {
+    std::string path = sub.get_name();
+    for (const CLI::App* p = sub.get_parent(); p != nullptr && p->get_parent() != nullptr;
+         p = p->get_parent())
+        path = p->get_name() + " " + path;
+    return path;
+}
+
+// How an option is named in the flag-values table: "--out" (its first long name) or a
+// positional's name ("MODEL").
+std::string option_key(const CLI::Option& o) {
+    const std::vector<std::string>& l = o.get_lnames();
+    return l.empty() ? o.get_name() : "--" + l.front();
+}
+
+// Calls f(path, subcommand) for every subcommand below `app`, depth first.
+template <class F>
+void each_command(const CLI::App& app, F&& f) {
     for (const CLI::App* s : app.get_subcommands({})) {
-        subs += (subs.empty() ? "" : " ") + s->get_name();
-        std::string flags = "--help";
-        for (const CLI::Option* o : s->get_options())
-            for (const std::string& l : o->get_lnames())
-                if (l != "help") flags += fmt::format(" --{}", l);
-        std::string nested;
-        for (const CLI::App* n : s->get_subcommands({}))
-            nested += fmt::format(" {}", n->get_name());
-        cases += fmt::format("        {}) words=\"{}{}\" ;;\n", s->get_name(), flags, nested);
+        f(command_path(*s), *s);
+        each_command(*s, f);
     }
+}
+
+std::string shell_words(const std::vector<std::string>& words) {
+    std::string s;
+    for (const std::string& w : words) s += (s.empty() ? "" : " ") + w;
+    return s;
+}
+
+// Bash completion for every command, its flags and their values (names, files, folders),
+// from the command line's definition and the flag-values table.
+std::string bash_completion(const CLI::App& app) {
+    const std::vector<FlagValues> table = flag_values();
+    std::vector<std::string> top;
+    for (const CLI::App* s : app.get_subcommands({})) top.push_back(s->get_name());
+    std::string subs, flags, values;
+    each_command(app, [&](const std::string& path, const CLI::App& s) {
+        std::vector<std::string> nested, words{"--help"};
+        for (const CLI::App* n : s.get_subcommands({})) nested.push_back(n->get_name());
+        if (!nested.empty())
+            subs += fmt::format("        \"{}\") subs=\"{}\" ;;\n", path, shell_words(nested));
+        for (const CLI::Option* o : s.get_options()) {
+            for (const std::string& l : o->get_lnames())
+                if (l != "help") words.push_back("--" + l);
+            const FlagValues* v = find_flag_values(table, path, option_key(*o));
+            if (v == nullptr || o->get_lnames().empty()) continue;
+            const std::string key = fmt::format("{} --{}", path, o->get_lnames().front());
+            std::string pattern = "\"" + key + "\"";
+            for (const std::string& sn : o->get_snames())
+                pattern += fmt::format("|\"{} -{}\"", path, sn);
+            if (v->kind == ValueKind::Names)
+                values += fmt::format(
+                    "        {}) COMPREPLY=($(compgen -W \"{}\" -- \"$cur\"));"
+                    " return ;;\n",
+                    pattern, path == "help" ? shell_words(top) : shell_words(v->names));
+            else if (v->kind == ValueKind::File)
+                values += fmt::format(
+                    "        {}) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n", pattern);
+            else if (v->kind == ValueKind::Folder)
+                values += fmt::format(
+                    "        {}) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n", pattern);
+            else
+                values += fmt::format("        {}) return ;;\n", pattern);
+        }
+        // A command whose first positional is a name (generate KIND, list KIND) offers them.
+        // A positional that is a path offers files.
+        std::string pos, files;
+        for (const CLI::Option* o : s.get_options())
+            if (o->get_lnames().empty() && o->get_snames().empty()) {
+                const FlagValues* v = find_flag_values(table, path, o->get_name());
+                if (v != nullptr && v->kind == ValueKind::Names)
+                    pos = path == "help" ? shell_words(top) : shell_words(v->names);
+                else if (v != nullptr &&
+                         (v->kind == ValueKind::File || v->kind == ValueKind::Folder))
+                    files = "1";
+                break;
+            }
+        flags += fmt::format("        \"{}\") words=\"{}\"; pos=\"{}\"; files=\"{}\" ;;\n", path,
+                             shell_words(words), pos, files);
+    });
     return fmt::format(
-        R"(# bash completion for clustersim (generated by `clustersim completion bash`)
+        R"(# bash completion for clustersim (generated by `clustersim completion bash`):
+# commands, their flags, and each flag's names, files or folders.
 _clustersim() {{
-    local cur prev words sub i
+    local cur prev words pos files path subs i w
     cur="${{COMP_WORDS[COMP_CWORD]}}"
     prev="${{COMP_WORDS[COMP_CWORD-1]}}"
-    sub=""
+    path=""
+    subs="{} --help --version"
     for ((i = 1; i < COMP_CWORD; i++)); do
-        case "${{COMP_WORDS[i]}}" in -*) ;; *) sub="${{COMP_WORDS[i]}}"; break ;; esac
+        w="${{COMP_WORDS[i]}}"
+        case "$w" in -*) continue ;; esac
+        case " $subs " in *" $w "*) ;; *) break ;; esac
+        path="${{path:+$path }}$w"
+        subs=""
+        case "$path" in
+{}        esac
     done
-    if [[ -z "$sub" ]]; then
-        COMPREPLY=($(compgen -W "{} --help --version" -- "$cur"))
+    if [[ -z "$path" ]]; then
+        COMPREPLY=($(compgen -W "$subs" -- "$cur"))
         return
     fi
-    case "$sub" in
-{}        *) words="--help" ;;
+    case "$path $prev" in
+{}    esac
+    case "$path" in
+{}        *) words="--help"; pos=""; files="1" ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
+    elif [[ -n "$pos" ]]; then
+        COMPREPLY=($(compgen -W "$pos $subs" -- "$cur"))
     else
-        COMPREPLY=($(compgen -f -- "$cur"))
+        COMPREPLY=($(compgen -W "$subs" -- "$cur"))
+        [[ -n "$files" ]] && COMPREPLY+=($(compgen -f -- "$cur"))
     fi
 }}
 complete -o filenames -F _clustersim clustersim
 )",
-        subs, cases);
+        shell_words(top), subs, values, flags);
 }
 
 }  // namespace
@@ -794,8 +840,8 @@ int print_help(CLI::App& app, const std::vector<std::string>& help_topic) {
 // `clustersim completion SHELL`.
 int print_completion(CLI::App& app, const std::string& completion_shell) {
     if (completion_shell != "bash") {
-        std::cerr << fmt::format("clustersim: error: completion: '{}': only bash is supported\n",
-                                 completion_shell);
+        std::cerr << fmt::format("clustersim: error: completion: '{}'{}: only bash is supported\n",
+                                 completion_shell, did_you_mean(completion_shell, {"bash"}));
         return kBadInput;
     }
     std::cout << bash_completion(app);
@@ -827,63 +873,90 @@ int guarded(F command) {
     }
 }
 
+// The whole command line: every command, the flags it fills, and the parser.
+struct CommandLine {
+    CLI::App app{"clustersim: predict how MPI applications perform on a described cluster"};
+    std::string validate_model;
+    GenerateFlags g;
+    RunFlags r;
+    ConvertFlags cv;
+    MergeFlags mf;
+    ImportFlags im;
+    CompareFlags cf;
+    JitterCommands jc;
+    RecordFlags rec;
+    std::vector<std::string> list_kinds;
+    std::string completion_shell;
+    std::vector<std::string> help_topic;
+    SweepFlags sw;
+    CLI::App* validate = nullptr;
+    CLI::App* generate = nullptr;
+    CLI::App* run = nullptr;
+    CLI::App* convert = nullptr;
+    CLI::App* merge = nullptr;
+    CLI::App* import = nullptr;
+    CLI::App* compare = nullptr;
+    CLI::App* record = nullptr;
+    CLI::App* list = nullptr;
+    CLI::App* completion = nullptr;
+    CLI::App* help = nullptr;
+
+    CommandLine() {
+        app.require_subcommand(1);
+        app.set_version_flag("--version", version_line(), "print the version and git revision");
+        app.footer(
+            "Run 'clustersim list' for every app, algorithm, network model and trace format, "
+            "and 'clustersim COMMAND --help' for a command's flags.");
+        validate =
+            app.add_subcommand("validate", "Build a model and print what was built, or its errors");
+        validate->add_option("MODEL", validate_model, "cluster model XML file")->required();
+        generate = add_generate(app, g);
+        run = add_run(app, r);
+        convert = add_convert(app, cv);
+        merge = add_trace_merge(app, mf);
+        import = add_import(app, im);
+        compare = add_compare(app, cf);
+        add_jitter_commands(app, jc);
+        record = add_record(app, rec);
+        list = app.add_subcommand(
+            "list",
+            "Print every app, collective algorithm, network model, trace format, cache layer "
+            "and disk model, with its parameters");
+        list->add_option("KIND", list_kinds,
+                         "apps, algorithms, models (network models, caches and disks with "
+                         "their parameters), networks, formats, caches or disks (default: apps, "
+                         "algorithms, models, formats)");
+        completion = app.add_subcommand("completion",
+                                        "Print a shell completion script: clustersim "
+                                        "completion bash > /etc/bash_completion.d/clustersim");
+        completion->add_option("SHELL", completion_shell, "bash")->required();
+        app.add_subcommand("version", "Print the version and git revision");
+        help = app.add_subcommand("help", "Print the help of clustersim or of one command");
+        help->add_option("COMMAND", help_topic, "a command, e.g. run");
+        add_sweep_command(app, sw);
+    }
+    CommandLine(const CommandLine&) = delete;
+    CommandLine& operator=(const CommandLine&) = delete;
+};
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> text_options() {
+    const CommandLine cl;
+    std::vector<std::pair<std::string, std::string>> out;
+    each_command(cl.app, [&](const std::string& path, const CLI::App& s) {
+        for (const CLI::Option* o : s.get_options())
+            if (o->get_type_size() != 0 && o->get_type_name().rfind("TEXT", 0) == 0)
+                out.emplace_back(path, option_key(*o));
+    });
+    return out;
+}
 
 int main(int argc, char** argv) {
     // A registered name given with the other separator ('-' for '_') is read with a note.
     set_spelling_notes(&std::cerr);
-    CLI::App app{"clustersim: predict how MPI applications perform on a described cluster"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", version_line(), "print the version and git revision");
-    app.footer(
-        "Run 'clustersim list' for every app, algorithm, network model and trace format, "
-        "and 'clustersim COMMAND --help' for a command's flags.");
-
-    std::string validate_model;
-    auto* validate =
-        app.add_subcommand("validate", "Build a model and print what was built, or its errors");
-    validate->add_option("MODEL", validate_model, "cluster model XML file")->required();
-
-    GenerateFlags g;
-    auto* generate = add_generate(app, g);
-    RunFlags r;
-    auto* run = add_run(app, r);
-    ConvertFlags cv;
-    auto* convert = add_convert(app, cv);
-    MergeFlags mf;
-    auto* merge = add_trace_merge(app, mf);
-    ImportFlags im;
-    auto* import = add_import(app, im);
-    CompareFlags cf;
-    auto* compare = add_compare(app, cf);
-    JitterCommands jc;
-    add_jitter_commands(app, jc);
-
-    RecordFlags rec;
-    auto* record = add_record(app, rec);
-    std::vector<std::string> list_kinds;
-    auto* list = app.add_subcommand(
-        "list",
-        "Print every app, collective algorithm, network model, trace format, cache layer "
-        "and disk model, with its parameters");
-    list->add_option("KIND", list_kinds,
-                     "apps, algorithms, models (network models, caches and disks with their "
-                     "parameters), networks, formats, caches or disks (default: apps, "
-                     "algorithms, models, formats)");
-
-    std::string completion_shell;
-    auto* completion = app.add_subcommand("completion",
-                                          "Print a shell completion script: clustersim "
-                                          "completion bash > /etc/bash_completion.d/clustersim");
-    completion->add_option("SHELL", completion_shell, "bash")->required();
-
-    app.add_subcommand("version", "Print the version and git revision");
-    std::vector<std::string> help_topic;
-    auto* help = app.add_subcommand("help", "Print the help of clustersim or of one command");
-    help->add_option("COMMAND", help_topic, "a command, e.g. run");
-
-    SweepFlags sw;
-    add_sweep_command(app, sw);
+    CommandLine cl;
+    CLI::App& app = cl.app;
 
     try {
         app.parse(argc, argv);
@@ -909,26 +982,26 @@ int main(int argc, char** argv) {
         std::cout << version_line() << "\n";
         return 0;
     }
-    if (*help) return print_help(app, help_topic);
-    if (*completion) return print_completion(app, completion_shell);
+    if (*cl.help) return print_help(app, cl.help_topic);
+    if (*cl.completion) return print_completion(app, cl.completion_shell);
 
     return guarded([&] {
-        if (*validate) return cmd_validate(validate_model);
-        if (*generate) {
-            for (const CLI::Option* opt : generate->get_options())
-                if (opt->count() > 0) g.given.push_back(opt->get_name());
-            g.command = generate_command_line(argc, argv);
-            return cmd_generate(g);
+        if (*cl.validate) return cmd_validate(cl.validate_model);
+        if (*cl.generate) {
+            for (const CLI::Option* opt : cl.generate->get_options())
+                if (opt->count() > 0) cl.g.given.push_back(opt->get_name());
+            cl.g.command = generate_command_line(argc, argv);
+            return cmd_generate(cl.g);
         }
-        if (*run) return cmd_run(r);
-        if (*convert) return cmd_convert(cv);
-        if (*import) return cmd_import(im);
-        if (*merge) return cmd_trace_merge(mf);
-        if (*compare) return cmd_compare(cf);
-        if (*record) return cmd_record(rec);
-        if (*list) return cmd_list(list_kinds);
-        if (int code = 0; run_jitter_commands(jc, code)) return code;
-        if (int code = 0; run_sweep_command(sw, code)) return code;
+        if (*cl.run) return cmd_run(cl.r);
+        if (*cl.convert) return cmd_convert(cl.cv);
+        if (*cl.import) return cmd_import(cl.im);
+        if (*cl.merge) return cmd_trace_merge(cl.mf);
+        if (*cl.compare) return cmd_compare(cl.cf);
+        if (*cl.record) return cmd_record(cl.rec);
+        if (*cl.list) return cmd_list(cl.list_kinds);
+        if (int code = 0; run_jitter_commands(cl.jc, code)) return code;
+        if (int code = 0; run_sweep_command(cl.sw, code)) return code;
         return 0;
     });
 }

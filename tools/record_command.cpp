@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
+#include "simulator/units.hpp"
+#include "tools/cli_util.hpp"
 #include "tools/trace_commands.hpp"
 
 extern char** environ;
@@ -69,6 +71,9 @@ int cmd_record(const RecordFlags& f) {
             throw InputError("--tracer", 0, fmt::format("'{}' is not a file", tracer));
     }
     const fs::path tracer_path = fs::absolute(tracer);
+    // The flags the merge reads are checked before the program runs, not after it.
+    merged_trace_format(f.output, f.to);
+    if (!f.traced_speed.empty()) flag_value("--traced-speed", f.traced_speed, parse_speed);
     const fs::path dir = fs::absolute(f.dir.empty() ? f.output + ".ranks" : f.dir);
     // The output and the folder are checked before the program runs, not after.
     {

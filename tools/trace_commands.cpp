@@ -157,21 +157,25 @@ int cmd_convert(const ConvertFlags& flags) {
     return 0;
 }
 
+std::string merged_trace_format(const std::string& output, const std::string& to) {
+    if (to.empty()) {
+        const std::string ext = fs::path(output).extension().string();
+        return ext == ".txt" || ext == ".cstrace-text" ? "text" : "binary";
+    }
+    if (to != "text" && to != "binary")
+        throw InputError("--to", 0,
+                         fmt::format("'{}'{}: expected text or binary", to,
+                                     did_you_mean(to, {"text", "binary"})));
+    return to;
+}
+
 int cmd_trace_merge(const MergeFlags& f) {
     check_output_file("--out", f.output);
     traces::MergeOptions o;
     o.name = f.name;
     if (!f.traced_speed.empty())
         o.traced_speed = flag_value("--traced-speed", f.traced_speed, parse_speed);
-    std::string to = f.to;
-    if (to.empty()) {
-        const std::string ext = fs::path(f.output).extension().string();
-        to = ext == ".txt" || ext == ".cstrace-text" ? "text" : "binary";
-    }
-    if (to != "text" && to != "binary")
-        throw InputError("--to", 0,
-                         fmt::format("'{}'{}: expected text or binary", to,
-                                     did_you_mean(to, {"text", "binary"})));
+    const std::string to = merged_trace_format(f.output, f.to);
     traces::MergeReport rep;
     std::uint64_t records = 0;
     if (to == "text") {
@@ -196,7 +200,8 @@ int cmd_trace_merge(const MergeFlags& f) {
     // Every recorded call by the name the program called it by (a Cart_sub is replayed as the
     // Comm_split it equals, and the trace names the record by what it replays as).
     std::cout << "  calls       ";
-    for (const auto& [name, n] : rep.calls) std::cout << fmt::format(" {} x{}", name, with_commas(n));
+    for (const auto& [name, n] : rep.calls)
+        std::cout << fmt::format(" {} x{}", name, with_commas(n));
     std::cout << (rep.calls.empty() ? " none\n" : "\n");
     std::cout << fmt::format("  rank files   {} in {} files\n", format_size(rep.raw_bytes),
                              rep.ranks);
@@ -223,9 +228,9 @@ int cmd_trace_merge(const MergeFlags& f) {
     if (!rep.local_queries.empty()) {
         std::uint64_t n = 0, ns = 0;
         for (const auto& [name, p] : rep.local_queries) n += p.calls, ns += p.ns;
-        std::cout << fmt::format("  local        {} queries, {} (folded into the compute bursts):",
-                                 with_commas(n),
-                                 format_time(Time::ns(static_cast<std::int64_t>(ns))));
+        std::cout << fmt::format(
+            "  local        {} queries, {} (folded into the compute bursts):", with_commas(n),
+            format_time(Time::ns(static_cast<std::int64_t>(ns))));
         for (const auto& [name, p] : rep.local_queries)
             std::cout << fmt::format(" {} x{}", name, with_commas(p.calls));
         std::cout << "\n";
@@ -254,13 +259,13 @@ int cmd_trace_merge(const MergeFlags& f) {
 int cmd_import(const ImportFlags& f) {
     traces::ImportResult r;
     if (!f.file_system.empty() && (f.kind != "piosimhd" || f.file_system != "pvfs2"))
-        throw InputError(
-            "--file-system", 0,
-            fmt::format("'{}': only 'import piosimhd' takes it, and only 'pvfs2'", f.file_system));
+        throw InputError("--file-system", 0,
+                         fmt::format("'{}'{}: only 'import piosimhd' takes it, and only 'pvfs2'",
+                                     f.file_system, did_you_mean(f.file_system, {"pvfs2"})));
     if (!f.mpi_channel.empty() && (f.kind != "piosimhd" || f.mpi_channel != "sock"))
-        throw InputError(
-            "--mpi-channel", 0,
-            fmt::format("'{}': only 'import piosimhd' takes it, and only 'sock'", f.mpi_channel));
+        throw InputError("--mpi-channel", 0,
+                         fmt::format("'{}'{}: only 'import piosimhd' takes it, and only 'sock'",
+                                     f.mpi_channel, did_you_mean(f.mpi_channel, {"sock"})));
     if (f.kind == "piosimhd")
         r = traces::import_piosimhd(f.input,
                                     traces::PiosimhdOptions{.pvfs2 = f.file_system == "pvfs2",

@@ -41,6 +41,9 @@ struct MergeFlags {
     std::string output, to, name, traced_speed;
 };
 int cmd_trace_merge(const MergeFlags& f);
+// The format `trace merge` and `record` write: --to, else by the output's extension (.txt =
+// text); throws InputError naming --to for any other name.
+std::string merged_trace_format(const std::string& output, const std::string& to);
 
 struct CompareFlags {
     std::string recorded, simulated, out, format = "auto";

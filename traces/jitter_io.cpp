@@ -377,16 +377,20 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 }  // namespace
 
+const std::vector<std::string>& jitter_format_names() {
+    static const std::vector<std::string> names{"auto", "text", "binary", "loggopsim"};
+    return names;
+}
+
 JitterFormat parse_jitter_format(const std::string& name) {
     if (name == "auto") return JitterFormat::Auto;
     if (name == "text") return JitterFormat::Text;
     if (name == "binary") return JitterFormat::Binary;
     if (name == "loggopsim") return JitterFormat::LogGOPSim;
-    throw InputError(
-        "--format", 0,
-        fmt::format("unknown jitter trace format '{}'{}; expected one of auto, text, "
-                    "binary, loggopsim",
-                    name, did_you_mean(name, {"auto", "text", "binary", "loggopsim"})));
+    throw InputError("--format", 0,
+                     fmt::format("unknown jitter trace format '{}'{}; expected one of auto, text, "
+                                 "binary, loggopsim",
+                                 name, did_you_mean(name, jitter_format_names())));
 }
 
 JitterFormat detect_jitter_format(const std::string& path) {

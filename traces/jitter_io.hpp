@@ -30,6 +30,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "models/jitter.hpp"
 
@@ -39,6 +40,7 @@ enum class JitterFormat { Auto, Text, Binary, LogGOPSim };
 
 // "auto" | "text" | "binary" | "loggopsim"; throws InputError("--format", 0, …).
 JitterFormat parse_jitter_format(const std::string& name);
+const std::vector<std::string>& jitter_format_names();  // the names it reads
 // Auto: binary when the file starts with the magic, LogGOPSim when the name ends in
 // ".noise", else text.
 JitterFormat detect_jitter_format(const std::string& path);
