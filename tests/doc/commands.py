@@ -14,7 +14,10 @@ output. This script covers every other command line in a fenced code block (`clu
   folder of that name);
 - a synopsis is not run but listed: a line with `[...]`, `a|b` or a placeholder in capitals
   (`MODEL.xml`, `FILE`, `--cache C`), or one that writes to an absolute path outside the
-  scratch folder (`--emit-array /shared/study`).
+  scratch folder (`--emit-array /shared/study`); so is an illustration that names a file
+  of the reader's own. Neither runs, but its command (`trace merge`, `jitter-trace convert`)
+  must exist and every `--flag` it shows must be in that command's `--help`; so must every
+  command in running text (`` `clustersim compare ... --by-size` ``).
 
 Usage: commands.py CLUSTERSIM_BINARY REPO_ROOT FILE.md...   (exit 0: every command held)
 """
@@ -29,6 +32,7 @@ import doctest  # noqa: E402  (tests/doc/doctest.py: its runner)
 COMMAND = re.compile(r"^\s*(?:\$ )?((?:\./build/tools/)?clustersim(?: |$).*)$")
 OUTPUT = re.compile(r"^clustersim [a-z-]+: ")  # "clustersim run: model ..." is output
 MISSING = re.compile(r"clustersim: error: ([^:\s]+): cannot (?:read|open)")
+INLINE = re.compile(r"`((?:\./build/tools/)?clustersim [^`]+)`")
 PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9._/-])[A-Z][A-Z0-9_]*(?:\.[a-z]+)?(?![A-Za-z0-9])")
 
 
@@ -92,12 +96,50 @@ def synopsis(cmd, root):
     return ""
 
 
+HELP = {}
+
+
+def help_of(binary, path):
+    """`clustersim PATH --help` (cached), "" if the command does not exist."""
+    key = " ".join(path)
+    if key not in HELP:
+        p = subprocess.run([binary, *path, "--help"], capture_output=True, text=True, timeout=60)
+        HELP[key] = p.stdout if p.returncode == 0 else ""
+    return HELP[key]
+
+
+def check_synopsis(binary, cmd):
+    """What a synopsis names that the command line does not have ("" if all is there): its
+    command (and nested command) must exist, and each --flag it shows must be one of that
+    command's flags."""
+    words = re.sub(r"[\[\]]", " ", cmd).split()
+    words = words[1:]  # clustersim
+    path = []
+    for w in words:
+        if w.startswith("-") or not re.fullmatch(r"[a-z][a-z-]*", w):
+            break
+        subs = re.findall(r"^  ([a-z][a-z-]*) ", help_of(binary, path).split("Subcommands:")[-1]
+                          if "Subcommands:" in help_of(binary, path) else "", re.M)
+        if w not in subs:
+            break
+        path.append(w)
+    if not path and words and not words[0].startswith("-"):
+        return f"no command '{words[0]}'"
+    text = help_of(binary, path)
+    if not text:
+        return f"no command '{' '.join(path)}'"
+    flags = set(re.findall(r"(?:^|[ ,])(--[a-z][a-z0-9-]*)", text, re.M))
+    missing = [f for f in re.findall(r"(?:^|\s)(--[a-z][a-z0-9-]*)", " ".join(words))
+               if f not in flags]
+    return f"'{' '.join(path)}' has no {', '.join(missing)}" if missing else ""
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
         return 2
     binary, root, files = sys.argv[1], sys.argv[2], sys.argv[3:]
-    ran = failed = skipped = covered = 0
+    ran = failed = skipped = covered = stale = inline = 0
     status = git_status(root)
     for path in files:
         for start, cmds, marked in blocks(path):
@@ -109,7 +151,12 @@ def main():
                 why = synopsis(cmd, root)
                 if why:
                     skipped += 1
-                    print(f"skip {path}:{line}: {why}: {cmd}")
+                    # Not run, but its command and flags must be the command line's own.
+                    if wrong := check_synopsis(binary, cmd):
+                        stale += 1
+                        print(f"FAIL {path}:{line}: {why}: {wrong}: {cmd}")
+                    else:
+                        print(f"skip {path}:{line}: {why}, its command and flags exist: {cmd}")
                 else:
                     runnable.append((line, cmd, error))
             # One scratch folder per block: the commands before a failing example, then it.
@@ -122,8 +169,12 @@ def main():
                 own = MISSING.search(text)
                 if code != 0 and own and not os.path.exists(os.path.join(root, own.group(1))):
                     skipped += 1
-                    print(f"skip {path}:{line}: names a file of the reader's own "
-                          f"({own.group(1)}): {cmd}")
+                    if wrong := check_synopsis(binary, cmd):
+                        stale += 1
+                        print(f"FAIL {path}:{line}: {wrong}: {cmd}")
+                    else:
+                        print(f"skip {path}:{line}: names a file of the reader's own "
+                              f"({own.group(1)}), its command and flags exist: {cmd}")
                     continue
                 ran += 1
                 if error is None and code != 0:
@@ -138,13 +189,27 @@ def main():
                     print(f"ok   {path}:{line}: {cmd}")
                 if error is None:
                     done.append((line, cmd, error))
+        # Commands in running text (`clustersim run ... --json`): their commands and flags.
+        fenced = False
+        for n, text in enumerate(open(path, encoding="utf-8").read().split("\n"), 1):
+            if text.strip().startswith("```"):
+                fenced = not fenced
+                continue
+            if fenced:
+                continue
+            for cmd in INLINE.findall(text):
+                inline += 1
+                if wrong := check_synopsis(binary, cmd):
+                    stale += 1
+                    print(f"FAIL {path}:{n}: in the text: {wrong}: {cmd}")
     # The commands run in scratch folders: none may write into the checkout.
     if status is not None and git_status(root) != status:
         failed += 1
         print("FAIL a command wrote into the repository: git status changed")
     print(f"{ran - failed} ran and held, {failed} failed, {covered} in doctest blocks, "
-          f"{skipped} synopses not run")
-    return 1 if failed or ran == 0 else 0
+          f"{skipped} synopses not run and {inline} commands in running text checked, {stale} "
+          f"of them naming a command or flag that does not exist")
+    return 1 if failed or stale or ran == 0 else 0
 
 
 if __name__ == "__main__":
