@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "collectives/coll_curve.hpp"
+#include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::mpi {
@@ -77,6 +78,7 @@ void MpiReader::read_collectives(pugi::xml_node n) {
         if (*v == "off")
             m.collective_curves_on = false;
         else if (*v != "on")
+            // No suggestion: 'no' is one swap from 'on' and means the opposite.
             x_.fail(n, fmt::format("<collectives> attribute 'curves': '{}' is not valid; "
                                    "expected on or off",
                                    *v));
@@ -307,9 +309,8 @@ CollectiveCurveSpec MpiReader::read_collective_curve(pugi::xml_node n) const {
     curve.scope = std::string(x_.required(n, "scope"));
     CurveScope scope{};
     if (!parse_curve_scope(curve.scope, scope))
-        x_.fail(n, fmt::format("<collective-curve> attribute 'scope': '{}' is not valid; expected "
-                               "intra_node or inter_node",
-                               curve.scope));
+        x_.fail(n, fmt::format("<collective-curve> attribute 'scope': {}",
+                               not_one_of(curve.scope, {"intra_node", "inter_node"})));
     pugi::xml_node previous;
     for (pugi::xml_node c = n.first_child(); c; c = c.next_sibling()) {
         if (c.type() != pugi::node_element || std::strcmp(c.name(), "point") != 0)

@@ -74,9 +74,8 @@ void CommReader::read(pugi::xml_node n) {
                 break;
             case Kind::Collectives:
                 if (*v != "analytic" && *v != "messages")
-                    x_.fail(n, fmt::format("<comm-model> attribute 'collectives': '{}' is not "
-                                           "valid; expected analytic or messages",
-                                           *v));
+                    x_.fail(n, fmt::format("<comm-model> attribute 'collectives': {}",
+                                           not_one_of(*v, {"analytic", "messages"})));
                 value.messages = *v == "messages";
                 break;
         }
@@ -155,9 +154,8 @@ void CommReader::read_collective(pugi::xml_node n) {
     }
     if (const auto v = x_.optional(n, "scaling")) {
         if (*v != "constant" && *v != "linear" && *v != "logarithmic") {
-            x_.fail(n, fmt::format("<collective> attribute 'scaling': '{}' is not valid; expected "
-                                   "constant, linear or logarithmic",
-                                   *v));
+            x_.fail(n, fmt::format("<collective> attribute 'scaling': {}",
+                                   not_one_of(*v, {"constant", "linear", "logarithmic"})));
         }
         coll.scaling = std::string(*v);
     }
@@ -189,9 +187,8 @@ void CommReader::read_p2p(pugi::xml_node n) {
         else if (*d == "concurrent")
             concurrent = true;
         else if (*d != "one-way")
-            x_.fail(n, fmt::format("<point-to-point> attribute 'direction': '{}' is not valid; "
-                                   "expected one-way, both or concurrent",
-                                   *d));
+            x_.fail(n, fmt::format("<point-to-point> attribute 'direction': {}",
+                                   not_one_of(*d, {"one-way", "both", "concurrent"})));
     }
     std::vector<std::pair<std::uint64_t, Bandwidth>>* curve = nullptr;
     int* line = nullptr;
@@ -206,9 +203,8 @@ void CommReader::read_p2p(pugi::xml_node n) {
         line = both ? &spec_.inter_two_way_line
                     : (concurrent ? &spec_.inter_concurrent_line : &spec_.inter_curve_line);
     } else {
-        x_.fail(n, fmt::format("<point-to-point> attribute 'scope': '{}' is not valid; expected "
-                               "intra_node or inter_node",
-                               scope));
+        x_.fail(n, fmt::format("<point-to-point> attribute 'scope': {}",
+                               not_one_of(scope, {"intra_node", "inter_node"})));
     }
     const char* direction =
         both ? " direction=\"both\"" : (concurrent ? " direction=\"concurrent\"" : "");

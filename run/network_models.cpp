@@ -11,10 +11,18 @@
 #include "models/network.hpp"
 #include "simulator/error.hpp"
 #include "simulator/spelling.hpp"
+#include "simulator/suggest.hpp"
 
 namespace clustersim::run {
-
 namespace {
+
+// The collective operations' names, for a suggestion.
+std::vector<std::string> coll_op_names() {
+    std::vector<std::string> names;
+    for (int i = 0; i < mpi::kCollOps; ++i)
+        names.emplace_back(mpi::to_string(static_cast<mpi::CollOp>(i)));
+    return names;
+}
 
 // The model's analytic communication model, with its collective rules checked.
 std::unique_ptr<net::Transport> make_analytic(const TransportContext& c) {
@@ -31,18 +39,20 @@ std::unique_ptr<net::Transport> make_analytic(const TransportContext& c) {
     for (const comm::CommCollectiveSpec& cs : spec.collectives) {
         mpi::CollOp op;
         if (!mpi::parse_coll_op(cs.operation, op))
-            throw InputError(t.source, cs.line,
-                             fmt::format("<collective> operation '{}' is not an MPI collective; "
-                                         "expected e.g. barrier, bcast, allreduce, alltoall",
-                                         cs.operation));
+            throw InputError(
+                t.source, cs.line,
+                fmt::format("<collective> operation '{}' is not an MPI "
+                            "collective{}; expected e.g. barrier, bcast, allreduce, "
+                            "alltoall",
+                            cs.operation, did_you_mean(cs.operation, coll_op_names())));
         comm::CollectiveRule r;
         r.operation = mpi::to_string(op);
         r.scaling = comm::default_scaling(r.operation);
         if (!cs.scaling.empty() && !comm::parse_scaling(cs.scaling, r.scaling))
-            throw InputError(t.source, cs.line,
-                             fmt::format("<collective> scaling '{}' is not valid; expected "
-                                         "constant, linear or logarithmic",
-                                         cs.scaling));
+            throw InputError(
+                t.source, cs.line,
+                fmt::format("<collective> scaling {}",
+                            not_one_of(cs.scaling, {"constant", "linear", "logarithmic"})));
         if (!cs.points.empty()) {
             try {
                 r.curve = comm::FittedCurve::from(cs.points);

@@ -60,6 +60,21 @@ inline std::string did_you_mean(std::string_view name, const std::vector<std::st
     return c.empty() ? std::string() : " (did you mean '" + c + "'?)";
 }
 
+// "a", "a or b", "a, b or c".
+inline std::string or_names(const std::vector<std::string>& names) {
+    std::string s;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    return s;
+}
+
+// "'x' is not valid (did you mean 'b'?); expected a, b or c": the one wording of an
+// enumerated value (an XML attribute's, a flag's) that is none of `names`.
+inline std::string not_one_of(std::string_view value, const std::vector<std::string>& names) {
+    return "'" + std::string(value) + "' is not valid" + did_you_mean(value, names) +
+           "; expected " + or_names(names);
+}
+
 // Splits "a, b, c" (the names lists the registries print) into names.
 inline std::vector<std::string> split_names(std::string_view list) {
     std::vector<std::string> out;

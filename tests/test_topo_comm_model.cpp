@@ -303,6 +303,16 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bad_collectives", R"(<comm-model model="simple" collectives="simulated"/>)", 2,
                 "<comm-model> attribute 'collectives': 'simulated' is not valid",
                 "expected analytic or messages"},
+        // An enumerated value one letter off is suggested (simulator/suggest.hpp, not_one_of).
+        BadCase{"collectives_misspelt", R"(<comm-model model="simple" collectives="mesages"/>)", 2,
+                "'mesages' is not valid (did you mean 'messages'?); expected analytic or messages"},
+        BadCase{"scope_misspelt",
+                R"(<comm-model model="simple"><point-to-point scope="inter_nod"/></comm-model>)", 2,
+                "(did you mean 'inter_node'?); expected intra_node or inter_node"},
+        BadCase{
+            "direction_misspelt",
+            R"(<comm-model model="simple"><point-to-point scope="inter_node" direction="bth"/></comm-model>)",
+            2, "'bth' is not valid (did you mean 'both'?); expected one-way, both or concurrent"},
         BadCase{"unknown_child", "<comm-model model=\"simple\">\n<link in=\"2\"/>\n</comm-model>",
                 3, "unknown element <link> in <comm-model>",
                 "expected one of: node-type, collective"},

@@ -159,9 +159,8 @@ class Reader final : public PartContext {
         const auto v = optional(n, "wiring");
         if (!v || *v == "clustersim") return "clustersim";
         if (*v == "simgrid") return "simgrid";
-        fail(n, fmt::format("{} attribute 'wiring': '{}' is not valid; expected clustersim or "
-                            "simgrid",
-                            tag(n), *v));
+        fail(n, fmt::format("{} attribute 'wiring': {}", tag(n),
+                            not_one_of(*v, {"clustersim", "simgrid"})));
     }
     std::string prefix_attr(pugi::xml_node n) const {
         const auto v = optional(n, "prefix");
@@ -584,8 +583,12 @@ const NodeTemplate& Reader::type_attr(pugi::xml_node n) const {
     if (it == type_index_.end()) {
         std::string names;
         for (const auto& t : types_) names += (names.empty() ? "" : ", ") + t->name;
-        fail(n, fmt::format("{} attribute 'type': unknown node-type '{}'; declared node-types: {}",
-                            tag(n), v, names.empty() ? std::string("(none)") : names));
+        std::vector<std::string> declared;
+        for (const auto& t : types_) declared.push_back(t->name);
+        fail(n,
+             fmt::format("{} attribute 'type': unknown node-type '{}'{}; declared node-types: {}",
+                         tag(n), v, did_you_mean(v, declared),
+                         names.empty() ? std::string("(none)") : names));
     }
     return *it->second;
 }

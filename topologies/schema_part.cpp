@@ -85,6 +85,7 @@ std::optional<bool> ElementReader::yes_no(pugi::xml_node n, const char* name) co
     if (!v) return std::nullopt;
     if (*v == "yes") return true;
     if (*v != "no")
+        // No suggestion: 'on' is one swap from 'no' and means the opposite.
         fail(n, fmt::format("<{}> attribute '{}': '{}' is not valid; expected yes or no", n.name(),
                             name, *v));
     return false;
