@@ -16,7 +16,9 @@
 #include "model_text.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
+#include "topologies/route_service.hpp"
 #include "topologies/routing.hpp"
+#include "topologies/summary.hpp"
 #include "trace_fixtures.hpp"
 #include "traces/import.hpp"
 
@@ -196,6 +198,48 @@ TEST(ImportSimgrid, SmallPlatformHostsLinksAndRoutes) {
     EXPECT_FALSE(has_line(i.result.unmapped, "from 'Tremblay' to 'Jupiter'"));
     // Loopback is only used in routes to self: it is no vertex.
     EXPECT_EQ(t.find_vertex("l_loopback"), topo::kNoVertex);
+}
+
+// <routes> in a model: each error at its line.
+TEST(ImportSimgrid, RoutesElementErrorsNameTheirLine) {
+    const std::string head = R"(<cluster>
+  <network model="fluid"/>
+  <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/><nic name="nic"/>
+    <cable from="s0" to="nic" latency="0ns" bandwidth="1GB/s"/></node-type>
+  <node name="a" type="t"/><node name="b" type="t"/><node name="c" type="t"/>
+  <switch name="x"/>
+  <cable from="a.nic" to="x" latency="1us" bandwidth="1GB/s"/>
+  <cable from="b.nic" to="x" latency="1us" bandwidth="1GB/s"/>
+  <cable from="c.nic" to="b.nic" latency="1us" bandwidth="1GB/s"/>
+)";
+    auto error = [&](const std::string& routes) {
+        try {
+            (void)topo::parse_model(head + routes + "</cluster>\n", "m.xml");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error("<routes><route from=\"a\" to=\"c\" via=\"x\"/></routes>\n"),
+              "m.xml:10: <route> from 'a' to 'c': no cable or edge from 'x' to 'c.nic'");
+    EXPECT_EQ(error("<routes><route from=\"a\" to=\"zz\"/></routes>\n"),
+              "m.xml:10: <route> attribute 'to': no node named 'zz'");
+    EXPECT_EQ(error("<routes nodes=\"a b\"><route from=\"a\" to=\"c\"/></routes>\n"),
+              "m.xml:10: <route> from 'a' to 'c': both must be among the <routes>' nodes");
+    EXPECT_EQ(error("<routes><route from=\"a\" to=\"b\" via=\"x\"/>\n"
+                    "<route from=\"a\" to=\"b\" via=\"x\"/></routes>\n"),
+              "m.xml:11: a second <route> from 'a' to 'b'");
+    EXPECT_EQ(error("<routes nodes=\"a b\"/><routes nodes=\"b c\"/>\n"),
+              "m.xml:10: <routes> attribute 'nodes': node 'b' is already in the complete "
+              "<routes> of line 10");
+    // A good one: a -> c over x and b, where fewest hops would be the same; c -> a not given
+    // and no table: the routing's path (c.nic - b.nic - x - a.nic).
+    const topo::Topology t = topo::parse_model(
+        head + "<routes><route from=\"a\" to=\"c\" via=\"x b.nic\"/></routes>\n</cluster>\n",
+        "m.xml");
+    ASSERT_EQ(t.given_routes.size(), 1u);
+    EXPECT_EQ(route_latency(t, "a.s0", "c.s0"), Time::us(3));
+    EXPECT_EQ(route_latency(t, "c.s0", "a.s0"), Time::us(3));
 }
 
 TEST(ImportSimgrid, FlatClustersBecomeStarsWithBackbone) {
