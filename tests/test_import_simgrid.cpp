@@ -192,6 +192,7 @@ TEST(ImportSimgrid, SmallPlatformHostsLinksAndRoutes) {
     EXPECT_EQ(route_latency(t, "Bourassa.s0", "Jupiter.s0"), Time::ns(3'416'882));
     EXPECT_FALSE(has_line(i.result.unmapped, "exact path of the route"))
         << joined(i.result.unmapped);
+    EXPECT_FALSE(has_line(i.result.unmapped, "(Full) routes")) << "every pair has its route";
     ASSERT_EQ(t.route_tables.size(), 1u);
     EXPECT_TRUE(t.route_tables[0].complete);
     EXPECT_EQ(t.route_tables[0].nodes.size(), 7u);
@@ -227,6 +228,11 @@ TEST(ImportSimgrid, FullZoneRoutesAreTakenAsGivenAndUnroutedPairsHaveNone) {
     const topo::Topology t = topo::parse_model(r.xml, "t.xml");
     EXPECT_THAT(r.xml, HasSubstr("<routes nodes=\"a b c\">"));
     EXPECT_FALSE(has_line(r.unmapped, "asymmetry")) << joined(r.unmapped);
+    EXPECT_TRUE(has_line(r.unmapped,
+                         ":3: zone 'z' (Full) routes 5 of the 6 ordered pairs of "
+                         "its 3 hosts; the other 1 has no route, as in SimGrid: a "
+                         "run that sends between two of them stops"))
+        << joined(r.unmapped);
     topo::Router router(t);
     // 6 ordered pairs: a<->b, b<->c and c->a routed; a->c is not.
     EXPECT_EQ(topo::summarize(t, router).routed_pairs, 5u);

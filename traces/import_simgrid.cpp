@@ -139,6 +139,8 @@ struct Route {
 // <route>s only, so a pair without one has no route. Its hosts and their routes become a
 // complete <routes> table of the model (topologies/README.md).
 struct FullZone {
+    std::string id;
+    int line = 0;
     std::vector<int> hosts;  // indices into hosts_, the zone's own (not its sub-zones')
     struct Given {
         int from = 0, to = 0;          // indices into hosts_
@@ -628,7 +630,7 @@ void SimgridImporter::zone(pugi::xml_node n) {
     const int saved_full = current_full_zone_;
     current_full_zone_ = -1;
     if (routing == "Full") {
-        full_zones_.emplace_back();
+        full_zones_.push_back(FullZone{id, line_of(n), {}, {}});
         current_full_zone_ = static_cast<int>(full_zones_.size() - 1);
     }
     walk(n);
@@ -1502,6 +1504,18 @@ void SimgridImporter::connect_routes() {
             if (b.bw != 0) bw = std::min(bw, b.bw);
             add_cable(a.vertex, b.vertex, a.half + b.half, bw);
         }
+    }
+    // A Full zone whose routes leave pairs of its hosts unrouted: its coverage, one line.
+    for (const FullZone& z : full_zones_) {
+        const std::size_t n = z.hosts.size(), pairs = n < 2 ? 0 : n * (n - 1);
+        if (z.routes.size() < pairs)
+            unmapped_.emplace_back(
+                z.line,
+                fmt::format("{}:{}: zone '{}' (Full) routes {} of the {} ordered pairs of "
+                            "its {} hosts; the other {} {} no route, as in SimGrid: a "
+                            "run that sends between two of them stops",
+                            path_, z.line, z.id, z.routes.size(), pairs, n, pairs - z.routes.size(),
+                            pairs - z.routes.size() == 1 ? "has" : "have"));
     }
     for (const Link& l : links_) {
         if (!l.used && !l.self_route)
