@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
-#include "simulator/suggest.hpp"
 #include "simulator/spelling.hpp"
+#include "simulator/suggest.hpp"
 
 namespace clustersim::traces {
 
