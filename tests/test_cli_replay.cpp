@@ -162,6 +162,47 @@ compute time=1s
               1'000'000'000'000);
 }
 
+// A SimGrid Full zone that routes a <-> b and b <-> c only (WRENCH's xrootd_platform.xml
+// style): imported with its real coverage (4 of 6 pairs), a trace whose message takes a given
+// route runs (1 MB over link ab, 10 us and 1 GB/s, after the rendezvous handshake's two small
+// messages: 3 x 10 us + 1 ms), one that sends a -> c stops with one line naming both hosts,
+// exit 2, as SimGrid does.
+TEST(CliReplay, AnUnroutedPairOfASimgridFullZoneStopsTheRunWithOneLine) {
+    const std::string platform = write_temp("full.xml", R"(<?xml version='1.0'?>
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf"/>
+    <host id="c" speed="1Gf"/>
+    <link id="ab" bandwidth="1GBps" latency="10us"/>
+    <link id="bc" bandwidth="1GBps" latency="20us"/>
+    <route src="a" dst="b"><link_ctn id="ab"/></route>
+    <route src="b" dst="c"><link_ctn id="bc"/></route>
+  </zone>
+</platform>
+)");
+    const Result imported = run("import simgrid " + platform);
+    ASSERT_EQ(imported.code, 0) << imported.err;
+    const std::string model = write_temp("full-model.xml", imported.out);
+    const Result v = run("validate " + model);
+    EXPECT_NE(v.out.find("routes           4 of 6 ordered socket pairs (66.67%); some sockets "
+                         "cannot reach each other"),
+              std::string::npos)
+        << v.out;
+    const std::string ranks = "0 init\n1 init\n2 init\n";
+    const std::string ok = write_temp("ab.txt", ranks + "0 send 1 1e6\n1 recv 0 1e6\n");
+    const Result r = run("run " + model + " --app trace:" + ok + " --network fluid --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out).at("simulated_time_ps").get<std::int64_t>(),
+              1'030'000'000)
+        << "request and reply (10 us each), then 1 MB at 1 GB/s (1 ms) + 10 us";
+    const std::string bad = write_temp("ac.txt", ranks + "0 send 2 1e6\n2 recv 0 1e6\n");
+    expect_bad_input("run " + model + " --app trace:" + bad + " --network fluid",
+                     ": no route from node 'a' to node 'c': this <routes> table (a SimGrid Full "
+                     "zone's) gives none for the pair, which the run needs; SimGrid stops there "
+                     "too");
+}
+
 TEST(CliReplay, BadInputs) {
     const std::string m = example("two-nodes.xml");
     // A receive with no matching send: a deadlock naming the ranks and operations.

@@ -16,7 +16,9 @@
 #include "model_text.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
+#include "topologies/route_service.hpp"
 #include "topologies/routing.hpp"
+#include "topologies/summary.hpp"
 #include "trace_fixtures.hpp"
 #include "traces/import.hpp"
 
@@ -182,20 +184,120 @@ TEST(ImportSimgrid, SmallPlatformHostsLinksAndRoutes) {
         for (const auto& b : t.nodes)
             EXPECT_TRUE(router.reachable(a.sockets[0].vertex, b.sockets[0].vertex))
                 << a.name << " -> " << b.name;
-    // Fewest-hop routing over the drawn graph shortcuts 12 of the 21 routes between two
-    // hosts (e.g. Jupiter -> Bourassa through link 145 alone); each is reported.
-    const auto shortcut =
-        std::count_if(i.result.unmapped.begin(), i.result.unmapped.end(), [](const std::string& l) {
-            return l.find("exact path of the route") != std::string::npos;
-        });
-    EXPECT_EQ(shortcut, 12) << joined(i.result.unmapped);
-    EXPECT_TRUE(has_line(i.result.unmapped,
-                         "small_platform.xml:87: exact path of the route from 'Jupiter' to "
-                         "'Bourassa' not mapped"))
+    // SimGrid's Full routes are the routes taken (a complete <routes> table): Jupiter ->
+    // Bourassa crosses links 9, 4, 3, 2, 0, 1, 6, 7 as the platform says (3.416882 ms, 7.21
+    // MB/s at link 9), where the fewest-hop path over the drawn graph took link 145 alone
+    // (410.5 us); no route is reported as a shortcut any more.
+    EXPECT_EQ(route_latency(t, "Jupiter.s0", "Bourassa.s0"), Time::ns(3'416'882));
+    EXPECT_EQ(route_latency(t, "Bourassa.s0", "Jupiter.s0"), Time::ns(3'416'882));
+    EXPECT_FALSE(has_line(i.result.unmapped, "exact path of the route"))
         << joined(i.result.unmapped);
-    EXPECT_FALSE(has_line(i.result.unmapped, "from 'Tremblay' to 'Jupiter'"));
+    EXPECT_FALSE(has_line(i.result.unmapped, "(Full) routes")) << "every pair has its route";
+    ASSERT_EQ(t.route_tables.size(), 1u);
+    EXPECT_TRUE(t.route_tables[0].complete);
+    EXPECT_EQ(t.route_tables[0].nodes.size(), 7u);
+    EXPECT_EQ(t.given_routes.size(), 42u) << "21 symmetrical routes, both directions";
+    topo::Router counting(t);
+    EXPECT_EQ(topo::summarize(t, counting).routed_pairs, 42u);
     // Loopback is only used in routes to self: it is no vertex.
     EXPECT_EQ(t.find_vertex("l_loopback"), topo::kNoVertex);
+}
+
+// A Full zone whose routes leave pairs unrouted (WRENCH's xrootd_platform.xml): SimGrid has
+// no route for them and stops when one communicates. Imported with its real coverage, each
+// given route the route taken (one way for symmetrical="NO"), and the first message between
+// an unrouted pair one InputError naming both hosts and the table's line.
+TEST(ImportSimgrid, FullZoneRoutesAreTakenAsGivenAndUnroutedPairsHaveNone) {
+    const TempFile f(R"(<?xml version='1.0'?>
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf"/>
+    <host id="c" speed="1Gf"/>
+    <link id="ab" bandwidth="1GBps" latency="10us"/>
+    <link id="bc" bandwidth="1GBps" latency="20us"/>
+    <link id="slow" bandwidth="1MBps" latency="1ms"/>
+    <link id="slow2" bandwidth="2MBps" latency="2ms"/>
+    <route src="a" dst="b"><link_ctn id="ab"/></route>
+    <route src="b" dst="c"><link_ctn id="bc"/></route>
+    <route src="c" dst="a" symmetrical="NO"><link_ctn id="bc"/><link_ctn id="slow"/><link_ctn id="slow2"/><link_ctn id="ab"/></route>
+  </zone>
+</platform>
+)");
+    const ImportResult r = import_simgrid(f.path());
+    const topo::Topology t = topo::parse_model(r.xml, "t.xml");
+    EXPECT_THAT(r.xml, HasSubstr("<routes nodes=\"a b c\">"));
+    EXPECT_FALSE(has_line(r.unmapped, "asymmetry")) << joined(r.unmapped);
+    EXPECT_TRUE(has_line(r.unmapped,
+                         ":3: zone 'z' (Full) routes 5 of the 6 ordered pairs of "
+                         "its 3 hosts; the other 1 has no route, as in SimGrid: a "
+                         "run that sends between two of them stops"))
+        << joined(r.unmapped);
+    topo::Router router(t);
+    // 6 ordered pairs: a<->b, b<->c and c->a routed; a->c is not.
+    EXPECT_EQ(topo::summarize(t, router).routed_pairs, 5u);
+    const topo::VertexId a = t.find_vertex("a.s0"), c = t.find_vertex("c.s0");
+    EXPECT_FALSE(router.reachable(a, c));
+    EXPECT_EQ(router.unrouted_table(a, c), 0);
+    EXPECT_EQ(router.unrouted_table(c, a), -1);
+    // c -> a as given: bc, slow, slow2, ab (20us + 1ms + 2ms + 10us), not the fewest-hop
+    // path over b (c.nic, l_bc, b.nic, l_ab, a.nic: 30 us).
+    EXPECT_EQ(route_latency(t, "c.s0", "a.s0"), Time::us(3'030));
+    EXPECT_EQ(route_latency(t, "a.s0", "b.s0"), Time::us(10));
+    const topo::RouteService routes(t, router);
+    EXPECT_EQ(routes.route(c, a).bottleneck.bytes_per_s, 1'000'000u);
+    try {
+        (void)routes.route(a, c);
+        ADD_FAILURE() << "a -> c has no route";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  fmt::format("t.xml:{}: no route from node 'a' to node 'c': this <routes> "
+                              "table (a SimGrid Full zone's) gives none for the pair, which the "
+                              "run needs; SimGrid stops there too",
+                              t.route_tables.at(0).line));
+    }
+}
+
+// <routes> in a model: each error at its line.
+TEST(ImportSimgrid, RoutesElementErrorsNameTheirLine) {
+    const std::string head = R"(<cluster>
+  <network model="fluid"/>
+  <node-type name="t" memory="1GiB"><socket name="s0" cores="1" speed="1G"/><nic name="nic"/>
+    <cable from="s0" to="nic" latency="0ns" bandwidth="1GB/s"/></node-type>
+  <node name="a" type="t"/><node name="b" type="t"/><node name="c" type="t"/>
+  <switch name="x"/>
+  <cable from="a.nic" to="x" latency="1us" bandwidth="1GB/s"/>
+  <cable from="b.nic" to="x" latency="1us" bandwidth="1GB/s"/>
+  <cable from="c.nic" to="b.nic" latency="1us" bandwidth="1GB/s"/>
+)";
+    auto error = [&](const std::string& routes) {
+        try {
+            (void)topo::parse_model(head + routes + "</cluster>\n", "m.xml");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error("<routes><route from=\"a\" to=\"c\" via=\"x\"/></routes>\n"),
+              "m.xml:10: <route> from 'a' to 'c': no cable or edge from 'x' to 'c.nic'");
+    EXPECT_EQ(error("<routes><route from=\"a\" to=\"zz\"/></routes>\n"),
+              "m.xml:10: <route> attribute 'to': no node named 'zz'");
+    EXPECT_EQ(error("<routes nodes=\"a b\"><route from=\"a\" to=\"c\"/></routes>\n"),
+              "m.xml:10: <route> from 'a' to 'c': both must be among the <routes>' nodes");
+    EXPECT_EQ(error("<routes><route from=\"a\" to=\"b\" via=\"x\"/>\n"
+                    "<route from=\"a\" to=\"b\" via=\"x\"/></routes>\n"),
+              "m.xml:11: a second <route> from 'a' to 'b'");
+    EXPECT_EQ(error("<routes nodes=\"a b\"/><routes nodes=\"b c\"/>\n"),
+              "m.xml:10: <routes> attribute 'nodes': node 'b' is already in the complete "
+              "<routes> of line 10");
+    // A good one: a -> c over x and b, where fewest hops would be the same; c -> a not given
+    // and no table: the routing's path (c.nic - b.nic - x - a.nic).
+    const topo::Topology t = topo::parse_model(
+        head + "<routes><route from=\"a\" to=\"c\" via=\"x b.nic\"/></routes>\n</cluster>\n",
+        "m.xml");
+    ASSERT_EQ(t.given_routes.size(), 1u);
+    EXPECT_EQ(route_latency(t, "a.s0", "c.s0"), Time::us(3));
+    EXPECT_EQ(route_latency(t, "c.s0", "a.s0"), Time::us(3));
 }
 
 TEST(ImportSimgrid, FlatClustersBecomeStarsWithBackbone) {

@@ -210,9 +210,10 @@ OTF2_TimeStamp no_time(void*, OTF2_FileType, OTF2_LocationRef) {
     return 0;
 }
 
-// A one-rank archive whose events are `events(writer)`: region 0 is "MPI_Barrier".
+// A one-rank archive whose events are `events(writer)`: region 0 is "MPI_Barrier". Its
+// definitions announce `extra` events more than the event file holds (APEX's archives).
 template <typename F>
-std::string hand_written_archive(const std::string& name, F events) {
+std::string hand_written_archive(const std::string& name, F events, std::uint64_t extra = 0) {
     const fs::path dir = fs::path(temp(name));
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -239,7 +240,7 @@ std::string hand_written_archive(const std::string& name, F events) {
     OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 0, 0, 0, OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     OTF2_GlobalDefWriter_WriteLocationGroup(d, 0, 2, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                             OTF2_UNDEFINED_LOCATION_GROUP);
-    OTF2_GlobalDefWriter_WriteLocation(d, 0, 2, OTF2_LOCATION_TYPE_CPU_THREAD, n, 0);
+    OTF2_GlobalDefWriter_WriteLocation(d, 0, 2, OTF2_LOCATION_TYPE_CPU_THREAD, n + extra, 0);
     OTF2_Archive_CloseGlobalDefWriter(a, d);
     OTF2_Archive_Close(a);
     return (dir / "bad.otf2").string();
@@ -288,6 +289,70 @@ TEST(Otf2Reader, MalformedEventStreamsNameTheEvent) {
     EXPECT_EQ(kinds(t, 0), (std::map<std::string, int>{{"compute", 1}, {"unmodeled", 1}}))
         << "no MpiCollectiveEnd event: the barrier is unmodeled";
     EXPECT_EQ(records(t, 0).back().end, Time::ns(20));
+}
+
+TEST(Otf2Reader, DefinitionsAnnouncingMoreEventsThanTheFileHoldsReadWithOneWarning) {
+    // Two barriers written, five events announced: the four events are read, one warning.
+    auto two_barriers = [](OTF2_EvtWriter* w) {
+        OTF2_EvtWriter_Enter(w, nullptr, 10, 0);
+        OTF2_EvtWriter_Leave(w, nullptr, 20, 0);
+        OTF2_EvtWriter_Enter(w, nullptr, 50, 0);
+        OTF2_EvtWriter_Leave(w, nullptr, 80, 0);
+    };
+    const std::string path = hand_written_archive("apex", two_barriers, 1);
+    ReadReport report;
+    const Trace t = read_with(otf2_reader(), path, report);
+    ASSERT_EQ(t.ranks(), 1u);
+    EXPECT_EQ(kinds(t, 0), (std::map<std::string, int>{{"compute", 2}, {"unmodeled", 2}}));
+    EXPECT_EQ(records(t, 0).back().end, Time::ns(80));
+    ASSERT_EQ(report.warnings.size(), 1u);
+    EXPECT_EQ(report.warnings[0],
+              "1 of 1 location: the event file holds another number of events than the "
+              "definitions announce (location 0 (rank 0): 4 of 5 events): read as far as the "
+              "OTF2 library reads; the run replays what was read");
+    // trace_warnings prints it first, as the run does, then the cut: no MPI_Finalize here.
+    const std::string lines = trace_warnings(t, report, path);
+    EXPECT_EQ(lines.substr(0, lines.find('\n') + 1),
+              "clustersim: warning: " + path + ": " + report.warnings[0] + "\n");
+    // The events end inside a call: that call was cut by the recording and is dropped.
+    ReadReport open;
+    const Trace o = read_with(otf2_reader(),
+                              hand_written_archive(
+                                  "apex-open",
+                                  [](OTF2_EvtWriter* w) {
+                                      OTF2_EvtWriter_Enter(w, nullptr, 10, 0);
+                                      OTF2_EvtWriter_Leave(w, nullptr, 20, 0);
+                                      OTF2_EvtWriter_Enter(w, nullptr, 50, 0);
+                                  },
+                                  3),
+                              open);
+    EXPECT_EQ(kinds(o, 0), (std::map<std::string, int>{{"compute", 1}, {"unmodeled", 1}}));
+    ASSERT_EQ(open.warnings.size(), 1u);
+    EXPECT_NE(open.warnings[0].find("(location 0 (rank 0): 3 of 6 events, its last call "
+                                    "(MPI_Barrier) cut)"),
+              std::string::npos)
+        << open.warnings[0];
+    // Counts that agree: no warning.
+    ReadReport whole;
+    (void)read_with(otf2_reader(), hand_written_archive("whole", two_barriers), whole);
+    EXPECT_TRUE(whole.warnings.empty());
+}
+
+TEST(Otf2Reader, AnEventFileTheLibraryCannotReadIsStillAnError) {
+    // A chunk cut in the middle of an event: the OTF2 library returns an error code, which
+    // stays the one-line error naming the archive, the location and the event.
+    const std::string path = hand_written_archive("broken", [](OTF2_EvtWriter* w) {
+        for (int i = 0; i < 100; ++i) {
+            OTF2_EvtWriter_Enter(w, nullptr, 10 + 20 * i, 0);
+            OTF2_EvtWriter_Leave(w, nullptr, 20 + 20 * i, 0);
+        }
+    });
+    const fs::path evt = fs::path(path).parent_path() / "bad" / "0.evt";
+    fs::resize_file(evt, fs::file_size(evt) / 2);
+    const std::string m = read_error(path);
+    EXPECT_EQ(m.rfind(path + ": location 0 (rank 0) event ", 0), 0u) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_EQ(m.find("announce"), std::string::npos) << m;
 }
 
 // Records of two traces are equal, counts and paths compared by content.

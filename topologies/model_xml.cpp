@@ -9,6 +9,8 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -29,9 +31,9 @@ namespace clustersim::topo {
 namespace {
 
 // The elements the core reader owns; every other one belongs to a registered SchemaPart.
-constexpr std::array<std::string_view, 12> kTopLevel{
-    "network", "node-type", "node", "nodes",    "switch", "memory-node",
-    "cable",   "edge",      "star", "fat-tree", "torus",  "dragonfly"};
+constexpr std::array<std::string_view, 13> kTopLevel{
+    "network", "node-type", "node",  "nodes",    "switch", "memory-node", "cable",
+    "edge",    "star",      "torus", "fat-tree", "routes", "dragonfly"};
 constexpr std::array<std::string_view, 6> kTypeChildren{"socket", "memory-node", "switch",
                                                         "nic",    "cable",       "edge"};
 
@@ -154,6 +156,8 @@ class Reader final : public PartContext {
     const NodeTemplate& type_attr(pugi::xml_node n) const;
     void read_vertex(pugi::xml_node n);
     void read_edge(pugi::xml_node n);
+    // <routes> (routes the model gives, SimGrid's explicit routes), once the graph is built.
+    void read_routes(pugi::xml_node root, Topology& t) const;
     // wiring="clustersim" (default) or "simgrid" (<torus>, <dragonfly>).
     std::string_view wiring_attr(pugi::xml_node n) const {
         const auto v = optional(n, "wiring");
@@ -412,7 +416,98 @@ Topology Reader::read() {
 
     // Pass 4: the parts that name nodes.
     read_parts(ReadStage::AfterGraph, root);
-    return std::move(tb_).build(std::move(name), file());
+    Topology t = std::move(tb_).build(std::move(name), file());
+    read_routes(root, t);
+    return t;
+}
+
+// <routes [nodes="A B ..."]><route from="A" to="B" via="v1 v2 ..."/>...</routes>: a message
+// from node A's NIC to node B's crosses the `via` vertices in order (one direction; a route
+// back is a route of its own). With `nodes` the table is complete, as SimGrid's Full zone:
+// an ordered pair of distinct `nodes` without a route in it has none at all.
+void Reader::read_routes(pugi::xml_node root, Topology& t) const {
+    if (!root.child("routes")) return;
+    if (!fixed_path(t.settings.routing))
+        fail(root.child("routes"),
+             fmt::format("<routes> needs a routing that keeps one path per pair; the "
+                         "<network>'s '{}' spreads a pair's packets over several",
+                         to_string(t.settings.routing)));
+    std::unordered_map<std::string_view, std::uint32_t> node_of;
+    for (std::uint32_t i = 0; i < t.nodes.size(); ++i) node_of.emplace(t.nodes[i].name, i);
+    auto words = [](std::string_view text) {
+        std::vector<std::string> out;
+        std::istringstream in{std::string(text)};
+        for (std::string w; in >> w;) out.push_back(w);
+        return out;
+    };
+    auto node = [&](pugi::xml_node n, const char* attr, const std::string& v) {
+        const auto it = node_of.find(v);
+        if (it == node_of.end())
+            fail(n, fmt::format("{} attribute '{}': no node named '{}'", tag(n), attr, v));
+        return it->second;
+    };
+    std::unordered_map<std::uint32_t, int> in_complete;  // node -> line of its complete table
+    std::set<std::pair<std::uint32_t, std::uint32_t>> given;
+    for (pugi::xml_node r = root.child("routes"); r; r = r.next_sibling("routes")) {
+        check_attributes(r, {"nodes"});
+        RouteTable table;
+        table.line = line_of(r);
+        std::set<std::uint32_t> members;
+        if (const auto v = optional(r, "nodes")) {
+            table.complete = true;
+            for (const std::string& w : words(*v)) {
+                const std::uint32_t n = node(r, "nodes", w);
+                if (!members.insert(n).second) continue;
+                if (const auto [it, fresh] = in_complete.emplace(n, table.line); !fresh)
+                    fail(r, fmt::format("<routes> attribute 'nodes': node '{}' is already in "
+                                        "the complete <routes> of line {}",
+                                        w, it->second));
+                table.nodes.push_back(n);
+            }
+        }
+        const auto index = static_cast<std::int32_t>(t.route_tables.size());
+        for (pugi::xml_node c = r.first_child(); c; c = c.next_sibling()) {
+            if (c.type() != pugi::node_element || std::string_view(c.name()) != "route")
+                fail(c, "unexpected content in <routes>; expected only <route> elements");
+            check_attributes(c, {"from", "to", "via"});
+            GivenRoute g;
+            g.table = index;
+            g.line = line_of(c);
+            g.from = node(c, "from", std::string(required(c, "from")));
+            g.to = node(c, "to", std::string(required(c, "to")));
+            if (g.from == g.to)
+                fail(c, fmt::format("<route> from node '{}' to itself; a node's own messages "
+                                    "take its loopback",
+                                    t.nodes[g.from].name));
+            if (table.complete && (!members.count(g.from) || !members.count(g.to)))
+                fail(c, fmt::format("<route> from '{}' to '{}': both must be among the "
+                                    "<routes>' nodes",
+                                    t.nodes[g.from].name, t.nodes[g.to].name));
+            if (!given.emplace(g.from, g.to).second)
+                fail(c, fmt::format("a second <route> from '{}' to '{}'", t.nodes[g.from].name,
+                                    t.nodes[g.to].name));
+            VertexId at = t.nodes[g.from].nic;
+            const std::vector<std::string> via =
+                optional(c, "via") ? words(*optional(c, "via")) : std::vector<std::string>{};
+            for (std::size_t i = 0; i <= via.size(); ++i) {
+                const VertexId next = i < via.size() ? t.find_vertex(via[i]) : t.nodes[g.to].nic;
+                if (next == kNoVertex)
+                    fail(c, fmt::format("<route> attribute 'via': no vertex named '{}'", via[i]));
+                bool joined = false;
+                for (auto [e, end] = t.out_edge_range(at); e < end && !joined; ++e)
+                    joined = t.target_of(e) == next;
+                if (!joined)
+                    fail(c, fmt::format("<route> from '{}' to '{}': no cable or edge from '{}' "
+                                        "to '{}'",
+                                        t.nodes[g.from].name, t.nodes[g.to].name, t.vertex(at).name,
+                                        t.vertex(next).name));
+                if (i < via.size()) g.via.push_back(next);
+                at = next;
+            }
+            t.given_routes.push_back(std::move(g));
+        }
+        t.route_tables.push_back(std::move(table));
+    }
 }
 
 void Reader::read_network(pugi::xml_node n) {

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "simulator/error.hpp"
+
 namespace clustersim::topo {
 
 RouteService::RouteService(const Topology& topology, const Router& router)
@@ -11,9 +13,21 @@ RouteService::RouteService(const Topology& topology, const Router& router)
 
 void RouteService::append(VertexId a, VertexId b, Route& out) const {
     if (a == b) return;
-    if (!router_.append_path(a, b, out.edges))
-        throw std::runtime_error(
-            fmt::format("no route from '{}' to '{}'", topo_.vertex(a).name, topo_.vertex(b).name));
+    if (router_.append_path(a, b, out.edges)) return;
+    // A pair a complete <routes> table leaves unrouted (SimGrid's Full zone): the platform's
+    // error, as SimGrid's, at the first message between them.
+    if (const std::int32_t t = router_.unrouted_table(a, b); t >= 0) {
+        const auto& node = [&](VertexId v) -> const std::string& {
+            return topo_.nodes[static_cast<std::size_t>(topo_.vertex(v).node)].name;
+        };
+        throw InputError(topo_.source, topo_.route_tables[static_cast<std::size_t>(t)].line,
+                         fmt::format("no route from node '{}' to node '{}': this <routes> table "
+                                     "(a SimGrid Full zone's) gives none for the pair, which "
+                                     "the run needs; SimGrid stops there too",
+                                     node(a), node(b)));
+    }
+    throw std::runtime_error(
+        fmt::format("no route from '{}' to '{}'", topo_.vertex(a).name, topo_.vertex(b).name));
 }
 
 void RouteService::route_path(VertexId src, VertexId dst, Route& out, VertexId via) const {

@@ -45,7 +45,9 @@ class RouteService {
 
     // The route from `src` to `dst`, minimal, or through the Valiant router `via` when it is
     // not kNoVertex. Throws std::runtime_error "no route from 'a' to 'b'" (or "socket 'a' has
-    // no link") when the graph has none. `out` is overwritten (its storage reused).
+    // no link") when the graph has none, and an InputError naming the two nodes and the
+    // table's line when a complete <routes> table leaves the pair unrouted (SimGrid's Full
+    // zone). `out` is overwritten (its storage reused).
     void route(VertexId src, VertexId dst, Route& out, VertexId via = kNoVertex) const;
     Route route(VertexId src, VertexId dst, VertexId via = kNoVertex) const {
         Route r;

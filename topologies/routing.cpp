@@ -151,6 +151,55 @@ Router::Router(const Topology& topology) : topo_(topology) {
         for (std::size_t k = 0; k < f.nics.size(); ++k)
             fabric_nics_[f.nics[k]] = FabricPos{static_cast<std::uint32_t>(i), k};
     }
+
+    // Routes the model gives (model_xml.cpp checked that an edge joins each step).
+    for (const GivenRoute& g : topo_.given_routes) {
+        std::vector<EdgeId> edges;
+        VertexId at = topo_.nodes[g.from].nic;
+        for (std::size_t i = 0; i <= g.via.size(); ++i) {
+            const VertexId next = i < g.via.size() ? g.via[i] : topo_.nodes[g.to].nic;
+            edges.push_back(edge_between(at, next));
+            at = next;
+        }
+        given_[pair_key(topo_.nodes[g.from].nic, topo_.nodes[g.to].nic)] = std::move(edges);
+    }
+    for (std::size_t i = 0; i < topo_.route_tables.size(); ++i)
+        if (topo_.route_tables[i].complete)
+            for (const std::uint32_t n : topo_.route_tables[i].nodes)
+                complete_table_[topo_.nodes[n].nic] = static_cast<std::int32_t>(i);
+    special_ = !fabric_nics_.empty() || !given_.empty() || !complete_table_.empty();
+}
+
+Router::Given Router::given_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const {
+    const VertexId nf = nic_of(from), nt = nic_of(to);
+    if (nf == kNoVertex || nt == kNoVertex || nf == nt) return Given::None;
+    const auto it = given_.find(pair_key(nf, nt));
+    if (it == given_.end()) {
+        const auto a = complete_table_.find(nf), b = complete_table_.find(nt);
+        return a != complete_table_.end() && b != complete_table_.end() && a->second == b->second
+                   ? Given::Unrouted
+                   : Given::None;
+    }
+    out = from == nf ? std::vector<EdgeId>{} : graph_path(from, nf);
+    if (from != nf && out.empty()) return Given::Unrouted;
+    out.insert(out.end(), it->second.begin(), it->second.end());
+    if (to != nt) {
+        const std::vector<EdgeId> tail = graph_path(nt, to);
+        if (tail.empty()) return Given::Unrouted;
+        out.insert(out.end(), tail.begin(), tail.end());
+    }
+    return Given::Path;
+}
+
+std::int32_t Router::unrouted_table(VertexId from, VertexId to) const {
+    if (complete_table_.empty()) return -1;
+    const VertexId nf = nic_of(from), nt = nic_of(to);
+    if (nf == kNoVertex || nt == kNoVertex || nf == nt || given_.count(pair_key(nf, nt)) != 0)
+        return -1;
+    const auto a = complete_table_.find(nf), b = complete_table_.find(nt);
+    return a != complete_table_.end() && b != complete_table_.end() && a->second == b->second
+               ? a->second
+               : -1;
 }
 
 EdgeId Router::edge_between(VertexId a, VertexId b, std::uint64_t k) const {
@@ -161,10 +210,6 @@ EdgeId Router::edge_between(VertexId a, VertexId b, std::uint64_t k) const {
 }
 
 bool Router::fabric_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const {
-    auto nic_of = [&](VertexId v) {
-        const std::int32_t node = topo_.vertex(v).node;
-        return node < 0 ? kNoVertex : topo_.nodes[static_cast<std::size_t>(node)].nic;
-    };
     const VertexId nf = nic_of(from), nt = nic_of(to);
     if (nf == kNoVertex || nt == kNoVertex || nf == nt) return false;
     const auto a = fabric_nics_.find(nf), b = fabric_nics_.find(nt);
@@ -364,7 +409,7 @@ void Router::candidates(VertexId v, VertexId dst, std::vector<EdgeId>& out) cons
 }
 
 EdgeId Router::next_hop(VertexId v, VertexId dst) {
-    if (!fabric_nics_.empty()) return peek_hop(v, dst);
+    if (special_) return peek_hop(v, dst);
     const EdgeId* first = nullptr;
     std::uint32_t count = 0;
     if (tree_hop(v, dst, first, count)) {  // the common case, without copying
@@ -379,9 +424,17 @@ EdgeId Router::next_hop(VertexId v, VertexId dst) {
 }
 
 EdgeId Router::peek_hop(VertexId v, VertexId dst) const {
-    if (!fabric_nics_.empty()) {
+    if (special_) {
         std::vector<EdgeId> p;
-        if (fabric_path(v, dst, p)) return p.empty() ? kNoEdge : p.front();
+        switch (given_path(v, dst, p)) {
+            case Given::Path:
+                return p.empty() ? kNoEdge : p.front();
+            case Given::Unrouted:
+                return kNoEdge;
+            case Given::None:
+                break;
+        }
+        if (!fabric_nics_.empty() && fabric_path(v, dst, p)) return p.empty() ? kNoEdge : p.front();
     }
     std::vector<EdgeId> c;
     candidates(v, dst, c);
@@ -410,9 +463,18 @@ std::vector<EdgeId> Router::path(VertexId from, VertexId to) const {
 }
 
 bool Router::append_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const {
-    if (!fabric_nics_.empty()) {
+    if (special_) {
         std::vector<EdgeId> p;
-        if (fabric_path(from, to, p)) {
+        switch (given_path(from, to, p)) {
+            case Given::Path:
+                out.insert(out.end(), p.begin(), p.end());
+                return !p.empty();
+            case Given::Unrouted:
+                return false;
+            case Given::None:
+                break;
+        }
+        if (!fabric_nics_.empty() && fabric_path(from, to, p)) {
             out.insert(out.end(), p.begin(), p.end());
             return !p.empty();
         }

@@ -60,8 +60,12 @@ class Router {
         return TreeLink{i.parent, i.up_count ? up_edges_[i.up_first] : kNoEdge,
                         i.down_count ? down_edges_[i.down_first] : kNoEdge};
     }
-    // False when some paths follow a routed fabric's rule instead (fabric_path).
-    bool tree_routes() const { return fabric_nics_.empty(); }
+    // False when some paths follow a routed fabric's rule or a route the model gives
+    // (fabric_path, given_path) instead.
+    bool tree_routes() const { return !special_; }
+    // The <routes> table whose `nodes` hold the nodes of both vertices and which gives no
+    // route between them (SimGrid's Full zone leaves the pair unrouted), or -1.
+    std::int32_t unrouted_table(VertexId from, VertexId to) const;
 
     std::size_t core_size() const { return core_vertices_.size(); }
     std::size_t tables_built() const { return tables_built_; }
@@ -74,6 +78,21 @@ class Router {
     bool append_graph_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const;
     // The first of candidates(v, dst), without filling a vector; kNoEdge if none.
     EdgeId first_candidate(VertexId v, VertexId dst) const;
+    // A route the model gives between the nodes of `from` and `to` (Topology::given_routes):
+    // Path (out filled: from up to its NIC, the given route, down to `to`), Unrouted (a
+    // complete table leaves the pair without a route) or None (the routing decides).
+    enum class Given { None, Path, Unrouted };
+    Given given_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const;
+    VertexId nic_of(VertexId v) const {
+        const std::int32_t node = topo_.vertex(v).node;
+        return node < 0 ? kNoVertex : topo_.nodes[static_cast<std::size_t>(node)].nic;
+    }
+    static std::uint64_t pair_key(VertexId a, VertexId b) {
+        return (static_cast<std::uint64_t>(a) << 32) | b;
+    }
+    std::unordered_map<std::uint64_t, std::vector<EdgeId>> given_;  // (NIC, NIC) -> edges
+    std::unordered_map<VertexId, std::int32_t> complete_table_;     // NIC -> complete table
+    bool special_ = false;  // fabric_nics_ or given routes: paths are not tree paths
     // SimGrid's cluster-zone routes (topologies/README.md, Routing): true and `out` filled if
     // `from` and `to` are in nodes of one routed fabric (different NICs).
     bool fabric_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const;

@@ -149,6 +149,22 @@ struct Fabric {
     int line = 0;
 };
 
+// A route the model gives (<routes>: SimGrid's explicit <route>s): between the NICs of two
+// nodes, the vertices a message crosses, in order. A route given is the route taken.
+struct GivenRoute {
+    std::uint32_t from = 0, to = 0;  // node indices
+    std::vector<VertexId> via;       // between the two NICs
+    std::int32_t table = 0;          // index into Topology::route_tables
+    int line = 0;
+};
+// One <routes> element. `complete` (its `nodes` attribute, SimGrid's Full zone): an ordered
+// pair of distinct `nodes` without a route in it has no route at all.
+struct RouteTable {
+    bool complete = false;
+    std::vector<std::uint32_t> nodes;
+    int line = 0;
+};
+
 struct Topology {
     std::string name;
     std::string source;  // file it was read from ("" if built in code)
@@ -156,6 +172,8 @@ struct Topology {
     Graph graph;
     std::vector<NodeInfo> nodes;
     std::vector<Fabric> fabrics;  // generated torus, fat-tree and SimGrid-wired dragonfly blocks
+    std::vector<GivenRoute> given_routes;  // <routes>: empty for most models
+    std::vector<RouteTable> route_tables;
 
     std::size_t num_vertices() const { return boost::num_vertices(graph); }
     std::size_t num_edges() const { return boost::num_edges(graph); }

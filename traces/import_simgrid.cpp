@@ -9,6 +9,8 @@
 //                    has latency lat(X)/2 + lat(Y)/2 and bandwidth min(bw(X), bw(Y)), so a
 //                    route's latency sum and bottleneck are kept
 //   router        -> a switch vertex
+//   route between two hosts of a Full zone -> also a <route> of the zone's complete <routes>
+//                    table: the route taken as given; a pair without one has no route
 //   <cluster>     -> <star> (flat, with or without backbone), <fat-tree>, <torus>, <dragonfly>
 //   loopback      -> each node's socket <-> memory-node cable (same-socket messages)
 //
@@ -83,6 +85,7 @@ struct Host {
     Time up_lat, down_lat;
     std::optional<std::array<double, 3>> coords;  // Vivaldi
     std::uint64_t limiter = 0;                    // NIC relay: a SHARED private link
+    int full_zone = -1;                           // declared directly in this Full zone
 };
 
 // A <zone routing="Cluster"> (SimGrid's StarZone) or "Vivaldi": hosts on one switch.
@@ -129,6 +132,21 @@ struct Route {
     bool zone = false, symmetrical = true;
     std::vector<std::pair<std::string, int>> links;  // id, line
     int line = 0;
+    int full_zone = -1;  // declared directly in this Full zone (index into full_zones_)
+};
+
+// A zone with routing="Full": SimGrid takes a route between two of its own hosts from its
+// <route>s only, so a pair without one has no route. Its hosts and their routes become a
+// complete <routes> table of the model (topologies/README.md).
+struct FullZone {
+    std::string id;
+    int line = 0;
+    std::vector<int> hosts;  // indices into hosts_, the zone's own (not its sub-zones')
+    struct Given {
+        int from = 0, to = 0;          // indices into hosts_
+        std::vector<std::string> via;  // the link vertices in order
+    };
+    std::vector<Given> routes;
 };
 
 struct Cable {
@@ -297,6 +315,8 @@ class SimgridImporter {
     Loopback default_loopback_;
     std::vector<ClusterZone> cluster_zones_;
     int current_cluster_zone_ = -1;
+    std::vector<FullZone> full_zones_;
+    int current_full_zone_ = -1;
     std::unordered_map<std::string, HostLink> host_links_;
     std::vector<OneWay> one_way_;
     std::set<std::pair<std::string, std::string>> route_keys_;  // declared (src, dst)
@@ -591,10 +611,12 @@ void SimgridImporter::zone(pugi::xml_node n) {
         z.line = line_of(n);
         cluster_zones_.push_back(std::move(z));
         switches_.emplace_back(cluster_zones_.back().sw, 0);
-        const int saved = current_cluster_zone_;
+        const int saved = current_cluster_zone_, saved_full = current_full_zone_;
         current_cluster_zone_ = static_cast<int>(cluster_zones_.size() - 1);
+        current_full_zone_ = -1;
         walk(n);
         current_cluster_zone_ = saved;
+        current_full_zone_ = saved_full;
         return;
     }
     if (kGraph.count(routing) == 0) {
@@ -605,7 +627,14 @@ void SimgridImporter::zone(pugi::xml_node n) {
                      : "only Full, Floyd and Dijkstra zones (routes drawn as a graph) and "
                        "<cluster> are imported");
     }
+    const int saved_full = current_full_zone_;
+    current_full_zone_ = -1;
+    if (routing == "Full") {
+        full_zones_.push_back(FullZone{id, line_of(n), {}, {}});
+        current_full_zone_ = static_cast<int>(full_zones_.size() - 1);
+    }
     walk(n);
+    current_full_zone_ = saved_full;
 }
 
 void SimgridImporter::host(pugi::xml_node n) {
@@ -657,6 +686,9 @@ void SimgridImporter::add_host(Host h, pugi::xml_node n) {
     if (current_cluster_zone_ >= 0) {
         h.zone = current_cluster_zone_;
         cluster_zones_[static_cast<std::size_t>(current_cluster_zone_)].hosts.push_back(index);
+    } else if (current_full_zone_ >= 0) {
+        h.full_zone = current_full_zone_;
+        full_zones_[static_cast<std::size_t>(current_full_zone_)].hosts.push_back(index);
     }
     items_.push_back(Item{index, {}});
     hosts_.push_back(std::move(h));
@@ -908,6 +940,7 @@ void SimgridImporter::config(pugi::xml_node n) {
 void SimgridImporter::route(pugi::xml_node n, bool zone_route) {
     Route r;
     r.zone = zone_route;
+    r.full_zone = current_full_zone_;
     r.src = required(n, "src");
     r.dst = required(n, "dst");
     r.line = line_of(n);
@@ -1424,7 +1457,15 @@ void SimgridImporter::connect_routes() {
             unmapped(r.line, what, why);
             continue;
         }
-        if (!r.symmetrical)
+        // A route between two hosts of a Full zone is given to the model as it is (one
+        // direction, or both when symmetrical): the route taken, as in SimGrid.
+        FullZone* full = nullptr;
+        const auto hs = host_index_.find(r.src), hd = host_index_.find(r.dst);
+        if (!r.zone && r.full_zone >= 0 && hs != host_index_.end() && hd != host_index_.end() &&
+            hosts_[static_cast<std::size_t>(hs->second)].full_zone == r.full_zone &&
+            hosts_[static_cast<std::size_t>(hd->second)].full_zone == r.full_zone)
+            full = &full_zones_[static_cast<std::size_t>(r.full_zone)];
+        if (!r.symmetrical && full == nullptr)
             unmapped(r.line, fmt::format("asymmetry of the {}", what),
                      "cables carry both directions: the reverse direction gets the same path");
         // Chain: from, links..., to. Each element: vertex, half latency, bandwidth (0: none).
@@ -1440,6 +1481,15 @@ void SimgridImporter::connect_routes() {
             chain.push_back(Hop{link_vertex(*l), Time::ps(l->latency.ps() / 2), l->bw});
         }
         chain.push_back(Hop{to, Time(), 0});
+        if (full != nullptr) {
+            FullZone::Given g{hs->second, hd->second, {}};
+            for (std::size_t i = 1; i + 1 < chain.size(); ++i) g.via.push_back(chain[i].vertex);
+            if (r.symmetrical) {
+                FullZone::Given back{hd->second, hs->second, {g.via.rbegin(), g.via.rend()}};
+                full->routes.push_back(std::move(back));
+            }
+            full->routes.push_back(std::move(g));
+        }
         Drawn d{r.line, what, from, to, Time(), kInternalBw};
         for (const Hop& h : chain) {
             d.latency = d.latency + h.half + h.half;
@@ -1454,6 +1504,18 @@ void SimgridImporter::connect_routes() {
             if (b.bw != 0) bw = std::min(bw, b.bw);
             add_cable(a.vertex, b.vertex, a.half + b.half, bw);
         }
+    }
+    // A Full zone whose routes leave pairs of its hosts unrouted: its coverage, one line.
+    for (const FullZone& z : full_zones_) {
+        const std::size_t n = z.hosts.size(), pairs = n < 2 ? 0 : n * (n - 1);
+        if (z.routes.size() < pairs)
+            unmapped_.emplace_back(
+                z.line,
+                fmt::format("{}:{}: zone '{}' (Full) routes {} of the {} ordered pairs of "
+                            "its {} hosts; the other {} {} no route, as in SimGrid: a "
+                            "run that sends between two of them stops",
+                            path_, z.line, z.id, z.routes.size(), pairs, n, pairs - z.routes.size(),
+                            pairs - z.routes.size() == 1 ? "has" : "have"));
     }
     for (const Link& l : links_) {
         if (!l.used && !l.self_route)
@@ -1541,6 +1603,22 @@ std::string SimgridImporter::emit() {
     for (const auto& [sw, relay] : switches_) cluster.add_switch(sw, Bandwidth{relay});
     for (const Cable& c : cables_) cluster.add_cable(c.from, c.to, c.latency, Bandwidth{c.bw});
     for (const OneWay& e : one_way_) cluster.add_edge(e.from, e.to, e.latency, Bandwidth{e.bw});
+    // Full zones: their routes as given, and no route between their hosts but those.
+    for (const FullZone& z : full_zones_) {
+        if (z.hosts.size() < 2) continue;
+        std::string nodes;
+        for (const int h : z.hosts)
+            nodes += (nodes.empty() ? "" : " ") + hosts_[static_cast<std::size_t>(h)].name;
+        topo::XmlElement& table = cluster.add("routes").text("nodes", nodes);
+        for (const FullZone::Given& g : z.routes) {
+            std::string via;
+            for (const std::string& v : g.via) via += (via.empty() ? "" : " ") + v;
+            topo::XmlElement& e = table.add("route")
+                                      .text("from", hosts_[static_cast<std::size_t>(g.from)].name)
+                                      .text("to", hosts_[static_cast<std::size_t>(g.to)].name);
+            if (!via.empty()) e.text("via", via);
+        }
+    }
     return doc.str();
 }
 

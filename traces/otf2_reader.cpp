@@ -227,6 +227,10 @@ struct Shared {
     std::uint64_t nonblocking_without_events = 0, cancelled = 0, untracked_completions = 0;
     std::uint64_t open_irecvs = 0;
     std::uint64_t io_without_open = 0, io_offsets_unknown = 0, events_outside_calls = 0;
+    // Locations whose event file holds another number of events than the definitions
+    // announce (APEX writes such archives): "location L (rank R): N of E events[, its last
+    // call (MPI_X) cut]", one per location.
+    std::vector<std::string> short_locations;
     // Written by clustersim's OTF2 writer: every record is a region (compute included) with
     // clustersim:* attributes; no compute is synthesized between regions.
     bool clustersim = false;
@@ -284,9 +288,13 @@ class Otf2RankReader {
         }
         call_.events.push_back(e);
     }
-    void finish() {
-        if (depth_ != 0 && in_call_)
-            fail(call_.index, fmt::format("the location ends inside {}", call_.name));
+    // `cut`: the location holds fewer events than the definitions announce, so a call left
+    // open at its end was cut by the recording and is dropped (else: an error).
+    void finish(bool cut = false) {
+        if (depth_ != 0 && in_call_) {
+            if (!cut) fail(call_.index, fmt::format("the location ends inside {}", call_.name));
+            dropped_call = call_.name;
+        }
         sh_.unmatched_creations += creations_.size();
         creations_.clear();
         // Irecvs never completed keep any-source/any-tag and 0 bytes.
@@ -295,6 +303,7 @@ class Otf2RankReader {
         for (const Record& r : records_) t.append(rank_, r);
     }
     std::exception_ptr error;  // what stopped a callback (rethrown after the library returns)
+    std::string dropped_call;  // finish(true): the call open at the cut, if any
 
     [[noreturn]] void fail(std::uint64_t pos, const std::string& what) const {
         throw InputError(
@@ -1393,19 +1402,36 @@ void read_otf2_rank(OTF2_Reader* r, OTF2_EvtReaderCallbacks* cb, Shared& sh, std
         throw InputError(
             path, 0,
             fmt::format("location {} (rank {}) event {}: {}", loc, rank, n + 1, otf2_error(code)));
+    // Definitions that announce more events than the event file holds (APEX writes them;
+    // otf2-print reads what is there): read as far as the library reads, with a warning.
+    // A file the library cannot read returned its error code above.
     const std::uint64_t expected = sh.defs->locations.at(loc).events;
-    if (expected != 0 && n != expected)
-        throw InputError(path, 0,
-                         fmt::format("location {} (rank {}) event {}: truncated: the "
-                                     "definitions announce {} events",
-                                     loc, rank, n + 1, expected));
-    rank_reader.finish();
+    const bool cut = expected != 0 && n != expected;
+    rank_reader.finish(cut);
+    if (cut)
+        sh.short_locations.push_back(
+            fmt::format("location {} (rank {}): {} of {} events{}", loc, rank, n, expected,
+                        rank_reader.dropped_call.empty()
+                            ? ""
+                            : fmt::format(", its last call ({}) cut", rank_reader.dropped_call)));
     OTF2_Reader_CloseEvtReader(r, er);
 }
 
 // The notes of what was read approximately or skipped.
 void add_otf2_notes(const Shared& sh, std::uint64_t other_locations, std::uint64_t other_events,
                     ReadReport& report) {
+    if (!sh.short_locations.empty()) {
+        std::string list;
+        for (std::size_t i = 0; i < sh.short_locations.size() && i < 4; ++i)
+            list += fmt::format("{}{}", i == 0 ? "" : "; ", sh.short_locations[i]);
+        if (sh.short_locations.size() > 4)
+            list += fmt::format("; and {} more", sh.short_locations.size() - 4);
+        report.warnings.push_back(fmt::format(
+            "{} of {} location{}: the event file holds another number of events than the "
+            "definitions announce ({}): read as far as the OTF2 library reads; the run replays "
+            "what was read",
+            sh.short_locations.size(), sh.ranks, sh.ranks == 1 ? "" : "s", list));
+    }
     if (other_locations > 0)
         report.notes.push_back(
             fmt::format("{} location(s) that are not MPI ranks (threads) ignored, {} events",

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "simulator/error.hpp"
-#include "simulator/suggest.hpp"
 #include "simulator/spelling.hpp"
+#include "simulator/suggest.hpp"
 
 namespace clustersim::traces {
 
@@ -112,6 +112,8 @@ std::string unmodeled_line(const ReadReport& report, const std::string& path) {
 
 std::string trace_warnings(const Trace& trace, const ReadReport& report, const std::string& path) {
     std::string out;
+    for (const std::string& w : report.warnings)
+        out += fmt::format("clustersim: warning: {}: {}\n", path, w);
     // Any MPI call the simulator models, on any rank: the first ones usually are.
     bool modelled = false;
     for (std::uint32_t r = 0; r < trace.ranks() && !modelled; ++r) {

@@ -34,12 +34,16 @@ struct ReadReport {
     // rank has one (clustersim's own traces record none).
     std::set<std::uint32_t> finalized;
     bool finalize_always = false;
+    // What the reader itself found that a run should not be trusted for (an OTF2 archive
+    // whose locations hold fewer events than its definitions announce), one line each,
+    // without "clustersim: warning: PATH: ": trace_warnings prints them.
+    std::vector<std::string> warnings;
 };
 
 // One warning line (with its newline) per thing a trace lacks that a replay of it needs: no
 // MPI call the simulator models (the run replays recorded durations only), or ranks whose
 // recording ends before MPI_Finalize (cut: the run replays what was recorded). Empty when
-// there is none.
+// there is none. The reader's own warnings (ReadReport::warnings) come first.
 std::string trace_warnings(const Trace& trace, const ReadReport& report, const std::string& path);
 
 class TraceReader {

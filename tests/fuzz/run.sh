@@ -54,6 +54,12 @@ seed fuzz_units
 for u in 1ms 2.5us 100KiB 1.25GB/s 10Gbit/s 2.8G 1000 0.000000000001s 3min; do
   printf '%s' "$u" > "$build/corpus/fuzz_units/$(echo "$u" | tr '/' '_')"
 done
+# Model XML with <routes> (a SimGrid Full zone's complete table), when a clustersim binary is
+# at hand: SimGrid's small_platform.xml imported.
+if [ -x build/tools/clustersim ] && [ -f "$shared/simgrid-platforms/small_platform.xml" ]; then
+  build/tools/clustersim import simgrid "$shared/simgrid-platforms/small_platform.xml" \
+    >"$build/corpus/fuzz_model_xml/imported_small_platform.xml" 2>/dev/null || true
+fi
 # Native binary: the text fixtures converted, when a clustersim binary is at hand.
 mkdir -p "$build/corpus/fuzz_native_binary"
 if [ -x build/tools/clustersim ]; then
