@@ -598,12 +598,12 @@ std::string generate_model_xml(const GenerateOptions& options) {
                                      "fat-tree or torus, or dragonfly",
                                      o.kind));
     }
-    if (routing == Routing::Valiant && o.kind != "dragonfly") {
+    if (needs_dragonfly(routing) && o.kind != "dragonfly") {
         throw InputError("", 0,
-                         fmt::format("valiant routing needs a dragonfly (it routes through a "
+                         fmt::format("{} routing needs a dragonfly (it routes through a "
                                      "random other group); expected shortest_path or "
                                      "round_robin for a {}",
-                                     o.kind));
+                                     to_string(routing), o.kind));
     }
     if ((routing == Routing::DimensionOrder && o.kind != "torus") ||
         (routing == Routing::DModK && o.kind != "fat-tree")) {

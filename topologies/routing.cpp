@@ -446,7 +446,7 @@ bool Router::reachable(VertexId from, VertexId to) const {
 }
 
 ValiantChooser::ValiantChooser(const Topology& t)
-    : topo_(t), enabled_(t.settings.routing == Routing::Valiant) {
+    : topo_(t), enabled_(needs_dragonfly(t.settings.routing)) {
     if (!enabled_) return;
     for (VertexId v = 0; v < t.num_vertices(); ++v) {
         const auto& p = t.vertex(v);

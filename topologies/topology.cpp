@@ -49,7 +49,9 @@ constexpr NamedRouting kRoutings[] = {{"shortest_path", Routing::ShortestPath},
                                       {"valiant", Routing::Valiant},
                                       {"dimension_order", Routing::DimensionOrder},
                                       {"d_mod_k", Routing::DModK},
-                                      {"simgrid", Routing::SimGrid}};
+                                      {"simgrid", Routing::SimGrid},
+                                      {"ugal_l", Routing::UgalL},
+                                      {"ugal_g", Routing::UgalG}};
 }  // namespace
 
 const char* to_string(Routing routing) {
