@@ -87,8 +87,14 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         l.kind = it->second & 0x7fffffffU;  // at most one kind per edge: fits 31 bits
     }
     kind_times_.assign(kinds_.size(), KindTimes{});
+    adaptive_up_ = topo_.settings.routing == topo::Routing::AdaptiveUp;
+    if (adaptive_up_) {
+        track_queues_ = true;
+        queued_.assign(links_.size(), 0);
+    }
     if (topo::adaptive_dragonfly(topo_.settings.routing)) {
         ugal_ = true;
+        track_queues_ = true;
         ugal_global_ = topo_.settings.routing == topo::Routing::UgalG;
         queued_.assign(links_.size(), 0);
         is_router_.assign(topo_.num_vertices(), 0);
@@ -300,9 +306,29 @@ void Network::ugal_decide(Packet& p) {
     if (p.via != topo::kNoVertex) ++ugal_nonminimal_;
 }
 
+EdgeId Network::least_occupied_hop(const Packet& p) {
+    if (p.hop == 0 && p.src == p.dst) return first_hop(p.src, p.dst);
+    router_.minimal_hops(p.at, p.dst, hops_);
+    if (hops_.empty()) throw std::logic_error("packet lost its route");
+    const std::size_t n = hops_.size();
+    if (n == 1) return hops_[0];
+    const std::int32_t node = topo_.vertex(p.dst).node;
+    const std::size_t start = static_cast<std::size_t>(node < 0 ? 0 : node) % n;
+    EdgeId best = hops_[start];
+    double least = occupancy(best, p);
+    for (std::size_t k = 1; k < n && least > 0; ++k) {
+        const EdgeId e = hops_[(start + k) % n];
+        const double q = occupancy(e, p);
+        if (q < least) best = e, least = q;
+    }
+    return best;
+}
+
 EdgeId Network::next_edge_routed(Packet& p) {
-    if (p.adaptive && is_router_[p.at]) [[unlikely]]
-        ugal_decide(p);
+    if (p.adaptive) [[unlikely]] {
+        if (adaptive_up_) return least_occupied_hop(p);
+        if (is_router_[p.at]) ugal_decide(p);
+    }
     if (p.via != topo::kNoVertex) {  // Valiant: first to the intermediate router
         const EdgeId e = router_.next_hop(p.at, p.via);
         if (e == topo::kNoEdge)
@@ -386,7 +412,8 @@ void Network::refill(std::uint32_t si) {
         np.src = s.src;
         np.next = kNil;
         np.via = valiant_.via(s.src, s.dst, rng_);
-        np.adaptive = ugal_ && np.via != topo::kNoVertex;
+        if (track_queues_) [[unlikely]]  // UGAL (a Valiant candidate drawn) or adaptive_up
+            np.adaptive = adaptive_up_ || np.via != topo::kNoVertex;
         np.path_first = s.path_first;
         np.path_len = s.path_len;
         np.hop = 0;
@@ -585,7 +612,7 @@ void Network::enqueue_waiting(EdgeId e, std::uint32_t pi) {
     }
     Queue& q = queues_[qi];
     packets_[pi].next = kNil;
-    if (ugal_) [[unlikely]]
+    if (track_queues_) [[unlikely]]
         ++queued_[e];
     if (q.tail == kNil)
         q.head = pi;
@@ -604,7 +631,7 @@ void Network::enqueue_waiting(EdgeId e, std::uint32_t pi) {
 
 void Network::start_next(EdgeId e) {
     Link& link = links_[e];
-    if (ugal_) [[unlikely]]
+    if (track_queues_) [[unlikely]]
         --queued_[e];
     const std::uint32_t qi = queues_[link.active_tail].next_active;  // the ring's head
     Queue& q = queues_[qi];

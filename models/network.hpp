@@ -102,7 +102,7 @@ class Network final : public Component, public Transport, private topo::NicPort 
         std::uint16_t path_len;
         std::uint16_t hop;  // links taken so far
         bool last;          // last packet of its message
-        bool adaptive;      // UGAL: `via` is a candidate, decided at the source router
+        bool adaptive;      // UGAL: `via` is a candidate, decided at the source router; adaptive_up
     };
     static_assert(sizeof(Packet) == 64, "a packet is one cache line");
     struct Stream {
@@ -221,8 +221,14 @@ class Network final : public Component, public Transport, private topo::NicPort 
     // Router-to-router hops from v to `to` along first-choice next hops, and (UGAL-G) the
     // occupancies of every link met.
     std::uint32_t walk(VertexId v, VertexId to, const Packet& p, double* occupied);
-    bool ugal_ = false, ugal_global_ = false;
-    std::vector<std::uint32_t> queued_;    // UGAL: packets waiting per link (else empty)
+    // Routing::AdaptiveUp: the least occupied of the fewest-hop next edges from p.at, ties
+    // from the destination node's index modulo their count on (D-mod-k's choice up a
+    // two-level fat tree).
+    EdgeId least_occupied_hop(const Packet& p);
+    bool ugal_ = false, ugal_global_ = false, adaptive_up_ = false;
+    bool track_queues_ = false;            // UGAL or adaptive_up: queued_ is kept
+    std::vector<std::uint32_t> queued_;    // packets waiting per link (else empty)
+    std::vector<EdgeId> hops_;             // least_occupied_hop's scratch
     std::vector<std::uint8_t> is_router_;  // UGAL: 1 for a dragonfly router (else empty)
 
   public:

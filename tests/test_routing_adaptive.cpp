@@ -2,11 +2,13 @@
 // per packet between the minimal path and a Valiant one by queue occupancy. Hand-computed
 // cases: an adversarial shift (every node of group g sends to group g + 1, so minimal routing
 // funnels a group's traffic through its one global cable to the next group), where UGAL must
-// beat minimal, and a uniform all-to-all, where it must match minimal.
+// beat minimal, and a uniform all-to-all, where it must match minimal. adaptive_up on a fat
+// tree likewise against d_mod_k: an adversarial permutation and a uniform all-to-all.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -193,6 +195,94 @@ TEST(AdaptiveRouting, UniformAllToAllMatchesMinimal) {
     EXPECT_NEAR(ugal_l, minimal, 0.05 * minimal);
     EXPECT_NEAR(ugal_g, minimal, 0.05 * minimal);
     EXPECT_GT(valiant, 1.1 * minimal);
+}
+
+// ---- adaptive_up on a fat tree ------------------------------------------------------------
+
+// 16 nodes: 4 leaf switches of 4 nodes, 4 spines (full bisection), 1.25 GB/s, 4 KiB packets.
+topo::Topology fat_tree(topo::Routing routing) {
+    topo::GenerateOptions o;
+    o.kind = "fat-tree";
+    o.nodes = 16;
+    o.granularity = 4096;
+    o.eager_threshold = std::uint64_t{1} << 40;
+    o.routing = routing;
+    return topo::parse_model(topo::generate_model_xml(o), "ft.xml");
+}
+
+// Each (source, destination) node pair sends m at once; the simulated time.
+double pairs_time(const topo::Topology& t,
+                  const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                  std::uint64_t m) {
+    const std::size_t n = t.nodes.size();
+    std::vector<std::vector<mpi::Op>> script(n);
+    std::vector<std::uint32_t> handles(n, 0);
+    for (const auto& [a, b] : pairs) {
+        script[a].push_back(isend(static_cast<int>(b), m, handles[a]++));
+        script[b].push_back(irecv(static_cast<int>(a), m, handles[b]++));
+    }
+    for (std::size_t r = 0; r < n; ++r)
+        if (handles[r] != 0) script[r].push_back(waitall(0, handles[r]));
+    testing::ScriptProgram prog(script);
+    const auto res = mpi::simulate(t, testing::one_rank_per_node(t, n), prog);
+    EXPECT_EQ(res.network.bytes_delivered, pairs.size() * m);
+    return res.simulated.seconds();
+}
+
+TEST(AdaptiveUp, NameAndFatTreeOnly) {
+    EXPECT_EQ(topo::parse_routing("adaptive-up"), topo::Routing::AdaptiveUp);
+    EXPECT_FALSE(topo::fixed_path(topo::Routing::AdaptiveUp));
+    EXPECT_TRUE(topo::needs_fat_tree(topo::Routing::AdaptiveUp));
+    topo::GenerateOptions o;
+    o.kind = "torus";
+    o.routing = topo::Routing::AdaptiveUp;
+    try {
+        topo::generate_model_xml(o);
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("adaptive_up routing needs a fat-tree"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+// D-mod-k sends every packet to destination d up spine d mod 4. Node j < 3 of leaf L sends
+// to node L of the j-th other leaf: all three destinations are L mod 4, so leaf L's three
+// flows share its one up-link to spine L: 3 m / B. Every other link carries one flow. The
+// least occupied up-link spreads them over the 4 spines, but a leaf cannot see the spines'
+// down-links, where packets of flows from different leaves into one leaf still meet: between
+// m / B (each node's own link) and well under D-mod-k's time.
+TEST(AdaptiveUp, AdversarialPermutationBeatsDModK) {
+    const std::uint64_t m = 1 << 20;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    for (std::uint32_t leaf = 0; leaf < 4; ++leaf) {
+        std::uint32_t j = 0;
+        for (std::uint32_t other = 0; other < 4; ++other)
+            if (other != leaf) pairs.emplace_back(4 * leaf + j++, 4 * other + leaf);
+    }
+    const double dmodk = pairs_time(fat_tree(topo::Routing::DModK), pairs, m);
+    const double adaptive = pairs_time(fat_tree(topo::Routing::AdaptiveUp), pairs, m);
+    std::printf("fat tree adversarial: d_mod_k %.3f ms, adaptive_up %.3f ms\n", dmodk * 1e3,
+                adaptive * 1e3);
+    EXPECT_NEAR(dmodk, 3.0 * m / kB, 0.05 * 3.0 * m / kB);
+    EXPECT_GT(adaptive, 1.0 * m / kB);
+    EXPECT_LT(adaptive, 0.6 * dmodk);
+}
+
+// All-to-all, 64 KiB each: D-mod-k already loads every up-link alike; adaptive_up within 5 %.
+TEST(AdaptiveUp, UniformAllToAllMatchesDModK) {
+    const std::uint64_t m = 64 << 10;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    for (std::uint32_t a = 0; a < 16; ++a)
+        for (std::uint32_t b = 0; b < 16; ++b)
+            if (a != b) pairs.emplace_back(a, b);
+    const double dmodk = pairs_time(fat_tree(topo::Routing::DModK), pairs, m);
+    const double adaptive = pairs_time(fat_tree(topo::Routing::AdaptiveUp), pairs, m);
+    std::printf("fat tree uniform: d_mod_k %.3f ms, adaptive_up %.3f ms\n", dmodk * 1e3,
+                adaptive * 1e3);
+    // Each node's link carries 15 messages each way: at least 15 m / B.
+    EXPECT_GT(dmodk, 15.0 * m / kB);
+    EXPECT_NEAR(adaptive, dmodk, 0.05 * dmodk);
 }
 
 }  // namespace CLUSTERSIM_TEST_FILE

@@ -163,7 +163,7 @@ int cmd_generate(const GenerateFlags& f) {
         throw InputError("--routing", 0,
                          fmt::format("'{}'{}: expected shortest_path, round_robin, simgrid, "
                                      "valiant, ugal_l, ugal_g (dragonfly), dimension_order (torus) "
-                                     "or d_mod_k (fat-tree)",
+                                     "or d_mod_k, adaptive_up (fat-tree)",
                                      f.routing, did_you_mean(f.routing, topo::routing_names())));
     // 0 is "choose for me" inside GenerateOptions; given as a flag it is a mistake, not a
     // silent default.
@@ -202,9 +202,10 @@ int cmd_generate(const GenerateFlags& f) {
     if (o.routing && *o.routing == topo::Routing::DimensionOrder && f.kind != "torus")
         throw InputError("--routing", 0,
                          fmt::format("dimension_order routing needs a torus, not a {}", f.kind));
-    if (o.routing && *o.routing == topo::Routing::DModK && f.kind != "fat-tree")
+    if (o.routing && topo::needs_fat_tree(*o.routing) && f.kind != "fat-tree")
         throw InputError("--routing", 0,
-                         fmt::format("d_mod_k routing needs a fat-tree, not a {}", f.kind));
+                         fmt::format("{} routing needs a fat-tree, not a {}",
+                                     topo::to_string(*o.routing), f.kind));
     // generate_model_xml names no flag (it also serves the library): when the shape the flags
     // describe is impossible, name the flags that describe it.
     const char* flags = f.kind == "dragonfly"
@@ -539,7 +540,8 @@ CLI::App* add_generate(CLI::App& app, GenerateFlags& g) {
     generate->add_option(
         "--routing", g.routing,
         "shortest_path, round_robin, simgrid, valiant, ugal_l or ugal_g (dragonfly), "
-        "dimension_order (torus) or d_mod_k (fat-tree) (default: the fabric's own: d_mod_k on a "
+        "dimension_order (torus) or d_mod_k, adaptive_up (fat-tree) (default: the fabric's own: "
+        "d_mod_k on a "
         "fat-tree, "
         "dimension_order on a torus, shortest_path (minimal) on a star or dragonfly)");
     generate->add_option("--memory", g.memory, "memory per node, e.g. 64GiB");

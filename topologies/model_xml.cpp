@@ -400,10 +400,11 @@ Topology Reader::read() {
         fail(network,
              "<network> attribute 'routing': 'dimension_order' needs a <torus>; expected "
              "shortest_path, round_robin or simgrid for this cluster");
-    if (tb_.settings().routing == Routing::DModK && !has_fat_tree)
-        fail(network,
-             "<network> attribute 'routing': 'd_mod_k' needs a <fat-tree>; expected "
-             "shortest_path, round_robin or simgrid for this cluster");
+    if (needs_fat_tree(tb_.settings().routing) && !has_fat_tree)
+        fail(network, fmt::format("<network> attribute 'routing': '{}' needs a <fat-tree>; "
+                                  "expected shortest_path, round_robin or simgrid for this "
+                                  "cluster",
+                                  to_string(tb_.settings().routing)));
 
     // Pass 3: top-level links.
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
@@ -444,8 +445,8 @@ void Reader::read_network(pugi::xml_node n) {
         } else {
             fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid{}; expected "
                                 "shortest_path or round_robin, or simgrid, valiant, ugal_l, "
-                                "ugal_g (dragonfly only), dimension_order (torus only), d_mod_k "
-                                "(fat tree only)",
+                                "ugal_g (dragonfly only), dimension_order (torus only), d_mod_k, "
+                                "adaptive_up (fat tree only)",
                                 *v, did_you_mean(*v, routing_names())));
         }
     }

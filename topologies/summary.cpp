@@ -81,7 +81,7 @@ struct SocketGroup {
 // ordered pair up to 262,144 pairs, else each source to an evenly spaced subset of the
 // destinations (about 262,144 pairs in all).
 void path_diversity(const Topology& t, Router& router, ModelSummary& s) {
-    if (t.settings.routing == Routing::RoundRobin || needs_dragonfly(t.settings.routing)) return;
+    if (!fixed_path(t.settings.routing)) return;
     auto network_link = [&](EdgeId e) {
         const VertexProps &a = t.vertex(t.source_of(e)), &b = t.vertex(t.target_of(e));
         return a.node != b.node || a.node < 0;

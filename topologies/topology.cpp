@@ -51,7 +51,8 @@ constexpr NamedRouting kRoutings[] = {{"shortest_path", Routing::ShortestPath},
                                       {"d_mod_k", Routing::DModK},
                                       {"simgrid", Routing::SimGrid},
                                       {"ugal_l", Routing::UgalL},
-                                      {"ugal_g", Routing::UgalG}};
+                                      {"ugal_g", Routing::UgalG},
+                                      {"adaptive_up", Routing::AdaptiveUp}};
 }  // namespace
 
 const char* to_string(Routing routing) {

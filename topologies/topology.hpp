@@ -57,25 +57,34 @@ enum class Routing : std::uint8_t {
     // routes them minimally.
     UgalL,  // the occupancy of the two output queues at the source router
     UgalG,  // the occupancy of every queue along each of the two paths
+    // <fat-tree>, packet models: at every vertex the least occupied of the fewest-hop next
+    // hops (the up-links towards the common ancestors), ties from D-mod-k's choice on; the
+    // fluid model and fixed paths (validate, window sizes) follow d_mod_k.
+    AdaptiveUp,
 };
 const char* to_string(Routing routing);
 // The routing `text` names ("shortest_path", "round_robin", "valiant", "dimension_order",
-// "d_mod_k", "simgrid", "ugal_l", "ugal_g"; '-' for '_' read alike: simulator/spelling.hpp),
-// nullopt if none.
+// "d_mod_k", "simgrid", "ugal_l", "ugal_g", "adaptive_up"; '-' for '_' read alike:
+// simulator/spelling.hpp), nullopt if none.
 std::optional<Routing> parse_routing(std::string_view text);
 std::vector<std::string> routing_names();  // the names parse_routing reads, in table order
 // Routings that choose per packet between minimal and Valiant paths (UGAL).
 inline bool adaptive_dragonfly(Routing r) {
     return r == Routing::UgalL || r == Routing::UgalG;
 }
+// Routings that need a <fat-tree>.
+inline bool needs_fat_tree(Routing r) {
+    return r == Routing::DModK || r == Routing::AdaptiveUp;
+}
 // Routings that route through another group of a <dragonfly> and need one.
 inline bool needs_dragonfly(Routing r) {
     return r == Routing::Valiant || adaptive_dragonfly(r);
 }
 // Every packet of a pair takes one path, fixed when the pair first sends (all but RoundRobin,
-// Valiant and UGAL): the packet model keeps it instead of asking the router hop by hop.
+// Valiant, UGAL and AdaptiveUp): the packet model keeps it instead of asking the router hop
+// by hop.
 inline bool fixed_path(Routing r) {
-    return r != Routing::RoundRobin && !needs_dragonfly(r);
+    return r != Routing::RoundRobin && r != Routing::AdaptiveUp && !needs_dragonfly(r);
 }
 
 struct VertexProps {
