@@ -247,7 +247,9 @@ std::uint32_t Network::stream_miss(VertexId src, VertexId dst) {
 
 double Network::occupancy(EdgeId e, const Packet& p) {
     const Link& link = links_[e];
-    const Time now = engine_.now();
+    // The analytical NIC decides its whole route at injection: each hop when the packet
+    // will reach it (decide_at_), against the reservations made by then.
+    const Time now = max(engine_.now(), decide_at_);
     const Time wire = wire_time(link.kind, std::max<std::uint64_t>(p.bytes, 1));
     const double busy = link.busy_until > now
                             ? static_cast<double>((link.busy_until - now).ps()) /
@@ -562,6 +564,8 @@ void Network::reserve_route(std::uint32_t pi) {
     Packet& p = packets_[pi];
     Time t = engine_.now();
     for (;;) {
+        if (track_queues_) [[unlikely]]
+            decide_at_ = t;
         const EdgeId e = next_edge(p);
         Time start;
         const Time end = reserve(e, p, t, start);
@@ -578,6 +582,8 @@ void Network::reserve_route(std::uint32_t pi) {
         if (p.at == p.via) p.via = topo::kNoVertex;
         if (p.at == p.dst) break;
     }
+    if (track_queues_) [[unlikely]]
+        decide_at_ = Time::zero();
     engine_.schedule(t, id_, kDeliver, pi);
 }
 

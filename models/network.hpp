@@ -226,9 +226,10 @@ class Network final : public Component, public Transport, private topo::NicPort 
     // two-level fat tree).
     EdgeId least_occupied_hop(const Packet& p);
     bool ugal_ = false, ugal_global_ = false, adaptive_up_ = false;
-    bool track_queues_ = false;            // UGAL or adaptive_up: queued_ is kept
-    std::vector<std::uint32_t> queued_;    // packets waiting per link (else empty)
-    std::vector<EdgeId> hops_;             // least_occupied_hop's scratch
+    bool track_queues_ = false;          // UGAL or adaptive_up: queued_ is kept
+    std::vector<std::uint32_t> queued_;  // packets waiting per link (else empty)
+    std::vector<EdgeId> hops_;           // least_occupied_hop's scratch
+    Time decide_at_;  // reserve_route: when the packet reaches the hop being decided
     std::vector<std::uint8_t> is_router_;  // UGAL: 1 for a dragonfly router (else empty)
 
   public:

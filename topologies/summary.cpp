@@ -371,8 +371,8 @@ std::string format_summary(const ModelSummary& s) {
         if (s.links_used < s.network_links)
             d += fmt::format(
                 "; warning: {} links no route takes (parallel links the routing "
-                "leaves idle? a fat tree's d_mod_k, a torus's dimension_order or "
-                "round_robin spread over them)",
+                "leaves idle? a fat tree's d_mod_k or adaptive_up, a torus's "
+                "dimension_order or round_robin spread over them)",
                 s.network_links - s.links_used);
         row("path diversity", d);
     }
