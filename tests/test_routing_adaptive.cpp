@@ -92,7 +92,11 @@ TEST(AdaptiveRouting, NeedsADragonfly) {
   <nodes prefix="n" count="2" type="n"/><switch name="sw"/>
   <cable from="n0.s0" to="sw" latency="1us" bandwidth="1GB/s"/>
   <cable from="n1.s0" to="sw" latency="1us" bandwidth="1GB/s"/></cluster>)",
-                                   "'ugal_g' needs a <dragonfly>"}},
+                                   "'ugal_g' needs a <dragonfly>"},
+                                  {R"(<cluster><network routing="ugal-lx"/>
+  <node-type name="n" memory="1GiB"><socket name="s0" cores="1" speed="1G"/></node-type>
+  <nodes prefix="n" count="1" type="n"/></cluster>)",
+                                   "'ugal-lx' is not valid (did you mean 'ugal_l'?)"}},
                                  "x.xml:1",
                                  [](const std::string& xml) { topo::parse_model(xml, "x.xml"); });
     topo::GenerateOptions o;
