@@ -87,6 +87,22 @@ Network::Network(Engine& engine, const topo::Topology& topology, topo::Router& r
         l.kind = it->second & 0x7fffffffU;  // at most one kind per edge: fits 31 bits
     }
     kind_times_.assign(kinds_.size(), KindTimes{});
+    adaptive_up_ = topo_.settings.routing == topo::Routing::AdaptiveUp;
+    if (adaptive_up_) {
+        track_queues_ = true;
+        queued_.assign(links_.size(), 0);
+    }
+    if (topo::adaptive_dragonfly(topo_.settings.routing)) {
+        ugal_ = true;
+        track_queues_ = true;
+        ugal_global_ = topo_.settings.routing == topo::Routing::UgalG;
+        queued_.assign(links_.size(), 0);
+        is_router_.assign(topo_.num_vertices(), 0);
+        for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
+            const auto& p = topo_.vertex(v);
+            is_router_[v] = p.kind == topo::VertexKind::Switch && p.node < 0 && p.group >= 0;
+        }
+    }
 }
 
 Network::Calendar& Network::calendar(std::vector<std::uint32_t>& index, std::uint32_t at,
@@ -229,7 +245,92 @@ std::uint32_t Network::stream_miss(VertexId src, VertexId dst) {
     return index;
 }
 
-EdgeId Network::next_edge_routed(const Packet& p) {
+double Network::occupancy(EdgeId e, const Packet& p) {
+    const Link& link = links_[e];
+    // The analytical NIC decides its whole route at injection: each hop when the packet
+    // will reach it (decide_at_), against the reservations made by then.
+    const Time now = max(engine_.now(), decide_at_);
+    const Time wire = wire_time(link.kind, std::max<std::uint64_t>(p.bytes, 1));
+    const double busy = link.busy_until > now
+                            ? static_cast<double>((link.busy_until - now).ps()) /
+                                  static_cast<double>(std::max<std::int64_t>(wire.ps(), 1))
+                            : 0.0;
+    return busy + queued_[e];
+}
+
+std::uint32_t Network::walk(VertexId v, VertexId to, const Packet& p, double* occupied) {
+    std::uint32_t hops = 0;
+    while (v != to) {
+        const EdgeId e = router_.peek_hop(v, to);
+        if (e == topo::kNoEdge) throw std::logic_error("UGAL: a path without a route");
+        if (occupied != nullptr) *occupied += occupancy(e, p);
+        const VertexId w = topo_.target_of(e);
+        hops += is_router_[v] && is_router_[w];
+        v = w;
+    }
+    return hops;
+}
+
+void Network::ugal_decide(Packet& p) {
+    p.adaptive = false;
+    ++ugal_decisions_;
+    const VertexId r = p.at;
+    double q_min = 0, q_val = 0;
+    std::uint32_t h_min, h_val;
+    if (ugal_global_) {
+        // UGAL-G: every queue along each path, its delay estimated in packet times: what is
+        // queued along it plus one per router-to-router hop.
+        h_min = walk(r, p.dst, p, &q_min);
+        h_val = walk(r, p.via, p, &q_val);
+        h_val += walk(p.via, p.dst, p, &q_val);
+        if (q_min + h_min <= q_val + h_val + kUgalThreshold) p.via = topo::kNoVertex;
+    } else {
+        // UGAL-L: the output queue each path leaves the source router by, and the queue it
+        // feeds at the next router: this model's queues are unbounded, so congestion further
+        // on never backs up into the source router's queues as credit flow control makes it
+        // do in a router with finite buffers; the next router's queue is what those credits
+        // would report. Weighted by the path's router-to-router hops.
+        h_min = walk(r, p.dst, p, nullptr);
+        h_val = walk(r, p.via, p, nullptr) + walk(p.via, p.dst, p, nullptr);
+        auto local = [&](VertexId via) {  // via == kNoVertex: the minimal path
+            EdgeId e = router_.peek_hop(r, via == topo::kNoVertex ? p.dst : via);
+            const double q = occupancy(e, p);
+            const VertexId w = topo_.target_of(e);
+            if (!is_router_[w]) return q;
+            if (w == via) via = topo::kNoVertex;
+            e = router_.peek_hop(w, via == topo::kNoVertex ? p.dst : via);
+            return q + occupancy(e, p);
+        };
+        q_min = local(topo::kNoVertex);
+        q_val = local(p.via);
+        if (q_min * h_min <= q_val * h_val + kUgalThreshold) p.via = topo::kNoVertex;
+    }
+    if (p.via != topo::kNoVertex) ++ugal_nonminimal_;
+}
+
+EdgeId Network::least_occupied_hop(const Packet& p) {
+    if (p.hop == 0 && p.src == p.dst) return first_hop(p.src, p.dst);
+    router_.minimal_hops(p.at, p.dst, hops_);
+    if (hops_.empty()) throw std::logic_error("packet lost its route");
+    const std::size_t n = hops_.size();
+    if (n == 1) return hops_[0];
+    const std::int32_t node = topo_.vertex(p.dst).node;
+    const std::size_t start = static_cast<std::size_t>(node < 0 ? 0 : node) % n;
+    EdgeId best = hops_[start];
+    double least = occupancy(best, p);
+    for (std::size_t k = 1; k < n && least > 0; ++k) {
+        const EdgeId e = hops_[(start + k) % n];
+        const double q = occupancy(e, p);
+        if (q < least) best = e, least = q;
+    }
+    return best;
+}
+
+EdgeId Network::next_edge_routed(Packet& p) {
+    if (p.adaptive) [[unlikely]] {
+        if (adaptive_up_) return least_occupied_hop(p);
+        if (is_router_[p.at]) ugal_decide(p);
+    }
     if (p.via != topo::kNoVertex) {  // Valiant: first to the intermediate router
         const EdgeId e = router_.next_hop(p.at, p.via);
         if (e == topo::kNoEdge)
@@ -313,6 +414,8 @@ void Network::refill(std::uint32_t si) {
         np.src = s.src;
         np.next = kNil;
         np.via = valiant_.via(s.src, s.dst, rng_);
+        if (track_queues_) [[unlikely]]  // UGAL (a Valiant candidate drawn) or adaptive_up
+            np.adaptive = adaptive_up_ || np.via != topo::kNoVertex;
         np.path_first = s.path_first;
         np.path_len = s.path_len;
         np.hop = 0;
@@ -461,6 +564,8 @@ void Network::reserve_route(std::uint32_t pi) {
     Packet& p = packets_[pi];
     Time t = engine_.now();
     for (;;) {
+        if (track_queues_) [[unlikely]]
+            decide_at_ = t;
         const EdgeId e = next_edge(p);
         Time start;
         const Time end = reserve(e, p, t, start);
@@ -477,6 +582,8 @@ void Network::reserve_route(std::uint32_t pi) {
         if (p.at == p.via) p.via = topo::kNoVertex;
         if (p.at == p.dst) break;
     }
+    if (track_queues_) [[unlikely]]
+        decide_at_ = Time::zero();
     engine_.schedule(t, id_, kDeliver, pi);
 }
 
@@ -511,6 +618,8 @@ void Network::enqueue_waiting(EdgeId e, std::uint32_t pi) {
     }
     Queue& q = queues_[qi];
     packets_[pi].next = kNil;
+    if (track_queues_) [[unlikely]]
+        ++queued_[e];
     if (q.tail == kNil)
         q.head = pi;
     else
@@ -528,6 +637,8 @@ void Network::enqueue_waiting(EdgeId e, std::uint32_t pi) {
 
 void Network::start_next(EdgeId e) {
     Link& link = links_[e];
+    if (track_queues_) [[unlikely]]
+        --queued_[e];
     const std::uint32_t qi = queues_[link.active_tail].next_active;  // the ring's head
     Queue& q = queues_[qi];
     const std::uint32_t pi = q.head;

@@ -102,6 +102,7 @@ class Network final : public Component, public Transport, private topo::NicPort 
         std::uint16_t path_len;
         std::uint16_t hop;  // links taken so far
         bool last;          // last packet of its message
+        bool adaptive;      // UGAL: `via` is a candidate, decided at the source router; adaptive_up
     };
     static_assert(sizeof(Packet) == 64, "a packet is one cache line");
     struct Stream {
@@ -204,10 +205,43 @@ class Network final : public Component, public Transport, private topo::NicPort 
     void deliver_at(std::uint32_t pkt, Time left, Time arrives) override;
     EdgeId first_hop(VertexId src, VertexId dst);
     // The edge packet p takes next (from p.at, after p.hop links).
-    EdgeId next_edge(const Packet& p) {
+    EdgeId next_edge(Packet& p) {
         return p.path_len != 0 ? paths_[p.path_first + p.hop] : next_edge_routed(p);
     }
-    EdgeId next_edge_routed(const Packet& p);  // no fixed route: ask the router
+    EdgeId next_edge_routed(Packet& p);  // no fixed route: ask the router (UGAL: decide)
+
+    // UGAL (topo::Routing::UgalL, UgalG; models/README.md, "Adaptive routing"). A packet
+    // between groups carries its Valiant candidate (`via`, drawn as Valiant draws it) with
+    // `adaptive` set until it reaches a router of its source group (a switch outside nodes
+    // with a group); there it keeps the candidate or drops it for the minimal path.
+    void ugal_decide(Packet& p);
+    // A link's occupancy as packet p would see it, in packets of p's size: the rest of the
+    // transmission or reservations it carries (busy_until) plus the packets queued at it.
+    double occupancy(EdgeId e, const Packet& p);
+    // Router-to-router hops from v to `to` along first-choice next hops, and (UGAL-G) the
+    // occupancies of every link met.
+    std::uint32_t walk(VertexId v, VertexId to, const Packet& p, double* occupied);
+    // Routing::AdaptiveUp: the least occupied of the fewest-hop next edges from p.at, ties
+    // from the destination node's index modulo their count on (D-mod-k's choice up a
+    // two-level fat tree).
+    EdgeId least_occupied_hop(const Packet& p);
+    bool ugal_ = false, ugal_global_ = false, adaptive_up_ = false;
+    bool track_queues_ = false;          // UGAL or adaptive_up: queued_ is kept
+    std::vector<std::uint32_t> queued_;  // packets waiting per link (else empty)
+    std::vector<EdgeId> hops_;           // least_occupied_hop's scratch
+    Time decide_at_;  // reserve_route: when the packet reaches the hop being decided
+    std::vector<std::uint8_t> is_router_;  // UGAL: 1 for a dragonfly router (else empty)
+
+  public:
+    // How many packets UGAL decided for and how many of them took their Valiant path.
+    std::uint64_t adaptive_decisions() const { return ugal_decisions_; }
+    std::uint64_t adaptive_nonminimal() const { return ugal_nonminimal_; }
+    // UGAL-L takes the Valiant path when q_min * H_min > q_val * H_val + this, UGAL-G when
+    // q_min + H_min > q_val + H_val + this (q in packets, H in router-to-router hops).
+    static constexpr double kUgalThreshold = 2.0;
+
+  private:
+    std::uint64_t ugal_decisions_ = 0, ugal_nonminimal_ = 0;
     // A packet at the link's source: sent at once on an idle link with nobody waiting (the
     // usual hop, inlined into arrive), else queued (enqueue_waiting).
     [[gnu::always_inline]] inline void enqueue(EdgeId e, std::uint32_t pkt);

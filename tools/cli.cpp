@@ -170,8 +170,8 @@ int cmd_generate(const GenerateFlags& f) {
     else
         throw InputError("--routing", 0,
                          fmt::format("'{}'{}: expected shortest_path, round_robin, simgrid, "
-                                     "valiant (dragonfly), dimension_order (torus) or d_mod_k "
-                                     "(fat-tree)",
+                                     "valiant, ugal_l, ugal_g (dragonfly), dimension_order (torus) "
+                                     "or d_mod_k, adaptive_up (fat-tree)",
                                      f.routing, did_you_mean(f.routing, topo::routing_names())));
     // 0 is "choose for me" inside GenerateOptions; given as a flag it is a mistake, not a
     // silent default.
@@ -203,15 +203,17 @@ int cmd_generate(const GenerateFlags& f) {
     if (o.nodes == 0) throw InputError("--nodes", 0, "expected at least 1 node");
     if (o.sockets == 0) throw InputError("--sockets", 0, "expected at least 1 socket");
     if (o.cores == 0) throw InputError("--cores", 0, "expected at least 1 core");
-    if (o.routing && *o.routing == topo::Routing::Valiant && f.kind != "dragonfly")
+    if (o.routing && topo::needs_dragonfly(*o.routing) && f.kind != "dragonfly")
         throw InputError("--routing", 0,
-                         fmt::format("valiant routing needs a dragonfly, not a {}", f.kind));
+                         fmt::format("{} routing needs a dragonfly, not a {}",
+                                     topo::to_string(*o.routing), f.kind));
     if (o.routing && *o.routing == topo::Routing::DimensionOrder && f.kind != "torus")
         throw InputError("--routing", 0,
                          fmt::format("dimension_order routing needs a torus, not a {}", f.kind));
-    if (o.routing && *o.routing == topo::Routing::DModK && f.kind != "fat-tree")
+    if (o.routing && topo::needs_fat_tree(*o.routing) && f.kind != "fat-tree")
         throw InputError("--routing", 0,
-                         fmt::format("d_mod_k routing needs a fat-tree, not a {}", f.kind));
+                         fmt::format("{} routing needs a fat-tree, not a {}",
+                                     topo::to_string(*o.routing), f.kind));
     // generate_model_xml names no flag (it also serves the library): when the shape the flags
     // describe is impossible, name the flags that describe it.
     const char* flags = f.kind == "dragonfly"
@@ -583,8 +585,10 @@ CLI::App* add_generate(CLI::App& app, GenerateFlags& g) {
                          "parameters NAME:key=value,...");
     generate->add_option(
         "--routing", g.routing,
-        "shortest_path, round_robin, simgrid, valiant (dragonfly), dimension_order "
-        "(torus) or d_mod_k (fat-tree) (default: the fabric's own: d_mod_k on a fat-tree, "
+        "shortest_path, round_robin, simgrid, valiant, ugal_l or ugal_g (dragonfly), "
+        "dimension_order (torus) or d_mod_k, adaptive_up (fat-tree) (default: the fabric's own: "
+        "d_mod_k on a "
+        "fat-tree, "
         "dimension_order on a torus, shortest_path (minimal) on a star or dragonfly)");
     generate->add_option("--memory", g.memory, "memory per node, e.g. 64GiB");
     generate->add_option("--eager-threshold", g.eager_threshold, "largest eagerly sent message");
@@ -642,7 +646,7 @@ CLI::App* add_run(CLI::App& app, RunFlags& r) {
     run->add_option("--cpu", r.cpu,
                     "CPU model of every core: processor_sharing or run_to_completion, or one "
                     "registered later, NAME[:key=value,...] (default: the model's)");
-    run->add_option("--seed", r.seed, "seed of random choices (Valiant routing)")
+    run->add_option("--seed", r.seed, "seed of random choices (Valiant and UGAL routing)")
         ->check(whole_number(UINT64_MAX));
     run->add_option("--cache", r.cache,
                     "cache layer (I/O scheduler) for every I/O server, replacing the model's: "

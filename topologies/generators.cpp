@@ -598,20 +598,20 @@ std::string generate_model_xml(const GenerateOptions& options) {
                                      "fat-tree or torus, or dragonfly",
                                      o.kind));
     }
-    if (routing == Routing::Valiant && o.kind != "dragonfly") {
+    if (needs_dragonfly(routing) && o.kind != "dragonfly") {
         throw InputError("", 0,
-                         fmt::format("valiant routing needs a dragonfly (it routes through a "
+                         fmt::format("{} routing needs a dragonfly (it routes through a "
                                      "random other group); expected shortest_path or "
                                      "round_robin for a {}",
-                                     o.kind));
+                                     to_string(routing), o.kind));
     }
     if ((routing == Routing::DimensionOrder && o.kind != "torus") ||
-        (routing == Routing::DModK && o.kind != "fat-tree")) {
+        (needs_fat_tree(routing) && o.kind != "fat-tree")) {
         throw InputError("", 0,
                          fmt::format("{} routing needs a {}; expected shortest_path, round_robin "
                                      "or simgrid for a {}",
                                      to_string(routing),
-                                     routing == Routing::DModK ? "fat-tree" : "torus", o.kind));
+                                     needs_fat_tree(routing) ? "fat-tree" : "torus", o.kind));
     }
     if (o.sockets == 0) throw InputError("", 0, "expected at least 1 socket per node");
     if (o.cores == 0) throw InputError("", 0, "expected at least 1 core per socket");

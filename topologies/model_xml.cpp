@@ -393,20 +393,21 @@ Topology Reader::read() {
         else if (fabrics == 1 && others == 0 && has_torus && !simgrid_wiring)
             tb_.settings().routing = Routing::DimensionOrder;
     }
-    if (tb_.settings().routing == Routing::Valiant && !has_groups) {
-        fail(network,
-             "<network> attribute 'routing': 'valiant' needs a <dragonfly> (it routes "
-             "through a random router of another group); expected shortest_path or "
-             "round_robin for this cluster");
+    if (needs_dragonfly(tb_.settings().routing) && !has_groups) {
+        fail(network, fmt::format("<network> attribute 'routing': '{}' needs a <dragonfly> (it "
+                                  "routes through a random router of another group); expected "
+                                  "shortest_path or round_robin for this cluster",
+                                  to_string(tb_.settings().routing)));
     }
     if (tb_.settings().routing == Routing::DimensionOrder && !has_torus)
         fail(network,
              "<network> attribute 'routing': 'dimension_order' needs a <torus>; expected "
              "shortest_path, round_robin or simgrid for this cluster");
-    if (tb_.settings().routing == Routing::DModK && !has_fat_tree)
-        fail(network,
-             "<network> attribute 'routing': 'd_mod_k' needs a <fat-tree>; expected "
-             "shortest_path, round_robin or simgrid for this cluster");
+    if (needs_fat_tree(tb_.settings().routing) && !has_fat_tree)
+        fail(network, fmt::format("<network> attribute 'routing': '{}' needs a <fat-tree>; "
+                                  "expected shortest_path, round_robin or simgrid for this "
+                                  "cluster",
+                                  to_string(tb_.settings().routing)));
 
     // Pass 3: top-level links.
     for (pugi::xml_node c = root.first_child(); c; c = c.next_sibling()) {
@@ -537,8 +538,9 @@ void Reader::read_network(pugi::xml_node n) {
             s.routing = *r;
         } else {
             fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid{}; expected "
-                                "shortest_path or round_robin, or simgrid, valiant (dragonfly "
-                                "only), dimension_order (torus only), d_mod_k (fat tree only)",
+                                "shortest_path or round_robin, or simgrid, valiant, ugal_l, "
+                                "ugal_g (dragonfly only), dimension_order (torus only), d_mod_k, "
+                                "adaptive_up (fat tree only)",
                                 *v, did_you_mean(*v, routing_names())));
         }
     }

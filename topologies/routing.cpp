@@ -146,7 +146,7 @@ Router::Router(const Topology& topology) : topo_(topology) {
         const Fabric& f = topo_.fabrics[i];
         const bool routed = r == Routing::SimGrid ||
                             (r == Routing::DimensionOrder && f.kind == Fabric::Kind::Torus) ||
-                            (r == Routing::DModK && f.kind == Fabric::Kind::FatTree);
+                            (needs_fat_tree(r) && f.kind == Fabric::Kind::FatTree);
         if (!routed) continue;
         for (std::size_t k = 0; k < f.nics.size(); ++k)
             fabric_nics_[f.nics[k]] = FabricPos{static_cast<std::uint32_t>(i), k};
@@ -508,7 +508,7 @@ bool Router::reachable(VertexId from, VertexId to) const {
 }
 
 ValiantChooser::ValiantChooser(const Topology& t)
-    : topo_(t), enabled_(t.settings.routing == Routing::Valiant) {
+    : topo_(t), enabled_(needs_dragonfly(t.settings.routing)) {
     if (!enabled_) return;
     for (VertexId v = 0; v < t.num_vertices(); ++v) {
         const auto& p = t.vertex(v);

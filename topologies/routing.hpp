@@ -42,6 +42,12 @@ class Router {
     // source-destination pair (a binomial bcast meets a new pair with every message).
     bool append_path(VertexId from, VertexId to, std::vector<EdgeId>& out) const;
     bool reachable(VertexId from, VertexId to) const;
+    // Every fewest-hop next edge from v towards dst (v != dst) in out-edge order, whatever
+    // the routing (`out` cleared first; empty if unreachable): the choices an adaptive
+    // routing picks among (Routing::AdaptiveUp).
+    void minimal_hops(VertexId v, VertexId dst, std::vector<EdgeId>& out) const {
+        candidates(v, dst, out);
+    }
 
     // The tree a vertex hangs in (the header's peeling), for a model that builds routes from
     // per-vertex halves (the fluid model): its parent (kNoVertex for a core vertex, an

@@ -82,7 +82,7 @@ struct SocketGroup {
 // ordered pair up to 262,144 pairs, else each source to an evenly spaced subset of the
 // destinations (about 262,144 pairs in all).
 void path_diversity(const Topology& t, Router& router, ModelSummary& s) {
-    if (t.settings.routing == Routing::RoundRobin || t.settings.routing == Routing::Valiant) return;
+    if (!fixed_path(t.settings.routing)) return;
     auto network_link = [&](EdgeId e) {
         const VertexProps &a = t.vertex(t.source_of(e)), &b = t.vertex(t.target_of(e));
         return a.node != b.node || a.node < 0;
@@ -389,8 +389,8 @@ std::string format_summary(const ModelSummary& s) {
         if (s.links_used < s.network_links)
             d += fmt::format(
                 "; warning: {} links no route takes (parallel links the routing "
-                "leaves idle? a fat tree's d_mod_k, a torus's dimension_order or "
-                "round_robin spread over them)",
+                "leaves idle? a fat tree's d_mod_k or adaptive_up, a torus's "
+                "dimension_order or round_robin spread over them)",
                 s.network_links - s.links_used);
         row("path diversity", d);
     }

@@ -49,7 +49,10 @@ constexpr NamedRouting kRoutings[] = {{"shortest_path", Routing::ShortestPath},
                                       {"valiant", Routing::Valiant},
                                       {"dimension_order", Routing::DimensionOrder},
                                       {"d_mod_k", Routing::DModK},
-                                      {"simgrid", Routing::SimGrid}};
+                                      {"simgrid", Routing::SimGrid},
+                                      {"ugal_l", Routing::UgalL},
+                                      {"ugal_g", Routing::UgalG},
+                                      {"adaptive_up", Routing::AdaptiveUp}};
 }  // namespace
 
 const char* to_string(Routing routing) {

@@ -51,16 +51,40 @@ enum class Routing : std::uint8_t {
     DimensionOrder,  // <torus>: one dimension after the other, SimGrid's TorusZone
     DModK,           // <fat-tree>: up-link chosen by destination (D-mod-k), SimGrid's FatTreeZone
     SimGrid,         // all three: DimensionOrder, DModK, and a SimGrid-wired <dragonfly>'s minimal
+    // Dragonfly, packet models: each packet between groups chooses at its source router
+    // between the minimal path and a Valiant one (the intermediate router drawn as Valiant
+    // draws it) by queue occupancy (models/README.md, "Adaptive routing"). The fluid model
+    // routes them minimally.
+    UgalL,  // the occupancy of the two output queues at the source router
+    UgalG,  // the occupancy of every queue along each of the two paths
+    // <fat-tree>, packet models: at every vertex the least occupied of the fewest-hop next
+    // hops (the up-links towards the common ancestors), ties from D-mod-k's choice on; the
+    // fluid model and fixed paths (validate, window sizes) follow d_mod_k.
+    AdaptiveUp,
 };
 const char* to_string(Routing routing);
 // The routing `text` names ("shortest_path", "round_robin", "valiant", "dimension_order",
-// "d_mod_k", "simgrid"; '-' for '_' read alike: simulator/spelling.hpp), nullopt if none.
+// "d_mod_k", "simgrid", "ugal_l", "ugal_g", "adaptive_up"; '-' for '_' read alike:
+// simulator/spelling.hpp), nullopt if none.
 std::optional<Routing> parse_routing(std::string_view text);
 std::vector<std::string> routing_names();  // the names parse_routing reads, in table order
-// Every packet of a pair takes one path, fixed when the pair first sends (all but RoundRobin
-// and Valiant): the packet model keeps it instead of asking the router hop by hop.
+// Routings that choose per packet between minimal and Valiant paths (UGAL).
+inline bool adaptive_dragonfly(Routing r) {
+    return r == Routing::UgalL || r == Routing::UgalG;
+}
+// Routings that need a <fat-tree>.
+inline bool needs_fat_tree(Routing r) {
+    return r == Routing::DModK || r == Routing::AdaptiveUp;
+}
+// Routings that route through another group of a <dragonfly> and need one.
+inline bool needs_dragonfly(Routing r) {
+    return r == Routing::Valiant || adaptive_dragonfly(r);
+}
+// Every packet of a pair takes one path, fixed when the pair first sends (all but RoundRobin,
+// Valiant, UGAL and AdaptiveUp): the packet model keeps it instead of asking the router hop
+// by hop.
 inline bool fixed_path(Routing r) {
-    return r != Routing::RoundRobin && r != Routing::Valiant;
+    return r != Routing::RoundRobin && r != Routing::AdaptiveUp && !needs_dragonfly(r);
 }
 
 struct VertexProps {
