@@ -12,6 +12,9 @@ output. This script covers every other command line in a fenced code block (`clu
 - no command may write into the checkout (`git status` is compared before and after; a path
   after `--out`, `-o` or `>` stays in the scratch folder even where the repository has a
   folder of that name);
+- a block whose commands hold placeholders that a `<!-- commands: M=independent,collective
+  C=none,write_behind -->` line above it lists values for runs once per combination (a
+  table's rows: `transfer=T` for each record size);
 - a synopsis is not run but listed: a line with `[...]`, `a|b` or a placeholder in capitals
   (`MODEL.xml`, `FILE`, `--cache C`), or one that writes to an absolute path outside the
   scratch folder (`--emit-array /shared/study`); so is an illustration that names a file
@@ -32,18 +35,22 @@ import doctest  # noqa: E402  (tests/doc/doctest.py: its runner)
 COMMAND = re.compile(r"^\s*(?:\$ )?((?:\./build/tools/)?clustersim(?: |$).*)$")
 OUTPUT = re.compile(r"^clustersim [a-z-]+: ")  # "clustersim run: model ..." is output
 MISSING = re.compile(r"clustersim: error: ([^:\s]+): cannot (?:read|open)")
+SUBSTITUTE = re.compile(r"^<!--\s*commands:\s*(.*?)\s*-->$")
 INLINE = re.compile(r"`((?:\./build/tools/)?clustersim [^`]+)`")
 PLACEHOLDER = re.compile(r"(?<![A-Za-z0-9._/-])[A-Z][A-Z0-9_]*(?:\.[a-z]+)?(?![A-Za-z0-9])")
 
 
 def blocks(path):
-    """(line, [(line, command, expected_error or None)], marked) per fenced block."""
+    """(line, [(line, command, expected_error or None)], marked, substitutions) per fenced
+    block; substitutions from a `<!-- commands: T=64KiB,1MiB -->` line above it."""
     lines = open(path, encoding="utf-8").read().split("\n")
-    i, marked = 0, False
+    i, marked, subs = 0, False, {}
     while i < len(lines):
         s = lines[i].strip()
         if doctest.MARK.match(s):
             marked = True
+        elif m := SUBSTITUTE.match(s):
+            subs = {k: v.split(",") for k, v in re.findall(r"([A-Z][A-Z0-9_]*)=(\S+)", m.group(1))}
         elif s.startswith("```"):
             start, cmds, j = i + 1, [], i + 1
             end = j
@@ -65,12 +72,23 @@ def blocks(path):
                     cmds.append((at, re.sub(r"\s+#.*$", "", cmd), error))
                 j += 1
             if cmds:
-                yield start, cmds, marked
-            marked = False
+                yield start, cmds, marked, subs
+            marked, subs = False, {}
             i = j
         elif s:
-            marked = False
+            marked, subs = False, {}
         i += 1
+
+
+def instances(cmd, subs):
+    """`cmd` once per combination of the substitutions it names (`transfer=T` with
+    T=64KiB,1MiB: two commands), or [cmd]."""
+    out = [cmd]
+    for name, values in subs.items():
+        pattern = re.compile(r"(?<![A-Za-z0-9._/-])" + name + r"(?![A-Za-z0-9])")
+        if pattern.search(cmd):
+            out = [pattern.sub(v, c) for c in out for v in values]
+    return out
 
 
 def git_status(root):
@@ -142,11 +160,12 @@ def main():
     ran = failed = skipped = covered = stale = inline = 0
     status = git_status(root)
     for path in files:
-        for start, cmds, marked in blocks(path):
+        for start, cmds, marked, subs in blocks(path):
             if marked:
                 covered += len(cmds)
                 continue
             runnable = []
+            cmds = [(line, c, error) for line, cmd, error in cmds for c in instances(cmd, subs)]
             for line, cmd, error in cmds:
                 why = synopsis(cmd, root)
                 if why:
