@@ -12,7 +12,8 @@ import re
 import sys
 from pathlib import Path
 
-IGNORED = re.compile(r"wall|cpu_time|cpu_s|memory|rss|per_second|per_s$|elapsed|load_s|host", re.I)
+IGNORED = re.compile(r"wall|cpu_time|cpu_s|memory|rss|per_second|per_s$|elapsed|load_s|host|phases",
+                     re.I)
 
 
 def clean(value):

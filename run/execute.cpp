@@ -278,6 +278,7 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
     RunSetup& setup = out.setup;
     setup.programs = load_programs(spec, sources, hooks);
     out.programs_load_s = seconds_since(t_programs);
+    const auto t_place = std::chrono::steady_clock::now();
     setup.ranks = check_rank_budget(spec, setup.programs);
     check_cores(spec, t, setup.ranks);
     setup.placement = mpi::place_ranks(t, setup.ranks, spec.placement);
@@ -334,7 +335,10 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
         options.link_activity = &out.link_activity;
         options.disk_activity = &out.disk_activity;
     }
+    out.placement_s = seconds_since(t_place);
+    const auto t_simulate = std::chrono::steady_clock::now();
     out.result = simulate_naming_inputs(model, setup, *program, options);
+    out.simulation_s = seconds_since(t_simulate);
     return out;
 }
 
@@ -368,6 +372,13 @@ RunReport make_report(const RunSpec& spec, const RunOutcome& outcome) {
         r0 += p->ranks();
     }
     report.model_load_s = outcome.model_load_s;
+    RunPhases& p = report.phases;
+    p.model_load_s = outcome.model_load_s;
+    p.programs_load_s = outcome.programs_load_s;
+    p.placement_s = outcome.placement_s;
+    p.set_up_s = outcome.result.set_up_seconds;
+    p.event_loop_s = outcome.result.wall_seconds;
+    p.results_s = std::max(0.0, outcome.simulation_s - p.set_up_s - p.event_loop_s);
     return report;
 }
 

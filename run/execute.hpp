@@ -88,6 +88,10 @@ struct RunOutcome {
     std::vector<net::Activity> link_activity, disk_activity;  // with hardware_activity
     double model_load_s = 0;                                  // reading the model
     double programs_load_s = 0;                               // reading the programs (traces)
+    double placement_s = 0;  // placing the ranks, binding the programs to their cores' speeds
+    // The whole simulation: set-up (result.set_up_seconds), the event loop
+    // (result.wall_seconds), then gathering the results and freeing the simulator's state.
+    double simulation_s = 0;
 };
 
 // Rewrites the registered names `spec` gives in the other spelling ('-' for '_',

@@ -155,6 +155,17 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
     j["wall_time_s"] = res.wall_seconds;
     j["cpu_time_s"] = res.cpu_seconds;
     j["model_load_s"] = rep.model_load_s;
+    const RunPhases& ph = rep.phases;
+    j["phases_s"] = {{"start", ph.start_s},
+                     {"model_load", ph.model_load_s},
+                     {"programs_load", ph.programs_load_s},
+                     {"placement", ph.placement_s},
+                     {"set_up", ph.set_up_s},
+                     {"event_loop", ph.event_loop_s},
+                     {"results", ph.results_s},
+                     {"report", ph.report_s},
+                     {"outputs", ph.outputs_s},
+                     {"total", ph.total_s()}};
     j["events_per_s"] = eps;
     j["peak_memory_bytes"] = rep.peak_memory_bytes;
     const std::string model_name = report_network_name(rep);
@@ -301,6 +312,13 @@ void render_text(const RunReport& rep, std::ostream& out) {
         "peak memory {}\n",
         with_commas(res.events), res.wall_seconds, eps / 1e6, rep.model_load_s,
         format_size(rep.peak_memory_bytes));
+    const RunPhases& ph = rep.phases;
+    out << fmt::format(
+        "  wall time by phase: start {:.3f} s, model {:.3f} s, programs {:.3f} s, placement "
+        "{:.3f} s, set-up {:.3f} s, event loop {:.3f} s, results {:.3f} s, report {:.3f} s: "
+        "{:.3f} s\n",
+        ph.start_s, ph.model_load_s, ph.programs_load_s, ph.placement_s, ph.set_up_s,
+        ph.event_loop_s, ph.results_s, ph.report_s, ph.total_s());
 }
 
 }  // namespace clustersim::run

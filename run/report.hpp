@@ -16,6 +16,24 @@
 
 namespace clustersim::run {
 
+// Where the process's wall-clock time went, phase by phase (seconds). The phases follow one
+// another, so they add up to the process's time until the report (`total_s`).
+struct RunPhases {
+    double start_s = 0;          // from the process's start to the run: libraries, flags
+    double model_load_s = 0;     // reading the model (and generating a fabric)
+    double programs_load_s = 0;  // reading the traces, building the apps
+    double placement_s = 0;      // placing the ranks, binding programs to their cores
+    double set_up_s = 0;         // the simulator: routes, network, cores, runtime, ranks
+    double event_loop_s = 0;     // the simulation itself
+    double results_s = 0;        // gathering the results, freeing the simulator's state
+    double report_s = 0;         // the summary's figures (and, with --json, the outputs)
+    double outputs_s = 0;        // --out's files (with --json: before the JSON is printed)
+    double total_s() const {
+        return start_s + model_load_s + programs_load_s + placement_s + set_up_s + event_loop_s +
+               results_s + report_s + outputs_s;
+    }
+};
+
 struct RunReport {
     std::string model;              // the model file as given
     std::vector<std::string> apps;  // the --app specs as given
@@ -30,6 +48,7 @@ struct RunReport {
     std::vector<mpi::AppResult> summary;  // the built-in apps' own results, in app order
     std::vector<std::string> warnings;    // what the run should not be trusted for (traces)
     double model_load_s = 0;
+    RunPhases phases;
     std::uint64_t peak_memory_bytes = 0;
     bool header_shown = false;  // render_header printed it before the run: render_text skips it
 };

@@ -274,6 +274,7 @@ SimulationResult simulate(const topo::Topology& t, const std::vector<RankLocatio
 SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
                           const std::vector<RankLocation>& ranks, Program& program,
                           const SimulationOptions& options) {
+    const auto t_set_up = std::chrono::steady_clock::now();
     CollectiveRegistry registry;
     register_builtin_collectives(registry);
     const Selection selection(registry, parts.mpi, t.source, options.algorithm_overrides,
@@ -393,6 +394,7 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
 
     SimulationResult res;
     res.events = engine.events_processed();
+    res.set_up_seconds = std::chrono::duration<double>(t0 - t_set_up).count();
     res.wall_seconds = std::chrono::duration<double>(t1 - t0).count();
     res.cpu_seconds = cpu1 - cpu0;
     res.ranks = runtime.results();

@@ -11,20 +11,21 @@
 
 #include "collectives/io_service.hpp"
 #include "collectives/placement.hpp"
-#include "mpi/runtime.hpp"
 #include "models/cpu.hpp"
 #include "models/jitter.hpp"
 #include "models/network.hpp"
+#include "mpi/runtime.hpp"
 #include "run/model.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim::mpi {
 
 struct SimulationResult {
-    Time simulated;            // when the last rank finished
-    std::uint64_t events = 0;  // engine events processed
-    double wall_seconds = 0;   // wall-clock time of the event loop
-    double cpu_seconds = 0;    // CPU time of the process during the event loop (user + system)
+    Time simulated;             // when the last rank finished
+    std::uint64_t events = 0;   // engine events processed
+    double set_up_seconds = 0;  // wall-clock time from simulate()'s start to its event loop
+    double wall_seconds = 0;    // wall-clock time of the event loop
+    double cpu_seconds = 0;     // CPU time of the process during the event loop (user + system)
     std::vector<RankResult> ranks;
     std::vector<RankLocation> placement;
     net::NetworkStats network;

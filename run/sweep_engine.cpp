@@ -160,6 +160,7 @@ const std::vector<std::string>& measured_fields() {
                                                "/result/wall_time_s",
                                                "/result/cpu_time_s",
                                                "/result/model_load_s",
+                                               "/result/phases_s",
                                                "/result/events_per_s",
                                                "/result/peak_memory_bytes"};
     return f;

@@ -50,9 +50,37 @@ TEST(Cli, JsonHasTheDocumentedFieldsAndRunsAreDeterministic) {
     EXPECT_EQ(ja["network"]["bytes_sent"], ja["network"]["bytes_delivered"]);
     for (auto* j : {&ja, &jb})
         for (const char* volatile_key :
-             {"wall_time_s", "cpu_time_s", "events_per_s", "peak_memory_bytes", "model_load_s"})
+             {"wall_time_s", "cpu_time_s", "events_per_s", "peak_memory_bytes", "model_load_s",
+              "phases_s"})
             j->erase(volatile_key);
     EXPECT_EQ(ja, jb);
+}
+
+// The wall time by phase: each phase once, none negative, the total their sum, the event loop
+// and the model load the figures reported beside them; --out's files timed before the JSON.
+TEST(Cli, PhasesAddUpToTheirTotal) {
+    const std::string out = temp_path("phases");
+    const Result r = run("run " + example("star-16.xml") +
+                         " --app bcast:size=1MiB --ranks 16 --json --out " + out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& p = j.at("phases_s");
+    double sum = 0;
+    for (const char* k : {"start", "model_load", "programs_load", "placement", "set_up",
+                          "event_loop", "results", "report", "outputs"}) {
+        ASSERT_TRUE(p.contains(k)) << k;
+        EXPECT_GE(p.at(k).get<double>(), 0.0) << k;
+        sum += p.at(k).get<double>();
+    }
+    EXPECT_EQ(p.size(), 10u);
+    EXPECT_NEAR(p.at("total").get<double>(), sum, 1e-12);
+    EXPECT_EQ(p.at("event_loop"), j.at("wall_time_s"));
+    EXPECT_EQ(p.at("model_load"), j.at("model_load_s"));
+    EXPECT_GT(p.at("outputs").get<double>(), 0.0);  // the timeline and statistics were written
+    // The text summary says the same phases.
+    const Result t = run("run " + example("star-16.xml") + " --app bcast:size=1MiB --ranks 16");
+    ASSERT_EQ(t.code, 0) << t.err;
+    EXPECT_NE(t.out.find("  wall time by phase: start "), std::string::npos) << t.out;
 }
 
 // --mpi chooses per call as the library would; the summary and --json say which.
