@@ -304,6 +304,7 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
     options.algorithm_overrides = spec.algorithms;
     options.mpi_profile = spec.mpi;
     options.seed = spec.seed;
+    options.leave_state_to_exit = spec.leave_state_to_exit;
     options.io = io::io_factory(model.io, std::move(files));
     options.jitter_loader = sources.jitter;
     if (setup.programs.size() > 1) options.app_sizes = multi.sizes();

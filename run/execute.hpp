@@ -30,6 +30,8 @@
 namespace clustersim::run {
 
 struct RunSpec {
+    // The process ends after this run: the simulator's state is left to its exit, not freed.
+    bool leave_state_to_exit = false;
     std::string model_path;            // the model file
     std::optional<Model> model;        // or a model already read (model_path then only names it)
     std::vector<std::string> apps;     // --app specs, in order

@@ -279,10 +279,13 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
     register_builtin_collectives(registry);
     const Selection selection(registry, parts.mpi, t.source, options.algorithm_overrides,
                               options.mpi_profile);
-    topo::Router router(t);
+    // The simulator's state, owned here; left to the process's exit when the options say so.
+    auto router_owned = std::make_unique<topo::Router>(t);
+    topo::Router& router = *router_owned;
     check_routes(t, router, ranks);
 
-    Engine engine;
+    auto engine_owned = std::make_unique<Engine>();
+    Engine& engine = *engine_owned;
     // Forwarding shim: the network and CPUs are built before the runtime that listens.
     // Messages of the I/O system carry kIoCookie and go to it.
     struct Forward final : net::NetworkClient, cpu::CpuClient {
@@ -309,7 +312,7 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
     net::Transport& network = *transport;
     NoiseTimelines noise(t, parts.jitter, options);  // before the cores that point into it
     const cpu::CpuModelId cpu_model = options.cpu ? *options.cpu : cpu_model_of(t);
-    const std::unique_ptr<cpu::CpuModel> cpu_model_made =
+    std::unique_ptr<cpu::CpuModel> cpu_model_made =
         cpu::cpu_models().made(cpu_model)(engine, forward);
     cpu::CpuModel& cpus = *cpu_model_made;
 
@@ -334,11 +337,12 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
             speeds[r] = t.nodes[ranks[r].node].sockets[ranks[r].socket].speed;
         app->set_core_speeds(speeds);
     }
-    Runtime runtime(
+    auto runtime_owned = std::make_unique<Runtime>(
         engine, network, cpus, ranks, std::move(rank_core), selection,
         local_work_config(t.settings, parts.mpi,
                           options.mpi_profile.empty() ? parts.mpi.profile : options.mpi_profile),
         program);
+    Runtime& runtime = *runtime_owned;
     forward.rt = &runtime;
     runtime.set_observer(options.observer);
     runtime.set_apps(options.app_sizes);
@@ -407,6 +411,16 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
     if (io) {
         res.has_io = true;
         res.io = io->report();
+    }
+    if (options.leave_state_to_exit) {
+        // The process ends after the report: freeing a million ranks' state piece by piece
+        // only delays that.
+        (void)router_owned.release();
+        (void)engine_owned.release();
+        (void)transport.release();
+        (void)cpu_model_made.release();
+        (void)runtime_owned.release();
+        (void)io.release();
     }
     return res;
 }

@@ -44,6 +44,9 @@ void check_routes(const topo::Topology& topology, topo::Router& router,
                   const std::vector<RankLocation>& ranks);
 
 struct SimulationOptions {
+    // The process ends after this run: leave the simulator's state (runtime, network, engine,
+    // routes) to its exit instead of freeing it (clustersim run; never under the sanitizers).
+    bool leave_state_to_exit = false;
     std::vector<std::string> algorithm_overrides;  // "bcast=binomial" (--algorithm)
     std::string mpi_profile;  // --mpi: openmpi_4.1, mpich_4, simgrid ("": the model's, or none)
     std::uint64_t seed = 1;   // random choices (Valiant routing)

@@ -154,6 +154,7 @@ int cmd_run(const RunFlags& f) {
     if (!f.traced_speed.empty())
         spec.source.traced_speed = flag_value("--traced-speed", f.traced_speed, parse_speed);
     spec.hardware_activity = f.timeline_detail == "hardware";
+    spec.leave_state_to_exit = g_exit_without_teardown;
     run::canonicalize_names(spec);
 
     run::Sources sources;
