@@ -170,6 +170,12 @@ bool MultiProgram::next(std::int32_t rank, mpi::Op& op) {
     return programs_[owner_[r]]->next(local_[r], op);
 }
 
+std::uint64_t MultiProgram::mark(std::int32_t rank) const {
+    const auto r = static_cast<std::size_t>(rank);
+    if (r >= owner_.size()) return 0;
+    return programs_[owner_[r]]->mark(local_[r]);
+}
+
 std::string handle_beyond_limit(const char* what, std::uint32_t handle) {
     if (handle <= kMaxHandle) return "";
     return fmt::format("{} handle {} is beyond the largest a program may use ({}, docs/limits.md)",

@@ -174,6 +174,13 @@ class Program {
     // Operations handed out so far of all there will be (an estimate, read about once a
     // second by the progress line; never on the simulation's path).
     virtual ProgramProgress progress() const { return {}; }
+    // Where rank's current operation came from, as a number only the program reads back (a
+    // trace: the record's position); 0: unknown. Taken when the runtime may have to name the
+    // operation after the rank has moved on (the first rank to enter a collective call).
+    virtual std::uint64_t mark(std::int32_t rank) const {
+        (void)rank;
+        return 0;
+    }
 };
 
 // Runs several programs side by side: program i owns world ranks [offset_i, offset_i + n_i)
@@ -182,6 +189,7 @@ class MultiProgram final : public Program {
   public:
     void add(Program& program, std::uint32_t ranks);
     bool next(std::int32_t rank, Op& op) override;
+    std::uint64_t mark(std::int32_t rank) const override;
     // The sum over the programs; unknown (total 0) if any program's total is unknown.
     ProgramProgress progress() const override;
     std::uint32_t ranks() const { return static_cast<std::uint32_t>(owner_.size()); }

@@ -23,31 +23,89 @@ void Runtime::check_collective_match(std::int32_t rank, std::uint32_t comm, std:
                                      const Op& op) {
     const std::uint64_t key = (static_cast<std::uint64_t>(comm) << 32) | seq;
     auto [it, fresh] =
-        coll_checks_.try_emplace(key, CollCheck{op.coll, op.root, op.bytes, rank, 0});
+        coll_checks_.try_emplace(key, CollCheck{op.coll, op.root, op.bytes, rank, 0, 0, op.comm});
     CollCheck& c = it->second;
-    if (!fresh) {
-        const bool one_count = op.coll == CollOp::Bcast || op.coll == CollOp::Reduce ||
-                               op.coll == CollOp::Allreduce || op.coll == CollOp::Scan ||
-                               op.coll == CollOp::Exscan || op.coll == CollOp::ReduceScatterBlock ||
-                               op.coll == CollOp::Allgather || op.coll == CollOp::Alltoall;
-        std::string what;
-        if (c.op != op.coll)
-            what = fmt::format("rank {} calls MPI_{} where rank {} called MPI_{}", rank,
-                               stat_name(stat_kind(OpKind::Collective, op.coll, false)),
-                               c.first_rank, stat_name(stat_kind(OpKind::Collective, c.op, false)));
-        else if (is_rooted(op.coll) && c.root != op.root)
-            what = fmt::format("rank {} gives root {} where rank {} gave root {}", rank, op.root,
-                               c.first_rank, c.root);
-        else if (one_count && c.bytes != op.bytes)
-            what = fmt::format("rank {} passes {} B where rank {} passed {} B", rank, op.bytes,
-                               c.first_rank, c.bytes);
-        if (!what.empty())
-            throw RankError(rank, fmt::format("ranks disagree on collective call {} on "
-                                              "communicator {}: {} (MPI requires the same "
-                                              "call on every rank of the communicator)",
-                                              seq + 1, op.comm, what));
+    if (fresh) {
+        // Where the first rank's call is, kept for the error line: it may have moved on (a
+        // non-blocking call) when another rank disagrees.
+        c.first_mark = program_.mark(rank);
+    } else if (c.op != op.coll || (is_rooted(op.coll) && c.root != op.root) ||
+               (c.bytes != op.bytes && one_block(op.coll))) [[unlikely]] {
+        report_collective_mismatch(rank, seq, op, c);
     }
     if (++c.arrived == comms_[comm].members.size()) coll_checks_.erase(it);
+}
+
+bool Runtime::one_block(CollOp op) {
+    return op == CollOp::Bcast || op == CollOp::Reduce || op == CollOp::Allreduce ||
+           op == CollOp::Scan || op == CollOp::Exscan || op == CollOp::ReduceScatterBlock ||
+           op == CollOp::Allgather || op == CollOp::Alltoall;
+}
+
+void Runtime::report_collective_mismatch(std::int32_t rank, std::uint32_t seq, const Op& op,
+                                         const CollCheck& c) const {
+    std::string what;
+    if (c.op != op.coll)
+        what = fmt::format("rank {} calls MPI_{} where rank {} called MPI_{}", rank,
+                           stat_name(stat_kind(OpKind::Collective, op.coll, false)), c.first_rank,
+                           stat_name(stat_kind(OpKind::Collective, c.op, false)));
+    else if (is_rooted(op.coll) && c.root != op.root)
+        what = fmt::format("rank {} gives root {} where rank {} gave root {} to MPI_{}", rank,
+                           op.root, c.first_rank, c.root,
+                           stat_name(stat_kind(OpKind::Collective, op.coll, false)));
+    else
+        what = fmt::format("rank {} passes {} B where rank {} passed {} B to MPI_{}", rank,
+                           op.bytes, c.first_rank, c.bytes,
+                           stat_name(stat_kind(OpKind::Collective, op.coll, false)));
+    throw RankError(rank,
+                    fmt::format("ranks disagree on collective call {} on communicator {}: {} "
+                                "(MPI requires the same call on every rank of the communicator)",
+                                seq + 1, op.comm, what),
+                    c.first_rank, c.first_mark);
+}
+
+void Runtime::check_collective_communicators() const {
+    // The first pending call (lowest communicator and call number) whose first rank waits in
+    // it while another member waits in a call on a communicator the first rank belongs to as
+    // well: the two wait for each other.
+    const auto blocked_in_call = [&](std::int32_t rank) {
+        const Rank& r = ranks_[static_cast<std::size_t>(rank)];
+        return !r.finished && r.op.kind == OpKind::Collective && !r.op.nonblocking;
+    };
+    const CollCheck* found = nullptr;
+    std::uint64_t found_key = 0;
+    std::int32_t found_rank = -1;
+    for (const auto& [key, c] : coll_checks_) {
+        if (found != nullptr && key >= found_key) continue;
+        const auto comm = static_cast<std::uint32_t>(key >> 32);
+        const Rank& first = ranks_[static_cast<std::size_t>(c.first_rank)];
+        if (!blocked_in_call(c.first_rank) || first.op_comm != comm ||
+            first.op_seq != (key & 0xffffffffu))
+            continue;
+        for (const std::int32_t m : comms_[comm].members) {
+            const Rank& r = ranks_[static_cast<std::size_t>(m)];
+            if (m == c.first_rank || !blocked_in_call(m) || r.op_comm == comm) continue;
+            const Comm& other = comms_[r.op_comm];
+            if (!other.world && other.rank_of.count(c.first_rank) == 0) continue;
+            found = &c;
+            found_key = key;
+            found_rank = m;
+            break;
+        }
+    }
+    if (found == nullptr) return;
+    const Op& op = ranks_[static_cast<std::size_t>(found_rank)].op;
+    throw RankError(
+        found_rank,
+        fmt::format("ranks disagree on the communicator of a collective call: rank {} waits in "
+                    "MPI_{} on communicator {} where rank {} waits in MPI_{} on communicator {} "
+                    "(its call {} there), which rank {} is a member of and never enters (MPI "
+                    "requires every rank of a communicator to make the same calls on it in the "
+                    "same order)",
+                    found_rank, stat_name(stat_kind(OpKind::Collective, op.coll, false)), op.comm,
+                    found->first_rank, stat_name(stat_kind(OpKind::Collective, found->op, false)),
+                    found->first_handle, (found_key & 0xffffffffu) + 1, found_rank),
+        found->first_rank, found->first_mark);
 }
 
 CollArgs Runtime::collective_args(std::int32_t rank, std::uint32_t comm, const Op& op,

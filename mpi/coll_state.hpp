@@ -80,12 +80,16 @@ struct CollRun {
 // What the first rank to enter a collective call (a communicator and its call number)
 // passed, for the others to be checked against (check_collective_match): MPI requires the
 // same operation, root and (for the collectives whose every rank passes one block) count.
+// An entry still here when the run deadlocks is a call some member never entered
+// (check_collective_communicators: it waits in a call on another communicator).
 struct CollCheck {
     CollOp op;
     std::int32_t root;
     std::uint64_t bytes;
     std::int32_t first_rank;
     std::uint32_t arrived;
+    std::uint64_t first_mark;   // Program::mark of first_rank's call, for the error line
+    std::int32_t first_handle;  // the communicator as first_rank named it
 };
 
 // Ranks of one communicator waiting in a global-view operation (the virtual barrier,

@@ -74,6 +74,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     std::size_t ops_in_progress() const { return ranks_.size() - finished_; }
     // One line per rank that has not finished: what it is blocked in.
     std::vector<std::string> blocked_ranks() const;
+    // For a deadlock: throws RankError if a rank waits in a collective call on one
+    // communicator while another member of it waits in a call on another communicator
+    // (they disagree on the communicator of a collective call).
+    void check_collective_communicators() const;
     // Every rank's result; first moves the operation statistics gathered so far into them.
     const std::vector<RankResult>& results() {
         stats_.flush(results_);
@@ -126,6 +130,10 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     std::unordered_map<std::uint64_t, CollCheck> coll_checks_;  // by comm << 32 | call number
     void check_collective_match(std::int32_t rank, std::uint32_t comm, std::uint32_t seq,
                                 const Op& op);
+    // The collectives whose every rank passes one block of the same size.
+    static bool one_block(CollOp op);
+    [[noreturn]] void report_collective_mismatch(std::int32_t rank, std::uint32_t seq, const Op& op,
+                                                 const CollCheck& c) const;
     // Laid out by use (issue 25): a 1,024-rank replay finds a rank's state cold at nearly
     // every event, so what every event reads is in as few cache lines as possible. Line 0:
     // the current operation's point-to-point and collective fields (the first 64 B of

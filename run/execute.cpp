@@ -189,18 +189,31 @@ mpi::SimulationResult simulate_naming_inputs(const Model& model, const RunSetup&
     try {
         return mpi::simulate(model, setup.placement, program, options);
     } catch (const mpi::RankError& e) {
-        std::uint32_t r0 = 0;
-        const auto rank = static_cast<std::uint32_t>(e.rank());
-        for (const auto& p : setup.programs) {
-            if (rank >= r0 + p->ranks()) {
+        // The program a world rank belongs to, and its rank there.
+        const auto owner =
+            [&](std::int32_t world) -> std::pair<const LoadedProgram*, std::int32_t> {
+            std::uint32_t r0 = 0;
+            const auto rank = static_cast<std::uint32_t>(world);
+            for (const auto& p : setup.programs) {
+                if (rank < r0 + p->ranks()) return {p.get(), static_cast<std::int32_t>(rank - r0)};
                 r0 += p->ranks();
-                continue;
             }
-            const std::string where = p->locate(static_cast<std::int32_t>(rank - r0));
-            if (p->input().empty() || where.empty()) throw;
-            throw InputError(p->input(), 0, fmt::format("{} ({})", e.message(), where));
+            return {nullptr, 0};
+        };
+        const auto [p, local] = owner(e.rank());
+        if (p == nullptr) throw;
+        const std::string where = p->locate(local);
+        if (p->input().empty() || where.empty()) throw;
+        std::string other;
+        if (e.other() >= 0) {
+            // The rank it disagrees with, at the record it entered the call with.
+            const auto [q, q_local] = owner(e.other());
+            const std::string there =
+                q == nullptr ? std::string{} : q->locate_mark(q_local, e.other_mark());
+            if (!there.empty())
+                other = q->input() == p->input() ? ", " + there : "; " + q->input() + ": " + there;
         }
-        throw;
+        throw InputError(p->input(), 0, fmt::format("{} ({}{})", e.message(), where, other));
     } catch (const InputError& e) {
         if (e.file() != "app") throw;
         std::string where;

@@ -285,10 +285,8 @@ std::vector<nlohmann::json> read_ok_records(const std::string& path, std::size_t
         ++n;
         if (line.empty()) continue;
         nlohmann::json r;
-        if (clustersim::run::json_too_deep(line))
-            throw InputError(path, n, clustersim::run::json_depth_message());
         try {
-            r = nlohmann::json::parse(line);
+            r = clustersim::run::parse_json_input(line, path, n);
         } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
             throw InputError(path, n, "not a JSON record");
         }

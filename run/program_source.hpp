@@ -69,6 +69,10 @@ class LoadedProgram {
         (void)local_rank;
         return {};
     }
+    // The same for the operation mpi::Program::mark gave `mark` (0: the current one).
+    virtual std::string locate_mark(std::int32_t local_rank, std::uint64_t mark) const {
+        return mark == 0 ? locate(local_rank) : std::string{};
+    }
 };
 
 class ProgramSource {

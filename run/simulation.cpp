@@ -385,6 +385,7 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
     const double cpu1 = process_cpu_seconds();
 
     if (!runtime.all_finished()) {
+        runtime.check_collective_communicators();
         const auto blocked = runtime.blocked_ranks();
         std::string list;
         for (std::size_t i = 0; i < blocked.size() && i < 8; ++i)

@@ -216,10 +216,8 @@ namespace {
 // The document, or an InputError at the line of its first syntax error.
 ojson parse_document(const std::string& text, const std::string& path) {
     ojson doc;
-    if (clustersim::run::json_too_deep(text))
-        throw InputError(path, 1, clustersim::run::json_depth_message());
     try {
-        doc = ojson::parse(text);
+        doc = clustersim::run::parse_json_input<ojson>(text, path);
     } catch (const ojson::parse_error& e) {
         const std::size_t upto = std::min<std::size_t>(e.byte, text.size());
         const int line = 1 + static_cast<int>(std::count(

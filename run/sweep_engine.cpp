@@ -72,10 +72,8 @@ void load_records(const std::string& path, std::map<std::string, nlohmann::json>
     for (std::size_t i = 0; i < lines.size(); ++i) {
         if (lines[i].empty()) continue;
         nlohmann::json r;
-        if (clustersim::run::json_too_deep(lines[i]))
-            throw InputError(path, static_cast<int>(i + 1), clustersim::run::json_depth_message());
         try {
-            r = nlohmann::json::parse(lines[i]);
+            r = clustersim::run::parse_json_input(lines[i], path, static_cast<int>(i + 1));
         } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
             if (i + 1 == lines.size()) break;
             throw InputError(path, static_cast<int>(i + 1), "not a JSON record of a sweep point");
@@ -322,9 +320,11 @@ nlohmann::json make_record(const Prepared& p, const Point& point, const Outcome&
         error = failure_of(o, p.limits);
     } else {
         try {
-            result = nlohmann::json::parse(o.out);
+            result = clustersim::run::parse_json_input(o.out, "the point's output");
         } catch (const nlohmann::json::exception&) {
             error = "the run printed no JSON";
+        } catch (const InputError& e) {  // nested too deep
+            error = e.what();
         }
     }
     if (o.signal != 0) r["signal"] = o.signal;
@@ -602,10 +602,8 @@ int collect(const std::string& dir) {
     if (!in) throw InputError(info_path, 0, "not a sweep output folder (no sweep.json)");
     nlohmann::json info;
     const std::string info_text(std::istreambuf_iterator<char>(in), {});
-    if (clustersim::run::json_too_deep(info_text))
-        throw InputError(info_path, 0, clustersim::run::json_depth_message());
     try {
-        info = nlohmann::json::parse(info_text);
+        info = clustersim::run::parse_json_input(info_text, info_path);
     } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
         throw InputError(info_path, 0, "not valid JSON");
     }

@@ -142,6 +142,21 @@ TEST(CalibrateJson, ATimeBeyondAMillionSecondsIsABadFile) {
     EXPECT_NO_THROW((void)cal::measured_from_json(cal::measured_to_json(m), "ok.json"));
 }
 
+// Saved measurements nested 200,000 deep (issue 53, depth limits): refused at the line where
+// they pass 256 levels, before a document is built (the recursive copy overflowed the stack).
+TEST(JsonDepth, CalibrateFromRefusesDeepMeasurementsAtTheirLine) {
+    const std::string deep = "{\"format\": \"x\",\n \"notes\": " + std::string(200'000, '[') +
+                             std::string(200'000, ']') + "}\n";
+    try {
+        (void)cal::measured_from_json(deep, "deep.json");
+        ADD_FAILURE() << "accepted JSON nested 200,000 deep";
+    } catch (const cal::BadMeasured& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "deep.json:2: JSON nested more than 256 levels deep (this file's JSON nests a "
+                  "few levels; refused before it is read)");
+    }
+}
+
 TEST(CalibrateDerive, LadderFromLatencyAndBandwidthGivesThemBack) {
     const cal::Measured m = synthetic();
     for (const bool fit : {false, true}) {

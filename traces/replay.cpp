@@ -57,14 +57,24 @@ const Record& TraceProgram::current(std::int32_t rank) const {
     return current_;
 }
 
-std::uint64_t TraceProgram::record_number(std::int32_t rank) const {
+std::uint64_t TraceProgram::mark(std::int32_t rank) const {
     const auto r = static_cast<std::size_t>(rank);
     if (r >= cursors_.size() || cursors_[r].position() == 0) return 0;
+    return previous_[r].position + 1;
+}
+
+std::uint64_t TraceProgram::record_number_at(std::int32_t rank, std::uint64_t mark) const {
+    const auto r = static_cast<std::size_t>(rank);
+    if (r >= cursors_.size() || mark == 0) return 0;
     Trace::Cursor c = trace_.cursor(static_cast<std::uint32_t>(rank));
     Record record;
     std::uint64_t n = 0;
-    while (c.position() < previous_[r].position && c.next(record)) ++n;
+    while (c.position() < mark - 1 && c.next(record)) ++n;
     return n + 1;
+}
+
+std::uint64_t TraceProgram::record_number(std::int32_t rank) const {
+    return record_number_at(rank, mark(rank));
 }
 
 bool TraceProgram::next(std::int32_t rank, mpi::Op& op) {

@@ -33,6 +33,11 @@ class TraceProgram final : public mpi::Program {
     // The number (from 1) of that record among the rank's records, 0 if none was handed out
     // (for errors naming the record; decodes the rank's records up to it).
     std::uint64_t record_number(std::int32_t rank) const;
+    // Where that record is, cheaply (its byte position + 1; 0 if none was handed out), for an
+    // error found later about it (ranks that disagree on a collective); record_number_at
+    // turns it into the record's number.
+    std::uint64_t mark(std::int32_t rank) const override;
+    std::uint64_t record_number_at(std::int32_t rank, std::uint64_t mark) const;
     // Instructions a compute record amounts to on `rank`.
     std::uint64_t instructions(std::int32_t rank, const Record& r) const;
 

@@ -43,6 +43,11 @@ class LoadedTrace final : public run::LoadedProgram {
         return fmt::format("record {} of rank {}", with_commas(replay_->record_number(local_rank)),
                            local_rank);
     }
+    std::string locate_mark(std::int32_t local_rank, std::uint64_t mark) const override {
+        if (!replay_ || mark == 0) return locate(local_rank);
+        return fmt::format("record {} of rank {}",
+                           with_commas(replay_->record_number_at(local_rank, mark)), local_rank);
+    }
 
   private:
     std::string spec_;

@@ -104,6 +104,15 @@ mkdir -p "$build/corpus/fuzz_sweep_results"
   echo '{"axes":{"network":"simple","ranks":4,"size":"8KiB"},"exit_code":0,"hash":"a4c1345e76a69d2f","index":1,"result":{"network":{"model":"simple"},"ranks":4,"simulated_time_s":1.2e-05},"status":"ok"}'
   echo '{"axes":{"network":"simple","ranks":4,"size":"1MiB"},"exit_code":2,"hash":"b4c1345e76a69d2f","index":2,"error":"bad input","status":"failed"}'
 } > "$build/corpus/fuzz_sweep_results/results.jsonl"
+# JSON past the nesting limit (run/json_depth.hpp: 256 levels), on a later line: refused at
+# that line, for the mutations to start from (with the dictionary tests/fuzz/json.dict).
+python3 - "$build/corpus" <<'PY'
+import sys
+d = sys.argv[1]
+deep = "[" * 300 + "]" * 300
+open(d + "/fuzz_sweep/deep.json", "w").write('{"base": {"model": "m.xml", "app": "barrier"},\n "description": ' + deep + "}\n")
+open(d + "/fuzz_sweep_results/deep.jsonl", "w").write('{"status": "ok", "axes": {}, "result": {}}\n{"status": "ok", "result": ' + deep + "}\n")
+PY
 # Placement maps and jitter distributions.
 mkdir -p "$build/corpus/fuzz_placement" "$build/corpus/fuzz_distributions"
 printf '0 n0\n1 n0 1\n2 n1 0 1 # a comment\n3 n7 1 1\n' > "$build/corpus/fuzz_placement/map"
@@ -125,7 +134,9 @@ printf 'app pingpong:size=1KiB,iterations=3\napp barrier\nranks \x02\nplacement 
 # cores; the results are printed in the harnesses' order.
 fuzz_one() {  # HARNESS: runs it, writes its result line to findings/HARNESS/result
   local h=$1 log="$build/findings/$1/last-run.log" out="$build/findings/$1/result"
-  if "$build/tests/fuzz/$h" "$build/corpus/$h" -max_total_time="$seconds" -timeout=10 \
+  local dict=()  # the JSON readers' harnesses mutate with JSON's tokens and runs of brackets
+  case $h in fuzz_sweep | fuzz_sweep_results | fuzz_calibrate_json) dict=(-dict="$PWD/tests/fuzz/json.dict") ;; esac
+  if "$build/tests/fuzz/$h" "$build/corpus/$h" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
        -rss_limit_mb=1024 -max_len=65536 -print_final_stats=1 \
        -artifact_prefix="$build/findings/$h/" >"$log" 2>&1; then
     echo "$h: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in ${seconds} s, no finding" >"$out"

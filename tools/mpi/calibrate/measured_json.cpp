@@ -400,10 +400,10 @@ std::string measured_to_json(const Measured& m) {
 
 Measured measured_from_json(std::string_view text, const std::string& file) {
     json j;
-    if (clustersim::run::json_too_deep(text))
-        throw BadMeasured(file + ": " + clustersim::run::json_depth_message());
     try {
-        j = json::parse(text.begin(), text.end());
+        j = clustersim::run::parse_json_input(text, file);
+    } catch (const clustersim::InputError& e) {  // nested too deep
+        throw BadMeasured(e.what());
     } catch (const json::exception& e) {  // syntax, or a number out of range
         std::string what = e.what();
         for (char& c : what)
