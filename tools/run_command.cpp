@@ -224,8 +224,8 @@ int cmd_run(const RunFlags& f) {
         // The process ends next: the kernel takes its memory back at once, where freeing a
         // million ranks' state piece by piece took seconds.
         std::cout.flush();
+        // The recorder is freed: its destructor removes --out's scratch file.
         (void)outcome.release();
-        (void)recorder.release();
     }
     return 0;
 }
