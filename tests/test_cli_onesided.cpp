@@ -108,6 +108,33 @@ TEST(OneSided, LockAllSendsNothingAndFlushWaitsForTheOperations) {
     EXPECT_EQ(j.at("operations").at("Win_lock").at("time_s").get<double>(), 0.0);
 }
 
+// A one-sided trace converted to OTF2 (clustersim's regions and attributes) reads back as the
+// same operations: the same simulated time and messages.
+TEST(OneSided, ConvertedToOtf2ItReplaysTheSame) {
+    const std::string path = temp_path("rt.trace");
+    std::ofstream(path) << "clustersim-trace 1\nname rt\n"
+                           "rank 0\nwin_create win=1 bytes=1MiB\nwin_fence win=1\n"
+                           "put win=1 peer=1 bytes=64KiB\nget win=1 peer=1 bytes=4KiB\n"
+                           "win_fence win=1\nwin_lock win=1 peer=1\naccumulate win=1 peer=1 "
+                           "bytes=8KiB\nwin_unlock win=1 peer=1\nwin_free win=1\n"
+                           "rank 1\nwin_create win=1 bytes=1MiB\nwin_fence win=1\n"
+                           "win_fence win=1\nwin_free win=1\n";
+    const std::string otf2 = temp_path("rt.otf2");
+    const Result c = testing::run("convert " + path + " " + otf2);
+    ASSERT_EQ(c.code, 0) << c.err;
+    auto replay = [](const std::string& trace) {
+        const Result r =
+            testing::run("run " + example("star-16.xml") + " --app trace:" + trace + " --json");
+        EXPECT_EQ(r.code, 0) << r.err;
+        return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+    };
+    const nlohmann::json a = replay(path), b = replay(otf2);
+    ASSERT_TRUE(a.contains("simulated_time_ps") && b.contains("simulated_time_ps"));
+    EXPECT_EQ(a.at("simulated_time_ps"), b.at("simulated_time_ps"));
+    EXPECT_EQ(a.at("network").at("messages"), b.at("network").at("messages"));
+    EXPECT_EQ(a.at("operations"), b.at("operations"));
+}
+
 TEST(OneSided, MisuseIsOneLineNamingTheRankAndTheCall) {
     const std::string path = temp_path("bad.trace");
     const auto bad = [&](const std::string& ranks, const std::string& needle) {

@@ -32,6 +32,7 @@
 #include "traces/otf2_common.hpp"
 #include "traces/reader.hpp"
 #include "traces/text.hpp"
+#include "traces/trace.hpp"
 
 namespace clustersim::traces {
 namespace {
@@ -522,31 +523,17 @@ class Otf2RankReader {
             push(r, c);
             return true;
         }
-        if (c.attrs.values.count("win")) {  // one-sided, written by clustersim (its attributes)
-            static const std::pair<const char*, mpi::OpKind> kOneSided[] = {
-                {"win_create", mpi::OpKind::WinCreate},
-                {"win_free", mpi::OpKind::WinFree},
-                {"put", mpi::OpKind::Put},
-                {"get", mpi::OpKind::Get},
-                {"accumulate", mpi::OpKind::Accumulate},
-                {"get_accumulate", mpi::OpKind::GetAccumulate},
-                {"win_fence", mpi::OpKind::WinFence},
-                {"win_lock", mpi::OpKind::WinLock},
-                {"win_unlock", mpi::OpKind::WinUnlock},
-                {"win_flush", mpi::OpKind::WinFlush}};
-            for (const auto& [name, kind] : kOneSided) {
-                if (n != name) continue;
-                Record r;
-                r.kind = kind;
-                r.win = static_cast<std::uint32_t>(attr(c, "win", 0));
-                r.peer = static_cast<std::int32_t>(sattr(c, "peer", 0));
-                r.bytes = attr(c, "bytes", 0);
-                r.bytes2 = attr(c, "bytes2", 0);
-                r.count = static_cast<std::uint32_t>(attr(c, "count", 0));
-                r.comm = sattr(c, "comm", 0);
-                push(r, c);
-                return true;
-            }
+        // One-sided, written by clustersim (its attributes), under the trace's own names.
+        if (Record r;
+            c.attrs.values.count("win") && parse_record_name(n, r) && mpi::is_onesided(r.kind)) {
+            r.win = static_cast<std::uint32_t>(attr(c, "win", 0));
+            r.peer = static_cast<std::int32_t>(sattr(c, "peer", 0));
+            r.bytes = attr(c, "bytes", 0);
+            r.bytes2 = attr(c, "bytes2", 0);
+            r.count = static_cast<std::uint32_t>(attr(c, "count", 0));
+            r.comm = sattr(c, "comm", 0);
+            push(r, c);
+            return true;
         }
         if (n == "cancel" && c.attrs.values.count("handle")) {  // written by clustersim
             Record r;
