@@ -428,7 +428,7 @@ CLI::App* add_generate(CLI::App& app, GenerateFlags& g) {
             [](std::string& kind) {
                 // The fabric kinds are the XML's element names (keys: words joined by '-');
                 // '_' reads as '-' with a note, a misspelling gets a suggestion.
-                const std::vector<std::string> kinds{"star", "fat-tree", "torus", "dragonfly"};
+                const std::vector<std::string>& kinds = fabric_kinds();
                 if (const std::string* k =
                         find_named(kinds, kind, [](const std::string& n) { return n; })) {
                     kind = *k;

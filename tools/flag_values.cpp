@@ -51,6 +51,41 @@ Catalogue catalogue() {
     return c;
 }
 
+const std::vector<std::string>& fabric_kinds() {
+    static const std::vector<std::string> names{"star", "fat-tree", "torus", "dragonfly"};
+    return names;
+}
+
+const std::vector<std::string>& timeline_details() {
+    static const std::vector<std::string> names{"ranks", "hardware"};
+    return names;
+}
+
+const std::vector<std::string>& convert_formats() {
+    static const std::vector<std::string> names{"text", "binary", "otf2"};
+    return names;
+}
+
+const std::vector<std::string>& merged_formats() {
+    static const std::vector<std::string> names{"text", "binary"};
+    return names;
+}
+
+const std::vector<std::string>& import_kinds() {
+    static const std::vector<std::string> names{"piosimhd", "simgrid"};
+    return names;
+}
+
+const std::vector<std::string>& jitter_models() {
+    static const std::vector<std::string> names{"jitsim", "max_of_distributions"};
+    return names;
+}
+
+const std::vector<std::string>& jitter_barriers() {
+    static const std::vector<std::string> names{"none", "binary_tree", "kary_tree"};
+    return names;
+}
+
 const std::vector<std::string>& list_kinds() {
     static const std::vector<std::string> kinds{"apps",    "algorithms", "models", "networks",
                                                 "formats", "caches",     "disks"};
@@ -89,10 +124,9 @@ std::vector<FlagValues> flag_values() {
     const std::vector<std::string> commands{
         "validate",     "generate", "run",  "convert",    "trace",   "import", "compare", "jitter",
         "jitter-trace", "record",   "list", "completion", "version", "help",   "sweep"};
-    const std::vector<std::string> text_or_binary{"text", "binary"};
     return {
         {"validate", "MODEL", File, {}},
-        {"generate", "KIND", Names, {"star", "fat-tree", "torus", "dragonfly"}},
+        {"generate", "KIND", Names, fabric_kinds()},
         {"generate", "--cpu-speed", Text, {}},
         {"generate", "--link-bandwidth", Text, {}},
         {"generate", "--link-latency", Text, {}},
@@ -122,18 +156,18 @@ std::vector<FlagValues> flag_values() {
         {"run", "--format", Names, formats},
         {"run", "--traced-speed", Text, {}},
         {"run", "--out", Folder, {}},
-        {"run", "--timeline-detail", Names, {"ranks", "hardware"}},
+        {"run", "--timeline-detail", Names, timeline_details()},
         {"run", "--progress-interval", Text, {}},
         {"convert", "INPUT", File, {}},
         {"convert", "OUTPUT", File, {}},
-        {"convert", "--to", Names, {"text", "binary", "otf2"}},
+        {"convert", "--to", Names, convert_formats()},
         {"convert", "--format", Names, formats},
         {"trace merge", "INPUT", File, {}},
         {"trace merge", "--out", File, {}},
-        {"trace merge", "--to", Names, text_or_binary},
+        {"trace merge", "--to", Names, merged_formats()},
         {"trace merge", "--name", Text, {}},
         {"trace merge", "--traced-speed", Text, {}},
-        {"import", "KIND", Names, {"piosimhd", "simgrid"}},
+        {"import", "KIND", Names, import_kinds()},
         {"import", "FILE", File, {}},
         {"import", "--placement-out", File, {}},
         {"import", "--file-system", Names, {"pvfs2"}},
@@ -143,7 +177,7 @@ std::vector<FlagValues> flag_values() {
         {"compare", "--out", Folder, {}},
         {"compare", "--format", Names, formats},
         {"compare", "--timeline-window", Text, {}},
-        {"jitter", "--model", Names, {"jitsim", "max_of_distributions"}},
+        {"jitter", "--model", Names, jitter_models()},
         {"jitter", "--trace", File, {}},  // or gen:SPEC
         {"jitter", "--format", Names, traces::jitter_format_names()},
         {"jitter", "--frequency", Text, {}},
@@ -153,7 +187,7 @@ std::vector<FlagValues> flag_values() {
         {"jitter", "--policy", Names, jitter::start_policy_names()},  // comma-separated
         {"jitter", "--window", Text, {}},
         {"jitter", "--start-indices", Text, {}},
-        {"jitter", "--barrier", Names, {"none", "binary_tree", "kary_tree"}},
+        {"jitter", "--barrier", Names, jitter_barriers()},
         {"jitter", "--network-latency", Text, {}},
         {"jitter", "--mpi-latency", Text, {}},
         {"jitter", "--shm-latency", Text, {}},
@@ -177,7 +211,7 @@ std::vector<FlagValues> flag_values() {
         {"record", "--out", File, {}},
         {"record", "--dir", Folder, {}},
         {"record", "--tracer", File, {}},
-        {"record", "--to", Names, text_or_binary},
+        {"record", "--to", Names, merged_formats()},
         {"record", "--name", Text, {}},
         {"record", "--traced-speed", Text, {}},
         {"record", "COMMAND", File, {}},  // the program (mpirun), then its arguments

@@ -24,6 +24,16 @@ struct Catalogue {
 };
 Catalogue catalogue();
 
+// The names of the enumerated flags whose commands keep them in tools/ (the others come from
+// their registries): each command's check and the table below read the same list.
+const std::vector<std::string>& fabric_kinds();      // generate KIND
+const std::vector<std::string>& timeline_details();  // run --timeline-detail
+const std::vector<std::string>& convert_formats();   // convert --to
+const std::vector<std::string>& merged_formats();    // trace merge --to, record --to
+const std::vector<std::string>& import_kinds();      // import KIND
+const std::vector<std::string>& jitter_models();     // jitter --model
+const std::vector<std::string>& jitter_barriers();   // jitter --barrier
+
 // `clustersim list KIND`'s kinds, and the ones it prints without a KIND.
 const std::vector<std::string>& list_kinds();
 const std::vector<std::string>& default_list_kinds();

@@ -23,6 +23,7 @@
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/flag_values.hpp"
 #include "tools/whole_number.hpp"
 #include "traces/distributions.hpp"
 #include "traces/jitter_io.hpp"
@@ -455,10 +456,9 @@ int cmd_jitsim(const JitterFlags& f) {
         if (f.arity == 0) throw InputError("--arity", 0, "kary_tree needs --arity K (K >= 1)");
         barrier.arity = f.arity;
     } else {
-        throw InputError(
-            "--barrier", 0,
-            fmt::format("'{}'{}: expected none, binary_tree or kary_tree", f.barrier,
-                        did_you_mean(f.barrier, {"none", "binary_tree", "kary_tree"})));
+        throw InputError("--barrier", 0,
+                         fmt::format("'{}'{}: expected none, binary_tree or kary_tree", f.barrier,
+                                     did_you_mean(f.barrier, jitter_barriers())));
     }
     const Quantity work = parse_quantity("--work", f.work);
     const Quantity zero = parse_quantity("--mpi-latency", "0cycles");
@@ -782,7 +782,7 @@ int cmd_jitter(const JitterFlags& f) {
     if (same_but_separators(f.model, "max_of_distributions")) return cmd_max_of_distributions(f);
     throw InputError("--model", 0,
                      fmt::format("'{}'{}: expected jitsim or max_of_distributions", f.model,
-                                 did_you_mean(f.model, {"jitsim", "max_of_distributions"})));
+                                 did_you_mean(f.model, jitter_models())));
 }
 
 int cmd_jitter_trace_generate(const JitterTraceFlags& f) {

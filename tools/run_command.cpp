@@ -26,6 +26,7 @@
 #include "simulator/units.hpp"
 #include "tools/cli.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/flag_values.hpp"
 #include "tools/progress.hpp"
 #include "tools/trace_commands.hpp"
 #include "traces/recorder.hpp"
@@ -133,7 +134,7 @@ int cmd_run(const RunFlags& f) {
     if (f.timeline_detail != "ranks" && f.timeline_detail != "hardware")
         throw InputError("--timeline-detail", 0,
                          fmt::format("'{}'{}: expected ranks or hardware", f.timeline_detail,
-                                     did_you_mean(f.timeline_detail, {"ranks", "hardware"})));
+                                     did_you_mean(f.timeline_detail, timeline_details())));
     if (f.timeline_detail == "hardware" && f.out.empty())
         throw InputError("--timeline-detail", 0, "'hardware' needs --out (it is a timeline)");
     run::RunSpec spec;

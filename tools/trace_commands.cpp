@@ -10,6 +10,7 @@
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
+#include "tools/flag_values.hpp"
 #include "tools/run_command.hpp"
 #include "traces/compare.hpp"
 #include "traces/import.hpp"
@@ -111,7 +112,7 @@ int cmd_convert(const ConvertFlags& flags) {
     if (to != "text" && to != "binary" && to != "otf2")  // checked before reading the input
         throw InputError("--to", 0,
                          fmt::format("'{}'{}: expected text, binary or otf2", to,
-                                     did_you_mean(to, {"text", "binary", "otf2"})));
+                                     did_you_mean(to, convert_formats())));
     // An OTF2 archive is OUT.otf2 (its anchor), OUT.def and OUT/: `--to otf2 OUT` names them.
     if (to == "otf2" && fs::path(f.output).extension() != ".otf2") f.output += ".otf2";
     check_output_file("OUTPUT", f.output);
@@ -163,9 +164,9 @@ std::string merged_trace_format(const std::string& output, const std::string& to
         return ext == ".txt" || ext == ".cstrace-text" ? "text" : "binary";
     }
     if (to != "text" && to != "binary")
-        throw InputError("--to", 0,
-                         fmt::format("'{}'{}: expected text or binary", to,
-                                     did_you_mean(to, {"text", "binary"})));
+        throw InputError(
+            "--to", 0,
+            fmt::format("'{}'{}: expected text or binary", to, did_you_mean(to, merged_formats())));
     return to;
 }
 
@@ -275,7 +276,7 @@ int cmd_import(const ImportFlags& f) {
     else
         throw InputError("import", 0,
                          fmt::format("'{}'{}: expected piosimhd or simgrid", f.kind,
-                                     did_you_mean(f.kind, {"piosimhd", "simgrid"})));
+                                     did_you_mean(f.kind, import_kinds())));
     check_written_model(r.xml, f.input);
     std::cout << r.xml;
     for (const auto& u : r.unmapped) std::cerr << "clustersim: import: " << u << "\n";
