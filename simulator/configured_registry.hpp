@@ -44,12 +44,9 @@ struct ConfiguredEntry {
 // "a, b or c" (one name: "a") of the entries' names.
 template <typename Entry>
 std::string or_list(const std::vector<Entry>& entries) {
-    std::string out;
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        if (i > 0) out += i + 1 == entries.size() ? " or " : ", ";
-        out += entries[i].name;
-    }
-    return out;
+    std::vector<std::string> names;
+    for (const Entry& e : entries) names.push_back(e.name);
+    return or_names(names);
 }
 
 // `Made`: what a configured model is (a behaviour pointer, a rule, a factory); it must be
