@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -454,8 +455,18 @@ void FluidNetwork::visit(std::uint32_t f) {
     }
 }
 
+bool FluidNetwork::outside_flow_above_floor(std::uint32_t r) const {
+    const Resource& list = resources_[r];
+    for (std::size_t k = 0; k < list.count; ++k) {
+        const std::uint32_t f = member(list, k).flow;
+        if (flow_mark_[f] != epoch_ && flows_[f].rate >= floor_) return true;
+    }
+    return false;
+}
+
 void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
-                           const std::vector<std::uint32_t>& firsts) {
+                           const std::vector<std::uint32_t>& firsts, double floor) {
+    floor_ = floor;
     if (flow_mark_.size() < flows_.capacity()) {
         flow_mark_.resize(flows_.capacity(), 0);
         flow_pos_.resize(flows_.capacity(), 0);
@@ -489,7 +500,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             const Resource& list = resources_[r];
             for (std::size_t k = 0; k < list.count; ++k) {
                 const std::uint32_t f = member(list, k).flow;
-                if (flow_mark_[f] != epoch_) visit(f);
+                if (flow_mark_[f] != epoch_ && flows_[f].rate >= floor) visit(f);
             }
         }
         picked_first_.push_back(static_cast<std::uint32_t>(picked_.size()));
@@ -509,6 +520,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
                 if (marks_[r] == epoch_ || res.count < 2) continue;
                 const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
                 if (rate < left * (1 - 1e-9)) continue;
+                if (floor > 0 && !outside_flow_above_floor(r)) continue;
                 expand_.push_back(r);
                 grew = true;
             }
@@ -579,7 +591,8 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             double used = 0;
             for (std::uint32_t f : incidence_.of_resource(i)) used += comp_rates_[f];
             if (used < comp_capacity_[i] * (1 - 1e-9)) continue;
-            if (incidence_.of_resource(i).size() < resources_[r].count) {
+            if (incidence_.of_resource(i).size() < resources_[r].count &&
+                (floor <= 0 || outside_flow_above_floor(r))) {
                 expand_.push_back(r);  // a flow outside shares it
                 grew = true;
             }
@@ -714,15 +727,18 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
             due_.clear();
             std::vector<std::uint32_t>& seeds = seeds_scratch_;
             seeds.clear();
+            // The slowest of the flows that end: the level below which no rate changes.
+            double slowest = std::numeric_limits<double>::infinity();
             for (drop_stale();
                  first_completion() != nullptr && first_completion()->at <= engine_.now();
                  drop_stale()) {
                 const std::uint32_t f = first_completion()->flow;
                 pop_completion();
+                slowest = std::min(slowest, flows_[f].rate);
                 remove(f, seeds);
                 due_.push_back(f);
             }
-            if (!seeds.empty()) resolve(seeds, {});
+            if (!seeds.empty()) resolve(seeds, {}, slowest * (1 - 1e-9));
             for (const std::uint32_t f : due_) {
                 const Flow& fl = flows_[f];
                 const std::uint64_t cookie = fl.cookie;
