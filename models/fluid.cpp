@@ -533,13 +533,17 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
         // other flows leave.
         if (local_of_resource_.size() < resources_.size())
             local_of_resource_.resize(resources_.size(), 0);
-        // In the old layout's order (order_), so the solver's local indices are unchanged.
-        sort_by_unique_key(comp_resources_, [&](std::uint32_t r) { return order_[r]; });
+        // In the order visit() met them (not sorted): the solver breaks ties between
+        // resources by their index in the old layout (order_), as it did when they were
+        // sorted by it, so the rates are the same to the bit.
         const std::size_t nres = comp_resources_.size();
+        comp_order_.resize(nres);
         comp_capacity_.resize(nres);
         comp_member_rate_.assign(nres, 0.0);
-        for (std::size_t i = 0; i < nres; ++i)
+        for (std::size_t i = 0; i < nres; ++i) {
             local_of_resource_[comp_resources_[i]] = static_cast<std::uint32_t>(i);
+            comp_order_[i] = order_[comp_resources_[i]];
+        }
         // The incidence in compressed rows: each flow's resources in route order, each
         // resource's flows in start order (transpose).
         Incidence& inc = incidence_;
@@ -581,7 +585,8 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             }
             comp_capacity_[i] = std::max(0.0, resources_[r].capacity - std::max(0.0, others));
         }
-        solver_.solve(std::span<const double>(comp_capacity_), inc, comp_rates_);
+        solver_.solve(std::span<const double>(comp_capacity_), inc, comp_rates_,
+                      std::span<const std::uint32_t>(comp_order_));
         // A boundary resource that the new rates saturate, shared with a flow outside the
         // component, may now bind that flow too: grow through it and solve again.
         bool grew = false;

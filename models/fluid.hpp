@@ -278,7 +278,8 @@ class FluidNetwork final : public Component, public Transport {
     void visit(std::uint32_t flow);          // adds a flow to the component (resolve())
     std::vector<std::uint32_t> comp_resources_, comp_flows_, stack_;
     std::vector<double> comp_capacity_, comp_rates_, comp_member_rate_;
-    Incidence incidence_;  // the component's flows x resources, in local indices
+    std::vector<std::uint32_t> comp_order_;  // per local resource: order_ (the solver's tie-break)
+    Incidence incidence_;                    // the component's flows x resources, in local indices
     // Radix sort scratch (resolve sorts the component's flows by start order and its
     // resources by the old layout's order: unique keys, so the order is the one std::sort
     // gives, in linear time; a 131,072-flow component has about 800,000 resource entries).

@@ -34,7 +34,7 @@ void MaxMinSolver::solve(const std::vector<double>& capacity,
 }
 
 void MaxMinSolver::solve(std::span<const double> capacity, const Incidence& incidence,
-                         std::vector<double>& rates) {
+                         std::vector<double>& rates, std::span<const std::uint32_t> order) {
     const std::size_t nr = capacity.size(), nf = incidence.flows();
     rates.assign(nf, 0.0);
     remaining_.assign(capacity.begin(), capacity.end());
@@ -42,14 +42,15 @@ void MaxMinSolver::solve(std::span<const double> capacity, const Incidence& inci
     version_.assign(nr, 0);
     fixed_.assign(nf, false);
     heap_.clear();
-    // Min-heap on share; ties broken by resource index, so the result never depends on
+    // Min-heap on share; ties broken by the resource's key, so the result never depends on
     // the heap's internal order.
     auto later = [](const Entry& a, const Entry& b) {
-        return a.share != b.share ? a.share > b.share : a.resource > b.resource;
+        return a.share != b.share ? a.share > b.share : a.key > b.key;
     };
+    auto key = [&](std::uint32_t r) { return order.empty() ? r : order[r]; };
     for (std::uint32_t r = 0; r < nr; ++r) {
         unfixed_[r] = static_cast<std::uint32_t>(incidence.of_resource(r).size());
-        if (unfixed_[r] > 0) heap_.push_back(Entry{remaining_[r] / unfixed_[r], r, 0});
+        if (unfixed_[r] > 0) heap_.push_back(Entry{remaining_[r] / unfixed_[r], key(r), r, 0});
     }
     std::make_heap(heap_.begin(), heap_.end(), later);
     std::size_t left = nf;
@@ -70,7 +71,7 @@ void MaxMinSolver::solve(std::span<const double> capacity, const Incidence& inci
                 --unfixed_[r];
                 ++version_[r];
                 if (unfixed_[r] > 0 && r != top.resource) {
-                    heap_.push_back(Entry{remaining_[r] / unfixed_[r], r, version_[r]});
+                    heap_.push_back(Entry{remaining_[r] / unfixed_[r], key(r), r, version_[r]});
                     std::push_heap(heap_.begin(), heap_.end(), later);
                 }
             }

@@ -43,9 +43,12 @@ class MaxMinSolver {
                const std::vector<std::vector<std::uint32_t>>& flow_resources,
                std::vector<double>& rates);
 
-    // The same on an incidence in compressed rows (both directions filled).
+    // The same on an incidence in compressed rows (both directions filled). Resources at an
+    // equal share are fixed in the order of `order` (one distinct key per resource; empty:
+    // by index), so a caller whose resources come in any order gets the same rates, to the
+    // bit, as one that sorted them by that key.
     void solve(std::span<const double> capacity, const Incidence& incidence,
-               std::vector<double>& rates);
+               std::vector<double>& rates, std::span<const std::uint32_t> order = {});
 
   private:
     std::vector<double> remaining_;
@@ -53,6 +56,7 @@ class MaxMinSolver {
     std::vector<bool> fixed_;
     struct Entry {
         double share;
+        std::uint32_t key;  // the tie-break: order[resource], or resource
         std::uint32_t resource;
         std::uint32_t version;
     };
