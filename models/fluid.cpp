@@ -760,7 +760,17 @@ void FluidNetwork::handle(Engine&, const Event& ev) {
             start_armed_ = false;
             first_scratch_.swap(starting_);
             starting_.clear();
-            resolve({}, first_scratch_);
+            // A flow gets at least its fair share of some resource it crosses, C / n with n
+            // the flows there (at its bottleneck it is the fastest of the n), so no new flow
+            // ends slower than the smallest such share: no flow slower than that can change
+            // (resolve()'s floor; models/README.md).
+            double fair = std::numeric_limits<double>::infinity();
+            for (const std::uint32_t f : first_scratch_)
+                for (const std::uint32_t r : resources_of(routes_[flows_[f].route])) {
+                    const Resource& res = resources_[r];
+                    fair = std::min(fair, res.capacity / static_cast<double>(res.count));
+                }
+            resolve({}, first_scratch_, fair * (1 - 1e-9));
             break;
         }
         case kDeliver: {

@@ -292,5 +292,60 @@ TEST(FluidMaxMin, FlowsStartingAtOneInstantAreOneSolve) {
     EXPECT_EQ(driver.ended.size(), flows);
 }
 
+// The floors of an incremental solve (models/README.md): a flow that ends re-solves only the
+// flows at its rate or above, and flows that start only those at or above the smallest fair
+// share C / n of a resource they cross. On a star of 1 GB/s links: four flows into node 9
+// (a, b, c, c2: 1/4 GB/s each, bottlenecked on 9's link) and a small flow d from a's node 0
+// to node 8, which shares 0's outgoing link with a and takes the 3/4 GB/s a leaves. d ends
+// first, at 3/4: a, b, c and c2 run below it and are not re-solved (and keep their rates, as
+// a solve from scratch gives). Then e starts from node 0 to node 7: its rate (3/4) saturates
+// 0's link again, which couples it to a, but a is below the fair share of that link (1/2)
+// and is not re-solved either: e alone is. Without the floors each would re-solve all five.
+TEST(FluidMaxMin, FlowsBelowAnEndingOrStartingFlowsLevelAreNotResolved) {
+    Engine engine;
+    const std::string xml = R"(<cluster name="star">
+  <network granularity="100KiB" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>
+  <node-type name="node" memory="1GiB">
+    <socket name="s0" cores="1" speed="1G"/>
+    <memory-node name="mem0" bandwidth="20GB/s"/>
+    <nic name="nic"/>
+    <cable from="s0" to="mem0" latency="100ns" bandwidth="20GB/s"/>
+    <cable from="nic" to="mem0" latency="100ns" bandwidth="20GB/s"/>
+  </node-type>
+  <star type="node" nodes="10" prefix="n" switch="sw" link-latency="1us" link-bandwidth="1GB/s"/>
+</cluster>)";
+    const topo::Topology t = topo::parse_model(xml, "star.xml");
+    topo::Router router(t);
+    Driver driver(engine);
+    FluidNetwork net(engine, t, router, driver);
+    driver.net = &net;
+    const std::vector<VertexId> s = sockets_of(t);
+    ASSERT_EQ(s.size(), 10u);
+    const std::uint64_t big = 100'000'000;                                 // 0.4 s at 1/4 GB/s
+    for (int i = 0; i < 4; ++i) driver.at(Time::zero(), s[i], s[9], big);  // a, b, c, c2
+    driver.at(Time::zero(), s[0], s[8], 1'000'000);                        // d: 1.3 ms
+    driver.at(Time::ms(10), s[0], s[7], big);                              // e
+    engine.run(Time::us(1));
+    const std::vector<double> start = net.active_rates();
+    ASSERT_EQ(start.size(), 5u);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(start[i], 0.25e9, 1);
+    EXPECT_NEAR(start[4], 0.75e9, 1);
+    const std::uint64_t solved = net.stats().packet_hops;
+    engine.run(Time::ms(5));  // d has ended
+    ASSERT_EQ(driver.ended.size(), 1u);
+    EXPECT_EQ(net.stats().packet_hops, solved) << "a, b, c and c2 are below d's level";
+    const std::vector<double> after_d = net.active_rates();
+    ASSERT_EQ(after_d.size(), 4u);
+    for (const double r : after_d) EXPECT_NEAR(r, 0.25e9, 1);
+    engine.run(Time::ms(11));  // e has started
+    EXPECT_EQ(net.stats().packet_hops, solved + 1) << "e alone: a is below 0's fair share";
+    const std::vector<double> after_e = net.active_rates();
+    ASSERT_EQ(after_e.size(), 5u);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(after_e[i], 0.25e9, 1);
+    EXPECT_NEAR(after_e[4], 0.75e9, 1);
+    engine.run();
+    EXPECT_EQ(driver.ended.size(), 6u);
+}
+
 }  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim::net
