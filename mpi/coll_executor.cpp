@@ -22,14 +22,15 @@ namespace clustersim::mpi {
 void Runtime::check_collective_match(std::int32_t rank, std::uint32_t comm, std::uint32_t seq,
                                      const Op& op) {
     const std::uint64_t key = (static_cast<std::uint64_t>(comm) << 32) | seq;
-    auto [it, fresh] =
-        coll_checks_.try_emplace(key, CollCheck{op.coll, op.root, op.bytes, rank, 0, 0, op.comm});
+    auto [it, fresh] = coll_checks_.try_emplace(
+        key, CollCheck{op.coll, op.nonblocking, op.root, op.bytes, rank, 0, 0, op.comm});
     CollCheck& c = it->second;
     if (fresh) {
         // Where the first rank's call is, kept for the error line: it may have moved on (a
         // non-blocking call) when another rank disagrees.
         c.first_mark = program_.mark(rank);
-    } else if (c.op != op.coll || (is_rooted(op.coll) && c.root != op.root) ||
+    } else if (c.op != op.coll || c.nonblocking != op.nonblocking ||
+               (is_rooted(op.coll) && c.root != op.root) ||
                (c.bytes != op.bytes && one_block(op.coll))) [[unlikely]] {
         report_collective_mismatch(rank, seq, op, c);
     }
@@ -45,10 +46,12 @@ bool Runtime::one_block(CollOp op) {
 void Runtime::report_collective_mismatch(std::int32_t rank, std::uint32_t seq, const Op& op,
                                          const CollCheck& c) const {
     std::string what;
-    if (c.op != op.coll)
-        what = fmt::format("rank {} calls MPI_{} where rank {} called MPI_{}", rank,
-                           stat_name(stat_kind(OpKind::Collective, op.coll, false)), c.first_rank,
-                           stat_name(stat_kind(OpKind::Collective, c.op, false)));
+    if (c.op != op.coll || c.nonblocking != op.nonblocking)
+        what = fmt::format(
+            "rank {} calls MPI_{} where rank {} called MPI_{}{}", rank,
+            stat_name(stat_kind(OpKind::Collective, op.coll, op.nonblocking)), c.first_rank,
+            stat_name(stat_kind(OpKind::Collective, c.op, c.nonblocking)),
+            c.op == op.coll ? " (a non-blocking collective never matches a blocking one)" : "");
     else if (is_rooted(op.coll) && c.root != op.root)
         what = fmt::format("rank {} gives root {} where rank {} gave root {} to MPI_{}", rank,
                            op.root, c.first_rank, c.root,

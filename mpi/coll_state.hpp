@@ -84,6 +84,7 @@ struct CollRun {
 // (check_collective_communicators: it waits in a call on another communicator).
 struct CollCheck {
     CollOp op;
+    bool nonblocking;  // MPI_Ibcast never matches MPI_Bcast (MPI 3.1, section 5.12)
     std::int32_t root;
     std::uint64_t bytes;
     std::int32_t first_rank;

@@ -1,7 +1,8 @@
 // Ranks that disagree on a collective call are refused (issue 53, "MPI consistency checked
 // across ranks", the hostile class of its "silent nonsense"): the operation, the root of
 // rooted collectives, the size of those whose every rank passes one block (bcast, reduce,
-// allreduce, ...) and the communicator must agree on every rank, as MPI requires. The run
+// allreduce, ...), blocking or not, and the communicator must agree on every rank, as MPI
+// requires. The run
 // stops with one line naming both ranks, both records and what differs, exit 2. Calls MPI
 // allows to differ (the counts of gatherv and alltoallv, calls on the different
 // communicators a split gives each colour) still run. Hand-written native text traces
@@ -48,6 +49,18 @@ TEST(HostileMpiConsistency, DifferentOperationsNameBothRanksAndBothRecords) {
                    trace("", {"compute instructions=1000000\nbarrier", "allreduce bytes=8B"}),
                    "ranks disagree on collective call 1 on communicator 0: rank 0 calls "
                    "MPI_Barrier where rank 1 called MPI_Allreduce " +
+                       kSameCall + " (record 2 of rank 0, record 1 of rank 1)");
+}
+
+TEST(HostileMpiConsistency, ABlockingCollectiveNeverMatchesItsNonBlockingForm) {
+    // MPI 3.1, section 5.12: "nonblocking collective operations do not match with blocking
+    // collective operations". Rank 1 enters MPI_Ibcast first.
+    expect_refused("ibcast.trace",
+                   trace("", {"compute instructions=1000000\nbcast bytes=8B root=0",
+                              "ibcast bytes=8B root=0 handle=1\nwait handle=1"}),
+                   "ranks disagree on collective call 1 on communicator 0: rank 0 calls "
+                   "MPI_Bcast where rank 1 called MPI_Ibcast (a non-blocking collective never "
+                   "matches a blocking one) " +
                        kSameCall + " (record 2 of rank 0, record 1 of rank 1)");
 }
 
