@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "import/import.hpp"
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
@@ -13,7 +14,6 @@
 #include "tools/flag_values.hpp"
 #include "tools/run_command.hpp"
 #include "traces/compare.hpp"
-#include "traces/import.hpp"
 #include "traces/merge.hpp"
 #include "traces/otf2.hpp"
 #include "traces/reader.hpp"

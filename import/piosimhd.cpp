@@ -24,10 +24,10 @@
 #include <fmt/format.h>
 #include <pugixml.hpp>
 
+#include "import/import.hpp"
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 #include "topologies/model_writer.hpp"
-#include "traces/import.hpp"
 #include "traces/piosimhd_units.hpp"
 #include "traces/text.hpp"
 #include "traces/xml_file.hpp"
@@ -210,6 +210,13 @@ class PiosimhdImporter {
     void server(pugi::xml_node s, const std::string& node_name, std::uint64_t internal);
     void switch_(pugi::xml_node s);
     void settings(pugi::xml_node g);
+    // The steps of run(), in order.
+    void read_templates(pugi::xml_node project);
+    pugi::xml_node read_project(pugi::xml_node project, std::vector<std::string>& applications);
+    topo::XmlElement connect();
+    std::string routing_rule(pugi::xml_node project);
+    std::string emit(const std::string& routing, const topo::XmlElement& cables);
+    std::string placement(const std::vector<std::string>& applications);
 
     XmlFile file_;  // the model, with line numbers
     std::string path_;
@@ -528,6 +535,30 @@ ImportResult PiosimhdImporter::run() {
     if (!same(project.name(), "Project"))
         fail(project,
              fmt::format("expected a PIOsimHD model: root <Project>, found <{}>", project.name()));
+    read_templates(project);
+    std::vector<std::string> applications;
+    const pugi::xml_node component_list = read_project(project, applications);
+    if (!component_list) fail(project, "the model has no <ComponentList>");
+    std::vector<pugi::xml_node> nodes, switches;
+    collect(component_list, "Node", nodes);
+    collect(component_list, "Switch", switches);
+    if (nodes.empty()) fail(component_list, "the <ComponentList> has no nodes");
+    for (pugi::xml_node n : nodes) node(n);
+    for (pugi::xml_node s : switches) switch_(s);
+    const topo::XmlElement cables = connect();
+    const std::string routing = routing_rule(project);
+    ImportResult result;
+    result.xml = emit(routing, cables);
+    result.placement_map = placement(applications);
+    for (const Unmapped& u : unmapped_)
+        result.unmapped.push_back(
+            fmt::format("{}:{}: {} not mapped: {}{}", path_, u.line, u.what, u.why,
+                        u.count > 1 ? fmt::format(" ({} times, first here)", u.count) : ""));
+    return result;
+}
+
+// The templates by (kind, name); a template that derives from itself is refused.
+void PiosimhdImporter::read_templates(pugi::xml_node project) {
     for (pugi::xml_node c : project.children()) {
         if (c.type() != pugi::node_element) continue;
         if (same(c.name(), "Templates")) {
@@ -552,7 +583,11 @@ ImportResult PiosimhdImporter::run() {
             chain.push_back(m);
         }
     }
-    std::vector<std::string> applications;
+}
+
+// The global settings and the application list read; the <ComponentList> returned.
+pugi::xml_node PiosimhdImporter::read_project(pugi::xml_node project,
+                                              std::vector<std::string>& applications) {
     pugi::xml_node component_list;
     for (pugi::xml_node c : project.children()) {
         if (c.type() != pugi::node_element) continue;
@@ -575,16 +610,12 @@ ImportResult PiosimhdImporter::run() {
             unmapped(c, fmt::format("<{}>", c.name()), "the importer does not know it");
         }
     }
-    if (!component_list) fail(project, "the model has no <ComponentList>");
-    std::vector<pugi::xml_node> nodes, switches;
-    collect(component_list, "Node", nodes);
-    collect(component_list, "Switch", switches);
-    if (nodes.empty()) fail(component_list, "the <ComponentList> has no nodes");
-    for (pugi::xml_node n : nodes) node(n);
-    for (pugi::xml_node s : switches) switch_(s);
+    return component_list;
+}
 
-    // Connections: each is declared on both ends (NIC -> port, port -> NIC); one cable per
-    // pair, or two one-way edges if the two ends disagree.
+// Connections: each is declared on both ends (NIC -> port, port -> NIC); one cable per pair, or
+// two one-way edges if the two ends disagree. The cables are held until the model is written.
+topo::XmlElement PiosimhdImporter::connect() {
     std::map<std::pair<std::string, std::string>, std::size_t> first;
     std::vector<bool> done(links_.size(), false);
     for (std::size_t i = 0; i < links_.size(); ++i) {
@@ -628,8 +659,11 @@ ImportResult PiosimhdImporter::run() {
             cable("edge", b);
         }
     }
+    return cables;
+}
 
-    // Routing: PaketFirstRoute takes the first shortest route, PaketRoundRobinRoute rotates.
+// Routing: PaketFirstRoute takes the first shortest route, PaketRoundRobinRoute rotates.
+std::string PiosimhdImporter::routing_rule(pugi::xml_node project) {
     std::string routing = "shortest_path";
     if (routing_.size() == 1 && *routing_.begin() == "PaketRoundRobinRoute")
         routing = "round_robin";
@@ -640,8 +674,11 @@ ImportResult PiosimhdImporter::run() {
     if (routing_.size() > 1)
         unmapped(project, "switches with different packet routing algorithms",
                  "clustersim has one routing rule per model; shortest_path is used");
+    return routing;
+}
 
-    // The model.
+// The model document.
+std::string PiosimhdImporter::emit(const std::string& routing, const topo::XmlElement& cables) {
     topo::ModelDocument doc(model_name(fs::path(path_).stem().string()));
     doc.add_comment(
         fmt::format("Imported from the PIOsimHD model {} by clustersim import "
@@ -699,10 +736,11 @@ ImportResult PiosimhdImporter::run() {
     } else if (io_granularity_ != 0) {
         unmapped(io_granularity_at_, "<IOGranularity>", "the model has no I/O servers");
     }
-    std::string xml = doc.str();
+    return doc.str();
+}
 
-    // Placement of the first application's client processes.
-    ImportResult result;
+// The placement map of the first application's client processes (empty without any).
+std::string PiosimhdImporter::placement(const std::vector<std::string>& applications) {
     std::string app = applications.empty() ? "" : applications.front();
     if (app.empty() && !clients_.empty()) app = clients_.front().application;
     std::vector<Client> mine;
@@ -721,37 +759,30 @@ ImportResult PiosimhdImporter::run() {
                          fmt::format("the placement map holds one application ('{}')", app));
                 break;
             }
-    if (!mine.empty()) {
-        std::stable_sort(mine.begin(), mine.end(),
-                         [](const Client& a, const Client& b) { return a.rank < b.rank; });
-        std::map<std::string, std::uint64_t> per_node;
-        std::string map = fmt::format(
-            "# clustersim placement map imported from {}: application '{}', {} ranks\n"
-            "# RANK NODE SOCKET CORE\n",
-            fs::path(path_).filename().string(), app, mine.size());
-        std::set<std::int64_t> placed;
-        for (const Client& c : mine) {
-            if (c.rank < 0 || !placed.insert(c.rank).second) {
-                unmapped(c.at, fmt::format("<ClientProcess rank=\"{}\">", c.rank),
-                         "a rank is placed once (and is not negative)");
-                continue;
-            }
-            const std::uint64_t k = per_node[c.node]++;
-            map += fmt::format("{} {} 0 {}\n", c.rank, c.node, k % c.cores);
+    if (mine.empty()) return {};
+    std::stable_sort(mine.begin(), mine.end(),
+                     [](const Client& a, const Client& b) { return a.rank < b.rank; });
+    std::map<std::string, std::uint64_t> per_node;
+    std::string map = fmt::format(
+        "# clustersim placement map imported from {}: application '{}', {} ranks\n"
+        "# RANK NODE SOCKET CORE\n",
+        fs::path(path_).filename().string(), app, mine.size());
+    std::set<std::int64_t> placed;
+    for (const Client& c : mine) {
+        if (c.rank < 0 || !placed.insert(c.rank).second) {
+            unmapped(c.at, fmt::format("<ClientProcess rank=\"{}\">", c.rank),
+                     "a rank is placed once (and is not negative)");
+            continue;
         }
-        result.placement_map = map;
-        unmapped(mine.front().at,
-                 fmt::format("<ClientProcess> placement ({} ranks of application '{}')",
-                             mine.size(), app),
-                 "rank placement is a run option, not part of the model: the import writes it "
-                 "as a placement map (--placement-out FILE, then run with --placement map:FILE)");
+        const std::uint64_t k = per_node[c.node]++;
+        map += fmt::format("{} {} 0 {}\n", c.rank, c.node, k % c.cores);
     }
-    result.xml = std::move(xml);
-    for (const Unmapped& u : unmapped_)
-        result.unmapped.push_back(
-            fmt::format("{}:{}: {} not mapped: {}{}", path_, u.line, u.what, u.why,
-                        u.count > 1 ? fmt::format(" ({} times, first here)", u.count) : ""));
-    return result;
+    unmapped(
+        mine.front().at,
+        fmt::format("<ClientProcess> placement ({} ranks of application '{}')", mine.size(), app),
+        "rank placement is a run option, not part of the model: the import writes it "
+        "as a placement map (--placement-out FILE, then run with --placement map:FILE)");
+    return map;
 }
 
 }  // namespace
