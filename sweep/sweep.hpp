@@ -11,7 +11,7 @@
 
 namespace clustersim::sweep {
 
-// What an axis varies. The axis name decides it (see run/README.md for the table).
+// What an axis varies. The axis name decides it (see sweep/README.md for the table).
 enum class AxisKind {
     App,        // "app": the whole --app spec (a string, or a list for several apps)
     AppParam,   // "size", "iterations", "app.root", ...: one parameter of every built-in app

@@ -4,7 +4,7 @@
 // sends the outcome back; rank 0 writes the journal and the results.
 #pragma once
 
-#include "run/sweep_engine.hpp"
+#include "sweep/sweep_engine.hpp"
 
 namespace clustersim::sweep {
 

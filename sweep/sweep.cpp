@@ -1,5 +1,5 @@
-#include "run/sweep.hpp"
-#include "run/json_depth.hpp"
+#include "sweep/sweep.hpp"
+#include "sweep/json_depth.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -217,7 +217,7 @@ namespace {
 ojson parse_document(const std::string& text, const std::string& path) {
     ojson doc;
     try {
-        doc = clustersim::run::parse_json_input<ojson>(text, path);
+        doc = clustersim::sweep::parse_json_input<ojson>(text, path);
     } catch (const ojson::parse_error& e) {
         const std::size_t upto = std::min<std::size_t>(e.byte, text.size());
         const int line = 1 + static_cast<int>(std::count(
@@ -336,7 +336,7 @@ void parse_axes(const Ctx& c, const ojson& doc, SweepSpec& s) {
         if ((a.kind == AxisKind::Generator || a.kind == AxisKind::Topology) &&
             s.generate_kind.empty())
             c.fail(k, fmt::format("axes.{}: a generator parameter needs base.generate (the "
-                                  "model file's parameters are not swept; see run/README.md)",
+                                  "model file's parameters are not swept; see sweep/README.md)",
                                   name));
         if (a.kind == AxisKind::Model && !s.generate_kind.empty())
             c.fail(k, "axes.model: the base model is generated (base.generate)");

@@ -14,7 +14,7 @@
 
 #include "simulator/error.hpp"
 
-namespace clustersim::run {
+namespace clustersim::sweep {
 
 // Deeper than this is refused: the project's JSON files nest at most about 6 levels.
 inline constexpr std::size_t kMaxJsonDepth = 256;
@@ -114,4 +114,4 @@ Json parse_json_input(std::string_view text, const std::string& file, int first_
     return Json::parse(text.begin(), text.end());
 }
 
-}  // namespace clustersim::run
+}  // namespace clustersim::sweep

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "run/sweep.hpp"
+#include "sweep/sweep.hpp"
 
 namespace clustersim::sweep {
 

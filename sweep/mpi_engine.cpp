@@ -1,4 +1,4 @@
-#include "run/mpi_engine.hpp"
+#include "sweep/mpi_engine.hpp"
 
 #include <mpi.h>
 

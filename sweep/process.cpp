@@ -1,4 +1,4 @@
-#include "run/process.hpp"
+#include "sweep/process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

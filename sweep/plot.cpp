@@ -1,5 +1,5 @@
-#include "run/plot.hpp"
-#include "run/json_depth.hpp"
+#include "sweep/plot.hpp"
+#include "sweep/json_depth.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,11 +11,11 @@
 
 #include <fmt/format.h>
 
-#include "run/sweep.hpp"
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/text.hpp"
 #include "simulator/units.hpp"
+#include "sweep/sweep.hpp"
 
 namespace clustersim::sweep {
 namespace {
@@ -286,7 +286,7 @@ std::vector<nlohmann::json> read_ok_records(const std::string& path, std::size_t
         if (line.empty()) continue;
         nlohmann::json r;
         try {
-            r = clustersim::run::parse_json_input(line, path, n);
+            r = clustersim::sweep::parse_json_input(line, path, n);
         } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
             throw InputError(path, n, "not a JSON record");
         }

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run/process.hpp"
-#include "run/sweep.hpp"
+#include "sweep/process.hpp"
+#include "sweep/sweep.hpp"
 
 namespace clustersim::sweep {
 

@@ -1,5 +1,5 @@
-#include "run/sweep_engine.hpp"
-#include "run/json_depth.hpp"
+#include "sweep/sweep_engine.hpp"
+#include "sweep/json_depth.hpp"
 
 #include <unistd.h>
 
@@ -18,9 +18,9 @@
 
 #include <fmt/format.h>
 
-#include "run/plot.hpp"
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
+#include "sweep/plot.hpp"
 
 namespace clustersim::sweep {
 namespace {
@@ -73,7 +73,7 @@ void load_records(const std::string& path, std::map<std::string, nlohmann::json>
         if (lines[i].empty()) continue;
         nlohmann::json r;
         try {
-            r = clustersim::run::parse_json_input(lines[i], path, static_cast<int>(i + 1));
+            r = clustersim::sweep::parse_json_input(lines[i], path, static_cast<int>(i + 1));
         } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
             if (i + 1 == lines.size()) break;
             throw InputError(path, static_cast<int>(i + 1), "not a JSON record of a sweep point");
@@ -153,14 +153,10 @@ int mpi_launch_size() {
 }
 
 const std::vector<std::string>& measured_fields() {
-    static const std::vector<std::string> f = {"/wall_time_s",
-                                               "/peak_memory_bytes",
-                                               "/result/wall_time_s",
-                                               "/result/cpu_time_s",
-                                               "/result/model_load_s",
-                                               "/result/phases_s",
-                                               "/result/events_per_s",
-                                               "/result/peak_memory_bytes"};
+    static const std::vector<std::string> f = {"/wall_time_s",         "/peak_memory_bytes",
+                                               "/result/wall_time_s",  "/result/cpu_time_s",
+                                               "/result/model_load_s", "/result/phases_s",
+                                               "/result/events_per_s", "/result/peak_memory_bytes"};
     return f;
 }
 
@@ -320,7 +316,7 @@ nlohmann::json make_record(const Prepared& p, const Point& point, const Outcome&
         error = failure_of(o, p.limits);
     } else {
         try {
-            result = clustersim::run::parse_json_input(o.out, "the point's output");
+            result = clustersim::sweep::parse_json_input(o.out, "the point's output");
         } catch (const nlohmann::json::exception&) {
             error = "the run printed no JSON";
         } catch (const InputError& e) {  // nested too deep
@@ -603,7 +599,7 @@ int collect(const std::string& dir) {
     nlohmann::json info;
     const std::string info_text(std::istreambuf_iterator<char>(in), {});
     try {
-        info = clustersim::run::parse_json_input(info_text, info_path);
+        info = clustersim::sweep::parse_json_input(info_text, info_path);
     } catch (const nlohmann::json::exception&) {  // syntax, or a number out of range
         throw InputError(info_path, 0, "not valid JSON");
     }
