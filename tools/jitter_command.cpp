@@ -18,6 +18,7 @@
 #include "models/jitter.hpp"
 #include "models/noise_gen.hpp"
 #include "models/noise_max.hpp"
+#include "report/svg.hpp"
 #include "simulator/error.hpp"
 #include "simulator/spelling.hpp"
 #include "simulator/suggest.hpp"
@@ -27,7 +28,6 @@
 #include "tools/whole_number.hpp"
 #include "traces/distributions.hpp"
 #include "traces/jitter_io.hpp"
-#include "traces/svg.hpp"
 
 namespace clustersim::cli {
 

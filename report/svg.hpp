@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "report/run_log.hpp"
 #include "simulator/text.hpp"
 #include "simulator/time.hpp"
-#include "traces/run_log.hpp"
 
 namespace clustersim::traces {
 

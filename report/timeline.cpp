@@ -1,4 +1,4 @@
-#include "traces/timeline.hpp"
+#include "report/timeline.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,8 +14,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/stats.hpp"
 #include "simulator/error.hpp"
-#include "traces/stats.hpp"
 
 namespace clustersim::traces {
 
@@ -197,7 +197,8 @@ void op_events(const mpi::OpEvent& e, Time effective_wait, std::int64_t& cursor,
     if (is_collective_kind(e.kind) ||
         (e.kind < mpi::kOpKinds && mpi::creates_comm(static_cast<mpi::OpKind>(e.kind))))
         fmt::format_to(to, FMT_COMPILE(R"(,"comm":{},"seq":{})"), e.comm, e.seq);
-    if (e.algorithm != nullptr) fmt::format_to(to, FMT_COMPILE(R"(,"algorithm":"{}")"), e.algorithm);
+    if (e.algorithm != nullptr)
+        fmt::format_to(to, FMT_COMPILE(R"(,"algorithm":"{}")"), e.algorithm);
     put(args, R"(,"wait_us":)");
     put_micros(args, std::max<std::int64_t>(wait, 0));
     args.push_back('}');

@@ -1,4 +1,4 @@
-#include "traces/svg.hpp"
+#include "report/svg.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "traces/run_log.hpp"
+#include "report/run_log.hpp"
 
 namespace clustersim::traces {
 

@@ -1,4 +1,4 @@
-#include "traces/compare.hpp"
+#include "report/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "report/csv.hpp"
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 
@@ -66,14 +67,6 @@ Totals totals(const RunLog& log) {
 std::string percent(double e) {
     if (std::isinf(e)) return "n/a";
     return fmt::format("{:+.1f}%", 100.0 * e);
-}
-
-// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break.
-std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-    std::string out = "\"";
-    for (const char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-    return out + "\"";
 }
 
 // The per-call time of a row's side ("-" without calls).

@@ -1,4 +1,4 @@
-#include "traces/op_spill.hpp"
+#include "report/op_spill.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "traces/stats.hpp"
+#include "report/stats.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "collectives/program.hpp"
+#include "report/csv.hpp"
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 
@@ -98,16 +99,6 @@ std::string seconds(Time t) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
     return s;
-}
-
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
 }
 
 void write_stats_file(const std::string& path, const std::string& text) {

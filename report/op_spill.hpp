@@ -4,7 +4,7 @@
 // order. Memory: one run being filled (8 MiB), the collective calls still open, and at read
 // time a 128 KiB window per run.
 //
-// Effective waits (traces/stats.hpp effective_waits) are settled before a record is written:
+// Effective waits (report/stats.hpp effective_waits) are settled before a record is written:
 // an operation whose wait depends on the other members of its call (blocking collectives,
 // communicator creation: grouped by (comm, seq, kind)) is held until all OpEvent::comm_size
 // members have finished (or the run ends), then all of them get
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "mpi/runtime.hpp"
-#include "traces/stats.hpp"
+#include "report/stats.hpp"
 
 namespace clustersim::traces {
 

@@ -1,4 +1,4 @@
-#include "traces/recorder.hpp"
+#include "report/recorder.hpp"
 
 namespace clustersim::traces {
 

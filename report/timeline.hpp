@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "traces/run_log.hpp"
+#include "report/run_log.hpp"
 
 namespace clustersim::traces {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "report/run_log.hpp"
 #include "simulator/time.hpp"
-#include "traces/run_log.hpp"
 
 namespace clustersim::traces {
 

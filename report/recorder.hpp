@@ -11,8 +11,8 @@
 
 #include "collectives/program.hpp"
 #include "mpi/runtime.hpp"
-#include "traces/op_spill.hpp"
-#include "traces/run_log.hpp"
+#include "report/op_spill.hpp"
+#include "report/run_log.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
