@@ -10,8 +10,8 @@
 #include <string>
 
 #include "cli_fixtures.hpp"
+#include "import/import.hpp"
 #include "tools/cli_util.hpp"
-#include "traces/import.hpp"
 #include "traces/rank_file.hpp"
 #include "traces/trace.hpp"
 

@@ -1,7 +1,7 @@
 // JSON nested far deeper than any file of the project's is refused before a document is built
 // (issue 53, "signals"): a sweep results line nested 200,000 deep ended `sweep plot` in a
 // segmentation fault; sweep files, the results a resumed sweep reads and `sweep collect`'s
-// sweep.json take the same check (run/json_depth.hpp). One line naming the file and line, exit
+// sweep.json take the same check (sweep/json_depth.hpp). One line naming the file and line, exit
 // 2; JSON nested 256 levels still parses to its usual error or result. The line is the one
 // where the text goes past the limit (nlohmann's SAX pass stops there; a bracket scan finds
 // its line), and for JSON Lines files the line of the record.
@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "cli_fixtures.hpp"
-#include "run/json_depth.hpp"
+#include "sweep/json_depth.hpp"
 
 namespace clustersim {
 namespace CLUSTERSIM_TEST_FILE {
@@ -27,11 +27,11 @@ std::string nested(std::size_t depth) {
 }
 
 TEST(JsonDepth, TheSaxPassCountsWithoutBuildingADocument) {
-    EXPECT_FALSE(run::json_too_deep("{\"a\": [1, {\"b\": []}]}"));
-    EXPECT_FALSE(run::json_too_deep(nested(256)));
-    EXPECT_TRUE(run::json_too_deep(nested(257)));
-    EXPECT_TRUE(run::json_too_deep(nested(2'000'000)));
-    EXPECT_FALSE(run::json_too_deep("{not json"));  // the parser that follows says why
+    EXPECT_FALSE(sweep::json_too_deep("{\"a\": [1, {\"b\": []}]}"));
+    EXPECT_FALSE(sweep::json_too_deep(nested(256)));
+    EXPECT_TRUE(sweep::json_too_deep(nested(257)));
+    EXPECT_TRUE(sweep::json_too_deep(nested(2'000'000)));
+    EXPECT_FALSE(sweep::json_too_deep("{not json"));  // the parser that follows says why
 }
 
 TEST(JsonDepth, DeepJsonIsRefusedByEveryReaderNotASignal) {
@@ -67,16 +67,17 @@ const std::string kTooDeep =
     "before it is read)";
 
 TEST(JsonDepth, TheLineIsWhereTheTextGoesPastTheLimit) {
-    EXPECT_EQ(run::json_too_deep_line(nested(256)), 0);
-    EXPECT_EQ(run::json_too_deep_line("{\n\"a\": \"[[[\\\"[\",\n\"b\":\n" + nested(300) + "}"), 4);
-    EXPECT_EQ(run::json_too_deep_line(std::string(200, '[') + "\n\n" + nested(100)), 3);
+    EXPECT_EQ(sweep::json_too_deep_line(nested(256)), 0);
+    EXPECT_EQ(sweep::json_too_deep_line("{\n\"a\": \"[[[\\\"[\",\n\"b\":\n" + nested(300) + "}"),
+              4);
+    EXPECT_EQ(sweep::json_too_deep_line(std::string(200, '[') + "\n\n" + nested(100)), 3);
     try {
-        run::check_json_depth("{\"x\":\n" + nested(257) + "}", "f.json", 10);
+        sweep::check_json_depth("{\"x\":\n" + nested(257) + "}", "f.json", 10);
         ADD_FAILURE() << "not refused";
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()), "f.json:11: " + kTooDeep);
     }
-    EXPECT_NO_THROW(run::check_json_depth(nested(256), "f.json"));
+    EXPECT_NO_THROW(sweep::check_json_depth(nested(256), "f.json"));
 }
 
 TEST(JsonDepth, ADeepSweepFileIsRefusedAtItsLineEvenInAnUncheckedField) {

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_fixtures.hpp"
+#include "report/recorder.hpp"
 #include "timeline_check.hpp"
 #include "trace_fixtures.hpp"
 #include "traces/reader.hpp"
-#include "traces/recorder.hpp"
 #include "traces/trace.hpp"
 
 namespace CLUSTERSIM_TEST_FILE {

@@ -10,13 +10,13 @@
 #include <gtest/gtest.h>
 
 #include "collectives/placement.hpp"
+#include "import/import.hpp"
 #include "iosys/file_system.hpp"
 #include "model_text.hpp"
 #include "run/model.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
 #include "trace_fixtures.hpp"
-#include "traces/import.hpp"
 
 namespace clustersim::traces {
 namespace CLUSTERSIM_TEST_FILE {

@@ -13,6 +13,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "import/import.hpp"
 #include "model_text.hpp"
 #include "simulator/error.hpp"
 #include "topologies/model_xml.hpp"
@@ -20,7 +21,6 @@
 #include "topologies/routing.hpp"
 #include "topologies/summary.hpp"
 #include "trace_fixtures.hpp"
-#include "traces/import.hpp"
 
 namespace clustersim::traces {
 namespace CLUSTERSIM_TEST_FILE {

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "import/import.hpp"
 #include "models/analytic.hpp"
 #include "models/fluid.hpp"
 #include "run/model.hpp"
@@ -22,7 +23,6 @@
 #include "topologies/model_xml.hpp"
 #include "topologies/route_service.hpp"
 #include "topologies/routing.hpp"
-#include "traces/import.hpp"
 
 namespace clustersim::net {
 namespace CLUSTERSIM_TEST_FILE {

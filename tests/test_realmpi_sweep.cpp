@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_fixtures.hpp"
-#include "run/sweep_engine.hpp"
+#include "sweep/sweep_engine.hpp"
 
 namespace clustersim::testing {
 namespace CLUSTERSIM_TEST_FILE {

@@ -9,9 +9,9 @@
 #include <set>
 #include <string>
 
-#include "run/sweep_engine.hpp"
-#include "run/sweep.hpp"
 #include "simulator/error.hpp"
+#include "sweep/sweep.hpp"
+#include "sweep/sweep_engine.hpp"
 
 namespace clustersim::sweep {
 namespace CLUSTERSIM_TEST_FILE {

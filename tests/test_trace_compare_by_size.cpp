@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "mpi/runtime.hpp"
-#include "traces/compare.hpp"
+#include "report/compare.hpp"
 
 namespace {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "report/recorder.hpp"
 #include "simulator/error.hpp"
 #include "traces/merge.hpp"
 #include "traces/rank_file.hpp"
-#include "traces/recorder.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {

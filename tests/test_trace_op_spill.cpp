@@ -11,10 +11,10 @@
 #include <random>
 #include <sstream>
 
+#include "report/op_spill.hpp"
+#include "report/stats.hpp"
+#include "report/timeline.hpp"
 #include "simulator/error.hpp"
-#include "traces/op_spill.hpp"
-#include "traces/stats.hpp"
-#include "traces/timeline.hpp"
 
 namespace clustersim {
 namespace CLUSTERSIM_TEST_FILE {

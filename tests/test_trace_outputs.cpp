@@ -13,11 +13,11 @@
 #include <nlohmann/json.hpp>
 #include <pugixml.hpp>
 
+#include "report/stats.hpp"
+#include "report/svg.hpp"
+#include "report/timeline.hpp"
 #include "simulator/error.hpp"
 #include "timeline_check.hpp"
-#include "traces/stats.hpp"
-#include "traces/svg.hpp"
-#include "traces/timeline.hpp"
 
 namespace clustersim {
 namespace CLUSTERSIM_TEST_FILE {

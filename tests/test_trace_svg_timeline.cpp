@@ -13,8 +13,8 @@
 #include <pugixml.hpp>
 
 #include "mpi/runtime.hpp"
-#include "traces/run_log.hpp"
-#include "traces/svg.hpp"
+#include "report/run_log.hpp"
+#include "report/svg.hpp"
 
 namespace CLUSTERSIM_TEST_FILE {
 

@@ -1,4 +1,4 @@
-// Schema check of a Chrome trace-event timeline as traces/timeline.hpp writes it, for tests
+// Schema check of a Chrome trace-event timeline as report/timeline.hpp writes it, for tests
 // of hand-made and of real simulator output:
 //   - an object with a "traceEvents" array;
 //   - every event: ph "X" or "M", name a string, pid/tid integers, ts a number >= 0;

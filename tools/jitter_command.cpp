@@ -18,6 +18,7 @@
 #include "models/jitter.hpp"
 #include "models/noise_gen.hpp"
 #include "models/noise_max.hpp"
+#include "report/svg.hpp"
 #include "simulator/error.hpp"
 #include "simulator/spelling.hpp"
 #include "simulator/suggest.hpp"
@@ -27,563 +28,120 @@
 #include "tools/whole_number.hpp"
 #include "traces/distributions.hpp"
 #include "traces/jitter_io.hpp"
-#include "traces/svg.hpp"
+
+#include "tools/jitter_util.hpp"
 
 namespace clustersim::cli {
 
-namespace {
-
-namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
-
-constexpr std::uint64_t kMaxPerTaskTasks = 65536;
-constexpr std::uint64_t kMaxTasks = std::uint64_t{1} << 32;
-
-// ---- parsing helpers -------------------------------------------------------------------
-
-std::vector<std::string> split(const std::string& text, char sep) {
-    std::vector<std::string> out;
-    std::size_t pos = 0;
-    while (true) {
-        const std::size_t at = text.find(sep, pos);
-        out.push_back(text.substr(pos, at == std::string::npos ? std::string::npos : at - pos));
-        if (at == std::string::npos) break;
-        pos = at + 1;
-    }
-    return out;
-}
-
-// A clock frequency: a speed with a prefix or unit (2.4GHz, 2.4G) or plain hertz.
-double parse_frequency(const std::string& flag, const std::string& text) {
-    try {
-        return static_cast<double>(parse_speed(text));
-    } catch (const UnitError&) {
-    }
-    std::uint64_t hz = 0;
-    try {
-        hz = parse_count(text);
-    } catch (const UnitError&) {
-        throw InputError(flag, 0,
-                         fmt::format("'{}': expected a clock frequency (e.g. 2.4GHz)", text));
-    }
-    if (hz == 0)
-        throw InputError(flag, 0, fmt::format("'{}': expected a positive frequency", text));
-    return static_cast<double>(hz);
-}
-
-// A quantity of CPU time: `300us` (a time) or `100000cycles`.
-struct Quantity {
-    bool is_cycles = false;
-    std::uint64_t cycles = 0;
-    Time time;
-    std::string text;
-};
-
-Quantity parse_quantity(const std::string& flag, const std::string& text) {
-    Quantity q;
-    q.text = text;
-    for (const char* suffix : {"cycles", "cycle"}) {
-        const std::string s(suffix);
-        if (text.size() > s.size() && text.ends_with(s)) {
-            std::string number = text.substr(0, text.size() - s.size());
-            while (!number.empty() && number.back() == ' ') number.pop_back();
-            try {
-                q.cycles = parse_count(number);
-            } catch (const UnitError&) {
-                throw InputError(flag, 0,
-                                 fmt::format("'{}': expected a whole number of cycles (e.g. "
-                                             "100000cycles) or a time (e.g. 300us)",
-                                             text));
-            }
-            q.is_cycles = true;
-            return q;
-        }
-    }
-    try {
-        q.time = parse_time(text);
-    } catch (const UnitError&) {
-        throw InputError(flag, 0,
-                         fmt::format("'{}': expected a time (e.g. 300us) or a cycle count (e.g. "
-                                     "100000cycles)",
-                                     text));
-    }
-    return q;
-}
-
-std::uint64_t to_cycles(const Quantity& q, double frequency_hz, const std::string& flag,
-                        const std::string& trace) {
-    if (q.is_cycles) return q.cycles;
-    if (!(frequency_hz > 0))
-        throw InputError(flag, 0,
-                         fmt::format("'{}' is a time, but the trace {} has no frequency header: "
-                                     "give --frequency F, or the value in cycles (e.g. "
-                                     "100000cycles)",
-                                     q.text, trace));
-    const long double c = static_cast<long double>(q.time.ps()) * frequency_hz / 1e12L;
-    if (c > 1.8e19L) throw InputError(flag, 0, fmt::format("'{}': too many cycles", q.text));
-    return static_cast<std::uint64_t>(std::llround(static_cast<double>(c)));
-}
-
-// "1,2,4", "1..1048576" (A, 2A, 4A, … up to B), or a mix: sorted, without duplicates.
-std::vector<std::uint64_t> parse_tasks(const std::string& flag, const std::string& text) {
-    if (text.empty())
-        throw InputError(flag, 0, "expected task counts, e.g. 1,16,256 or 1..1048576");
-    std::vector<std::uint64_t> out;
-    auto number = [&](const std::string& item) {
-        std::uint64_t v = 0;
-        try {
-            v = parse_count(item);
-        } catch (const UnitError&) {
-            throw InputError(flag, 0,
-                             fmt::format("'{}': expected task counts, e.g. 1,16,256 or "
-                                         "1..1048576 (powers of two from 1 to 1048576)",
-                                         text));
-        }
-        if (v == 0 || v > kMaxTasks)
-            throw InputError(
-                flag, 0,
-                fmt::format("'{}': task counts must be between 1 and {}", item, kMaxTasks));
-        return v;
-    };
-    for (const std::string& item : split(text, ',')) {
-        const std::size_t dots = item.find("..");
-        if (dots == std::string::npos) {
-            out.push_back(number(item));
-            continue;
-        }
-        const std::uint64_t a = number(item.substr(0, dots)), b = number(item.substr(dots + 2));
-        if (b < a)
-            throw InputError(flag, 0,
-                             fmt::format("'{}': the range's end is below its start", item));
-        for (std::uint64_t v = a; v <= b; v *= 2) out.push_back(v);
-    }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
-}
-
-jitter::StartPolicy policy_of(const std::string& name) {
-    try {
-        return jitter::parse_start_policy(name);
-    } catch (const std::invalid_argument& e) {
-        throw InputError("--policy", 0, e.what());
-    }
-}
-
-// ---- output helpers --------------------------------------------------------------------
-
-std::string format_frequency(double hz) {
-    if (hz >= 1e9) return fmt::format("{:g} GHz", hz / 1e9);
-    if (hz >= 1e6) return fmt::format("{:g} MHz", hz / 1e6);
-    if (hz >= 1e3) return fmt::format("{:g} kHz", hz / 1e3);
-    return fmt::format("{:g} Hz", hz);
-}
-
-std::string format_seconds(double s) {
-    const double a = std::fabs(s);
-    if (a == 0) return "0 s";
-    if (a >= 1) return fmt::format("{:.4g} s", s);
-    if (a >= 1e-3) return fmt::format("{:.4g} ms", s * 1e3);
-    if (a >= 1e-6) return fmt::format("{:.4g} µs", s * 1e6);
-    return fmt::format("{:.4g} ns", s * 1e9);
-}
-
-// A unit for a column of seconds: the one format_seconds would pick for `typical`.
-std::pair<const char*, double> seconds_unit(double typical) {
-    if (typical >= 1) return {"s", 1};
-    if (typical >= 1e-3) return {"ms", 1e3};
-    if (typical >= 1e-6) return {"µs", 1e6};
-    return {"ns", 1e9};
-}
-
-std::ofstream open_out(const std::string& path, const char* flag) {
-    std::ofstream f(path);
-    if (!f) throw InputError(flag, 0, fmt::format("cannot write '{}'", path));
-    return f;
-}
-
-void close_out(std::ofstream& f, const std::string& path, const char* flag) {
-    f.close();
-    if (!f) throw InputError(flag, 0, fmt::format("cannot write '{}'", path));
-}
-
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
-
-// ---- jitsim ----------------------------------------------------------------------------
-
-struct LoadedTrace {
-    std::string label;
-    jitter::JitterTrace trace;
-    std::unique_ptr<jitter::Timeline> timeline;
-};
-
-LoadedTrace load_trace(const JitterFlags& f, const std::string& item, double frequency_flag) {
-    LoadedTrace t;
-    if (item.starts_with("gen:")) {
-        if (!(frequency_flag > 0))
-            throw InputError("--frequency", 0,
-                             fmt::format("the generated trace '{}' needs a clock frequency "
-                                         "(e.g. --frequency 2.4GHz)",
-                                         item));
-        const Time length = flag_value("--gen-length", f.gen_length, parse_time);
-        if (length <= Time::zero())
-            throw InputError("--gen-length", 0, "expected a length above 0");
-        jitter::GeneratorSpec spec;
-        try {
-            spec = jitter::parse_generator(item.substr(4));
-            t.trace = jitter::generate_trace(spec, length.seconds(), frequency_flag, f.seed);
-        } catch (const std::invalid_argument& e) {
-            throw InputError("--trace", 0, fmt::format("{}: {}", item, e.what()));
-        }
-        t.label = item;
-    } else {
-        t.trace =
-            traces::read_jitter_trace(item, traces::parse_jitter_format(f.format), frequency_flag);
-        t.label = fs::path(item).filename().string();
-    }
-    try {
-        t.timeline = std::make_unique<jitter::Timeline>(t.trace);
-    } catch (const std::invalid_argument& e) {
-        throw InputError("", 0, e.what());  // the message starts with the trace's name
-    }
-    return t;
-}
-
-struct Curve {
-    std::string name, trace_label;
-    const LoadedTrace* trace = nullptr;
-    jitter::PredictConfig config;
-    std::vector<jitter::Prediction> results;
-};
-
-void write_jitsim_table(const std::vector<Curve>& curves, const JitterFlags& f) {
-    for (const Curve& c : curves) {
-        const jitter::Timeline& tl = *c.trace->timeline;
-        const double hz = tl.frequency_hz();
-        std::cout << fmt::format("{} — {} start, {} tuples, {} cycles", c.trace_label,
-                                 jitter::to_string(c.config.start.policy), with_commas(tl.tuples()),
-                                 with_commas(tl.length()));
-        if (hz > 0)
-            std::cout << fmt::format(" ({} at {})",
-                                     format_seconds(static_cast<double>(tl.length()) / hz),
-                                     format_frequency(hz));
-        std::cout << fmt::format(
-            ", jitter {:.3f} %\n",
-            100.0 * static_cast<double>(tl.jitter_total()) / static_cast<double>(tl.length()));
-        std::cout << fmt::format("  work {} cycles per phase", with_commas(c.config.work));
-        if (hz > 0)
-            std::cout << fmt::format(" ({})",
-                                     format_seconds(static_cast<double>(c.config.work) / hz));
-        std::cout << fmt::format(", {} phase{}, barrier ", c.config.phases,
-                                 c.config.phases == 1 ? "" : "s");
-        const auto& b = c.config.barrier;
-        if (b.kind == jitter::BarrierSpec::Kind::None)
-            std::cout << "none (ideal, no cost)\n";
-        else
-            std::cout << fmt::format(
-                "{}-ary tree (send {} + receive {} cycles of CPU, in flight {} cycles between "
-                "nodes / {} within a node of {} cores)\n",
-                b.arity, b.send, b.recv, b.network_latency, b.shm_latency, b.cores_per_node);
-        // The µs column only when the frequency is known.
-        const std::string us_head = hz > 0 ? fmt::format("  {:>14}", "mean phase µs") : "";
-        std::cout << fmt::format("  {:>10}  {:>18}{}  {:>18}  {:>12}  {:>11}  {:>11}\n", "tasks",
-                                 "mean phase cycles", us_head, "noiseless cycles", "slowdown %",
-                                 "coverage %", "max cov. %");
-        for (const auto& r : c.results) {
-            const std::string us =
-                hz > 0 ? fmt::format("  {:>14.3f}", r.mean_phase / hz * 1e6) : std::string();
-            std::cout << fmt::format(
-                "  {:>10}  {:>18.1f}{}  {:>18}  {:>12.3f}  {:>11.3f}  {:>11.3f}\n",
-                with_commas(r.tasks), r.mean_phase, us, with_commas(r.noiseless_phase),
-                r.slowdown_percent, r.coverage_percent, r.coverage_max_percent);
-            if (f.per_task) {
-                std::cout << fmt::format("      {:>8}  {:>14}  {:>14}  {:>14}  {:>14}\n", "task",
-                                         "compute cyc.", "jitter cyc.", "wait cyc.", "total cyc.");
-                for (std::size_t k = 0; k < r.per_task.size(); ++k) {
-                    const auto& t = r.per_task[k];
-                    std::cout << fmt::format("      {:>8}  {:>14}  {:>14}  {:>14}  {:>14}\n", k,
-                                             t.compute, t.jitter, t.wait, t.total);
-                }
-            }
-        }
-        std::cout << "\n";
-    }
-    std::cout << "slowdown = mean phase time / noiseless phase time − 1; coverage = trace "
-                 "cycles a task passed through / trace length\n";
-}
-
-json jitsim_json(const std::vector<Curve>& curves) {
-    json j;
-    j["model"] = "jitsim";
-    json arr = json::array();
-    for (const Curve& c : curves) {
-        const jitter::Timeline& tl = *c.trace->timeline;
-        const double hz = tl.frequency_hz();
-        json cj;
-        cj["name"] = c.name;
-        cj["trace"] = c.trace_label;
-        cj["policy"] = jitter::to_string(c.config.start.policy);
-        cj["frequency_hz"] = hz;
-        cj["trace_tuples"] = tl.tuples();
-        cj["trace_length_cycles"] = tl.length();
-        cj["trace_jitter_cycles"] = tl.jitter_total();
-        cj["work_cycles"] = c.config.work;
-        cj["phases"] = c.config.phases;
-        const auto& b = c.config.barrier;
-        cj["barrier"] = b.kind == jitter::BarrierSpec::Kind::None ? "none" : "tree";
-        cj["arity"] = b.arity;
-        cj["send_cycles"] = b.send;
-        cj["recv_cycles"] = b.recv;
-        cj["network_latency_cycles"] = b.network_latency;
-        cj["shm_latency_cycles"] = b.shm_latency;
-        cj["cores_per_node"] = b.cores_per_node;
-        cj["seed"] = c.config.start.seed;
-        json rs = json::array();
-        for (const auto& r : c.results) {
-            json rj;
-            rj["tasks"] = r.tasks;
-            rj["mean_phase_cycles"] = r.mean_phase;
-            if (hz > 0) rj["mean_phase_s"] = r.mean_phase / hz;
-            rj["noiseless_phase_cycles"] = r.noiseless_phase;
-            if (hz > 0) rj["noiseless_phase_s"] = static_cast<double>(r.noiseless_phase) / hz;
-            rj["slowdown_percent"] = r.slowdown_percent;
-            rj["coverage_mean_percent"] = r.coverage_percent;
-            rj["coverage_max_percent"] = r.coverage_max_percent;
-            rj["phase_cycles"] = r.phase_cycles;
-            if (c.config.per_task) {
-                json pt = json::array();
-                for (std::size_t k = 0; k < r.per_task.size(); ++k) {
-                    const auto& t = r.per_task[k];
-                    pt.push_back({{"task", k},
-                                  {"compute_cycles", t.compute},
-                                  {"jitter_cycles", t.jitter},
-                                  {"wait_cycles", t.wait},
-                                  {"total_cycles", t.total}});
-                }
-                rj["per_task"] = std::move(pt);
-            }
-            rs.push_back(std::move(rj));
-        }
-        cj["results"] = std::move(rs);
-        arr.push_back(std::move(cj));
-    }
-    j["curves"] = std::move(arr);
-    return j;
-}
-
-int cmd_jitsim(const JitterFlags& f) {
-    if (f.traces.empty())
-        throw InputError("--trace", 0, "expected at least one jitter trace (a file or gen:SPEC)");
-    if (!f.distributions.empty() || !f.latency.empty())
-        throw InputError(f.distributions.empty() ? "--latency" : "--distributions", 0,
-                         "only used with --model max_of_distributions");
-    if (f.work.empty())
-        throw InputError("--work", 0,
-                         "expected the work quantum per phase "
-                         "(e.g. 300us or 100000cycles)");
-    if (f.phases == 0)
-        throw InputError("--phases", 0, "expected the number of phases (at least 1)");
-    if (f.cores_per_node == 0) throw InputError("--cores-per-node", 0, "expected at least 1");
-    const std::vector<std::uint64_t> tasks = parse_tasks("--tasks", f.tasks);
-    if (f.per_task && tasks.back() > kMaxPerTaskTasks)
-        throw InputError("--per-task", 0,
-                         fmt::format("per-task results are limited to {} tasks (asked for {}); "
-                                     "use smaller --tasks",
-                                     with_commas(kMaxPerTaskTasks), with_commas(tasks.back())));
-
-    // Start policies.
-    std::vector<jitter::StartPolicy> policies;
-    std::vector<std::uint64_t> indices;
-    if (!f.start_indices.empty()) {
-        if (!f.policy.empty())
-            throw InputError("--start-indices", 0,
-                             "sets every task's start (the explicit policy): leave out --policy");
-        for (const std::string& item : split(f.start_indices, ','))
-            indices.push_back(flag_value("--start-indices", item, parse_count));
-        policies.push_back(jitter::StartPolicy::Explicit);
-    } else {
-        for (const std::string& name : split(f.policy.empty() ? "unsynchronized" : f.policy, ','))
-            if (std::find(policies.begin(), policies.end(), policy_of(name)) == policies.end())
-                policies.push_back(policy_of(name));
-    }
-    const bool coscheduled = std::find(policies.begin(), policies.end(),
-                                       jitter::StartPolicy::Coscheduled) != policies.end();
-    Quantity window_high, window_low;
-    if (!f.window.empty()) {
-        if (!coscheduled) throw InputError("--window", 0, "only used with --policy coscheduled");
-        const auto parts = split(f.window, ',');
-        if (parts.size() != 2)
-            throw InputError("--window", 0,
-                             fmt::format("'{}': expected HIGH,LOW (two times or cycle counts, "
-                                         "e.g. 9ms,1ms)",
-                                         f.window));
-        window_high = parse_quantity("--window", parts[0]);
-        window_low = parse_quantity("--window", parts[1]);
-    } else if (coscheduled) {
-        throw InputError("--policy", 0,
-                         "coscheduled needs --window HIGH,LOW (the high- and low-priority "
-                         "window lengths)");
-    }
-
-    // Barrier.
-    jitter::BarrierSpec barrier;
-    barrier.cores_per_node = f.cores_per_node;
-    if (f.barrier == "none") {
-        barrier.kind = jitter::BarrierSpec::Kind::None;
-        if (f.arity != 0) throw InputError("--arity", 0, "only used with --barrier kary_tree");
-        for (const auto& [flag, v] : {std::pair{"--network-latency", &f.network_latency},
-                                      std::pair{"--mpi-latency", &f.mpi_latency},
-                                      std::pair{"--shm-latency", &f.shm_latency}})
-            if (!v->empty())
-                throw InputError(flag, 0,
-                                 "only used with a tree barrier (--barrier binary_tree or "
-                                 "kary_tree); --barrier none is an ideal barrier of zero cost");
-    } else if (same_but_separators(f.barrier, "binary_tree")) {
-        barrier.kind = jitter::BarrierSpec::Kind::Tree;
-        if (f.arity != 0 && f.arity != 2)
-            throw InputError("--arity", 0, "a binary tree has arity 2; use --barrier kary_tree");
-        barrier.arity = 2;
-    } else if (same_but_separators(f.barrier, "kary_tree")) {
-        barrier.kind = jitter::BarrierSpec::Kind::Tree;
-        if (f.arity == 0) throw InputError("--arity", 0, "kary_tree needs --arity K (K >= 1)");
-        barrier.arity = f.arity;
-    } else {
-        throw InputError("--barrier", 0,
-                         fmt::format("'{}'{}: expected none, binary_tree or kary_tree", f.barrier,
-                                     did_you_mean(f.barrier, jitter_barriers())));
-    }
-    const Quantity work = parse_quantity("--work", f.work);
-    const Quantity zero = parse_quantity("--mpi-latency", "0cycles");
-    auto latency = [&](const char* flag, const std::string& v) {
-        return v.empty() ? zero : parse_quantity(flag, v);
-    };
-    const Quantity network = latency("--network-latency", f.network_latency),
-                   mpi = latency("--mpi-latency", f.mpi_latency),
-                   shm = latency("--shm-latency", f.shm_latency);
-
-    const double frequency_flag =
-        f.frequency.empty() ? 0 : parse_frequency("--frequency", f.frequency);
-    std::vector<LoadedTrace> loaded;
-    loaded.reserve(f.traces.size());
-    for (const std::string& item : f.traces) loaded.push_back(load_trace(f, item, frequency_flag));
-
-    std::vector<Curve> curves;
-    for (const LoadedTrace& t : loaded) {
-        const jitter::Timeline& tl = *t.timeline;
-        const double hz = tl.frequency_hz();
-        for (const jitter::StartPolicy policy : policies) {
-            Curve c;
-            c.trace = &t;
-            c.trace_label = t.label;
-            c.name = fmt::format("{} ({})", t.label, jitter::to_string(policy));
-            jitter::PredictConfig& cfg = c.config;
-            cfg.work = to_cycles(work, hz, "--work", tl.source());
-            if (cfg.work == 0) throw InputError("--work", 0, "expected more than 0 cycles of work");
-            if (cfg.work > tl.compute_total())
-                throw InputError(
-                    "--work", 0,
-                    fmt::format("{} cycles of work per phase are more than all the compute "
-                                "cycles of the trace {} ({}): a phase would see the whole trace; "
-                                "use a longer trace or a smaller --work",
-                                with_commas(cfg.work), tl.source(),
-                                with_commas(tl.compute_total())));
-            cfg.phases = f.phases;
-            cfg.barrier = barrier;
-            if (barrier.kind == jitter::BarrierSpec::Kind::Tree) {
-                const std::uint64_t m = to_cycles(mpi, hz, "--mpi-latency", tl.source());
-                cfg.barrier.send = m / 2;
-                cfg.barrier.recv = m - m / 2;
-                cfg.barrier.network_latency =
-                    to_cycles(network, hz, "--network-latency", tl.source());
-                cfg.barrier.shm_latency = to_cycles(shm, hz, "--shm-latency", tl.source());
-            }
-            cfg.start.policy = policy;
-            cfg.start.seed = f.seed;
-            cfg.start.indices = indices;
-            if (policy == jitter::StartPolicy::Coscheduled) {
-                cfg.start.window_high = to_cycles(window_high, hz, "--window", tl.source());
-                cfg.start.window_low = to_cycles(window_low, hz, "--window", tl.source());
-            }
-            try {
-                jitter::check_start(tl, cfg.start);
-            } catch (const std::invalid_argument& e) {
-                throw InputError(
-                    policy == jitter::StartPolicy::Explicit ? "--start-indices" : "--window", 0,
-                    e.what());
-            }
-            cfg.threads = f.threads;
-            cfg.per_task = f.per_task;
-            curves.push_back(std::move(c));
-        }
-    }
-    for (Curve& c : curves) {
-        const std::vector<const jitter::Timeline*> timelines{c.trace->timeline.get()};
-        for (const std::uint64_t n : tasks) {
-            try {
-                c.results.push_back(jitter::predict(timelines, n, c.config));
-            } catch (const std::invalid_argument& e) {
-                throw InputError("jitter", 0, e.what());
-            }
-        }
-    }
-
-    if (f.json)
-        std::cout << jitsim_json(curves).dump(2) << "\n";
-    else
-        write_jitsim_table(curves, f);
-
-    if (!f.csv.empty()) {
-        auto out = open_out(f.csv, "--csv");
-        out << "curve,trace,policy,tasks,work_cycles,phases,mean_phase_cycles,mean_phase_us,"
-               "noiseless_phase_cycles,slowdown_percent,coverage_mean_percent,"
-               "coverage_max_percent\n";
-        for (const Curve& c : curves) {
-            const double hz = c.trace->timeline->frequency_hz();
-            for (const auto& r : c.results)
-                out << fmt::format(
-                    "{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(c.name),
-                    csv_field(c.trace_label), jitter::to_string(c.config.start.policy), r.tasks,
-                    c.config.work, c.config.phases, r.mean_phase,
-                    hz > 0 ? fmt::format("{}", r.mean_phase / hz * 1e6) : "", r.noiseless_phase,
-                    r.slowdown_percent, r.coverage_percent, r.coverage_max_percent);
-        }
-        close_out(out, f.csv, "--csv");
-    }
-    if (!f.svg.empty()) {
-        std::vector<std::pair<std::string, std::vector<std::pair<double, double>>>> series;
-        for (const Curve& c : curves) {
-            std::vector<std::pair<double, double>> pts;
-            for (const auto& r : c.results)
-                pts.emplace_back(static_cast<double>(r.tasks), r.slowdown_percent);
-            series.emplace_back(c.name, std::move(pts));
-        }
-        const Curve& first = curves.front();
-        const double hz = first.trace->timeline->frequency_hz();
-        const std::string work_text =
-            hz > 0 ? format_seconds(static_cast<double>(first.config.work) / hz)
-                   : fmt::format("{} cycles", first.config.work);
-        const std::string barrier_text = barrier.kind == jitter::BarrierSpec::Kind::None
-                                             ? "ideal barrier"
-                                             : fmt::format("{}-ary tree barrier", barrier.arity);
-        auto out = open_out(f.svg, "--svg");
-        out << traces::svg_line_chart(
-            fmt::format("OS jitter slowdown vs task count ({} work, {} phases, {})", work_text,
-                        f.phases, barrier_text),
-            "tasks", "slowdown (%)", series, true);
-        close_out(out, f.svg, "--svg");
-    }
-    return 0;
-}
+namespace jitter_cli {
 
 // ---- max_of_distributions --------------------------------------------------------------
+
+namespace {
+
+// What max_of_distributions prints: the distributions, the sampled maxima per task count,
+// each process's 99th percentile (and sorted, with their median) and the anomalous nodes.
+struct MaxOutcome {
+    const std::vector<jitter::ProcessDistribution>& dists;
+    const std::vector<jitter::MaxResult>& results;
+    const std::vector<double>& p99;
+    const std::vector<jitter::NodeAnomaly>& anomalies;
+    const std::vector<double>& sorted;
+    double median, tau;
+};
+
+// --json.
+void print_max_json(const JitterFlags& f, const MaxOutcome& o) {
+    const auto& [dists, results, p99, anomalies, sorted, median, tau] = o;
+    json j;
+    j["model"] = "max_of_distributions";
+    j["distributions"] = f.distributions;
+    j["processes"] = dists.size();
+    j["latency_s"] = tau;
+    j["iterations"] = f.iterations;
+    j["seed"] = f.seed;
+    json rs = json::array();
+    for (const auto& r : results)
+        rs.push_back({{"tasks", r.tasks},
+                      {"mean_s", r.mean},
+                      {"p50_s", r.p50},
+                      {"p90_s", r.p90},
+                      {"p99_s", r.p99},
+                      {"p999_s", r.p999},
+                      {"min_s", r.min},
+                      {"max_s", r.max},
+                      {"slack_s", r.slack},
+                      {"bound_lower_s", r.mean},
+                      {"bound_upper_s", r.mean_upper},
+                      {"theta_mean_s", r.exact ? json(nullptr) : json(r.theta_mean)},
+                      {"exact", r.exact}});
+    j["results"] = std::move(rs);
+    json pp = json::array();
+    for (std::size_t i = 0; i < dists.size(); ++i)
+        pp.push_back({{"process", dists[i].process}, {"node", dists[i].node}, {"p99_s", p99[i]}});
+    j["p99_per_process"] = std::move(pp);
+    j["median_p99_s"] = median;
+    json an = json::array();
+    for (const auto& a : anomalies)
+        an.push_back({{"node", a.node},
+                      {"processes", a.processes},
+                      {"node_processes", a.node_processes},
+                      {"p99_mean_s", a.p99_mean},
+                      {"median_p99_s", a.median_p99}});
+    j["anomalous_nodes"] = std::move(an);
+    std::cout << j.dump(2) << "\n";
+}
+
+// The table, the per-process percentiles and the anomalous nodes.
+void print_max_table(const JitterFlags& f, const MaxOutcome& o) {
+    const auto& [dists, results, p99, anomalies, sorted, median, tau] = o;
+    double typical = 0;
+    for (const auto& r : results) typical = std::max(typical, r.mean);
+    const auto [unit, k] = seconds_unit(typical);
+    std::cout << fmt::format(
+        "Garg–De max of distributions: {} ({} processes), τ = {}, {} iterations, "
+        "{}-ary tree\n",
+        f.distributions, dists.size(), format_seconds(tau), f.iterations,
+        f.arity == 0 ? 2 : f.arity);
+    std::cout << fmt::format(
+        "  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>23}  {:>10}  {}\n", "tasks",
+        fmt::format("mean {}", unit), fmt::format("p50 {}", unit), fmt::format("p90 {}", unit),
+        fmt::format("p99 {}", unit), fmt::format("p99.9 {}", unit), fmt::format("θ bound {}", unit),
+        fmt::format("θ mean {}", unit), "method");
+    for (const auto& r : results)
+        std::cout << fmt::format(
+            "  {:>10}  {:>10.3f}  {:>10.3f}  {:>10.3f}  {:>10.3f}  {:>10.3f}  {:>23}  {:>10}  "
+            "{}\n",
+            with_commas(r.tasks), r.mean * k, r.p50 * k, r.p90 * k, r.p99 * k, r.p999 * k,
+            fmt::format("[{:.3f}, {:.3f}]", r.mean * k, r.mean_upper * k),
+            r.exact ? std::string("—") : fmt::format("{:.3f}", r.theta_mean * k),
+            r.exact ? "exact (product of CDFs)" : "sampled");
+    std::cout << "  max = max over the N processes of w + δ per iteration; θ bound = [E max, "
+                 "E max + 2τ·depth] (depth = log2((N+1)/2) for N = 2^k − 1)\n";
+    std::cout << fmt::format("\nper-process 99th percentiles: median {}, min {}, max {}\n",
+                             format_seconds(median), format_seconds(sorted.front()),
+                             format_seconds(sorted.back()));
+    if (dists.size() <= 64)
+        for (std::size_t i = 0; i < dists.size(); ++i)
+            std::cout << fmt::format("  process {:>5} on {}: {}\n", dists[i].process, dists[i].node,
+                                     format_seconds(p99[i]));
+    if (anomalies.empty()) {
+        std::cout << "anomalous nodes: none (no process's p99 is above median + 5 MAD)\n";
+    } else {
+        std::cout << "anomalous nodes (processes whose p99 is above median + 5 MAD):\n";
+        for (const auto& a : anomalies) {
+            std::string procs;
+            for (const auto p : a.processes)
+                procs += (procs.empty() ? "" : ",") + std::to_string(p);
+            std::cout << fmt::format(
+                "  {}: {} of its {} processes (p99 mean {} vs median {}): {}\n", a.node,
+                a.processes.size(), a.node_processes, format_seconds(a.p99_mean),
+                format_seconds(a.median_p99), procs);
+        }
+    }
+}
+
+}  // namespace
 
 int cmd_max_of_distributions(const JitterFlags& f) {
     if (!f.traces.empty())
@@ -630,91 +188,11 @@ int cmd_max_of_distributions(const JitterFlags& f) {
     std::sort(sorted.begin(), sorted.end());
     const double median = sorted.empty() ? 0 : sorted[sorted.size() / 2];
 
-    if (f.json) {
-        json j;
-        j["model"] = "max_of_distributions";
-        j["distributions"] = f.distributions;
-        j["processes"] = dists.size();
-        j["latency_s"] = tau;
-        j["iterations"] = f.iterations;
-        j["seed"] = f.seed;
-        json rs = json::array();
-        for (const auto& r : results)
-            rs.push_back({{"tasks", r.tasks},
-                          {"mean_s", r.mean},
-                          {"p50_s", r.p50},
-                          {"p90_s", r.p90},
-                          {"p99_s", r.p99},
-                          {"p999_s", r.p999},
-                          {"min_s", r.min},
-                          {"max_s", r.max},
-                          {"slack_s", r.slack},
-                          {"bound_lower_s", r.mean},
-                          {"bound_upper_s", r.mean_upper},
-                          {"theta_mean_s", r.exact ? json(nullptr) : json(r.theta_mean)},
-                          {"exact", r.exact}});
-        j["results"] = std::move(rs);
-        json pp = json::array();
-        for (std::size_t i = 0; i < dists.size(); ++i)
-            pp.push_back(
-                {{"process", dists[i].process}, {"node", dists[i].node}, {"p99_s", p99[i]}});
-        j["p99_per_process"] = std::move(pp);
-        j["median_p99_s"] = median;
-        json an = json::array();
-        for (const auto& a : anomalies)
-            an.push_back({{"node", a.node},
-                          {"processes", a.processes},
-                          {"node_processes", a.node_processes},
-                          {"p99_mean_s", a.p99_mean},
-                          {"median_p99_s", a.median_p99}});
-        j["anomalous_nodes"] = std::move(an);
-        std::cout << j.dump(2) << "\n";
-    } else {
-        double typical = 0;
-        for (const auto& r : results) typical = std::max(typical, r.mean);
-        const auto [unit, k] = seconds_unit(typical);
-        std::cout << fmt::format(
-            "Garg–De max of distributions: {} ({} processes), τ = {}, {} iterations, "
-            "{}-ary tree\n",
-            f.distributions, dists.size(), format_seconds(tau), f.iterations,
-            f.arity == 0 ? 2 : f.arity);
-        std::cout << fmt::format(
-            "  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>23}  {:>10}  {}\n", "tasks",
-            fmt::format("mean {}", unit), fmt::format("p50 {}", unit), fmt::format("p90 {}", unit),
-            fmt::format("p99 {}", unit), fmt::format("p99.9 {}", unit),
-            fmt::format("θ bound {}", unit), fmt::format("θ mean {}", unit), "method");
-        for (const auto& r : results)
-            std::cout << fmt::format(
-                "  {:>10}  {:>10.3f}  {:>10.3f}  {:>10.3f}  {:>10.3f}  {:>10.3f}  {:>23}  {:>10}  "
-                "{}\n",
-                with_commas(r.tasks), r.mean * k, r.p50 * k, r.p90 * k, r.p99 * k, r.p999 * k,
-                fmt::format("[{:.3f}, {:.3f}]", r.mean * k, r.mean_upper * k),
-                r.exact ? std::string("—") : fmt::format("{:.3f}", r.theta_mean * k),
-                r.exact ? "exact (product of CDFs)" : "sampled");
-        std::cout << "  max = max over the N processes of w + δ per iteration; θ bound = [E max, "
-                     "E max + 2τ·depth] (depth = log2((N+1)/2) for N = 2^k − 1)\n";
-        std::cout << fmt::format("\nper-process 99th percentiles: median {}, min {}, max {}\n",
-                                 format_seconds(median), format_seconds(sorted.front()),
-                                 format_seconds(sorted.back()));
-        if (dists.size() <= 64)
-            for (std::size_t i = 0; i < dists.size(); ++i)
-                std::cout << fmt::format("  process {:>5} on {}: {}\n", dists[i].process,
-                                         dists[i].node, format_seconds(p99[i]));
-        if (anomalies.empty()) {
-            std::cout << "anomalous nodes: none (no process's p99 is above median + 5 MAD)\n";
-        } else {
-            std::cout << "anomalous nodes (processes whose p99 is above median + 5 MAD):\n";
-            for (const auto& a : anomalies) {
-                std::string procs;
-                for (const auto p : a.processes)
-                    procs += (procs.empty() ? "" : ",") + std::to_string(p);
-                std::cout << fmt::format(
-                    "  {}: {} of its {} processes (p99 mean {} vs median {}): {}\n", a.node,
-                    a.processes.size(), a.node_processes, format_seconds(a.p99_mean),
-                    format_seconds(a.median_p99), procs);
-            }
-        }
-    }
+    const MaxOutcome o{dists, results, p99, anomalies, sorted, median, tau};
+    if (f.json)
+        print_max_json(f, o);
+    else
+        print_max_table(f, o);
     if (!f.csv.empty()) {
         auto out = open_out(f.csv, "--csv");
         out << "tasks,mean_s,p50_s,p90_s,p99_s,p999_s,min_s,max_s,slack_s,bound_lower_s,"
@@ -728,6 +206,8 @@ int cmd_max_of_distributions(const JitterFlags& f) {
     }
     return 0;
 }
+
+namespace {
 
 // ---- jitter-trace ----------------------------------------------------------------------
 
@@ -777,7 +257,10 @@ std::string trace_summary(const jitter::JitterTrace& t) {
 
 }  // namespace
 
+}  // namespace jitter_cli
+
 int cmd_jitter(const JitterFlags& f) {
+    using namespace jitter_cli;
     if (f.model == "jitsim") return cmd_jitsim(f);
     if (same_but_separators(f.model, "max_of_distributions")) return cmd_max_of_distributions(f);
     throw InputError("--model", 0,
@@ -786,6 +269,7 @@ int cmd_jitter(const JitterFlags& f) {
 }
 
 int cmd_jitter_trace_generate(const JitterTraceFlags& f) {
+    using namespace jitter_cli;
     const std::string text = f.spec.starts_with("gen:") ? f.spec.substr(4) : f.spec;
     const double hz = parse_frequency("--frequency", f.frequency);
     const Time length = flag_value("--length", f.length, parse_time);
@@ -804,6 +288,7 @@ int cmd_jitter_trace_generate(const JitterTraceFlags& f) {
 }
 
 int cmd_jitter_trace_convert(const JitterTraceFlags& f) {
+    using namespace jitter_cli;
     const double hz =
         f.convert_frequency.empty() ? 0 : parse_frequency("--frequency", f.convert_frequency);
     const jitter::JitterTrace t =
@@ -816,6 +301,7 @@ int cmd_jitter_trace_convert(const JitterTraceFlags& f) {
 }
 
 int cmd_jitter_trace_info(const JitterTraceFlags& f) {
+    using namespace jitter_cli;
     const double hz =
         f.info_frequency.empty() ? 0 : parse_frequency("--frequency", f.info_frequency);
     const jitter::JitterTrace t =

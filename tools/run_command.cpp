@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/recorder.hpp"
 #include "run/execute.hpp"
 #include "run/network_models.hpp"
 #include "run/report.hpp"
@@ -29,7 +30,6 @@
 #include "tools/flag_values.hpp"
 #include "tools/progress.hpp"
 #include "tools/trace_commands.hpp"
-#include "traces/recorder.hpp"
 #include "traces/trace_source.hpp"
 
 namespace clustersim::cli {

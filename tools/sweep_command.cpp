@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "run/sweep_engine.hpp"
 #include "simulator/error.hpp"
+#include "sweep/sweep_engine.hpp"
 #include "tools/whole_number.hpp"
 
 namespace clustersim::cli {

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "run/plot.hpp"
+#include "sweep/plot.hpp"
 
 namespace clustersim::cli {
 

@@ -1,13 +1,13 @@
 // clustersim-sweep-mpi: the MPI engine of `clustersim sweep`, which execs this program when
-// it finds itself started by mpirun (run/mpi_engine.hpp). Not meant to be called by hand.
+// it finds itself started by mpirun (sweep/mpi_engine.hpp). Not meant to be called by hand.
 #include <unistd.h>
 
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
-#include "run/mpi_engine.hpp"
 #include "simulator/error.hpp"
+#include "sweep/mpi_engine.hpp"
 
 int main(int argc, char** argv) {
     using namespace clustersim;

@@ -6,21 +6,21 @@
 
 #include <fmt/format.h>
 
+#include "import/import.hpp"
+#include "report/compare.hpp"
+#include "report/recorder.hpp"
+#include "report/stats.hpp"
+#include "report/svg.hpp"
+#include "report/timeline.hpp"
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
 #include "tools/flag_values.hpp"
 #include "tools/run_command.hpp"
-#include "traces/compare.hpp"
-#include "traces/import.hpp"
 #include "traces/merge.hpp"
 #include "traces/otf2.hpp"
 #include "traces/reader.hpp"
-#include "traces/recorder.hpp"
-#include "traces/stats.hpp"
-#include "traces/svg.hpp"
-#include "traces/timeline.hpp"
 
 namespace clustersim::cli {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "traces/op_spill.hpp"
-#include "traces/run_log.hpp"
+#include "report/op_spill.hpp"
+#include "report/run_log.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::cli {

@@ -1,7 +1,7 @@
 // `clustersim import piosimhd` (traces/import_piosimhd.cpp): the input as the XML file,
 // imported plain and with `--file-system pvfs2 --mpi-channel sock`.
 #include "fuzz_common.hpp"
-#include "traces/import.hpp"
+#include "import/import.hpp"
 
 CLUSTERSIM_FUZZ_HARNESS(fuzz_import_piosimhd) {
     const std::string path =

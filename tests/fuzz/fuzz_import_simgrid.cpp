@@ -1,6 +1,6 @@
 // `clustersim import simgrid` (traces/import_simgrid.cpp): the input as the XML file.
 #include "fuzz_common.hpp"
-#include "traces/import.hpp"
+#include "import/import.hpp"
 
 CLUSTERSIM_FUZZ_HARNESS(fuzz_import_simgrid) {
     const std::string path =

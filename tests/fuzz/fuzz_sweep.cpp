@@ -1,10 +1,10 @@
-// Sweep files (run/sweep.cpp): the bytes as a sweep file's JSON, read and checked by
+// Sweep files (sweep/sweep.cpp): the bytes as a sweep file's JSON, read and checked by
 // parse_sweep; a file it accepts is expanded into its points (its axes' product is at most
 // the reader's 200,000; past 2,000 the expansion is skipped, as it only repeats the same
 // code for longer than libFuzzer's time-out would allow under the sanitizers). The base
 // model path names a file that exists (the example in the seeds), so expansion reads it.
 #include "fuzz_common.hpp"
-#include "run/sweep.hpp"
+#include "sweep/sweep.hpp"
 
 CLUSTERSIM_FUZZ_HARNESS(fuzz_sweep) {
     namespace sw = clustersim::sweep;

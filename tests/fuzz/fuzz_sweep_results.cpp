@@ -1,8 +1,8 @@
-// A sweep's results (run/plot.cpp, `clustersim sweep plot`): the bytes as results.jsonl,
+// A sweep's results (sweep/plot.cpp, `clustersim sweep plot`): the bytes as results.jsonl,
 // plotted (SVG and table) with y = simulated_time against x = size, by series network,
 // then against the input's own first field names, which the fuzzer can reach.
 #include "fuzz_common.hpp"
-#include "run/plot.hpp"
+#include "sweep/plot.hpp"
 
 CLUSTERSIM_FUZZ_HARNESS(fuzz_sweep_results) {
     namespace sw = clustersim::sweep;

@@ -90,7 +90,7 @@ PY
 # Sweep files: the examples with their model named by absolute path (the harness's file is in
 # a scratch folder), and a zipped one.
 mkdir -p "$build/corpus/fuzz_sweep"
-for f in run/examples/*.json; do
+for f in sweep/examples/*.json; do
   sed "s#\.\./\.\./topologies#$PWD/topologies#" "$f" > "$build/corpus/fuzz_sweep/$(basename "$f")"
 done
 printf '{"base": {"model": "%s/topologies/examples/star-16.xml", "app": "bcast", "network": "fluid",
@@ -104,7 +104,7 @@ mkdir -p "$build/corpus/fuzz_sweep_results"
   echo '{"axes":{"network":"simple","ranks":4,"size":"8KiB"},"exit_code":0,"hash":"a4c1345e76a69d2f","index":1,"result":{"network":{"model":"simple"},"ranks":4,"simulated_time_s":1.2e-05},"status":"ok"}'
   echo '{"axes":{"network":"simple","ranks":4,"size":"1MiB"},"exit_code":2,"hash":"b4c1345e76a69d2f","index":2,"error":"bad input","status":"failed"}'
 } > "$build/corpus/fuzz_sweep_results/results.jsonl"
-# JSON past the nesting limit (run/json_depth.hpp: 256 levels), on a later line: refused at
+# JSON past the nesting limit (sweep/json_depth.hpp: 256 levels), on a later line: refused at
 # that line, for the mutations to start from (with the dictionary tests/fuzz/json.dict).
 python3 - "$build/corpus" <<'PY'
 import sys

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run/json_depth.hpp"
+#include "sweep/json_depth.hpp"
 #include "tools/mpi/calibrate/calibrate.hpp"
 
 namespace clustersim::calibrate {
@@ -401,7 +401,7 @@ std::string measured_to_json(const Measured& m) {
 Measured measured_from_json(std::string_view text, const std::string& file) {
     json j;
     try {
-        j = clustersim::run::parse_json_input(text, file);
+        j = clustersim::sweep::parse_json_input(text, file);
     } catch (const clustersim::InputError& e) {  // nested too deep
         throw BadMeasured(e.what());
     } catch (const json::exception& e) {  // syntax, or a number out of range
