@@ -2,7 +2,8 @@
 // into the graph it means; schedules of our own against their LogGOPS closed forms on a
 // uniform star under the simple model (every message L + m/B, independent of the others, a
 // send complete once injected, m/B after it starts; 2.5 G instructions/s cores; no software
-// overheads), the dependencies kept (irequires overlaps what requires serialises); each
+// overheads), the dependencies kept (irequires overlaps what requires serialises); a trace
+// written as GOAL and read back replays to the same simulated time, events and bytes; each
 // bad input is one line naming file:line with exit code 2.
 #include <cmath>
 #include <string>
@@ -235,6 +236,127 @@ TEST(GoalClosedForm, CalcOccupiesTheCoreWhileMessagesGo) {
     // the target's 2.5 G cores take twice as long.
     EXPECT_NEAR(simulated(run_goal(path2, " --traced-speed 5G")), 3e-6 + kL + 1024 / kB + 2e-6,
                 1e-12);
+}
+
+// ---- a trace written as GOAL ----
+
+const char* kTrace =
+    "clustersim-trace 1\n"
+    "rank 0\n"
+    "compute time=15us\n"
+    "send peer=1 tag=0 bytes=1KiB\n"
+    "isend peer=1 tag=1 bytes=1MiB handle=0\n"
+    "irecv peer=3 tag=2 bytes=2KiB handle=1\n"
+    "compute time=10us\n"
+    "wait handle=1\n"
+    "compute time=3us\n"
+    "wait handle=0\n"
+    "sendrecv peer=1 tag=3 bytes=100B peer2=1 tag2=4 bytes2=200B\n"
+    "recv peer=any tag=any bytes=8B\n"
+    "rank 1\n"
+    "recv peer=0 tag=0 bytes=1KiB\n"
+    "irecv peer=0 tag=1 bytes=1MiB handle=5\n"
+    "compute time=20us\n"
+    "wait handle=5\n"
+    "sendrecv peer=0 tag=4 bytes=200B peer2=0 tag2=3 bytes2=100B\n"
+    "send peer=0 tag=9 bytes=8B\n"
+    "rank 2\n"
+    "compute time=7us\n"
+    "isend peer=3 tag=0 bytes=64KiB handle=2\n"
+    "irecv peer=3 tag=1 bytes=64KiB handle=3\n"
+    "waitall handle=2 count=2\n"
+    "compute time=1us\n"
+    "rank 3\n"
+    "irecv peer=2 tag=0 bytes=64KiB handle=0\n"
+    "isend peer=2 tag=1 bytes=64KiB handle=1\n"
+    "compute time=5us\n"
+    "send peer=0 tag=2 bytes=2KiB\n"
+    "waitall handle=0 count=2\n";
+
+TEST(GoalWrite, ATraceAsGoalReplaysTheSame) {
+    const std::string trace = write_temp("p2p.trace", kTrace);
+    const std::string goal = temp_path("p2p.goal");
+    const Result c = testing::run("convert " + trace + " " + goal);  // .goal: --to goal
+    ASSERT_EQ(c.code, 0) << c.err;
+    EXPECT_NE(c.out.find("goal format"), std::string::npos) << c.out;
+    const nlohmann::json a = run_goal(trace), b = run_goal(goal);
+    EXPECT_EQ(simulated(a), simulated(b));
+    EXPECT_EQ(a.at("events"), b.at("events"));
+    EXPECT_EQ(a.at("network").at("messages"), b.at("network").at("messages"));
+    EXPECT_EQ(a.at("network").at("bytes_sent"), b.at("network").at("bytes_sent"));
+    // The replay is not trivially short: rank 0's compute alone is 28 us, a 1 MiB message ~1 ms.
+    EXPECT_GT(simulated(a), 1e-3);
+    // Also under a model with software overheads and rendezvous hand-shakes (the default
+    // network of the example), and with the calc times projected by --traced-speed.
+    for (const std::string& more : {std::string(""), std::string(" --traced-speed 1G")}) {
+        const auto plain = [&](const std::string& path) {
+            const Result r = testing::run("run " + example("star-16.xml") + " --app trace:" + path +
+                                          more + " --json");
+            EXPECT_EQ(r.code, 0) << r.err;
+            return r.code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+        };
+        const nlohmann::json x = plain(trace), y = plain(goal);
+        EXPECT_EQ(simulated(x), simulated(y)) << more;
+        EXPECT_EQ(x.at("events"), y.at("events")) << more;
+        EXPECT_EQ(x.at("network").at("bytes_sent"), y.at("network").at("bytes_sent")) << more;
+    }
+}
+
+TEST(GoalWrite, ProgramOrderBecomesDependencies) {
+    traces::Trace t;
+    t.resize(1);
+    traces::Record r;
+    r.kind = mpi::OpKind::Isend;  // l1
+    r.peer = 0;
+    r.bytes = 8;
+    r.handle = 4;
+    t.append(0, r);
+    r.kind = mpi::OpKind::Irecv;  // l2: posted after l1
+    r.handle = 5;
+    t.append(0, r);
+    r.kind = mpi::OpKind::Waitall;
+    r.handle = 4;
+    r.count = 2;
+    t.append(0, r);
+    traces::Record c;
+    c.compute_time = Time::ns(1500);  // l3: after both completed
+    t.append(0, c);
+    r.kind = mpi::OpKind::Send;  // l4: after l3
+    r.count = 0;
+    t.append(0, r);
+    const std::string g = traces::goal_text(t);
+    EXPECT_NE(g.find("num_ranks 1\n"), std::string::npos) << g;
+    EXPECT_NE(g.find("l1: send 8b to 0 tag 0\nl2: recv 8b from 0 tag 0\nl2 irequires l1\n"
+                     "l3: calc 1500\nl3 requires l1\nl3 requires l2\nl4: send 8b to 0 tag 0\n"
+                     "l4 requires l3\n}\n"),
+              std::string::npos)
+        << g;
+    // What it writes, it reads.
+    const GoalSchedule s = traces::parse_goal(g, "written.goal");
+    EXPECT_EQ(s.ops.size(), 4u);
+    EXPECT_EQ(s.deps[3], 1u);
+}
+
+TEST(GoalWrite, CollectivesAndOtherCommunicatorsAreRefused) {
+    expect_bad_input("convert " +
+                         write_temp("coll.trace", "clustersim-trace 1\nrank 0\nbcast bytes=8B\n") +
+                         " " + temp_path("coll.goal"),
+                     "rank 0, record 1 (bcast): a collective");
+    expect_bad_input(
+        "convert " +
+            write_temp("comm.trace",
+                       "clustersim-trace 1\nrank 0\nsend peer=0 tag=0 bytes=8B comm=1\n") +
+            " " + temp_path("comm.goal"),
+        "communicator 1");
+    expect_bad_input(
+        "convert " +
+            write_temp("instr.trace", "clustersim-trace 1\nrank 0\ncompute instructions=1000\n") +
+            " " + temp_path("instr.goal"),
+        "no traced speed");
+    expect_bad_input("convert x y --to gaol", "did you mean 'goal'");
+    // A schedule is not a trace of records: convert says so.
+    const std::string g = write_temp("in.goal", "num_ranks 1\nrank 0 {\ncalc 1\n}\n");
+    expect_bad_input("convert " + g + " " + temp_path("out.cstrace"), "a graph of dependencies");
 }
 
 // ---- bad schedules ----

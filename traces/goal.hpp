@@ -2,8 +2,9 @@
 // A schedule is, per rank, a graph of sends, receives and calculations: an operation starts
 // once every operation it `requires` has completed and every operation it `irequires` has
 // started. Reading keeps that graph (GoalProgram posts every operation as soon as it may
-// start, as a nonblocking call, and waits for any of them). The format, what is read and what is
-// refused: docs/formats.md, traces/README.md.
+// start, as a nonblocking call, and waits for any of them); writing turns a trace's program
+// order into such a graph (write_goal). The format, what is read and what is refused:
+// docs/formats.md, traces/README.md.
 #pragma once
 
 #include <cstdint>
@@ -102,5 +103,16 @@ class GoalProgram final : public mpi::Program {
     std::vector<RankState> state_;
     std::uint64_t started_ = 0;
 };
+
+// Writes `trace` as a GOAL schedule: point-to-point calls as send/recv, compute (and
+// unmodeled calls) as calc in nanoseconds, with dependencies that reproduce each rank's
+// program order (a blocking call requires what came before it, a nonblocking one only the
+// completed calls before it and irequires the call just before it; a wait makes what follows
+// require the requests it waited for). Collectives, communicators, MPI-IO, one-sided calls,
+// cancel, communicators other than MPI_COMM_WORLD and compute given in instructions without a
+// traced speed are refused (InputError naming the rank and record).
+void write_goal(const Trace& trace, const std::string& path);
+// The same into a string (tests).
+std::string goal_text(const Trace& trace);
 
 }  // namespace clustersim::traces
