@@ -302,6 +302,23 @@ TEST(GoalWrite, ATraceAsGoalReplaysTheSame) {
     }
 }
 
+TEST(GoalWrite, ARunsSimulatedTraceAsGoalReplaysTheSame) {
+    // run --out's simulated.cstrace holds compute as instructions with the interval each
+    // took (no traced speed): written as calcs of those intervals.
+    const std::string trace = write_temp("sim.trace", kTrace);
+    const std::string dir = temp_path("out");
+    const Result r = testing::run("run " + example("star-16.xml") + " --app trace:" + trace +
+                                  kNetwork + " --out " + dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string goal = temp_path("sim.goal");
+    const Result c = testing::run("convert " + dir + "/simulated.cstrace " + goal);
+    ASSERT_EQ(c.code, 0) << c.err;
+    const nlohmann::json a = run_goal(trace), b = run_goal(goal);
+    EXPECT_EQ(simulated(a), simulated(b));
+    EXPECT_EQ(a.at("events"), b.at("events"));
+    EXPECT_EQ(a.at("network").at("bytes_sent"), b.at("network").at("bytes_sent"));
+}
+
 TEST(GoalWrite, ProgramOrderBecomesDependencies) {
     traces::Trace t;
     t.resize(1);

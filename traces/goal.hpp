@@ -110,7 +110,7 @@ class GoalProgram final : public mpi::Program {
 // completed calls before it and irequires the call just before it; a wait makes what follows
 // require the requests it waited for). Collectives, communicators, MPI-IO, one-sided calls,
 // cancel, communicators other than MPI_COMM_WORLD and compute given in instructions without a
-// traced speed are refused (InputError naming the rank and record).
+// traced speed or a recorded time are refused (InputError naming the rank and record).
 void write_goal(const Trace& trace, const std::string& path);
 // The same into a string (tests).
 std::string goal_text(const Trace& trace);

@@ -7,7 +7,8 @@
 //    its request: from then on it is among what the next calls require;
 //  - a wait or waitall writes nothing itself.
 // Compute is `calc` in nanoseconds: its traced time, or its instructions at the trace's traced
-// speed. GOAL has no communicators, collectives, files or windows: such records are refused.
+// speed, or else its recorded interval (a run's simulated trace). GOAL has no communicators,
+// collectives, files or windows: such records are refused.
 #include <fstream>
 #include <unordered_map>
 
@@ -105,11 +106,14 @@ class GoalWriter {
                     std::uint64_t ns = 0;
                     if (r.compute_time.ps() > 0) {
                         ns = static_cast<std::uint64_t>((r.compute_time.ps() + 500) / 1000);
+                    } else if (r.instructions != 0 && trace_.traced_speed == 0 && r.timed) {
+                        // A run's simulated trace: instructions and the time they took.
+                        ns = static_cast<std::uint64_t>(((r.end - r.start).ps() + 500) / 1000);
                     } else if (r.instructions != 0) {
                         if (trace_.traced_speed == 0)
                             refuse(rank, n, r,
-                                   "compute given in instructions and the trace has no traced "
-                                   "speed to turn them into nanoseconds");
+                                   "compute given in instructions, without a recorded time, and "
+                                   "the trace has no traced speed to turn them into nanoseconds");
                         ns = static_cast<std::uint64_t>(
                             (static_cast<uint128>(r.instructions) * 1'000'000'000u +
                              trace_.traced_speed / 2) /
