@@ -170,6 +170,11 @@ bool MultiProgram::next(std::int32_t rank, mpi::Op& op) {
     return programs_[owner_[r]]->next(local_[r], op);
 }
 
+void MultiProgram::request_done(std::int32_t rank, std::uint32_t handle) {
+    const auto r = static_cast<std::size_t>(rank);
+    if (r < owner_.size()) programs_[owner_[r]]->request_done(local_[r], handle);
+}
+
 std::uint64_t MultiProgram::mark(std::int32_t rank) const {
     const auto r = static_cast<std::size_t>(rank);
     if (r >= owner_.size()) return 0;

@@ -129,6 +129,8 @@ struct Op {
     std::uint64_t bytes2 = 0;
     std::uint64_t instructions = 0;  // Compute
     std::uint32_t handle = 0;        // Isend, Irecv, Wait, Waitall: request handle (program-chosen)
+                                     // (a Wait with `counts`: MPI_Waitany over the handles listed
+                                     // there; Program::request_done names the one it took)
     std::uint32_t count = 0;         // Waitall
     // Collective
     CollOp coll = CollOp::Barrier;
@@ -174,6 +176,14 @@ class Program {
     // Operations handed out so far of all there will be (an estimate, read about once a
     // second by the progress line; never on the simulation's path).
     virtual ProgramProgress progress() const { return {}; }
+    // A Wait for any of several requests (`counts` set) of `rank` has completed request
+    // `handle` (the first of its list that was done); called before the Wait is recorded,
+    // and before the next call of next(rank). A program that waits only for given requests
+    // has nothing to do.
+    virtual void request_done(std::int32_t rank, std::uint32_t handle) {
+        (void)rank;
+        (void)handle;
+    }
     // Where rank's current operation came from, as a number only the program reads back (a
     // trace: the record's position); 0: unknown. Taken when the runtime may have to name the
     // operation after the rank has moved on (the first rank to enter a collective call).
@@ -189,6 +199,7 @@ class MultiProgram final : public Program {
   public:
     void add(Program& program, std::uint32_t ranks);
     bool next(std::int32_t rank, Op& op) override;
+    void request_done(std::int32_t rank, std::uint32_t handle) override;
     std::uint64_t mark(std::int32_t rank) const override;
     // The sum over the programs; unknown (total 0) if any program's total is unknown.
     ProgramProgress progress() const override;

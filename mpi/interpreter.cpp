@@ -100,6 +100,7 @@ Runtime::Next Runtime::start_op(std::int32_t rank) {
         case OpKind::Irecv:
             return start_p2p(rank);
         case OpKind::Wait:
+            if (op.counts != nullptr) return start_wait_any(rank);
             r.waiting = wait_for(handle_request(rank, op.handle));
             return r.waiting != 0 ? Next::Block : Next::Record;
         case OpKind::Cancel:  // local and immediate; the request's wait completes it
@@ -153,6 +154,25 @@ Runtime::Next Runtime::start_op(std::int32_t rank) {
             start_io(rank);  // MPI-IO
             return Next::Block;
     }
+}
+
+Runtime::Next Runtime::start_wait_any(std::int32_t rank) {
+    Rank& r = ranks_[rank];
+    const std::vector<std::uint64_t>& handles = *r.op.counts;
+    if (handles.empty())
+        throw RankError(rank, fmt::format("rank {} waits for any of no request", rank));
+    for (const std::uint64_t h : handles) {
+        if (h > kMaxHandle) [[unlikely]]
+            bad_request(rank, static_cast<std::uint32_t>(std::min<std::uint64_t>(h, ~0u)));
+        if (match_.requests[handle_request(rank, static_cast<std::uint32_t>(h))].done)
+            return Next::Record;  // record() takes the first one done
+    }
+    // Every request is waited for; the first to complete finishes the wait (waiting 1), and
+    // record() takes the mark off the others.
+    for (const std::uint64_t h : handles)
+        match_.requests[r.handles[static_cast<std::uint32_t>(h)]].waited = true;
+    r.waiting = 1;
+    return Next::Block;
 }
 
 Runtime::Next Runtime::start_p2p(std::int32_t rank) {

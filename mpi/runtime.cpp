@@ -131,6 +131,21 @@ void Runtime::record(std::int32_t rank) {
             results_[rank].io_bytes_read += r.io_bytes;
             break;
         case OpKind::Wait:
+            if (op.counts != nullptr) {  // any of them: the first one done (start_wait_any)
+                std::uint32_t done = kNil;
+                for (const std::uint64_t h : *op.counts) {
+                    Request& q = match_.requests[r.handles[static_cast<std::uint32_t>(h)]];
+                    if (q.done && done == kNil)
+                        done = static_cast<std::uint32_t>(h);
+                    else
+                        q.waited = false;  // its completion finishes nothing now
+                }
+                peer = match_.requests[r.handles[done]].peer;
+                release(r.handles[done], false);
+                r.handles[done] = kNil;
+                program_.request_done(rank, done);
+                break;
+            }
             peer = match_.requests[r.handles[op.handle]].peer;
             release(r.handles[op.handle], false);
             r.handles[op.handle] = kNil;

@@ -197,8 +197,9 @@ class Runtime final : public net::NetworkClient, public cpu::CpuClient, public I
     // The rank's next operation from its program into rank.op; false when the program ends.
     bool fetch(std::int32_t rank);
     Next start_op(std::int32_t rank);
-    Next start_p2p(std::int32_t rank);  // Send, Recv, Sendrecv, Isend, Irecv
-    void start_io(std::int32_t rank);   // MPI-IO: handed to the I/O system
+    Next start_p2p(std::int32_t rank);       // Send, Recv, Sendrecv, Isend, Irecv
+    Next start_wait_any(std::int32_t rank);  // a Wait for any of the handles in op.counts
+    void start_io(std::int32_t rank);        // MPI-IO: handed to the I/O system
     // The posting cost of a point-to-point call (o_s, the post cost) on the rank's core:
     // true if it was charged now (the call goes on when it is paid), false if it is paid.
     bool pay(std::int32_t rank, const OverheadSpec& a, std::uint64_t a_bytes, const OverheadSpec& b,

@@ -17,6 +17,13 @@ bool Recorder::next(std::int32_t rank, mpi::Op& op) {
     return true;
 }
 
+void Recorder::request_done(std::int32_t rank, std::uint32_t handle) {
+    program_.request_done(rank, handle);
+    mpi::Op& op = current_[static_cast<std::size_t>(rank)];
+    op.handle = handle;
+    op.counts = nullptr;
+}
+
 void Recorder::op_done(const mpi::OpEvent& e) {
     if (spill_)
         spill_->add(e);

@@ -24,6 +24,8 @@ class Recorder final : public mpi::Program, public mpi::OpObserver {
     Recorder(mpi::Program& program, std::uint32_t ranks, bool keep_trace = true,
              const std::string& spill_path = {});
     bool next(std::int32_t rank, mpi::Op& op) override;
+    // Passed on; the simulated trace records the Wait for any as a Wait for the one it took.
+    void request_done(std::int32_t rank, std::uint32_t handle) override;
     void op_done(const mpi::OpEvent& event) override;
 
     RunLog& log() { return log_; }

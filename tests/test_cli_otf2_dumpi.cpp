@@ -112,7 +112,7 @@ TEST(CliOtf2Dumpi, FormatFlagAndConvertToOtf2) {
     expect_bad_input("convert --format dumpi " + external(kScorep) + " " + temp_path("x.txt"),
                      "numprocs");
     expect_bad_input("convert " + external(kDumpi) + " " + temp_path("x.txt") + " --to otf3",
-                     "expected text, binary or otf2");
+                     "expected text, binary, otf2 or goal");
 }
 
 TEST(CliOtf2Dumpi, BrokenArchivesAreOneLineWithExitCode2) {

@@ -165,7 +165,7 @@ CLI::App* add_run(CLI::App& app, RunFlags& r) {
                     "none, write_behind, aggregation, reorder");
     run->add_option("--format", r.format,
                     "trace format of trace: apps: auto, native_text, native_binary, simgrid_ti, "
-                    "hdtrace, otf2, dumpi");
+                    "hdtrace, otf2, dumpi, goal");
     run->add_flag("--skip-unknown", r.skip_unknown,
                   "skip trace records clustersim does not support (counted per kind) instead "
                   "of stopping");
@@ -211,13 +211,13 @@ CLI::App* add_run(CLI::App& app, RunFlags& r) {
 
 CLI::App* add_convert(CLI::App& app, ConvertFlags& cv) {
     auto* convert = app.add_subcommand(
-        "convert", "Convert a trace to the native text or binary format, or OTF2");
+        "convert", "Convert a trace to the native text or binary format, OTF2 or GOAL");
     convert->add_option("INPUT", cv.input, "trace (any readable format)")->required();
     convert->add_option("OUTPUT", cv.output, "file to write")->required();
     convert->add_option(
         "--to", cv.to,
-        "text, binary or otf2 (default: by OUTPUT's extension: .txt = text, .otf2 = "
-        "otf2: OUTPUT is the anchor file, NAME.def and NAME/ go beside it)");
+        "text, binary, otf2 or goal (default: by OUTPUT's extension: .txt = text, .otf2 = "
+        "otf2: OUTPUT is the anchor file, NAME.def and NAME/ go beside it, .goal = goal)");
     convert->add_option("--format", cv.format,
                         "format of INPUT: auto (default), native_text, native_binary, "
                         "simgrid_ti, hdtrace, otf2, dumpi");

@@ -62,7 +62,7 @@ const std::vector<std::string>& timeline_details() {
 }
 
 const std::vector<std::string>& convert_formats() {
-    static const std::vector<std::string> names{"text", "binary", "otf2"};
+    static const std::vector<std::string> names{"text", "binary", "otf2", "goal"};
     return names;
 }
 

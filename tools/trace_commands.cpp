@@ -18,6 +18,7 @@
 #include "tools/cli_util.hpp"
 #include "tools/flag_values.hpp"
 #include "tools/run_command.hpp"
+#include "traces/goal.hpp"
 #include "traces/merge.hpp"
 #include "traces/otf2.hpp"
 #include "traces/reader.hpp"
@@ -107,11 +108,14 @@ int cmd_convert(const ConvertFlags& flags) {
     std::string to = f.to;
     if (to.empty()) {
         const std::string ext = fs::path(f.output).extension().string();
-        to = ext == ".txt" || ext == ".cstrace-text" ? "text" : ext == ".otf2" ? "otf2" : "binary";
+        to = ext == ".txt" || ext == ".cstrace-text" ? "text"
+             : ext == ".otf2"                        ? "otf2"
+             : ext == ".goal"                        ? "goal"
+                                                     : "binary";
     }
-    if (to != "text" && to != "binary" && to != "otf2")  // checked before reading the input
+    if (to != "text" && to != "binary" && to != "otf2" && to != "goal")  // before reading
         throw InputError("--to", 0,
-                         fmt::format("'{}'{}: expected text, binary or otf2", to,
+                         fmt::format("'{}'{}: expected text, binary, otf2 or goal", to,
                                      did_you_mean(to, convert_formats())));
     // An OTF2 archive is OUT.otf2 (its anchor), OUT.def and OUT/: `--to otf2 OUT` names them.
     if (to == "otf2" && fs::path(f.output).extension() != ".otf2") f.output += ".otf2";
@@ -122,6 +126,8 @@ int cmd_convert(const ConvertFlags& flags) {
         traces::write_text(t, f.output);
     else if (to == "binary")
         traces::write_binary(t, f.output);
+    else if (to == "goal")
+        traces::write_goal(t, f.output);
     else
         traces::write_otf2(t, f.output);
     // The input's size: the file named, and every file it led the reader to (an index's or a

@@ -82,6 +82,7 @@ void register_builtin_readers(ReaderRegistry& registry) {
     registry.add(make_hdtrace_reader());
     registry.add(make_otf2_reader());
     registry.add(make_dumpi_reader());
+    registry.add(make_goal_reader());  // names the format only (traces/goal_source.cpp)
 }
 
 namespace {

@@ -96,5 +96,6 @@ std::unique_ptr<TraceReader> make_simgrid_ti_reader();
 std::unique_ptr<TraceReader> make_hdtrace_reader();
 std::unique_ptr<TraceReader> make_otf2_reader();
 std::unique_ptr<TraceReader> make_dumpi_reader();
+std::unique_ptr<TraceReader> make_goal_reader();
 
 }  // namespace clustersim::traces

@@ -6,6 +6,7 @@
 
 #include "simulator/error.hpp"
 #include "simulator/text.hpp"
+#include "traces/goal_source.hpp"
 #include "traces/jitter_io.hpp"
 #include "traces/reader.hpp"
 #include "traces/replay.hpp"
@@ -64,6 +65,7 @@ class TraceSource final : public run::ProgramSource {
     std::unique_ptr<run::LoadedProgram> load(const std::string& spec, std::uint32_t,
                                              const run::SourceOptions& o) const override {
         const std::string path = spec.substr(kPrefix.size());
+        if (is_goal_input(path, o.format)) return load_goal(spec, path, o);
         ReadOptions ro;
         ro.skip_unknown = o.skip_unknown;
         ReadReport report;

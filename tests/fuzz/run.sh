@@ -16,7 +16,7 @@ harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=(fuzz_model_xml fuzz_native_text fuzz_native_binary
   fuzz_simgrid_ti fuzz_import_simgrid fuzz_import_piosimhd fuzz_hdtrace fuzz_jitter fuzz_units
   fuzz_merge fuzz_dumpi fuzz_otf2 fuzz_calibrate_json fuzz_sweep fuzz_sweep_results
-  fuzz_placement fuzz_distributions fuzz_run_spec)
+  fuzz_placement fuzz_distributions fuzz_run_spec fuzz_goal)
 build=${FUZZ_BUILD:-build-fuzz}
 shared=../shared/external
 jobs=$(nproc)
@@ -49,6 +49,7 @@ seed fuzz_dumpi "$shared"/dumpi-sst-dumpi/testtrace-000{0,1}.bin
 seed fuzz_otf2 "$shared"/otf2-scorep-sst-macro/traces/{0,3}.evt
 seed fuzz_import_piosimhd "$shared"/piosimhd-models/*-model.xml tests/data/bad/hostile/piosimhd-*.xml
 seed fuzz_jitter traces/examples/jitter/*.jtr
+seed fuzz_goal tests/data/goal/*.goal
 seed fuzz_calibrate_json tests/data/calibrate/measured.json
 seed fuzz_units
 for u in 1ms 2.5us 100KiB 1.25GB/s 10Gbit/s 2.8G 1000 0.000000000001s 3min; do
@@ -136,6 +137,7 @@ fuzz_one() {  # HARNESS: runs it, writes its result line to findings/HARNESS/res
   local h=$1 log="$build/findings/$1/last-run.log" out="$build/findings/$1/result"
   local dict=()  # the JSON readers' harnesses mutate with JSON's tokens and runs of brackets
   case $h in fuzz_sweep | fuzz_sweep_results | fuzz_calibrate_json) dict=(-dict="$PWD/tests/fuzz/json.dict") ;; esac
+  case $h in fuzz_goal) dict=(-dict="$PWD/tests/fuzz/goal.dict") ;; esac  # GOAL's keywords
   if "$build/tests/fuzz/$h" "$build/corpus/$h" "${dict[@]}" -max_total_time="$seconds" -timeout=10 \
        -rss_limit_mb=1024 -max_len=65536 -print_final_stats=1 \
        -artifact_prefix="$build/findings/$h/" >"$log" 2>&1; then
