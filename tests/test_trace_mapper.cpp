@@ -1,6 +1,6 @@
 // The call-to-record mapper the MPI trace readers share (traces/call_mapper.hpp): its request
 // table (lowest free handle, a request id reused after completion, a waitall over several,
-// tests and cancels, an unknown request named in the decoder's error), its communicator
+// tests and cancels, an unknown request), errors through the decoder's location, its communicator
 // table (creation, binding, free) and the records it makes of a call stream (compute gaps,
 // waits, unmodeled calls, shared v-collective count lists), against records worked out by hand.
 #include <gtest/gtest.h>
@@ -162,34 +162,36 @@ TEST(CallMapper, RequestsThroughIsendWaitallTestAndCancel) {
     EXPECT_EQ(m.requests().open_requests(), 0u);
 }
 
-TEST(CallMapper, AnUnknownRequestIsTheDecodersErrorNamingTheRecord) {
-    Fixture f;
+TEST(CallMapper, AnUnknownRequestIsNoneOpenAndErrorsNameTheDecodersRecord) {
+    Fixture f(4);  // the mapper of rank 3
     CallMapper m(f.trace, f.report, 3, f.lists);
     int record = 17;
     m.on_failure([&](const std::string& what) {
         return InputError("trace.bin", 0, "record " + std::to_string(record) + ": " + what);
     });
-    m.requests().open(5);
-    EXPECT_EQ(m.complete_known(5), 0u);
+    m.comms().bind(0, 0);
+    ASSERT_EQ(m.map(isend(5, 0, 1)), CallMapper::Mapped::Yes);
+    EXPECT_EQ(m.map(wait_for({5}, false)), CallMapper::Mapped::Yes);
+    // completed already, or never started: nothing is pushed, the decoder decides (DUMPI and
+    // OTF2 keep the call as unmodeled, OTF2 counts it in a note)
+    EXPECT_EQ(m.map(wait_for({5}, false)), CallMapper::Mapped::NoneOpen);
+    EXPECT_EQ(m.map(wait_for({99, -1}, true)), CallMapper::Mapped::NoneOpen);
+    EXPECT_EQ(f.trace.events(3), 2u);
+    // an error the mapper raises is the decoder's, naming its record
+    record = 18;
     try {
-        m.complete_known(5);  // completed already
+        m.fail("datatype 9 has no size");
         FAIL() << "no error";
     } catch (const InputError& e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "trace.bin: record 17: request 5 is not open (no nonblocking call started it, "
-                  "or it was completed already)");
+        EXPECT_EQ(std::string(e.what()), "trace.bin: record 18: datatype 9 has no size");
     }
-    record = 18;
-    EXPECT_THROW(m.complete_known(99), InputError);
     // without a decoder's error: the trace's source and the rank
     CallMapper plain(f.trace, f.report, 3, f.lists);
     try {
-        plain.complete_known(1);
+        plain.fail("request 1 is not open");
         FAIL() << "no error";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("t.trace: rank 3: request 1 is not open"),
-                  std::string::npos)
-            << e.what();
+        EXPECT_EQ(std::string(e.what()), "t.trace: rank 3: request 1 is not open");
     }
 }
 

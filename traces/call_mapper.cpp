@@ -167,17 +167,6 @@ void CallMapper::map_unmodeled(const MpiCall& c) {
     push(r);
 }
 
-std::uint32_t CallMapper::complete_known(std::int64_t request) {
-    const auto h = requests_.close(request);
-    if (!h)
-        fail(
-            fmt::format("request {} is not open (no nonblocking call started it, or it was "
-                        "completed already)",
-                        request));
-    requests_.release(*h);
-    return *h;
-}
-
 std::int32_t CallMapper::count_list(std::int64_t comm, mpi::CollOp op, std::size_t n) {
     const std::uint64_t k = calls_[{comm, static_cast<int>(op)}]++;
     return lists_.list(comm, op, k, n);

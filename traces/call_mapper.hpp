@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/error.hpp"
 #include "traces/reader.hpp"
 #include "traces/trace.hpp"
 
@@ -209,9 +210,6 @@ class CallMapper {
     // False, and nothing pushed, if none was open.
     bool wait(const std::vector<std::int64_t>& requests, bool all, bool timed, Time start,
               Time end);
-    // The handle of open request `request`, closed and released; an error naming the call
-    // (through fail) if it is not open.
-    std::uint32_t complete_known(std::int64_t request);
 
     // ---- v-collectives ----
     // The shared count list of this rank's next `op` on communicator `comm` (the format's id),
