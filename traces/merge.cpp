@@ -158,6 +158,113 @@ void set_time(Record& r, std::int64_t start_ns, std::int64_t end_ns) {
     r.end = Time::ns(std::max(start_ns, end_ns));
 }
 
+// The next raw record of `f` and its extra words, checked (after the end-of-trace record:
+// nothing; whole; times within the horizon); `n` counts it. Returns its byte offset.
+std::uint64_t read_raw_record(RankFileReader& in, const RankFile& f, bool ended, std::uint64_t& n,
+                              rf::RawRecord& r, std::vector<std::uint64_t>& extra,
+                              MergeReport& report) {
+    const std::uint64_t at0 = in.at();
+    if (ended)
+        throw InputError(
+            f.path, 0,
+            fmt::format("{} bytes after the end-of-trace record (at byte {})", f.size - at0, at0));
+    if (in.left() < sizeof(rf::RawRecord))
+        throw InputError(f.path, 0,
+                         fmt::format("truncated at byte {}: record {} needs {} bytes, {} left", at0,
+                                     n + 1, sizeof(rf::RawRecord), in.left()));
+    in.read(&r, sizeof r);
+    const std::uint64_t at = in.at();
+    const std::size_t extra_bytes = std::size_t{r.extra} * 8;
+    if (in.left() < extra_bytes)
+        throw InputError(f.path, 0,
+                         fmt::format("truncated at byte {}: record {} carries {} more bytes, "
+                                     "{} left",
+                                     at, n + 1, extra_bytes, in.left()));
+    extra.resize(r.extra);
+    if (extra_bytes > 0) in.read(extra.data(), extra_bytes);
+    ++n;
+    ++report.raw_records;
+    // Times in ns become picoseconds: past the horizon they would saturate (and a
+    // difference of two far-apart ones overflow), so they are refused here.
+    if (r.start_ns > kMaxTraceNs || r.start_ns < -kMaxTraceNs || r.end_ns > kMaxTraceNs ||
+        r.end_ns < -kMaxTraceNs)
+        throw InputError(
+            f.path, 0,
+            fmt::format(
+                "record {} at byte {}: time {} ns passes the simulated-time horizon "
+                "(2^63-1 ps, about {:.2f} days)",
+                n, at0,
+                r.start_ns > kMaxTraceNs || r.start_ns < -kMaxTraceNs ? r.start_ns : r.end_ns,
+                Time::horizon_days()));
+    return at0;
+}
+
+// The fields of record `n` (`call`) its kind keeps in the raw record's extra words `extra`
+// (count lists, topology arguments, a path, a Waitall's requests) into `out`. False if it was
+// appended here instead (a Waitall of requests that are not consecutive: one Wait each, in
+// handle order, all but the last taking no time). The tracer writes its own request and
+// communicator handles: no table maps them (traces/call_mapper.hpp is for foreign formats).
+bool finish_record(const RankFile& f, std::uint64_t n, const std::string& call,
+                   const rf::RawRecord& r, const std::vector<std::uint64_t>& extra, Trace& t,
+                   std::uint32_t rank, Record& out, MergeReport& report) {
+    switch (r.kind) {
+        case rf::kCollective:
+            if (r.coll >= mpi::kCollOps)
+                throw InputError(f.path, 0,
+                                 fmt::format("record {}: unknown collective {}", n, r.coll));
+            out.coll = static_cast<mpi::CollOp>(r.coll);
+            out.nonblocking = (r.flags & rf::kFlagNonblocking) != 0;
+            if (!extra.empty()) out.counts = t.add_counts(extra);
+            break;
+        case rf::kCartCreate:
+        case rf::kDistGraphCreateAdjacent:
+        case rf::kDistGraphCreate: {
+            mpi::TopoSpec spec;
+            if (const std::string e = mpi::decode_topo_spec(out.kind, extra, spec); !e.empty())
+                throw InputError(f.path, 0, fmt::format("record {}: {}: {}", n, call, e));
+            out.counts = t.add_counts(extra);
+            break;
+        }
+        case rf::kFileOpen: {
+            if (std::size_t{r.count} > extra.size() * 8)
+                throw InputError(f.path, 0,
+                                 fmt::format("record {}: a path of {} bytes in {} bytes", n,
+                                             r.count, extra.size() * 8));
+            std::string path(r.count, '\0');
+            if (r.count > 0) std::memcpy(path.data(), extra.data(), r.count);
+            out.path = t.intern(path);
+            break;
+        }
+        case rf::kWaitall: {
+            if (extra.size() != r.count || extra.empty())
+                throw InputError(f.path, 0,
+                                 fmt::format("record {}: a Waitall of {} requests lists {}", n,
+                                             r.count, extra.size()));
+            std::vector<std::uint64_t> h = extra;
+            std::sort(h.begin(), h.end());
+            bool contiguous = true;
+            for (std::size_t i = 1; i < h.size(); ++i) contiguous &= h[i] == h[i - 1] + 1;
+            if (contiguous) {
+                out.handle = static_cast<std::uint32_t>(h.front());
+                out.count = static_cast<std::uint32_t>(h.size());
+                break;
+            }
+            ++report.waitalls_split;
+            for (std::size_t i = 0; i < h.size(); ++i) {
+                Record w;
+                w.kind = mpi::OpKind::Wait;
+                w.handle = static_cast<std::uint32_t>(h[i]);
+                set_time(w, r.start_ns, i + 1 == h.size() ? r.end_ns : r.start_ns);
+                t.append(rank, w);
+            }
+            return false;
+        }
+        default:
+            break;
+    }
+    return true;
+}
+
 // One rank file's records into the trace. `drain`, if set, is called with the rank whenever
 // its encoded stream in `t` has grown past kDrainBytes (a streaming writer takes it out).
 constexpr std::size_t kDrainBytes = 1 << 20;
@@ -165,7 +272,6 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
                 const std::function<void(std::uint32_t)>& drain) {
     const auto rank = static_cast<std::uint32_t>(f.header.rank);
     RankFileReader in(f);
-    const std::uint64_t size = f.size;
     std::uint64_t n = 0;
     std::int64_t prev_end = 0;  // end of the previous call
     std::int64_t flushed = 0;   // tracer flush time since then
@@ -183,40 +289,8 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
     };
     while (in.left() > 0) {
         if (drain && t.stream(rank).size() >= kDrainBytes) drain(rank);
-        const std::uint64_t at0 = in.at();
-        if (ended)
-            throw InputError(f.path, 0,
-                             fmt::format("{} bytes after the end-of-trace record (at byte {})",
-                                         size - at0, at0));
-        if (in.left() < sizeof(rf::RawRecord))
-            throw InputError(f.path, 0,
-                             fmt::format("truncated at byte {}: record {} needs {} bytes, {} left",
-                                         at0, n + 1, sizeof(rf::RawRecord), in.left()));
         rf::RawRecord r;
-        in.read(&r, sizeof r);
-        const std::uint64_t at = in.at();
-        const std::size_t extra_bytes = std::size_t{r.extra} * 8;
-        if (in.left() < extra_bytes)
-            throw InputError(f.path, 0,
-                             fmt::format("truncated at byte {}: record {} carries {} more bytes, "
-                                         "{} left",
-                                         at, n + 1, extra_bytes, in.left()));
-        extra.resize(r.extra);
-        if (extra_bytes > 0) in.read(extra.data(), extra_bytes);
-        ++n;
-        ++report.raw_records;
-        // Times in ns become picoseconds: past the horizon they would saturate (and a
-        // difference of two far-apart ones overflow), so they are refused here.
-        if (r.start_ns > kMaxTraceNs || r.start_ns < -kMaxTraceNs || r.end_ns > kMaxTraceNs ||
-            r.end_ns < -kMaxTraceNs)
-            throw InputError(
-                f.path, 0,
-                fmt::format(
-                    "record {} at byte {}: time {} ns passes the simulated-time horizon "
-                    "(2^63-1 ps, about {:.2f} days)",
-                    n, at0,
-                    r.start_ns > kMaxTraceNs || r.start_ns < -kMaxTraceNs ? r.start_ns : r.end_ns,
-                    Time::horizon_days()));
+        const std::uint64_t at0 = read_raw_record(in, f, ended, n, r, extra, report);
         if (r.kind == rf::kEnd) {
             if (r.bytes != n - 1)
                 throw InputError(f.path, 0,
@@ -243,8 +317,8 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
             // Local queries are calls the program made (the `calls` line names them); a
             // failed poll is not counted as one.
             if (rf::is_local_query(call)) report.calls[call] += r.bytes;
-            PollCount& p = rf::is_local_query(call) ? report.local_queries[call]
-                                                    : report.failed_polls[call];
+            PollCount& p =
+                rf::is_local_query(call) ? report.local_queries[call] : report.failed_polls[call];
             p.calls += r.bytes;
             p.ns += r.bytes2;
             continue;
@@ -296,61 +370,7 @@ void merge_rank(const RankFile& f, Trace& t, MergeReport& report,
             out.file = 0;
             out.count = r.count;
         }
-        switch (r.kind) {
-            case rf::kCollective:
-                if (r.coll >= mpi::kCollOps)
-                    throw InputError(f.path, 0,
-                                     fmt::format("record {}: unknown collective {}", n, r.coll));
-                out.coll = static_cast<mpi::CollOp>(r.coll);
-                out.nonblocking = (r.flags & rf::kFlagNonblocking) != 0;
-                if (!extra.empty()) out.counts = t.add_counts(extra);
-                break;
-            case rf::kCartCreate:
-            case rf::kDistGraphCreateAdjacent:
-            case rf::kDistGraphCreate: {
-                mpi::TopoSpec spec;
-                if (const std::string e = mpi::decode_topo_spec(out.kind, extra, spec); !e.empty())
-                    throw InputError(f.path, 0, fmt::format("record {}: {}: {}", n, call, e));
-                out.counts = t.add_counts(extra);
-                break;
-            }
-            case rf::kFileOpen: {
-                if (std::size_t{r.count} > extra_bytes)
-                    throw InputError(f.path, 0,
-                                     fmt::format("record {}: a path of {} bytes in {} bytes", n,
-                                                 r.count, extra_bytes));
-                std::string path(r.count, '\0');
-                if (r.count > 0) std::memcpy(path.data(), extra.data(), r.count);
-                out.path = t.intern(path);
-                break;
-            }
-            case rf::kWaitall: {
-                if (extra.size() != r.count || extra.empty())
-                    throw InputError(f.path, 0,
-                                     fmt::format("record {}: a Waitall of {} requests lists {}", n,
-                                                 r.count, extra.size()));
-                std::vector<std::uint64_t> h = extra;
-                std::sort(h.begin(), h.end());
-                bool contiguous = true;
-                for (std::size_t i = 1; i < h.size(); ++i) contiguous &= h[i] == h[i - 1] + 1;
-                if (contiguous) {
-                    out.handle = static_cast<std::uint32_t>(h.front());
-                    out.count = static_cast<std::uint32_t>(h.size());
-                    break;
-                }
-                ++report.waitalls_split;
-                for (std::size_t i = 0; i < h.size(); ++i) {
-                    Record w;
-                    w.kind = mpi::OpKind::Wait;
-                    w.handle = static_cast<std::uint32_t>(h[i]);
-                    set_time(w, r.start_ns, i + 1 == h.size() ? r.end_ns : r.start_ns);
-                    t.append(rank, w);
-                }
-                continue;
-            }
-            default:
-                break;
-        }
+        if (!finish_record(f, n, call, r, extra, t, rank, out, report)) continue;
         t.append(rank, out);
     }
     if (!ended)

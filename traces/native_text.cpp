@@ -82,9 +82,9 @@ enum TextField : std::uint8_t {
 };
 
 constexpr std::array<const char*, kTextFields> kFieldNames{
-    "file", "path",    "instructions", "time",       "peer",        "tag",    "bytes", "peer2",
-    "tag2", "bytes2",  "comm",         "root",       "counts",      "handle", "count", "color",
-    "key",  "newcomm", "offset",       "view_block", "view_stride", "whence", "start", "end",
+    "file", "path",    "instructions", "time",       "peer",         "tag",    "bytes", "peer2",
+    "tag2", "bytes2",  "comm",         "root",       "counts",       "handle", "count", "color",
+    "key",  "newcomm", "offset",       "view_block", "view_stride",  "whence", "start", "end",
     "dims", "periods", "reorder",      "sources",    "destinations", "win"};
 
 std::string field_list() {
@@ -478,6 +478,147 @@ class TextReader {
         }
     }
 
+    // Field `f` (`name`=`v`) of record `r` (a topology's fields into `spec`).
+    void set_field(TextField f, std::string_view name, std::string_view v, Record& r,
+                   mpi::TopoSpec& spec) {
+        switch (f) {
+            case TFile:
+                r.file = integer<std::uint32_t>(name, v);
+                break;
+            case TInstructions:
+                r.instructions = integer<std::uint64_t>(name, v);
+                break;
+            case TPeer:
+                r.peer = any_integer(name, v);
+                break;
+            case TTag:
+                r.tag = any_integer(name, v);
+                break;
+            case TBytes:
+                r.bytes = size(name, v);
+                break;
+            case TPeer2:
+                r.peer2 = any_integer(name, v);
+                break;
+            case TTag2:
+                r.tag2 = any_integer(name, v);
+                break;
+            case TBytes2:
+                r.bytes2 = size(name, v);
+                break;
+            case TComm:
+                r.comm = integer<std::int32_t>(name, v);
+                break;
+            case TRoot:
+                r.root = integer<std::int32_t>(name, v);
+                break;
+            case THandle:
+                r.handle = integer<std::uint32_t>(name, v);
+                break;
+            case TCount:
+                r.count = integer<std::uint32_t>(name, v);
+                break;
+            case TColor:
+                r.color = v == "undefined" ? mpi::kUndefined : integer<std::int32_t>(name, v);
+                break;
+            case TKey:
+                r.key = integer<std::int32_t>(name, v);
+                break;
+            case TNewcomm:
+                r.newcomm = integer<std::uint32_t>(name, v);
+                break;
+            case TOffset:
+                r.offset = size(name, v);
+                break;
+            case TViewBlock:
+                r.view_block = size(name, v);
+                break;
+            case TViewStride:
+                r.view_stride = size(name, v);
+                break;
+            case TWin:
+                r.win = integer<std::uint32_t>(name, v);
+                break;
+            case TStart:
+                r.start = time(name, v);
+                break;
+            case TEnd:
+                r.end = time(name, v);
+                break;
+            case TDims:
+                spec.dims = int_list(name, v, 'x');
+                break;
+            case TReorder:
+                spec.reorder = integer<std::uint8_t>(name, v) != 0;
+                break;
+            case TSources:
+                spec.sources = int_list(name, v, ',');
+                break;
+            case TDestinations:
+                spec.destinations = int_list(name, v, ',');
+                break;
+
+            default:
+                set_checked_field(f, name, v, r, spec);
+                break;
+        }
+    }
+
+    // The fields whose values are checked against the trace or a closed list.
+    void set_checked_field(TextField f, std::string_view name, std::string_view v, Record& r,
+                           mpi::TopoSpec& spec) {
+        switch (f) {
+            case TPath:
+                r.path = integer<std::int32_t>(name, v);
+                if (r.path != kNone &&
+                    (r.path < 0 || static_cast<std::size_t>(r.path) >= trace_.strings.size()))
+                    fail(
+                        fmt::format("path={}: no such string (the trace has {} 'string' "
+                                    "lines)",
+                                    r.path, trace_.strings.size()));
+                break;
+            case TTime:
+                r.compute_time = time(name, v);
+                if (r.compute_time < Time::zero())
+                    fail(
+                        fmt::format("negative compute time '{}'; expected a duration of "
+                                    "0 or more (e.g. 5us)",
+                                    v));
+                break;
+            case TCounts:
+                r.counts = integer<std::int32_t>(name, v);
+                if (r.counts != kNone && (r.counts < 0 || static_cast<std::size_t>(r.counts) >=
+                                                              trace_.count_lists.size()))
+                    fail(
+                        fmt::format("counts={}: no such count list (the trace has {} "
+                                    "'counts' lines)",
+                                    r.counts, trace_.count_lists.size()));
+                break;
+            case TWhence:
+                if (v == "set")
+                    r.whence = mpi::kSeekSet;
+                else if (v == "cur")
+                    r.whence = mpi::kSeekCur;
+                else if (v == "end")
+                    r.whence = mpi::kSeekEnd;
+                else if (!v.empty() && v.front() >= '0' && v.front() <= '9' &&
+                         integer<std::uint8_t>(name, v) <= mpi::kSeekEnd)
+                    r.whence = integer<std::uint8_t>(name, v);
+                else
+                    fail(fmt::format("expected whence to be set, cur or end (or 0, 1, 2), got '{}'",
+                                     v));
+                break;
+            case TPeriods:
+                for (const std::int32_t x : int_list(name, v, 'x')) {
+                    if (x > 1) fail(fmt::format("periods={}: expected 0 or 1 per dimension", v));
+                    spec.periods.push_back(static_cast<std::uint8_t>(x));
+                }
+                break;
+            default:
+                break;
+        }
+    }
+
     void record(const std::vector<std::string_view>& tokens, Record& r) {
         std::uint32_t seen = 0;
         mpi::TopoSpec spec;
@@ -490,132 +631,7 @@ class TextReader {
             const auto f = static_cast<TextField>(it - kFieldNames.begin());
             if (seen & (1u << f)) fail(fmt::format("field '{}' given twice", name));
             seen |= 1u << f;
-            switch (f) {
-                case TFile:
-                    r.file = integer<std::uint32_t>(name, v);
-                    break;
-                case TPath:
-                    r.path = integer<std::int32_t>(name, v);
-                    if (r.path != kNone &&
-                        (r.path < 0 || static_cast<std::size_t>(r.path) >= trace_.strings.size()))
-                        fail(
-                            fmt::format("path={}: no such string (the trace has {} 'string' "
-                                        "lines)",
-                                        r.path, trace_.strings.size()));
-                    break;
-                case TInstructions:
-                    r.instructions = integer<std::uint64_t>(name, v);
-                    break;
-                case TTime:
-                    r.compute_time = time(name, v);
-                    if (r.compute_time < Time::zero())
-                        fail(
-                            fmt::format("negative compute time '{}'; expected a duration of "
-                                        "0 or more (e.g. 5us)",
-                                        v));
-                    break;
-                case TPeer:
-                    r.peer = any_integer(name, v);
-                    break;
-                case TTag:
-                    r.tag = any_integer(name, v);
-                    break;
-                case TBytes:
-                    r.bytes = size(name, v);
-                    break;
-                case TPeer2:
-                    r.peer2 = any_integer(name, v);
-                    break;
-                case TTag2:
-                    r.tag2 = any_integer(name, v);
-                    break;
-                case TBytes2:
-                    r.bytes2 = size(name, v);
-                    break;
-                case TComm:
-                    r.comm = integer<std::int32_t>(name, v);
-                    break;
-                case TRoot:
-                    r.root = integer<std::int32_t>(name, v);
-                    break;
-                case TCounts:
-                    r.counts = integer<std::int32_t>(name, v);
-                    if (r.counts != kNone && (r.counts < 0 || static_cast<std::size_t>(r.counts) >=
-                                                                  trace_.count_lists.size()))
-                        fail(
-                            fmt::format("counts={}: no such count list (the trace has {} "
-                                        "'counts' lines)",
-                                        r.counts, trace_.count_lists.size()));
-                    break;
-                case THandle:
-                    r.handle = integer<std::uint32_t>(name, v);
-                    break;
-                case TCount:
-                    r.count = integer<std::uint32_t>(name, v);
-                    break;
-                case TColor:
-                    r.color = v == "undefined" ? mpi::kUndefined : integer<std::int32_t>(name, v);
-                    break;
-                case TKey:
-                    r.key = integer<std::int32_t>(name, v);
-                    break;
-                case TNewcomm:
-                    r.newcomm = integer<std::uint32_t>(name, v);
-                    break;
-                case TOffset:
-                    r.offset = size(name, v);
-                    break;
-                case TViewBlock:
-                    r.view_block = size(name, v);
-                    break;
-                case TViewStride:
-                    r.view_stride = size(name, v);
-                    break;
-                case TWhence:
-                    if (v == "set")
-                        r.whence = mpi::kSeekSet;
-                    else if (v == "cur")
-                        r.whence = mpi::kSeekCur;
-                    else if (v == "end")
-                        r.whence = mpi::kSeekEnd;
-                    else if (!v.empty() && v.front() >= '0' && v.front() <= '9' &&
-                             integer<std::uint8_t>(name, v) <= mpi::kSeekEnd)
-                        r.whence = integer<std::uint8_t>(name, v);
-                    else
-                        fail(fmt::format(
-                            "expected whence to be set, cur or end (or 0, 1, 2), got '{}'", v));
-                    break;
-                case TWin:
-                    r.win = integer<std::uint32_t>(name, v);
-                    break;
-                case TStart:
-                    r.start = time(name, v);
-                    break;
-                case TEnd:
-                    r.end = time(name, v);
-                    break;
-                case TDims:
-                    spec.dims = int_list(name, v, 'x');
-                    break;
-                case TPeriods:
-                    for (const std::int32_t x : int_list(name, v, 'x')) {
-                        if (x > 1)
-                            fail(fmt::format("periods={}: expected 0 or 1 per dimension", v));
-                        spec.periods.push_back(static_cast<std::uint8_t>(x));
-                    }
-                    break;
-                case TReorder:
-                    spec.reorder = integer<std::uint8_t>(name, v) != 0;
-                    break;
-                case TSources:
-                    spec.sources = int_list(name, v, ',');
-                    break;
-                case TDestinations:
-                    spec.destinations = int_list(name, v, ',');
-                    break;
-                default:
-                    break;
-            }
+            set_field(f, name, v, r, spec);
         }
         constexpr std::uint32_t topo_fields =
             1u << TDims | 1u << TPeriods | 1u << TReorder | 1u << TSources | 1u << TDestinations;
