@@ -19,7 +19,7 @@ inline std::string with_commas(std::uint64_t v) {
 }
 
 // XML text escaping (& < > " '); control characters other than tab and newline, which XML 1.0
-// does not allow, become spaces. For SVG figures (traces/svg.hpp, sweep/plot.cpp).
+// does not allow, become spaces. For SVG figures (report/svg.hpp, sweep/plot.cpp).
 inline std::string xml_escape(const std::string& text) {
     std::string out;
     out.reserve(text.size());
