@@ -281,6 +281,7 @@ void expect_same_graph(const Topology& a, const Topology& b) {
         EXPECT_EQ(a.nodes[i].nic, b.nodes[i].nic);
     }
     EXPECT_EQ(a.settings.granularity, b.settings.granularity);
+    EXPECT_EQ(a.settings.forwarding, b.settings.forwarding);
     EXPECT_EQ(a.settings.routing, b.settings.routing);
     EXPECT_EQ(a.settings.nic_model, b.settings.nic_model);
     EXPECT_EQ(a.settings.eager_threshold, b.settings.eager_threshold);
@@ -297,7 +298,7 @@ constexpr const char* kHandType = R"(
     <memory-node name="mem0" bandwidth="20GB/s" local-bandwidth="20000MB/s"/>
     <memory-node name="mem1" bandwidth="20GB/s" local-bandwidth="20GB/s"/>
     <switch name="qpi" bandwidth="12.8GB/s"/>
-    <nic name="nic"/>
+    <nic name="nic" forwarding="cut_through"/>
     <cable from="s0" to="mem0" latency="0.1us" bandwidth="20GB/s"/>
     <cable from="s1" to="mem1" latency="100ns" bandwidth="20GB/s"/>
     <cable from="mem0" to="qpi" latency="0.2us" bandwidth="12800MB/s"/>
@@ -325,7 +326,7 @@ GenerateOptions options(const char* kind) {
 
 TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
     const std::string net =
-        R"(<network granularity="100KiB" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>)";
+        R"(<network forwarding="cut_through" granularity="4096B" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>)";
     {
         GenerateOptions o = options("star");
         o.nodes = 5;
