@@ -348,10 +348,11 @@ TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
         expect_same_graph(
             parse_model(generate_model_xml(o), "gen.xml"),
             parse_model(
-                by_hand("fat-tree-12",
-                        R"(<network granularity="message" routing="d_mod_k" nic="analytical"/>)",
-                        R"(<fat-tree type="node" levels="3" down="2,3,2" up="1,2,3")"
-                        R"( link-latency="1500ns" link-bandwidth="1.25GB/s"/>)"),
+                by_hand(
+                    "fat-tree-12",
+                    R"(<network forwarding="cut_through" granularity="message" routing="d_mod_k" nic="analytical"/>)",
+                    R"(<fat-tree type="node" levels="3" down="2,3,2" up="1,2,3")"
+                    R"( link-latency="1500ns" link-bandwidth="1.25GB/s"/>)"),
                 "hand.xml"));
     }
     {
@@ -361,9 +362,11 @@ TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
         expect_same_graph(
             parse_model(generate_model_xml(o), "gen.xml"),
             parse_model(
-                by_hand("torus-3x2x2", R"(<network granularity="100KiB" eager-threshold="1KB"/>)",
-                        R"(<torus type="node" dims="3,2,2")"
-                        R"( link-latency="1.5us" link-bandwidth="1250MB/s"/>)"),
+                by_hand(
+                    "torus-3x2x2",
+                    R"(<network forwarding="cut_through" granularity="4KiB" eager-threshold="1KB"/>)",
+                    R"(<torus type="node" dims="3,2,2")"
+                    R"( link-latency="1.5us" link-bandwidth="1250MB/s"/>)"),
                 "hand.xml"));
     }
     {
@@ -375,12 +378,14 @@ TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
         expect_same_graph(
             parse_model(generate_model_xml(o), "gen.xml"),
             parse_model(
-                by_hand("dragonfly-72", R"(<network routing="valiant"/>)",
-                        R"(<dragonfly type="node" groups="9" routers="4" nodes-per-router="2")"
-                        R"( global-links="2" router-bandwidth="10GB/s")"
-                        R"( link-latency="1.5us" link-bandwidth="1.25GB/s")"
-                        R"( local-latency="1.5us" local-bandwidth="1.25GB/s")"
-                        R"( global-latency="3us" global-bandwidth="1.25GB/s"/>)"),
+                by_hand(
+                    "dragonfly-72",
+                    R"(<network forwarding="cut_through" granularity="4KiB" routing="valiant"/>)",
+                    R"(<dragonfly type="node" groups="9" routers="4" nodes-per-router="2")"
+                    R"( global-links="2" router-bandwidth="10GB/s")"
+                    R"( link-latency="1.5us" link-bandwidth="1.25GB/s")"
+                    R"( local-latency="1.5us" local-bandwidth="1.25GB/s")"
+                    R"( global-latency="3us" global-bandwidth="1.25GB/s"/>)"),
                 "hand.xml"));
     }
 }
