@@ -122,5 +122,21 @@ TEST(Fidelity, PacketsOfSmallMessagesQueueAboveTheFlowsOnADragonflysPairwiseStep
     EXPECT_GT(ct, fluid);
 }
 
+// The traffic a built-in app names before the run (Program::traffic_hint), from which a
+// packet-level run that would cost too many events is named in a note (run/execute.cpp): the
+// least any algorithm moves, in closed form.
+TEST(Fidelity, BuiltInAppsNameTheLeastTrafficTheyMove) {
+    mpi::AppRegistry apps;
+    mpi::register_builtin_apps(apps);
+    const std::uint64_t p = 64, s = 1 << 20;
+    EXPECT_EQ(apps.create("bcast:size=1MiB,iterations=3", p)->traffic_hint(), 3 * (p - 1) * s);
+    EXPECT_EQ(apps.create("allreduce:size=1MiB", p)->traffic_hint(), (p - 1) * s);
+    EXPECT_EQ(apps.create("alltoall:size=1MiB", p)->traffic_hint(), p * (p - 1) * s);
+    EXPECT_EQ(apps.create("allgather:size=1MiB", p)->traffic_hint(), p * (p - 1) * s);
+    EXPECT_EQ(apps.create("barrier", p)->traffic_hint(), 0u);
+    EXPECT_EQ(apps.create("sendtoroot:size=1MiB", p)->traffic_hint(), (p - 1) * s);
+    EXPECT_EQ(apps.create("ring:size=1MiB,iterations=2", p)->traffic_hint(), 2 * p * s);
+}
+
 }  // namespace CLUSTERSIM_TEST_FILE
 }  // namespace clustersim
