@@ -35,6 +35,8 @@ int bench_main(int argc, char** argv) {
     o.kind = "star";
     o.nodes = n;
     o.granularity = gran == "message" ? 0 : parse_size(gran);
+    // Store-and-forward, as its figures were measured (bench/README.md).
+    o.forwarding = topo::kStoreAndForward;
     o.nic = topo::nic_models().select(nic);  // any registered NIC model, NAME[:key=value]
     const run::Model t_model = run::parse_model(topo::generate_model_xml(o), "bench-bcast.xml");
     const topo::Topology& t = t_model.topology;

@@ -103,6 +103,8 @@ int bench_main(int argc, char** argv) {
     o.kind = "star";
     o.nodes = n;
     if (network == "analytical") o.nic = topo::NicModel::Analytical;
+    o.granularity = 100 * 1024;  // as its figures were measured (store-and-forward, 100 KiB)
+    o.forwarding = topo::kStoreAndForward;
     run::RunSpec spec;
     spec.model_path = "bench-replay.xml";
     spec.model = run::parse_model(topo::generate_model_xml(o), spec.model_path);

@@ -30,6 +30,8 @@ int main(int argc, char** argv) {
     o.sockets = 1;
     o.cores = 2;
     o.granularity = parse_size(gran);
+    // Store-and-forward, as its figures were measured (bench/README.md).
+    o.forwarding = topo::kStoreAndForward;
     o.nic = topo::nic_models().select(nic);  // any registered NIC model, NAME[:key=value]
     const run::Model t_model = run::parse_model(topo::generate_model_xml(o), "bench-stream.xml");
     const topo::Topology& t = t_model.topology;

@@ -124,7 +124,8 @@ declare -A star_of eager_of
 star() {  # the generated star of $1 nodes (made once) and its eager threshold in bytes
   local f="$work/star-$1.xml" e
   if [ ! -f "$f" ]; then
-    "$cs" generate star --nodes "$1" --link-bandwidth 1.25GB/s --link-latency 5us > "$f"
+    "$cs" generate star --nodes "$1" --link-bandwidth 1.25GB/s --link-latency 5us \
+      --granularity 100KiB --forwarding store_and_forward > "$f"  # as its figures were measured
     e=$(grep -o 'eager-threshold="[^"]*"' "$f" | head -1 | sed 's/.*="\(.*\)"/\1/')
     eager_of[$1]=$(to_bytes "${e:-64KiB}")  # clustersim's default without the attribute
   fi

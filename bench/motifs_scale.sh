@@ -16,7 +16,9 @@ cs="$build/tools/clustersim"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 star="$tmp/star.xml"
-"$cs" generate star --nodes "$ranks" --link-bandwidth 25GB/s >"$star"
+# 100 KiB store-and-forward packets, as its figures were measured (before issue 52's defaults)
+"$cs" generate star --nodes "$ranks" --link-bandwidth 25GB/s --granularity 100KiB \
+  --forwarding store_and_forward >"$star"
 # name | app spec at 16 ranks | app spec at RANKS | network at RANKS
 rows=(
   "halo2d|halo2d:iterations=2|halo2d:iterations=2|simple:collectives=messages"

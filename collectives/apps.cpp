@@ -143,6 +143,36 @@ class CollectiveApp final : public App {
         return p;
     }
 
+    // The least any algorithm moves, per call: the buffer to or from each non-root rank
+    // (bcast, reduce, scans, allreduce, gather, scatter and their v-forms at the average
+    // block), a block between every ordered pair (allgather, alltoall, reduce_scatter).
+    std::uint64_t traffic_hint() const override {
+        const std::uint64_t p = step_.size();
+        if (p < 2) return 0;
+        std::uint64_t block = size_;
+        if (!counts_.empty()) {
+            std::uint64_t sum = 0;
+            for (const std::uint64_t c : counts_) sum += c;
+            block = sum / counts_.size();
+        }
+        std::uint64_t call = 0;
+        switch (op_) {
+            case CollOp::Allgather:
+            case CollOp::Allgatherv:
+            case CollOp::Alltoall:
+            case CollOp::Alltoallv:
+            case CollOp::ReduceScatter:
+            case CollOp::ReduceScatterBlock:
+                call = p * (p - 1) * block;
+                break;
+            case CollOp::Barrier:
+                break;
+            default:
+                call = (p - 1) * block;
+        }
+        return call * iterations_;
+    }
+
     // OSU-style figures (the OSU micro-benchmarks' osu_bcast, osu_allreduce, ...): each rank's
     // time per call (its finish / iterations: the ranks start together at 0), averaged, least
     // and most over the ranks; and NCCL-tests' bandwidths from the average: algbw = S / t,
@@ -434,6 +464,15 @@ class PatternApp final : public App {
         for (const Script& s : script_) p.done += s.iteration;
         p.total = script_.size() * iterations_;
         return p;
+    }
+    // Every rank but the root sends (ring: every rank; the exchanges both ways) per iteration.
+    std::uint64_t traffic_hint() const override {
+        const auto p = static_cast<std::uint64_t>(p_);
+        const std::uint64_t sends = pattern_ == Pattern::Ring           ? p
+                                    : pattern_ == Pattern::SendToRoot   ? p - 1
+                                    : pattern_ == Pattern::SendrecvRoot ? 2 * (p - 1)
+                                                                        : p / 2 * 2;
+        return sends * size_ * iterations_;
     }
 
   private:

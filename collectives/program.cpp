@@ -164,6 +164,12 @@ ProgramProgress MultiProgram::progress() const {
     return sum;
 }
 
+std::uint64_t MultiProgram::traffic_hint() const {
+    std::uint64_t sum = 0;
+    for (const Program* p : programs_) sum += p->traffic_hint();
+    return sum;
+}
+
 bool MultiProgram::next(std::int32_t rank, mpi::Op& op) {
     const auto r = static_cast<std::size_t>(rank);
     if (r >= owner_.size()) return false;

@@ -184,6 +184,10 @@ class Program {
         (void)rank;
         (void)handle;
     }
+    // The bytes its ranks will send in all, at least, when the program knows before the run
+    // (a built-in collective or pattern app); 0: unknown (a trace). Read once, before the run,
+    // to name a packet-level run that would cost too many events (run/execute.cpp).
+    virtual std::uint64_t traffic_hint() const { return 0; }
     // Where rank's current operation came from, as a number only the program reads back (a
     // trace: the record's position); 0: unknown. Taken when the runtime may have to name the
     // operation after the rank has moved on (the first rank to enter a collective call).
@@ -203,6 +207,8 @@ class MultiProgram final : public Program {
     std::uint64_t mark(std::int32_t rank) const override;
     // The sum over the programs; unknown (total 0) if any program's total is unknown.
     ProgramProgress progress() const override;
+    // The sum of the programs' hints (those that know theirs).
+    std::uint64_t traffic_hint() const override;
     std::uint32_t ranks() const { return static_cast<std::uint32_t>(owner_.size()); }
     std::vector<std::uint32_t> sizes() const { return sizes_; }
 

@@ -18,6 +18,7 @@
 #include "simulator/spelling.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
+#include "topologies/routing.hpp"
 
 namespace clustersim::run {
 
@@ -51,6 +52,36 @@ void note_unused_algorithms(const RunSpec& spec, const Model& model, const std::
                          "collective call as a whole; add collectives=messages to --network to "
                          "simulate the algorithm\n",
                          unused, model.comm.model));
+}
+
+// A packet-level run whose packets would cost too many events is named before it starts, with
+// the flow-level model it could use instead; the model stays the one asked for (issue 52).
+// The estimate: the programs' traffic hint (the least their ranks send; 0 for a trace) in
+// packets of the network's size, times the links of the route between the first and the
+// last rank, times 2 events per packet and link (arrival, link free).
+inline constexpr double kPacketEventsNote = 1e9;
+
+void note_packet_cost(const topo::Topology& t, const RunSetup& setup, const mpi::Program& program,
+                      const RunHooks& hooks) {
+    if (hooks.notes == nullptr || t.settings.model != topo::NetworkModel::Packet ||
+        setup.placement.size() < 2)
+        return;
+    const std::uint64_t bytes = program.traffic_hint();
+    const std::uint64_t g = t.settings.granularity;
+    if (bytes == 0 || g == 0) return;
+    const double packets = static_cast<double>((bytes + g - 1) / g);
+    if (packets * 2 * 64 < kPacketEventsNote) return;  // not even over 64 links: no route needed
+    const topo::Router router(t);
+    const std::size_t links = std::max<std::size_t>(
+        2, router.path(setup.placement.front().vertex, setup.placement.back().vertex).size());
+    const double events = packets * 2 * static_cast<double>(links);
+    if (events < kPacketEventsNote) return;
+    note(hooks, fmt::format("clustersim: note: the packet model will take about {:.2g} events "
+                            "(at least {} in {} packets over about {} links each, 2 events per "
+                            "packet and link); --network fluid times the same routes in a few "
+                            "events per message (docs/validation.md, \"Cross-fidelity "
+                            "agreement\")\n",
+                            events, format_size(bytes), format_size(g), links));
 }
 
 // --cache: every I/O server's cache layer. Keeps the model's parameters when the layer stays
@@ -323,6 +354,7 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
     if (setup.programs.size() > 1) options.app_sizes = multi.sizes();
     // One program runs as itself (no per-operation forwarding through the MultiProgram).
     mpi::Program* const programs = setup.programs.size() == 1 ? single : &multi;
+    note_packet_cost(t, setup, *programs, hooks);
     mpi::Program* program = programs;
     if (hooks.wrap) {
         mpi::OpObserver* observer = nullptr;

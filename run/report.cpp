@@ -8,6 +8,7 @@
 
 #include "simulator/text.hpp"
 #include "simulator/units.hpp"
+#include "topologies/summary.hpp"
 
 namespace clustersim::run {
 
@@ -126,6 +127,33 @@ void print_io(const mpi::SimulationResult& res, std::ostream& out) {
             with_commas(s.cache_hits));
 }
 
+// The packet size every node sends with, or the network's default when node types set their
+// own (0: whole messages).
+std::uint64_t packet_size(const topo::Topology& t) {
+    return t.nodes.empty() ? t.settings.granularity : t.nodes[0].granularity;
+}
+bool one_packet_size(const topo::Topology& t) {
+    return std::all_of(t.nodes.begin(), t.nodes.end(),
+                       [&](const topo::NodeInfo& n) { return n.granularity == packet_size(t); });
+}
+
+// What a graph model ran with, after --network: "4 KiB packets, cut_through switches and
+// NICs, routing d_mod_k, packet NIC" (the packet models), "routing d_mod_k" (fluid).
+std::string graph_network_line(const topo::Topology& t) {
+    const std::string routing = fmt::format("routing {}", topo::to_string(t.settings.routing));
+    if (t.settings.model != topo::NetworkModel::Packet) return "one flow per message, " + routing;
+    const std::uint64_t g = packet_size(t);
+    std::string packets = g == 0 ? "whole-message packets" : format_size(g) + " packets";
+    if (!one_packet_size(t)) packets += " by default (some node types set their own)";
+    const std::string sw = topo::forwarding_name(t.settings.forwarding);
+    const std::string nic = topo::nic_forwarding(t);
+    const std::string forwarding = nic == sw || nic.empty()
+                                       ? sw + " switches and NICs"
+                                       : fmt::format("{} switches, {} NICs", sw, nic);
+    return fmt::format("{}, {}, {}, {} NIC", packets, forwarding, routing,
+                       topo::to_string(t.settings.nic_model));
+}
+
 double events_per_s(const mpi::SimulationResult& res) {
     return res.wall_seconds > 0 ? static_cast<double>(res.events) / res.wall_seconds : 0.0;
 }
@@ -178,6 +206,18 @@ nlohmann::json render_json(const RunReport& rep, bool per_rank) {
     // What the model moved, as it names it (NetworkCapabilities): packets and their link
     // traversals (packet model), or flows and the times their rates were solved (fluid model).
     const NetworkCapabilities caps = capabilities_of(t.settings, m.comm, rep.network);
+    // The graph models named completely: routing, and for the packet models the forwarding
+    // of switches and NICs, the packet size and the NIC model (issue 52).
+    if (!caps.analytic) {
+        j["network"]["routing"] = topo::to_string(t.settings.routing);
+        if (t.settings.model == topo::NetworkModel::Packet) {
+            j["network"]["forwarding"] = topo::forwarding_name(t.settings.forwarding);
+            j["network"]["nic_forwarding"] = topo::nic_forwarding(t);
+            j["network"]["packet_size_bytes"] = packet_size(t);
+            j["network"]["packet_size_varies"] = !one_packet_size(t);
+            j["network"]["nic"] = topo::to_string(t.settings.nic_model);
+        }
+    }
     if (!caps.units.empty()) {
         auto key = [](std::string name) {
             std::replace(name.begin(), name.end(), ' ', '_');
@@ -264,6 +304,8 @@ void render_text(const RunReport& rep, std::ostream& out) {
             with_commas(res.network.messages_delivered), format_size(res.network.bytes_delivered),
             with_commas(res.network.messages_waited), format_time(res.network.resource_wait));
     } else if (!caps.units.empty()) {
+        out << fmt::format("  network model      {} ({})\n", report_network_name(rep),
+                           graph_network_line(t));
         out << fmt::format("  messages           {} ({} delivered in {} {}, {} {})\n",
                            with_commas(res.network.messages_delivered),
                            format_size(res.network.bytes_delivered),

@@ -162,6 +162,7 @@ const std::vector<std::string>& generator_flags() {
                                                    "memory-bandwidth",
                                                    "memory-latency",
                                                    "granularity",
+                                                   "forwarding",
                                                    "nic",
                                                    "routing",
                                                    "memory",

@@ -37,17 +37,21 @@ double simulated_s(const std::string& model_xml, const std::string& name, const 
 
 // A full-bisection fat tree of 256 nodes: shortest_path sent every message of a linear
 // alltoall over one spine (201.5 ms against 13.54 ms, 15x); the default is now D-mod-k, which
-// is the best of the fat tree's routings here (round_robin per packet gives the same).
+// is the best of the fat tree's routings here (round_robin per packet gives the same). With
+// the packets those figures were measured with (100 KiB, store-and-forward: a message is one
+// packet, 16 times fewer events than 4 KiB).
 TEST(GenerateDefaults, AFatTreeRoutesOverAllItsSpinesByDefault) {
-    const std::string dflt = generated("fat-tree --nodes 256");
+    const std::string packets = " --granularity 100KiB --forwarding store_and_forward";
+    const std::string dflt = generated("fat-tree --nodes 256" + packets);
     EXPECT_NE(dflt.find("routing=\"d_mod_k\""), std::string::npos) << dflt;
     const std::string app = "alltoall:size=64KiB";
     const std::string alg = "--algorithm alltoall=linear";
     const double d = simulated_s(dflt, "ft-default.xml", app, 256, alg);
     double best = d;
     for (const char* r : {"shortest_path", "round_robin", "d_mod_k"}) {
-        const double t = simulated_s(generated(std::string("fat-tree --nodes 256 --routing ") + r),
-                                     std::string("ft-") + r + ".xml", app, 256, alg);
+        const double t =
+            simulated_s(generated("fat-tree --nodes 256 --routing " + std::string(r) + packets),
+                        std::string("ft-") + r + ".xml", app, 256, alg);
         best = std::min(best, t);
         if (std::string(r) == "shortest_path") {
             EXPECT_GT(t, 10 * d) << "one spine";
@@ -126,14 +130,21 @@ TEST(GenerateDefaults, ValidateReportsForwardingAndPathDiversity) {
     Result v = run("validate " +
                    write_temp("sp.xml", generated("fat-tree --nodes 256 --routing shortest_path")));
     ASSERT_EQ(v.code, 0) << v.err;
-    EXPECT_NE(v.out.find("forwarding       store_and_forward switches"), std::string::npos)
+    EXPECT_NE(v.out.find("forwarding       cut_through switches, cut_through NICs (packet model)"),
+              std::string::npos)
         << v.out;
+    EXPECT_NE(v.out.find("network model    cut_through\n"), std::string::npos) << v.out;
+    EXPECT_NE(v.out.find("granularity      4 KiB packets\n"), std::string::npos) << v.out;
     EXPECT_NE(v.out.find("path diversity   544 of 1,024 network links carry a route (53.1%); "
                          "warning: 480 links no route takes"),
               std::string::npos)
         << v.out;
-    v = run("validate " + write_temp("dmodk.xml", generated("fat-tree --nodes 256")));
+    v = run("validate " + write_temp("dmodk.xml", generated("fat-tree --nodes 256 --forwarding "
+                                                            "store_and_forward")));
     ASSERT_EQ(v.code, 0) << v.err;
+    EXPECT_NE(v.out.find("forwarding       store_and_forward switches, store_and_forward NICs"),
+              std::string::npos)
+        << v.out;
     EXPECT_NE(v.out.find("path diversity   1,024 of 1,024 network links carry a route (100%)\n"),
               std::string::npos)
         << v.out;

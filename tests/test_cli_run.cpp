@@ -139,12 +139,14 @@ TEST(Cli, GeneratedModelsValidateAndRun) {
 // The report names the model that ran: a model file whose switches forward cut-through runs
 // the cut_through packet model, and --json says so (it said "packet").
 TEST(Cli, AModelFileForwardingCutThroughIsReportedAsCutThrough) {
-    const Result g = run("generate star --nodes 2");
+    // Generated storing and forwarding (the switches and the NICs), then the switches' rule
+    // changed by hand.
+    const Result g = run("generate star --nodes 2 --forwarding store_and_forward");
     ASSERT_EQ(g.code, 0) << g.err;
     std::string xml = g.out;
-    const std::string tag = "<network ";
+    const std::string tag = "<network forwarding=\"store_and_forward\"";
     ASSERT_NE(xml.find(tag), std::string::npos);
-    xml.insert(xml.find(tag) + tag.size(), "forwarding=\"cut_through\" ");
+    xml.replace(xml.find(tag), tag.size(), "<network forwarding=\"cut_through\"");
     const std::string path = write_temp("cut.xml", xml);
     const Result r = run("run " + path + " --app pingpong:size=1MiB --json");
     ASSERT_EQ(r.code, 0) << r.err;

@@ -223,6 +223,8 @@ std::string star_with_memory_nodes(const std::string& nic, int nodes = 2) {
     o.kind = "star";
     o.nodes = static_cast<std::uint32_t>(nodes);
     o.nic = nic == "analytical" ? topo::NicModel::Analytical : topo::NicModel::Packet;
+    o.granularity = 100 * 1024;  // the closed forms below: 100 KiB store-and-forward packets
+    o.forwarding = topo::kStoreAndForward;
     return topo::generate_model_xml(o);
 }
 

@@ -41,6 +41,7 @@ topo::Topology dragonfly(topo::Routing routing, topo::NicModel nic = topo::NicMo
     o.nodes_per_router = 2;
     o.global_links = 1;
     o.granularity = 4096;
+    o.forwarding = topo::kStoreAndForward;  // what these figures were measured with
     o.eager_threshold = std::uint64_t{1} << 40;
     o.routing = routing;
     return topo::parse_model(topo::generate_model_xml(o), "df.xml");
@@ -222,6 +223,7 @@ topo::Topology fat_tree(topo::Routing routing, topo::NicModel nic = topo::NicMod
     o.kind = "fat-tree";
     o.nodes = 16;
     o.granularity = 4096;
+    o.forwarding = topo::kStoreAndForward;  // what these figures were measured with
     o.eager_threshold = std::uint64_t{1} << 40;
     o.routing = routing;
     return topo::parse_model(topo::generate_model_xml(o), "ft.xml");

@@ -38,6 +38,8 @@ mpi::SimulationResult simulate(const std::string& network, bool with_progress,
     o.nodes = n;
     o.link_bandwidth = parse_bandwidth("1.25GB/s");
     o.link_latency = parse_time("5us");
+    o.granularity = 100 * 1024;  // few packets: a progress call per event stays cheap
+    o.forwarding = topo::kStoreAndForward;
     run::Model model = run::parse_model(topo::generate_model_xml(o), "progress-star.xml");
     mpi::choose_network(model, network);
     mpi::AppRegistry apps;

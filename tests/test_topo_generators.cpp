@@ -247,7 +247,11 @@ TEST(TopoGenerators, GeneratedSingleSocketCablesTheNicToMemory) {
     EXPECT_EQ(t.vertex(t.target_of(e)).name, "n0.mem0");
     EXPECT_EQ(t.edge(e).latency, o.memory_latency);
     EXPECT_TRUE(t.vertex(t.find_vertex("sw")).relay.infinite());
-    EXPECT_EQ(t.settings.granularity, 100u * 1024);
+    // The defaults of today's interconnects (issue 52): 4 KiB packets, cut-through switches
+    // and NICs.
+    EXPECT_EQ(t.settings.granularity, 4096u);
+    EXPECT_EQ(t.settings.forwarding, kCutThrough);
+    EXPECT_EQ(t.vertex(t.nodes[0].nic).forwarding, kCutThrough);
 }
 
 TEST(TopoGenerators, GeneratedFatTreeDefaultsAndExplicit) {

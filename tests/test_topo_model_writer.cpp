@@ -281,6 +281,7 @@ void expect_same_graph(const Topology& a, const Topology& b) {
         EXPECT_EQ(a.nodes[i].nic, b.nodes[i].nic);
     }
     EXPECT_EQ(a.settings.granularity, b.settings.granularity);
+    EXPECT_EQ(a.settings.forwarding, b.settings.forwarding);
     EXPECT_EQ(a.settings.routing, b.settings.routing);
     EXPECT_EQ(a.settings.nic_model, b.settings.nic_model);
     EXPECT_EQ(a.settings.eager_threshold, b.settings.eager_threshold);
@@ -297,7 +298,7 @@ constexpr const char* kHandType = R"(
     <memory-node name="mem0" bandwidth="20GB/s" local-bandwidth="20000MB/s"/>
     <memory-node name="mem1" bandwidth="20GB/s" local-bandwidth="20GB/s"/>
     <switch name="qpi" bandwidth="12.8GB/s"/>
-    <nic name="nic"/>
+    <nic name="nic" forwarding="cut_through"/>
     <cable from="s0" to="mem0" latency="0.1us" bandwidth="20GB/s"/>
     <cable from="s1" to="mem1" latency="100ns" bandwidth="20GB/s"/>
     <cable from="mem0" to="qpi" latency="0.2us" bandwidth="12800MB/s"/>
@@ -325,7 +326,7 @@ GenerateOptions options(const char* kind) {
 
 TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
     const std::string net =
-        R"(<network granularity="100KiB" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>)";
+        R"(<network forwarding="cut_through" granularity="4096B" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>)";
     {
         GenerateOptions o = options("star");
         o.nodes = 5;
@@ -347,10 +348,11 @@ TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
         expect_same_graph(
             parse_model(generate_model_xml(o), "gen.xml"),
             parse_model(
-                by_hand("fat-tree-12",
-                        R"(<network granularity="message" routing="d_mod_k" nic="analytical"/>)",
-                        R"(<fat-tree type="node" levels="3" down="2,3,2" up="1,2,3")"
-                        R"( link-latency="1500ns" link-bandwidth="1.25GB/s"/>)"),
+                by_hand(
+                    "fat-tree-12",
+                    R"(<network forwarding="cut_through" granularity="message" routing="d_mod_k" nic="analytical"/>)",
+                    R"(<fat-tree type="node" levels="3" down="2,3,2" up="1,2,3")"
+                    R"( link-latency="1500ns" link-bandwidth="1.25GB/s"/>)"),
                 "hand.xml"));
     }
     {
@@ -360,9 +362,11 @@ TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
         expect_same_graph(
             parse_model(generate_model_xml(o), "gen.xml"),
             parse_model(
-                by_hand("torus-3x2x2", R"(<network granularity="100KiB" eager-threshold="1KB"/>)",
-                        R"(<torus type="node" dims="3,2,2")"
-                        R"( link-latency="1.5us" link-bandwidth="1250MB/s"/>)"),
+                by_hand(
+                    "torus-3x2x2",
+                    R"(<network forwarding="cut_through" granularity="4KiB" eager-threshold="1KB"/>)",
+                    R"(<torus type="node" dims="3,2,2")"
+                    R"( link-latency="1.5us" link-bandwidth="1250MB/s"/>)"),
                 "hand.xml"));
     }
     {
@@ -374,12 +378,14 @@ TEST(ModelWriter, GeneratedModelsLoadToTheGraphTheyDescribe) {
         expect_same_graph(
             parse_model(generate_model_xml(o), "gen.xml"),
             parse_model(
-                by_hand("dragonfly-72", R"(<network routing="valiant"/>)",
-                        R"(<dragonfly type="node" groups="9" routers="4" nodes-per-router="2")"
-                        R"( global-links="2" router-bandwidth="10GB/s")"
-                        R"( link-latency="1.5us" link-bandwidth="1.25GB/s")"
-                        R"( local-latency="1.5us" local-bandwidth="1.25GB/s")"
-                        R"( global-latency="3us" global-bandwidth="1.25GB/s"/>)"),
+                by_hand(
+                    "dragonfly-72",
+                    R"(<network forwarding="cut_through" granularity="4KiB" routing="valiant"/>)",
+                    R"(<dragonfly type="node" groups="9" routers="4" nodes-per-router="2")"
+                    R"( global-links="2" router-bandwidth="10GB/s")"
+                    R"( link-latency="1.5us" link-bandwidth="1.25GB/s")"
+                    R"( local-latency="1.5us" local-bandwidth="1.25GB/s")"
+                    R"( global-latency="3us" global-bandwidth="1.25GB/s"/>)"),
                 "hand.xml"));
     }
 }

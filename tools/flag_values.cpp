@@ -134,6 +134,7 @@ std::vector<FlagValues> flag_values() {
         {"generate", "--memory-bandwidth", Text, {}},
         {"generate", "--memory-latency", Text, {}},
         {"generate", "--granularity", Names, {"message"}},  // or a packet size
+        {"generate", "--forwarding", Names, entry_names(topo::forwarding_models().entries())},
         {"generate", "--nic", Names, entry_names(topo::nic_models().entries())},
         {"generate", "--routing", Names, topo::routing_names()},
         {"generate", "--memory", Text, {}},

@@ -215,16 +215,21 @@ int cmd_generate(const GenerateFlags& f) {
         o.switch_bandwidth = flag_value("--switch-bandwidth", f.switch_bandwidth, parse_bandwidth);
     o.memory_bandwidth = flag_value("--memory-bandwidth", f.memory_bandwidth, parse_bandwidth);
     o.memory_latency = flag_value("--memory-latency", f.memory_latency, parse_time);
-    if (f.granularity != "message" && !f.granularity.empty() &&
+    if (!f.forwarding.empty())
+        o.forwarding = select_flag("--forwarding", topo::forwarding_models(), f.forwarding);
+    // --granularity left out: the kind's own (generate_model_xml).
+    if (!f.granularity.empty() && f.granularity != "message" &&
         std::isalpha(static_cast<unsigned char>(f.granularity.front())) &&
         !closest_name(f.granularity, {"message"}).empty())
         throw InputError("--granularity", 0,
                          fmt::format("'{}'{}: expected a packet size or 'message'", f.granularity,
                                      did_you_mean(f.granularity, {"message"})));
-    o.granularity =
-        f.granularity == "message" ? 0 : flag_value("--granularity", f.granularity, parse_size);
-    if (f.granularity != "message" && o.granularity == 0)
-        throw InputError("--granularity", 0, "expected a positive size or 'message'");
+    if (!f.granularity.empty()) {
+        o.granularity =
+            f.granularity == "message" ? 0 : flag_value("--granularity", f.granularity, parse_size);
+        if (f.granularity != "message" && *o.granularity == 0)
+            throw InputError("--granularity", 0, "expected a positive size or 'message'");
+    }
     o.nic = select_flag("--nic", topo::nic_models(), f.nic);
     if (f.routing.empty())
         o.routing.reset();  // the fabric's own (topo::natural_routing)
@@ -365,7 +370,12 @@ CLI::App* add_generate(CLI::App& app, GenerateFlags& g) {
                          "socket to memory-node bandwidth");
     generate->add_option("--memory-latency", g.memory_latency, "socket to memory-node latency");
     generate->add_option("--granularity", g.granularity,
-                         "packet size, or 'message' for whole messages");
+                         "packet size, or 'message' for whole messages (default 4KiB, an "
+                         "InfiniBand MTU, on every kind)");
+    generate->add_option("--forwarding", g.forwarding,
+                         "how switches and NICs forward a packet: cut_through (the default on "
+                         "every kind, as InfiniBand, Slingshot and Omni-Path switches do) or "
+                         "store_and_forward (PIOsimHD's)");
     generate->add_option("--nic", g.nic,
                          "NIC model: packet or analytical (clustersim list models), with optional "
                          "parameters NAME:key=value,...");

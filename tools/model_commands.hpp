@@ -19,7 +19,8 @@ struct GenerateFlags {
     std::string cpu_speed = "2G", link_bandwidth = "1.25GB/s", link_latency = "1us",
                 switch_bandwidth;
     std::string memory_bandwidth = "20GB/s", memory_latency = "100ns";
-    std::string granularity = "100KiB", nic = "packet", routing, memory = "16GiB";
+    // granularity, forwarding empty: the kind's own (topo::default_packet_size/_forwarding).
+    std::string granularity, forwarding, nic = "packet", routing, memory = "16GiB";
     std::string eager_threshold = "64KiB", down, up, dims;
     std::optional<std::uint32_t> groups, routers, nodes_per_router, global_links;
     // Empty: from --link-bandwidth / --link-latency (GenerateOptions).

@@ -583,10 +583,23 @@ Routing natural_routing(const std::string& kind) {
     return Routing::ShortestPath;  // star (one path), dragonfly (minimal)
 }
 
+std::uint64_t default_packet_size(const std::string& kind) {
+    (void)kind;  // the same MTU on every kind today; a kind may get its own
+    return 4 * 1024;
+}
+
+Forwarding default_forwarding(const std::string& kind) {
+    (void)kind;
+    return kCutThrough;
+}
+
 std::string generate_model_xml(const GenerateOptions& options) {
     // The defaults that depend on other options, resolved once (GenerateOptions).
     GenerateOptions o = options;
     if (!o.routing) o.routing = natural_routing(o.kind);
+    if (!o.granularity) o.granularity = default_packet_size(o.kind);
+    if (!o.forwarding) o.forwarding = default_forwarding(o.kind);
+    const std::string forwarding = forwarding_models().spec(*o.forwarding);
     if (!o.local_bandwidth) o.local_bandwidth = o.link_bandwidth;
     if (!o.global_bandwidth) o.global_bandwidth = o.link_bandwidth;
     if (!o.local_latency) o.local_latency = o.link_latency;
@@ -729,8 +742,11 @@ std::string generate_model_xml(const GenerateOptions& options) {
     // may, and the model reader skips it), as clustersim-calibrate records its own.
     if (!o.command.empty()) doc.add_processing_instruction("clustersim-generate", o.command);
     XmlElement& cluster = doc.cluster();
+    // The switches and the NICs forward alike: a NIC left unset would store and forward
+    // each packet (topologies/topology.hpp, VertexProps::forwarding).
     cluster.add_network()
-        .size_or_message("granularity", o.granularity)
+        .text("forwarding", forwarding)
+        .size_or_message("granularity", *o.granularity)
         .text("routing", to_string(routing))
         .text("nic", to_string(o.nic))
         .size("eager-threshold", o.eager_threshold);
@@ -743,7 +759,7 @@ std::string generate_model_xml(const GenerateOptions& options) {
             .bandwidth("local-bandwidth", o.memory_bandwidth);
     }
     if (o.sockets > 1) type.add_switch("qpi", o.inter_socket_bandwidth);
-    type.add_nic("nic");
+    type.add_nic("nic").text("forwarding", forwarding);
     for (std::uint32_t i = 0; i < o.sockets; ++i) {
         type.add_cable(fmt::format("s{}", i), fmt::format("mem{}", i), o.memory_latency,
                        o.memory_bandwidth);

@@ -238,7 +238,12 @@ struct GenerateOptions {
     Time memory_latency = Time::ns(100);
     Bandwidth inter_socket_bandwidth{12'800'000'000};
     Time inter_socket_latency = Time::ns(200);
-    std::uint64_t granularity = 100 * 1024;  // 0 = whole message
+    // The packet size (0 = whole messages) and how switches and NICs forward (a
+    // forwarding_models() id). Empty: the kind's own (default_packet_size, default_forwarding):
+    // MTU-sized packets forwarded cut-through, as InfiniBand, Slingshot and Omni-Path fabrics
+    // do (models/README.md, "Generated fabrics"). Both are written into the file.
+    std::optional<std::uint64_t> granularity;
+    std::optional<Forwarding> forwarding;
     NicModel nic = NicModel::Packet;
     // Empty: the routing the fabric is built for (natural_routing): D-mod-k on a fat tree (its
     // up-paths spread over every spine), dimension-order on a torus, minimal (shortest-path)
@@ -268,6 +273,12 @@ struct GenerateOptions {
 
 // The routing a generated fabric is built for (GenerateOptions::routing when empty).
 Routing natural_routing(const std::string& kind);
+// The packet size a generated fabric of `kind` gets when --granularity names none: 4 KiB
+// (InfiniBand's largest MTU, every kind; models/README.md, "Generated fabrics").
+std::uint64_t default_packet_size(const std::string& kind);
+// The forwarding of a generated fabric's switches and NICs when --forwarding names none:
+// cut-through (every kind).
+Forwarding default_forwarding(const std::string& kind);
 
 // A short model file: <cluster>, <network>, one <node-type> "node", one generator element.
 // Values are written with the canonical_* forms, so the file parses back exactly.

@@ -294,7 +294,11 @@ ModelSummary summarize(const Topology& t, Router& router) {
         }
     }
     s.routing = t.settings.routing;
-    s.network = to_string(t.settings.model);
+    // As a run names it (run::network_model_of): the packet model with cut-through switches
+    // is cut_through.
+    s.network = t.settings.model == NetworkModel::Packet && t.settings.forwarding == kCutThrough
+                    ? "cut_through"
+                    : to_string(t.settings.model);
     s.nic_model = t.settings.nic_model;
     s.granularity = t.settings.granularity;
     s.eager_threshold = t.settings.eager_threshold;
@@ -319,9 +323,35 @@ ModelSummary summarize(const Topology& t, Router& router) {
     s.socket_pairs = static_cast<std::uint64_t>(s.sockets) * (s.sockets == 0 ? 0 : s.sockets - 1);
     s.routed_pairs = count_routes(t, router);
     s.router_core = router.core_size();
-    s.forwarding = t.settings.forwarding == kCutThrough ? "cut_through" : "store_and_forward";
+    s.forwarding = forwarding_name(t.settings.forwarding);
+    s.nic_forwarding = nic_forwarding(t);
     path_diversity(t, router, s);
     return s;
+}
+
+std::string forwarding_name(Forwarding f) {
+    return f == kForwardingUnset ? "store_and_forward" : forwarding_models().spec(f);
+}
+
+std::string nic_forwarding(const Topology& t) {
+    std::vector<std::pair<Forwarding, std::size_t>> count;  // by id, in order of appearance
+    for (const NodeInfo& node : t.nodes) {
+        if (node.nic == kNoVertex) continue;
+        Forwarding f = t.vertex(node.nic).forwarding;
+        if (f == kForwardingUnset) f = kStoreAndForward;
+        auto it =
+            std::find_if(count.begin(), count.end(), [f](const auto& c) { return c.first == f; });
+        if (it == count.end())
+            count.emplace_back(f, 1);
+        else
+            ++it->second;
+    }
+    if (count.size() == 1) return forwarding_name(count[0].first);
+    std::string out;
+    for (const auto& [f, n] : count)
+        out += fmt::format("{}{} on {}", out.empty() ? "mixed (" : ", ", forwarding_name(f),
+                           plural(n, "node", "nodes"));
+    return out.empty() ? out : out + ")";
 }
 
 std::string format_summary(const ModelSummary& s) {
@@ -350,7 +380,9 @@ std::string format_summary(const ModelSummary& s) {
     row("node memory", format_size(s.memory) + " in total");
     row("network model", s.network);
     row("routing", to_string(s.routing));
-    row("forwarding", s.forwarding + " switches (packet model)");
+    row("forwarding", s.forwarding + " switches" +
+                          (s.nic_forwarding.empty() ? "" : ", " + s.nic_forwarding + " NICs") +
+                          " (packet model)");
     std::string nic = to_string(s.nic_model);
     if (s.nic_nodes.size() > 1) {
         nic += " by default; ";

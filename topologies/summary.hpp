@@ -28,7 +28,7 @@ struct ModelSummary {
     // Node count per node-type, in order of first use.
     std::vector<std::pair<std::string, std::size_t>> node_types;
     Routing routing = Routing::ShortestPath;
-    std::string network;  // "packet", "fluid", or "analytic: bus_only, 4 buses, ..."
+    std::string network;  // "packet", "cut_through", "fluid", or "analytic: bus_only, 4 buses, ..."
     NicModel nic_model = NicModel::Packet;  // network default
     std::uint64_t granularity = 0;          // network default; 0 = whole message
     std::uint64_t eager_threshold = 0;
@@ -45,8 +45,9 @@ struct ModelSummary {
     std::uint64_t routed_pairs = 0;
     std::uint64_t socket_pairs = 0;
     std::size_t router_core = 0;  // vertices the router keeps in its meshed core
-    // Packet model: how switches forward by default ("store-and-forward" or "cut-through").
-    std::string forwarding;
+    // Packet model: how switches forward by default and how the nodes' NICs forward
+    // (forwarding_name, nic_forwarding).
+    std::string forwarding, nic_forwarding;
     // Path diversity (issue 52): the network links (those between two nodes or touching a
     // switch, not a node's own cables) and how many of them the routes between sockets use,
     // over every ordered pair or, past 262,144 pairs, a deterministic sample of them
@@ -69,6 +70,13 @@ struct ModelSummary {
 // Counts in O(V + E): sockets are grouped by strongly connected component (all pairs inside
 // a group are routable); the router decides between groups, one representative each.
 ModelSummary summarize(const Topology& topology, Router& router);
+
+// A forwarding model's name as configured ("cut_through", "store_and_forward",
+// "mine:k=v"); unset reads as store_and_forward (a NIC's, a memory node's default).
+std::string forwarding_name(Forwarding f);
+// How the nodes' NICs forward in the packet model: the one rule every NIC follows, or
+// "mixed (cut_through on 8 nodes, store_and_forward on 8 nodes)"; "" without nodes.
+std::string nic_forwarding(const Topology& topology);
 
 // A readable multi-line report; every number has its unit.
 std::string format_summary(const ModelSummary& summary);
