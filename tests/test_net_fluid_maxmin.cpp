@@ -253,15 +253,10 @@ TEST(FluidMaxMin, IncrementalRatesEqualAFullSolveOnRandomTopologiesAndFlows) {
     EXPECT_GT(checks, 10'000u);
 }
 
-// Flows that start at one instant are solved together: every rank of a linear alltoall posts
-// its p - 1 sends at once, so the p (p - 1) flows are one solve when they start and one when
-// they end (they share the links equally and end together), not one solve per flow of a
-// component that grows to p (p - 1) flows (before the batching: 827,111 flow rates computed
-// for p = 64, now 2 p (p - 1)).
-TEST(FluidMaxMin, FlowsStartingAtOneInstantAreOneSolve) {
-    const int p = 64;
-    Engine engine;
-    const std::string xml = fmt::format(R"(<cluster name="star">
+// A star of `nodes` one-socket nodes (a memory node and a NIC each) with links of `latency`
+// and `bandwidth` to the switch.
+std::string star_xml(int nodes, const char* latency, const char* bandwidth) {
+    return fmt::format(R"(<cluster name="star">
   <network granularity="100KiB" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>
   <node-type name="node" memory="1GiB">
     <socket name="s0" cores="1" speed="1G"/>
@@ -270,9 +265,20 @@ TEST(FluidMaxMin, FlowsStartingAtOneInstantAreOneSolve) {
     <cable from="s0" to="mem0" latency="100ns" bandwidth="20GB/s"/>
     <cable from="nic" to="mem0" latency="100ns" bandwidth="20GB/s"/>
   </node-type>
-  <star type="node" nodes="{}" prefix="n" switch="sw" link-latency="5us" link-bandwidth="1250MB/s"/>
+  <star type="node" nodes="{}" prefix="n" switch="sw" link-latency="{}" link-bandwidth="{}"/>
 </cluster>)",
-                                        p);
+                       nodes, latency, bandwidth);
+}
+
+// Flows that start at one instant are solved together: every rank of a linear alltoall posts
+// its p - 1 sends at once, so the p (p - 1) flows are one solve when they start and one when
+// they end (they share the links equally and end together), not one solve per flow of a
+// component that grows to p (p - 1) flows (before the batching: 827,111 flow rates computed
+// for p = 64, now 2 p (p - 1)).
+TEST(FluidMaxMin, FlowsStartingAtOneInstantAreOneSolve) {
+    const int p = 64;
+    Engine engine;
+    const std::string xml = star_xml(p, "5us", "1250MB/s");
     const topo::Topology t = topo::parse_model(xml, "star.xml");
     topo::Router router(t);
     Driver driver(engine);
@@ -303,17 +309,7 @@ TEST(FluidMaxMin, FlowsStartingAtOneInstantAreOneSolve) {
 // and is not re-solved either: e alone is. Without the floors each would re-solve all five.
 TEST(FluidMaxMin, FlowsBelowAnEndingOrStartingFlowsLevelAreNotResolved) {
     Engine engine;
-    const std::string xml = R"(<cluster name="star">
-  <network granularity="100KiB" routing="shortest_path" nic="packet" eager-threshold="64KiB"/>
-  <node-type name="node" memory="1GiB">
-    <socket name="s0" cores="1" speed="1G"/>
-    <memory-node name="mem0" bandwidth="20GB/s"/>
-    <nic name="nic"/>
-    <cable from="s0" to="mem0" latency="100ns" bandwidth="20GB/s"/>
-    <cable from="nic" to="mem0" latency="100ns" bandwidth="20GB/s"/>
-  </node-type>
-  <star type="node" nodes="10" prefix="n" switch="sw" link-latency="1us" link-bandwidth="1GB/s"/>
-</cluster>)";
+    const std::string xml = star_xml(10, "1us", "1GB/s");
     const topo::Topology t = topo::parse_model(xml, "star.xml");
     topo::Router router(t);
     Driver driver(engine);
