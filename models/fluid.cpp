@@ -455,18 +455,17 @@ void FluidNetwork::visit(std::uint32_t f) {
     }
 }
 
-bool FluidNetwork::outside_flow_above_floor(std::uint32_t r) const {
+bool FluidNetwork::outside_flow_above_floor(std::uint32_t r, double floor) const {
     const Resource& list = resources_[r];
     for (std::size_t k = 0; k < list.count; ++k) {
         const std::uint32_t f = member(list, k).flow;
-        if (flow_mark_[f] != epoch_ && flows_[f].rate >= floor_) return true;
+        if (flow_mark_[f] != epoch_ && flows_[f].rate >= floor) return true;
     }
     return false;
 }
 
 void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
                            const std::vector<std::uint32_t>& firsts, double floor) {
-    floor_ = floor;
     if (flow_mark_.size() < flows_.capacity()) {
         flow_mark_.resize(flows_.capacity(), 0);
         flow_pos_.resize(flows_.capacity(), 0);
@@ -520,7 +519,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
                 if (marks_[r] == epoch_ || res.count < 2) continue;
                 const double left = std::max(0.0, res.capacity - std::max(0.0, res.load - fl.rate));
                 if (rate < left * (1 - 1e-9)) continue;
-                if (floor > 0 && !outside_flow_above_floor(r)) continue;
+                if (floor > 0 && !outside_flow_above_floor(r, floor)) continue;
                 expand_.push_back(r);
                 grew = true;
             }
@@ -597,7 +596,7 @@ void FluidNetwork::resolve(const std::vector<std::uint32_t>& seeds,
             for (std::uint32_t f : incidence_.of_resource(i)) used += comp_rates_[f];
             if (used < comp_capacity_[i] * (1 - 1e-9)) continue;
             if (incidence_.of_resource(i).size() < resources_[r].count &&
-                (floor <= 0 || outside_flow_above_floor(r))) {
+                (floor <= 0 || outside_flow_above_floor(r, floor))) {
                 expand_.push_back(r);  // a flow outside shares it
                 grew = true;
             }

@@ -164,14 +164,14 @@ class FluidNetwork final : public Component, public Transport {
     // Re-solves the rates the change at these resources can affect: the flows reached
     // through saturated resources (a resource with slack constrains none of its flows).
     // `seeds`: resources whose flows must be re-solved; `firsts`: flows that must be (new
-    // ones). `floor`: flows slower than it are held at their rates (the flows ended at these
-    // seeds ran at `floor` or faster; max-min fairness gives a flow below the level of a flow
-    // that ends nothing, so only flows at that level or above can change: models/README.md).
+    // ones). `floor`: flows slower than it keep their rates (max-min fixes flows in rising
+    // order of rate, so flows that end or start change none slower than the ended flows'
+    // rates or the new flows' smallest fair share: models/README.md).
     void resolve(const std::vector<std::uint32_t>& seeds, const std::vector<std::uint32_t>& firsts,
                  double floor = 0);
-    // Whether a flow on resource r outside this solve's component could change with it:
-    // one at or above the solve's floor.
-    bool outside_flow_above_floor(std::uint32_t r) const;
+    // Whether a flow on resource r outside this solve's component, at or above `floor`,
+    // could change with it.
+    bool outside_flow_above_floor(std::uint32_t r, double floor) const;
     // A new flow that no saturated resource couples to others, solved without resolve()'s
     // tables; false (nothing done) when its rate would saturate a shared resource. `left`:
     // per hop, the capacity the resource leaves besides the flow's own rate; `rate`: their
@@ -204,7 +204,6 @@ class FluidNetwork final : public Component, public Transport {
     std::vector<std::uint32_t> edge_resource_;   // per edge id
     std::vector<std::uint32_t> order_;           // per resource
     std::vector<std::uint32_t> marks_;           // per resource: resolve()'s epoch mark
-    double floor_ = 0;                           // resolve()'s floor while it runs
     std::vector<std::uint32_t> relay_resource_;  // per vertex, kNil if unlimited
     std::vector<std::uint32_t> local_resource_;  // per memory node with a local rate, else kNil
     std::vector<Route> routes_;
