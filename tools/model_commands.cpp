@@ -238,7 +238,8 @@ int cmd_generate(const GenerateFlags& f) {
     else
         throw InputError("--routing", 0,
                          fmt::format("'{}'{}: expected shortest_path, round_robin, simgrid, "
-                                     "valiant, ugal_l, ugal_g (dragonfly), dimension_order (torus) "
+                                     "valiant, ugal_l, ugal_g (dragonfly), dimension_order, "
+                                     "dimension_order_balanced (torus) "
                                      "or d_mod_k, adaptive_up (fat-tree)",
                                      f.routing, did_you_mean(f.routing, topo::routing_names())));
     // 0 is "choose for me" inside GenerateOptions; given as a flag it is a mistake, not a
@@ -275,9 +276,10 @@ int cmd_generate(const GenerateFlags& f) {
         throw InputError("--routing", 0,
                          fmt::format("{} routing needs a dragonfly, not a {}",
                                      topo::to_string(*o.routing), f.kind));
-    if (o.routing && *o.routing == topo::Routing::DimensionOrder && f.kind != "torus")
-        throw InputError("--routing", 0,
-                         fmt::format("dimension_order routing needs a torus, not a {}", f.kind));
+    if (o.routing && topo::needs_torus(*o.routing) && f.kind != "torus")
+        throw InputError(
+            "--routing", 0,
+            fmt::format("{} routing needs a torus, not a {}", topo::to_string(*o.routing), f.kind));
     if (o.routing && topo::needs_fat_tree(*o.routing) && f.kind != "fat-tree")
         throw InputError("--routing", 0,
                          fmt::format("{} routing needs a fat-tree, not a {}",
@@ -382,10 +384,9 @@ CLI::App* add_generate(CLI::App& app, GenerateFlags& g) {
     generate->add_option(
         "--routing", g.routing,
         "shortest_path, round_robin, simgrid, valiant, ugal_l or ugal_g (dragonfly), "
-        "dimension_order (torus) or d_mod_k, adaptive_up (fat-tree) (default: the fabric's own: "
-        "d_mod_k on a "
-        "fat-tree, "
-        "dimension_order on a torus, shortest_path (minimal) on a star or dragonfly)");
+        "dimension_order, dimension_order_balanced (torus) or d_mod_k, adaptive_up (fat-tree) "
+        "(default: the fabric's own: d_mod_k on a fat-tree, dimension_order_balanced on a "
+        "torus, ugal_l on a dragonfly, shortest_path on a star)");
     generate->add_option("--memory", g.memory, "memory per node, e.g. 64GiB");
     generate->add_option("--eager-threshold", g.eager_threshold, "largest eagerly sent message");
     generate->add_option("--down", g.down, "fat-tree: children per switch per level, e.g. 8,4");

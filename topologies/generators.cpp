@@ -579,8 +579,9 @@ void check_positive(Bandwidth bw, const char* what) {
 
 Routing natural_routing(const std::string& kind) {
     if (kind == "fat-tree") return Routing::DModK;
-    if (kind == "torus") return Routing::DimensionOrder;
-    return Routing::ShortestPath;  // star (one path), dragonfly (minimal)
+    if (kind == "torus") return Routing::DimensionOrderBalanced;
+    if (kind == "dragonfly") return Routing::UgalL;
+    return Routing::ShortestPath;  // star: one path
 }
 
 std::uint64_t default_packet_size(const std::string& kind) {
@@ -618,7 +619,7 @@ std::string generate_model_xml(const GenerateOptions& options) {
                                      "round_robin for a {}",
                                      to_string(routing), o.kind));
     }
-    if ((routing == Routing::DimensionOrder && o.kind != "torus") ||
+    if ((needs_torus(routing) && o.kind != "torus") ||
         (needs_fat_tree(routing) && o.kind != "fat-tree")) {
         throw InputError("", 0,
                          fmt::format("{} routing needs a {}; expected shortest_path, round_robin "

@@ -246,8 +246,9 @@ struct GenerateOptions {
     std::optional<Forwarding> forwarding;
     NicModel nic = NicModel::Packet;
     // Empty: the routing the fabric is built for (natural_routing): D-mod-k on a fat tree (its
-    // up-paths spread over every spine), dimension-order on a torus, minimal (shortest-path)
-    // on a dragonfly and a star. Valiant: dragonfly only.
+    // up-paths spread over every spine), dimension order with balanced ties on a torus,
+    // UGAL-L on a dragonfly (as Aries and Slingshot route adaptively by default), minimal
+    // (shortest-path) on a star. Valiant and UGAL: dragonfly only.
     std::optional<Routing> routing;
     std::uint64_t memory = 16ULL << 30;
     std::uint64_t eager_threshold = 64 * 1024;

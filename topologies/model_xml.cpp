@@ -372,10 +372,11 @@ Topology Reader::read() {
              "<fat-tree>, <torus> or <dragonfly>");
     }
     // A model that names no routing gets the routing its fabric is built for when it is one
-    // <fat-tree> (D-mod-k) or one <torus> (dimension-order) and nothing else (no other
-    // generator, node, switch or cable, and a torus wired as clustersim wires it), as a
-    // generated one does (topologies/generators.hpp, natural_routing); otherwise
-    // shortest-path. `validate` names the routing it chose.
+    // <fat-tree> (D-mod-k), one <torus> (dimension order, ties balanced) or one <dragonfly>
+    // (UGAL-L) and nothing else (no other generator, node, switch or cable, and a torus or
+    // dragonfly wired as clustersim wires it), as a generated one does
+    // (topologies/generators.hpp, natural_routing); otherwise shortest-path. `validate` names
+    // the routing it chose.
     if (!routing_given_) {
         std::size_t fabrics = 0, others = 0;
         bool simgrid_wiring = false;
@@ -386,12 +387,15 @@ Topology Reader::read() {
             else if (el == "node" || el == "nodes" || el == "switch" || el == "cable" ||
                      el == "edge" || el == "memory-node")
                 ++others;
-            if (el == "torus" && optional(c, "wiring")) simgrid_wiring = true;
+            if ((el == "torus" || el == "dragonfly") && optional(c, "wiring") == "simgrid")
+                simgrid_wiring = true;
         }
         if (fabrics == 1 && others == 0 && has_fat_tree)
             tb_.settings().routing = Routing::DModK;
         else if (fabrics == 1 && others == 0 && has_torus && !simgrid_wiring)
-            tb_.settings().routing = Routing::DimensionOrder;
+            tb_.settings().routing = Routing::DimensionOrderBalanced;
+        else if (fabrics == 1 && others == 0 && has_groups && !simgrid_wiring)
+            tb_.settings().routing = Routing::UgalL;
     }
     if (needs_dragonfly(tb_.settings().routing) && !has_groups) {
         fail(network, fmt::format("<network> attribute 'routing': '{}' needs a <dragonfly> (it "
@@ -399,10 +403,11 @@ Topology Reader::read() {
                                   "shortest_path or round_robin for this cluster",
                                   to_string(tb_.settings().routing)));
     }
-    if (tb_.settings().routing == Routing::DimensionOrder && !has_torus)
-        fail(network,
-             "<network> attribute 'routing': 'dimension_order' needs a <torus>; expected "
-             "shortest_path, round_robin or simgrid for this cluster");
+    if (needs_torus(tb_.settings().routing) && !has_torus)
+        fail(network, fmt::format("<network> attribute 'routing': '{}' needs a <torus>; "
+                                  "expected shortest_path, round_robin or simgrid for this "
+                                  "cluster",
+                                  to_string(tb_.settings().routing)));
     if (needs_fat_tree(tb_.settings().routing) && !has_fat_tree)
         fail(network, fmt::format("<network> attribute 'routing': '{}' needs a <fat-tree>; "
                                   "expected shortest_path, round_robin or simgrid for this "
@@ -537,11 +542,13 @@ void Reader::read_network(pugi::xml_node n) {
         if (const std::optional<Routing> r = parse_routing(*v)) {
             s.routing = *r;
         } else {
-            fail(n, fmt::format("<network> attribute 'routing': '{}' is not valid{}; expected "
-                                "shortest_path or round_robin, or simgrid, valiant, ugal_l, "
-                                "ugal_g (dragonfly only), dimension_order (torus only), d_mod_k, "
-                                "adaptive_up (fat tree only)",
-                                *v, did_you_mean(*v, routing_names())));
+            fail(n,
+                 fmt::format("<network> attribute 'routing': '{}' is not valid{}; expected "
+                             "shortest_path or round_robin, or simgrid, valiant, ugal_l, "
+                             "ugal_g (dragonfly only), dimension_order, dimension_order_balanced "
+                             "(torus only), d_mod_k, "
+                             "adaptive_up (fat tree only)",
+                             *v, did_you_mean(*v, routing_names())));
         }
     }
     if (const auto v = optional(n, "nic")) s.nic_model = nic_attr(n, *v);

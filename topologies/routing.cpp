@@ -145,7 +145,7 @@ Router::Router(const Topology& topology) : topo_(topology) {
     for (std::size_t i = 0; i < topo_.fabrics.size(); ++i) {
         const Fabric& f = topo_.fabrics[i];
         const bool routed = r == Routing::SimGrid ||
-                            (r == Routing::DimensionOrder && f.kind == Fabric::Kind::Torus) ||
+                            (needs_torus(r) && f.kind == Fabric::Kind::Torus) ||
                             (needs_fat_tree(r) && f.kind == Fabric::Kind::FatTree);
         if (!routed) continue;
         for (std::size_t k = 0; k < f.nics.size(); ++k)
@@ -245,9 +245,12 @@ bool Router::fabric_path(VertexId from, VertexId to, std::vector<EdgeId>& out) c
 // each, the direction is decided once from the source's and the destination's coordinates
 // (right, i.e. +1 with wraparound, when the destination is at most half the ring ahead
 // without wrapping, or the source is past the middle and the destination within half a
-// ring ahead across the wrap; else left).
+// ring ahead across the wrap; else left). DimensionOrderBalanced: the same, except that a
+// destination exactly half an even ring away is reached rightwards from an even source
+// coordinate and leftwards from an odd one.
 bool Router::torus_path(const Fabric& f, std::uint64_t src, std::uint64_t dst,
                         std::vector<EdgeId>& out) const {
+    const bool balanced = topo_.settings.routing == Routing::DimensionOrderBalanced;
     std::uint64_t cur = src;
     const std::size_t limit = f.nics.size() * f.dims.size() + 1;
     while (cur != dst) {
@@ -255,8 +258,11 @@ bool Router::torus_path(const Fabric& f, std::uint64_t src, std::uint64_t dst,
         for (const std::uint64_t cd : f.dims) {
             const std::uint64_t cc = (cur / dp) % cd, tc = (dst / dp) % cd, my = (src / dp) % cd;
             if (cc != tc) {
-                const bool right =
-                    (tc > my && tc <= my + cd / 2) || (my > cd / 2 && (my + cd / 2) % cd >= tc);
+                const std::uint64_t ahead = (tc + cd - my) % cd;  // hops rightwards
+                const bool right = balanced && 2 * ahead == cd
+                                       ? my % 2 == 0
+                                       : (tc > my && tc <= my + cd / 2) ||
+                                             (my > cd / 2 && (my + cd / 2) % cd >= tc);
                 if (right)
                     next = cc == cd - 1 ? cur - (cd - 1) * dp : cur + dp;
                 else

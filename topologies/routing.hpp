@@ -32,7 +32,7 @@ class Router {
     // The same decision without advancing any rotation (the first choice).
     EdgeId peek_hop(VertexId v, VertexId dst) const;
     // The first-choice path from `from` to `to` as edge ids; empty if unreachable or equal.
-    // With Routing::DimensionOrder, DModK or SimGrid, a path between nodes of one generated
+    // With Routing::DimensionOrder(Balanced), DModK or SimGrid, a path between nodes of one generated
     // torus, fat tree or SimGrid-wired dragonfly follows that fabric's rule (fabric_path),
     // which depends on the source as well: next_hop/peek_hop then answer the first edge of
     // path(v, dst), and the models keep whole paths (fixed_path).

@@ -422,7 +422,7 @@ std::string format_summary(const ModelSummary& s) {
             d += fmt::format(
                 "; warning: {} links no route takes (parallel links the routing "
                 "leaves idle? a fat tree's d_mod_k or adaptive_up, a torus's "
-                "dimension_order or round_robin spread over them)",
+                "dimension_order_balanced or round_robin spread over them)",
                 s.network_links - s.links_used);
         row("path diversity", d);
     }

@@ -44,15 +44,17 @@ struct NamedRouting {
     const char* name;
     Routing routing;
 };
-constexpr NamedRouting kRoutings[] = {{"shortest_path", Routing::ShortestPath},
-                                      {"round_robin", Routing::RoundRobin},
-                                      {"valiant", Routing::Valiant},
-                                      {"dimension_order", Routing::DimensionOrder},
-                                      {"d_mod_k", Routing::DModK},
-                                      {"simgrid", Routing::SimGrid},
-                                      {"ugal_l", Routing::UgalL},
-                                      {"ugal_g", Routing::UgalG},
-                                      {"adaptive_up", Routing::AdaptiveUp}};
+constexpr NamedRouting kRoutings[] = {
+    {"shortest_path", Routing::ShortestPath},
+    {"round_robin", Routing::RoundRobin},
+    {"valiant", Routing::Valiant},
+    {"dimension_order", Routing::DimensionOrder},
+    {"d_mod_k", Routing::DModK},
+    {"simgrid", Routing::SimGrid},
+    {"ugal_l", Routing::UgalL},
+    {"ugal_g", Routing::UgalG},
+    {"adaptive_up", Routing::AdaptiveUp},
+    {"dimension_order_balanced", Routing::DimensionOrderBalanced}};
 }  // namespace
 
 const char* to_string(Routing routing) {

@@ -61,11 +61,17 @@ enum class Routing : std::uint8_t {
     // hops (the up-links towards the common ancestors), ties from D-mod-k's choice on; the
     // fluid model and fixed paths (validate, window sizes) follow d_mod_k.
     AdaptiveUp,
+    // <torus>: one dimension after the other as DimensionOrder, but a destination exactly half
+    // an even ring away is reached rightwards from an even source coordinate and leftwards
+    // from an odd one, so both directions of a ring carry half of those routes (SimGrid's
+    // rule sends most of them rightwards: tests/test_topo_torus_balanced.cpp).
+    // The generated torus's own routing.
+    DimensionOrderBalanced,
 };
 const char* to_string(Routing routing);
 // The routing `text` names ("shortest_path", "round_robin", "valiant", "dimension_order",
-// "d_mod_k", "simgrid", "ugal_l", "ugal_g", "adaptive_up"; '-' for '_' read alike:
-// simulator/spelling.hpp), nullopt if none.
+// "d_mod_k", "simgrid", "ugal_l", "ugal_g", "adaptive_up", "dimension_order_balanced"; '-' for '_'
+// read alike: simulator/spelling.hpp), nullopt if none.
 std::optional<Routing> parse_routing(std::string_view text);
 std::vector<std::string> routing_names();  // the names parse_routing reads, in table order
 // Routings that choose per packet between minimal and Valiant paths (UGAL).
@@ -75,6 +81,10 @@ inline bool adaptive_dragonfly(Routing r) {
 // Routings that need a <fat-tree>.
 inline bool needs_fat_tree(Routing r) {
     return r == Routing::DModK || r == Routing::AdaptiveUp;
+}
+// Routings that need a <torus>.
+inline bool needs_torus(Routing r) {
+    return r == Routing::DimensionOrder || r == Routing::DimensionOrderBalanced;
 }
 // Routings that route through another group of a <dragonfly> and need one.
 inline bool needs_dragonfly(Routing r) {
