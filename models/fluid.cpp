@@ -19,6 +19,15 @@ FluidNetwork::FluidNetwork(Engine& engine, const topo::Topology& topology, topo:
       router_(router),
       valiant_(topology) {
     id_ = engine_.add(*this);
+    if (topo::adaptive_dragonfly(topo_.settings.routing)) {
+        ugal_ = true;
+        ugal_global_ = topo_.settings.routing == topo::Routing::UgalG;
+        is_router_.assign(topo_.num_vertices(), 0);
+        for (VertexId v = 0; v < topo_.num_vertices(); ++v) {
+            const auto& p = topo_.vertex(v);
+            is_router_[v] = p.kind == topo::VertexKind::Switch && p.node < 0 && p.group >= 0;
+        }
+    }
     const std::size_t edges = topo_.num_edges(), vertices = topo_.num_vertices();
     // The old layout's indices: links by edge id, then per vertex its relay and local rate.
     relay_resource_.assign(vertices, kNil);
@@ -105,8 +114,7 @@ std::vector<std::uint64_t> FluidNetwork::edge_bytes() const {
     return out;
 }
 
-std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
-    const VertexId via = valiant_.via(src, dst, rng_);
+std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst, VertexId via) {
     std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | dst;
     if (via == topo::kNoVertex) {
         // The last minimal route of each source spares the hash lookup of the next message
@@ -166,6 +174,36 @@ std::uint32_t FluidNetwork::route_for(VertexId src, VertexId dst) {
         route_index_.emplace(key, index);
     if (via == topo::kNoVertex) last_route_[src] = LastRoute{dst, index};
     return index;
+}
+
+FluidNetwork::UgalLoad FluidNetwork::ugal_load(const Route& r) const {
+    // From the source router on (the packet models decide there). UGAL-G: every link's
+    // flows; UGAL-L: the link the route leaves the source router by and, if that one leads
+    // to a router, the link it feeds there.
+    UgalLoad load;
+    int local = 0;  // UGAL-L: links counted so far (at most two)
+    for (const EdgeId e : edges_of(r)) {
+        const VertexId a = topo_.source_of(e), b = topo_.target_of(e);
+        if (!is_router_[a]) continue;
+        load.hops += is_router_[b];
+        if (!ugal_global_ && local == 2) continue;
+        load.q += resources_[edge_resource_[e]].count;
+        local = is_router_[b] ? local + 1 : 2;
+    }
+    return load;
+}
+
+std::uint32_t FluidNetwork::ugal_route(VertexId src, VertexId dst) {
+    const VertexId via = valiant_.via(src, dst, rng_);
+    const std::uint32_t minimal = route_for(src, dst, topo::kNoVertex);
+    if (via == topo::kNoVertex) return minimal;
+    const std::uint32_t valiant = route_for(src, dst, via);
+    const UgalLoad m = ugal_load(routes_[minimal]), v = ugal_load(routes_[valiant]);
+    const bool keep_minimal = ugal_global_ ? m.q + m.hops <= v.q + v.hops + kUgalFlowThreshold
+                                           : m.q * m.hops <= v.q * v.hops + kUgalFlowThreshold;
+    ++ugal_decisions_;
+    if (!keep_minimal) ++ugal_nonminimal_;
+    return keep_minimal ? minimal : valiant;
 }
 
 bool FluidNetwork::tree_route(VertexId src, VertexId dst, Time& latency) {
@@ -237,7 +275,7 @@ void FluidNetwork::widen(std::size_t hops) {
 
 void FluidNetwork::send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
                         bool notify_injected) {
-    const std::uint32_t ri = route_for(src, dst);
+    const std::uint32_t ri = ugal_ ? ugal_route(src, dst) : route_for(src, dst);
     Route& route = routes_[ri];
     if (bytes > 0) {
         // The narrowest capacity, at the route's first message with bytes: a rendezvous

@@ -37,6 +37,10 @@ class FluidNetwork final : public Component, public Transport {
     void send(VertexId src, VertexId dst, std::uint64_t bytes, std::uint64_t cookie,
               bool notify_injected) override;
     const NetworkStats& stats() const override { return stats_; }
+    // UGAL: flows that chose between a minimal and a Valiant route, and those that took
+    // the Valiant one.
+    std::uint64_t adaptive_decisions() const { return ugal_decisions_; }
+    std::uint64_t adaptive_nonminimal() const { return ugal_nonminimal_; }
     // Bytes carried per edge: each route's delivered bytes, spread over its edges here (a
     // finished flow adds to its route only, not to each of its edges).
     std::vector<std::uint64_t> edge_bytes() const override;
@@ -154,7 +158,25 @@ class FluidNetwork final : public Component, public Transport {
         --res.count;
     }
 
-    std::uint32_t route_for(VertexId src, VertexId dst);
+    std::uint32_t route_for(VertexId src, VertexId dst) {
+        return route_for(src, dst, valiant_.via(src, dst, rng_));
+    }
+    // via: the Valiant router, or kNoVertex for the minimal route.
+    std::uint32_t route_for(VertexId src, VertexId dst, VertexId via);
+    // UGAL (Routing::UgalL, UgalG), per flow at its start: the minimal route or the Valiant
+    // one through a router drawn as `valiant` draws it, compared as the packet models
+    // compare them (Network::ugal_decide) with a link's queue read as the number of flows
+    // on it (models/README.md, "Adaptive routing").
+    std::uint32_t ugal_route(VertexId src, VertexId dst);
+    struct UgalLoad {
+        double q = 0;            // flows on the links compared
+        std::uint32_t hops = 0;  // router-to-router hops
+    };
+    UgalLoad ugal_load(const Route& r) const;
+    bool ugal_ = false, ugal_global_ = false;
+    static constexpr double kUgalFlowThreshold = 2.0;  // as the packet models' kUgalThreshold
+    std::uint64_t ugal_decisions_ = 0, ugal_nonminimal_ = 0;
+    std::vector<std::uint8_t> is_router_;  // per vertex, under UGAL
     // A new route's edges and resources appended to route_edges_ and route_resources_ from
     // the two endpoints' tree records (tree_): false, nothing appended, where the route is
     // not made of tree halves and a core path (no tree records, src == dst, a hop without an

@@ -301,18 +301,14 @@ RunOutcome execute(RunSpec spec, const Sources& sources, const RunHooks& hooks) 
     mpi::SimulationOptions options;
     if (!spec.network.empty()) options.network = mpi::choose_network(model, spec.network);
     note_unused_algorithms(spec, model, options.network, hooks);
-    if (!topo::fixed_path(t.settings.routing) && t.settings.routing != topo::Routing::RoundRobin &&
-        t.settings.routing != topo::Routing::Valiant) {
+    if (t.settings.routing == topo::Routing::AdaptiveUp) {
         const std::string& chosen = options.network;
         const std::string name = chosen.empty() ? network_model_of(t.settings, model.comm)
                                                 : chosen.substr(0, chosen.find(':'));
-        const bool up = t.settings.routing == topo::Routing::AdaptiveUp;
         if (name == "fluid")
             note(hooks,
-                 fmt::format("clustersim: note: the fluid model routes {} as {} (it has "
-                             "no packet queues to choose by); the packet models choose "
-                             "per packet\n",
-                             topo::to_string(t.settings.routing), up ? "d_mod_k" : "minimal"));
+                 "clustersim: note: the fluid model routes adaptive_up as d_mod_k (it has no "
+                 "packet queues to choose by); the packet models choose per packet\n");
     }
     if (!spec.cpu.empty()) options.cpu = select_flag("--cpu", cpu::cpu_models(), spec.cpu);
     apply_cache(spec, model);

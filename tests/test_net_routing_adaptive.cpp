@@ -214,6 +214,70 @@ TEST(AdaptiveRouting, UniformAllToAllMatchesMinimal) {
     EXPECT_GT(valiant, 1.1 * minimal);
 }
 
+// ---- UGAL in the fluid model ---------------------------------------------------------------
+
+// The fluid model decides once per flow, at its start, with a link's queue read as the
+// number of flows on it. One message between groups on an idle fabric: both routes are
+// empty, so the minimal one is kept and the time is minimal's to the picosecond.
+TEST(AdaptiveRouting, TheFluidModelKeepsAnIdleFlowMinimal) {
+    std::vector<std::vector<mpi::Op>> script(kNodes);
+    script[0].push_back(isend(static_cast<int>(kPerGroup), 1 << 20, 0));
+    script[0].push_back(waitall(0, 1));
+    script[kPerGroup].push_back(irecv(0, 1 << 20, 0));
+    script[kPerGroup].push_back(waitall(0, 1));
+    auto time_of = [&](topo::Routing r) {
+        const auto t = dragonfly(r);
+        testing::ScriptProgram prog(script);
+        mpi::SimulationOptions o;
+        o.network = "fluid";
+        return mpi::simulate(t, testing::one_rank_per_node(t, kNodes), prog, o).simulated;
+    };
+    const Time minimal = time_of(topo::Routing::ShortestPath);
+    EXPECT_EQ(time_of(topo::Routing::UgalL), minimal);
+    EXPECT_EQ(time_of(topo::Routing::UgalG), minimal);
+    EXPECT_GT(time_of(topo::Routing::Valiant), minimal);  // two global cables, more hops
+}
+
+// The adversarial shift as flows (8 per group, all at once): minimal shares one global
+// cable among a group's 8 flows, 8 m/B exactly; UGAL sends the flows that find the minimal
+// route's links busier over Valiant routes and must beat minimal, and it may not fall back
+// to sending every flow by Valiant (which the fluid model did before it chose per flow).
+TEST(AdaptiveRouting, TheFluidModelSpreadsAnAdversarialShift) {
+    const std::uint64_t m = 1 << 20;
+    std::vector<std::uint32_t> dst(kNodes);
+    for (std::uint32_t i = 0; i < kNodes; ++i) dst[i] = (i + kPerGroup) % kNodes;
+    auto time_of = [&](topo::Routing r) {
+        const auto t = dragonfly(r);
+        std::vector<std::vector<mpi::Op>> script(kNodes);
+        for (std::uint32_t i = 0; i < kNodes; ++i) {
+            script[i].push_back(isend(static_cast<int>(dst[i]), m, 0));
+            script[i].push_back(irecv(static_cast<int>((i + kNodes - kPerGroup) % kNodes), m, 1));
+            script[i].push_back(waitall(0, 2));
+        }
+        testing::ScriptProgram prog(script);
+        mpi::SimulationOptions o;
+        o.network = "fluid";
+        const auto res = mpi::simulate(t, testing::one_rank_per_node(t, kNodes), prog, o);
+        EXPECT_EQ(res.network.bytes_delivered, kNodes * m);
+        const int used = group0_globals_used(t, res);
+        EXPECT_EQ(used, r == topo::Routing::ShortestPath ? 1
+                        : r == topo::Routing::Valiant    ? 3
+                                                         : 4)
+            << to_string(r);
+        return res.simulated.seconds();
+    };
+    const double minimal = time_of(topo::Routing::ShortestPath);
+    const double valiant = time_of(topo::Routing::Valiant);
+    const double ugal_l = time_of(topo::Routing::UgalL);
+    const double ugal_g = time_of(topo::Routing::UgalG);
+    std::printf("fluid adversarial: minimal %.3f ms, valiant %.3f, ugal_l %.3f, ugal_g %.3f\n",
+                minimal * 1e3, valiant * 1e3, ugal_l * 1e3, ugal_g * 1e3);
+    EXPECT_NEAR(minimal, 8.0 * m / kB, 1e-3 * 8.0 * m / kB);
+    EXPECT_LT(ugal_l, 0.9 * minimal);
+    EXPECT_LT(ugal_g, 0.9 * minimal);
+    EXPECT_NE(ugal_l, valiant);
+}
+
 // ---- adaptive_up on a fat tree ------------------------------------------------------------
 
 // 16 nodes: 4 leaf switches of 4 nodes, 4 spines (full bisection), 1.25 GB/s, 4 KiB packets.
