@@ -26,7 +26,8 @@ only=${4:-.}
 cs="$build/tools/clustersim"
 [ -x "$cs" ] || { echo "bench/fidelity_matrix.sh: $cs is not built" >&2; exit 2; }
 mkdir -p "$out"
-fabrics=(star fat-tree torus dragonfly)
+# FABRICS (environment): the fabrics to run, default all four.
+read -r -a fabrics <<<"${FABRICS:-star fat-tree torus dragonfly}"
 # name|app|--algorithm (empty: none)
 patterns=(
   "alltoall linear|alltoall:size=16KiB|alltoall=linear"

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,12 @@ enum class Made { Defaults, StoreAndForward, Old };
 // The simulated seconds of `app` (with `algorithm`, "" for none) on a generated `kind` of
 // `nodes` nodes, one rank per node, under `network` ("" = the file's own model).
 double seconds(const Fabric& f, const std::string& app, const std::string& algorithm,
-               const std::string& network, Made made = Made::Defaults) {
+               const std::string& network, Made made = Made::Defaults,
+               std::optional<topo::Routing> routing = std::nullopt) {
     topo::GenerateOptions o;
     o.kind = f.kind;
     o.nodes = f.nodes;
+    o.routing = routing;
     if (made != Made::Defaults) o.forwarding = topo::kStoreAndForward;
     if (made == Made::Old) o.granularity = 100 * 1024;
     run::Model model = run::parse_model(topo::generate_model_xml(o), "fidelity.xml");
@@ -113,12 +116,16 @@ TEST(Fidelity, StoreAndForwardAddsItsFillToEveryPairwiseStep) {
     EXPECT_LE(per_step, 3 * 3.2768e-6 + 2 * 0.2048e-6) << saf << " s against " << ct << " s";
 }
 
-// Cut-through on a dragonfly's pairwise alltoall of 4-packet messages: above the flows (the
-// packets of the streams that share a link queue at each shared link in series; +15 % at
-// 256 ranks, docs/validation.md).
+// Cut-through on a dragonfly's pairwise alltoall of 4-packet messages, routed minimally:
+// above the flows (the packets of the streams that share a link queue at each shared link in
+// series; +15 % at 256 ranks, docs/validation.md). (Under the default UGAL-L the packets,
+// which choose one by one, spread better than flows that choose once.)
 TEST(Fidelity, PacketsOfSmallMessagesQueueAboveTheFlowsOnADragonflysPairwiseSteps) {
-    const double ct = seconds(kDragonfly, "alltoall:size=16KiB", "alltoall=pairwise", "");
-    const double fluid = seconds(kDragonfly, "alltoall:size=16KiB", "alltoall=pairwise", "fluid");
+    const auto minimal = topo::Routing::ShortestPath;
+    const double ct = seconds(kDragonfly, "alltoall:size=16KiB", "alltoall=pairwise", "",
+                              Made::Defaults, minimal);
+    const double fluid = seconds(kDragonfly, "alltoall:size=16KiB", "alltoall=pairwise", "fluid",
+                                 Made::Defaults, minimal);
     EXPECT_GT(ct, fluid);
 }
 
