@@ -80,13 +80,13 @@ for p in "${patterns[@]}"; do
       mv "$json.tmp" "$json"
   done
 done
-python3 - "$out" "$nodes" "$only" "${models[@]}" <<'EOF'
+FABRICS="${fabrics[*]}" python3 - "$out" "$nodes" "$only" "${models[@]}" <<'EOF'
 import json, os, re, sys
 out, nodes, only, models = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 patterns = ["alltoall linear", "alltoall pairwise", "bcast binomial", "bcast scatter_allgather",
             "bcast pipelined_chain", "allreduce ring", "allreduce recursive_doubling",
             "many-into-one"]
-fabrics = ["star", "fat-tree", "torus", "dragonfly"]
+fabrics = os.environ["FABRICS"].split()
 def ms(s):
     return f"{s * 1e3:.3f} ms"
 def load(p, f, m):
