@@ -8,8 +8,19 @@
 //  - a wait or waitall writes nothing itself.
 // Compute is `calc` in nanoseconds: its traced time, or its instructions at the trace's traced
 // speed, or else its recorded interval (a run's simulated trace). GOAL has no communicators,
-// collectives, files or windows: such records are refused.
+// collectives, files or windows: a collective on MPI_COMM_WORLD is expanded into its
+// algorithm's schedule (expand, below), the others are refused.
+//
+// A collective's schedule (collectives/collective.hpp) is a list of steps; the executor
+// (mpi/coll_executor.cpp) posts step k's transfers in order once step k-1 is complete, or,
+// for a transfer whose `after` names one transfer of step k-1 or nothing, once that
+// transfer is complete and step k-2 is, and runs step k's reduction once its transfers are
+// complete and step k-1 is. expand writes exactly that graph: done(k), the labels whose
+// completion means step k is complete, is what the next steps require; each transfer
+// irequires the one posted before it (the executor's posting order).
+#include <algorithm>
 #include <fstream>
+#include <limits>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -24,7 +35,8 @@ namespace {
 
 class GoalWriter {
   public:
-    explicit GoalWriter(const Trace& trace) : trace_(trace) {}
+    GoalWriter(const Trace& trace, const GoalCollectives& coll) : trace_(trace), coll_(coll) {}
+    const GoalWriteReport& report() const { return report_; }
 
     template <class Sink>
     void write(Sink&& sink) {
@@ -38,6 +50,8 @@ class GoalWriter {
                 "// traced speed {}: run with --traced-speed {} to project calcs as the trace's "
                 "compute is\n",
                 canonical_speed(trace_.traced_speed), canonical_speed(trace_.traced_speed));
+        for (const std::string& note : coll_.notes) out_ += fmt::format("// {}\n", note);
+        if (coll_.selection != nullptr) scan_tags();
         out_ += fmt::format("num_ranks {}\n", trace_.ranks());
         for (std::uint32_t r = 0; r < trace_.ranks(); ++r) {
             rank(r, sink);
@@ -61,18 +75,25 @@ class GoalWriter {
     }
 
     // `label: what` and its dependencies on what came before.
-    std::uint64_t emit(const std::string& what) {
+    std::uint64_t emit(const std::string& what) { return emit(what, required_, posted_); }
+    // `label: what` requiring `req` and irequiring `ireq` (0: none).
+    std::uint64_t emit(const std::string& what, const std::vector<std::uint64_t>& req,
+                       std::uint64_t ireq) {
         const std::uint64_t label = ++label_;
         out_ += fmt::format("l{}: {}\n", label, what);
-        for (const std::uint64_t q : required_) out_ += fmt::format("l{} requires l{}\n", label, q);
-        if (posted_ != 0) out_ += fmt::format("l{} irequires l{}\n", label, posted_);
+        for (const std::uint64_t q : req) out_ += fmt::format("l{} requires l{}\n", label, q);
+        if (ireq != 0) out_ += fmt::format("l{} irequires l{}\n", label, ireq);
         return label;
     }
     void blocking_done(std::initializer_list<std::uint64_t> labels) {
-        required_.assign(labels.begin(), labels.end());
+        blocking_done(std::vector<std::uint64_t>(labels));
+    }
+    void blocking_done(std::vector<std::uint64_t> labels) {
+        required_ = std::move(labels);
         posted_ = 0;
         ++generation_;
     }
+    static std::uint64_t to_ns(Time t) { return static_cast<std::uint64_t>((t.ps() + 500) / 1000); }
 
     std::string p2p(const Record& r, bool send, std::uint32_t rank, std::uint64_t n) {
         if (r.comm != 0)
@@ -94,6 +115,7 @@ class GoalWriter {
         required_.clear();
         posted_ = 0;
         requests_.clear();
+        coll_seq_ = 0;
         Trace::Cursor c = trace_.cursor(rank);
         Record r;
         std::uint64_t n = 0;
@@ -140,7 +162,7 @@ class GoalWriter {
                 case K::Isend:
                 case K::Irecv: {
                     const std::uint64_t l = emit(p2p(r, r.kind == K::Isend, rank, n));
-                    requests_[r.handle] = {l, generation_};
+                    requests_[r.handle] = {{l}, generation_};
                     posted_ = l;
                     break;
                 }
@@ -152,9 +174,8 @@ class GoalWriter {
                         waited(rank, n, r, static_cast<std::uint32_t>(h));
                     break;
                 case K::Collective:
-                    refuse(rank, n, r,
-                           "a collective (GOAL has only sends, receives and calcs; convert does "
-                           "not expand collectives into point-to-point schedules)");
+                    expand(rank, n, r);
+                    break;
                 case K::Cancel:
                     refuse(rank, n, r, "a cancelled request");
                 default:
@@ -168,25 +189,216 @@ class GoalWriter {
         out_ += "}\n";
     }
 
+    // Before a trace with collectives is written: the collectives' tags go above every tag
+    // of its point-to-point calls, and a receive of any tag would take their messages too
+    // (MPI keeps them apart in the collective context; GOAL has one tag space).
+    void scan_tags() {
+        std::int64_t top = -1;
+        bool collectives = false;
+        std::uint32_t any_rank = 0;
+        std::uint64_t any_record = 0;
+        Record any;
+        for (std::uint32_t rank = 0; rank < trace_.ranks(); ++rank) {
+            Trace::Cursor c = trace_.cursor(rank);
+            Record r;
+            for (std::uint64_t n = 1; c.next(r); ++n) {
+                using K = mpi::OpKind;
+                if (r.kind == K::Collective) collectives = true;
+                if (r.kind != K::Send && r.kind != K::Recv && r.kind != K::Isend &&
+                    r.kind != K::Irecv && r.kind != K::Sendrecv)
+                    continue;
+                top = std::max<std::int64_t>(top, r.tag);
+                if (r.kind == K::Sendrecv) top = std::max<std::int64_t>(top, r.tag2);
+                const bool any_tag =
+                    ((r.kind == K::Recv || r.kind == K::Irecv) && r.tag == mpi::kAnyTag) ||
+                    (r.kind == K::Sendrecv && r.tag2 == mpi::kAnyTag);
+                if (any_tag && any_record == 0) any_rank = rank, any_record = n, any = r;
+            }
+        }
+        if (collectives && any_record != 0)
+            refuse(any_rank, any_record, any,
+                   "a receive of any tag (MPI_ANY_TAG) in a trace with collectives: the "
+                   "collectives' messages, which MPI keeps in their own context, share GOAL's one "
+                   "tag space and it could take one of them");
+        tag_base_ = top + 1;
+    }
+
+    // A collective on MPI_COMM_WORLD as its algorithm's schedule (the file's header comment).
+    void expand(std::uint32_t rank, std::uint64_t n, const Record& r) {
+        if (coll_.selection == nullptr)
+            refuse(rank, n, r,
+                   "a collective (GOAL has only sends, receives and calcs; convert expands "
+                   "collectives into their algorithms' schedules only when it writes GOAL)");
+        if (r.comm != 0)
+            refuse(rank, n, r,
+                   fmt::format("a collective on communicator {} (convert expands collectives on "
+                               "MPI_COMM_WORLD only)",
+                               r.comm));
+        if (mpi::is_neighbor(r.coll))
+            refuse(rank, n, r, "a neighbourhood collective (MPI_COMM_WORLD has no topology)");
+        mpi::CollArgs a;
+        a.op = r.coll;
+        a.rank = static_cast<std::int32_t>(rank);
+        a.size = static_cast<std::int32_t>(trace_.ranks());
+        a.root = r.root;
+        a.bytes = r.bytes;
+        if (r.counts != kNone) a.counts = &trace_.count_lists[static_cast<std::size_t>(r.counts)];
+        if (a.root < 0 || a.root >= a.size)
+            refuse(rank, n, r, fmt::format("root {} of {} ranks", a.root, a.size));
+        const std::size_t need = mpi::is_pairwise_v(a.op)
+                                     ? std::size_t{trace_.ranks()} * trace_.ranks()
+                                     : trace_.ranks();
+        std::uint64_t choice_size = a.bytes;
+        if (mpi::is_v(a.op)) {
+            if (a.counts == nullptr || a.counts->size() != need)
+                refuse(rank, n, r,
+                       fmt::format("{} counts where the collective needs {}",
+                                   a.counts == nullptr ? 0 : a.counts->size(), need));
+            std::uint64_t sum = 0;
+            for (const std::uint64_t x : *a.counts) sum += x;
+            choice_size = sum / need;  // as the runtime chooses (collective_args)
+        }
+        const mpi::Choice choice = coll_.selection->choose(a.op, choice_size, a.size);
+        if (choice.segment != 0) a.segment = choice.segment;
+        const std::string name = fmt::format("{}/{}", mpi::to_string(a.op), choice.name);
+        if (choice.algorithm->global_view())
+            refuse(rank, n, r,
+                   fmt::format("{} completes once every rank has entered, without messages", name));
+        const std::int64_t tag = tag_base_ + static_cast<std::int64_t>(coll_seq_++);
+        if (tag > std::numeric_limits<std::int32_t>::max())
+            refuse(rank, n, r, fmt::format("its messages' tag {} is beyond 2^31 - 1", tag));
+        if (rank == 0) ++report_.collectives[name];
+        out_ += fmt::format("// {}{} {} B: {}, tag {}\n", r.nonblocking ? "nonblocking " : "",
+                            mpi::to_string(a.op), a.bytes, name, tag);
+        const Steps done = steps(a, *choice.algorithm, tag);
+        if (r.nonblocking) {
+            // The call returns once its first operations are posted: what follows irequires
+            // the first; a wait on its request requires its last step.
+            requests_[r.handle] = {done.done, generation_};
+            if (done.first != 0) posted_ = done.first;
+        } else if (done.first != 0) {
+            blocking_done(done.done);
+        }
+    }
+
+    struct Steps {
+        std::uint64_t first = 0;          // the first label written (0: none)
+        std::vector<std::uint64_t> done;  // complete: the call is
+    };
+    // The schedule of `a` (its local work included) after what is required now.
+    Steps steps(const mpi::CollArgs& a, const mpi::Algorithm& alg, std::int64_t tag) {
+        Steps out;
+        std::uint64_t last = posted_;  // the operation posted just before (irequires)
+        const auto put = [&](const std::string& what, const std::vector<std::uint64_t>& req,
+                             std::uint64_t ireq) {
+            // Started before: implied when it is also required.
+            if (std::find(req.begin(), req.end(), ireq) != req.end()) ireq = 0;
+            const std::uint64_t l = emit(what, req, ireq);
+            if (out.first == 0) out.first = l;
+            return l;
+        };
+        std::vector<std::uint64_t> m2 = required_, m1 = required_;  // done(k-2), done(k-1)
+        if (coll_.copy) {  // the own block's copy, and the algorithm's, before the first step
+            const std::uint64_t bytes =
+                own_block(a) + (coll_.buffer_copies ? alg.buffer_copies(a).before : 0);
+            if (bytes > 0) {
+                m2 = m1 = {put(fmt::format("calc {}", to_ns(coll_.copy(bytes))), m1, last)};
+                last = 0;
+            }
+        }
+        mpi::Step step;
+        std::vector<std::uint64_t> prev, labels, req;
+        for (std::uint32_t k = 0; alg.step(a, k, step); ++k) {
+            labels.clear();
+            bool whole = k == 0;  // a transfer waits for all of step k-1
+            for (const mpi::Transfer& t : step.transfers) {
+                if (k == 0 || t.after == mpi::kAfterStep) {
+                    req = m1;
+                    whole = true;
+                } else {
+                    req = m2;
+                    if (t.after >= 0) req.push_back(prev.at(static_cast<std::size_t>(t.after)));
+                }
+                last = put(fmt::format("{} {}b {} {} tag {}", t.send ? "send" : "recv", t.bytes,
+                                       t.send ? "to" : "from", t.peer, tag),
+                           req, last);
+                labels.push_back(last);
+            }
+            std::vector<std::uint64_t> done;
+            if (step.reduce_bytes > 0 && coll_.reduce) {
+                req = labels;
+                req.insert(req.end(), m1.begin(), m1.end());
+                done = {
+                    put(fmt::format("calc {}", to_ns(coll_.reduce(step.reduce_bytes))), req, 0)};
+            } else if (labels.empty()) {
+                done = m1;
+            } else {
+                done = labels;
+                if (!whole)  // step k-1's own labels: nothing of step k implies them
+                    for (const std::uint64_t l : m1)
+                        if (std::find(m2.begin(), m2.end(), l) == m2.end()) done.push_back(l);
+            }
+            m2 = std::move(m1);
+            m1 = std::move(done);
+            prev = labels;
+            step.clear();
+        }
+        Time work = a.op == mpi::CollOp::Barrier ? coll_.barrier_cost : Time::zero();
+        if (coll_.copy && coll_.buffer_copies) {
+            const std::uint64_t after = alg.buffer_copies(a).after;
+            if (after > 0) work += coll_.copy(after);
+        }
+        if (work > Time::zero()) m1 = {put(fmt::format("calc {}", to_ns(work)), m1, 0)};
+        out.done = std::move(m1);
+        return out;
+    }
+    // What a rank copies from its send to its receive buffer itself (Runtime::own_block_copy).
+    static std::uint64_t own_block(const mpi::CollArgs& a) {
+        using C = mpi::CollOp;
+        switch (a.op) {
+            case C::Gather:
+            case C::Gatherv:
+            case C::Scatter:
+            case C::Scatterv:
+                return a.rank == a.root ? a.block(a.rank) : 0;
+            case C::Allgather:
+            case C::Allgatherv:
+                return a.block(a.rank);
+            case C::Alltoall:
+            case C::Alltoallv:
+            case C::Alltoallw:
+                return a.block(a.rank, a.rank);
+            default:
+                return 0;
+        }
+    }
+
     void waited(std::uint32_t rank, std::uint64_t n, const Record& r, std::uint32_t handle) {
         const auto it = requests_.find(handle);
         if (it == requests_.end())
             refuse(rank, n, r,
                    fmt::format("a wait for request {} that no isend/irecv started", handle));
         // Posted with what is required now: it requires all of it, so it alone will do.
+        const std::vector<std::uint64_t>& labels = it->second.labels;
         if (it->second.generation == generation_)
-            required_.assign(1, it->second.label);
+            required_ = labels;
         else
-            required_.push_back(it->second.label);
-        if (posted_ == it->second.label) posted_ = 0;  // required now: started too
+            required_.insert(required_.end(), labels.begin(), labels.end());
+        if (std::find(labels.begin(), labels.end(), posted_) != labels.end())
+            posted_ = 0;  // required now: started too
         ++generation_;
         requests_.erase(it);
     }
 
     struct Posted {
-        std::uint64_t label = 0, generation = 0;
+        std::vector<std::uint64_t> labels;  // complete: the request is
+        std::uint64_t generation = 0;
     };
     const Trace& trace_;
+    const GoalCollectives& coll_;
+    GoalWriteReport report_;
+    std::int64_t tag_base_ = 0;   // the first collective's tag: above every tag of the trace
+    std::uint64_t coll_seq_ = 0;  // the rank's collective calls so far
     std::string out_;
     std::uint64_t label_ = 0;
     std::vector<std::uint64_t> required_;  // what the next operation requires
@@ -197,19 +409,22 @@ class GoalWriter {
 
 }  // namespace
 
-std::string goal_text(const Trace& trace) {
+std::string goal_text(const Trace& trace, const GoalCollectives& collectives) {
     std::string all;
-    GoalWriter(trace).write([&](const std::string& s) { all += s; });
+    GoalWriter(trace, collectives).write([&](const std::string& s) { all += s; });
     return all;
 }
 
-void write_goal(const Trace& trace, const std::string& path) {
+GoalWriteReport write_goal(const Trace& trace, const std::string& path,
+                           const GoalCollectives& collectives) {
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     if (!f) throw InputError(path, 0, "cannot write the GOAL schedule");
-    GoalWriter(trace).write(
+    GoalWriter w(trace, collectives);
+    w.write(
         [&](const std::string& s) { f.write(s.data(), static_cast<std::streamsize>(s.size())); });
     f.close();
     if (!f) throw InputError(path, 0, "cannot write the GOAL schedule");
+    return w.report();
 }
 
 }  // namespace clustersim::traces
