@@ -9,6 +9,8 @@
 // (pipelined ones too: their transfers that wait for one transfer of the step before keep
 // that dependency). The reductions are calcs at the model's cores' speed (1 instruction per
 // byte at 2.5 G instructions/s: 0.4 ns a byte, whole nanoseconds for the sizes below).
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <fmt/format.h>
@@ -124,15 +126,59 @@ TEST(GoalCollectives, ABcastOfFourRanksIsItsBinomialTree) {
     EXPECT_EQ(read.ops.size(), 7u);  // rank 0: 3; rank 2: a receive and a send; 1 and 3: one
 }
 
+TEST(GoalCollectives, SubCommunicatorsMapTheirRanksToWorldRanks) {
+    // Two halves by MPI_Comm_split (even and odd ranks, keys reversed: rank 6 is rank 0 of
+    // the even half), a duplicate of each, collectives on all three and on the world; the
+    // creations come first, where every rank starts at 0 (a run synchronises the members of
+    // a creation, GOAL has no such call).
+    std::string t = "clustersim-trace 1\n";
+    for (int r = 0; r < 8; ++r) {
+        t += fmt::format("rank {}\ncomm_split comm=0 color={} key={} newcomm=1\n", r, r % 2, 7 - r);
+        t += "comm_dup comm=1 newcomm=2\n";
+        t += fmt::format("compute time={}us\n", r + 1);
+        t += "allreduce bytes=1000B comm=1\nbcast bytes=64KiB root=1 comm=1\nbarrier comm=2\n";
+        t += "allreduce bytes=8000B\ncomm_free comm=2\nalltoall bytes=2KiB comm=1\n";
+    }
+    const std::string trace = write_temp("sub.trace", t);
+    const std::string goal = temp_path("sub.goal");
+    for (const std::string& choice :
+         {std::string(""), std::string(" --algorithm allreduce=ring --algorithm bcast=pipeline:"
+                                       "segment=8KiB --algorithm alltoall=pairwise")}) {
+        const Result c = testing::run("convert " + trace + " " + goal + " --model " +
+                                      example("star-16.xml") + choice);
+        ASSERT_EQ(c.code, 0) << c.err;
+        const nlohmann::json a = replay(trace, choice), b = replay(goal, "");
+        EXPECT_EQ(a.at("simulated_time_s"), b.at("simulated_time_s")) << choice;
+        EXPECT_EQ(a.at("network").at("messages"), b.at("network").at("messages")) << choice;
+        EXPECT_EQ(a.at("network").at("bytes_sent"), b.at("network").at("bytes_sent")) << choice;
+    }
+    std::ifstream f(goal);
+    const std::string g((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // Rank 6 is the even half's rank 0, and of its duplicate; rank 0 their rank 3.
+    EXPECT_NE(g.find("rank 6 {\n// comm_split: communicator 1 of 4 ranks\n// comm_dup: "
+                     "communicator 3 of 4 ranks\n"),
+              std::string::npos)
+        << g.substr(0, 2000);
+    EXPECT_NE(g.find("on communicator 1 (rank 3 of 4)"), std::string::npos);
+}
+
 TEST(GoalCollectives, WhatGoalCannotExpressIsRefusedNamingRankAndRecord) {
     const auto trace = [](const std::string& name, const std::string& body) {
         return write_temp(name, "clustersim-trace 1\nrank 0\n" + body + "rank 1\n" + body);
     };
-    // A collective on a communicator of its own (convert expands MPI_COMM_WORLD's only).
+    // A communicator with a topology; a creation not every member makes.
+    expect_bad_input(
+        "convert " +
+            trace("cart.trace", "cart_create comm=0 newcomm=1 dims=2 periods=0 reorder=0\n") + " " +
+            temp_path("cart.goal"),
+        "rank 0, record 1 (cart_create): a communicator with a process topology");
     expect_bad_input("convert " +
-                         trace("sub.trace", "comm_dup comm=0 newcomm=1\nbarrier comm=1\n") + " " +
-                         temp_path("sub.goal"),
-                     "rank 0, record 1 (comm_dup): a communicator");
+                         write_temp("half.trace",
+                                    "clustersim-trace 1\nrank 0\ncomm_split comm=0 color=0 key=0 "
+                                    "newcomm=1\nrank 1\nbarrier\n") +
+                         " " + temp_path("half.goal"),
+                     "rank 0, record 1 (comm_split): a communicator creation that not every "
+                     "member of its communicator makes");
     // An algorithm without messages.
     expect_bad_input("convert " + trace("virt.trace", "barrier\n") + " " + temp_path("virt.goal") +
                          " --algorithm barrier=virtual",
@@ -147,6 +193,28 @@ TEST(GoalCollectives, WhatGoalCannotExpressIsRefusedNamingRankAndRecord) {
             " " + temp_path("any.goal"),
         "rank 1, record 2 (recv): a receive of any tag (MPI_ANY_TAG) in a trace with "
         "collectives");
+    // Reductions priced at the cores' speed need one speed: refused at the first reduction
+    // of a model whose sockets differ, not before (a barrier has none).
+    const std::string mixed = write_temp(
+        "mixed.xml",
+        "<cluster name=\"mixed\">\n<node-type name=\"node\" memory=\"1GiB\">\n"
+        "<socket name=\"s0\" cores=\"1\" speed=\"2.5G\"/>\n"
+        "<socket name=\"s1\" cores=\"1\" speed=\"2G\"/>\n"
+        "<memory-node name=\"mem0\" bandwidth=\"20GB/s\"/>\n"
+        "<nic name=\"nic\" bandwidth=\"12.5GB/s\"/>\n"
+        "<cable from=\"s0\" to=\"mem0\" latency=\"100ns\" bandwidth=\"20GB/s\"/>\n"
+        "<cable from=\"s1\" to=\"mem0\" latency=\"100ns\" bandwidth=\"20GB/s\"/>\n"
+        "<cable from=\"nic\" to=\"mem0\" latency=\"500ns\" bandwidth=\"16GB/s\"/>\n"
+        "</node-type>\n<star type=\"node\" nodes=\"2\" prefix=\"n\" switch=\"sw\" "
+        "switch-bandwidth=\"200GB/s\" link-latency=\"1us\" link-bandwidth=\"100Gbit/s\"/>\n"
+        "</cluster>\n");
+    EXPECT_EQ(testing::run("convert " + trace("bar.trace", "barrier\n") + " " +
+                           temp_path("bar.goal") + " --model " + mixed)
+                  .code,
+              0);
+    expect_bad_input("convert " + trace("red.trace", "allreduce bytes=64B\n") + " " +
+                         temp_path("red.goal") + " --model " + mixed,
+                     "its cores differ in speed, so a reduction's time depends on the rank's core");
     // The flags that choose the expansion only with --to goal; a bad one names itself.
     expect_bad_input("convert " + trace("x.trace", "barrier\n") + " " + temp_path("x.txt") +
                          " --algorithm barrier=binomial",

@@ -125,8 +125,9 @@ void goal_expansion(const ConvertFlags& f, GoalExpansion& g) {
     traces::GoalCollectives& c = g.collectives;
     c.selection = g.selection.get();
     c.notes.push_back(
-        "collectives on MPI_COMM_WORLD expanded into their algorithms' schedules (clustersim's "
-        "own), one tag per call above the trace's tags");
+        "collectives expanded into their algorithms' schedules (clustersim's own), one tag per "
+        "call above the trace's tags; MPI_Comm_dup and MPI_Comm_split resolved into their "
+        "members and not written (their synchronisation is not kept)");
     const mpi::ProfileProtocol protocol = mpi::profile_protocol(f.mpi.empty() ? s.profile : f.mpi);
     if (!protocol.reduction_work) {
         c.reduce = [](std::uint64_t) { return Time::zero(); };
@@ -142,24 +143,27 @@ void goal_expansion(const ConvertFlags& f, GoalExpansion& g) {
                                       format_bandwidth(s.reduce_bandwidth)));
     } else if (!f.model.empty()) {
         // Instructions per byte on the core: one speed for every core, or the reduction's time
-        // depends on where the rank runs.
+        // depends on where the rank runs (refused at the first reduction, if any).
         std::uint64_t speed = 0;
+        bool mixed = false;
         for (const auto& node : g.model.topology.nodes)
             for (const auto& socket : node.sockets) {
-                if (speed != 0 && socket.speed != speed)
-                    throw InputError(f.model, 0,
-                                     "its cores differ in speed, so a reduction's time depends "
-                                     "on the rank's core: give <collectives reduce-rate> to "
-                                     "write reductions as calcs");
+                mixed = mixed || (speed != 0 && socket.speed != speed);
                 speed = socket.speed;
             }
         const std::uint64_t ipb = s.reduce_instructions_per_byte;
-        c.reduce = [speed, ipb](std::uint64_t b) {
+        c.reduce = [speed, ipb, mixed, model = f.model](std::uint64_t b) {
+            if (mixed)
+                throw InputError(model, 0,
+                                 "its cores differ in speed, so a reduction's time depends on "
+                                 "the rank's core: give <collectives reduce-rate> to write the "
+                                 "trace's reductions as calcs");
             return speed == 0 ? Time::zero() : compute_time(b * ipb, speed);
         };
-        c.notes.push_back(
-            fmt::format("reductions: calc of {} instruction(s) per byte at the model's {} cores",
-                        ipb, canonical_speed(speed)));
+        if (!mixed)
+            c.notes.push_back(fmt::format(
+                "reductions: calc of {} instruction(s) per byte at the model's {} cores", ipb,
+                canonical_speed(speed)));
     } else {
         c.notes.push_back(
             "reductions: no calc (no --model to price them; a run charges them on the core)");

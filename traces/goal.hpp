@@ -109,7 +109,9 @@ class GoalProgram final : public mpi::Program {
 
 // How write_goal expands collectives (issue 58; GOAL has no collectives and no
 // communicators, so LogGOPSim's Schedgen expands them into point-to-point schedules): each
-// call on MPI_COMM_WORLD becomes the schedule of the algorithm `selection` chooses for it
+// call, on MPI_COMM_WORLD or on a communicator the trace makes with MPI_Comm_dup or
+// MPI_Comm_split (its ranks mapped to world ranks), becomes the schedule of the algorithm
+// `selection` chooses for it
 // (the model's rules, --algorithm, --mpi: what a run would choose), its transfers as sends and
 // receives with the dependencies the collective executor keeps between its steps (mpi/
 // coll_executor.cpp), its local work as calcs: a step's reduction (`reduce`), the rank's copy
@@ -132,13 +134,16 @@ struct GoalWriteReport {
 // unmodeled calls) as calc in nanoseconds, with dependencies that reproduce each rank's
 // program order (a blocking call requires what came before it, a nonblocking one only the
 // completed calls before it and irequires the call just before it; a wait makes what follows
-// require the requests it waited for). Collectives on MPI_COMM_WORLD are expanded as
-// `collectives` says (their messages get tags above every tag of the trace, one per call);
-// without a selection they are refused. Communicators, collectives on them, neighbourhood
-// collectives, algorithms that send no messages (global view), MPI-IO, one-sided calls,
-// cancel, an MPI_ANY_TAG receive in a trace with collectives (it could take a collective's
-// message) and compute given in instructions without a traced speed or a recorded time are
-// refused (InputError naming the rank and record).
+// require the requests it waited for). Collectives are expanded as `collectives` says (their
+// messages get tags above every tag of the trace, one per call and communicator); the
+// communicators MPI_Comm_dup and MPI_Comm_split make are resolved into their members and
+// not written (GOAL has no such call: their synchronisation is not kept); without a
+// selection both are refused. Point-to-point calls on communicators other than the world,
+// communicators with topologies, neighbourhood collectives, algorithms that send no
+// messages (global view), MPI-IO, one-sided calls, cancel, an MPI_ANY_TAG receive in a trace
+// with collectives (it could take a collective's message) and compute given in instructions
+// without a traced speed or a recorded time are refused (InputError naming the rank and
+// record).
 GoalWriteReport write_goal(const Trace& trace, const std::string& path,
                            const GoalCollectives& collectives = {});
 // The same into a string (tests).

@@ -21,6 +21,8 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -51,7 +53,10 @@ class GoalWriter {
                 "compute is\n",
                 canonical_speed(trace_.traced_speed), canonical_speed(trace_.traced_speed));
         for (const std::string& note : coll_.notes) out_ += fmt::format("// {}\n", note);
-        if (coll_.selection != nullptr) scan_tags();
+        if (coll_.selection != nullptr) {
+            scan_tags();
+            resolve_comms();
+        }
         out_ += fmt::format("num_ranks {}\n", trace_.ranks());
         for (std::uint32_t r = 0; r < trace_.ranks(); ++r) {
             rank(r, sink);
@@ -115,7 +120,9 @@ class GoalWriter {
         required_.clear();
         posted_ = 0;
         requests_.clear();
-        coll_seq_ = 0;
+        coll_seq_.clear();
+        handles_.clear();
+        handles_[0] = 0;
         Trace::Cursor c = trace_.cursor(rank);
         Record r;
         std::uint64_t n = 0;
@@ -176,6 +183,15 @@ class GoalWriter {
                 case K::Collective:
                     expand(rank, n, r);
                     break;
+                case K::CommDup:
+                case K::CommSplit:
+                    if (coll_.selection == nullptr) refuse(rank, n, r, "a communicator");
+                    created(rank, n, r);
+                    break;
+                case K::CommFree:
+                    if (coll_.selection == nullptr) refuse(rank, n, r, "a communicator");
+                    handles_.erase(r.comm);
+                    break;
                 case K::Cancel:
                     refuse(rank, n, r, "a cancelled request");
                 default:
@@ -223,31 +239,159 @@ class GoalWriter {
         tag_base_ = top + 1;
     }
 
-    // A collective on MPI_COMM_WORLD as its algorithm's schedule (the file's header comment).
+    // The communicators the trace's MPI_Comm_dup and MPI_Comm_split calls make, before the
+    // ranks are written: each rank's records are scanned up to a creation on a communicator
+    // whose own creation other ranks have not reached yet; a creation is resolved once every
+    // member of its parent has made it (the k-th creation on a communicator by each member is
+    // one call, as MPI orders them), its members ordered as MPI_Comm_split orders them
+    // (colour, then key, then rank in the parent).
+    void resolve_comms() {
+        const std::uint32_t p = trace_.ranks();
+        struct Scan {
+            Trace::Cursor c;
+            Record r;
+            std::uint64_t n = 0;
+            bool held = false, done = false;
+            std::unordered_map<std::uint32_t, std::uint32_t> h{{0, 0}};
+            std::unordered_map<std::uint32_t, std::uint64_t> calls;
+        };
+        struct Entry {
+            std::int32_t color, key, parent_rank;
+            std::uint32_t rank, newcomm;
+            std::uint64_t record;
+            mpi::OpKind kind;
+        };
+        std::vector<Scan> scans(p);
+        for (std::uint32_t r = 0; r < p; ++r) scans[r].c = trace_.cursor(r);
+        std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<Entry>> calls;
+        made_.assign(p, {});
+        using K = mpi::OpKind;
+        for (bool progress = true; progress;) {
+            progress = false;
+            for (std::uint32_t rank = 0; rank < p; ++rank) {
+                Scan& s = scans[rank];
+                while (!s.done) {
+                    if (!s.held && !s.c.next(s.r)) {
+                        s.done = true;
+                        break;
+                    }
+                    s.n += s.held ? 0 : 1;
+                    s.held = false;
+                    const Record& r = s.r;
+                    if (r.kind == K::CommFree) s.h.erase(r.comm);
+                    if (!mpi::creates_comm(r.kind)) continue;
+                    if (r.kind != K::CommDup && r.kind != K::CommSplit)
+                        refuse(rank, s.n, r,
+                               "a communicator with a process topology (convert expands "
+                               "collectives on MPI_COMM_WORLD and on communicators from "
+                               "MPI_Comm_dup and MPI_Comm_split)");
+                    const auto it = s.h.find(r.comm);
+                    if (it == s.h.end() || it->second == kNullComm)
+                        refuse(rank, s.n, r,
+                               fmt::format("communicator {} is not one the rank created", r.comm));
+                    if (it->second == kPendingComm) {  // made by a call others have not reached
+                        s.held = true;
+                        break;
+                    }
+                    const std::uint32_t parent = it->second;
+                    const std::int32_t me = comm_rank(parent, rank);
+                    const bool split = r.kind == K::CommSplit;
+                    calls[{parent, s.calls[parent]++}].push_back(Entry{
+                        split ? r.color : 0, split ? r.key : me, me, rank, r.newcomm, s.n, r.kind});
+                    s.h[r.newcomm] = kPendingComm;
+                    progress = true;
+                }
+            }
+            for (auto it = calls.begin(); it != calls.end();) {
+                const std::uint32_t parent = it->first.first;
+                std::vector<Entry>& e = it->second;
+                if (e.size() < (parent == 0 ? p : comms_[parent].size())) {
+                    ++it;
+                    continue;
+                }
+                std::sort(e.begin(), e.end(), [](const Entry& x, const Entry& y) {
+                    return std::tie(x.color, x.key, x.parent_rank) <
+                           std::tie(y.color, y.key, y.parent_rank);
+                });
+                for (std::size_t i = 0, j = 0; i < e.size(); i = j) {
+                    while (j < e.size() && e[j].color == e[i].color) ++j;
+                    std::uint32_t id = kNullComm;
+                    if (e[i].color != mpi::kUndefined) {
+                        id = static_cast<std::uint32_t>(comms_.size());
+                        comms_.emplace_back();
+                        rank_of_.emplace_back();
+                        for (std::size_t k = i; k < j; ++k) {
+                            rank_of_.back().emplace_back(
+                                static_cast<std::int32_t>(e[k].rank),
+                                static_cast<std::int32_t>(comms_.back().size()));
+                            comms_.back().push_back(static_cast<std::int32_t>(e[k].rank));
+                        }
+                        std::sort(rank_of_.back().begin(), rank_of_.back().end());
+                    }
+                    for (std::size_t k = i; k < j; ++k) {
+                        made_[e[k].rank][e[k].record] = id;
+                        scans[e[k].rank].h[e[k].newcomm] = id;
+                    }
+                }
+                it = calls.erase(it);
+                progress = true;
+            }
+        }
+        if (!calls.empty()) {
+            const Entry& e = calls.begin()->second.front();
+            Record r;
+            r.kind = e.kind;
+            refuse(e.rank, e.record, r,
+                   "a communicator creation that not every member of its communicator makes");
+        }
+    }
+    // The rank's number in communicator `comm` (0: MPI_COMM_WORLD).
+    std::int32_t comm_rank(std::uint32_t comm, std::uint32_t rank) const {
+        if (comm == 0) return static_cast<std::int32_t>(rank);
+        const auto& v = rank_of_[comm];
+        const auto it = std::lower_bound(
+            v.begin(), v.end(),
+            std::pair<std::int32_t, std::int32_t>(static_cast<std::int32_t>(rank), -1));
+        return it->second;
+    }
+    // A creating record in the rank's order: its handle names what resolve_comms made. GOAL
+    // has no such call: nothing is written (its synchronisation is not kept).
+    void created(std::uint32_t rank, std::uint64_t n, const Record& r) {
+        const std::uint32_t id = made_[rank].at(n);
+        handles_[r.newcomm] = id;
+        out_ += id == kNullComm ? fmt::format("// {}: MPI_COMM_NULL\n", record_name(r))
+                                : fmt::format("// {}: communicator {} of {} ranks\n",
+                                              record_name(r), id, comms_[id].size());
+    }
+
+    // A collective as its algorithm's schedule (the file's header comment), on its
+    // communicator's members.
     void expand(std::uint32_t rank, std::uint64_t n, const Record& r) {
         if (coll_.selection == nullptr)
             refuse(rank, n, r,
                    "a collective (GOAL has only sends, receives and calcs; convert expands "
                    "collectives into their algorithms' schedules only when it writes GOAL)");
-        if (r.comm != 0)
+        const auto h = handles_.find(r.comm);
+        if (h == handles_.end() || h->second == kNullComm)
             refuse(rank, n, r,
-                   fmt::format("a collective on communicator {} (convert expands collectives on "
-                               "MPI_COMM_WORLD only)",
+                   fmt::format("communicator {} is not one the rank created (or it is freed, or "
+                               "MPI_COMM_NULL)",
                                r.comm));
+        const std::uint32_t comm = h->second;
         if (mpi::is_neighbor(r.coll))
-            refuse(rank, n, r, "a neighbourhood collective (MPI_COMM_WORLD has no topology)");
+            refuse(rank, n, r, "a neighbourhood collective (its communicator has no topology)");
         mpi::CollArgs a;
         a.op = r.coll;
-        a.rank = static_cast<std::int32_t>(rank);
-        a.size = static_cast<std::int32_t>(trace_.ranks());
+        a.rank = comm_rank(comm, rank);
+        a.size = comm == 0 ? static_cast<std::int32_t>(trace_.ranks())
+                           : static_cast<std::int32_t>(comms_[comm].size());
         a.root = r.root;
         a.bytes = r.bytes;
         if (r.counts != kNone) a.counts = &trace_.count_lists[static_cast<std::size_t>(r.counts)];
         if (a.root < 0 || a.root >= a.size)
             refuse(rank, n, r, fmt::format("root {} of {} ranks", a.root, a.size));
-        const std::size_t need = mpi::is_pairwise_v(a.op)
-                                     ? std::size_t{trace_.ranks()} * trace_.ranks()
-                                     : trace_.ranks();
+        const auto size = static_cast<std::size_t>(a.size);
+        const std::size_t need = mpi::is_pairwise_v(a.op) ? size * size : size;
         std::uint64_t choice_size = a.bytes;
         if (mpi::is_v(a.op)) {
             if (a.counts == nullptr || a.counts->size() != need)
@@ -264,13 +408,22 @@ class GoalWriter {
         if (choice.algorithm->global_view())
             refuse(rank, n, r,
                    fmt::format("{} completes once every rank has entered, without messages", name));
-        const std::int64_t tag = tag_base_ + static_cast<std::int64_t>(coll_seq_++);
+        // One tag per call and communicator: the rank's calls on it so far, interleaved
+        // with the other communicators'.
+        const std::int64_t tag = tag_base_ +
+                                 static_cast<std::int64_t>(coll_seq_[comm]++) *
+                                     static_cast<std::int64_t>(comms_.size()) +
+                                 comm;
         if (tag > std::numeric_limits<std::int32_t>::max())
             refuse(rank, n, r, fmt::format("its messages' tag {} is beyond 2^31 - 1", tag));
         if (rank == 0) ++report_.collectives[name];
-        out_ += fmt::format("// {}{} {} B: {}, tag {}\n", r.nonblocking ? "nonblocking " : "",
-                            mpi::to_string(a.op), a.bytes, name, tag);
-        const Steps done = steps(a, *choice.algorithm, tag);
+        out_ += fmt::format(
+            "// {}{} {} B{}: {}, tag {}\n", r.nonblocking ? "nonblocking " : "",
+            mpi::to_string(a.op), a.bytes,
+            comm == 0 ? std::string()
+                      : fmt::format(" on communicator {} (rank {} of {})", comm, a.rank, a.size),
+            name, tag);
+        const Steps done = steps(a, *choice.algorithm, tag, comm);
         if (r.nonblocking) {
             // The call returns once its first operations are posted: what follows irequires
             // the first; a wait on its request requires its last step.
@@ -286,7 +439,8 @@ class GoalWriter {
         std::vector<std::uint64_t> done;  // complete: the call is
     };
     // The schedule of `a` (its local work included) after what is required now.
-    Steps steps(const mpi::CollArgs& a, const mpi::Algorithm& alg, std::int64_t tag) {
+    Steps steps(const mpi::CollArgs& a, const mpi::Algorithm& alg, std::int64_t tag,
+                std::uint32_t comm) {
         Steps out;
         std::uint64_t last = posted_;  // the operation posted just before (irequires)
         const auto put = [&](const std::string& what, const std::vector<std::uint64_t>& req,
@@ -319,8 +473,9 @@ class GoalWriter {
                     req = m2;
                     if (t.after >= 0) req.push_back(prev.at(static_cast<std::size_t>(t.after)));
                 }
+                const std::int32_t peer = comm == 0 ? t.peer : comms_[comm][t.peer];
                 last = put(fmt::format("{} {}b {} {} tag {}", t.send ? "send" : "recv", t.bytes,
-                                       t.send ? "to" : "from", t.peer, tag),
+                                       t.send ? "to" : "from", peer, tag),
                            req, last);
                 labels.push_back(last);
             }
@@ -397,8 +552,17 @@ class GoalWriter {
     const Trace& trace_;
     const GoalCollectives& coll_;
     GoalWriteReport report_;
-    std::int64_t tag_base_ = 0;   // the first collective's tag: above every tag of the trace
-    std::uint64_t coll_seq_ = 0;  // the rank's collective calls so far
+    std::int64_t tag_base_ = 0;  // the first collective's tag: above every tag of the trace
+    // Communicators (resolve_comms): 0 is MPI_COMM_WORLD; every other one its members' world
+    // ranks in communicator-rank order, and (rank_of_) the same sorted by world rank with each
+    // one's communicator rank.
+    static constexpr std::uint32_t kNullComm = ~0u, kPendingComm = ~0u - 1;
+    std::vector<std::vector<std::int32_t>> comms_{{}};
+    std::vector<std::vector<std::pair<std::int32_t, std::int32_t>>> rank_of_{{}};
+    // Per rank: the communicator each of its creating records (by record number) made.
+    std::vector<std::unordered_map<std::uint64_t, std::uint32_t>> made_;
+    std::unordered_map<std::uint32_t, std::uint32_t> handles_;   // the rank's handle -> comm
+    std::unordered_map<std::uint32_t, std::uint64_t> coll_seq_;  // comm -> the rank's calls
     std::string out_;
     std::uint64_t label_ = 0;
     std::vector<std::uint64_t> required_;  // what the next operation requires
