@@ -217,8 +217,9 @@ TEST(GoalCollectives, WhatGoalCannotExpressIsRefusedNamingRankAndRecord) {
                      "its cores differ in speed, so a reduction's time depends on the rank's core");
     // The flags that choose the expansion only with --to goal; a bad one names itself.
     expect_bad_input("convert " + trace("x.trace", "barrier\n") + " " + temp_path("x.txt") +
-                         " --algorithm barrier=binomial",
-                     "--algorithm");
+                         " --algorithm barrier=linear",
+                     "--algorithm: chooses how collectives are expanded into GOAL; the output is "
+                     "text");
     expect_bad_input("convert " + trace("y.trace", "barrier\n") + " " + temp_path("y.goal") +
                          " --algorithm barrier=binomal",
                      "binomal");

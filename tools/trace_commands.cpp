@@ -199,7 +199,12 @@ int cmd_convert(const ConvertFlags& flags) {
         throw InputError("--to", 0,
                          fmt::format("'{}'{}: expected text, binary, otf2 or goal", to,
                                      did_you_mean(to, convert_formats())));
-    if (to != "goal" && (!f.model.empty() || !f.mpi.empty() || !f.algorithms.empty()))
+    // The model and flags, before reading: their values are checked (named with a
+    // suggestion) whatever the output, then refused if it is not GOAL.
+    const bool expansion_flags = !f.model.empty() || !f.mpi.empty() || !f.algorithms.empty();
+    GoalExpansion goal;
+    if (to == "goal" || expansion_flags) goal_expansion(f, goal);
+    if (to != "goal" && expansion_flags)
         throw InputError(!f.model.empty() ? "--model"
                          : !f.mpi.empty() ? "--mpi"
                                           : "--algorithm",
@@ -207,8 +212,6 @@ int cmd_convert(const ConvertFlags& flags) {
                          fmt::format("chooses how collectives are expanded into GOAL; the output "
                                      "is {}, which keeps them as they are",
                                      to));
-    GoalExpansion goal;
-    if (to == "goal") goal_expansion(f, goal);  // the model and flags, before reading
     // An OTF2 archive is OUT.otf2 (its anchor), OUT.def and OUT/: `--to otf2 OUT` names them.
     if (to == "otf2" && fs::path(f.output).extension() != ".otf2") f.output += ".otf2";
     check_output_file("OUTPUT", f.output);
