@@ -6,11 +6,12 @@
 # count allows, plain `simple` (a collective as one formula) for fft3d, whose transposes are
 # alltoalls of 1,024 ranks (2 x 10^9 messages as messages). Prints one Markdown row per run:
 # simulated time, events, wall and CPU time (GNU time) and peak memory.
-#   bash bench/motifs_scale.sh [BUILD] [RANKS]
+#   bash bench/motifs_scale.sh [BUILD] [RANKS] [MOTIF]   (MOTIF: only that row, e.g. nbody)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 ranks=${2:-1048576}
+only=${3:-}
 cs="$build/tools/clustersim"
 [[ -x /usr/bin/time ]] || { echo "motifs_scale.sh: needs GNU time (Debian package time)" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -29,6 +30,7 @@ rows=(
   "mg|mg:iterations=1|mg:iterations=1|simple:collectives=messages"
   "fft3d|fft3d:n=256,iterations=2|fft3d:n=1024,iterations=2|simple"
   "sweep3d|sweep3d:iterations=1|sweep3d:cells=16x16x8,kb=8,iterations=1|simple:collectives=messages"
+  "nbody|nbody:iterations=2|nbody:iterations=1|simple:collectives=messages"
   "incast|incast:size=64KiB|incast:size=64KiB|simple:collectives=messages"
   "bisection|bisection:size=1MiB|bisection:size=1MiB|simple:collectives=messages"
   "permutation|permutation:size=1MiB|permutation:size=1MiB|simple:collectives=messages"
@@ -48,6 +50,7 @@ echo "| motif | 16 ranks, packet: simulated | wall | $ranks ranks: model | simul
 echo "| --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: |"
 for row in "${rows[@]}"; do
   IFS='|' read -r name small big net <<<"$row"
+  [[ -z $only || $name == "$only" ]] || continue
   s=$(one "$cs" topologies/examples/star-16.xml 16 "$small" "")
   b=$(one "$cs" "$star" "$ranks" "$big" "$net")
   IFS='|' read -r s_sim s_ev s_wall s_cpu s_peak <<<"$s"

@@ -8,119 +8,14 @@
 
 #include <fmt/format.h>
 
+#include "collectives/motif_common.hpp"
 #include "simulator/error.hpp"
 #include "simulator/units.hpp"
 
 namespace clustersim::mpi {
 namespace {
 
-[[noreturn]] void bad(const AppArgs& a, const std::string& what) {
-    throw InputError("--app", 0, fmt::format("'{}': {}", a.spec(), what));
-}
-
-// Products the input asks for are checked: anything past 2^62 (bytes, instructions) is
-// refused, never wrapped.
-constexpr std::uint64_t kMaxProduct = std::uint64_t{1} << 62;
-
-std::uint64_t checked_product(const AppArgs& a, std::initializer_list<std::uint64_t> factors,
-                              const char* what) {
-    std::uint64_t p = 1;
-    for (const std::uint64_t f : factors) {
-        if (f != 0 && p > kMaxProduct / f) bad(a, fmt::format("{} is beyond 2^62", what));
-        p *= f;
-    }
-    return p;
-}
-
-// "AxBxC" with exactly `d` parts, each 1 .. 2^20.
-std::vector<std::uint32_t> parse_extent(const AppArgs& a, const std::string& key, std::size_t d) {
-    const std::string& text = a.values().at(key);
-    std::vector<std::uint32_t> out;
-    std::size_t pos = 0;
-    while (pos <= text.size()) {
-        const std::size_t end = std::min(text.find('x', pos), text.size());
-        const std::string part = text.substr(pos, end - pos);
-        if (part.empty() || part.size() > 7 ||
-            part.find_first_not_of("0123456789") != std::string::npos || std::stoul(part) == 0 ||
-            std::stoul(part) > (1u << 20))
-            bad(a, fmt::format("parameter '{}' is '{}'; expected {} sizes from 1 to 1048576 "
-                               "joined by 'x', e.g. {}",
-                               key, text, d,
-                               d == 2   ? "64x64"
-                               : d == 3 ? "32x32x32"
-                                        : "8x8x8x8"));
-        out.push_back(static_cast<std::uint32_t>(std::stoul(part)));
-        pos = end + 1;
-    }
-    if (out.size() != d)
-        bad(a,
-            fmt::format("parameter '{}' is '{}': {} sizes, expected {}", key, text, out.size(), d));
-    return out;
-}
-
-// The process grid: `grid` (auto, or AxB...) over `ranks`.
-std::vector<std::uint32_t> process_grid(const AppArgs& a, std::uint32_t ranks, std::size_t d) {
-    if (a.values().at("grid") == "auto") return balanced_grid(ranks, d);
-    std::vector<std::uint32_t> g = parse_extent(a, "grid", d);
-    std::uint64_t p = 1;
-    for (const std::uint32_t x : g) p *= x;
-    if (p != ranks)
-        bad(a, fmt::format("grid={} has {} positions for {} ranks; give a grid of exactly the "
-                           "ranks (or grid=auto)",
-                           a.values().at("grid"), p, ranks));
-    return g;
-}
-
-// Row-major coordinates of `rank` on `grid` (the last dimension fastest, as MPI_Cart_create).
-template <std::size_t D>
-std::array<std::int64_t, D> coords_of(std::int64_t rank, const std::vector<std::uint32_t>& grid) {
-    std::array<std::int64_t, D> c{};
-    for (std::size_t i = D; i-- > 0;) {
-        c[i] = rank % grid[i];
-        rank /= grid[i];
-    }
-    return c;
-}
-
-class Motif : public App {
-  public:
-    explicit Motif(std::uint64_t iterations) : iterations_(iterations) {}
-    std::vector<AppResult> summarize(Time t) const override {
-        if (iterations_ == 0) return {};
-        const Time per = Time::ps(t.ps() / static_cast<std::int64_t>(iterations_));
-        return {{"iteration time", format_time(per) + " (simulated time / iterations)",
-                 "iteration_time_s", per.seconds()}};
-    }
-
-  protected:
-    // Progress in iterations: each rank's state's `it` of `iterations_` each.
-    template <class State>
-    ProgramProgress iterations_done(const std::vector<State>& states) const {
-        ProgramProgress p;
-        for (const State& s : states) p.done += s.it;
-        p.total = states.size() * iterations_;
-        return p;
-    }
-    static void compute(Op& op, std::uint64_t instructions) {
-        op.kind = OpKind::Compute;
-        op.instructions = instructions;
-    }
-    static void irecv(Op& op, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
-                      std::uint32_t handle) {
-        op.kind = OpKind::Irecv;
-        op.peer = peer, op.tag = tag, op.bytes = bytes, op.handle = handle;
-    }
-    static void isend(Op& op, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
-                      std::uint32_t handle) {
-        op.kind = OpKind::Isend;
-        op.peer = peer, op.tag = tag, op.bytes = bytes, op.handle = handle;
-    }
-    static void waitall(Op& op, std::uint32_t count) {
-        op.kind = OpKind::Waitall;
-        op.handle = 0, op.count = count;
-    }
-    std::uint64_t iterations_;
-};
+using namespace motif;
 
 // ---------------------------------------------------------------------------------------
 // halo2d, halo3d, lqcd, cg, mg: every iteration computes `work` instructions per cell of the
@@ -144,6 +39,7 @@ struct HaloSpec {
     std::uint64_t value = 8, work = 100, iterations = 1;
     std::uint32_t allreduces = 0, levels = 1;
     std::uint64_t checkpoint = 0, checkpoint_bytes = 0;
+    std::uint64_t allreduce_every = 0;  // an 8-byte allreduce after every N-th iteration
 };
 
 template <std::size_t D>
@@ -154,6 +50,7 @@ class HaloMotif final : public Motif {
           grid_(spec.grid),
           periodic_(spec.periodic),
           allreduces_(spec.allreduces),
+          allreduce_every_(spec.allreduce_every),
           levels_(spec.levels),
           checkpoint_(spec.checkpoint),
           checkpoint_bytes_(spec.checkpoint_bytes),
@@ -249,6 +146,13 @@ class HaloMotif final : public Motif {
                             allreduce8(op);
                         return true;
                     }
+                    // allreduce=N: an 8-byte allreduce after every N-th iteration (a residual)
+                    if (s.j == 2 * allreduces_ && allreduce_every_ > 0 &&
+                        (s.it + 1) % allreduce_every_ == 0) {
+                        ++s.j;
+                        allreduce8(op);
+                        return true;
+                    }
                     s.phase = 6;
                     continue;
                 default:  // a checkpoint after every checkpoint_-th iteration
@@ -303,7 +207,9 @@ class HaloMotif final : public Motif {
     }
     std::vector<std::uint32_t> grid_;
     bool periodic_;
-    std::uint32_t allreduces_, levels_;
+    std::uint32_t allreduces_;
+    std::uint64_t allreduce_every_;
+    std::uint32_t levels_;
     std::uint64_t checkpoint_, checkpoint_bytes_;
     const std::string path_ = "motif.checkpoint";
     std::vector<std::uint64_t> work_;  // per level
@@ -566,10 +472,15 @@ void add_halo(AppRegistry& registry, const std::string& name, const std::string&
         kIterations,
         kCheckpoint,
         kCheckpointSize};
-    if (allreduces == 0 && !multigrid)
+    if (allreduces == 0 && !multigrid) {
         params.insert(params.begin() + 2,
                       AppParam{"stencil", small + "|" + large, small,
                                small + ": the faces' neighbours; " + large + ": every neighbour"});
+        params.insert(params.begin() + 3,
+                      AppParam{"allreduce", "count", "0",
+                               "an 8-byte MPI_Allreduce after every N-th iteration (a residual; "
+                               "0: none)"});
+    }
     if (multigrid)
         params.insert(params.begin() + 2,
                       AppParam{"levels", "count", "4",
@@ -586,6 +497,7 @@ void add_halo(AppRegistry& registry, const std::string& name, const std::string&
                             bad(a, fmt::format("parameter 'stencil' is '{}'; expected {} or {}", st,
                                                small, large));
                         spec.full = st == large;
+                        spec.allreduce_every = a.count("allreduce");
                     }
                     if (multigrid) {
                         const std::uint64_t levels = a.count("levels");
@@ -696,6 +608,7 @@ void register_motif_apps(AppRegistry& registry) {
                 static_cast<std::uint32_t>(angles), a.count("work"), a.count("iterations"), ranks);
         }});
 
+    add_nbody(registry);
     registry.add(AppInfo{
         "incast",
         "every rank but the root sends `size` to the root, `iterations` rounds",

@@ -12,6 +12,8 @@
 //                          iteration as alltoalls on the row and column communicators
 //   sweep3d                the KBA wavefront of discrete-ordinates transport: 8 octants,
 //                          blocks of planes, angle groups, on a 2-D grid
+//   nbody                  particle exchange: a seeded, varying number of particles to each of
+//                          the 26 neighbours of a periodic 3-D grid (motif_nbody.cpp)
 //   incast, bisection, permutation   synthetic traffic: every rank to one, each rank with
 //                          its partner across the bisection, a seeded random permutation
 //
@@ -32,5 +34,11 @@ void register_motif_apps(AppRegistry& registry);
 // MPI_Dims_create's balanced grid: `ranks` as `d` factors as close to each other as possible,
 // in non-increasing order (12, 2 -> 4 x 3; 16, 3 -> 4 x 2 x 2).
 std::vector<std::uint32_t> balanced_grid(std::uint32_t ranks, std::size_t d);
+
+// nbody: the particles rank `rank` sends in `direction` (0-25, the offsets in {-1, 0, 1}^3
+// but 0 in lexicographic order) in `iteration`: uniform in 0 .. 2 x mean, from a hash of the
+// four (splitmix64), so every receiver knows what it receives.
+std::uint64_t nbody_count(std::uint64_t seed, std::uint64_t iteration, std::uint32_t rank,
+                          std::uint32_t direction, std::uint64_t mean);
 
 }  // namespace clustersim::mpi

@@ -3,7 +3,11 @@
 // instructions/s cores; a message above the eager threshold pays two more latencies for its
 // rendezvous), the message counts the grid and stencil imply, the balanced grid, and the
 // refusals of parameters that do not fit the rank count.
+#include <algorithm>
 #include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -70,6 +74,15 @@ TEST(Motifs, CgAddsTwoAllreducesPerIteration) {
     const nlohmann::json j = run_json("cg:iterations=3");
     EXPECT_NEAR(simulated(j), 3 * t, 1e-12);
     EXPECT_EQ(j.at("collective_algorithms").at("allreduce/recursive_doubling").get<int>(), 6);
+}
+
+TEST(Motifs, AllreduceEveryNthIterationAddsItsMessageTimes) {
+    // halo3d as above, and after iterations 2 and 4 an 8-byte recursive-doubling allreduce
+    // of 8 ranks (a solver's residual): 3 steps of L + 8 / B and a reduction of 8 B each.
+    const double c = 32768 * 100 / kSpeed, allreduce = 3 * (kL + 8 / kB + 8 / kSpeed);
+    const nlohmann::json j = run_json("halo3d:iterations=5,allreduce=2");
+    EXPECT_NEAR(simulated(j), 5 * (c + kL + 8192 / kB) + 2 * allreduce, 1e-12);
+    EXPECT_EQ(j.at("collective_algorithms").at("allreduce/recursive_doubling").get<int>(), 2);
 }
 
 TEST(Motifs, MgIsAVCycleOfShrinkingHalosAndACoarseAllreduce) {
@@ -158,6 +171,59 @@ TEST(Motifs, SyntheticTrafficIsOneMessageTime) {
     const nlohmann::json b = run_json("permutation:size=4KiB,seed=7", 16);
     EXPECT_EQ(a.at("simulated_time_ps"), b.at("simulated_time_ps"));
     EXPECT_EQ(a.at("network").at("bytes_sent"), a.at("network").at("bytes_delivered"));
+}
+
+TEST(Motifs, NbodyIsComputeThenItsLargestIncomingParticles) {
+    // 2 x 2 x 2 periodic boxes of 4,000 particles, 10 % leaving: a mean of 400 / 26 = 15 to
+    // each of the 26 neighbours, each count uniform in 0 .. 30 from the seed. Every rank
+    // computes C = 4000 x 2000 / speed, posts its 26 receives and sends at once, and is done
+    // when its last incoming message (L + count x 48 B / B) has arrived and its sends have
+    // left (count x 48 B / B): iteration by iteration, a rank starts when it ended the one
+    // before, so the end times follow the max-plus recurrence below.
+    const double c = 4000.0 * 2000 / kSpeed;
+    const auto neighbour = [](int r, int d) {
+        const int o[3] = {d / 9 - 1, d / 3 % 3 - 1, d % 3 - 1};  // d: in {-1,0,1}^3, 13 the centre
+        const int x[3] = {r / 4, r / 2 % 2, r % 2};
+        int out = 0;
+        for (int i = 0; i < 3; ++i) out = out * 2 + (x[i] + o[i] + 2) % 2;
+        return out;
+    };
+    // Direction index j (0-25) <-> offset index in {-1,0,1}^3 without the centre (13).
+    const auto offset = [](int j) { return j < 13 ? j : j + 1; };
+    const int iterations = 3;
+    std::vector<double> end(8, 0.0);
+    std::uint64_t bytes = 0;
+    for (int it = 0; it < iterations; ++it) {
+        std::vector<double> next(8, 0.0);
+        for (int r = 0; r < 8; ++r) {
+            double t = end[r] + c;
+            for (int j = 0; j < 26; ++j) {
+                const int q = neighbour(r, offset(j));  // q sent in direction 25 - j
+                const double in =
+                    48.0 * mpi::nbody_count(1, it, static_cast<std::uint32_t>(q), 25 - j, 15);
+                const double out = 48.0 * mpi::nbody_count(1, it, r, j, 15);
+                t = std::max({t, end[q] + c + kL + in / kB, end[r] + c + out / kB});
+                bytes += static_cast<std::uint64_t>(out);
+            }
+            next[r] = t;
+        }
+        end = next;
+    }
+    const nlohmann::json j = run_json(fmt::format("nbody:iterations={}", iterations));
+    EXPECT_NEAR(simulated(j), *std::max_element(end.begin(), end.end()), 1e-12);
+    EXPECT_EQ(j.at("network").at("messages").get<int>(), iterations * 8 * 26);
+    EXPECT_EQ(j.at("network").at("bytes_sent").get<std::uint64_t>(), bytes);
+    // The counts: 0 .. 2 x mean, mean 15 (over 26 x 8 x 3 draws within 10 %), and another
+    // seed another exchange.
+    EXPECT_NEAR(static_cast<double>(bytes) / 48 / (iterations * 8 * 26), 15.0, 1.5);
+    // Uniform: each of 0 .. 30 within 20 % of 1/31 of 31,000 draws.
+    std::vector<int> seen(31, 0);
+    for (std::uint32_t k = 0; k < 31000; ++k) ++seen.at(mpi::nbody_count(3, k / 26, k, k % 26, 15));
+    for (const int n : seen) EXPECT_NEAR(n, 1000, 200);
+    EXPECT_NE(run_json("nbody:seed=2").at("network").at("bytes_sent"),
+              run_json("nbody").at("network").at("bytes_sent"));
+    expect_bad_input("run " + example("star-16.xml") + " --ranks 8 --app nbody:migrate=150",
+                     "migrate=150: expected a percentage, 0 to 100");
 }
 
 TEST(Motifs, BalancedGridsAreMpiDimsCreates) {

@@ -222,6 +222,14 @@ CLI::App* add_convert(CLI::App& app, ConvertFlags& cv) {
                         "format of INPUT: auto (default), native_text, native_binary, "
                         "simgrid_ti, hdtrace, otf2, dumpi");
     convert->add_flag("--skip-unknown", cv.skip_unknown, "skip unsupported records");
+    convert->add_option("--model", cv.model,
+                        "goal: the model whose <collectives> rules choose each collective's "
+                        "algorithm and whose reduction, copy and barrier costs become calcs");
+    convert->add_option("--algorithm", cv.algorithms,
+                        "goal: collective algorithm override, e.g. bcast=binomial (repeatable)");
+    convert->add_option("--mpi", cv.mpi,
+                        "goal: choose collective algorithms as an MPI library's decision rules "
+                        "do: openmpi_4.1, mpich_4, simgrid");
 
     return convert;
 }

@@ -3,15 +3,18 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "import/import.hpp"
+#include "models/comm_model.hpp"
 #include "report/compare.hpp"
 #include "report/recorder.hpp"
 #include "report/stats.hpp"
 #include "report/svg.hpp"
 #include "report/timeline.hpp"
+#include "run/model.hpp"
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
 #include "simulator/units.hpp"
@@ -103,6 +106,85 @@ void write_outputs(const std::string& dir, const traces::RunLog& log,
         dir);
 }
 
+namespace {
+
+// --to goal: the collectives' expansion as a run with the same model and flags would run
+// them (traces::GoalCollectives).
+struct GoalExpansion {
+    run::Model model;
+    mpi::CollectiveRegistry registry;
+    std::unique_ptr<mpi::Selection> selection;
+    traces::GoalCollectives collectives;
+};
+
+void goal_expansion(const ConvertFlags& f, GoalExpansion& g) {
+    if (!f.model.empty()) g.model = run::load_model(f.model);
+    mpi::register_builtin_collectives(g.registry);
+    const mpi::MpiSettings& s = g.model.mpi;
+    g.selection = std::make_unique<mpi::Selection>(g.registry, s, f.model, f.algorithms, f.mpi);
+    traces::GoalCollectives& c = g.collectives;
+    c.selection = g.selection.get();
+    c.notes.push_back(
+        "collectives expanded into their algorithms' schedules (clustersim's own), one tag per "
+        "call above the trace's tags; MPI_Comm_dup and MPI_Comm_split resolved into their "
+        "members and not written (their synchronisation is not kept)");
+    const mpi::ProfileProtocol protocol = mpi::profile_protocol(f.mpi.empty() ? s.profile : f.mpi);
+    if (!protocol.reduction_work) {
+        c.reduce = [](std::uint64_t) { return Time::zero(); };
+        c.notes.push_back("reductions: calc 0 (the profile does no reduction work)");
+    } else if (!s.reduce_curve.empty()) {
+        c.reduce = [curve = comm::FittedCurve::from(s.reduce_curve)](std::uint64_t b) {
+            return curve.time(b);
+        };
+        c.notes.push_back("reductions: calc from the model's <reduce-rate> curve");
+    } else if (!s.reduce_bandwidth.infinite()) {
+        c.reduce = [bw = s.reduce_bandwidth](std::uint64_t b) { return transfer_time(b, bw); };
+        c.notes.push_back(fmt::format("reductions: calc at the model's reduce rate, {}",
+                                      format_bandwidth(s.reduce_bandwidth)));
+    } else if (!f.model.empty()) {
+        // Instructions per byte on the core: one speed for every core, or the reduction's time
+        // depends on where the rank runs (refused at the first reduction, if any).
+        std::uint64_t speed = 0;
+        bool mixed = false;
+        for (const auto& node : g.model.topology.nodes)
+            for (const auto& socket : node.sockets) {
+                mixed = mixed || (speed != 0 && socket.speed != speed);
+                speed = socket.speed;
+            }
+        const std::uint64_t ipb = s.reduce_instructions_per_byte;
+        c.reduce = [speed, ipb, mixed, model = f.model](std::uint64_t b) {
+            if (mixed)
+                throw InputError(model, 0,
+                                 "its cores differ in speed, so a reduction's time depends on "
+                                 "the rank's core: give <collectives reduce-rate> to write the "
+                                 "trace's reductions as calcs");
+            return speed == 0 ? Time::zero() : compute_time(b * ipb, speed);
+        };
+        if (!mixed)
+            c.notes.push_back(fmt::format(
+                "reductions: calc of {} instruction(s) per byte at the model's {} cores", ipb,
+                canonical_speed(speed)));
+    } else {
+        c.notes.push_back(
+            "reductions: no calc (no --model to price them; a run charges them on the core)");
+    }
+    if (!s.copy_curve.empty()) {
+        c.copy = [curve = comm::FittedCurve::from(s.copy_curve)](std::uint64_t b) {
+            return curve.time(b);
+        };
+    } else if (!s.copy_bandwidth.infinite()) {
+        c.copy = [bw = s.copy_bandwidth](std::uint64_t b) { return transfer_time(b, bw); };
+    }
+    c.buffer_copies = s.buffer_copies;
+    c.barrier_cost = s.barrier_cost;
+    if (s.buffer_footprint && !s.copy_curve.empty())
+        c.notes.push_back(
+            "own-block copies priced at their own size (a run with buffer-footprint prices them "
+            "within the receive buffer)");
+}
+
+}  // namespace
+
 int cmd_convert(const ConvertFlags& flags) {
     ConvertFlags f = flags;
     std::string to = f.to;
@@ -117,17 +199,31 @@ int cmd_convert(const ConvertFlags& flags) {
         throw InputError("--to", 0,
                          fmt::format("'{}'{}: expected text, binary, otf2 or goal", to,
                                      did_you_mean(to, convert_formats())));
+    // The model and flags, before reading: their values are checked (named with a
+    // suggestion) whatever the output, then refused if it is not GOAL.
+    const bool expansion_flags = !f.model.empty() || !f.mpi.empty() || !f.algorithms.empty();
+    GoalExpansion goal;
+    if (to == "goal" || expansion_flags) goal_expansion(f, goal);
+    if (to != "goal" && expansion_flags)
+        throw InputError(!f.model.empty() ? "--model"
+                         : !f.mpi.empty() ? "--mpi"
+                                          : "--algorithm",
+                         0,
+                         fmt::format("chooses how collectives are expanded into GOAL; the output "
+                                     "is {}, which keeps them as they are",
+                                     to));
     // An OTF2 archive is OUT.otf2 (its anchor), OUT.def and OUT/: `--to otf2 OUT` names them.
     if (to == "otf2" && fs::path(f.output).extension() != ".otf2") f.output += ".otf2";
     check_output_file("OUTPUT", f.output);
     traces::ReadReport report;
     const traces::Trace t = load(f.input, f.format, f.skip_unknown, &report);
+    traces::GoalWriteReport goal_report;
     if (to == "text")
         traces::write_text(t, f.output);
     else if (to == "binary")
         traces::write_binary(t, f.output);
     else if (to == "goal")
-        traces::write_goal(t, f.output);
+        goal_report = traces::write_goal(t, f.output, goal.collectives);
     else
         traces::write_otf2(t, f.output);
     // The input's size: the file named, and every file it led the reader to (an index's or a
@@ -161,6 +257,13 @@ int cmd_convert(const ConvertFlags& flags) {
         std::cout << fmt::format(": {:.2f}x the input's size",
                                  static_cast<double>(out) / static_cast<double>(in));
     std::cout << "\n";
+    if (!goal_report.collectives.empty()) {
+        std::string calls;
+        for (const auto& [name, count] : goal_report.collectives)
+            calls += fmt::format("{}{} x {}", calls.empty() ? "" : ", ", name, count);
+        std::cout << fmt::format("  collectives expanded (calls per rank 0): {}\n", calls);
+        for (const std::string& note : goal.collectives.notes) std::cout << "  " << note << "\n";
+    }
     return 0;
 }
 

@@ -26,6 +26,10 @@ std::string prepare_out_dir(const std::string& dir);
 struct ConvertFlags {
     std::string input, output, to, format = "auto";
     bool skip_unknown = false;
+    // --to goal: how collectives are expanded (the model's <collectives> and costs, the
+    // overrides and profile a run would take).
+    std::string model, mpi;
+    std::vector<std::string> algorithms;
 };
 int cmd_convert(const ConvertFlags& f);
 

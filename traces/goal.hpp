@@ -8,10 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "collectives/program.hpp"
+#include "collectives/selection.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
@@ -104,15 +107,46 @@ class GoalProgram final : public mpi::Program {
     std::uint64_t started_ = 0;
 };
 
+// How write_goal expands collectives (issue 58; GOAL has no collectives and no
+// communicators, so LogGOPSim's Schedgen expands them into point-to-point schedules): each
+// call, on MPI_COMM_WORLD or on a communicator the trace makes with MPI_Comm_dup or
+// MPI_Comm_split (its ranks mapped to world ranks), becomes the schedule of the algorithm
+// `selection` chooses for it
+// (the model's rules, --algorithm, --mpi: what a run would choose), its transfers as sends and
+// receives with the dependencies the collective executor keeps between its steps (mpi/
+// coll_executor.cpp), its local work as calcs: a step's reduction (`reduce`), the rank's copy
+// of its own block and, with `buffer_copies`, the algorithm's own copies (`copy`), a barrier's
+// `barrier_cost`. A null function: that work is not written (no calc).
+struct GoalCollectives {
+    const mpi::Selection* selection = nullptr;  // null: collectives are refused
+    std::function<Time(std::uint64_t bytes)> reduce, copy;
+    bool buffer_copies = false;
+    Time barrier_cost;
+    std::vector<std::string> notes;  // written as comment lines after the header
+};
+
+// What write_goal expanded: collective calls per "operation/algorithm" (one rank's count).
+struct GoalWriteReport {
+    std::map<std::string, std::uint64_t> collectives;
+};
+
 // Writes `trace` as a GOAL schedule: point-to-point calls as send/recv, compute (and
 // unmodeled calls) as calc in nanoseconds, with dependencies that reproduce each rank's
 // program order (a blocking call requires what came before it, a nonblocking one only the
 // completed calls before it and irequires the call just before it; a wait makes what follows
-// require the requests it waited for). Collectives, communicators, MPI-IO, one-sided calls,
-// cancel, communicators other than MPI_COMM_WORLD and compute given in instructions without a
-// traced speed or a recorded time are refused (InputError naming the rank and record).
-void write_goal(const Trace& trace, const std::string& path);
+// require the requests it waited for). Collectives are expanded as `collectives` says (their
+// messages get tags above every tag of the trace, one per call and communicator); the
+// communicators MPI_Comm_dup and MPI_Comm_split make are resolved into their members and
+// not written (GOAL has no such call: their synchronisation is not kept); without a
+// selection both are refused. Point-to-point calls on communicators other than the world,
+// communicators with topologies, neighbourhood collectives, algorithms that send no
+// messages (global view), MPI-IO, one-sided calls, cancel, an MPI_ANY_TAG receive in a trace
+// with collectives (it could take a collective's message) and compute given in instructions
+// without a traced speed or a recorded time are refused (InputError naming the rank and
+// record).
+GoalWriteReport write_goal(const Trace& trace, const std::string& path,
+                           const GoalCollectives& collectives = {});
 // The same into a string (tests).
-std::string goal_text(const Trace& trace);
+std::string goal_text(const Trace& trace, const GoalCollectives& collectives = {});
 
 }  // namespace clustersim::traces
