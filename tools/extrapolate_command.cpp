@@ -46,13 +46,8 @@ void print_report(const ExtrapolateFlags& f, const std::vector<traces::Extrapola
     std::sort(ps.begin(), ps.end());
     std::string scales, grids;
     for (std::size_t k = 0; k < ps.size(); ++k) scales += (k ? ", " : "") + std::to_string(ps[k]);
-    for (const auto& g : x.input_grids) {
-        std::string t;
-        for (std::uint32_t n : g) t += (t.empty() ? "" : "x") + std::to_string(n);
-        grids += (grids.empty() ? "" : ", ") + t;
-    }
-    std::string target;
-    for (std::uint32_t n : x.grid) target += (target.empty() ? "" : "x") + std::to_string(n);
+    for (const auto& g : x.input_grids) grids += (grids.empty() ? "" : ", ") + traces::grid_text(g);
+    const std::string target = traces::grid_text(x.grid);
     std::cout << fmt::format(
         "extrapolated {} from {} traces ({} ranks) to {} ranks: {} ({}, {} "
         "records)\n",

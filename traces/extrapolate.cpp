@@ -138,34 +138,13 @@ bool fits_field(std::size_t f, std::int64_t v) {
 // ---- grids and rank classes -----------------------------------------------------------------
 enum class Pos : std::uint8_t { First, Interior, Last, Single };
 
-std::vector<std::uint32_t> coords(std::uint32_t rank, const std::vector<std::uint32_t>& dims) {
-    std::vector<std::uint32_t> c(dims.size());
-    for (std::size_t i = dims.size(); i-- > 0;) {
-        c[i] = rank % dims[i];
-        rank /= dims[i];
-    }
-    return c;
-}
-
-std::uint32_t rank_of(const std::vector<std::uint32_t>& c, const std::vector<std::uint32_t>& dims) {
-    std::uint64_t r = 0;
-    for (std::size_t i = 0; i < dims.size(); ++i) r = r * dims[i] + c[i];
-    return static_cast<std::uint32_t>(r);
-}
-
-std::string grid_text(const std::vector<std::uint32_t>& dims) {
-    std::string s;
-    for (std::uint32_t n : dims) s += (s.empty() ? "" : "x") + std::to_string(n);
-    return s;
-}
-
 // A class key: one Pos per dimension, or empty for "every rank alike".
 using ClassKey = std::vector<Pos>;
 
 ClassKey class_of(std::uint32_t rank, const std::vector<std::uint32_t>& dims, bool by_position) {
     ClassKey key;
     if (!by_position) return key;
-    const std::vector<std::uint32_t> c = coords(rank, dims);
+    const std::vector<std::uint32_t> c = grid_coords(rank, dims);
     for (std::size_t i = 0; i < dims.size(); ++i)
         key.push_back(dims[i] == 1          ? Pos::Single
                       : c[i] == 0           ? Pos::First
@@ -198,12 +177,12 @@ std::int64_t apply(const Relation& rel, std::uint32_t rank, const std::vector<st
         case Relation::FromLast:
             return static_cast<std::int64_t>(p) - rel.value;
         case Relation::Offset: {
-            std::vector<std::uint32_t> c = coords(rank, dims);
+            std::vector<std::uint32_t> c = grid_coords(rank, dims);
             for (std::size_t i = 0; i < dims.size(); ++i) {
                 const std::int64_t n = dims[i];
                 c[i] = static_cast<std::uint32_t>(((c[i] + rel.vec[i]) % n + n) % n);
             }
-            return rank_of(c, dims);
+            return grid_rank(c, dims);
         }
     }
     return 0;
@@ -251,6 +230,9 @@ struct Misfit {
     std::string label;  // the input named
     std::string what;
     std::uint64_t progress = 0;
+    // All ranks taken alike make different calls: classes by position may fit, so a
+    // refusal of another kind that got as far names the reason better.
+    bool structural = false;
 };
 
 struct Scheme {
@@ -273,8 +255,10 @@ class Fitter {
     const std::vector<std::vector<std::uint32_t>>& grids() const { return grids_; }
 
   private:
-    [[noreturn]] void fail(const Instance& at, const Call& c, const std::string& what) const;
+    [[noreturn]] void fail(const Instance& at, const Call& c, const std::string& what,
+                           bool structural = false) const;
     std::string where(const Instance& at, const Call& c) const;
+    void check_scales(const ClassKey& key, const std::vector<Instance>& inst) const;
     void fit_class(ClassFit& cf, const std::vector<Instance>& inst, Extrapolation& out);
     void fit_position(Position& pos, std::uint64_t index, const std::vector<Instance>& inst,
                       const std::vector<Call>& calls, const std::string& cname, Extrapolation& out);
@@ -310,8 +294,9 @@ std::string Fitter::where(const Instance& at, const Call& c) const {
                        grid_text(grids_[at.input]), what);
 }
 
-void Fitter::fail(const Instance& at, const Call& c, const std::string& what) const {
-    throw Misfit{in_[at.input].label, where(at, c) + ": " + what, progress_};
+void Fitter::fail(const Instance& at, const Call& c, const std::string& what,
+                  bool structural) const {
+    throw Misfit{in_[at.input].label, where(at, c) + ": " + what, progress_, structural};
 }
 
 void add_law(ParamFit& pf, const std::string& name) {
@@ -347,8 +332,8 @@ bool Fitter::fit_peer(std::size_t f, const std::vector<Instance>& inst,
     cand.push_back(Relation{Relation::Same, q, {}});
     if (q >= 0 && q < p) {
         const auto& dims = grids_[inst[ref].input];
-        const std::vector<std::uint32_t> a = coords(inst[ref].rank, dims),
-                                         b = coords(static_cast<std::uint32_t>(q), dims);
+        const std::vector<std::uint32_t> a = grid_coords(inst[ref].rank, dims),
+                                         b = grid_coords(static_cast<std::uint32_t>(q), dims);
         std::vector<Relation> offsets;
         for (unsigned mask = 0; mask < (1u << dims.size()); ++mask) {
             Relation r{Relation::Offset, 0, {}};
@@ -476,7 +461,12 @@ bool used(std::size_t f, const Call& ref, bool same, std::int64_t v0) {
     using K = mpi::OpKind;
     const K k = ref.rec.kind;
     const std::string_view name(kFields[f].name);
-    if (name == "root") return k == K::Collective;
+    if (name == "root") {  // the rooted collectives'
+        using C = mpi::CollOp;
+        const C c = ref.rec.coll;
+        return k == K::Collective && (c == C::Bcast || c == C::Reduce || c == C::Gather ||
+                                      c == C::Scatter || c == C::Gatherv || c == C::Scatterv);
+    }
     if (name == "peer2") return k == K::Sendrecv;
     return k == K::Send || k == K::Recv || k == K::Isend || k == K::Irecv || k == K::Sendrecv ||
            k == K::Put || k == K::Get || k == K::Accumulate || k == K::GetAccumulate ||
@@ -525,7 +515,8 @@ void Fitter::fit_position(Position& pos, std::uint64_t index, const std::vector<
                              "place: the ranks of a class must make the same calls",
                              c.end ? "the end" : record_name(c.rec), inst.back().rank,
                              in_[inst.back().input].label,
-                             ref.end ? "the end" : record_name(ref.rec)));
+                             ref.end ? "the end" : record_name(ref.rec)),
+                 true);
         if (c.rec.path != kNone && ref.rec.path != kNone &&
             in_[inst[k].input].trace.strings.at(static_cast<std::size_t>(c.rec.path)) !=
                 in_[inst.back().input].trace.strings.at(static_cast<std::size_t>(ref.rec.path)))
@@ -580,16 +571,20 @@ void Fitter::fit_position(Position& pos, std::uint64_t index, const std::vector<
     ++progress_;
 }
 
-void Fitter::fit_class(ClassFit& cf, const std::vector<Instance>& inst, Extrapolation& out) {
-    const std::string cname = class_name(cf.key);
+void Fitter::check_scales(const ClassKey& key, const std::vector<Instance>& inst) const {
     std::set<std::uint32_t> scales;
     for (const Instance& i : inst) scales.insert(p_of(i));
     if (scales.size() < 2)
-        throw Misfit{in_[inst.front().input].label,
-                     fmt::format("only this input has ranks of class {} ({} of its ranks, grid "
-                                 "{}); a class needs ranks at two scales or more to be fitted",
-                                 cname, inst.size(), grid_text(grids_[inst.front().input])),
-                     progress_};
+        throw Misfit{
+            in_[inst.front().input].label,
+            fmt::format("only this input has ranks of class {} ({} of its ranks, grid "
+                        "{}); a class needs ranks at two scales or more to be fitted",
+                        class_name(key), inst.size(), grid_text(grids_[inst.front().input])),
+            0};
+}
+
+void Fitter::fit_class(ClassFit& cf, const std::vector<Instance>& inst, Extrapolation& out) {
+    const std::string cname = class_name(cf.key);
     // Equal lengths: the calls are aligned one to one.
     const std::uint64_t n = calls_of(in_[inst.back().input].trace, inst.back().rank);
     for (const Instance& i : inst) {
@@ -603,7 +598,7 @@ void Fitter::fit_class(ClassFit& cf, const std::vector<Instance>& inst, Extrapol
                             "log p steps written as messages)",
                             i.rank, cname, grid_text(grids_[i.input]), with_commas(m - 1),
                             inst.back().rank, in_[inst.back().input].label, with_commas(n - 1)),
-                progress_};
+                progress_, true};
     }
     std::vector<CallReader> readers;
     for (const Instance& i : inst) readers.emplace_back(in_[i.input].trace, i.rank);
@@ -633,6 +628,8 @@ bool Fitter::run(Misfit& misfit, Extrapolation& out) {
             ClassKey key = class_of(r, target_, scheme_.by_position);
             if (seen.insert(key).second) needed.push_back(key);
         }
+        // Every class there, at two scales, before any is fitted: a classing that lacks one
+        // is refused as having fitted nothing.
         for (const ClassKey& key : needed) {
             auto it = inst.find(key);
             if (it == inst.end())
@@ -640,9 +637,12 @@ bool Fitter::run(Misfit& misfit, Extrapolation& out) {
                              fmt::format("{}: no input has a rank at position {} of the grid "
                                          "{} (record the program at a scale that has one)",
                                          options_.ranks, class_name(key), grid_text(target_)),
-                             progress_};
+                             0};
+            check_scales(key, it->second);
+        }
+        for (const ClassKey& key : needed) {
             classes_.push_back(ClassFit{key, {}});
-            fit_class(classes_.back(), it->second, out);
+            fit_class(classes_.back(), inst.at(key), out);
         }
         for (ClassFit& c : classes_)
             for (Position& pos : c.positions)
@@ -745,7 +745,10 @@ Extrapolation run(const std::vector<ExtrapolationInput>& inputs,
         Fitter fitter(in, options, s);
         Misfit m;
         if (!fitter.run(m, out)) {
-            if (!best || m.progress > best->progress) best = m;
+            m.structural = m.structural && !s.by_position;  // expected where ends differ
+            if (!best || m.progress > best->progress ||
+                (m.progress == best->progress && best->structural && !m.structural))
+                best = m;
             continue;
         }
         const Trace& ref = in.back().trace;

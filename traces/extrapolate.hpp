@@ -81,6 +81,12 @@ void check_extrapolation_inputs(const std::vector<ExtrapolationInput>& inputs,
 // MPI_Dims_create(p, d) with no dimension fixed: d factors of p, as close to each other as
 // possible, in non-increasing order (16, 2 -> 4x4; 8, 2 -> 4x2; 12, 3 -> 3x2x2).
 std::vector<std::uint32_t> dims_create(std::uint32_t p, int d);
+// A rank's coordinates on such a grid and back (MPI_Cart_create's numbering: the last
+// dimension fastest), and the grid as text ("4x2").
+std::vector<std::uint32_t> grid_coords(std::uint32_t rank, const std::vector<std::uint32_t>& dims);
+std::uint32_t grid_rank(const std::vector<std::uint32_t>& coords,
+                        const std::vector<std::uint32_t>& dims);
+std::string grid_text(const std::vector<std::uint32_t>& dims);
 
 // The laws (public for tests). A law is value(p) = a + b g(p); `pure`: a = 0.
 // Dim, InvDim: n_i(p) and 1 / n_i(p), n_i the i-th size of dims_create(p, d).

@@ -215,6 +215,28 @@ Law fit_compute(const std::vector<std::pair<double, double>>& points, double& rm
     return weak;
 }
 
+std::vector<std::uint32_t> grid_coords(std::uint32_t rank, const std::vector<std::uint32_t>& dims) {
+    std::vector<std::uint32_t> c(dims.size());
+    for (std::size_t i = dims.size(); i-- > 0;) {
+        c[i] = rank % dims[i];
+        rank /= dims[i];
+    }
+    return c;
+}
+
+std::uint32_t grid_rank(const std::vector<std::uint32_t>& c,
+                        const std::vector<std::uint32_t>& dims) {
+    std::uint64_t r = 0;
+    for (std::size_t i = 0; i < dims.size(); ++i) r = r * dims[i] + c[i];
+    return static_cast<std::uint32_t>(r);
+}
+
+std::string grid_text(const std::vector<std::uint32_t>& dims) {
+    std::string s;
+    for (std::uint32_t n : dims) s += (s.empty() ? "" : "x") + std::to_string(n);
+    return s;
+}
+
 std::vector<std::uint32_t> dims_create(std::uint32_t p, int d) {
     if (d <= 1 || p <= 1) {
         std::vector<std::uint32_t> out(static_cast<std::size_t>(std::max(d, 1)), 1);
