@@ -34,7 +34,7 @@ install(FILES "${completion}" DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completi
 # through a two-line wrapper script, since it takes a program, not a command line).
 find_program(CLUSTERSIM_HELP2MAN help2man)
 set(CLUSTERSIM_SUBCOMMANDS validate generate run convert import compare trace record sweep jitter
-    jitter-trace list completion)
+    jitter-trace list completion extrapolate)
 if(CLUSTERSIM_HELP2MAN)
   set(man_dir "${PROJECT_BINARY_DIR}/man")
   set(pages "")

@@ -103,6 +103,8 @@ std::string base_command(const FlagValues& f) {
         {"run", "run " + io_model + " --app barrier --ranks 2 -q OPT {}"},
         {"convert", "convert " + trace + " " + out + ".cstrace OPT {}"},
         {"trace merge", "trace merge " + out + "-none -o " + out + ".cstrace OPT {}"},
+        {"extrapolate",
+         "extrapolate " + trace + " " + trace + " --ranks 8 -o " + out + ".cstrace OPT {}"},
         {"import KIND", "import {} " + piosimhd},
         {"import", "import piosimhd " + piosimhd + " OPT {}"},
         {"compare", "compare " + trace + " " + out + "-none OPT {}"},

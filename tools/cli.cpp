@@ -28,6 +28,7 @@
 #include "simulator/units.hpp"
 #include "tools/cli_util.hpp"
 #include "tools/completion.hpp"
+#include "tools/extrapolate_command.hpp"
 #include "tools/flag_values.hpp"
 #include "tools/jitter_command.hpp"
 #include "tools/model_commands.hpp"
@@ -413,6 +414,7 @@ struct CommandLine {
     std::string completion_shell;
     std::vector<std::string> help_topic;
     SweepFlags sw;
+    ExtrapolateFlags ex;
     CLI::App* validate = nullptr;
     CLI::App* generate = nullptr;
     CLI::App* run = nullptr;
@@ -458,6 +460,7 @@ struct CommandLine {
         help = app.add_subcommand("help", "Print the help of clustersim or of one command");
         help->add_option("COMMAND", help_topic, "a command, e.g. run");
         add_sweep_command(app, sw);
+        add_extrapolate_command(app, ex);
     }
     CommandLine(const CommandLine&) = delete;
     CommandLine& operator=(const CommandLine&) = delete;
@@ -526,6 +529,7 @@ int main(int argc, char** argv) {
         if (*cl.list) return cmd_list(cl.list_kinds);
         if (int code = 0; run_jitter_commands(cl.jc, code)) return code;
         if (int code = 0; run_sweep_command(cl.sw, code)) return code;
+        if (int code = 0; run_extrapolate_command(cl.ex, code)) return code;
         return 0;
     });
 }

@@ -121,9 +121,10 @@ std::vector<FlagValues> flag_values() {
     const Catalogue c = catalogue();
     std::vector<std::string> formats{"auto"};
     for (const std::string& n : names_of(c.formats)) formats.push_back(n);
-    const std::vector<std::string> commands{
-        "validate",     "generate", "run",  "convert",    "trace",   "import", "compare", "jitter",
-        "jitter-trace", "record",   "list", "completion", "version", "help",   "sweep"};
+    const std::vector<std::string> commands{"validate",     "generate", "run",     "convert",
+                                            "trace",        "import",   "compare", "jitter",
+                                            "jitter-trace", "record",   "list",    "completion",
+                                            "version",      "help",     "sweep",   "extrapolate"};
     return {
         {"validate", "MODEL", File, {}},
         {"generate", "KIND", Names, fabric_kinds()},
@@ -166,6 +167,10 @@ std::vector<FlagValues> flag_values() {
         {"convert", "--model", File, {}},
         {"convert", "--algorithm", Names, names_of(c.algorithms)},
         {"convert", "--mpi", Names, mpi::profile_names()},
+        {"extrapolate", "TRACE", File, {}},  // TRACE or TRACE@P
+        {"extrapolate", "--out", File, {}},
+        {"extrapolate", "--to", Names, merged_formats()},
+        {"extrapolate", "--format", Names, formats},
         {"trace merge", "INPUT", File, {}},
         {"trace merge", "--out", File, {}},
         {"trace merge", "--to", Names, merged_formats()},

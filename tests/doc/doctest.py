@@ -95,7 +95,7 @@ def same(expected, actual, tol):
 def run(binary, root, cmd):
     """Runs `cmd` in a scratch folder, so that what it writes stays out of the checkout: the
     inputs it names relative to the repository (topologies/..., ../shared/..., also after a
-    `trace:` or `map:` prefix) are made absolute, and the absolute paths are turned back into
+    `trace:` or `map:` prefix and before an `@P` rank count) are made absolute, and the absolute paths are turned back into
     the doc's in the output."""
     given_root = os.path.normpath(os.path.abspath(root))
     root = os.path.realpath(root)
@@ -120,14 +120,18 @@ def run(binary, root, cmd):
             written.add(w.rstrip("/"))
             fixed.append(w)
             continue
-        prefix, rest = "", w
+        prefix, rest, suffix = "", w, ""
         m = re.match(r"^([a-z]+:)(.+)$", w)
         if m and not w.startswith("--"):
             prefix, rest = m.group(1), m.group(2)
+        # `extrapolate`'s TRACE@P: the path before its rank count.
+        m = re.match(r"^(.+)(@\d+)$", rest)
+        if m and os.path.exists(os.path.join(root, m.group(1))):
+            rest, suffix = m.group(1), m.group(2)
         # A path, not a word that happens to name a folder of the repository (`run`).
         looks_like_path = "/" in rest or os.path.isfile(os.path.join(root, rest))
         if not rest.startswith("-") and looks_like_path and os.path.exists(os.path.join(root, rest)):
-            fixed.append(prefix + os.path.normpath(os.path.join(root, rest)))
+            fixed.append(prefix + os.path.normpath(os.path.join(root, rest)) + suffix)
         else:
             fixed.append(w)
     ops = ("&&", "|", ">", "2>&1", ";")
