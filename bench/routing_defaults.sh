@@ -29,10 +29,10 @@ for kind in fat-tree torus dragonfly; do
     "$cs" generate "$kind" --nodes "$nodes" --routing "$r" >"$out/$r.xml" || exit 2
     read -r ms cpu < <("$cs" run "$out/$r.xml" --ranks "$nodes" --app "alltoall:size=$size" \
       --algorithm alltoall=linear --json 2>/dev/null |
-      python3 -c 'import json,sys; j=json.load(sys.stdin); print(f"{j[\"simulated_time_s\"]*1e3:.3f} {j[\"cpu_time_s\"]:.2f}")')
+      python3 -c 'import json,sys; j=json.load(sys.stdin); print("%.3f %.2f" % (j["simulated_time_s"]*1e3, j["cpu_time_s"]))')
     mark=""; [ "$r" = "$dflt" ] && { mark=" (default)"; dtime=$ms; }
     echo "| $kind | $r$mark | $ms | $cpu |"
     best=$(python3 -c "print(min(x for x in [$ms${best:+, $best}]))")
   done
-  python3 -c "print(f'| $kind | default {100*($dtime/$best-1):+.1f} % from the best ($best ms) | | |')"
+  python3 -c "print('| $kind | default %+.1f %% from the best ($best ms) | | |' % (100 * ($dtime / $best - 1)))"
 done
