@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "collectives/apps.hpp"
@@ -28,6 +29,7 @@
 #include "report/outputs.hpp"
 #include "simulator/units.hpp"
 #include "tools/cli.hpp"
+#include "traces/jitter_io.hpp"
 #include "traces/reader.hpp"
 #include "traces/writer.hpp"
 
@@ -171,6 +173,35 @@ mpi::ProfileChoice toy_profile_choice(mpi::CollOp op, std::uint64_t, std::int32_
     return {op == mpi::CollOp::Bcast ? "toy_echo" : "linear", 0};
 }
 
+// A toy jitter trace format: "TOYJ <jitter> <compute> <count>", one tuple repeated, in
+// cycles (no clock). A trace that is not one tuple repeated cannot be written in it.
+jitter::JitterTrace read_toy_periodic(const std::string& data, const std::string& path,
+                                      double frequency_hz) {
+    std::istringstream in(data);
+    std::string magic, rest;
+    std::uint64_t jitter = 0, compute = 0, count = 0;
+    if (!(in >> magic >> jitter >> compute >> count) || magic != "TOYJ" || (in >> rest) ||
+        count == 0 || count > 1'000'000 || compute == 0)
+        throw InputError(path, 1,
+                         "expected 'TOYJ JITTER COMPUTE COUNT' (cycles; compute above 0, "
+                         "count 1 to 1000000)");
+    jitter::JitterTrace t;
+    t.frequency_hz = frequency_hz;
+    t.jitter.assign(count, jitter);
+    t.compute.assign(count, compute);
+    return t;
+}
+
+std::string write_toy_periodic(const jitter::JitterTrace& t, const std::string& path) {
+    for (std::size_t i = 1; i < t.size(); ++i)
+        if (t.jitter[i] != t.jitter[0] || t.compute[i] != t.compute[0])
+            throw InputError(path, 0,
+                             fmt::format("toy_periodic holds one tuple repeated; tuple {} differs "
+                                         "from the first",
+                                         i));
+    return fmt::format("TOYJ {} {} {}\n", t.jitter.at(0), t.compute.at(0), t.size());
+}
+
 // The registration lines, one per kind.
 const bool registered = [] {
     mpi::collective_algorithms().add({mpi::CollOp::Bcast, "toy_echo",
@@ -238,6 +269,14 @@ const bool registered = [] {
             r.unmapped.push_back("toy: copied " + std::to_string(r.xml.size()) + " bytes");
             return r;
         }});
+    traces::jitter_formats().add(traces::JitterFormatEntry{
+        "toy_periodic",
+        "toy: 'TOYJ JITTER COMPUTE COUNT', one tuple repeated",
+        {},
+        {".toyj"},
+        [](const std::string&, std::string_view head) { return head.starts_with("TOYJ "); },
+        &read_toy_periodic,
+        &write_toy_periodic});
     return true;
 }();
 
@@ -498,6 +537,60 @@ TEST(RegistryKinds, ToyRunOutputIsWrittenWithTheOthers) {
     EXPECT_EQ(t.ranks(), 2u);
     EXPECT_EQ(t.total_events(), 20u);
     EXPECT_EQ(slurp((dir / "toy_records.txt").string()), "2 20\n");
+}
+
+TEST(RegistryKinds, ToyJitterFormatIsWrittenAndReadThroughTheCommandLine) {
+    ASSERT_TRUE(registered);
+    const std::filesystem::path dir = std::filesystem::temp_directory_path();
+    const std::string toy = (dir / "toy-jitter.toyj").string();
+    // Written by `jitter-trace generate`, chosen by the extension: 10 us of jitter every
+    // 1 ms for 100 ms at 1 GHz is 100 tuples of (10,000, 990,000) cycles.
+    CliResult r =
+        clustersim({"jitter-trace", "generate", "--spec", "periodic:period=1ms,duration=10us",
+                    "--length", "100ms", "--frequency", "1GHz", "--out", toy});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("(toy_periodic format): 100 tuples, 100,000,000 cycles"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(slurp(toy), "TOYJ 10000 990000 100\n");
+    // Read back by `jitter`, detected by its content: one task starting at tuple 0 computes
+    // 990,000 cycles, meets 10,000 of jitter, computes 990,000 more: 1,990,000 cycles.
+    r = clustersim({"jitter", "--trace", toy, "--work", "1980000cycles", "--phases", "1", "--tasks",
+                    "1", "--start-indices", "0", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_DOUBLE_EQ(j["curves"][0]["results"][0]["mean_phase_cycles"].get<double>(), 1'990'000.0);
+    // Named with --format, and converted to it with --to.
+    r = clustersim({"jitter-trace", "info", toy, "--format", "toy_periodic"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("100 tuples, 100,000,000 cycles, jitter 1.000 %"), std::string::npos)
+        << r.out;
+    const std::string text = (dir / "toy-jitter.jtr").string();
+    const std::string again = (dir / "toy-jitter.out").string();
+    ASSERT_EQ(clustersim({"jitter-trace", "convert", toy, text}).code, 0);
+    r = clustersim({"jitter-trace", "convert", text, again, "--to", "toy_periodic"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(slurp(again), "TOYJ 10000 990000 100\n");
+    // What it cannot hold is refused naming the file; an unknown name names the flag.
+    const std::string uneven = temp_file("toy-uneven.jtr", "10 50\n5 30\n");
+    r = clustersim({"jitter-trace", "convert", uneven, (dir / "toy-uneven.toyj").string()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("toy-uneven.toyj: toy_periodic holds one tuple repeated; tuple 1 differs"),
+              std::string::npos)
+        << r.err;
+    r = clustersim({"jitter-trace", "convert", text, again, "--to", "toy_periodc"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("--to: unknown jitter trace format 'toy_periodc' (did you mean "
+                         "'toy_periodic'?); expected one of auto, text, binary, loggopsim, "
+                         "toy_periodic"),
+              std::string::npos)
+        << r.err;
+    // Offered in the help.
+    r = clustersim({"jitter-trace", "convert", "--help"});
+    EXPECT_NE(r.out.find("text, binary, loggopsim or toy_periodic (default by OUT's extension: "
+                         ".jtb binary, .noise loggopsim, .toyj toy_periodic, else text)"),
+              std::string::npos)
+        << r.out;
 }
 
 }  // namespace CLUSTERSIM_TEST_FILE
