@@ -1,9 +1,10 @@
 // Adding one more of a kind is one class and one registration line, for the kinds kept in
-// simulator/registry.hpp's NamedRegistry: this file registers a toy collective algorithm, a
-// toy app, a toy disk model, a toy cache layer and a toy trace reader from here, through
-// their registries alone (no edit anywhere else), lists them with `clustersim list`, selects
-// each by name through the `clustersim` command line in this process (tools/cli.hpp's main)
-// and checks a number each one causes against its closed form. tests/test_registry_toy.cpp
+// simulator/registry.hpp's NamedRegistry: this file registers a toy of each kind (collective
+// algorithm, app, disk model, cache layer, decision profile, run output, trace reader and
+// writer, importer, jitter trace format) from here, through their registries alone (no edit
+// anywhere else), lists them with `clustersim list` or `--help`, selects each by name through
+// the `clustersim` command line in this process (tools/cli.hpp's main) and checks a number
+// each one causes against its closed form. tests/test_registry_toy.cpp
 // does the same for the network, NIC, forwarding, CPU and analytic communication models.
 #include <gtest/gtest.h>
 
