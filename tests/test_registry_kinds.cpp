@@ -326,11 +326,11 @@ std::string temp_file(const std::string& name, const std::string& text) {
 TEST(RegistryKinds, ListShowsEveryToy) {
     ASSERT_TRUE(registered);
     const CliResult r = clustersim({"list", "apps", "algorithms", "formats", "caches", "disks",
-                                    "writers", "importers", "profiles", "outputs"});
+                                    "writers", "importers", "profiles", "outputs", "jitter"});
     ASSERT_EQ(r.code, 0) << r.err;
     for (const std::string toy :
          {"toy_bounce:size=(size),bounces=2", "bcast=toy_echo", "toy_pingpong", "toy_copies",
-          "toy_fixed", "toy_count", "toy_copy", "toy_profile", "toy_records"})
+          "toy_fixed", "toy_count", "toy_copy", "toy_profile", "toy_records", "toy_periodic"})
         EXPECT_NE(r.out.find(toy), std::string::npos) << toy << "\n" << r.out;
     // `list models` prints the I/O toys' parameters from their ParamInfo.
     const CliResult m = clustersim({"list", "models"});

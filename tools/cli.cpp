@@ -447,12 +447,12 @@ struct CommandLine {
         list = app.add_subcommand(
             "list",
             "Print every app, collective algorithm, network model, trace format, cache layer, "
-            "disk model, trace writer, platform importer, MPI decision profile and output of a "
-            "run, with its parameters");
+            "disk model, trace writer, platform importer, MPI decision profile, output of a "
+            "run and jitter trace format, with its parameters");
         list->add_option("KIND", list_kinds,
                          "apps, algorithms, models (network models, caches and disks with "
                          "their parameters), networks, formats, caches, disks, writers, importers, "
-                         "profiles or outputs "
+                         "profiles, outputs or jitter "
                          "(default: apps, algorithms, models, formats)");
         completion = app.add_subcommand("completion",
                                         "Print a shell completion script: clustersim "

@@ -51,6 +51,8 @@ Catalogue catalogue() {
         c.profiles.emplace_back(e.name, e.doc);
     for (const traces::RunOutputEntry& e : traces::run_outputs().entries())
         c.outputs.emplace_back(e.name, e.doc + " (" + e.files + ")");
+    for (const traces::JitterFormatEntry& e : traces::jitter_formats().entries())
+        c.jitter.emplace_back(e.name, e.doc);
     return c;
 }
 
@@ -88,9 +90,9 @@ const std::vector<std::string>& jitter_barriers() {
 }
 
 const std::vector<std::string>& list_kinds() {
-    static const std::vector<std::string> kinds{"apps",      "algorithms", "models", "networks",
-                                                "formats",   "caches",     "disks",  "writers",
-                                                "importers", "profiles",   "outputs"};
+    static const std::vector<std::string> kinds{"apps",      "algorithms", "models",  "networks",
+                                                "formats",   "caches",     "disks",   "writers",
+                                                "importers", "profiles",   "outputs", "jitter"};
     return kinds;
 }
 

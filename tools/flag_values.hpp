@@ -20,7 +20,7 @@ namespace clustersim::cli {
 // its one line of help.
 struct Catalogue {
     std::vector<std::pair<std::string, std::string>> apps, algorithms, networks, formats, caches,
-        disks, writers, importers, profiles, outputs;
+        disks, writers, importers, profiles, outputs, jitter;
 };
 Catalogue catalogue();
 

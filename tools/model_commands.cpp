@@ -333,12 +333,17 @@ int cmd_list(const std::vector<std::string>& kinds) {
         else if (k == "outputs")
             print_section(std::cout, "outputs of a run after timeline.json (run --out DIR)",
                           c.outputs);
+        else if (k == "jitter")
+            print_section(std::cout,
+                          "jitter trace formats (jitter --format NAME, jitter-trace convert --to "
+                          "NAME)",
+                          c.jitter);
         else
             throw InputError(
                 "list", 0,
                 fmt::format("unknown kind '{}'{}; expected one of: apps, algorithms, "
                             "models, networks, formats, caches, disks, writers, importers, "
-                            "profiles, outputs",
+                            "profiles, outputs, jitter",
                             k, did_you_mean(k, list_kinds())));
     }
     return 0;
