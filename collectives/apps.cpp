@@ -567,6 +567,31 @@ Time AppArgs::time(const std::string& key) const {
     }
 }
 
+ParamInfo app_param(std::string name, std::string type, std::string default_value,
+                    std::string doc) {
+    std::string unit = type == "size" ? "B" : type == "time" ? "s" : "";
+    return ParamInfo{std::move(name), std::move(type), std::move(unit), std::move(default_value),
+                     std::move(doc)};
+}
+
+NamedRegistry<AppInfo>& apps() {
+    static NamedRegistry<AppInfo> registry("app");
+    static const bool filled = [] {
+        AppRegistry builtins;
+        register_builtin_apps(builtins);
+        for (const AppInfo& a : builtins.apps()) registry.add(a);
+        return true;
+    }();
+    (void)filled;
+    return registry;
+}
+
+AppRegistry registered_apps() {
+    AppRegistry out;
+    for (AppInfo& a : apps().entries()) out.add(std::move(a));
+    return out;
+}
+
 void AppRegistry::add(AppInfo info) {
     apps_.push_back(std::move(info));
 }
@@ -622,7 +647,7 @@ std::unique_ptr<App> AppRegistry::create(const std::string& spec, std::uint32_t 
     for (const auto& p : info.params) {
         if (values.count(p.name)) continue;
         if (p.default_value.empty())
-            fail(spec, fmt::format("missing parameter '{}' ({})", p.name, p.help));
+            fail(spec, fmt::format("missing parameter '{}' ({})", p.name, p.doc));
         values.emplace(p.name, p.default_value);
     }
     if (ranks < info.min_ranks)
@@ -635,15 +660,15 @@ void register_builtin_apps(AppRegistry& registry) {
     registry.add(
         AppInfo{"pingpong",
                 "rank 0 sends `size` to rank 1, which sends it back; `iterations` round trips",
-                {{"size", "size", "", "message size, e.g. 1MiB"},
-                 {"iterations", "count", "1", "number of round trips"}},
+                {app_param("size", "size", "", "message size, e.g. 1MiB"),
+                 app_param("iterations", "count", "1", "number of round trips")},
                 2,
                 [](const AppArgs& a, std::uint32_t ranks) {
                     return std::make_unique<PingPong>(a.size("size"), a.count("iterations"), ranks);
                 }});
     registry.add(AppInfo{"stream",
                          "rank 0 sends one message of `size` to rank 1",
-                         {{"size", "size", "", "message size, e.g. 100GiB"}},
+                         {app_param("size", "size", "", "message size, e.g. 100GiB")},
                          2,
                          [](const AppArgs& a, std::uint32_t ranks) {
                              return std::make_unique<Stream>(a.size("size"), ranks);
@@ -659,11 +684,11 @@ void register_builtin_apps(AppRegistry& registry) {
                     name,
                     fmt::format("{}{} on an MPI_Cart_create grid, `iterations` times",
                                 nonblocking ? "nonblocking " : "", to_string(op)),
-                    {{"size", "size", "", "one block (per neighbour), e.g. 64KiB"},
-                     {"iterations", "count", "1", "number of calls"},
-                     {"dims", "AxBx...|line", "line",
-                      "the grid, e.g. 4x4; line: all ranks in one dimension"},
-                     {"periodic", "0|1", "0", "1: every dimension wraps around"}},
+                    {app_param("size", "size", "", "one block (per neighbour), e.g. 64KiB"),
+                     app_param("iterations", "count", "1", "number of calls"),
+                     app_param("dims", "AxBx...|line", "line",
+                               "the grid, e.g. 4x4; line: all ranks in one dimension"),
+                     app_param("periodic", "0|1", "0", "1: every dimension wraps around")},
                     1,
                     [op, nonblocking](const AppArgs& a,
                                       std::uint32_t ranks) -> std::unique_ptr<App> {
@@ -684,11 +709,11 @@ void register_builtin_apps(AppRegistry& registry) {
         const bool rooted = is_rooted(op);
         for (const bool nonblocking : {false, true}) {
             const std::string name = (nonblocking ? "i" : "") + std::string(to_string(op));
-            std::vector<AppParam> params;
+            std::vector<ParamInfo> params;
             if (op != CollOp::Barrier)
-                params.push_back({"size", "size", "", "what one rank passes, e.g. 1MiB"});
-            params.push_back({"iterations", "count", "1", "number of calls"});
-            if (rooted) params.push_back({"root", "count", "0", "root rank"});
+                params.push_back(app_param("size", "size", "", "what one rank passes, e.g. 1MiB"));
+            params.push_back(app_param("iterations", "count", "1", "number of calls"));
+            if (rooted) params.push_back(app_param("root", "count", "0", "root rank"));
             registry.add(AppInfo{
                 name,
                 fmt::format("{} {} per rank, `iterations` times", nonblocking ? "nonblocking" : "",
@@ -719,8 +744,9 @@ void register_builtin_apps(AppRegistry& registry) {
         registry.add(AppInfo{
             name,
             "every rank computes `work` then calls MPI_Barrier, `iterations` times",
-            {{"work", "time", "1ms", "compute per iteration as dedicated-core time, e.g. 300us"},
-             {"iterations", "count", "1", "number of compute + barrier iterations"}},
+            {app_param("work", "time", "1ms",
+                       "compute per iteration as dedicated-core time, e.g. 300us"),
+             app_param("iterations", "count", "1", "number of compute + barrier iterations")},
             1,
             [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
                 const Time work = a.time("work");
@@ -735,9 +761,9 @@ void register_builtin_apps(AppRegistry& registry) {
                                                         {"sendrecvroot", Pattern::SendrecvRoot}};
     for (const auto& [name, pattern] : patterns) {
         const bool rooted = pattern == Pattern::SendToRoot || pattern == Pattern::SendrecvRoot;
-        std::vector<AppParam> params{{"size", "size", "", "message size"},
-                                     {"iterations", "count", "1", "repetitions"}};
-        if (rooted) params.push_back({"root", "count", "0", "root rank"});
+        std::vector<ParamInfo> params{app_param("size", "size", "", "message size"),
+                                      app_param("iterations", "count", "1", "repetitions")};
+        if (rooted) params.push_back(app_param("root", "count", "0", "root rank"));
         registry.add(AppInfo{
             name, "PIOsimHD validation pattern", params, 2,
             // A copy: clang 14 cannot capture a structured binding (the fuzz build uses clang).

@@ -2,9 +2,9 @@
 // every collective (blocking and nonblocking), the PIOsimHD patterns, and `loop` (compute
 // then barrier, the OS-jitter benchmark; `barrier-loop` is the same).
 //
-// Each app is a Program with documented parameters, registered by name in an AppRegistry
-// through register_builtin_apps(). Parameter values carry units (size=1MiB) and are parsed
-// strictly: an unknown app or parameter is an error that lists the valid ones.
+// Each app is a Program with documented parameters (ParamInfo), registered by name in apps()
+// (one `add` line, from any translation unit). Parameter values carry units (size=1MiB) and are
+// parsed strictly: an unknown app or parameter is an error that lists the valid ones.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "collectives/program.hpp"
+#include "simulator/params.hpp"
+#include "simulator/registry.hpp"
 #include "simulator/time.hpp"
 
 namespace clustersim::mpi {
@@ -56,12 +58,11 @@ class App : public Program {
     virtual void set_core_speeds(const std::vector<std::uint64_t>& speeds) { (void)speeds; }
 };
 
-struct AppParam {
-    std::string name;
-    std::string kind;           // "size", "count", ...: how it is parsed
-    std::string default_value;  // "" = required
-    std::string help;
-};
+// One parameter of an app, documented as ParamInfo (simulator/params.hpp): `type` is how it
+// is parsed ("size", "count", "time", or the choices "write|read"), the unit follows from it
+// (B, s, none), `default_value` is what AppRegistry::create fills in when the spec leaves it
+// out ("" = required), so the documented default is the one used.
+ParamInfo app_param(std::string name, std::string type, std::string default_value, std::string doc);
 
 // The key=value pairs of one --app spec, with typed, checked access.
 class AppArgs {
@@ -82,11 +83,19 @@ class AppArgs {
 struct AppInfo {
     std::string name;
     std::string help;
-    std::vector<AppParam> params;
+    std::vector<ParamInfo> params;
     std::uint32_t min_ranks = 1;
     std::function<std::unique_ptr<App>(const AppArgs&, std::uint32_t ranks)> make;
 };
 
+// Every app: the built-ins of register_builtin_apps (collectives/) on first use, then whatever
+// any translation unit adds: io::add_io_apps() (iosys/ior.hpp), or from a test file
+//     mpi::apps().add(mpi::AppInfo{"mine", "one line", {mpi::app_param(...)}, 1, factory});
+// A run reads a copy taken at set-up (registered_apps()).
+NamedRegistry<AppInfo>& apps();
+
+// A set of apps to build from --app specs: a copy of apps() (registered_apps()) or a list of
+// one's own (register_builtin_apps into an empty one).
 class AppRegistry {
   public:
     void add(AppInfo info);
@@ -104,5 +113,7 @@ class AppRegistry {
 };
 
 void register_builtin_apps(AppRegistry& registry);
+// Every app of apps() (built-in and added).
+AppRegistry registered_apps();
 
 }  // namespace clustersim::mpi

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "simulator/registry.hpp"
+
 namespace clustersim::mpi {
 
 enum class CollOp : std::uint8_t {
@@ -271,9 +273,26 @@ struct AlgorithmInfo {
     std::shared_ptr<const Algorithm> impl;
 };
 
+// The key of an algorithm in collective_algorithms(): "bcast=binomial", as `--coll` and
+// `clustersim list algorithms` spell it.
+struct AlgorithmKey {
+    std::string operator()(const AlgorithmInfo& a) const {
+        return std::string(to_string(a.op)) + "=" + a.name;
+    }
+};
+using AlgorithmRegistry = NamedRegistry<AlgorithmInfo, AlgorithmKey>;
+
+// Every collective algorithm: the built-ins (register_builtin_collectives) on first use, then
+// whatever any translation unit adds, e.g. from a test file:
+//     mpi::collective_algorithms().add({CollOp::Bcast, "mine", "one line", impl});
+// A run takes a copy at set-up (registered_collectives()), so the hot path reads its own.
+AlgorithmRegistry& collective_algorithms();
+
+// A run's view of the algorithms: by operation, looked up while the run executes.
 class CollectiveRegistry {
   public:
     void add(CollOp op, std::string name, std::string help, std::shared_ptr<const Algorithm> impl);
+    void add(AlgorithmInfo info) { algorithms_.push_back(std::move(info)); }
     // nullptr if unknown; `name` with '-' for '_' finds the registered one (simulator/spelling.hpp)
     const Algorithm* find(CollOp op, const std::string& name) const;
     // `name` as registered for `op` (the given spelling if no algorithm is called so).
@@ -290,6 +309,8 @@ class CollectiveRegistry {
 
 // Every built-in algorithm, one file each under collectives/algorithms/.
 void register_builtin_collectives(CollectiveRegistry& registry);
+// Every algorithm of collective_algorithms() (built-in and added), as a run reads them.
+CollectiveRegistry registered_collectives();
 
 // The least data one member must send or receive in a call, whatever the algorithm: the
 // largest, over members, of the bytes it must take in or give out (its own block excluded).

@@ -436,11 +436,12 @@ class TrafficMotif final : public Motif {
 // ---------------------------------------------------------------------------------------
 // Registration.
 
-const AppParam kIterations{"iterations", "count", "1", "number of iterations"};
-const AppParam kWork{"work", "count", "100",
-                     "compute per cell (grid point) and iteration, in instructions"};
-const AppParam kValue{"value", "size", "8B", "bytes per cell in a halo message"};
-const AppParam kPeriodic{"periodic", "0|1", "1", "1: every dimension of the grid wraps around"};
+const ParamInfo kIterations = app_param("iterations", "count", "1", "number of iterations");
+const ParamInfo kWork = app_param("work", "count", "100",
+                                  "compute per cell (grid point) and iteration, in instructions");
+const ParamInfo kValue = app_param("value", "size", "8B", "bytes per cell in a halo message");
+const ParamInfo kPeriodic =
+    app_param("periodic", "0|1", "1", "1: every dimension of the grid wraps around");
 
 bool periodic(const AppArgs& a) {
     const std::string& v = a.values().at("periodic");
@@ -449,11 +450,13 @@ bool periodic(const AppArgs& a) {
     return v == "1";
 }
 
-const AppParam kCheckpoint{"checkpoint", "count", "0",
-                           "write a checkpoint after every N-th iteration (0: none; needs a "
-                           "model with a file system)"};
-const AppParam kCheckpointSize{"checkpoint-size", "size", "0B",
-                               "bytes each rank writes per checkpoint (0: its cells x value)"};
+const ParamInfo kCheckpoint =
+    app_param("checkpoint", "count", "0",
+              "write a checkpoint after every N-th iteration (0: none; needs a "
+              "model with a file system)");
+const ParamInfo kCheckpointSize =
+    app_param("checkpoint-size", "size", "0B",
+              "bytes each rank writes per checkpoint (0: its cells x value)");
 
 // halo2d, halo3d, lqcd (allreduces 0, levels 1), cg (allreduces 2), mg (levels given).
 template <std::size_t D>
@@ -461,11 +464,12 @@ void add_halo(AppRegistry& registry, const std::string& name, const std::string&
               const std::string& cells_default, std::uint32_t allreduces, bool multigrid) {
     const std::string small = D == 2 ? "5" : D == 3 ? "7" : "9";
     const std::string large = D == 2 ? "9" : D == 3 ? "27" : "81";
-    std::vector<AppParam> params{
-        {"cells", "AxB...", cells_default,
-         fmt::format("cells per rank in each of the {} dimensions", D)},
-        {"grid", "auto|AxB...", "auto",
-         "process grid (auto: balanced, as MPI_Dims_create); its product is the rank count"},
+    std::vector<ParamInfo> params{
+        app_param("cells", "AxB...", cells_default,
+                  fmt::format("cells per rank in each of the {} dimensions", D)),
+        app_param(
+            "grid", "auto|AxB...", "auto",
+            "process grid (auto: balanced, as MPI_Dims_create); its product is the rank count"),
         kPeriodic,
         kValue,
         kWork,
@@ -474,17 +478,17 @@ void add_halo(AppRegistry& registry, const std::string& name, const std::string&
         kCheckpointSize};
     if (allreduces == 0 && !multigrid) {
         params.insert(params.begin() + 2,
-                      AppParam{"stencil", small + "|" + large, small,
-                               small + ": the faces' neighbours; " + large + ": every neighbour"});
+                      app_param("stencil", small + "|" + large, small,
+                                small + ": the faces' neighbours; " + large + ": every neighbour"));
         params.insert(params.begin() + 3,
-                      AppParam{"allreduce", "count", "0",
-                               "an 8-byte MPI_Allreduce after every N-th iteration (a residual; "
-                               "0: none)"});
+                      app_param("allreduce", "count", "0",
+                                "an 8-byte MPI_Allreduce after every N-th iteration (a residual; "
+                                "0: none)"));
     }
     if (multigrid)
         params.insert(params.begin() + 2,
-                      AppParam{"levels", "count", "4",
-                               "levels of the V-cycle (each halves every dimension's cells)"});
+                      app_param("levels", "count", "4",
+                                "levels of the V-cycle (each halves every dimension's cells)"));
     registry.add(
         AppInfo{name, help, params, 1,
                 [small, large, allreduces, multigrid](const AppArgs& a,
@@ -561,9 +565,9 @@ void register_motif_apps(AppRegistry& registry) {
         "fft3d",
         "3-D FFT on a 2-D pencil grid: two transposes (alltoalls in rows and columns) per "
         "iteration",
-        {{"n", "count", "256", "global grid points per dimension (n^3 complex values)"},
-         {"grid", "auto|AxB", "auto", "process grid rows x columns (auto: balanced)"},
-         {"work", "count", "50", "instructions per local point and FFT pass"},
+        {app_param("n", "count", "256", "global grid points per dimension (n^3 complex values)"),
+         app_param("grid", "auto|AxB", "auto", "process grid rows x columns (auto: balanced)"),
+         app_param("work", "count", "50", "instructions per local point and FFT pass"),
          kIterations},
         1,
         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
@@ -586,12 +590,11 @@ void register_motif_apps(AppRegistry& registry) {
     registry.add(AppInfo{
         "sweep3d",
         "KBA wavefront sweep (discrete ordinates): 8 octants of pipelined blocks on a 2-D grid",
-        {{"cells", "AxBxC", "16x16x64", "cells per rank (x, y, z)"},
-         {"grid", "auto|AxB", "auto", "process grid in x and y (auto: balanced)"},
-         {"kb", "count", "8", "planes of z per block"},
-         {"angles", "count", "6", "angles per group"},
-         {"work", "count", "20", "instructions per cell and angle"},
-         kIterations},
+        {app_param("cells", "AxBxC", "16x16x64", "cells per rank (x, y, z)"),
+         app_param("grid", "auto|AxB", "auto", "process grid in x and y (auto: balanced)"),
+         app_param("kb", "count", "8", "planes of z per block"),
+         app_param("angles", "count", "6", "angles per group"),
+         app_param("work", "count", "20", "instructions per cell and angle"), kIterations},
         1,
         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
             const std::vector<std::uint32_t> g = process_grid(a, ranks, 2);
@@ -612,9 +615,8 @@ void register_motif_apps(AppRegistry& registry) {
     registry.add(AppInfo{
         "incast",
         "every rank but the root sends `size` to the root, `iterations` rounds",
-        {{"size", "size", "", "message size"},
-         kIterations,
-         {"root", "count", "0", "the receiving rank"}},
+        {app_param("size", "size", "", "message size"), kIterations,
+         app_param("root", "count", "0", "the receiving rank")},
         2,
         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
             const std::uint64_t root = a.count("root");
@@ -628,7 +630,7 @@ void register_motif_apps(AppRegistry& registry) {
         AppInfo{"bisection",
                 "rank r < p/2 exchanges `size` with r + p/2 (sendrecv; an odd count's last rank "
                 "sits out), `iterations` rounds",
-                {{"size", "size", "", "message size"}, kIterations},
+                {app_param("size", "size", "", "message size"), kIterations},
                 2,
                 [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
                     return std::make_unique<TrafficMotif>(Traffic::Bisection, a.size("size"),
@@ -636,9 +638,8 @@ void register_motif_apps(AppRegistry& registry) {
                 }});
     registry.add(AppInfo{"permutation",
                          "each rank sends `size` to its image under a seeded random permutation",
-                         {{"size", "size", "", "message size"},
-                          kIterations,
-                          {"seed", "count", "1", "the permutation's seed"}},
+                         {app_param("size", "size", "", "message size"), kIterations,
+                          app_param("seed", "count", "1", "the permutation's seed")},
                          2,
                          [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
                              return std::make_unique<TrafficMotif>(

@@ -71,10 +71,12 @@ Selection::Selection(const CollectiveRegistry& registry, const MpiSettings& mpi,
                      const std::string& source, const std::vector<std::string>& overrides,
                      const std::string& profile)
     : registry_(registry), profile_(profile.empty() ? mpi.profile : profile) {
-    const auto& names = profile_names();
-    const std::string* registered =
-        find_named(names, profile_, [](const std::string& n) { return n; });
-    if (registered != nullptr) profile_ = *registered;  // "openmpi-4.1" reads as openmpi_4.1
+    const std::vector<std::string> names = profile_names();
+    const ProfileEntry* registered = profile_.empty() ? nullptr : mpi_profiles().find(profile_);
+    if (registered != nullptr) {
+        profile_ = registered->name;  // "openmpi-4.1" reads as openmpi_4.1
+        profile_choose_ = registered->choose;
+    }
     if (!profile_.empty() && registered == nullptr) {
         std::string list;
         for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -176,8 +178,8 @@ Choice Selection::choose(CollOp op, std::uint64_t bytes, std::int32_t comm_size)
     if (overrides_[i].algorithm != nullptr) return overrides_[i];
     for (const Rule& r : rules_[i])
         if (bytes >= r.min_bytes && bytes < r.max_bytes) return r.choice;
-    if (!profile_.empty()) {
-        ProfileChoice c = profile_choice(profile_, op, bytes, comm_size);
+    if (profile_choose_ != nullptr) {
+        ProfileChoice c = profile_choose_(op, bytes, comm_size);
         return Choice{registry_.find(op, c.name), std::move(c.name), c.segment};
     }
     const std::string name = default_algorithm(op, bytes, comm_size);
@@ -597,27 +599,48 @@ ProfileChoice simgrid_choice(CollOp op, std::uint64_t bytes, std::int32_t p) {
 
 }  // namespace
 
-const std::vector<std::string>& profile_names() {
-    static const std::vector<std::string> names{"openmpi_4.1", "mpich_4", "simgrid"};
-    return names;
+NamedRegistry<ProfileEntry>& mpi_profiles() {
+    static NamedRegistry<ProfileEntry> registry("MPI profile");
+    static const bool filled = [] {
+        registry.add({"openmpi_4.1",
+                      "Open MPI 4.1's coll/tuned fixed decision rules (commutative operations)",
+                      {},
+                      &ompi_choice,
+                      {}});
+        registry.add({"mpich_4",
+                      "MPICH 4's default selection (its coll_selection.json)",
+                      {},
+                      &mpich_choice,
+                      {}});
+        // SimGrid has no rendezvous handshake, puts a 16-byte envelope on each message and
+        // reduces with MPI_OP_NULL in replay.
+        registry.add(
+            {"simgrid",
+             "SimGrid 3.32 SMPI's default selector, with its eager-only protocol",
+             {},
+             &simgrid_choice,
+             ProfileProtocol{.eager_only = true, .envelope_bytes = 16, .reduction_work = false}});
+        return true;
+    }();
+    (void)filled;
+    return registry;
+}
+
+std::vector<std::string> profile_names() {
+    return mpi_profiles().keys();
 }
 
 ProfileChoice profile_choice(const std::string& profile, CollOp op, std::uint64_t bytes,
                              std::int32_t comm_size) {
-    if (profile == "openmpi_4.1") return ompi_choice(op, bytes, comm_size);
-    if (profile == "mpich_4") return mpich_choice(op, bytes, comm_size);
-    if (profile == "simgrid") return simgrid_choice(op, bytes, comm_size);
+    for (const ProfileEntry& e : mpi_profiles().entries())
+        if (e.name == profile) return e.choose(op, bytes, comm_size);
     return {""};
 }
 
 ProfileProtocol profile_protocol(const std::string& profile) {
-    ProfileProtocol p;
-    if (profile == "simgrid") {
-        p.eager_only = true;
-        p.envelope_bytes = 16;
-        p.reduction_work = false;
-    }
-    return p;
+    for (const ProfileEntry& e : mpi_profiles().entries())
+        if (e.name == profile) return e.protocol;
+    return {};
 }
 
 std::string profile_table(const std::string& profile) {

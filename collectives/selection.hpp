@@ -22,6 +22,8 @@
 
 #include "collectives/collective.hpp"
 #include "collectives/mpi_settings.hpp"
+#include "simulator/params.hpp"
+#include "simulator/registry.hpp"
 #include "topologies/topology.hpp"
 
 namespace clustersim::mpi {
@@ -60,8 +62,23 @@ struct ProfileProtocol {
     bool reduction_work = true;
 };
 ProfileProtocol profile_protocol(const std::string& profile);
-// The profiles profile_choice knows: "openmpi_4.1", "mpich_4", "simgrid".
-const std::vector<std::string>& profile_names();
+
+// One decision profile (`--mpi NAME`, <collectives profile="NAME">): its choice function (a
+// plain function: Selection keeps the pointer, so a call costs what it did before profiles
+// were registered) and what it changes in the protocol.
+using ProfileChooser = ProfileChoice (*)(CollOp op, std::uint64_t bytes, std::int32_t comm_size);
+struct ProfileEntry {
+    std::string name;               // "openmpi_4.1"
+    std::string doc;                // one line
+    std::vector<ParamInfo> params;  // none: a profile is chosen by name alone
+    ProfileChooser choose = nullptr;
+    ProfileProtocol protocol;
+};
+// Every decision profile: openmpi_4.1, mpich_4 and simgrid on first use, then whatever any
+// translation unit adds: `mpi::mpi_profiles().add(mpi::ProfileEntry{...})`.
+NamedRegistry<ProfileEntry>& mpi_profiles();
+// The profiles' names in registration order: "openmpi_4.1", "mpich_4", "simgrid", ...
+std::vector<std::string> profile_names();
 // A Markdown table of what `profile` chooses for bcast, allreduce, alltoall and allgather at
 // 2, 16, 128 and 1024 ranks and 8 B, 64 KiB and 8 MiB per rank (collectives/README.md shows
 // it; tests/test_coll_profiles.cpp checks the README against it).
@@ -92,6 +109,7 @@ class Selection {
     };
     const CollectiveRegistry& registry_;
     std::string profile_;
+    ProfileChooser profile_choose_ = nullptr;  // profile_'s, looked up once
     std::array<std::vector<Rule>, kCollOps> rules_;
     std::array<Choice, kCollOps> overrides_{};
 };

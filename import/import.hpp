@@ -3,8 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "simulator/params.hpp"
+#include "simulator/registry.hpp"
 
 namespace clustersim::traces {
 
@@ -45,5 +49,27 @@ inline constexpr std::uint64_t kMaxImportHosts = 1u << 20;
 // `max_hosts` lowers that limit (the fuzz harness: a cluster of 2^20 hosts takes 1.7 s, but
 // minutes under the sanitizers, and the limit's check is the same at any value).
 ImportResult import_simgrid(const std::string& path, std::uint64_t max_hosts = kMaxImportHosts);
+
+// The flags of `clustersim import` that only some importers read (piosimhd's).
+struct ImportOptions {
+    std::string file_system;  // --file-system ("" or "pvfs2")
+    std::string mpi_channel;  // --mpi-channel ("" or "sock")
+};
+
+// One platform importer: `clustersim import NAME FILE`. `params` documents the flags it
+// reads (ImportOptions) as ParamInfo; `import` reads FILE (InputError with file and line).
+struct ImporterEntry {
+    std::string name;  // "simgrid"
+    std::string doc;   // one line
+    std::vector<ParamInfo> params;
+    std::function<ImportResult(const std::string& path, const ImportOptions& options)> import;
+};
+
+using ImporterRegistry = NamedRegistry<ImporterEntry>;
+
+// Every importer: piosimhd and simgrid on first use, then whatever any translation unit adds:
+// `traces::importers().add(traces::ImporterEntry{...})`; `import KIND`, its --help, its error
+// for an unknown kind, `list importers` and the completion read it.
+ImporterRegistry& importers();
 
 }  // namespace clustersim::traces

@@ -86,8 +86,6 @@
 namespace clustersim::io {
 namespace {
 
-constexpr std::uint64_t kDefaultMaxRequest = 10ULL << 20;  // 10 MiB
-
 DiskRequest request_of(const Chunk& c) {
     return DiskRequest{c.file, c.offset, c.bytes, c.write};
 }
@@ -705,35 +703,41 @@ void register_builtin_caches(CacheRegistry& registry) {
         "server memory as a write-back cache: writes that fit are acknowledged at once and "
         "flushed in the background; reads of cached data are hits, read misses optionally "
         "read ahead",
-        {{"memory", "bytes of cached data at most (size, default the server node's memory)"},
-         {"max-request", "largest merged flush (size, default 10MiB)"},
-         {"read-ahead",
+        {{"memory", "size", "B", "the server node's memory", "bytes of cached data at most"},
+         {"max-request", "size", "B", "10MiB", "largest merged flush"},
+         {"read-ahead", "size", "B", "0B",
           "a read miss reads this many bytes from its start (not past the object's end) and "
-          "caches them (size, default 0B: off)"},
-         {"copy-rate",
-          "a write is safe once copied into memory at this rate, one copy after another "
-          "(bandwidth, default none: at once)"}},
+          "caches them (0B: off)"},
+         {"copy-rate", "bandwidth", "B/s", "none: at once",
+          "a write is safe once copied into memory at this rate, one copy after another"}},
         [](const Params& p) -> std::unique_ptr<CacheLayer> {
-            const std::uint64_t memory = p.size("memory", p.node_memory());
-            const std::uint64_t max_request = p.size("max-request", kDefaultMaxRequest);
-            const std::uint64_t read_ahead = p.size("read-ahead", 0);
+            const std::uint64_t memory = p.size("memory", p.node_memory());  // documented
+            const std::uint64_t max_request = p.size("max-request");
+            const std::uint64_t read_ahead = p.size("read-ahead");
             const Bandwidth copy_rate = p.bandwidth("copy-rate", kInfiniteBandwidth);
             return std::make_unique<WriteBehindLayer>(memory, max_request, read_ahead, copy_rate);
         }});
     registry.add(Entry<CacheLayer>{
         "aggregation",
         "arrival order, each request merged with the pending contiguous chunks of its file",
-        {{"max-request", "largest merged request (size, default 10MiB)"}},
+        {{"max-request", "size", "B", "10MiB", "largest merged request"}},
         [](const Params& p) -> std::unique_ptr<CacheLayer> {
-            return std::make_unique<AggregationLayer>(p.size("max-request", kDefaultMaxRequest));
+            return std::make_unique<AggregationLayer>(p.size("max-request"));
         }});
     registry.add(Entry<CacheLayer>{
         "reorder",
         "elevator (C-SCAN) over file and offset, merging contiguous pending chunks",
-        {{"max-request", "largest merged request (size, default 10MiB)"}},
+        {{"max-request", "size", "B", "10MiB", "largest merged request"}},
         [](const Params& p) -> std::unique_ptr<CacheLayer> {
-            return std::make_unique<ReorderLayer>(p.size("max-request", kDefaultMaxRequest));
+            return std::make_unique<ReorderLayer>(p.size("max-request"));
         }});
+}
+
+CacheRegistry& cache_models() {
+    static CacheRegistry registry("cache");
+    static const bool filled = (register_builtin_caches(registry), true);
+    (void)filled;
+    return registry;
 }
 
 }  // namespace clustersim::io

@@ -79,5 +79,8 @@ class CacheLayer {
 using CacheRegistry = Registry<CacheLayer>;
 // none, write_behind, aggregation, reorder (see iosys/README.md).
 void register_builtin_caches(CacheRegistry& registry);
+// Every cache layer / I/O scheduler <cache model=...> and --cache may name: the built-ins on
+// first use, then whatever any translation unit adds: `io::cache_models().add(...)`.
+CacheRegistry& cache_models();
 
 }  // namespace clustersim::io

@@ -8,14 +8,17 @@
 //   Params::fail(m)    <file>:<line>: <disk model="ssd">: m
 #include "iosys/component.hpp"
 
+#include <stdexcept>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "simulator/units.hpp"
 
 namespace clustersim::io {
 namespace {
 
-std::string valid_list(const std::vector<ParamDoc>& docs) {
+std::string valid_list(const std::vector<ParamInfo>& docs) {
     if (docs.empty()) return "(none)";
     std::string out;
     for (const auto& d : docs) out += (out.empty() ? "" : ", ") + d.name;
@@ -35,12 +38,17 @@ auto parse_or_throw(F parse, const std::string& text, const std::string& file, i
 
 }  // namespace
 
+std::string describe_io_param(const ParamInfo& p) {
+    return fmt::format("{} ({}, {})", p.doc, p.type,
+                       p.default_value.empty() ? "required" : "default " + p.default_value);
+}
+
 Params::Params(const io::ComponentSpec& spec, std::string file, std::string what,
                std::uint64_t node_memory)
     : Params(spec, std::move(file), std::move(what), node_memory, nullptr) {}
 
 Params::Params(const io::ComponentSpec& spec, std::string file, std::string what,
-               std::uint64_t node_memory, const std::vector<ParamDoc>* docs)
+               std::uint64_t node_memory, const std::vector<ParamInfo>* docs)
     : spec_(spec),
       file_(std::move(file)),
       what_(std::move(what)),
@@ -61,25 +69,28 @@ const std::string* Params::find(const std::string& name) const {
 namespace {
 // The error for a missing required parameter, with its meaning if documented.
 [[noreturn]] void missing(const std::string& file, int line, const std::string& what,
-                          const std::string& name, const std::vector<ParamDoc>* docs) {
+                          const std::string& name, const std::vector<ParamInfo>* docs) {
     std::string message = what + " needs parameter '" + name + "'";
-    if (docs != nullptr) {
-        for (const auto& d : *docs) {
-            if (d.name != name) continue;
-            const std::string meaning = d.meaning.substr(0, d.meaning.find(" ("));
-            if (!meaning.empty()) message += " (" + meaning + ")";
-            break;
-        }
-    }
+    if (docs != nullptr)
+        if (const ParamInfo* d = find_param(*docs, name); d != nullptr && !d->doc.empty())
+            message += " (" + d->doc + ")";
     throw InputError(file, line, message);
 }
 }  // namespace
 
+const std::string& Params::given_or_default(const std::string& name) const {
+    if (const std::string* v = find(name)) return *v;
+    const ParamInfo* d = docs_ != nullptr ? find_param(*docs_, name) : nullptr;
+    if (docs_ != nullptr && d == nullptr)
+        throw std::logic_error(what_ + " reads parameter '" + name +
+                               "', which it does not document");
+    if (d == nullptr || d->default_value.empty()) missing(file_, spec_.line, what_, name, docs_);
+    return d->default_value;
+}
+
 Time Params::time(const std::string& name) const {
-    const std::string* v = find(name);
-    if (v == nullptr) missing(file_, spec_.line, what_, name, docs_);
-    return parse_or_throw([](const std::string& s) { return parse_time(s); }, *v, file_, spec_.line,
-                          what_, name);
+    return parse_or_throw([](const std::string& s) { return parse_time(s); },
+                          given_or_default(name), file_, spec_.line, what_, name);
 }
 
 Time Params::time(const std::string& name, Time fallback) const {
@@ -90,10 +101,8 @@ Time Params::time(const std::string& name, Time fallback) const {
 }
 
 Bandwidth Params::bandwidth(const std::string& name) const {
-    const std::string* v = find(name);
-    if (v == nullptr) missing(file_, spec_.line, what_, name, docs_);
-    return parse_or_throw([](const std::string& s) { return parse_bandwidth(s); }, *v, file_,
-                          spec_.line, what_, name);
+    return parse_or_throw([](const std::string& s) { return parse_bandwidth(s); },
+                          given_or_default(name), file_, spec_.line, what_, name);
 }
 
 Bandwidth Params::bandwidth(const std::string& name, Bandwidth fallback) const {
@@ -104,10 +113,13 @@ Bandwidth Params::bandwidth(const std::string& name, Bandwidth fallback) const {
 }
 
 std::uint64_t Params::size(const std::string& name) const {
-    const std::string* v = find(name);
-    if (v == nullptr) missing(file_, spec_.line, what_, name, docs_);
-    return parse_or_throw([](const std::string& s) { return parse_size(s); }, *v, file_, spec_.line,
-                          what_, name);
+    return parse_or_throw([](const std::string& s) { return parse_size(s); },
+                          given_or_default(name), file_, spec_.line, what_, name);
+}
+
+std::uint64_t Params::count(const std::string& name) const {
+    return parse_or_throw([](const std::string& s) { return parse_count(s); },
+                          given_or_default(name), file_, spec_.line, what_, name);
 }
 
 std::uint64_t Params::size(const std::string& name, std::uint64_t fallback) const {
@@ -124,7 +136,7 @@ std::uint64_t Params::count(const std::string& name, std::uint64_t fallback) con
                           spec_.line, what_, name);
 }
 
-void Params::finish(const std::vector<ParamDoc>& docs) const {
+void Params::finish(const std::vector<ParamInfo>& docs) const {
     for (std::size_t i = 0; i < spec_.params.size(); ++i) {
         if (used_[i]) continue;
         throw InputError(file_, spec_.line,
@@ -133,7 +145,7 @@ void Params::finish(const std::vector<ParamDoc>& docs) const {
     }
 }
 
-void Params::check_known(const std::vector<ParamDoc>& docs) const {
+void Params::check_known(const std::vector<ParamInfo>& docs) const {
     for (const auto& [name, value] : spec_.params) {
         bool known = false;
         for (const auto& d : docs) known = known || d.name == name;

@@ -129,10 +129,10 @@ void register_builtin_disks(DiskRegistry& registry) {
     registry.add(
         Entry<Disk>{"simple",
                     "a fixed latency plus the transfer at a constant rate: latency + bytes / rate",
-                    {{"latency", "time every request waits before its transfer (time, default 0)"},
-                     {"rate", "transfer rate (bandwidth, required)"}},
+                    {{"latency", "time", "s", "0s", "time every request waits before its transfer"},
+                     {"rate", "bandwidth", "B/s", "", "transfer rate"}},
                     [](const Params& p) -> std::unique_ptr<Disk> {
-                        const Time latency = p.time("latency", Time::zero());
+                        const Time latency = p.time("latency");
                         const Bandwidth rate = p.bandwidth("rate");
                         return std::make_unique<SimpleDisk>(latency, rate);
                     }});
@@ -141,41 +141,47 @@ void register_builtin_disks(DiskRegistry& registry) {
         "PIOsimHD's hard disk: no seek when continuing the previous access of the file, a "
         "track-to-track seek plus half a rotation when within `close` bytes of it, else an "
         "average seek plus half a rotation; then bytes / rate",
-        {{"rate", "sequential transfer rate (bandwidth, required)"},
-         {"average-seek",
-          "average seek time, for another file or a far position (time, "
-          "default 10ms)"},
-         {"track-to-track", "seek time to a close position (time, default 1ms)"},
-         {"rpm", "rotations per minute; a seek adds half a rotation (count, default 7200)"},
-         {"close", "distance from the previous access considered close (size, default 5MB)"}},
+        {{"rate", "bandwidth", "B/s", "", "sequential transfer rate"},
+         {"average-seek", "time", "s", "10ms",
+          "average seek time, for another file or a far position"},
+         {"track-to-track", "time", "s", "1ms", "seek time to a close position"},
+         {"rpm", "count", "", "7200", "rotations per minute; a seek adds half a rotation"},
+         {"close", "size", "B", "5MB", "distance from the previous access considered close"}},
         [](const Params& p) -> std::unique_ptr<Disk> {
             const Bandwidth rate = p.bandwidth("rate");
-            const Time average = p.time("average-seek", Time::ms(10));
-            const Time track = p.time("track-to-track", Time::ms(1));
-            const std::uint64_t rpm = p.count("rpm", 7200);
-            const std::uint64_t close = p.size("close", 5'000'000);
+            const Time average = p.time("average-seek");
+            const Time track = p.time("track-to-track");
+            const std::uint64_t rpm = p.count("rpm");
+            const std::uint64_t close = p.size("close");
             if (rpm == 0) p.fail("parameter 'rpm' must be at least 1");
             return std::make_unique<HddDisk>(rate, average, track, rpm, close);
         }});
     registry.add(Entry<Disk>{
         "ssd",
         "flash: a per-direction latency plus bytes / rate, serving `channels` requests at once",
-        {{"read-latency", "latency of a read (time, default 50us)"},
-         {"write-latency", "latency of a write (time, default 50us)"},
-         {"read-rate", "read transfer rate per channel (bandwidth, required)"},
-         {"write-rate", "write transfer rate per channel (bandwidth, default read-rate)"},
-         {"channels", "requests served at the same time (count, default 4)"}},
+        {{"read-latency", "time", "s", "50us", "latency of a read"},
+         {"write-latency", "time", "s", "50us", "latency of a write"},
+         {"read-rate", "bandwidth", "B/s", "", "read transfer rate per channel"},
+         {"write-rate", "bandwidth", "B/s", "read-rate", "write transfer rate per channel"},
+         {"channels", "count", "", "4", "requests served at the same time"}},
         [](const Params& p) -> std::unique_ptr<Disk> {
-            const Time read_latency = p.time("read-latency", Time::us(50));
-            const Time write_latency = p.time("write-latency", Time::us(50));
+            const Time read_latency = p.time("read-latency");
+            const Time write_latency = p.time("write-latency");
             const Bandwidth read_rate = p.bandwidth("read-rate");
-            const Bandwidth write_rate = p.bandwidth("write-rate", read_rate);
-            const std::uint64_t channels = p.count("channels", 4);
+            const Bandwidth write_rate = p.bandwidth("write-rate", read_rate);  // documented
+            const std::uint64_t channels = p.count("channels");
             if (channels == 0 || channels > 1'000'000)
                 p.fail("parameter 'channels' must be between 1 and 1000000");
             return std::make_unique<SsdDisk>(read_latency, write_latency, read_rate, write_rate,
                                              static_cast<std::uint32_t>(channels));
         }});
+}
+
+DiskRegistry& disk_models() {
+    static DiskRegistry registry("disk");
+    static const bool filled = (register_builtin_disks(registry), true);
+    (void)filled;
+    return registry;
 }
 
 }  // namespace clustersim::io

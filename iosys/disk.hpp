@@ -51,6 +51,9 @@ class Disk {
 using DiskRegistry = Registry<Disk>;
 // simple, hdd, ssd (see iosys/README.md for their formulas).
 void register_builtin_disks(DiskRegistry& registry);
+// Every disk model <disk model=...> may name: the built-ins on first use, then whatever any
+// translation unit adds: `io::disk_models().add(io::Entry<io::Disk>{...})`.
+DiskRegistry& disk_models();
 
 // The hdd model's choice for an access at `offset` of `file` when the head last accessed
 // `last_file` up to byte `last_end` (exclusive): none if it continues exactly there,

@@ -103,10 +103,8 @@ FileSystem::FileSystem(const mpi::IoContext& ctx, const IoSettings& io_settings,
       spec_(io_.fs) {
     const auto& io = io_;
     check_distribution(topo_, io);
-    DiskRegistry disks("disk");
-    register_builtin_disks(disks);
-    CacheRegistry caches("cache");
-    register_builtin_caches(caches);
+    const DiskRegistry& disks = disk_models();
+    const CacheRegistry& caches = cache_models();
     const std::vector<std::int32_t> order = server_order(io);
     servers_.resize(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
@@ -326,10 +324,8 @@ mpi::IoReport FileSystem::report() const {
 void check_io(const topo::Topology& t, const IoSettings& io, const mpi::MpiSettings& mpi) {
     if (!io.fs.present || io.servers.empty()) return;
     fs_detail::check_distribution(t, io);
-    DiskRegistry disks("disk");
-    register_builtin_disks(disks);
-    CacheRegistry caches("cache");
-    register_builtin_caches(caches);
+    const DiskRegistry& disks = disk_models();
+    const CacheRegistry& caches = cache_models();
     for (const auto& s : io.servers) {
         const auto memory = t.nodes[static_cast<std::size_t>(s.node)].memory;
         disks.make(s.disk, t.source, memory);

@@ -1,6 +1,7 @@
 #include "iosys/ior.hpp"
 
 #include <algorithm>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -128,16 +129,18 @@ void register_io_apps(mpi::AppRegistry& registry) {
         "io",
         "IOR-like MPI-IO benchmark: every rank writes or reads `size` bytes in `transfer` calls",
         {
-            {"op", "write|read", "write",
-             "write, or read (the file exists before the run, full size)"},
-            {"size", "size", "1GiB", "bytes per rank"},
-            {"transfer", "size", "1MiB", "bytes per call (size must be a multiple)"},
-            {"pattern", "contiguous|strided", "contiguous",
-             "contiguous: each rank a block of the file; strided: transfers interleave"},
-            {"mode", "independent|collective", "independent",
-             "MPI_File_write/read or the _all collective forms"},
-            {"files", "shared|per-rank", "shared", "one shared file, or one file per rank"},
-            {"sync", "yes|no", "no", "MPI_File_sync before closing (writes)"},
+            mpi::app_param("op", "write|read", "write",
+                           "write, or read (the file exists before the run, full size)"),
+            mpi::app_param("size", "size", "1GiB", "bytes per rank"),
+            mpi::app_param("transfer", "size", "1MiB", "bytes per call (size must be a multiple)"),
+            mpi::app_param(
+                "pattern", "contiguous|strided", "contiguous",
+                "contiguous: each rank a block of the file; strided: transfers interleave"),
+            mpi::app_param("mode", "independent|collective", "independent",
+                           "MPI_File_write/read or the _all collective forms"),
+            mpi::app_param("files", "shared|per-rank", "shared",
+                           "one shared file, or one file per rank"),
+            mpi::app_param("sync", "yes|no", "no", "MPI_File_sync before closing (writes)"),
         },
         1,
         [](const mpi::AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<mpi::App> {
@@ -165,6 +168,15 @@ void register_io_apps(mpi::AppRegistry& registry) {
                      "pattern=strided interleaves ranks in one file: it needs files=shared");
             return std::make_unique<Ior>(c, ranks);
         }});
+}
+
+void add_io_apps() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        mpi::AppRegistry io_apps;
+        register_io_apps(io_apps);
+        for (const mpi::AppInfo& a : io_apps.apps()) mpi::apps().add(a);
+    });
 }
 
 }  // namespace clustersim::io

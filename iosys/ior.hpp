@@ -16,5 +16,8 @@ class IoApp : public mpi::App {
 
 // Registers `io` (see iosys/README.md for its parameters).
 void register_io_apps(mpi::AppRegistry& registry);
+// Adds the apps of register_io_apps to mpi::apps(), once (later calls do nothing); whoever
+// reads mpi::apps() for a run or a listing calls it first (run/program_source.cpp, the CLI).
+void add_io_apps();
 
 }  // namespace clustersim::io

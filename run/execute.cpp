@@ -92,8 +92,7 @@ void apply_cache(const RunSpec& spec, Model& model) {
         throw InputError(
             "--cache", 0,
             fmt::format("the model {} has no <io-server> to give a cache layer", spec.model_path));
-    io::CacheRegistry caches("cache");
-    io::register_builtin_caches(caches);
+    const io::CacheRegistry& caches = io::cache_models();
     const auto* entry = caches.find(spec.cache);
     if (entry == nullptr)
         throw InputError("--cache", 0,
@@ -281,8 +280,7 @@ void canonicalize_names(RunSpec& spec) {
         spec.cpu = canonical_name(spec.cpu, names);
     }
     if (!spec.cache.empty()) {
-        io::CacheRegistry caches("cache");
-        io::register_builtin_caches(caches);
+        const io::CacheRegistry& caches = io::cache_models();
         spec.cache = canonical_name(spec.cache, split_names(caches.names_list()));
     }
 }

@@ -72,10 +72,8 @@ std::unique_ptr<LoadedProgram> AppSource::load(const std::string& spec, std::uin
 }
 
 void add_app_source(Sources& sources) {
-    mpi::AppRegistry registry;
-    mpi::register_builtin_apps(registry);
-    io::register_io_apps(registry);
-    sources.programs.set_default(std::make_unique<AppSource>(std::move(registry)));
+    io::add_io_apps();
+    sources.programs.set_default(std::make_unique<AppSource>(mpi::registered_apps()));
 }
 
 }  // namespace clustersim::run

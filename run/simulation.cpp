@@ -275,8 +275,7 @@ SimulationResult simulate(const topo::Topology& t, const run::ModelParts& parts,
                           const std::vector<RankLocation>& ranks, Program& program,
                           const SimulationOptions& options) {
     const auto t_set_up = std::chrono::steady_clock::now();
-    CollectiveRegistry registry;
-    register_builtin_collectives(registry);
+    const CollectiveRegistry registry = registered_collectives();  // built-in and added
     const Selection selection(registry, parts.mpi, t.source, options.algorithm_overrides,
                               options.mpi_profile);
     // The simulator's state, owned here; left to the process's exit when the options say so.

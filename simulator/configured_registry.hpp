@@ -1,8 +1,9 @@
 // A registry of models chosen as "NAME[:key=value,...]" (NIC models, switch forwarding, CPU
-// models): each entry has a name, a one-line description, its documented parameters
-// (ParamInfo) and a factory. select() parses a text once, checks every key against the
-// entry's parameters, makes the model and interns the text to a small id (the same text, the
-// same id); the hot paths then carry only the id and look the made model up once.
+// models), built on NamedRegistry (simulator/registry.hpp): each entry has a name, a one-line
+// description, its documented parameters (ParamInfo) and a factory. select() parses a text once,
+// checks every key against the entry's parameters, makes the model and interns the text to a small
+// id (the same text, the same id); the hot paths then carry only the id and look the made model up
+// once.
 //
 // One registry per kind of model, e.g.
 //     using NicModelRegistry = ConfiguredRegistry<std::shared_ptr<const NicBehaviour>, NicModel>;
@@ -26,6 +27,7 @@
 
 #include "simulator/error.hpp"
 #include "simulator/params.hpp"
+#include "simulator/registry.hpp"
 #include "simulator/spelling.hpp"
 #include "simulator/suggest.hpp"
 
@@ -65,24 +67,13 @@ class ConfiguredRegistry {
     void add(Entry entry) {
         if (entry.name.empty() || !entry.make)
             throw std::logic_error(fmt::format("a {} needs a name and a factory", kind_));
-        const std::lock_guard lock(mutex_);
-        for (const Entry& e : entries_)
-            if (e.name == entry.name)
-                throw std::logic_error(
-                    fmt::format("{} '{}' is registered twice", kind_, entry.name));
-        entries_.push_back(std::move(entry));
+        entries_.add(std::move(entry));
     }
 
-    std::vector<Entry> entries() const {
-        const std::lock_guard lock(mutex_);
-        return entries_;
-    }
+    std::vector<Entry> entries() const { return entries_.entries(); }
 
     // "packet or analytical", "packet, analytical or mine", in registration order.
-    std::string names() const {
-        const std::lock_guard lock(mutex_);
-        return or_list(entries_);
-    }
+    std::string names() const { return entries_.names(); }
 
     // The model "NAME[:key=value,...]" names, as an id (the same text, the same id). Throws
     // std::invalid_argument with the reason: "'x' is not valid; expected a or b",
@@ -95,13 +86,11 @@ class ConfiguredRegistry {
             if (configured_[id].spec == text) return static_cast<Id>(id);
         const std::size_t colon = text.find(':');
         const std::string_view name = text.substr(0, colon);
-        const Entry* entry = find_named(entries_, name, [](const Entry& e) { return e.name; });
-        if (entry == nullptr) {
-            std::vector<std::string> names;
-            for (const Entry& e : entries_) names.push_back(e.name);
+        const Entry* entry = entries_.find(name);
+        if (entry == nullptr)
             throw std::invalid_argument(fmt::format("'{}' is not valid; expected {}{}", text,
-                                                    or_list(entries_), did_you_mean(name, names)));
-        }
+                                                    entries_.names(),
+                                                    entries_.did_you_mean_key(name)));
         std::vector<KeyValue> params;
         if (colon != std::string_view::npos) {
             for (const KeyValueItem& item : split_key_values(text.substr(colon + 1))) {
@@ -165,8 +154,8 @@ class ConfiguredRegistry {
     const std::string kind_;
     const std::size_t max_configured_;
     mutable std::mutex mutex_;
-    std::vector<Entry> entries_;
-    std::deque<Configured> configured_;  // index = id
+    NamedRegistry<Entry> entries_{kind_};  // after kind_: built from it
+    std::deque<Configured> configured_;    // index = id
 };
 
 // Selects the model `text` ("NAME[:key=value,...]") from a configured-model registry for

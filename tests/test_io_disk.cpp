@@ -147,7 +147,8 @@ TEST(IoDisk, EveryModelDocumentsItsParameters) {
         EXPECT_FALSE(e.doc.empty()) << e.name;
         EXPECT_FALSE(e.params.empty()) << e.name;
         for (const auto& p : e.params)
-            EXPECT_THAT(p.meaning, ::testing::AnyOf(HasSubstr("default"), HasSubstr("required")))
+            EXPECT_THAT(describe_io_param(p),
+                        ::testing::AnyOf(HasSubstr("default"), HasSubstr("required")))
                 << e.name << " " << p.name;
     }
 }

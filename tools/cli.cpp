@@ -10,10 +10,13 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "collectives/apps.hpp"
 #include "collectives/collective.hpp"
+#include "collectives/selection.hpp"
+#include "import/import.hpp"
 #include "iosys/cache.hpp"
 #include "iosys/disk.hpp"
 #include "iosys/file_system.hpp"
@@ -45,6 +48,7 @@
 #include "topologies/routing.hpp"
 #include "topologies/summary.hpp"
 #include "traces/reader.hpp"
+#include "traces/writer.hpp"
 
 namespace clustersim::cli {
 namespace {
@@ -148,9 +152,9 @@ CLI::App* add_run(CLI::App& app, RunFlags& r) {
                     "bcast=pipeline:segment=64KiB, write_all=two_phase (repeatable)");
     run->add_option(
         "--mpi", r.mpi,
-        "choose collective algorithms (and segment sizes) per call as an MPI "
-        "library's default decision rules do: openmpi_4.1, mpich_4, simgrid (--algorithm "
-        "still wins)");
+        fmt::format("choose collective algorithms (and segment sizes) per call as an MPI "
+                    "library's default decision rules do: {} (--algorithm still wins)",
+                    fmt::join(mpi::profile_names(), ", ")));
     run->add_option("--network", r.network,
                     "network model: packet, cut_through, fluid, or an analytic communication "
                     "model: simple, bus_only, incoming_link_only, outgoing_link_only, "
@@ -162,11 +166,10 @@ CLI::App* add_run(CLI::App& app, RunFlags& r) {
     run->add_option("--seed", r.seed, "seed of random choices (Valiant and UGAL routing)")
         ->check(whole_number(UINT64_MAX));
     run->add_option("--cache", r.cache,
-                    "cache layer (I/O scheduler) for every I/O server, replacing the model's: "
-                    "none, write_behind, aggregation, reorder");
+                    "cache layer (I/O scheduler) for every I/O server, replacing the model's: " +
+                        io::cache_models().names_list());
     run->add_option("--format", r.format,
-                    "trace format of trace: apps: auto, native_text, native_binary, simgrid_ti, "
-                    "hdtrace, otf2, dumpi, goal");
+                    "trace format of trace: apps: auto, " + traces::trace_readers().names());
     run->add_flag("--skip-unknown", r.skip_unknown,
                   "skip trace records clustersim does not support (counted per kind) instead "
                   "of stopping");
@@ -215,13 +218,21 @@ CLI::App* add_convert(CLI::App& app, ConvertFlags& cv) {
         "convert", "Convert a trace to the native text or binary format, OTF2 or GOAL");
     convert->add_option("INPUT", cv.input, "trace (any readable format)")->required();
     convert->add_option("OUTPUT", cv.output, "file to write")->required();
-    convert->add_option(
-        "--to", cv.to,
-        "text, binary, otf2 or goal (default: by OUTPUT's extension: .txt = text, .otf2 = "
-        "otf2: OUTPUT is the anchor file, NAME.def and NAME/ go beside it, .goal = goal)");
+    {
+        // Every registered writer, and the extensions that choose each (traces/writer.hpp).
+        std::string by_extension;
+        for (const traces::WriterEntry& w : traces::trace_writers().entries())
+            for (const std::string& e : w.extensions)
+                by_extension +=
+                    fmt::format("{}{} = {}", by_extension.empty() ? "" : ", ", e, w.name);
+        convert->add_option("--to", cv.to,
+                            fmt::format("{} (default: by OUTPUT's extension: {}; any other: "
+                                        "binary; otf2: OUTPUT is the anchor file, NAME.def and "
+                                        "NAME/ go beside it)",
+                                        traces::trace_writers().names(), by_extension));
+    }
     convert->add_option("--format", cv.format,
-                        "format of INPUT: auto (default), native_text, native_binary, "
-                        "simgrid_ti, hdtrace, otf2, dumpi");
+                        "format of INPUT: auto (default), " + traces::trace_readers().names());
     convert->add_flag("--skip-unknown", cv.skip_unknown, "skip unsupported records");
     convert->add_option("--model", cv.model,
                         "goal: the model whose <collectives> rules choose each collective's "
@@ -258,7 +269,7 @@ CLI::App* add_import(CLI::App& app, ImportFlags& im) {
     auto* import = app.add_subcommand(
         "import",
         "Convert a PIOsimHD model or a SimGrid platform into a clustersim model (stdout)");
-    import->add_option("KIND", im.kind, "piosimhd or simgrid")->required();
+    import->add_option("KIND", im.kind, traces::importers().names())->required();
     import->add_option("FILE", im.input, "the model or platform XML")->required();
     import->add_option("--placement-out", im.placement_out,
                        "also write the source's process placement as a map file "
@@ -283,8 +294,7 @@ CLI::App* add_compare(CLI::App& app, CompareFlags& cf) {
         "--out", cf.out,
         "write the side-by-side timelines (JSON and SVG), a CSV and a per-rank SVG bar chart here");
     compare->add_option("--format", cf.format,
-                        "format of RECORDED: auto (default), native_text, native_binary, "
-                        "simgrid_ti, hdtrace, otf2, dumpi");
+                        "format of RECORDED: auto (default), " + traces::trace_readers().names());
     compare->add_flag("--skip-unknown", cf.skip_unknown, "skip unsupported records");
     compare->add_flag("--json", cf.json,
                       "print one JSON object instead of the tables: runtime, the split "
@@ -446,12 +456,14 @@ struct CommandLine {
         record = add_record(app, rec);
         list = app.add_subcommand(
             "list",
-            "Print every app, collective algorithm, network model, trace format, cache layer "
-            "and disk model, with its parameters");
+            "Print every app, collective algorithm, network model, trace format, cache layer, "
+            "disk model, trace writer, platform importer, MPI decision profile, output of a "
+            "run and jitter trace format, with its parameters");
         list->add_option("KIND", list_kinds,
                          "apps, algorithms, models (network models, caches and disks with "
-                         "their parameters), networks, formats, caches or disks (default: apps, "
-                         "algorithms, models, formats)");
+                         "their parameters), networks, formats, caches, disks, writers, importers, "
+                         "profiles, outputs or jitter "
+                         "(default: apps, algorithms, models, formats)");
         completion = app.add_subcommand("completion",
                                         "Print a shell completion script: clustersim "
                                         "completion bash > /etc/bash_completion.d/clustersim");

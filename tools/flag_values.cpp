@@ -6,48 +6,53 @@
 #include "collectives/collective.hpp"
 #include "collectives/placement.hpp"
 #include "collectives/selection.hpp"
+#include "import/import.hpp"
 #include "iosys/cache.hpp"
 #include "iosys/disk.hpp"
 #include "iosys/ior.hpp"
 #include "models/cpu.hpp"
 #include "models/jitter.hpp"
+#include "report/outputs.hpp"
 #include "run/network_models.hpp"
 #include "simulator/suggest.hpp"
 #include "topologies/nic_models.hpp"
 #include "topologies/topology.hpp"
 #include "traces/jitter_io.hpp"
 #include "traces/reader.hpp"
+#include "traces/writer.hpp"
 
 namespace clustersim::cli {
 
 Catalogue catalogue() {
     Catalogue c;
-    mpi::AppRegistry apps;
-    mpi::register_builtin_apps(apps);
-    io::register_io_apps(apps);
-    for (const auto& a : apps.apps()) {
+    io::add_io_apps();
+    for (const mpi::AppInfo& a : mpi::apps().entries()) {
         std::string params;
-        for (const auto& p : a.params)
+        for (const ParamInfo& p : a.params)
             params += fmt::format("{}{}={}", params.empty() ? "" : ",", p.name,
-                                  p.default_value.empty() ? "(" + p.kind + ")" : p.default_value);
+                                  p.default_value.empty() ? "(" + p.type + ")" : p.default_value);
         c.apps.emplace_back(a.name + (params.empty() ? "" : ":" + params), a.help);
     }
-    mpi::CollectiveRegistry colls;
-    mpi::register_builtin_collectives(colls);
-    for (const auto& a : colls.all())
-        c.algorithms.emplace_back(fmt::format("{}={}", mpi::to_string(a.op), a.name), a.help);
+    for (const mpi::AlgorithmInfo& a : mpi::collective_algorithms().entries())
+        c.algorithms.emplace_back(mpi::AlgorithmKey{}(a), a.help);
     for (const run::NetworkModelEntry& e : run::network_models().entries())
         c.networks.emplace_back(e.name, e.doc);
-    traces::ReaderRegistry readers;
-    traces::register_builtin_readers(readers);
-    for (const std::string& n : split_names(readers.names()))
-        c.formats.emplace_back(n, readers.find(n)->description());
-    io::CacheRegistry caches("cache");
-    io::register_builtin_caches(caches);
+    for (const traces::ReaderEntry& e : traces::trace_readers().entries())
+        c.formats.emplace_back(e.name, e.doc);
+    const io::CacheRegistry& caches = io::cache_models();
     for (const auto& e : caches.entries()) c.caches.emplace_back(e.name, e.doc);
-    io::DiskRegistry disks("disk");
-    io::register_builtin_disks(disks);
+    const io::DiskRegistry& disks = io::disk_models();
     for (const auto& e : disks.entries()) c.disks.emplace_back(e.name, e.doc);
+    for (const traces::WriterEntry& e : traces::trace_writers().entries())
+        c.writers.emplace_back(e.name, e.doc);
+    for (const traces::ImporterEntry& e : traces::importers().entries())
+        c.importers.emplace_back(e.name, e.doc);
+    for (const mpi::ProfileEntry& e : mpi::mpi_profiles().entries())
+        c.profiles.emplace_back(e.name, e.doc);
+    for (const traces::RunOutputEntry& e : traces::run_outputs().entries())
+        c.outputs.emplace_back(e.name, e.doc + " (" + e.files + ")");
+    for (const traces::JitterFormatEntry& e : traces::jitter_formats().entries())
+        c.jitter.emplace_back(e.name, e.doc);
     return c;
 }
 
@@ -61,9 +66,8 @@ const std::vector<std::string>& timeline_details() {
     return names;
 }
 
-const std::vector<std::string>& convert_formats() {
-    static const std::vector<std::string> names{"text", "binary", "otf2", "goal"};
-    return names;
+std::vector<std::string> convert_formats() {
+    return traces::trace_writers().keys();
 }
 
 const std::vector<std::string>& merged_formats() {
@@ -71,9 +75,8 @@ const std::vector<std::string>& merged_formats() {
     return names;
 }
 
-const std::vector<std::string>& import_kinds() {
-    static const std::vector<std::string> names{"piosimhd", "simgrid"};
-    return names;
+std::vector<std::string> import_kinds() {
+    return traces::importers().keys();
 }
 
 const std::vector<std::string>& jitter_models() {
@@ -87,8 +90,9 @@ const std::vector<std::string>& jitter_barriers() {
 }
 
 const std::vector<std::string>& list_kinds() {
-    static const std::vector<std::string> kinds{"apps",    "algorithms", "models", "networks",
-                                                "formats", "caches",     "disks"};
+    static const std::vector<std::string> kinds{"apps",      "algorithms", "models",  "networks",
+                                                "formats",   "caches",     "disks",   "writers",
+                                                "importers", "profiles",   "outputs", "jitter"};
     return kinds;
 }
 

@@ -20,7 +20,7 @@ namespace clustersim::cli {
 // its one line of help.
 struct Catalogue {
     std::vector<std::pair<std::string, std::string>> apps, algorithms, networks, formats, caches,
-        disks;
+        disks, writers, importers, profiles, outputs, jitter;
 };
 Catalogue catalogue();
 
@@ -28,9 +28,9 @@ Catalogue catalogue();
 // their registries): each command's check and the table below read the same list.
 const std::vector<std::string>& fabric_kinds();      // generate KIND
 const std::vector<std::string>& timeline_details();  // run --timeline-detail
-const std::vector<std::string>& convert_formats();   // convert --to
+std::vector<std::string> convert_formats();          // convert --to: traces::trace_writers()
 const std::vector<std::string>& merged_formats();    // trace merge --to, record --to
-const std::vector<std::string>& import_kinds();      // import KIND
+std::vector<std::string> import_kinds();             // import KIND: traces::importers()
 const std::vector<std::string>& jitter_models();     // jitter --model
 const std::vector<std::string>& jitter_barriers();   // jitter --barrier
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -211,31 +212,25 @@ namespace {
 
 // ---- jitter-trace ----------------------------------------------------------------------
 
-// The output format: the flag's, or by extension (.jtb binary, .noise loggopsim, else text).
+// The output format: the flag's, else by OUTPUT's extension (traces::jitter_formats()), else
+// text; an unknown name is an error naming the flag.
 traces::JitterFormat output_format(const char* flag, const std::string& name,
                                    const std::string& path) {
-    if (!name.empty() && name != "auto") {
-        try {
-            return traces::parse_jitter_format(name);
-        } catch (const InputError& e) {
-            throw InputError(flag, 0, e.message());
-        }
+    try {
+        return traces::output_jitter_format(name, path);
+    } catch (const InputError& e) {
+        throw InputError(flag, 0, e.message());
     }
-    const std::string ext = fs::path(path).extension().string();
-    if (ext == ".jtb") return traces::JitterFormat::Binary;
-    if (ext == ".noise") return traces::JitterFormat::LogGOPSim;
-    return traces::JitterFormat::Text;
 }
 
-const char* format_name(traces::JitterFormat f) {
-    switch (f) {
-        case traces::JitterFormat::Binary:
-            return "binary";
-        case traces::JitterFormat::LogGOPSim:
-            return "loggopsim";
-        default:
-            return "text";
-    }
+// "text, binary or loggopsim (default by extension: .jtb binary, .noise loggopsim, else
+// text)", from traces::jitter_formats().
+std::string output_format_help(const std::string& by) {
+    std::string exts;
+    for (const traces::JitterFormatEntry& e : traces::jitter_formats().entries())
+        for (const std::string& x : e.extensions) exts += fmt::format("{} {}, ", x, e.name);
+    return fmt::format("{} (default by {}: {}else text)", traces::jitter_formats().names(), by,
+                       exts);
 }
 
 std::string trace_summary(const jitter::JitterTrace& t) {
@@ -282,8 +277,7 @@ int cmd_jitter_trace_generate(const JitterTraceFlags& f) {
         throw InputError("--spec", 0, e.what());
     }
     traces::write_jitter_trace(t, f.out, format);
-    std::cout << fmt::format("wrote {} ({} format): {}\n", f.out, format_name(format),
-                             trace_summary(t));
+    std::cout << fmt::format("wrote {} ({} format): {}\n", f.out, format.name, trace_summary(t));
     return 0;
 }
 
@@ -295,8 +289,8 @@ int cmd_jitter_trace_convert(const JitterTraceFlags& f) {
         traces::read_jitter_trace(f.input, traces::parse_jitter_format(f.in_format), hz);
     const traces::JitterFormat format = output_format("--to", f.to, f.output);
     traces::write_jitter_trace(t, f.output, format);
-    std::cout << fmt::format("converted {} to {} ({} format): {}\n", f.input, f.output,
-                             format_name(format), trace_summary(t));
+    std::cout << fmt::format("converted {} to {} ({} format): {}\n", f.input, f.output, format.name,
+                             trace_summary(t));
     return 0;
 }
 
@@ -375,7 +369,8 @@ void add_jitter_commands(CLI::App& app, JitterCommands& c) {
                     "repeatable: one curve per trace. A file without a frequency header is in "
                     "cycles only");
     jit->add_option("--format", j.format,
-                    "format of the trace files: auto, text, binary, loggopsim");
+                    "format of the trace files: " +
+                        fmt::format("{}", fmt::join(traces::jitter_format_names(), ", ")));
     jit->add_option("--frequency", j.frequency,
                     "clock of the trace cycles, e.g. 2.4GHz (overrides a header; needed by gen: "
                     "traces and to give times for a trace without a header)");
@@ -441,16 +436,12 @@ void add_jitter_commands(CLI::App& app, JitterCommands& c) {
         ->required();
     gen->add_option("--seed", t.seed, "seed (default 1)")->check(whole_number(UINT64_MAX));
     gen->add_option("--out", t.out, "file to write")->required();
-    gen->add_option("--format", t.out_format,
-                    "text, binary or loggopsim (default by extension: .jtb binary, .noise "
-                    "loggopsim, else text)");
+    gen->add_option("--format", t.out_format, jitter_cli::output_format_help("extension"));
     auto* conv = tr->add_subcommand("convert", "Convert a jitter trace between formats");
     c.convert_app = conv;
     conv->add_option("IN", t.input, "trace to read")->required();
     conv->add_option("OUT", t.output, "file to write")->required();
-    conv->add_option("--to", t.to,
-                     "text, binary or loggopsim (default by OUT's extension: .jtb binary, "
-                     ".noise loggopsim, else text)");
+    conv->add_option("--to", t.to, jitter_cli::output_format_help("OUT's extension"));
     conv->add_option("--format", t.in_format, "format of IN (default auto)");
     conv->add_option("--frequency", t.convert_frequency,
                      "clock of IN's cycles (overrides its header; LogGOPSim input: ns to cycles)");

@@ -177,13 +177,12 @@ void print_models(std::ostream& out) {
                      cpu::cpu_models().entries(),
                      [](const ParamInfo& p) { return describe_param(p); });
     auto print_io = [&](const std::string& title, const auto& entries) {
-        print_registered(title, entries, [](const auto& p) { return p.meaning; });
+        print_registered(title, entries,
+                         [](const ParamInfo& p) { return io::describe_io_param(p); });
     };
-    io::CacheRegistry caches("cache");
-    io::register_builtin_caches(caches);
+    const io::CacheRegistry& caches = io::cache_models();
     print_io("cache layers (--cache NAME, <cache model=...>)", caches.entries());
-    io::DiskRegistry disks("disk");
-    io::register_builtin_disks(disks);
+    const io::DiskRegistry& disks = io::disk_models();
     print_io("disk models (<disk model=...>)", disks.entries());
 }
 
@@ -325,11 +324,29 @@ int cmd_list(const std::vector<std::string>& kinds) {
             print_section(std::cout, "cache layers (--cache NAME, <cache model=...>)", c.caches);
         else if (k == "disks")
             print_section(std::cout, "disk models (<disk model=...>)", c.disks);
+        else if (k == "writers")
+            print_section(std::cout, "trace writers (convert --to NAME)", c.writers);
+        else if (k == "importers")
+            print_section(std::cout, "platform importers (import NAME FILE)", c.importers);
+        else if (k == "profiles")
+            print_section(std::cout,
+                          "MPI decision profiles (--mpi NAME, <collectives profile=...>)",
+                          c.profiles);
+        else if (k == "outputs")
+            print_section(std::cout, "outputs of a run after timeline.json (run --out DIR)",
+                          c.outputs);
+        else if (k == "jitter")
+            print_section(std::cout,
+                          "jitter trace formats (jitter --format NAME, jitter-trace convert --to "
+                          "NAME)",
+                          c.jitter);
         else
-            throw InputError("list", 0,
-                             fmt::format("unknown kind '{}'{}; expected one of: apps, algorithms, "
-                                         "models, networks, formats, caches, disks",
-                                         k, did_you_mean(k, list_kinds())));
+            throw InputError(
+                "list", 0,
+                fmt::format("unknown kind '{}'{}; expected one of: apps, algorithms, "
+                            "models, networks, formats, caches, disks, writers, importers, "
+                            "profiles, outputs, jitter",
+                            k, did_you_mean(k, list_kinds())));
     }
     return 0;
 }

@@ -10,6 +10,7 @@
 #include "import/import.hpp"
 #include "models/comm_model.hpp"
 #include "report/compare.hpp"
+#include "report/outputs.hpp"
 #include "report/recorder.hpp"
 #include "report/stats.hpp"
 #include "report/svg.hpp"
@@ -25,6 +26,7 @@
 #include "traces/merge.hpp"
 #include "traces/otf2.hpp"
 #include "traces/reader.hpp"
+#include "traces/writer.hpp"
 
 namespace clustersim::cli {
 
@@ -87,23 +89,18 @@ void write_outputs(const std::string& dir, const traces::RunLog& log,
         traces::write_timeline(log, (d / "timeline.json").string());
         stats = traces::compute_stats(log);
     }
-    traces::write_stats_csv(stats, log, dir);
     const std::string summary = traces::format_stats(stats, log);
-    {
-        std::ofstream f(d / "summary.txt");
-        if (!f) throw InputError((d / "summary.txt").string(), 0, "cannot write the summary");
-        f << summary;
+    std::string files;  // what the registered outputs write, in their order
+    const traces::OutputContext context{d, log, simulated, stats, summary};
+    for (const traces::RunOutputEntry& o : traces::run_outputs().entries()) {
+        o.write(context);
+        files += ", " + o.files;
     }
-    traces::write_binary(simulated, (d / "simulated.cstrace").string());
-    traces::write_otf2(simulated, (d / "timeline.otf2").string());
     if (!print) return;
     std::cout << "\n" << summary;
     std::cout << fmt::format(
-        "\n  wrote {}: timeline.json (open in https://ui.perfetto.dev or chrome://tracing), "
-        "ranks.csv, operations.csv, histogram_sizes.csv, histogram_bandwidth.csv, "
-        "summary.txt, simulated.cstrace, timeline.otf2 (+ timeline.def, timeline/: OTF2 for "
-        "Vampir and other OTF2 tools)\n",
-        dir);
+        "\n  wrote {}: timeline.json (open in https://ui.perfetto.dev or chrome://tracing){}\n",
+        dir, files);
 }
 
 namespace {
@@ -187,18 +184,12 @@ void goal_expansion(const ConvertFlags& f, GoalExpansion& g) {
 
 int cmd_convert(const ConvertFlags& flags) {
     ConvertFlags f = flags;
-    std::string to = f.to;
-    if (to.empty()) {
-        const std::string ext = fs::path(f.output).extension().string();
-        to = ext == ".txt" || ext == ".cstrace-text" ? "text"
-             : ext == ".otf2"                        ? "otf2"
-             : ext == ".goal"                        ? "goal"
-                                                     : "binary";
-    }
-    if (to != "text" && to != "binary" && to != "otf2" && to != "goal")  // before reading
+    const std::string to = f.to.empty() ? traces::writer_for_output(f.output) : f.to;
+    const traces::WriterEntry* writer = traces::trace_writers().find(to);
+    if (writer == nullptr)  // before reading
         throw InputError("--to", 0,
-                         fmt::format("'{}'{}: expected text, binary, otf2 or goal", to,
-                                     did_you_mean(to, convert_formats())));
+                         fmt::format("'{}'{}: expected {}", to, did_you_mean(to, convert_formats()),
+                                     traces::trace_writers().names()));
     // The model and flags, before reading: their values are checked (named with a
     // suggestion) whatever the output, then refused if it is not GOAL.
     const bool expansion_flags = !f.model.empty() || !f.mpi.empty() || !f.algorithms.empty();
@@ -213,19 +204,19 @@ int cmd_convert(const ConvertFlags& flags) {
                                      "is {}, which keeps them as they are",
                                      to));
     // An OTF2 archive is OUT.otf2 (its anchor), OUT.def and OUT/: `--to otf2 OUT` names them.
-    if (to == "otf2" && fs::path(f.output).extension() != ".otf2") f.output += ".otf2";
+    if (!writer->required_extension.empty() &&
+        fs::path(f.output).extension() != writer->required_extension)
+        f.output += writer->required_extension;
     check_output_file("OUTPUT", f.output);
     traces::ReadReport report;
     const traces::Trace t = load(f.input, f.format, f.skip_unknown, &report);
+    // GOAL's writer takes the collectives' expansion (the model and flags); every other
+    // writer is the registry's.
     traces::GoalWriteReport goal_report;
-    if (to == "text")
-        traces::write_text(t, f.output);
-    else if (to == "binary")
-        traces::write_binary(t, f.output);
-    else if (to == "goal")
+    if (to == "goal")
         goal_report = traces::write_goal(t, f.output, goal.collectives);
     else
-        traces::write_otf2(t, f.output);
+        writer->write(t, f.output);
     // The input's size: the file named, and every file it led the reader to (an index's or a
     // project's rank files), or all files of a folder.
     std::uint64_t in = 0;
@@ -240,19 +231,12 @@ int cmd_convert(const ConvertFlags& flags) {
         for (const std::string& p : report.inputs)
             if (!fs::equivalent(p, f.input, ec)) in += file_size(p), ++in_files;
     }
-    std::uint64_t out = file_size(f.output);
-    if (to == "otf2") {  // the anchor, the definitions and the folder of per-location files
-        const fs::path anchor(f.output);
-        const fs::path stem = anchor.parent_path() / anchor.stem();
-        out += file_size(stem.string() + ".def");
-        if (fs::is_directory(stem, ec))
-            for (const auto& e : fs::recursive_directory_iterator(stem, ec))
-                if (e.is_regular_file(ec)) out += file_size(e.path().string());
-    }
+    const std::uint64_t out =
+        writer->bytes_written ? writer->bytes_written(f.output) : file_size(f.output);
     std::cout << fmt::format(
         "converted {} ({}, {} ranks, {} records, {} in {} file{}) to {} ({} format, {})", f.input,
         t.format, t.ranks(), t.total_events(), format_size(in), in_files, in_files == 1 ? "" : "s",
-        f.output, to, format_size(out));
+        f.output, writer->name, format_size(out));
     if (in > 0 && out > 0)
         std::cout << fmt::format(": {:.2f}x the input's size",
                                  static_cast<double>(out) / static_cast<double>(in));
@@ -376,16 +360,13 @@ int cmd_import(const ImportFlags& f) {
         throw InputError("--mpi-channel", 0,
                          fmt::format("'{}'{}: only 'import piosimhd' takes it, and only 'sock'",
                                      f.mpi_channel, did_you_mean(f.mpi_channel, {"sock"})));
-    if (f.kind == "piosimhd")
-        r = traces::import_piosimhd(f.input,
-                                    traces::PiosimhdOptions{.pvfs2 = f.file_system == "pvfs2",
-                                                            .mpi_sock = f.mpi_channel == "sock"});
-    else if (f.kind == "simgrid")
-        r = traces::import_simgrid(f.input);
-    else
-        throw InputError("import", 0,
-                         fmt::format("'{}'{}: expected piosimhd or simgrid", f.kind,
-                                     did_you_mean(f.kind, import_kinds())));
+    const traces::ImporterEntry* importer = traces::importers().find(f.kind);
+    if (importer == nullptr)
+        throw InputError(
+            "import", 0,
+            fmt::format("'{}'{}: expected {}", f.kind, did_you_mean(f.kind, import_kinds()),
+                        traces::importers().names()));
+    r = importer->import(f.input, traces::ImportOptions{f.file_system, f.mpi_channel});
     check_written_model(r.xml, f.input);
     std::cout << r.xml;
     for (const auto& u : r.unmapped) std::cerr << "clustersim: import: " << u << "\n";

@@ -71,10 +71,8 @@ std::unique_ptr<TraceReader> make_goal_reader() {
 bool is_goal_input(const std::string& path, const std::string& format) {
     if (format == "goal") return true;
     if (format != "auto") return false;
-    ReaderRegistry registry;
-    register_builtin_readers(registry);
     try {
-        return registry.detect(path).name() == "goal";
+        return trace_readers().detect(path).name() == "goal";
     } catch (const InputError&) {
         return false;  // the trace readers say why
     }

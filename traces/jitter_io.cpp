@@ -1,4 +1,5 @@
-// Jitter trace files: jitSim text, jitSim binary and LogGOPSim noise (see jitter_io.hpp).
+// Jitter trace files: the registry of formats and its built-ins, jitSim text, jitSim binary
+// and LogGOPSim noise (see jitter_io.hpp).
 #include "traces/jitter_io.hpp"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "simulator/error.hpp"
 #include "simulator/suggest.hpp"
@@ -362,6 +364,38 @@ std::string write_loggopsim(const jitter::JitterTrace& trace, const std::string&
     return out;
 }
 
+std::string write_binary(const jitter::JitterTrace& trace) {
+    std::string out;
+    out.reserve(24 + 16 * trace.size());
+    out.append(kJitterMagic, 8);
+    std::uint64_t bits = 0;
+    const double f = trace.frequency_hz > 0 ? trace.frequency_hz : 0.0;
+    std::memcpy(&bits, &f, sizeof bits);
+    put_u64(out, bits);
+    put_u64(out, trace.size());
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+        put_u64(out, trace.jitter[i]);
+        put_u64(out, trace.compute[i]);
+    }
+    return out;
+}
+
+std::string write_text(const jitter::JitterTrace& trace) {
+    std::string out;
+    out.reserve(32 * trace.size() + 128);
+    out += "# jitSim jitter trace: <jitter_cycles> <cycles_to_next_jitter> per line\n";
+    if (!trace.source.empty() && trace.source.find('\n') == std::string::npos)
+        out += fmt::format("# source: {}\n", trace.source);
+    // The text header holds whole hertz (a fractional clock is rounded).
+    if (trace.frequency_hz > 0)
+        out += fmt::format("# frequency: {}Hz\n", std::llround(trace.frequency_hz));
+    fmt::memory_buffer buf;
+    for (std::size_t i = 0; i < trace.size(); ++i)
+        fmt::format_to(std::back_inserter(buf), "{} {}\n", trace.jitter[i], trace.compute[i]);
+    out.append(buf.data(), buf.size());
+    return out;
+}
+
 void write_jitter_file(const std::string& path, const std::string& data) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw InputError(path, 0, "cannot open the file for writing");
@@ -375,32 +409,93 @@ bool ends_with(const std::string& s, std::string_view suffix) {
            s.compare(s.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
 }
 
+void add_builtin_jitter_formats(JitterFormatRegistry& r) {
+    r.add({"text",
+           "jitSim text (.jtr): '# frequency: 2.4GHz', then '<jitter_cycles> <cycles_to_next>' "
+           "per line",
+           {},
+           {},       // what no other format's extension claims
+           nullptr,  // what no other format's detect claims
+           [](const std::string& data, const std::string& path, double hz) {
+               jitter::JitterTrace t = parse_jitter_text(data, path);
+               apply_frequency(t, hz);
+               return t;
+           },
+           [](const jitter::JitterTrace& t, const std::string&) { return write_text(t); }});
+    r.add({"binary",
+           "jitSim binary (.jtb): magic CSJTR, frequency, count, then (jitter, compute) uint64 "
+           "pairs",
+           {},
+           {".jtb"},
+           [](const std::string&, std::string_view head) {
+               return head.size() >= 8 && std::memcmp(head.data(), kJitterMagic, 8) == 0;
+           },
+           [](const std::string& data, const std::string& path, double hz) {
+               jitter::JitterTrace t = parse_binary(data, path);
+               apply_frequency(t, hz);
+               return t;
+           },
+           [](const jitter::JitterTrace& t, const std::string&) { return write_binary(t); }});
+    r.add({"loggopsim",
+           "LogGOPSim noise (.noise): '<start>\\t<duration>' in ns per event",
+           {},
+           {".noise"},
+           [](const std::string& path, std::string_view) { return ends_with(path, ".noise"); },
+           &parse_loggopsim,
+           &write_loggopsim});
+}
+
+// The registered entry of `format` (Auto already resolved by the caller); parse_jitter_format's
+// InputError("--format") if none.
+const JitterFormatEntry& entry_of(const JitterFormat& format) {
+    if (const JitterFormatEntry* e = jitter_formats().find(format.name)) return *e;
+    parse_jitter_format(format.name);  // throws for any name but "auto"
+    throw InputError("--format", 0, "expected a jitter trace format, not 'auto', here");
+}
+
 }  // namespace
 
-const std::vector<std::string>& jitter_format_names() {
-    static const std::vector<std::string> names{"auto", "text", "binary", "loggopsim"};
+JitterFormatRegistry& jitter_formats() {
+    static JitterFormatRegistry* registry = [] {
+        auto* r = new JitterFormatRegistry("jitter trace format");
+        add_builtin_jitter_formats(*r);
+        return r;
+    }();
+    return *registry;
+}
+
+std::vector<std::string> jitter_format_names() {
+    std::vector<std::string> names{"auto"};
+    for (std::string& n : jitter_formats().keys()) names.push_back(std::move(n));
     return names;
 }
 
 JitterFormat parse_jitter_format(const std::string& name) {
     if (name == "auto") return JitterFormat::Auto;
-    if (name == "text") return JitterFormat::Text;
-    if (name == "binary") return JitterFormat::Binary;
-    if (name == "loggopsim") return JitterFormat::LogGOPSim;
+    if (const JitterFormatEntry* e = jitter_formats().find(name)) return JitterFormat{e->name};
+    const std::vector<std::string> names = jitter_format_names();
     throw InputError("--format", 0,
-                     fmt::format("unknown jitter trace format '{}'{}; expected one of auto, text, "
-                                 "binary, loggopsim",
-                                 name, did_you_mean(name, jitter_format_names())));
+                     fmt::format("unknown jitter trace format '{}'{}; expected one of {}", name,
+                                 did_you_mean(name, names), fmt::join(names, ", ")));
 }
 
 JitterFormat detect_jitter_format(const std::string& path) {
     refuse_non_file(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(path, 0, "cannot open the jitter trace for reading");
-    char head[8] = {};
-    in.read(head, 8);
-    if (in.gcount() == 8 && std::memcmp(head, kJitterMagic, 8) == 0) return JitterFormat::Binary;
-    if (ends_with(path, ".noise")) return JitterFormat::LogGOPSim;
+    char head[64] = {};
+    in.read(head, sizeof head);
+    const std::string_view h(head, static_cast<std::size_t>(in.gcount()));
+    for (const JitterFormatEntry& e : jitter_formats().entries())
+        if (e.detect && e.detect(path, h)) return JitterFormat{e.name};
+    return JitterFormat::Text;
+}
+
+JitterFormat output_jitter_format(const std::string& name, const std::string& path) {
+    if (!name.empty() && name != "auto") return parse_jitter_format(name);
+    for (const JitterFormatEntry& e : jitter_formats().entries())
+        for (const std::string& ext : e.extensions)
+            if (ends_with(path, ext)) return JitterFormat{e.name};
     return JitterFormat::Text;
 }
 
@@ -449,75 +544,27 @@ jitter::JitterTrace parse_jitter_text(const std::string& text, const std::string
     return t;
 }
 
-jitter::JitterTrace read_jitter_trace(const std::string& path, JitterFormat format,
+jitter::JitterTrace read_jitter_trace(const std::string& path, const JitterFormat& format,
                                       double frequency_hz) {
     if (frequency_hz < 0 || !std::isfinite(frequency_hz))
         throw InputError("--frequency", 0, "expected a positive clock frequency");
-    if (format == JitterFormat::Auto) format = detect_jitter_format(path);
-    const std::string data = read_jitter_file(path);
-    jitter::JitterTrace t;
-    switch (format) {
-        case JitterFormat::Binary:
-            t = parse_binary(data, path);
-            apply_frequency(t, frequency_hz);
-            break;
-        case JitterFormat::LogGOPSim:
-            t = parse_loggopsim(data, path, frequency_hz);
-            break;
-        case JitterFormat::Text:
-        case JitterFormat::Auto:
-            t = parse_jitter_text(data, path);
-            apply_frequency(t, frequency_hz);
-            break;
-    }
+    const JitterFormat f = format == JitterFormat::Auto ? detect_jitter_format(path) : format;
+    const JitterFormatEntry& e = entry_of(f);
+    jitter::JitterTrace t = e.read(read_jitter_file(path), path, frequency_hz);
     t.source = path;
     return t;
 }
 
 void write_jitter_trace(const jitter::JitterTrace& trace, const std::string& path,
-                        JitterFormat format) {
+                        const JitterFormat& format) {
     if (trace.jitter.size() != trace.compute.size())
         throw InputError(path, 0,
                          fmt::format("cannot write a trace with {} jitter durations but {} "
                                      "compute segments",
                                      trace.jitter.size(), trace.compute.size()));
-    std::string out;
-    switch (format) {
-        case JitterFormat::Binary: {
-            out.reserve(24 + 16 * trace.size());
-            out.append(kJitterMagic, 8);
-            std::uint64_t bits = 0;
-            const double f = trace.frequency_hz > 0 ? trace.frequency_hz : 0.0;
-            std::memcpy(&bits, &f, sizeof bits);
-            put_u64(out, bits);
-            put_u64(out, trace.size());
-            for (std::size_t i = 0; i < trace.size(); ++i) {
-                put_u64(out, trace.jitter[i]);
-                put_u64(out, trace.compute[i]);
-            }
-            break;
-        }
-        case JitterFormat::LogGOPSim:
-            out = write_loggopsim(trace, path);
-            break;
-        case JitterFormat::Text:
-        case JitterFormat::Auto: {
-            out.reserve(32 * trace.size() + 128);
-            out += "# jitSim jitter trace: <jitter_cycles> <cycles_to_next_jitter> per line\n";
-            if (!trace.source.empty() && trace.source.find('\n') == std::string::npos)
-                out += fmt::format("# source: {}\n", trace.source);
-            // The text header holds whole hertz (a fractional clock is rounded).
-            if (trace.frequency_hz > 0)
-                out += fmt::format("# frequency: {}Hz\n", std::llround(trace.frequency_hz));
-            fmt::memory_buffer buf;
-            for (std::size_t i = 0; i < trace.size(); ++i)
-                fmt::format_to(std::back_inserter(buf), "{} {}\n", trace.jitter[i],
-                               trace.compute[i]);
-            out.append(buf.data(), buf.size());
-            break;
-        }
-    }
-    write_jitter_file(path, out);
+    const JitterFormatEntry& e =
+        entry_of(format == JitterFormat::Auto ? JitterFormat::Text : format);
+    write_jitter_file(path, e.write(trace, path));
 }
 
 }  // namespace clustersim::traces

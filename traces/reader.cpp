@@ -39,18 +39,20 @@ std::string read_head(const std::string& path) {
 }
 
 void ReaderRegistry::add(std::unique_ptr<TraceReader> reader) {
-    readers_.push_back(std::move(reader));
+    std::string name = reader->name();
+    std::string doc = reader->description();
+    readers_.add(ReaderEntry{std::move(name), std::move(doc), {}, std::move(reader)});
 }
 
 const TraceReader* ReaderRegistry::find(const std::string& name) const {
-    const auto* r = find_named(readers_, name, [](const auto& x) { return x->name(); });
-    return r != nullptr ? r->get() : nullptr;
+    const ReaderEntry* e = readers_.find(name);
+    return e != nullptr ? e->reader.get() : nullptr;
 }
 
 const TraceReader& ReaderRegistry::detect(const std::string& path) const {
     const std::string head = head_of(path);
-    for (const auto& r : readers_)
-        if (r->sniff(path, head)) return *r;
+    for (const ReaderEntry& e : readers_.entries())
+        if (e.reader->sniff(path, head)) return *find(e.name);  // find's pointer stays valid
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw InputError(
@@ -68,9 +70,9 @@ const TraceReader& ReaderRegistry::detect(const std::string& path) const {
 
 std::string ReaderRegistry::names() const {
     std::string s;
-    for (const auto& r : readers_) {
+    for (const std::string& n : readers_.keys()) {
         if (!s.empty()) s += ", ";
-        s += r->name();
+        s += n;
     }
     return s;
 }
@@ -83,6 +85,13 @@ void register_builtin_readers(ReaderRegistry& registry) {
     registry.add(make_otf2_reader());
     registry.add(make_dumpi_reader());
     registry.add(make_goal_reader());  // names the format only (traces/goal_source.cpp)
+}
+
+ReaderRegistry& trace_readers() {
+    static ReaderRegistry registry;
+    static const bool filled = (register_builtin_readers(registry), true);
+    (void)filled;
+    return registry;
 }
 
 namespace {
@@ -149,15 +158,12 @@ std::string trace_warnings(const Trace& trace, const ReadReport& report, const s
 
 void check_trace_format(const std::string& format) {
     if (format == "auto") return;
-    ReaderRegistry registry;
-    register_builtin_readers(registry);
-    (void)reader_named(registry, format);
+    (void)reader_named(trace_readers(), format);
 }
 
 Trace load_trace(const std::string& path, const std::string& format, const ReadOptions& options,
                  ReadReport& report) {
-    ReaderRegistry registry;
-    register_builtin_readers(registry);
+    const ReaderRegistry& registry = trace_readers();
     const TraceReader* reader =
         format == "auto" ? &registry.detect(path) : reader_named(registry, format);
     Trace t = reader->read(path, options, report);

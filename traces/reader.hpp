@@ -1,6 +1,6 @@
 // Trace readers as plug-ins: one class per format behind a small interface, chosen by the
-// file's content (sniff) or by name (--format). Adding a format = one class + one line in
-// register_builtin_readers.
+// file's content (sniff) or by name (--format). Adding a format = one class + one line:
+// `trace_readers().add(...)`, from any translation unit.
 #pragma once
 
 #include <map>
@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "simulator/params.hpp"
+#include "simulator/registry.hpp"
 #include "traces/trace.hpp"
 
 namespace clustersim::traces {
@@ -64,19 +66,35 @@ class TraceReader {
 // DUMPI .meta) sniffs that file with them.
 std::string read_head(const std::string& path);
 
+// One registered reader: its name and one line (the reader's own), no parameters.
+struct ReaderEntry {
+    std::string name;
+    std::string doc;
+    std::vector<ParamInfo> params;
+    std::shared_ptr<const TraceReader> reader;
+};
+
+// Readers in the order detect() tries them, built on NamedRegistry (simulator/registry.hpp).
+// The formats' own is trace_readers(); one made here is a list of one's own.
 class ReaderRegistry {
   public:
+    ReaderRegistry() : readers_("trace format") {}
+    // Throws std::logic_error for a name registered twice.
     void add(std::unique_ptr<TraceReader> reader);
     const TraceReader* find(const std::string& name) const;
     // The first reader whose sniff() accepts `path`; InputError listing the formats if none.
     const TraceReader& detect(const std::string& path) const;
     std::string names() const;  // "native_text, native_binary, simgrid_ti, hdtrace"
+    std::vector<ReaderEntry> entries() const { return readers_.entries(); }
 
   private:
-    std::vector<std::unique_ptr<TraceReader>> readers_;
+    NamedRegistry<ReaderEntry> readers_;
 };
 
 void register_builtin_readers(ReaderRegistry& registry);
+// Every trace reader `--format` and detection know: the built-ins on first use, then whatever
+// any translation unit adds: `traces::trace_readers().add(std::make_unique<MyReader>())`.
+ReaderRegistry& trace_readers();
 
 // One line (with its newline) naming the MPI calls a reader kept as unmodeled records, by name;
 // empty when there are none.

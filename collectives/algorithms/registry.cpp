@@ -15,4 +15,22 @@ void register_builtin_collectives(CollectiveRegistry& r) {
     alg::register_neighbor(r);
 }
 
+AlgorithmRegistry& collective_algorithms() {
+    static AlgorithmRegistry registry("collective algorithm");
+    static const bool filled = [] {
+        CollectiveRegistry builtins;
+        register_builtin_collectives(builtins);
+        for (const AlgorithmInfo& a : builtins.all()) registry.add(a);
+        return true;
+    }();
+    (void)filled;
+    return registry;
+}
+
+CollectiveRegistry registered_collectives() {
+    CollectiveRegistry out;
+    for (AlgorithmInfo& a : collective_algorithms().entries()) out.add(std::move(a));
+    return out;
+}
+
 }  // namespace clustersim::mpi
