@@ -130,14 +130,16 @@ void add_nbody(AppRegistry& registry) {
         "nbody",
         "particle exchange: forces on `particles` a rank, then a seeded, varying number of "
         "them to each of the 26 neighbours of a periodic 3-D grid",
-        {{"particles", "count", "4000", "particles per rank (box)"},
-         {"grid", "auto|AxBxC", "auto",
-          "process grid (auto: balanced, as MPI_Dims_create); its product is the rank count"},
-         {"migrate", "count", "10", "percent of a rank's particles leaving its box an iteration"},
-         {"value", "size", "48B", "bytes per particle (position and velocity: 6 doubles)"},
-         {"work", "count", "2000", "instructions per particle and iteration (the forces)"},
-         {"seed", "count", "1", "seed of the counts sent to each neighbour"},
-         {"iterations", "count", "1", "number of iterations"}},
+        {app_param("particles", "count", "4000", "particles per rank (box)"),
+         app_param(
+             "grid", "auto|AxBxC", "auto",
+             "process grid (auto: balanced, as MPI_Dims_create); its product is the rank count"),
+         app_param("migrate", "count", "10",
+                   "percent of a rank's particles leaving its box an iteration"),
+         app_param("value", "size", "48B", "bytes per particle (position and velocity: 6 doubles)"),
+         app_param("work", "count", "2000", "instructions per particle and iteration (the forces)"),
+         app_param("seed", "count", "1", "seed of the counts sent to each neighbour"),
+         app_param("iterations", "count", "1", "number of iterations")},
         1,
         [](const AppArgs& a, std::uint32_t ranks) -> std::unique_ptr<App> {
             NbodyMotif::Spec spec;
