@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,6 +26,7 @@
 #include "collectives/collective.hpp"
 #include "collectives/selection.hpp"
 #include "import/import.hpp"
+#include "inprocess_cli.hpp"
 #include "iosys/cache.hpp"
 #include "iosys/disk.hpp"
 #include "report/outputs.hpp"
@@ -281,24 +283,11 @@ const bool registered = [] {
     return true;
 }();
 
-struct CliResult {
-    int code = -1;
-    std::string out, err;
-};
+using clustersim::testing::CliResult;
 
 // `clustersim ARGS...` in this process, where the toys are registered.
 CliResult clustersim(std::vector<std::string> args) {
-    args.insert(args.begin(), "clustersim");
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    CliResult r;
-    r.code = cli::main(static_cast<int>(args.size()), argv.data());
-    r.out = ::testing::internal::GetCapturedStdout();
-    r.err = ::testing::internal::GetCapturedStderr();
-    return r;
+    return clustersim::testing::clustersim_in_process(std::move(args));
 }
 
 const std::string kExamples = std::string(CLUSTERSIM_SOURCE_DIR) + "/topologies/examples/";

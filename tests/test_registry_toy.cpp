@@ -12,10 +12,12 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "inprocess_cli.hpp"
 #include "models/comm_model.hpp"
 #include "models/cpu.hpp"
 #include "models/transport.hpp"
@@ -206,24 +208,11 @@ const bool registered = [] {
     return true;
 }();
 
-struct CliResult {
-    int code = -1;
-    std::string out, err;
-};
+using clustersim::testing::CliResult;
 
 // `clustersim ARGS...` in this process, where the toy models are registered.
 CliResult clustersim(std::vector<std::string> args) {
-    args.insert(args.begin(), "clustersim");
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    CliResult r;
-    r.code = cli::main(static_cast<int>(args.size()), argv.data());
-    r.out = ::testing::internal::GetCapturedStdout();
-    r.err = ::testing::internal::GetCapturedStderr();
-    return r;
+    return clustersim::testing::clustersim_in_process(std::move(args));
 }
 
 const std::string kModel =
